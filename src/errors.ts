@@ -1,0 +1,62 @@
+import { GraphQLError } from 'graphql';
+
+/**
+ * Every failure a client can see has one of these codes. REST maps a code to its HTTP status,
+ * GraphQL carries it in `extensions.code`: the same failure reads the same on both faces.
+ */
+export const errorStatus = {
+  BAD_PARAMETER: 400,
+  BAD_REQUEST: 400,
+  UNAUTHENTICATED: 401,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  ENGINE_ERROR: 502,
+  NOT_READY: 503,
+  ENGINE_TIMEOUT: 504,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+export interface QuerygateErrorOptions {
+  cause?: unknown;
+  /** Machine-readable facts about the failure, e.g. `{ parameter: 'interval' }` or `{ index: 3 }`. */
+  details?: Record<string, unknown>;
+}
+
+/** The one error type of querygate: a GraphQLError so yoga shows it unmasked, with a code and status. */
+export class QuerygateError extends GraphQLError {
+  override readonly name = 'QuerygateError';
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, options: QuerygateErrorOptions = {}) {
+    const status = errorStatus[code];
+    super(message, {
+      originalError: options.cause instanceof Error ? options.cause : undefined,
+      extensions: { code, http: { status }, ...(options.details ?? {}) },
+    });
+    this.code = code;
+    this.status = status;
+    this.details = options.details;
+  }
+}
+
+/** Recognises our errors by name and code, not `instanceof`, so copies across module graphs still match. */
+export function isQuerygateError(error: unknown): error is QuerygateError {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { name?: unknown }).name === 'QuerygateError' &&
+    typeof (error as { code?: unknown }).code === 'string' &&
+    (error as { code: string }).code in errorStatus
+  );
+}
+
+export function badParameter(parameter: string, message: string): QuerygateError {
+  return new QuerygateError('BAD_PARAMETER', `Parameter '${parameter}' ${message}`, { details: { parameter } });
+}

@@ -1,0 +1,8 @@
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The package root. This file sits one level below it both as `src/paths.ts` (tests) and as
+ * `dist/paths.js` (built), so saved queries resolve the same way in both.
+ */
+export const packageRoot = fileURLToPath(new URL('..', import.meta.url));
+export const queriesDir = fileURLToPath(new URL('../queries/', import.meta.url));

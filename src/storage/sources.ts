@@ -1,0 +1,95 @@
+import type { StructType } from './field-type.js';
+
+/**
+ * The nine Supabase-style log sources. Each is one table named after the source. `metadata`
+ * starts from the seed shape below, which fixes the type of every field the saved queries read
+ * (so a query binds on an empty store and the translator knows objects from arrays); ingestion
+ * adds further fields as they arrive.
+ */
+export interface LogSource {
+  /** Logical name, as written in the saved SQL and in `POST /api/logs?source_name=`. */
+  readonly name: string;
+  readonly description: string;
+  /** Whether records carry a top-level `project` column that queries filter on directly. */
+  readonly hasProject: boolean;
+  readonly metadata: StructType;
+}
+
+export const logSources: readonly LogSource[] = [
+  {
+    name: 'cloudflare.logs.prod',
+    description: 'Request logs at the edge',
+    hasProject: true,
+    metadata: {
+      struct: {
+        request: { struct: { url: 'VARCHAR', path: 'VARCHAR', method: 'VARCHAR', host: 'VARCHAR' } },
+        response: { struct: { status_code: 'BIGINT', origin_time: 'BIGINT' } },
+      },
+    },
+  },
+  {
+    name: 'postgres.logs',
+    description: 'Database logs',
+    hasProject: true,
+    metadata: { struct: { host: 'VARCHAR', parsed: { struct: { error_severity: 'VARCHAR' } } } },
+  },
+  {
+    name: 'deno-relay-logs',
+    description: 'Edge-function relay logs',
+    hasProject: false,
+    metadata: {
+      struct: {
+        project_ref: 'VARCHAR',
+        function_id: 'VARCHAR',
+        execution_time_ms: 'BIGINT',
+        deployment_id: 'VARCHAR',
+        request: { struct: { method: 'VARCHAR', url: 'VARCHAR', pathname: 'VARCHAR' } },
+        response: { struct: { status_code: 'BIGINT' } },
+      },
+    },
+  },
+  {
+    name: 'deno-subhosting-events',
+    description: 'Function event logs',
+    hasProject: false,
+    metadata: {
+      struct: { project_ref: 'VARCHAR', function_id: 'VARCHAR', event_type: 'VARCHAR', level: 'VARCHAR' },
+    },
+  },
+  {
+    name: 'gotrue.logs.prod',
+    description: 'Authentication logs',
+    hasProject: true,
+    metadata: { struct: { project: 'VARCHAR', level: 'VARCHAR', path: 'VARCHAR', status: 'BIGINT' } },
+  },
+  {
+    name: 'realtime.logs.prod',
+    description: 'Realtime logs',
+    hasProject: true,
+    metadata: { struct: { project: 'VARCHAR', level: 'VARCHAR', external_id: 'VARCHAR' } },
+  },
+  {
+    name: 'storage.logs.prod.2',
+    description: 'Storage logs',
+    hasProject: true,
+    metadata: { struct: { project: 'VARCHAR', level: 'VARCHAR', tenantId: 'VARCHAR' } },
+  },
+  {
+    name: 'postgREST.logs.prod',
+    description: 'REST API logs',
+    hasProject: true,
+    metadata: { struct: { project: 'VARCHAR', host: 'VARCHAR' } },
+  },
+  {
+    name: 'pgbouncer.logs.prod',
+    description: 'Connection-pooler logs',
+    hasProject: true,
+    metadata: { struct: { project: 'VARCHAR', host: 'VARCHAR' } },
+  },
+];
+
+const byName = new Map(logSources.map((source) => [source.name, source]));
+
+export function findLogSource(name: string): LogSource | undefined {
+  return byName.get(name);
+}
