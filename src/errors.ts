@@ -58,5 +58,7 @@ export function isQuerygateError(error: unknown): error is QuerygateError {
 }
 
 export function badParameter(parameter: string, message: string): QuerygateError {
-  return new QuerygateError('BAD_PARAMETER', `Parameter '${parameter}' ${message}`, { details: { parameter } });
+  return new QuerygateError('BAD_PARAMETER', `Parameter '${parameter}' ${message}`, {
+    details: { parameter },
+  });
 }

@@ -23,14 +23,29 @@ export type ParameterValues = Readonly<Record<string, string | null>>;
  * DATETIME values `YYYY-MM-DDTHH:MM:SS[.ffffff]` strings, INT64 numbers (bigint beyond 2^53),
  * RECORD values arrays of objects (every object is a repeated record, as Logflare stores it).
  */
-export type ColumnType = 'TIMESTAMP' | 'DATETIME' | 'INT64' | 'FLOAT64' | 'STRING' | 'BOOL' | 'RECORD' | 'JSON';
+export type ColumnType =
+  | 'TIMESTAMP'
+  | 'DATETIME'
+  | 'INT64'
+  | 'FLOAT64'
+  | 'STRING'
+  | 'BOOL'
+  | 'RECORD'
+  | 'JSON';
 
 export interface ResultColumn {
   readonly name: string;
   readonly type: ColumnType;
 }
 
-export type EngineValue = null | string | number | bigint | boolean | EngineValue[] | { [key: string]: EngineValue };
+export type EngineValue =
+  | null
+  | string
+  | number
+  | bigint
+  | boolean
+  | EngineValue[]
+  | { [key: string]: EngineValue };
 export type ResultRow = Record<string, EngineValue>;
 
 export interface QueryResult {

@@ -21,8 +21,10 @@ export async function openDatabase(path: string): Promise<Database> {
   const instance = await DuckDBInstance.create(path, {
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
-    TimeZone: 'UTC',
   });
+  const setup = await instance.connect();
+  await setup.run(`SET GLOBAL TimeZone = 'UTC'`);
+  setup.closeSync();
   return {
     path,
     instance,

@@ -1,0 +1,70 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const flag = z
+  .enum(['0', '1', 'true', 'false', 'on', 'off', 'yes', 'no'], {
+    message: 'must be 0/1, true/false, on/off or yes/no',
+  })
+  .transform((value) => ['1', 'true', 'on', 'yes'].includes(value));
+
+const environmentSchema = z.object({
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  QUERYGATE_DATA_DIR: z.string().min(1).default('./data'),
+  QUERYGATE_API_KEYS: z
+    .string()
+    .optional()
+    .transform((value) =>
+      value
+        ?.split(',')
+        .map((key) => key.trim())
+        .filter(Boolean),
+    )
+    .refine((keys) => keys === undefined || keys.every((key) => key.length >= 16), {
+      message: 'every key must be at least 16 characters long',
+    }),
+  QUERYGATE_DEMO: flag.default(true),
+  QUERYGATE_ENGINE: z.enum(['duckdb', 'bigquery']).default('duckdb'),
+  QUERYGATE_QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(25_000),
+  QUERYGATE_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(10 * 1024 * 1024),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+/** Everything querygate reads from its environment, parsed once at start-up. */
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  /** Keys from QUERYGATE_API_KEYS; when unset, one is generated and kept in the data dir. */
+  readonly apiKeys: readonly string[] | undefined;
+  readonly demo: boolean;
+  readonly engine: 'duckdb' | 'bigquery';
+  readonly queryTimeoutMs: number;
+  readonly maxBodyBytes: number;
+  readonly logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL'];
+}
+
+/** Parses the environment; each bad variable gets one line naming it and what is wrong. */
+export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const parsed = environmentSchema.safeParse(environment);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const env = parsed.data;
+  return Object.freeze({
+    host: env.HOST,
+    port: env.PORT,
+    dataDir: resolve(env.QUERYGATE_DATA_DIR),
+    apiKeys: env.QUERYGATE_API_KEYS?.length ? Object.freeze(env.QUERYGATE_API_KEYS) : undefined,
+    demo: env.QUERYGATE_DEMO,
+    engine: env.QUERYGATE_ENGINE,
+    queryTimeoutMs: env.QUERYGATE_QUERY_TIMEOUT_MS,
+    maxBodyBytes: env.QUERYGATE_MAX_BODY_BYTES,
+    logLevel: env.LOG_LEVEL,
+  });
+}

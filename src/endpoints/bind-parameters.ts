@@ -1,0 +1,82 @@
+import { RE2JS } from 're2js';
+import type { ParameterValues } from '../engines/query-engine.js';
+import { badParameter } from '../errors.js';
+import type { ParameterContract } from './manifest.js';
+
+/** Longer values are refused before they reach an engine; no contract needs more. */
+export const maxParameterLength = 2048;
+
+/**
+ * Checks raw text values against an endpoint's parameter contract and returns the values to
+ * bind. Absent and empty optional values are unset (null); names outside the contract are
+ * ignored. Every failure is a BAD_PARAMETER naming the parameter.
+ */
+export function bindParameters(
+  contract: readonly ParameterContract[],
+  raw: (name: string) => readonly string[],
+): ParameterValues {
+  const bound: Record<string, string | null> = {};
+  for (const parameter of contract) {
+    const values = raw(parameter.name);
+    if (values.length > 1) throw badParameter(parameter.name, 'is given more than once');
+    const value = values[0] ?? '';
+    if (value === '') {
+      if (parameter.required) throw badParameter(parameter.name, 'is required');
+      bound[parameter.name] = null;
+      continue;
+    }
+    if (value.length > maxParameterLength) {
+      throw badParameter(parameter.name, `is longer than ${maxParameterLength} characters`);
+    }
+    checkValue(parameter, value);
+    bound[parameter.name] = value;
+  }
+  return bound;
+}
+
+function checkValue(parameter: ParameterContract, value: string): void {
+  if (parameter.values && parameter.otherValues === 'reject' && !parameter.values.includes(value)) {
+    throw badParameter(parameter.name, `must be one of ${parameter.values.join(', ')} (got '${value}')`);
+  }
+  if (parameter.format === 'iso8601' && !isIsoTimestamp(value)) {
+    throw badParameter(
+      parameter.name,
+      `must be an ISO 8601 timestamp such as 2024-01-31T12:00:00Z or 2024-01-31T14:00:00+02:00 (got '${value}')`,
+    );
+  }
+  if (parameter.format === 're2') {
+    try {
+      RE2JS.compile(value);
+    } catch (error) {
+      throw badParameter(
+        parameter.name,
+        `is not a valid RE2 regular expression: ${(error as Error).message}`,
+      );
+    }
+  }
+}
+
+// The forms both engines read the same way: a date, or a date and time to at most microseconds,
+// with an optional `Z` or `±hh:mm` offset (none means UTC).
+const isoTimestamp =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(?:Z|[+-](\d{2}):?(\d{2}))?)?$/i;
+
+/** Whether `value` is an ISO 8601 timestamp of a real calendar day and time of day. */
+export function isIsoTimestamp(value: string): boolean {
+  const match = isoTimestamp.exec(value);
+  if (!match) return false;
+  const [year, month, day, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = match
+    .slice(1)
+    .map((part) => (part === undefined ? undefined : Number(part)));
+  const date = new Date(Date.UTC(year as number, (month as number) - 1, day as number));
+  return (
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === (month as number) - 1 &&
+    date.getUTCDate() === day &&
+    (hour as number) < 24 &&
+    (minute as number) < 60 &&
+    (second as number) < 60 &&
+    (offsetHours as number) < 24 &&
+    (offsetMinutes as number) < 60
+  );
+}

@@ -1,0 +1,163 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  type DuckDBConnection,
+  type DuckDBPreparedStatement,
+  DuckDBTimestampValue,
+  type DuckDBType,
+  TIMESTAMP,
+  VARCHAR,
+} from '@duckdb/node-api';
+import { QuerygateError } from '../errors.js';
+import { nowParameter, type Translation, translateToDuckDb } from '../sql/translate.js';
+import type { Database } from '../storage/database.js';
+import type { LogSource } from '../storage/sources.js';
+import { decodeRows } from './duckdb-rows.js';
+import type { ParameterValues, QueryEngine, QueryResult, RunOptions, SavedQuery } from './query-engine.js';
+
+export interface DuckDbEngineOptions {
+  readonly database: Database;
+  readonly sources: readonly LogSource[];
+  /** The saved queries, translated once here so a query that cannot run stops start-up. */
+  readonly queries: readonly SavedQuery[];
+  /** Where `udf/*.duckdb.sql` (the DuckDB macros standing in for BigQuery UDFs) live. */
+  readonly queriesDir: string;
+  /** Connections running queries side by side. @default 4 */
+  readonly connections?: number;
+  /** A query still running after this long is interrupted and answered with ENGINE_TIMEOUT. */
+  readonly timeoutMs: number;
+}
+
+const udfFiles = ['generate_timestamp_trunc_array.duckdb.sql'];
+const nowName = nowParameter.slice(1);
+
+/** The embedded engine: saved BigQuery SQL translated to DuckDB and run on the local store. */
+export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<QueryEngine> {
+  const translations = new Map<string, Translation>(
+    options.queries.map((query) => [query.id, translateToDuckDb(query.sql, { sources: options.sources })]),
+  );
+  const setup = await options.database.connect();
+  for (const file of udfFiles) await setup.run(readFileSync(join(options.queriesDir, 'udf', file), 'utf8'));
+  setup.closeSync();
+  const pool = await createConnectionPool(options.database, options.connections ?? 4);
+
+  async function run(
+    query: SavedQuery,
+    params: ParameterValues,
+    runOptions: RunOptions,
+  ): Promise<QueryResult> {
+    let translation = translations.get(query.id);
+    if (!translation) {
+      translation = translateToDuckDb(query.sql, { sources: options.sources });
+      translations.set(query.id, translation);
+    }
+    const lease = await pool.acquire(runOptions.signal);
+    let timedOut = false;
+    const interrupt = () => lease.connection.interrupt();
+    const timer = setTimeout(() => {
+      timedOut = true;
+      interrupt();
+    }, options.timeoutMs);
+    runOptions.signal?.addEventListener('abort', interrupt, { once: true });
+    try {
+      const prepared = await lease.prepare(query.id, translation.sql);
+      const values: Record<string, string | null | DuckDBTimestampValue> = {};
+      const types: Record<string, DuckDBType> = {};
+      for (const name of translation.parameters) {
+        values[name] = params[name] ?? null;
+        types[name] = VARCHAR;
+      }
+      if (translation.usesNow) {
+        values[nowName] = new DuckDBTimestampValue(BigInt(runOptions.now.getTime()) * 1000n);
+        types[nowName] = TIMESTAMP;
+      }
+      prepared.bind(values, types);
+      const reader = await prepared.streamAndReadUntil(query.maxRows);
+      return decodeRows(reader, query.maxRows);
+    } catch (error) {
+      if (timedOut) {
+        throw new QuerygateError(
+          'ENGINE_TIMEOUT',
+          `${query.name} did not finish within ${options.timeoutMs} ms`,
+        );
+      }
+      if (runOptions.signal?.aborted) throw new QuerygateError('ENGINE_ERROR', `${query.name} was cancelled`);
+      throw new QuerygateError(
+        'ENGINE_ERROR',
+        `${query.name} failed on DuckDB: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
+    } finally {
+      clearTimeout(timer);
+      runOptions.signal?.removeEventListener('abort', interrupt);
+      lease.release();
+    }
+  }
+
+  return {
+    kind: 'duckdb',
+    ready: async () => {},
+    run,
+    close: async () => pool.close(),
+  };
+}
+
+interface Lease {
+  readonly connection: DuckDBConnection;
+  /** A statement prepared once per connection and query, reused by later calls. */
+  prepare(key: string, sql: string): Promise<DuckDBPreparedStatement>;
+  release(): void;
+}
+
+/** A fixed set of connections handed out first come, first served. */
+async function createConnectionPool(database: Database, size: number) {
+  const idle: Lease[] = [];
+  const waiting: Array<(lease: Lease) => void> = [];
+  const all: DuckDBConnection[] = [];
+  for (let i = 0; i < size; i++) {
+    const connection = await database.connect();
+    all.push(connection);
+    const statements = new Map<string, DuckDBPreparedStatement>();
+    const lease: Lease = {
+      connection,
+      async prepare(key, sql) {
+        let statement = statements.get(key);
+        if (!statement) {
+          statement = await connection.prepare(sql);
+          statements.set(key, statement);
+        }
+        return statement;
+      },
+      release() {
+        const next = waiting.shift();
+        if (next) next(lease);
+        else idle.push(lease);
+      },
+    };
+    idle.push(lease);
+  }
+  return {
+    acquire(signal?: AbortSignal): Promise<Lease> {
+      const lease = idle.pop();
+      if (lease) return Promise.resolve(lease);
+      return new Promise<Lease>((resolve, reject) => {
+        const onAbort = () => {
+          const index = waiting.indexOf(take);
+          if (index >= 0) waiting.splice(index, 1);
+          reject(new QuerygateError('ENGINE_ERROR', 'The query was cancelled before it started'));
+        };
+        const take = (leased: Lease) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(leased);
+        };
+        waiting.push(take);
+        signal?.addEventListener('abort', onAbort, { once: true });
+      });
+    },
+    close() {
+      for (const connection of all) connection.closeSync();
+    },
+  };
+}

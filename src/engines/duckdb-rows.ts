@@ -1,0 +1,102 @@
+import {
+  DuckDBDecimalValue,
+  DuckDBListType,
+  DuckDBListValue,
+  type DuckDBResultReader,
+  DuckDBStructType,
+  DuckDBStructValue,
+  DuckDBTimestampNanosecondsValue,
+  DuckDBTimestampValue,
+  type DuckDBType,
+  DuckDBTypeId,
+  type DuckDBValue,
+} from '@duckdb/node-api';
+import type { ColumnType, EngineValue, QueryResult, ResultColumn, ResultRow } from './query-engine.js';
+
+/**
+ * DuckDB results in BigQuery's terms. The store keeps objects as STRUCTs, but logically every
+ * object is a repeated record, so a STRUCT value becomes a one-element array (an absent one an
+ * empty array), as BigQuery and Logflare return it. TIMESTAMP_NS marks BigQuery DATETIME values
+ * (see the `datetime` rule of the translator).
+ */
+export function decodeRows(reader: DuckDBResultReader, maxRows: number): QueryResult {
+  const names = reader.columnNames();
+  const types = reader.columnTypes();
+  const columns: ResultColumn[] = names.map((name, i) => ({
+    name,
+    type: columnType(types[i] as DuckDBType),
+  }));
+  const count = Math.min(reader.currentRowCount, maxRows);
+  const rows: ResultRow[] = [];
+  for (let row = 0; row < count; row++) {
+    const decoded: ResultRow = {};
+    for (let column = 0; column < names.length; column++) {
+      decoded[names[column] as string] = decodeValue(reader.value(column, row), types[column] as DuckDBType);
+    }
+    rows.push(decoded);
+  }
+  return { columns, rows };
+}
+
+function columnType(type: DuckDBType): ColumnType {
+  switch (type.typeId) {
+    case DuckDBTypeId.TIMESTAMP:
+    case DuckDBTypeId.TIMESTAMP_TZ:
+    case DuckDBTypeId.TIMESTAMP_MS:
+    case DuckDBTypeId.TIMESTAMP_S:
+      return 'TIMESTAMP';
+    case DuckDBTypeId.TIMESTAMP_NS:
+      return 'DATETIME';
+    case DuckDBTypeId.TINYINT:
+    case DuckDBTypeId.SMALLINT:
+    case DuckDBTypeId.INTEGER:
+    case DuckDBTypeId.BIGINT:
+    case DuckDBTypeId.HUGEINT:
+    case DuckDBTypeId.UTINYINT:
+    case DuckDBTypeId.USMALLINT:
+    case DuckDBTypeId.UINTEGER:
+    case DuckDBTypeId.UBIGINT:
+      return 'INT64';
+    case DuckDBTypeId.FLOAT:
+    case DuckDBTypeId.DOUBLE:
+    case DuckDBTypeId.DECIMAL:
+      return 'FLOAT64';
+    case DuckDBTypeId.BOOLEAN:
+      return 'BOOL';
+    case DuckDBTypeId.STRUCT:
+    case DuckDBTypeId.LIST:
+      return 'RECORD';
+    default:
+      return 'STRING';
+  }
+}
+
+function decodeValue(value: DuckDBValue, type: DuckDBType): EngineValue {
+  // An absent object or array is an empty repeated field, as BigQuery returns it.
+  if (value === null)
+    return type.typeId === DuckDBTypeId.STRUCT || type.typeId === DuckDBTypeId.LIST ? [] : null;
+  if (typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number') return value;
+  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value;
+  if (value instanceof DuckDBTimestampValue) return Number(value.micros);
+  if (value instanceof DuckDBTimestampNanosecondsValue) return civilTime(value.nanos);
+  if (value instanceof DuckDBStructValue && type instanceof DuckDBStructType) {
+    const object: { [key: string]: EngineValue } = {};
+    type.entryNames.forEach((name, i) => {
+      object[name] = decodeValue(value.entries[name] ?? null, type.entryTypes[i] as DuckDBType);
+    });
+    return [object];
+  }
+  if (value instanceof DuckDBListValue && type instanceof DuckDBListType) {
+    return value.items.map((item) => decodeValue(item, type.valueType));
+  }
+  if (value instanceof DuckDBDecimalValue) return Number(value.value) / 10 ** value.scale;
+  return String(value);
+}
+
+/** BigQuery's JSON form of a DATETIME: `YYYY-MM-DDTHH:MM:SS`, with `.ffffff` only when non-zero. */
+function civilTime(nanos: bigint): string {
+  const micros = nanos / 1000n;
+  const iso = new Date(Number(micros / 1000n)).toISOString().slice(0, 19);
+  const fraction = Number(((micros % 1_000_000n) + 1_000_000n) % 1_000_000n);
+  return fraction === 0 ? iso : `${iso}.${String(fraction).padStart(6, '0')}`;
+}

@@ -1,0 +1,74 @@
+import { init, parse } from '@guanmingchiu/sqlparser-ts';
+import { QuerygateError } from '../errors.js';
+
+/**
+ * The JSON AST of sqlparser-rs (the parser Logflare uses), through its WASM build. Its shape is
+ * serde's: every enum node is an object with one key naming the variant, e.g.
+ * `{ Identifier: { value: 'x' } }`. The package's own typings do not match the JSON it emits,
+ * so the translator reads nodes through the small helpers below.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: untyped JSON from WASM, narrowed by `variant` below
+export type Ast = any;
+
+await init();
+
+/** Parses one BigQuery Standard SQL query; anything but a single query statement is refused. */
+export function parseBigQuery(sql: string): Ast {
+  let statements: Ast[];
+  try {
+    statements = parse(sql, 'bigquery') as Ast[];
+  } catch (error) {
+    throw new QuerygateError('BAD_REQUEST', `SQL does not parse: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  const [statement] = statements;
+  if (statements.length !== 1 || !statement?.Query) {
+    throw new QuerygateError('BAD_REQUEST', 'A saved query must be exactly one SELECT statement');
+  }
+  return statement.Query;
+}
+
+/** The variant name and payload of an enum node; a bare string is a unit variant. */
+export function variant(node: Ast): [string, Ast] {
+  if (typeof node === 'string') return [node, undefined];
+  const keys = Object.keys(node);
+  if (keys.length !== 1) throw new Error(`Not an enum node: ${JSON.stringify(node).slice(0, 120)}`);
+  const key = keys[0] as string;
+  return [key, node[key]];
+}
+
+/** The `@name` query parameters a parsed query uses, found in the AST rather than the text. */
+export function queryParameters(query: Ast): Set<string> {
+  const found = new Set<string>();
+  visitNodes(query, (node) => {
+    const value = node.Identifier?.value;
+    if (typeof value === 'string' && value.startsWith('@')) found.add(value.slice(1));
+  });
+  return found;
+}
+
+/** The lower-case names of the functions a parsed query calls. */
+export function queryFunctions(query: Ast): Set<string> {
+  const found = new Set<string>();
+  visitNodes(query, (node) => {
+    const name = node.Function?.name;
+    if (Array.isArray(name))
+      found.add(
+        name
+          .map((part: Ast) => variant(part)[1].value)
+          .join('.')
+          .toLowerCase(),
+      );
+  });
+  return found;
+}
+
+function visitNodes(node: Ast, visit: (node: Ast) => void): void {
+  if (Array.isArray(node)) {
+    for (const child of node) visitNodes(child, visit);
+  } else if (node && typeof node === 'object') {
+    visit(node);
+    for (const child of Object.values(node)) visitNodes(child, visit);
+  }
+}

@@ -1,0 +1,573 @@
+import type { FieldType } from '../storage/field-type.js';
+import { isStructType, quoteIdent } from '../storage/field-type.js';
+import type { LogSource } from '../storage/sources.js';
+import { type Ast, parseBigQuery, queryFunctions, queryParameters, variant } from './bigquery-ast.js';
+import {
+  functionsReadingNow,
+  nowParameter,
+  quantileAt,
+  translateFunction,
+  unsupported,
+} from './function-rules.js';
+import { Scope, typeOfPath } from './unnest-scope.js';
+
+/** The DuckDB form of one saved BigQuery query. */
+export interface Translation {
+  /** DuckDB SQL with `$name` placeholders for the BigQuery `@name` parameters and `$__now`. */
+  readonly sql: string;
+  /** The `@name` parameters the BigQuery text uses, sorted. */
+  readonly parameters: readonly string[];
+  /** Whether the SQL reads `$__now` (CURRENT_TIMESTAMP() or a UDF that depends on it). */
+  readonly usesNow: boolean;
+}
+
+export interface TranslateOptions {
+  /** The log sources: their logical names are table names, their shapes tell objects from arrays. */
+  readonly sources: readonly LogSource[];
+}
+
+/**
+ * Translates a saved BigQuery Standard SQL query to DuckDB SQL. The text is parsed by
+ * sqlparser-rs and the AST is walked once; every construct with a different meaning on DuckDB
+ * goes through a named rule (function-rules.ts, the UNNEST scope, the cast and subscript rules
+ * below). Whatever has no rule is refused with a message, never passed through.
+ */
+export function translateToDuckDb(bigQuerySql: string, options: TranslateOptions): Translation {
+  const query = parseBigQuery(bigQuerySql);
+  const translator = new Translator(options.sources);
+  const sql = translator.query(query, new Scope());
+  const functions = queryFunctions(query);
+  return {
+    sql,
+    parameters: [...queryParameters(query)].sort(),
+    usesNow: [...functions].some((name) => functionsReadingNow.has(name)),
+  };
+}
+
+const binaryOperators: Record<string, string> = {
+  Eq: '=',
+  NotEq: '<>',
+  Lt: '<',
+  LtEq: '<=',
+  Gt: '>',
+  GtEq: '>=',
+  And: 'AND',
+  Or: 'OR',
+  Plus: '+',
+  Minus: '-',
+  Multiply: '*',
+  Divide: '/',
+  Modulo: '%',
+  StringConcat: '||',
+};
+
+const castTypes: Record<string, string> = {
+  String: 'VARCHAR',
+  Int64: 'BIGINT',
+  Float64: 'DOUBLE',
+  Bool: 'BOOLEAN',
+  Date: 'DATE',
+  Datetime: 'TIMESTAMP_NS',
+  Timestamp: 'TIMESTAMP',
+};
+
+const intervalUnits = new Set([
+  'Microsecond',
+  'Millisecond',
+  'Second',
+  'Minute',
+  'Hour',
+  'Day',
+  'Week',
+  'Month',
+  'Year',
+]);
+
+class Translator {
+  private readonly sources: Map<string, Readonly<Record<string, FieldType>>>;
+
+  constructor(sources: readonly LogSource[]) {
+    this.sources = new Map(
+      sources.map((source) => [
+        source.name.toLowerCase(),
+        // Only `metadata` matters here: it is the one column that holds objects.
+        { metadata: source.metadata } satisfies Record<string, FieldType>,
+      ]),
+    );
+  }
+
+  query(query: Ast, outer: Scope): string {
+    const parts: string[] = [];
+    if (query.with) {
+      if (query.with.recursive) throw unsupported('WITH RECURSIVE');
+      const ctes = query.with.cte_tables.map(
+        (cte: Ast) => `${quoteIdent(cte.alias.name.value)} AS (\n${indent(this.query(cte.query, outer))}\n)`,
+      );
+      parts.push(`WITH ${ctes.join(',\n')}`);
+    }
+    const { sql, scope } = this.setExpression(query.body, outer);
+    parts.push(sql);
+    if (query.order_by) {
+      const [kind, items] = variant(query.order_by.kind);
+      if (kind !== 'Expressions') throw unsupported('ORDER BY ALL');
+      parts.push(`ORDER BY ${items.map((item: Ast) => this.orderItem(item, scope)).join(', ')}`);
+    }
+    if (query.limit_clause) {
+      const [kind, limit] = variant(query.limit_clause);
+      if (kind !== 'LimitOffset') throw unsupported('this LIMIT form');
+      if (limit.limit) parts.push(`LIMIT ${this.expr(limit.limit, scope)}`);
+      if (limit.offset) parts.push(`OFFSET ${this.expr(limit.offset.value, scope)}`);
+    }
+    return parts.join('\n');
+  }
+
+  private orderItem(item: Ast, scope: Scope): string {
+    const direction = item.options?.asc === false ? ' DESC' : item.options?.asc === true ? ' ASC' : '';
+    // BigQuery sorts NULLs first ascending and last descending, as DuckDB does by default.
+    const nulls =
+      item.options?.nulls_first === true
+        ? ' NULLS FIRST'
+        : item.options?.nulls_first === false
+          ? ' NULLS LAST'
+          : '';
+    return `${this.expr(item.expr, scope)}${direction}${nulls}`;
+  }
+
+  /** A query body; the scope of its SELECT is returned so ORDER BY can see the FROM names. */
+  private setExpression(body: Ast, outer: Scope): { sql: string; scope: Scope } {
+    const [kind, node] = variant(body);
+    switch (kind) {
+      case 'Select':
+        return this.select(node, outer);
+      case 'Query':
+        return { sql: `(${this.query(node, outer)})`, scope: outer };
+      case 'SetOperation': {
+        const operators: Record<string, string> = {
+          Union: 'UNION',
+          Intersect: 'INTERSECT',
+          Except: 'EXCEPT',
+        };
+        const quantifier =
+          node.set_quantifier === 'All' ? ' ALL' : node.set_quantifier === 'Distinct' ? '' : null;
+        if (!operators[node.op] || quantifier === null)
+          throw unsupported(`${node.op} ${node.set_quantifier}`);
+        const left = this.setExpression(node.left, outer);
+        const right = this.setExpression(node.right, outer);
+        return { sql: `${left.sql}\n${operators[node.op]}${quantifier}\n${right.sql}`, scope: left.scope };
+      }
+      default:
+        throw unsupported(`query body ${kind}`);
+    }
+  }
+
+  private select(select: Ast, outer: Scope): { sql: string; scope: Scope } {
+    const scope = outer.child();
+    // Filters implied by CROSS JOIN UNNEST over objects: a record without the object is dropped.
+    const impliedFilters: string[] = [];
+    const fromItems = (select.from as Ast[]).map((item) => this.fromItem(item, scope, impliedFilters));
+    if (select.distinct) throw unsupported('SELECT DISTINCT');
+    const projection = (select.projection as Ast[]).map((item) => this.selectItem(item, scope));
+    const lines = [`SELECT\n${indent(projection.join(',\n'))}`];
+    if (fromItems.length > 0) lines.push(`FROM ${fromItems.join(',\n  ')}`);
+    const where = [...(select.selection ? [this.expr(select.selection, scope)] : []), ...impliedFilters];
+    if (where.length === 1) lines.push(`WHERE ${where[0]}`);
+    if (where.length > 1) lines.push(`WHERE (${where[0]})\n  AND ${where.slice(1).join('\n  AND ')}`);
+    const groupBy = this.groupBy(select, scope);
+    if (groupBy) lines.push(groupBy);
+    if (select.having) lines.push(`HAVING ${this.expr(select.having, scope)}`);
+    if (select.qualify) throw unsupported('QUALIFY');
+    return { sql: lines.join('\n'), scope };
+  }
+
+  /**
+   * GROUP BY names resolve to SELECT aliases first in BigQuery, and to FROM columns first in
+   * DuckDB: a name that is an alias is replaced by the aliased expression.
+   */
+  private groupBy(select: Ast, scope: Scope): string | undefined {
+    const [kind, node] = variant(select.group_by);
+    if (kind !== 'Expressions') throw unsupported('GROUP BY ALL');
+    const [expressions] = node as [Ast[], Ast[]];
+    if (expressions.length === 0) return undefined;
+    const aliases = new Map<string, Ast>();
+    for (const item of select.projection as Ast[]) {
+      const [itemKind, itemNode] = variant(item);
+      if (itemKind === 'ExprWithAlias') aliases.set(itemNode.alias.value.toLowerCase(), itemNode.expr);
+    }
+    const items = expressions.map((expression) => {
+      const name = expression.Identifier?.value?.toLowerCase();
+      const aliased = name === undefined ? undefined : aliases.get(name);
+      return this.expr(aliased ?? expression, scope);
+    });
+    return `GROUP BY ${items.join(', ')}`;
+  }
+
+  private selectItem(item: Ast, scope: Scope): string {
+    const [kind, node] = variant(item);
+    switch (kind) {
+      case 'UnnamedExpr':
+        return this.expr(node, scope);
+      case 'ExprWithAlias':
+        return `${this.expr(node.expr, scope)} AS ${quoteIdent(node.alias.value)}`;
+      case 'Wildcard':
+        return '*';
+      case 'QualifiedWildcard': {
+        const [, name] = variant(node[0]);
+        return `${name.map((part: Ast) => quoteIdent(variant(part)[1].value)).join('.')}.*`;
+      }
+      default:
+        throw unsupported(`select item ${kind}`);
+    }
+  }
+
+  private fromItem(item: Ast, scope: Scope, impliedFilters: string[]): string {
+    let sql = this.relation(item.relation, scope);
+    for (const join of item.joins as Ast[]) {
+      const [operator, constraint] = variant(join.join_operator);
+      const relation = join.relation;
+      if (relation.UNNEST) {
+        sql += this.joinUnnest(relation.UNNEST, operator, constraint, scope, impliedFilters);
+        continue;
+      }
+      const right = this.relation(relation, scope);
+      if (operator === 'CrossJoin') sql += `\nCROSS JOIN ${right}`;
+      else if (operator === 'Inner' || operator === 'Join')
+        sql += `\nJOIN ${right}${this.joinConstraint(constraint, scope)}`;
+      else if (operator === 'Left' || operator === 'LeftOuter')
+        sql += `\nLEFT JOIN ${right}${this.joinConstraint(constraint, scope)}`;
+      else throw unsupported(`${operator} joins`);
+    }
+    return sql;
+  }
+
+  private joinConstraint(constraint: Ast, scope: Scope): string {
+    const [kind, node] = variant(constraint);
+    if (kind === 'On') return ` ON ${this.expr(node, scope)}`;
+    if (kind === 'Using')
+      return ` USING (${node.map((name: Ast) => quoteIdent(variant(name[0] ?? name)[1].value ?? '')).join(', ')})`;
+    throw unsupported(`join constraint ${kind}`);
+  }
+
+  private relation(relation: Ast, scope: Scope): string {
+    const [kind, node] = variant(relation);
+    const alias: string | undefined = node?.alias?.name?.value;
+    switch (kind) {
+      case 'Table': {
+        // `cloudflare.logs.prod` comes back from the parser as three identifiers; the logical
+        // source name is the whole dotted name, and so is its DuckDB table name.
+        const name = (node.name as Ast[]).map((part) => variant(part)[1].value).join('.');
+        const columns = this.sources.get(name.toLowerCase());
+        scope.bind(
+          alias ?? name.split('.').at(-1) ?? name,
+          columns ? { kind: 'relation', columns } : { kind: 'relation' },
+        );
+        return `${quoteIdent(name)}${alias ? ` AS ${quoteIdent(alias)}` : ''}`;
+      }
+      case 'Derived': {
+        const sql = `(\n${indent(this.query(node.subquery, scope))}\n)`;
+        if (alias) scope.bind(alias, { kind: 'relation' });
+        return `${sql}${alias ? ` AS ${quoteIdent(alias)}` : ''}`;
+      }
+      case 'UNNEST':
+        return this.arrayUnnest(node, scope);
+      default:
+        throw unsupported(`FROM item ${kind}`);
+    }
+  }
+
+  /**
+   * `JOIN UNNEST(x) AS a`. Over an object (a STRUCT in the store), the alias becomes a path and
+   * the join disappears: CROSS JOIN keeps its meaning through an `x IS NOT NULL` filter, LEFT JOIN
+   * ... ON TRUE needs none. Over an array it stays a lateral join.
+   */
+  private joinUnnest(
+    unnest: Ast,
+    operator: string,
+    constraint: Ast,
+    scope: Scope,
+    impliedFilters: string[],
+  ): string {
+    const alias = this.unnestAlias(unnest);
+    const [array] = unnest.array_exprs as Ast[];
+    const path = compoundParts(array);
+    const type = path ? typeOfPath(scope, path) : undefined;
+    const isLeftOnTrue = (operator === 'Left' || operator === 'LeftOuter') && isTrueConstraint(constraint);
+    const isCross =
+      operator === 'CrossJoin' ||
+      ((operator === 'Inner' || operator === 'Join') && isTrueConstraint(constraint));
+    if (!isCross && !isLeftOnTrue)
+      throw unsupported('JOIN UNNEST other than CROSS JOIN or LEFT JOIN ... ON TRUE');
+    if (type !== undefined && isStructType(type)) {
+      const target = this.expr(array, scope);
+      scope.bind(alias, { kind: 'object', path: target, type });
+      if (isCross) impliedFilters.push(`${target} IS NOT NULL`);
+      return '';
+    }
+    const target = this.expr(array, scope);
+    scope.bind(alias, { kind: 'element' });
+    const lateral = `unnest(${target}) AS ${quoteIdent(alias)}(${quoteIdent(alias)})`;
+    return isCross ? `\nCROSS JOIN ${lateral}` : `\nLEFT JOIN ${lateral} ON TRUE`;
+  }
+
+  /** `FROM UNNEST(array) AS a` as the first FROM item. */
+  private arrayUnnest(unnest: Ast, scope: Scope): string {
+    const alias = this.unnestAlias(unnest);
+    const [array] = unnest.array_exprs as Ast[];
+    const sql = `unnest(${this.expr(array, scope)}) AS ${quoteIdent(alias)}(${quoteIdent(alias)})`;
+    scope.bind(alias, { kind: 'element' });
+    return sql;
+  }
+
+  private unnestAlias(unnest: Ast): string {
+    if (unnest.with_offset || unnest.with_ordinality) throw unsupported('UNNEST ... WITH OFFSET');
+    if (unnest.array_exprs.length !== 1) throw unsupported('UNNEST of several arrays');
+    const alias = unnest.alias?.name?.value;
+    if (!alias) throw unsupported('UNNEST without an alias');
+    return alias;
+  }
+
+  private expr(expression: Ast, scope: Scope): string {
+    const [kind, node] = variant(expression);
+    switch (kind) {
+      case 'Identifier':
+        return this.name([node.value], scope);
+      case 'CompoundIdentifier':
+        return this.name(
+          node.map((part: Ast) => part.value),
+          scope,
+        );
+      case 'Value':
+        return literal(node.value);
+      case 'BinaryOp': {
+        const operator = binaryOperators[node.op];
+        if (!operator) throw unsupported(`operator ${node.op}`);
+        return `${this.expr(node.left, scope)} ${operator} ${this.expr(node.right, scope)}`;
+      }
+      case 'UnaryOp': {
+        const operators: Record<string, string> = { Not: 'NOT ', Minus: '-', Plus: '+' };
+        if (!operators[node.op]) throw unsupported(`operator ${node.op}`);
+        return `${operators[node.op]}(${this.expr(node.expr, scope)})`;
+      }
+      case 'Nested':
+        return `(${this.expr(node, scope)})`;
+      case 'IsNull':
+        return `${this.expr(node, scope)} IS NULL`;
+      case 'IsNotNull':
+        return `${this.expr(node, scope)} IS NOT NULL`;
+      case 'IsTrue':
+        return `${this.expr(node, scope)} IS TRUE`;
+      case 'IsFalse':
+        return `${this.expr(node, scope)} IS FALSE`;
+      case 'InList':
+        return `${this.expr(node.expr, scope)}${node.negated ? ' NOT' : ''} IN (${node.list.map((item: Ast) => this.expr(item, scope)).join(', ')})`;
+      case 'InSubquery':
+        return `${this.expr(node.expr, scope)}${node.negated ? ' NOT' : ''} IN (${this.query(node.subquery, scope)})`;
+      case 'Between':
+        return `${this.expr(node.expr, scope)}${node.negated ? ' NOT' : ''} BETWEEN ${this.expr(node.low, scope)} AND ${this.expr(node.high, scope)}`;
+      case 'Like':
+        if (node.any || node.escape_char) throw unsupported('LIKE ANY / ESCAPE');
+        return `${this.expr(node.expr, scope)}${node.negated ? ' NOT' : ''} LIKE ${this.expr(node.pattern, scope)}`;
+      case 'Case':
+        return this.caseExpression(node, scope);
+      case 'Cast':
+        return this.cast(node, scope);
+      case 'TypedString':
+        return this.cast({ kind: 'Cast', expr: { Value: node.value }, data_type: node.data_type }, scope);
+      case 'Function':
+        return this.functionCall(node, scope);
+      case 'CompoundFieldAccess':
+        return this.fieldAccess(node, scope);
+      case 'Interval':
+        return this.interval(node, scope);
+      case 'Array':
+        return `[${(node.elem as Ast[]).map((item) => this.expr(item, scope)).join(', ')}]`;
+      case 'Subquery':
+        return `(\n${indent(this.query(node, scope))}\n)`;
+      case 'Exists':
+        return `${node.negated ? 'NOT ' : ''}EXISTS (\n${indent(this.query(node.subquery, scope))}\n)`;
+      default:
+        throw unsupported(`expression ${kind}`);
+    }
+  }
+
+  /** A (possibly dotted) name: a parameter, a path through an object alias, or a column. */
+  private name(parts: readonly string[], scope: Scope): string {
+    const [head, ...rest] = parts;
+    if (head === undefined) throw unsupported('an empty name');
+    if (head.startsWith('@')) {
+      if (rest.length > 0) throw unsupported(`field access on parameter ${head}`);
+      return `$${head.slice(1)}`;
+    }
+    const binding = scope.lookup(head);
+    if (binding?.kind === 'object') return [binding.path, ...rest.map(quoteIdent)].join('.');
+    return parts.map(quoteIdent).join('.');
+  }
+
+  private caseExpression(node: Ast, scope: Scope): string {
+    const lines = [`CASE${node.operand ? ` ${this.expr(node.operand, scope)}` : ''}`];
+    for (const branch of node.conditions as Ast[]) {
+      lines.push(`  WHEN ${this.expr(branch.condition, scope)} THEN ${this.expr(branch.result, scope)}`);
+    }
+    if (node.else_result) lines.push(`  ELSE ${this.expr(node.else_result, scope)}`);
+    lines.push('END');
+    return lines.join('\n');
+  }
+
+  /**
+   * CAST to TIMESTAMP of a string: BigQuery honours a `Z` or `+hh:mm` offset, DuckDB's cast to
+   * TIMESTAMP silently drops it. Parameters and literals (the strings a saved query casts) go
+   * through TIMESTAMPTZ, which applies the offset, and back to the UTC TIMESTAMP of the store.
+   */
+  private cast(node: Ast, scope: Scope): string {
+    const [typeName] = typeof node.data_type === 'string' ? [node.data_type] : variant(node.data_type);
+    const target = castTypes[typeName];
+    if (!target) throw unsupported(`CAST to ${typeName}`);
+    const value = this.expr(node.expr, scope);
+    const cast = node.kind === 'SafeCast' ? 'TRY_CAST' : node.kind === 'Cast' ? 'CAST' : null;
+    if (!cast) throw unsupported(`${node.kind}`);
+    if ((target === 'TIMESTAMP' || target === 'TIMESTAMP_NS') && isStringValued(node.expr)) {
+      return `${cast}(${cast}(${value} AS TIMESTAMPTZ) AS ${target})`;
+    }
+    return `${cast}(${value} AS ${target})`;
+  }
+
+  private functionCall(node: Ast, scope: Scope): string {
+    if (node.over) throw unsupported('window functions');
+    if (node.filter) throw unsupported('FILTER on an aggregate');
+    const name = (node.name as Ast[])
+      .map((part) => variant(part)[1].value)
+      .join('.')
+      .toLowerCase();
+    const [argsKind, argList] = variant(node.args);
+    const args: string[] = [];
+    let datePart: string | undefined;
+    if (argsKind === 'List') {
+      if (argList.clauses.length > 0) throw unsupported(`${name.toUpperCase()} with ORDER BY/LIMIT inside`);
+      for (const arg of argList.args as Ast[]) {
+        const [argKind, argNode] = variant(arg);
+        if (argKind !== 'Unnamed') throw unsupported(`named arguments to ${name.toUpperCase()}`);
+        if (argNode === 'Wildcard') {
+          args.push('*');
+          continue;
+        }
+        const expression = argNode.Expr;
+        if (!expression) throw unsupported(`argument form of ${name.toUpperCase()}`);
+        // Date parts (`MINUTE`) are keywords in BigQuery's grammar and parse as bare names.
+        const bare = expression.Identifier;
+        if (
+          bare &&
+          !bare.quote_style &&
+          !bare.value.startsWith('@') &&
+          name === 'timestamp_trunc' &&
+          args.length === 1
+        ) {
+          datePart = bare.value.toLowerCase();
+        }
+        args.push(this.expr(expression, scope));
+      }
+    }
+    return translateFunction({ name, args, datePart, distinct: argList?.duplicate_treatment === 'Distinct' });
+  }
+
+  /** `a.b`, `arr[OFFSET(n)]`, and `APPROX_QUANTILES(x, n)[OFFSET(k)]`. */
+  private fieldAccess(node: Ast, scope: Scope): string {
+    const chain = node.access_chain as Ast[];
+    const first = chain[0];
+    const quantiles = node.root.Function;
+    if (
+      quantiles &&
+      variant(quantiles.name[0])[1].value.toLowerCase() === 'approx_quantiles' &&
+      first?.Subscript
+    ) {
+      const offset = subscriptOffset(first.Subscript);
+      if (offset === undefined || chain.length > 1)
+        throw unsupported('APPROX_QUANTILES needs a literal OFFSET');
+      const [value, buckets] = quantiles.args.List.args.map((arg: Ast) => this.expr(arg.Unnamed.Expr, scope));
+      return quantileAt(value, buckets, offset);
+    }
+    let sql = this.expr(node.root, scope);
+    for (const access of chain) {
+      const [kind, payload] = variant(access);
+      if (kind === 'Dot') {
+        sql = `${sql}.${quoteIdent(variant(payload)[1].value)}`;
+      } else if (kind === 'Subscript') {
+        sql = `${sql}[${this.arrayIndex(payload, scope)}]`;
+      } else {
+        throw unsupported(`access ${kind}`);
+      }
+    }
+    return sql;
+  }
+
+  /** BigQuery's OFFSET is 0-based and ORDINAL 1-based; DuckDB lists are 1-based. */
+  private arrayIndex(subscript: Ast, scope: Scope): string {
+    const index = subscript.Index?.index;
+    const wrapper = index?.Function;
+    const wrapperName = wrapper ? variant(wrapper.name[0])[1].value.toLowerCase() : undefined;
+    if (!wrapper || !['offset', 'safe_offset', 'ordinal', 'safe_ordinal'].includes(wrapperName)) {
+      throw unsupported('array subscripts other than [OFFSET(n)] and [ORDINAL(n)]');
+    }
+    const literalOffset = subscriptOffset(subscript);
+    const inner = this.expr(wrapper.args.List.args[0].Unnamed.Expr, scope);
+    const zeroBased = wrapperName.endsWith('offset');
+    if (literalOffset !== undefined) return String(zeroBased ? literalOffset + 1 : literalOffset);
+    return zeroBased ? `(${inner}) + 1` : inner;
+  }
+
+  private interval(node: Ast, scope: Scope): string {
+    const unit = node.leading_field;
+    if (!unit || !intervalUnits.has(unit) || node.last_field) throw unsupported('this INTERVAL form');
+    const value = this.expr(node.value, scope);
+    return `INTERVAL (${value}) ${unit.toUpperCase()}`;
+  }
+}
+
+/** The literal offset in `[OFFSET(3)]`, or undefined when it is not a literal number. */
+function subscriptOffset(subscript: Ast): number | undefined {
+  const argument = subscript.Index?.index?.Function?.args?.List?.args?.[0]?.Unnamed?.Expr;
+  const number = argument?.Value?.value?.Number?.[0];
+  return number === undefined ? undefined : Number(number);
+}
+
+function compoundParts(expression: Ast): string[] | undefined {
+  if (expression.Identifier) return [expression.Identifier.value];
+  if (expression.CompoundIdentifier) return expression.CompoundIdentifier.map((part: Ast) => part.value);
+  return undefined;
+}
+
+function isTrueConstraint(constraint: Ast): boolean {
+  return constraint?.On?.Value?.value?.Boolean === true;
+}
+
+/** Parameters (always STRING on both engines) and string literals. */
+function isStringValued(expression: Ast): boolean {
+  const value = expression.Value?.value;
+  if (value?.SingleQuotedString !== undefined || value?.DoubleQuotedString !== undefined) return true;
+  return typeof expression.Identifier?.value === 'string' && expression.Identifier.value.startsWith('@');
+}
+
+function literal(value: Ast): string {
+  if (value === 'Null') return 'NULL';
+  const [kind, payload] = variant(value);
+  switch (kind) {
+    case 'Number':
+      return payload[0];
+    case 'SingleQuotedString':
+    case 'DoubleQuotedString':
+    case 'TripleSingleQuotedString':
+    case 'TripleDoubleQuotedString':
+      return `'${String(payload).replaceAll("'", "''")}'`;
+    case 'Boolean':
+      return payload ? 'TRUE' : 'FALSE';
+    default:
+      throw unsupported(`literal ${kind}`);
+  }
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+}
+
+export { nowParameter };

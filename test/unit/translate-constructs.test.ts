@@ -1,0 +1,198 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { translateToDuckDb } from '../../src/sql/translate.js';
+import { logSources } from '../../src/storage/sources.js';
+import { createScratchEngine, type ScratchEngine } from '../helpers/scratch-engine.js';
+
+// Each construct the saved queries use, run on DuckDB and checked against values worked out by
+// hand from the rows inserted here.
+let scratch: ScratchEngine;
+const now = new Date('2026-03-10T12:34:56.789Z');
+
+beforeAll(async () => {
+  scratch = await createScratchEngine();
+  await scratch.duckdb(`
+    INSERT INTO "deno-relay-logs" VALUES
+      ('r1', TIMESTAMP '2026-03-10 12:30:00', 'ok', {project_ref: 'p1', function_id: 'f1', execution_time_ms: 10, deployment_id: 'd', request: NULL, response: {status_code: 200}}),
+      ('r2', TIMESTAMP '2026-03-10 12:30:30', 'bad', {project_ref: 'p1', function_id: 'f2', execution_time_ms: 30, deployment_id: 'd', request: NULL, response: {status_code: 404}}),
+      ('r3', TIMESTAMP '2026-03-10 11:00:00', 'none', {project_ref: 'p1', function_id: 'f1', execution_time_ms: 20, deployment_id: 'd', request: NULL, response: NULL}),
+      ('r4', TIMESTAMP '2026-03-10 11:00:00', 'no metadata', NULL);
+    INSERT INTO "cloudflare.logs.prod" VALUES
+      ('c1', TIMESTAMP '2026-03-10 10:00:00', 'GET /rest', 'p1', {request: {url: 'https://p1.supabase.co/rest/v1/a', path: '/rest/v1/a', method: 'GET', host: 'h'}, response: {status_code: 200, origin_time: 5}}),
+      ('c2', TIMESTAMP '2026-03-10 10:00:01', 'GET /auth', 'p1', {request: {url: 'https://p1.supabase.co/auth/v1/token', path: '/auth/v1/token', method: 'POST', host: 'h'}, response: NULL});
+  `);
+});
+
+afterAll(async () => {
+  await scratch.close();
+});
+
+const rows = async (sql: string, params = {}) => (await scratch.bigquery(sql, params, now)).rows;
+
+describe('BigQuery to DuckDB translation', () => {
+  it('reads a source named with backticks and dots as its table', async () => {
+    expect(await rows('select count(*) as n from `cloudflare.logs.prod`')).toEqual([{ n: 2 }]);
+  });
+
+  it('drops records without the object in CROSS JOIN UNNEST over an object', async () => {
+    const result = await rows(
+      'select t.id from `deno-relay-logs` as t cross join unnest(t.metadata) as m order by t.id',
+    );
+    expect(result.map((row) => row.id)).toEqual(['r1', 'r2', 'r3']);
+  });
+
+  it('keeps records with NULL fields in LEFT JOIN UNNEST ... ON TRUE over an object', async () => {
+    const result = await rows(
+      'select t.id, r.status_code from `deno-relay-logs` as t cross join unnest(t.metadata) as m left join unnest(m.response) as r on true order by t.id',
+    );
+    expect(result).toEqual([
+      { id: 'r1', status_code: 200 },
+      { id: 'r2', status_code: 404 },
+      { id: 'r3', status_code: null },
+    ]);
+  });
+
+  it('drops records whose nested object is absent in a chained CROSS JOIN UNNEST', async () => {
+    const result = await rows(
+      'select t.id from `deno-relay-logs` as t cross join unnest(t.metadata) as m cross join unnest(m.response) as r order by t.id',
+    );
+    expect(result.map((row) => row.id)).toEqual(['r1', 'r2']);
+  });
+
+  it('unnests a real array into one row per element', async () => {
+    expect(await rows('select x from unnest([3, 1, 2]) as x order by x')).toEqual([
+      { x: 1 },
+      { x: 2 },
+      { x: 3 },
+    ]);
+  });
+
+  it('returns 0, not NULL, for COUNTIF over no rows', async () => {
+    expect(
+      await rows("select countif(t.id = 'nothing') as n from `deno-relay-logs` as t where false"),
+    ).toEqual([{ n: 0 }]);
+  });
+
+  it('matches REGEXP_CONTAINS anywhere in the string, not the whole string', async () => {
+    expect(
+      await rows(
+        "select regexp_contains('https://p1.supabase.co/rest', 'p1\\\\.supabase') as hit, regexp_contains('abc', '^b') as anchored",
+      ),
+    ).toEqual([{ hit: true, anchored: false }]);
+  });
+
+  it('subtracts intervals with TIMESTAMP_SUB from the bound now', async () => {
+    const [row] = await rows('select timestamp_sub(current_timestamp(), interval 90 minute) as t');
+    expect(row?.t).toBe(Date.parse('2026-03-10T11:04:56.789Z') * 1000);
+  });
+
+  it('truncates with TIMESTAMP_TRUNC to each supported part', async () => {
+    const [row] = await rows(
+      'select timestamp_trunc(current_timestamp(), second) as s, timestamp_trunc(current_timestamp(), hour) as h, timestamp_trunc(current_timestamp(), day) as d',
+    );
+    expect(row).toEqual({
+      s: Date.parse('2026-03-10T12:34:56Z') * 1000,
+      h: Date.parse('2026-03-10T12:00:00Z') * 1000,
+      d: Date.parse('2026-03-10T00:00:00Z') * 1000,
+    });
+  });
+
+  it('honours Z and +hh:mm offsets in CAST(@param AS TIMESTAMP)', async () => {
+    const [row] = await rows(
+      'select cast(@a as timestamp) as a, cast(@b as timestamp) as b, cast(@c as timestamp) as c',
+      {
+        a: '2026-03-10T10:00:00Z',
+        b: '2026-03-10T12:00:00+02:00',
+        c: '2026-03-10T05:30:00-04:30',
+      },
+    );
+    const tenUtc = Date.parse('2026-03-10T10:00:00Z') * 1000;
+    expect(row).toEqual({ a: tenUtc, b: tenUtc, c: tenUtc });
+  });
+
+  it('takes the k-th of n quantiles for APPROX_QUANTILES(x, n)[OFFSET(k)]', async () => {
+    // 1..100: the 95th of 100 quantiles is 95 and the minimum (offset 0) is 1.
+    const [row] = await rows(
+      'select approx_quantiles(x, 100)[offset(95)] as p95, approx_quantiles(x, 100)[offset(0)] as p0 from unnest(generate_array(1, 100)) as x'.replace(
+        'generate_array(1, 100)',
+        `[${Array.from({ length: 100 }, (_, i) => i + 1).join(', ')}]`,
+      ),
+    );
+    expect(row).toEqual({ p95: 95, p0: 1 });
+  });
+
+  it("returns DATETIME(ts, 'UTC') as BigQuery prints a DATETIME", async () => {
+    const result = await scratch.bigquery(
+      "select datetime(timestamp_trunc(current_timestamp(), minute), 'UTC') as at, datetime(current_timestamp(), 'UTC') as precise",
+      {},
+      now,
+    );
+    expect(result.rows).toEqual([{ at: '2026-03-10T12:34:00', precise: '2026-03-10T12:34:56.789000' }]);
+    expect(result.columns.map((column) => column.type)).toEqual(['DATETIME', 'DATETIME']);
+  });
+
+  it('reads array elements with 0-based OFFSET and 1-based ORDINAL', async () => {
+    expect(
+      await rows("select ['a', 'b', 'c'][offset(0)] as first, ['a', 'b', 'c'][ordinal(3)] as last"),
+    ).toEqual([{ first: 'a', last: 'c' }]);
+  });
+
+  it('reads struct fields through an UNNEST alias and with dotted paths', async () => {
+    const result = await rows(
+      "select m.response.status_code as direct, r.status_code as via_alias from `deno-relay-logs` as t cross join unnest(t.metadata) as m cross join unnest(m.response) as r where t.id = 'r2'",
+    );
+    expect(result).toEqual([{ direct: 404, via_alias: 404 }]);
+  });
+
+  it('calls generate_timestamp_trunc_array with the bound now', async () => {
+    const [row] = await rows("select generate_timestamp_trunc_array(2, 'minute_minute') as series");
+    expect(row?.series).toEqual(
+      ['12:32:00', '12:33:00', '12:34:00'].map((time) => Date.parse(`2026-03-10T${time}Z`) * 1000),
+    );
+  });
+
+  it('accepts trailing commas in the select list', async () => {
+    expect(await rows('select 1 as a, 2 as b, from `postgres.logs` limit 1')).toEqual([]);
+  });
+
+  it('binds @parameters as text, and NULL for an unset one', async () => {
+    expect(await rows("select @a as a, coalesce(@b, 'unset') as b", { a: "it's", b: null })).toEqual([
+      { a: "it's", b: 'unset' },
+    ]);
+  });
+
+  it('groups by a SELECT alias before a FROM column of the same name', async () => {
+    // BigQuery groups by the alias (the hour); grouping by the column would give two groups.
+    const result = await rows(
+      'select timestamp_trunc(t.timestamp, hour) as timestamp, count(*) as n from `cloudflare.logs.prod` as t group by timestamp',
+    );
+    expect(result).toEqual([{ timestamp: Date.parse('2026-03-10T10:00:00Z') * 1000, n: 2 }]);
+  });
+
+  it('returns objects as one-element arrays, as BigQuery returns repeated records', async () => {
+    const [row] = await rows("select t.metadata from `cloudflare.logs.prod` as t where t.id = 'c2'");
+    expect(row?.metadata).toEqual([
+      {
+        request: [
+          { url: 'https://p1.supabase.co/auth/v1/token', path: '/auth/v1/token', method: 'POST', host: 'h' },
+        ],
+        response: [],
+      },
+    ]);
+  });
+
+  it('lists the parameters the query uses', () => {
+    const { parameters } = translateToDuckDb('select @b, @a, @b from `postgres.logs`', {
+      sources: logSources,
+    });
+    expect(parameters).toEqual(['a', 'b']);
+  });
+
+  it.each([
+    ['TIMESTAMP_TRUNC to WEEK, whose first day differs', 'select timestamp_trunc(current_timestamp(), week)'],
+    ['a function without a rule', "select farm_fingerprint('x')"],
+    ['window functions', 'select row_number() over () from `postgres.logs`'],
+    ['RIGHT JOIN', 'select 1 from `postgres.logs` as a right join `postgres.logs` as b on true'],
+  ])('refuses %s with a message', (_what, sql) => {
+    expect(() => translateToDuckDb(sql, { sources: logSources })).toThrow(/Cannot translate to DuckDB/);
+  });
+});
