@@ -1,0 +1,66 @@
+WITH "dates" AS (
+  SELECT
+    CASE
+      WHEN $interval = '5min' THEN generate_timestamp_trunc_array(5, 'minute_second', $__now)
+      WHEN $interval = '15min' THEN generate_timestamp_trunc_array(15, 'minute_minute', $__now)
+      WHEN $interval = '1hr' THEN generate_timestamp_trunc_array(1, 'hour_minute', $__now)
+      WHEN $interval = '1day' THEN generate_timestamp_trunc_array(1, 'day_hour', $__now)
+      WHEN $interval = '7day' THEN generate_timestamp_trunc_array(7, 'day_day', $__now)
+      ELSE generate_timestamp_trunc_array(1, 'day_hour', $__now)
+    END AS "timestamps"
+),
+"buckets" AS (
+  SELECT
+    "bucket"
+  FROM "dates"
+  CROSS JOIN unnest("dates"."timestamps") AS "bucket"("bucket")
+),
+"invocations" AS (
+  SELECT
+    CASE
+      WHEN $interval = '5min' THEN date_trunc('second', "t"."timestamp")
+      WHEN $interval = '15min' THEN date_trunc('minute', "t"."timestamp")
+      WHEN $interval = '1hr' THEN date_trunc('minute', "t"."timestamp")
+      WHEN $interval = '7day' THEN date_trunc('day', "t"."timestamp")
+      ELSE date_trunc('hour', "t"."timestamp")
+    END AS "bucket",
+    "t"."metadata"."execution_time_ms",
+    "t"."metadata"."response"."status_code"
+  FROM "deno-relay-logs" AS "t"
+  WHERE ("t"."metadata"."project_ref" = $project AND (coalesce($function_id, '') = '' OR "t"."metadata"."function_id" = $function_id) AND "t"."timestamp" >= (
+    SELECT
+      "dates"."timestamps"[1]
+    FROM "dates"
+  ))
+    AND "t"."metadata" IS NOT NULL
+),
+"stats" AS (
+  SELECT
+    "buckets"."bucket" AS "timestamp",
+    min("invocations"."execution_time_ms") AS "min_execution_time",
+    max("invocations"."execution_time_ms") AS "max_execution_time",
+    avg("invocations"."execution_time_ms") AS "avg_execution_time",
+    quantile_disc("invocations"."execution_time_ms", 0.95) AS "p95_execution_time",
+    quantile_disc("invocations"."execution_time_ms", 0.99) AS "p99_execution_time",
+    count("invocations"."bucket") AS "count",
+    count(*) FILTER (WHERE "invocations"."status_code" >= 400) AS "error_count",
+    count(*) FILTER (WHERE "invocations"."status_code" BETWEEN 100 AND 199) AS "status_1xx",
+    count(*) FILTER (WHERE "invocations"."status_code" BETWEEN 200 AND 299) AS "status_2xx",
+    count(*) FILTER (WHERE "invocations"."status_code" BETWEEN 300 AND 399) AS "status_3xx",
+    count(*) FILTER (WHERE "invocations"."status_code" BETWEEN 400 AND 499) AS "status_4xx",
+    count(*) FILTER (WHERE "invocations"."status_code" BETWEEN 500 AND 599) AS "status_5xx"
+  FROM "buckets"
+  LEFT JOIN "invocations" ON "invocations"."bucket" = "buckets"."bucket"
+  GROUP BY "buckets"."bucket"
+)
+SELECT
+  "timestamp",
+  "min_execution_time",
+  "max_execution_time",
+  "avg_execution_time",
+  "p95_execution_time",
+  "p99_execution_time",
+  "count",
+  "error_count"
+FROM "stats"
+ORDER BY "timestamp" ASC
