@@ -1,0 +1,393 @@
+import { logSources } from './sources.js';
+
+/**
+ * Deterministic demo traffic for the nine log sources, shaped like Logflare's Supabase sources
+ * and written as the JSON events the ingestion API accepts, so that a fresh store answers all
+ * three saved queries for every interval and tier.
+ */
+export interface DemoLogsOptions {
+  /** The instant the traffic leads up to; no event is later. */
+  now: Date;
+  /** How far back the traffic reaches. @default 3 */
+  days?: number;
+  /** Projects that get traffic. @default demoProjects */
+  projects?: readonly string[];
+  /** Seed of the PRNG; the same options give the same events. @default 1 */
+  seed?: number;
+  /** Multiplies every volume. @default 1 (about 30,000 events for the demo projects over 3 days) */
+  scale?: number;
+}
+
+export interface DemoLogEvent {
+  /** UUID-shaped, drawn from the PRNG. */
+  id: string;
+  /** ISO 8601 UTC with microseconds, e.g. `2025-01-02T03:04:05.678901Z`. */
+  timestamp: string;
+  event_message: string;
+  /** Set on the sources whose records carry a top-level `project` (`LogSource.hasProject`). */
+  project?: string;
+  metadata: Record<string, unknown>;
+}
+
+export const demoProjects: readonly string[] = ['default', 'acme-prod', 'acme-staging'];
+
+type Rng = () => number;
+/** Rows of a table with their relative frequency first. */
+type Weighted<T> = readonly (readonly [weight: number, value: T])[];
+type DemoFunction = ReturnType<typeof demoFunctions>[number][1];
+
+interface EventContext {
+  readonly rng: Rng;
+  readonly project: string;
+  readonly functions: Weighted<DemoFunction>;
+  readonly timestamp: string;
+  /** Fills `{project}`, `{ip}` and `{n}` (a number from 1 to 999) in a message template. */
+  readonly fill: (template: string) => string;
+  /** A weighted choice, except that the first events of each age band walk through every row. */
+  readonly choose: <T>(table: Weighted<T>) => T;
+}
+
+interface DemoSource {
+  /** Events per hour per project in each of {@link AGE_BANDS}. */
+  readonly rates: readonly [number, number, number, number];
+  readonly build: (ctx: EventContext) => Pick<DemoLogEvent, 'event_message' | 'metadata'>;
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+/**
+ * Upper ages of the bands. Traffic is densest near `now` so that the per-second buckets of
+ * `functions.invocation-stats` (5min) and the per-minute ones of `usage.api-counts` (minutely) fill.
+ */
+const AGE_BANDS = [5 * MINUTE, HOUR, DAY, Number.POSITIVE_INFINITY] as const;
+/** Relative volume of the n-th project (cycled), so that projects differ as real ones do. */
+const PROJECT_SCALES = [1, 1.5, 0.5];
+
+/** `[weight, [slug, method, median execution ms]]` */
+const FUNCTIONS: Weighted<readonly [string, string, number]> = [
+  [5, ['hello-world', 'POST', 18]],
+  [2, ['stripe-webhook', 'POST', 140]],
+  [2, ['send-email', 'POST', 420]],
+  [1, ['og-image', 'GET', 950]],
+];
+/** `[weight, [method, path and search, status, median origin ms]]`: the four API areas, and paths in none. */
+const EDGE_ROUTES: Weighted<readonly [string, string, number, number]> = [
+  [30, ['GET', '/rest/v1/todos?select=*', 200, 35]],
+  [10, ['GET', '/rest/v1/profiles?select=id,username&id=eq.{n}', 200, 28]],
+  [6, ['POST', '/rest/v1/todos', 201, 45]],
+  [3, ['POST', '/rest/v1/rpc/dashboard_stats', 200, 180]],
+  [8, ['GET', '/storage/v1/object/public/avatars/user-{n}.png', 200, 60]],
+  [2, ['POST', '/storage/v1/object/uploads/report-{n}.pdf', 200, 320]],
+  [8, ['POST', '/auth/v1/token?grant_type=refresh_token', 200, 70]],
+  [4, ['GET', '/auth/v1/user', 200, 25]],
+  [1, ['POST', '/auth/v1/signup', 200, 240]],
+  [5, ['GET', '/realtime/v1/websocket?vsn=1.0.0', 101, 15]],
+  [4, ['POST', '/functions/v1/hello-world', 200, 40]],
+  [2, ['POST', '/graphql/v1', 200, 55]],
+  [1, ['GET', '/favicon.ico', 404, 4]],
+];
+const EDGE_ERRORS = weights({ 400: 4, 401: 5, 403: 2, 404: 3, 429: 1, 500: 2, 502: 1 });
+/** Mostly 2xx, some 4xx/5xx, rare 1xx/3xx: every status class the stats query counts occurs. */
+const RELAY_STATUSES = weights({ 200: 910, 101: 3, 302: 7, 400: 20, 401: 15, 404: 10, 500: 20, 503: 5 });
+const USER_AGENTS = ['supabase-js/2.45.4', 'Dart/3.4 (dart:io)', 'okhttp/4.12.0', 'PostmanRuntime/7.39.0'];
+const COUNTRIES = ['US', 'DE', 'GB', 'IN', 'BR', 'JP', 'SG'];
+
+/** `[weight, [event_type, level, message]]` */
+const FUNCTION_EVENTS: Weighted<readonly [string, string, string]> = [
+  [10, ['Boot', 'log', 'booted (time: {n}ms)']],
+  [10, ['Shutdown', 'log', 'shutdown']],
+  [30, ['Log', 'info', 'Handling request {n}']],
+  [15, ['Log', 'info', 'Webhook received: checkout.session.completed']],
+  [8, ['Log', 'warning', 'Retrying upstream fetch (attempt 2)']],
+  [6, ['Log', 'error', 'Upstream responded with 502 Bad Gateway']],
+  [4, ['UncaughtException', 'error', "TypeError: Cannot read properties of undefined (reading 'email')"]],
+];
+/** `[weight, [error_severity, user_name, message, query]]` */
+const POSTGRES_LINES: Weighted<readonly [string, string, string, string]> = [
+  [30, ['LOG', 'authenticator', 'connection authorized: user=authenticator database=postgres', '']],
+  [20, ['LOG', 'supabase_admin', 'connection received: host={ip} port={n}', '']],
+  [8, ['LOG', 'postgres', 'checkpoint complete: wrote {n} buffers (0.1%); 0 WAL file(s) added', '']],
+  [4, ['ERROR', 'anon', 'duplicate key value violates unique constraint "todos_pkey"', 'insert into todos']],
+  [3, ['ERROR', 'anon', 'permission denied for table profiles', 'select * from public.profiles']],
+  [2, ['ERROR', 'authenticated', 'relation "public.todo" does not exist', 'select * from public.todo']],
+  [2, ['WARNING', 'postgres', 'there is no transaction in progress', 'COMMIT']],
+  [1, ['FATAL', 'postgres', 'password authentication failed for user "postgres"', '']],
+];
+/** `[weight, [method, path, status, level, msg]]` */
+const GOTRUE_LINES: Weighted<readonly [string, string, number, string, string]> = [
+  [30, ['POST', '/token', 200, 'info', 'request completed']],
+  [4, ['POST', '/token', 400, 'info', '400: Invalid login credentials']],
+  [15, ['GET', '/user', 200, 'info', 'request completed']],
+  [3, ['POST', '/signup', 200, 'info', 'request completed']],
+  [3, ['POST', '/logout', 204, 'info', 'request completed']],
+  [10, ['GET', '/health', 200, 'info', 'request completed']],
+  [1, ['POST', '/token', 500, 'error', 'Unhandled server error: context deadline exceeded']],
+];
+/** `[weight, [level, message]]` */
+const REALTIME_LINES: Weighted<readonly [string, string]> = [
+  [20, ['info', 'Channel joined: realtime:public:todos']],
+  [10, ['info', 'Billing metrics: realtime:{project} connected clients {n}']],
+  [2, ['warning', 'Replication slot lag: {n} MB']],
+  [1, ['error', 'UnableToConnectToProject: Realtime was unable to connect to the project database']],
+];
+/** `[weight, [method, url, status]]` */
+const STORAGE_LINES: Weighted<readonly [string, string, number]> = [
+  [20, ['GET', '/object/public/avatars/user-{n}.png', 200]],
+  [5, ['POST', '/object/uploads/report-{n}.pdf', 200]],
+  [5, ['POST', '/object/sign/private/invoice-{n}.pdf', 200]],
+  [3, ['GET', '/object/public/avatars/missing.png', 400]],
+  [1, ['POST', '/object/uploads/archive.zip', 413]],
+];
+const POSTGREST_LINES = weights({
+  'Schema cache loaded in {n}.0 milliseconds': 10,
+  'Received a schema cache reload notification': 5,
+  'Connection successful': 3,
+  'Failed listening for notifications on the "pgrst" channel. Retrying...': 1,
+});
+const PGBOUNCER_LINES = weights({
+  'LOG C-0x55d5{n}: postgres/authenticator@{ip}:{n} login attempt: db=postgres user=authenticator': 20,
+  'LOG C-0x55d5{n}: postgres/authenticator@{ip}:{n} closing because: client close request': 15,
+  'LOG stats: {n} xacts/s, {n} queries/s, in {n} B/s, out {n} B/s, xact {n} us, query {n} us': 5,
+  'WARNING C-0x55d5{n}: (nodb)/(nouser)@{ip}:{n} pooler error: no more connections allowed': 1,
+});
+
+const demoSources: Record<string, DemoSource> = {
+  'cloudflare.logs.prod': {
+    rates: [900, 600, 100, 40],
+    build: ({ rng, project, fill, choose }) => {
+      const [method, target, okStatus, originMs] = choose(EDGE_ROUTES);
+      const host = `${project}.supabase.co`;
+      const url = `https://${host}${fill(target)}`;
+      const status = rng() < 0.05 ? choose(EDGE_ERRORS) : okStatus;
+      const [ip, userAgent, ray] = [ipAddress(rng), pick(rng, USER_AGENTS), randomHex(rng, 8)];
+      const headers = { user_agent: userAgent, cf_connecting_ip: ip, cf_ipcountry: pick(rng, COUNTRIES) };
+      return {
+        event_message: `${method} | ${status} | ${ip} | ${ray} | ${url} | ${userAgent}`,
+        metadata: {
+          request: { url, path: new URL(url).pathname, method, host, headers },
+          response: { status_code: status, origin_time: skewed(rng, originMs) },
+        },
+      };
+    },
+  },
+  'deno-relay-logs': {
+    rates: [1800, 300, 40, 12],
+    build: ({ rng, project, functions, choose }) => {
+      const { slug, method, medianMs, ids } = choose(functions);
+      const [status, pathname] = [choose(RELAY_STATUSES), `/functions/v1/${slug}`];
+      const url = `https://${project}.supabase.co${pathname}`;
+      // Cold starts give the long tail that the p95/p99 columns of the stats endpoint exist to show.
+      const coldStartMs = rng() < 0.04 ? 200 + Math.floor(rng() * 1500) : 0;
+      return {
+        event_message: `${method} | ${status} | ${url}`,
+        metadata: {
+          project_ref: project,
+          ...ids,
+          execution_time_ms: skewed(rng, medianMs) + coldStartMs,
+          execution_id: uuid(rng),
+          request: { method, url, pathname },
+          response: { status_code: status },
+        },
+      };
+    },
+  },
+  'deno-subhosting-events': {
+    rates: [240, 60, 10, 4],
+    build: ({ project, functions, fill, choose }) => {
+      const [event_type, level, message] = choose(FUNCTION_EVENTS);
+      const metadata = { project_ref: project, ...choose(functions).ids, event_type, level };
+      return { event_message: fill(message), metadata };
+    },
+  },
+  'postgres.logs': {
+    rates: [120, 60, 20, 10],
+    build: ({ project, fill, choose }) => {
+      const [error_severity, user_name, message, query] = choose(POSTGRES_LINES);
+      const parsed = { error_severity, user_name, database_name: 'postgres', query };
+      return { event_message: fill(message), metadata: { host: `db-${project}`, parsed } };
+    },
+  },
+  'gotrue.logs.prod': {
+    rates: [120, 60, 10, 5],
+    build: ({ rng, project, timestamp, choose }) => {
+      const [method, path, status, level, msg] = choose(GOTRUE_LINES);
+      const line = { component: 'api', level, method, msg, path, status, remote_addr: ipAddress(rng) };
+      // GoTrue logs JSON lines; Logflare keeps the line as the message and its fields as metadata.
+      return { event_message: JSON.stringify({ ...line, time: timestamp }), metadata: { project, ...line } };
+    },
+  },
+  'realtime.logs.prod': {
+    rates: [60, 30, 8, 4],
+    build: ({ project, fill, choose }) => {
+      const [level, message] = choose(REALTIME_LINES);
+      return { event_message: fill(message), metadata: { project, level, external_id: project } };
+    },
+  },
+  'storage.logs.prod.2': {
+    rates: [60, 40, 8, 4],
+    build: ({ rng, project, fill, choose }) => {
+      const [method, target, status] = choose(STORAGE_LINES);
+      const [url, level, ip] = [fill(target), status < 400 ? 'info' : 'warning', ipAddress(rng)];
+      return {
+        event_message: `${method} | ${status} | ${ip} | ${uuid(rng)} | ${url} | ${pick(rng, USER_AGENTS)}`,
+        metadata: { project, level, tenantId: project, req: { method, url }, res: { statusCode: status } },
+      };
+    },
+  },
+  'postgREST.logs.prod': {
+    rates: [120, 60, 12, 6],
+    build: ({ project, fill, choose }) => ({
+      event_message: fill(choose(POSTGREST_LINES)),
+      metadata: { project, host: `db-${project}` },
+    }),
+  },
+  'pgbouncer.logs.prod': {
+    rates: [60, 30, 6, 3],
+    build: ({ project, fill, choose }) => ({
+      event_message: fill(choose(PGBOUNCER_LINES)),
+      metadata: { project, host: `db-${project}` },
+    }),
+  },
+};
+
+/**
+ * Demo events for every source of `logSources`, keyed by source name, oldest first, from `days`
+ * before `now` up to `now`. The same options always give the same events.
+ */
+export function generateDemoLogs(options: DemoLogsOptions): Map<string, DemoLogEvent[]> {
+  const { now, days = 3, projects = demoProjects, seed = 1, scale = 1 } = options;
+  const [nowMs, span] = [now.getTime(), days * DAY];
+  const result = new Map<string, DemoLogEvent[]>();
+  for (const source of logSources) {
+    const demo = demoSources[source.name];
+    if (!demo) continue;
+    const events: [us: number, event: DemoLogEvent][] = [];
+    projects.forEach((project, p) => {
+      // One stream per source and project, so that editing one table leaves the other sources alone.
+      const rng = mulberry32(hash(`${seed}/${source.name}/${project}`));
+      const functions = demoFunctions(project);
+      const fill = (template: string) => fillTemplate(template, rng, project);
+      const volume = scale * at(PROJECT_SCALES, p % PROJECT_SCALES.length);
+      let from = 0;
+      AGE_BANDS.forEach((upTo, band) => {
+        const to = Math.min(upTo, span);
+        const count = Math.ceil((at(demo.rates, band) * volume * (to - from)) / HOUR);
+        for (let index = 0; index < count; index++) {
+          const choose = <T>(table: Weighted<T>): T =>
+            index < table.length ? at(table, index)[1] : weighted(rng, table);
+          // Whole microseconds before now, so that no timestamp is later than `now`.
+          const us = nowMs * 1000 - Math.floor(ageInBand(rng, nowMs, from, to) * 1000);
+          const timestamp = isoMicros(us);
+          const context = { rng, project, functions, timestamp, fill, choose };
+          const { event_message, metadata } = demo.build(context);
+          const top = source.hasProject ? { project } : {};
+          events.push([us, { id: uuid(rng), timestamp, event_message, ...top, metadata }]);
+        }
+        from = to;
+      });
+    });
+    const inTimeOrder = events.sort(([a], [b]) => a - b).map(([, event]) => event);
+    result.set(source.name, inTimeOrder);
+  }
+  return result;
+}
+
+/** Function ids depend on the project only, so that they stay the same across seeds and restarts. */
+function demoFunctions(project: string) {
+  return FUNCTIONS.map(([weight, [slug, method, medianMs]]) => {
+    const rng = mulberry32(hash(`${project}/${slug}`));
+    const id = uuid(rng);
+    const ids = { function_id: id, deployment_id: `${project}_${id}_${1 + Math.floor(rng() * 30)}` };
+    return [weight, { slug, method, medianMs, ids }] as const;
+  });
+}
+
+/** Uniform within the band, thinned by a daily cycle (peak 15:00 UTC) beyond the last hour. */
+function ageInBand(rng: Rng, nowMs: number, from: number, to: number): number {
+  for (;;) {
+    const age = from + rng() * (to - from);
+    const hourOfDay = ((nowMs - age) % DAY) / HOUR;
+    if (to <= HOUR || rng() < 0.6 + 0.4 * Math.cos(((hourOfDay - 15) / 24) * 2 * Math.PI)) return age;
+  }
+}
+
+/** Log-normal around `median` (a long right tail), as a positive integer. */
+function skewed(rng: Rng, median: number): number {
+  const normal = Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
+  return Math.max(1, Math.round(median * Math.exp(0.6 * normal)));
+}
+
+function fillTemplate(template: string, rng: Rng, project: string): string {
+  return template
+    .replaceAll('{project}', project)
+    .replace(/\{ip\}/g, () => ipAddress(rng))
+    .replace(/\{n\}/g, () => String(1 + Math.floor(rng() * 999)));
+}
+
+/** From the documentation ranges of RFC 5737: realistic, and nobody's real address. */
+function ipAddress(rng: Rng): string {
+  return `${pick(rng, ['192.0.2', '198.51.100', '203.0.113'])}.${1 + Math.floor(rng() * 254)}`;
+}
+
+function isoMicros(us: number): string {
+  const millis = new Date(Math.floor(us / 1000)).toISOString().slice(0, -1);
+  return `${millis}${String(us % 1000).padStart(3, '0')}Z`;
+}
+
+/** Shaped like a version 4 UUID. */
+function uuid(rng: Rng): string {
+  const [h, variant] = [randomHex(rng, 16), '89ab'.charAt(Math.floor(rng() * 4))];
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20)}`;
+}
+
+const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
+function randomHex(rng: Rng, bytes: number): string {
+  let hex = '';
+  for (let i = 0; i < bytes; i++) hex += at(HEX_BYTES, Math.floor(rng() * 256));
+  return hex;
+}
+
+/** A weighted table from `{ value: weight }`; numeric keys come back as numbers. */
+function weights<K extends string | number>(table: Record<K, number>): Weighted<K> {
+  return Object.entries<number>(table).map(([key, weight]) => [
+    weight,
+    (/^\d+$/.test(key) ? Number(key) : key) as K,
+  ]);
+}
+
+function weighted<T>(rng: Rng, table: Weighted<T>): T {
+  let r = rng() * table.reduce((sum, [weight]) => sum + weight, 0);
+  for (const [weight, value] of table) {
+    r -= weight;
+    if (r < 0) return value;
+  }
+  return at(table, table.length - 1)[1];
+}
+
+function pick<T>(rng: Rng, items: readonly T[]): T {
+  return at(items, Math.floor(rng() * items.length));
+}
+
+function at<T>(items: readonly T[], index: number): T {
+  return items[index] as T;
+}
+
+/** FNV-1a, to seed one PRNG stream per source and project. */
+function hash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** mulberry32: a tiny, fast 32-bit PRNG; plenty for demo data, no dependency. */
+function mulberry32(seed: number): Rng {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
