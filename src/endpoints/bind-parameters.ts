@@ -59,7 +59,7 @@ function checkValue(parameter: ParameterContract, value: string): void {
 // The forms both engines read the same way: a date, or a date and time to at most microseconds,
 // with an optional `Z` or `±hh:mm` offset (none means UTC).
 const isoTimestamp =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(?:Z|[+-](\d{2}):?(\d{2}))?)?$/i;
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(?:Z|[+-](\d{2}):(\d{2}))?)?$/;
 
 /** Whether `value` is an ISO 8601 timestamp of a real calendar day and time of day. */
 export function isIsoTimestamp(value: string): boolean {

@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { QuerygateError } from '../errors.js';
+import { parseEventTimestamp } from './event-timestamp.js';
+import type { LogSource } from './sources.js';
+
+/**
+ * One incoming log event checked and split into its columns, before it meets the table's
+ * current schema. Validation needs nothing from the database, so a request is refused whole
+ * before any of it is queued for writing.
+ */
+export interface LogEvent {
+  readonly id: string;
+  /** Microseconds since the Unix epoch, UTC. */
+  readonly timestamp: bigint;
+  readonly eventMessage: string;
+  /** Null where the event has none or the source has no `project` column. */
+  readonly project: string | null;
+  readonly metadata: Readonly<Record<string, unknown>> | null;
+  /** Top-level fields without a column (e.g. `level`), kept for `_extra` under their own names. */
+  readonly extra: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * How deep an event may nest objects and arrays. Deeper events are refused rather than risk the
+ * recursive walks (and DuckDB's nested types) running out of stack; real logs stay far below.
+ */
+export const maxEventDepth = 32;
+
+const columnFields = new Set(['id', 'timestamp', 'event_message', 'project', 'metadata']);
+
+/**
+ * Checks event number `index` of a request and splits it into columns. Accepts Logflare's
+ * `message` where `event_message` is absent. Throws BAD_REQUEST naming the event and field.
+ */
+export function toLogEvent(event: unknown, index: number, source: LogSource, nowMicros: bigint): LogEvent {
+  const refuse = (reason: string) =>
+    new QuerygateError('BAD_REQUEST', `event ${index}: ${reason}`, { details: { index, reason } });
+  if (typeof event !== 'object' || event === null || Array.isArray(event)) {
+    throw refuse('must be a JSON object');
+  }
+  if (nestsDeeperThan(event, maxEventDepth)) {
+    throw refuse(`nests objects and arrays deeper than ${maxEventDepth} levels`);
+  }
+  const fields = event as Record<string, unknown>;
+  const messageField =
+    fields.event_message === undefined || fields.event_message === null ? 'message' : 'event_message';
+  const eventMessage = fields[messageField];
+  if (eventMessage === undefined || eventMessage === null) {
+    throw refuse('event_message is required (a string; Logflare\'s "message" is accepted too)');
+  }
+  if (typeof eventMessage !== 'string') throw refuse(`${messageField} must be a string`);
+
+  const { id, timestamp, project, metadata } = fields;
+  if (id !== undefined && id !== null && (typeof id !== 'string' || id === '')) {
+    throw refuse('id must be a non-empty string');
+  }
+  let micros = nowMicros;
+  if (timestamp !== undefined && timestamp !== null) {
+    const parsed =
+      typeof timestamp === 'string' || typeof timestamp === 'number'
+        ? parseEventTimestamp(timestamp)
+        : undefined;
+    if (parsed === undefined) {
+      throw refuse(
+        `timestamp ${preview(timestamp)} is neither ISO 8601 (e.g. 2024-05-01T12:00:00.123456Z) ` +
+          'nor a Unix time in seconds, milliseconds or microseconds',
+      );
+    }
+    micros = parsed;
+  }
+  if (source.hasProject && project !== undefined && project !== null && typeof project !== 'string') {
+    throw refuse('project must be a string');
+  }
+  if (
+    metadata !== undefined &&
+    metadata !== null &&
+    (typeof metadata !== 'object' || Array.isArray(metadata))
+  ) {
+    throw refuse('metadata must be a JSON object');
+  }
+
+  const extra: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === null || value === undefined || key === messageField) continue;
+    if (columnFields.has(key) && (key !== 'project' || source.hasProject)) continue;
+    // Plain assignment of "__proto__" would set the prototype instead of keeping the field.
+    if (key === '__proto__') Object.defineProperty(extra, key, { value, enumerable: true, writable: true });
+    else extra[key] = value;
+  }
+  return {
+    id: typeof id === 'string' ? id : randomUUID(),
+    timestamp: micros,
+    eventMessage,
+    project: source.hasProject && typeof project === 'string' ? project : null,
+    metadata: (metadata as Record<string, unknown> | null | undefined) ?? null,
+    extra,
+  };
+}
+
+/** Whether `value` nests deeper than `levels`; stops looking there, so it never recurses deeper. */
+function nestsDeeperThan(value: unknown, levels: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (levels === 0) return true;
+  const children: unknown[] = Array.isArray(value) ? value : Object.values(value);
+  for (const child of children) {
+    if (typeof child === 'object' && child !== null && nestsDeeperThan(child, levels - 1)) return true;
+  }
+  return false;
+}
+
+/** A value as it appears in an error message, cut short so a huge value cannot flood the log. */
+function preview(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}

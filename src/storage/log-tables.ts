@@ -1,0 +1,97 @@
+import { type DuckDBConnection, type DuckDBType, DuckDBTypeId } from '@duckdb/node-api';
+import { duckdbType, type FieldType, isStructType, quoteIdent, type StructType } from './field-type.js';
+import { addFieldStatement, fieldAdditions, withMissingFields } from './schema-evolution.js';
+import { type LogSource, logSources } from './sources.js';
+
+/**
+ * The embedded log store: one table per source, named exactly as the source (so the saved SQL's
+ * `cloudflare.logs.prod` is the table `"cloudflare.logs.prod"`). `timestamp` is a plain
+ * TIMESTAMP holding UTC with microseconds, like BigQuery's TIMESTAMP; `_extra` keeps, as JSON
+ * keyed by path, the values that conflicted with their column's type, so nothing sent is lost.
+ */
+
+/** The column holding values that did not fit their field's type. */
+export const extraColumn = '_extra';
+
+/** The columns of a source's table, in order, with their DuckDB types. */
+export function logTableColumns(
+  source: LogSource,
+  metadata: StructType = source.metadata,
+): [string, string][] {
+  return [
+    ['id', 'VARCHAR'],
+    ['timestamp', 'TIMESTAMP'],
+    ['event_message', 'VARCHAR'],
+    ...(source.hasProject ? ([['project', 'VARCHAR']] as [string, string][]) : []),
+    ['metadata', duckdbType(metadata)],
+    [extraColumn, 'JSON'],
+  ];
+}
+
+export function createLogTableStatement(source: LogSource): string {
+  const columns = logTableColumns(source).map(([name, type]) => `${quoteIdent(name)} ${type}`);
+  return `CREATE TABLE IF NOT EXISTS ${quoteIdent(source.name)} (${columns.join(', ')})`;
+}
+
+/**
+ * Creates the table of every source that lacks one, adds seed fields a table made by an older
+ * version lacks, and returns each table's current `metadata` type as read back from DuckDB, so
+ * evolution continues from what earlier runs added. Throws if a table's columns are not ours.
+ */
+export async function ensureLogTables(connection: DuckDBConnection): Promise<Map<string, StructType>> {
+  const types = new Map<string, StructType>();
+  for (const source of logSources) {
+    await connection.run(createLogTableStatement(source));
+    const stored = await readMetadataType(connection, source);
+    const wanted = withMissingFields(stored, source.metadata);
+    for (const addition of fieldAdditions(stored, wanted)) {
+      await connection.run(addFieldStatement(source.name, 'metadata', addition));
+    }
+    types.set(source.name, wanted);
+  }
+  return types;
+}
+
+async function readMetadataType(connection: DuckDBConnection, source: LogSource): Promise<StructType> {
+  const result = await connection.run(`SELECT * FROM ${quoteIdent(source.name)} LIMIT 0`);
+  const names = result.columnNames();
+  const expected = logTableColumns(source).map(([name]) => name);
+  if (names.join(',') !== expected.join(',')) {
+    throw new Error(
+      `Table ${quoteIdent(source.name)} has columns (${names.join(', ')}); querygate expects (${expected.join(', ')})`,
+    );
+  }
+  const metadata = toFieldType(result.columnType(names.indexOf('metadata')), 'metadata', source);
+  if (!isStructType(metadata))
+    throw new Error(`Column metadata of ${quoteIdent(source.name)} is not a STRUCT`);
+  return metadata;
+}
+
+/** The FieldType of a DuckDB type, for the types schema evolution creates; anything else is refused. */
+export function toFieldType(type: DuckDBType, path: string, source: LogSource): FieldType {
+  switch (type.typeId) {
+    case DuckDBTypeId.VARCHAR:
+      return 'VARCHAR';
+    case DuckDBTypeId.BIGINT:
+      return 'BIGINT';
+    case DuckDBTypeId.DOUBLE:
+      return 'DOUBLE';
+    case DuckDBTypeId.BOOLEAN:
+      return 'BOOLEAN';
+    case DuckDBTypeId.LIST:
+      return { list: toFieldType(type.valueType, `${path}[]`, source) };
+    case DuckDBTypeId.STRUCT:
+      return {
+        struct: Object.fromEntries(
+          type.entryNames.map((name, i) => [
+            name,
+            toFieldType(type.entryTypes[i] as DuckDBType, `${path}.${name}`, source),
+          ]),
+        ),
+      };
+    default:
+      throw new Error(
+        `Field ${path} of ${quoteIdent(source.name)} has type ${type.toString()}, which querygate does not write`,
+      );
+  }
+}

@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { QuerygateError } from '../errors.js';
+import type { Database } from './database.js';
+import type { StructType } from './field-type.js';
+import { insertFromNdjsonStatement, recordLine, type StoredRecord } from './log-batch.js';
+import { type LogEvent, toLogEvent } from './log-event.js';
+import { ensureLogTables } from './log-tables.js';
+import {
+  addFieldStatement,
+  changeColumnTypeStatement,
+  fieldAdditions,
+  reconcileMetadata,
+} from './schema-evolution.js';
+import { findLogSource, type LogSource, logSources } from './sources.js';
+
+export interface LogWriterOptions {
+  /**
+   * Where batch files wait for DuckDB to read them; they are removed after every batch.
+   * @default the database file's directory, or `os.tmpdir()` for `:memory:`
+   */
+  readonly tempDir?: string;
+  /** The clock that stamps events sent without a timestamp. @default () => new Date() */
+  readonly now?: () => Date;
+}
+
+export interface LogWriter {
+  /** Creates missing tables and reads their schemas; the first write does it if nobody did. */
+  ready(): Promise<void>;
+  /**
+   * Stores the events of one request, all or nothing. When it resolves the records are
+   * committed to DuckDB's write-ahead log (they survive a crash) and visible to the next query.
+   * Throws BAD_PARAMETER for an unknown source and BAD_REQUEST naming the first bad event.
+   */
+  write(sourceName: string, events: readonly unknown[]): Promise<{ ingested: number }>;
+  /** Lets queued writes finish, then closes the writer's connection. */
+  close(): Promise<void>;
+}
+
+/**
+ * The one writer of a database's log tables. Writes and schema changes run one at a time on a
+ * single connection, so a batch's ALTERs and INSERT share one transaction and the schema the
+ * writer has in memory is always the one committed. Use one writer per database.
+ */
+export function createLogWriter(db: Database, options: LogWriterOptions = {}): LogWriter {
+  const now = options.now ?? (() => new Date());
+  const inMemory = db.path === ':memory:';
+  const tempDir = options.tempDir ?? (inMemory ? tmpdir() : dirname(db.path));
+  const tempPrefix = inMemory ? 'querygate-ingest-' : `${basename(db.path)}.ingest-`;
+  let queue: Promise<unknown> = Promise.resolve();
+  let closed = false;
+  let opened: Promise<{ connection: DuckDBConnection; types: Map<string, StructType> }> | undefined;
+
+  const open = () => {
+    opened ??= (async () => {
+      // Left behind only if a process died mid-batch: the file lock makes this writer the only one.
+      if (!inMemory && options.tempDir === undefined) await removeLeftoverBatches(tempDir, tempPrefix);
+      const connection = await db.connect();
+      return { connection, types: await ensureLogTables(connection) };
+    })();
+    return opened;
+  };
+
+  const enqueue = <T>(task: () => Promise<T>): Promise<T> => {
+    const result = queue.then(task);
+    queue = result.catch(() => undefined);
+    return result;
+  };
+
+  const store = async (source: LogSource, events: readonly LogEvent[]) => {
+    const { connection, types } = await open();
+    const before = types.get(source.name) as StructType;
+    let type = before;
+    const lines = events.map((event) => {
+      const fitted = reconcileMetadata(event.metadata, type);
+      type = fitted.type;
+      const record: StoredRecord = {
+        event,
+        metadata: fitted.value,
+        extra: { ...event.extra, ...fitted.extra },
+      };
+      return recordLine(record, source);
+    });
+    const file = join(tempDir, `${tempPrefix}${randomUUID()}.ndjson`);
+    try {
+      await writeFile(file, `${lines.join('\n')}\n`);
+      const longestLine = lines.reduce((longest, line) => Math.max(longest, Buffer.byteLength(line)), 0);
+      await connection.run('BEGIN TRANSACTION');
+      try {
+        const additions = fieldAdditions(before, type);
+        if (additions.length === 1 && additions[0]) {
+          await connection.run(addFieldStatement(source.name, 'metadata', additions[0]));
+        } else if (additions.length > 1) {
+          await connection.run(changeColumnTypeStatement(source.name, 'metadata', type));
+        }
+        await connection.run(insertFromNdjsonStatement(source, type, file, longestLine));
+        await connection.run('COMMIT');
+      } catch (error) {
+        // After a failed COMMIT DuckDB has already rolled back; the second rollback's error is noise.
+        await connection.run('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+      types.set(source.name, type);
+    } finally {
+      await rm(file, { force: true });
+    }
+    return { ingested: events.length };
+  };
+
+  return {
+    ready: async () => {
+      await enqueue(open);
+    },
+    write: async (sourceName, events) => {
+      if (closed) throw new QuerygateError('NOT_READY', 'The log writer is closed');
+      const source = findLogSource(sourceName);
+      if (!source) {
+        const valid = logSources.map((s) => s.name).join(', ');
+        throw new QuerygateError(
+          'BAD_PARAMETER',
+          `Parameter 'source_name' names no log source: '${sourceName}'. Valid sources: ${valid}`,
+          { details: { parameter: 'source_name' } },
+        );
+      }
+      if (!Array.isArray(events)) throw new QuerygateError('BAD_REQUEST', 'Events must be an array');
+      // One instant for every event of the request that has no timestamp of its own.
+      const nowMicros = BigInt(now().getTime()) * 1000n;
+      const checked = events.map((event, index) => toLogEvent(event, index, source, nowMicros));
+      if (checked.length === 0) return { ingested: 0 };
+      return enqueue(() => store(source, checked));
+    },
+    close: async () => {
+      closed = true;
+      await queue;
+      if (opened) (await opened.catch(() => undefined))?.connection.closeSync();
+    },
+  };
+}
+
+async function removeLeftoverBatches(dir: string, prefix: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  await Promise.all(
+    names
+      .filter((name) => name.startsWith(prefix) && name.endsWith('.ndjson'))
+      .map((name) => rm(join(dir, name), { force: true })),
+  );
+}

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { parseEventTimestamp } from '../../src/storage/event-timestamp.js';
+
+// 2024-05-01T12:34:56Z in milliseconds, from the calendar rather than from the code under test.
+const baseMs = Date.UTC(2024, 4, 1, 12, 34, 56);
+const micros = (ms: number, extraMicros = 0) => BigInt(ms) * 1000n + BigInt(extraMicros);
+
+describe('parseEventTimestamp', () => {
+  it('reads ISO 8601 in UTC with microseconds', () => {
+    expect(parseEventTimestamp('2024-05-01T12:34:56.789012Z')).toBe(micros(baseMs, 789012));
+  });
+
+  it('converts a positive and a negative offset to UTC', () => {
+    expect(parseEventTimestamp('2024-05-01T14:34:56.5+02:00')).toBe(micros(baseMs, 500000));
+    expect(parseEventTimestamp('2024-05-01T07:04:56-0530')).toBe(micros(baseMs));
+  });
+
+  it('reads a timestamp without an offset as UTC and a space for the T', () => {
+    expect(parseEventTimestamp('2024-05-01 12:34:56')).toBe(micros(baseMs));
+  });
+
+  it('truncates nanoseconds to microseconds', () => {
+    expect(parseEventTimestamp('2024-05-01T12:34:56.123456789Z')).toBe(micros(baseMs, 123456));
+  });
+
+  it('tells seconds, milliseconds and microseconds apart by magnitude', () => {
+    expect(parseEventTimestamp(baseMs / 1000)).toBe(micros(baseMs));
+    expect(parseEventTimestamp(baseMs + 789)).toBe(micros(baseMs + 789));
+    expect(parseEventTimestamp(baseMs * 1000 + 789012)).toBe(micros(baseMs, 789012));
+    expect(parseEventTimestamp(String(baseMs / 1000))).toBe(micros(baseMs));
+  });
+
+  it('reads years before 100 without moving them to the 1900s', () => {
+    expect(parseEventTimestamp('0042-01-01T00:00:00Z')).toBe(
+      BigInt(new Date('0042-01-01T00:00:00Z').getTime()) * 1000n,
+    );
+  });
+
+  it('refuses impossible dates, bad offsets and other text', () => {
+    for (const text of [
+      '2024-02-30T00:00:00Z',
+      '2024-13-01T00:00:00Z',
+      '2024-05-01T24:00:00Z',
+      '2024-05-01T00:00:00+25:00',
+      'yesterday',
+      '2024-05-01',
+      '',
+    ]) {
+      expect(parseEventTimestamp(text), text).toBeUndefined();
+    }
+  });
+
+  it('refuses numbers too large for microseconds and non-finite numbers', () => {
+    expect(parseEventTimestamp(1e18)).toBeUndefined();
+    expect(parseEventTimestamp(Number.NaN)).toBeUndefined();
+  });
+});

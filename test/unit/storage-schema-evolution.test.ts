@@ -1,0 +1,194 @@
+import { describe, expect, it } from 'vitest';
+import type { StructType } from '../../src/storage/field-type.js';
+import {
+  addFieldStatement,
+  fieldAdditions,
+  inferFieldType,
+  reconcileMetadata,
+  widenType,
+  withMissingFields,
+} from '../../src/storage/schema-evolution.js';
+
+const edge: StructType = {
+  struct: {
+    request: { struct: { url: 'VARCHAR', method: 'VARCHAR' } },
+    response: { struct: { status_code: 'BIGINT', origin_time: 'BIGINT' } },
+    latency: 'DOUBLE',
+    timings: { list: { struct: { name: 'VARCHAR', ms: 'DOUBLE' } } },
+  },
+};
+
+describe('inferFieldType', () => {
+  it('maps JSON scalars to BIGINT, DOUBLE, VARCHAR and BOOLEAN', () => {
+    expect(inferFieldType(42)).toBe('BIGINT');
+    expect(inferFieldType(-7)).toBe('BIGINT');
+    expect(inferFieldType(4.5)).toBe('DOUBLE');
+    expect(inferFieldType(1e300)).toBe('DOUBLE');
+    expect(inferFieldType('x')).toBe('VARCHAR');
+    expect(inferFieldType(false)).toBe('BOOLEAN');
+  });
+
+  it('infers nothing from null, empty objects, empty arrays and objects of nulls', () => {
+    expect(inferFieldType(null)).toBeUndefined();
+    expect(inferFieldType({})).toBeUndefined();
+    expect(inferFieldType([])).toBeUndefined();
+    expect(inferFieldType({ a: null, b: [] })).toBeUndefined();
+  });
+
+  it('infers a struct from an object, skipping fields that hold only null', () => {
+    expect(inferFieldType({ a: 1, b: { c: 'x', d: null } })).toEqual({
+      struct: { a: 'BIGINT', b: { struct: { c: 'VARCHAR' } } },
+    });
+  });
+
+  it('infers a list of the merged element type: integers with fractions make DOUBLE', () => {
+    expect(inferFieldType([1, 2, 3])).toEqual({ list: 'BIGINT' });
+    expect(inferFieldType([1, 2.5, null])).toEqual({ list: 'DOUBLE' });
+  });
+
+  it('infers a list of structs holding the union of the elements fields', () => {
+    expect(inferFieldType([{ a: 1 }, { b: 'x' }, { a: 2, c: true }])).toEqual({
+      list: { struct: { a: 'BIGINT', b: 'VARCHAR', c: 'BOOLEAN' } },
+    });
+  });
+
+  it('keeps the first type when array elements cannot share one', () => {
+    expect(inferFieldType(['x', 1])).toEqual({ list: 'VARCHAR' });
+    expect(widenType('BIGINT', { struct: { a: 'VARCHAR' } })).toBe('BIGINT');
+  });
+});
+
+describe('reconcileMetadata', () => {
+  it('returns the same type and no extra when every value fits', () => {
+    const value = { request: { url: '/a', method: 'GET' }, response: { status_code: 200 }, latency: 3 };
+    const result = reconcileMetadata(value, edge);
+    expect(result.type).toBe(edge);
+    expect(result.extra).toEqual({});
+    expect(result.value).toEqual(value);
+  });
+
+  it('adds new nested fields to the type and reports each at its shallowest missing level', () => {
+    const result = reconcileMetadata(
+      {
+        request: { url: '/a', referer: 'https://x' },
+        cache: { hit: true, age: 30 },
+        timings: [{ name: 'db', rows: 2 }],
+      },
+      edge,
+    );
+    expect(result.extra).toEqual({});
+    expect(fieldAdditions(edge, result.type)).toEqual([
+      { path: ['request', 'referer'], type: 'VARCHAR' },
+      { path: ['timings', 'element', 'rows'], type: 'BIGINT' },
+      { path: ['cache'], type: { struct: { hit: 'BOOLEAN', age: 'BIGINT' } } },
+    ]);
+    expect(result.value).toEqual({
+      request: { url: '/a', referer: 'https://x' },
+      cache: { hit: true, age: 30 },
+      timings: [{ name: 'db', rows: 2 }],
+    });
+  });
+
+  it('moves a string sent into a BIGINT field to extra by path and stores NULL', () => {
+    const result = reconcileMetadata({ response: { status_code: 'abc', origin_time: 5 } }, edge);
+    expect(result.extra).toEqual({ 'metadata.response.status_code': 'abc' });
+    expect(result.value).toEqual({ response: { status_code: null, origin_time: 5 } });
+    expect(result.type).toBe(edge);
+  });
+
+  it('moves an object sent into a VARCHAR field and a fraction sent into a BIGINT field to extra', () => {
+    const result = reconcileMetadata(
+      { request: { url: { full: '/a' } }, response: { origin_time: 1.5 } },
+      edge,
+    );
+    expect(result.extra).toEqual({
+      'metadata.request.url': { full: '/a' },
+      'metadata.response.origin_time': 1.5,
+    });
+  });
+
+  it('accepts an integer into a DOUBLE field', () => {
+    const result = reconcileMetadata({ latency: 3, timings: [{ ms: 2 }] }, edge);
+    expect(result.extra).toEqual({});
+    expect(result.value).toEqual({ latency: 3, timings: [{ ms: 2 }] });
+  });
+
+  it('moves a conflicting list element to extra by index and keeps the others in place', () => {
+    const result = reconcileMetadata({ timings: [{ name: 'a' }, 'oops', { name: 'b', ms: 'slow' }] }, edge);
+    expect(result.extra).toEqual({ 'metadata.timings[1]': 'oops', 'metadata.timings[2].ms': 'slow' });
+    expect(result.value).toEqual({ timings: [{ name: 'a' }, null, { name: 'b', ms: null }] });
+  });
+
+  it('moves a list sent into a struct field, and a struct sent into a list field, to extra', () => {
+    const result = reconcileMetadata({ request: ['x'], timings: { name: 'a' } }, edge);
+    expect(result.extra).toEqual({ 'metadata.request': ['x'], 'metadata.timings': { name: 'a' } });
+  });
+
+  it('stores a key spelled in another case under the existing field, as DuckDB names are case-insensitive', () => {
+    const result = reconcileMetadata({ Request: { URL: '/a' } }, edge);
+    expect(result.type).toBe(edge);
+    expect(result.value).toEqual({ request: { url: '/a' } });
+  });
+
+  it('moves the second spelling of one name to extra rather than add a duplicate field', () => {
+    const result = reconcileMetadata({ region: 'eu', Region: 'us' }, edge);
+    expect(fieldAdditions(edge, result.type)).toEqual([{ path: ['region'], type: 'VARCHAR' }]);
+    expect(result.extra).toEqual({ 'metadata.Region': 'us' });
+  });
+
+  it('moves a value under an empty key or a key holding NUL to extra', () => {
+    const result = reconcileMetadata({ '': 1, 'a\u0000b': 2 }, edge);
+    expect(result.extra).toEqual({ 'metadata.': 1, 'metadata.a\u0000b': 2 });
+    expect(result.type).toBe(edge);
+  });
+
+  it('adds no field for a new key that holds only null', () => {
+    const result = reconcileMetadata({ later: null }, edge);
+    expect(result.type).toBe(edge);
+    expect(result.value).toEqual({});
+  });
+
+  it('keeps names such as __proto__ and constructor as ordinary fields', () => {
+    const metadata = JSON.parse('{"__proto__": {"x": 1}, "constructor": "c"}') as Record<string, unknown>;
+    const result = reconcileMetadata(metadata, edge);
+    expect(fieldAdditions(edge, result.type)).toEqual([
+      { path: ['__proto__'], type: { struct: { x: 'BIGINT' } } },
+      { path: ['constructor'], type: 'VARCHAR' },
+    ]);
+    expect(Object.getPrototypeOf(result.value)).toBe(Object.prototype);
+    expect(JSON.stringify(result.value)).toBe('{"__proto__":{"x":1},"constructor":"c"}');
+  });
+
+  it('returns NULL metadata for a missing metadata object', () => {
+    expect(reconcileMetadata(null, edge)).toEqual({ value: null, type: edge, extra: {} });
+  });
+});
+
+describe('withMissingFields', () => {
+  it('adds the seed fields a stored type lacks and keeps the stored type of the others', () => {
+    const stored: StructType = {
+      struct: { request: { struct: { url: 'VARCHAR', extra: 'BIGINT' } }, latency: 'BIGINT' },
+    };
+    const merged = withMissingFields(stored, edge);
+    expect(merged.struct.latency).toBe('BIGINT');
+    expect(fieldAdditions(stored, merged)).toEqual([
+      { path: ['request', 'method'], type: 'VARCHAR' },
+      { path: ['response'], type: edge.struct.response },
+      { path: ['timings'], type: edge.struct.timings },
+    ]);
+    expect(withMissingFields(edge, edge)).toBe(edge);
+  });
+});
+
+describe('addFieldStatement', () => {
+  it('spells a nested field addition with quoted names, through lists by element', () => {
+    expect(
+      addFieldStatement('cloudflare.logs.prod', 'metadata', {
+        path: ['timings', 'element', 'say "hi"'],
+        type: 'VARCHAR',
+      }),
+    ).toBe(
+      'ALTER TABLE "cloudflare.logs.prod" ADD COLUMN "metadata"."timings"."element"."say ""hi""" VARCHAR',
+    );
+  });
+});
