@@ -44,15 +44,22 @@ function checkValue(parameter: ParameterContract, value: string): void {
       `must be an ISO 8601 timestamp such as 2024-01-31T12:00:00Z or 2024-01-31T14:00:00+02:00 (got '${value}')`,
     );
   }
-  if (parameter.format === 're2') {
-    try {
-      RE2JS.compile(value);
-    } catch (error) {
-      throw badParameter(
-        parameter.name,
-        `is not a valid RE2 regular expression: ${(error as Error).message}`,
-      );
-    }
+  if (parameter.format === 're2') checkRe2(parameter.name, value);
+}
+
+/**
+ * Checks a pattern in the RE2 syntax both engines run. RE2JS follows current RE2, which also reads
+ * `(?<name>...)`; DuckDB's bundled RE2 predates that form, so it is refused here with the spelling
+ * every RE2 reads, rather than failing later inside the engine.
+ */
+function checkRe2(name: string, pattern: string): void {
+  try {
+    RE2JS.compile(pattern);
+  } catch (error) {
+    throw badParameter(name, `is not a valid RE2 regular expression: ${(error as Error).message}`);
+  }
+  if (/\(\?<[^=!]/.test(pattern)) {
+    throw badParameter(name, 'writes a named group as (?<name>...); write it as (?P<name>...)');
   }
 }
 
@@ -68,7 +75,9 @@ export function isIsoTimestamp(value: string): boolean {
   const [year, month, day, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = match
     .slice(1)
     .map((part) => (part === undefined ? undefined : Number(part)));
-  const date = new Date(Date.UTC(year as number, (month as number) - 1, day as number));
+  // setUTCFullYear, unlike Date.UTC, keeps the years 0-99 as they are.
+  const date = new Date(0);
+  date.setUTCFullYear(year as number, (month as number) - 1, day as number);
   return (
     date.getUTCFullYear() === year &&
     date.getUTCMonth() === (month as number) - 1 &&

@@ -69,6 +69,7 @@ describe('parameter contracts', () => {
     ['project=p&tier=FREE&start=yesterday', 'start', /ISO 8601/],
     ['project=p&tier=FREE&pattern=(', 'pattern', /RE2/],
     ['project=p&tier=FREE&pattern=(%3F%3Da)', 'pattern', /RE2/],
+    ['project=p&tier=FREE&pattern=(%3F<ref>a)', 'pattern', /\(\?P<name>/],
     ['project=a&project=b&tier=FREE', 'project', /more than once/],
     [`project=${'x'.repeat(maxParameterLength + 1)}&tier=FREE`, 'project', /longer than/],
   ])('refuses %s with a 400 naming %s', (query, parameter, message) => {
@@ -88,6 +89,7 @@ describe('ISO 8601 timestamps', () => {
     '2026-01-31 12:00:00',
     '2026-01-31T12:00:00.123456+02:00',
     '2024-02-29T23:59:59-11:30',
+    '0001-01-01T00:00:00Z',
   ])('accepts %s', (value) => {
     expect(isIsoTimestamp(value)).toBe(true);
   });
