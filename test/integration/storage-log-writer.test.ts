@@ -256,6 +256,23 @@ describe('log writer', () => {
     expect(reader.getRowObjectsJS()).toEqual([{ n: 8, f7: 7 }]);
   });
 
+  it('commits concurrent requests together, each answered with its own count, a bad one alone refused', async () => {
+    const sizes = [3, 50, 1, 20, 7];
+    const good = sizes.map((size, request) =>
+      writer.write(
+        source,
+        Array.from({ length: size }, (_, i) => ({ event_message: `grouped ${request}-${i}`, metadata: { seq: i } })),
+      ),
+    );
+    const bad = writer.write(source, [{ event_message: 'grouped bad-0' }, { event_message: 42 }]);
+    expect(await Promise.all(good)).toEqual(sizes.map((size) => ({ ingested: size })));
+    expect(isQuerygateError(await failureOf(bad))).toBe(true);
+    const reader = await connection.runAndReadAll(
+      `SELECT count(*)::INTEGER AS n, count(*) FILTER (WHERE starts_with(event_message, 'grouped bad'))::INTEGER AS bad FROM "${source}" WHERE starts_with(event_message, 'grouped ')`,
+    );
+    expect(reader.getRowObjectsJS()).toEqual([{ n: sizes.reduce((sum, size) => sum + size, 0), bad: 0 }]);
+  });
+
   it('leaves no batch files behind', async () => {
     const names = await readdir(dir);
     expect(names.filter((name) => name.endsWith('.ndjson'))).toEqual([]);
