@@ -1,6 +1,11 @@
+import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // graphql ships CommonJS (`main`) and ESM (`module`) builds. Node, and so every dependency
+  // (Pothos, yoga, graphql-scalars), loads the CommonJS one; Vite would give our own modules the
+  // ESM one, and two copies of graphql refuse each other's types ("from another module or realm").
+  resolve: { alias: [{ find: /^graphql$/, replacement: createRequire(import.meta.url).resolve('graphql') }] },
   test: {
     include: ['test/**/*.test.ts'],
     // Integration tests start servers and DuckDB files; two workers match the two cores.

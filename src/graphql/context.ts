@@ -1,0 +1,77 @@
+import DataLoader from 'dataloader';
+import type { Endpoint, EndpointRegistry } from '../endpoints/registry.js';
+import type { ParameterValues } from '../engines/query-engine.js';
+import { QuerygateError } from '../errors.js';
+import { canonicalKey } from '../resolve/canonical-key.js';
+import type { ResolvedResult, Resolver } from '../resolve/resolver.js';
+
+/** What every resolver of one GraphQL operation sees. */
+export interface GraphQLContext {
+  readonly registry: EndpointRegistry;
+  /**
+   * Runs an endpoint with bound parameters through the resolver layer. Within one operation the
+   * same endpoint and parameters (e.g. two aliases of one field) run once.
+   */
+  readonly loadEndpoint: (endpoint: Endpoint, params: ParameterValues) => Promise<ResolvedResult>;
+}
+
+interface EndpointCall {
+  readonly endpoint: Endpoint;
+  readonly params: ParameterValues;
+}
+
+export interface GraphQLContextOptions {
+  readonly registry: EndpointRegistry;
+  readonly resolver: Resolver;
+  /** The operation's request; when the client goes away its runs may be abandoned. */
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * Distinct endpoint calls one operation may make. Aliases let one request ask for many runs;
+   * a REST request is one. @default 16
+   */
+  readonly maxCallsPerOperation?: number;
+}
+
+export const defaultMaxCallsPerOperation = 16;
+
+/** A fresh context (and DataLoader) per operation, so deduplication never outlives a request. */
+export function createGraphQLContext(options: GraphQLContextOptions): GraphQLContext {
+  const { resolver, signal } = options;
+  // Not a batch in the SQL sense: every distinct call is its own run. The loader's cache is
+  // what matters here: it keys calls by the resolver layer's canonical key.
+  const loader = new DataLoader<EndpointCall, ResolvedResult, string>(
+    (calls) =>
+      Promise.all(
+        calls.map((call) =>
+          resolver.resolve(call.endpoint, call.params, signal ? { signal } : {}).catch(asError),
+        ),
+      ),
+    { cacheKeyFn: (call) => canonicalKey(call.endpoint, call.params) },
+  );
+  const maxCalls = options.maxCallsPerOperation ?? defaultMaxCallsPerOperation;
+  const distinct = new Set<string>();
+  return {
+    registry: options.registry,
+    loadEndpoint: (endpoint, params) => {
+      const call = { endpoint, params };
+      distinct.add(canonicalKey(endpoint, params));
+      if (distinct.size > maxCalls) {
+        return Promise.reject(
+          new QuerygateError(
+            'BAD_REQUEST',
+            `An operation may run at most ${maxCalls} distinct endpoint calls`,
+            {
+              details: { maxCallsPerOperation: maxCalls },
+            },
+          ),
+        );
+      }
+      return loader.load(call);
+    },
+  };
+}
+
+/** DataLoader tells failures from results by `instanceof Error`. */
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}

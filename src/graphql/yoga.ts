@@ -1,0 +1,107 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { GraphQLError } from 'graphql';
+import { createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
+import type { Logger } from 'pino';
+import type { EndpointRegistry } from '../endpoints/registry.js';
+import { isQuerygateError, QuerygateError } from '../errors.js';
+import type { Resolver } from '../resolve/resolver.js';
+import { createGraphQLContext, type GraphQLContext } from './context.js';
+import { createGraphiQLPage } from './graphiql-page.js';
+import { schema } from './schema.js';
+import { useErrorCodes } from './use-error-codes.js';
+
+export const graphqlPath = '/graphql';
+
+export interface GraphQLFaceOptions {
+  readonly registry: EndpointRegistry;
+  readonly resolver: Resolver;
+  readonly logger: Logger;
+}
+
+type ServerContext = { req?: IncomingMessage; res?: ServerResponse };
+
+/**
+ * The GraphQL face as a yoga server (usable in-process through `yoga.fetch`). Every field goes
+ * through the registry and the resolver layer like REST does; yoga only parses, validates,
+ * executes and encodes. GraphiQL is served separately (see `createGraphQLFace`), so yoga never
+ * renders HTML.
+ */
+export function createQuerygateYoga(
+  options: GraphQLFaceOptions,
+): YogaServerInstance<ServerContext, GraphQLContext> {
+  const { logger } = options;
+  return createYoga<ServerContext, GraphQLContext>({
+    schema,
+    graphqlEndpoint: graphqlPath,
+    graphiql: false,
+    landingPage: false,
+    // Same origin only: GraphiQL is served from here, and other sites have no business calling.
+    cors: false,
+    context: ({ request }) =>
+      createGraphQLContext({
+        registry: options.registry,
+        resolver: options.resolver,
+        signal: request.signal,
+      }),
+    maskedErrors: {
+      maskError(error, message, isDev): Error {
+        const known = findQuerygateError(error);
+        // A located wrapper keeps the path and our extensions; return it as it is.
+        if (known) return error instanceof GraphQLError ? error : known;
+        // graphql-js's own errors (syntax, validation, variable values) are the client's to see.
+        if (maskError(error, message, isDev) === error) return error as Error;
+        // Yoga logs the original in full; the client learns only that something went wrong.
+        return new QuerygateError('INTERNAL', 'Internal error; the server log has the details');
+      },
+    },
+    logging: {
+      debug: (...args: unknown[]) => logger.debug({ args }, 'graphql'),
+      info: (...args: unknown[]) => logger.info({ args }, 'graphql'),
+      warn: (...args: unknown[]) => logger.warn({ args }, 'graphql'),
+      error: (...args: unknown[]) =>
+        args[0] instanceof Error
+          ? logger.error({ err: args[0] }, 'unexpected error in GraphQL')
+          : logger.error({ args }, 'graphql'),
+    },
+    plugins: [useErrorCodes()],
+  });
+}
+
+/** Our error, where graphql-js or yoga wrapped it (located errors keep it as `originalError`). */
+function findQuerygateError(error: unknown): QuerygateError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
+    if (isQuerygateError(current)) return current;
+    current = (current as { originalError?: unknown }).originalError;
+  }
+  return undefined;
+}
+
+/** Mirrors yoga's own rule for when a GET is a browser opening GraphiQL. */
+export function isGraphiQLPageRequest(req: IncomingMessage, url: URL): boolean {
+  return (
+    req.method === 'GET' && url.pathname === graphqlPath && (req.headers.accept ?? '').includes('text/html')
+  );
+}
+
+/** The GraphQL face mounted on the node:http server: GraphiQL's page and the yoga handler. */
+export function createGraphQLFace(options: GraphQLFaceOptions) {
+  const yoga = createQuerygateYoga(options);
+  const page = createGraphiQLPage();
+  return {
+    yoga,
+    path: graphqlPath,
+    /** The GraphiQL page: a browser cannot send X-API-KEY to open it, so it needs none. */
+    isPageRequest: isGraphiQLPageRequest,
+    sendPage: (req: IncomingMessage, res: ServerResponse) =>
+      page.send(res, headerText(req.headers['accept-encoding'])),
+    /** A GraphQL operation on /graphql (the caller has checked the key). */
+    handle: async (req: IncomingMessage, res: ServerResponse) => {
+      await yoga.requestListener(req, res);
+    },
+  };
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(',') : value;
+}

@@ -1,0 +1,200 @@
+import type { Endpoint } from '../endpoints/registry.js';
+import type { ParameterValues, QueryEngine, QueryResult } from '../engines/query-engine.js';
+import { canonicalKey } from './canonical-key.js';
+import { type CacheEntry, createCacheEntry, createResultCache, isFresh } from './result-cache.js';
+import { createSingleFlight } from './single-flight.js';
+import { systemTimers, type Timers } from './time-source.js';
+import { createWarmer } from './warmer.js';
+
+/** The one way both faces run an endpoint: cached, warmed and coalesced. */
+export interface Resolver {
+  resolve(endpoint: Endpoint, params: ParameterValues, options?: ResolveOptions): Promise<ResolvedResult>;
+  /** A snapshot of the counters, for metrics. */
+  stats(): ResolverStats;
+  /** Resolves once no warm run is queued or running. */
+  idle(): Promise<void>;
+  /** Stops warming, cancels runs under way and empties the cache. */
+  close(): Promise<void>;
+}
+
+export interface ResolveOptions {
+  /** The caller is gone: abandon its run (other callers of the same run keep it going). */
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * Run the query even if a fresh result is cached, and cache the new result (a request's
+   * `Cache-Control: no-cache`). Such a run starts on its own rather than joining one under way,
+   * which may have begun before the caller asked.
+   */
+  readonly refresh?: boolean;
+}
+
+export interface ResolvedResult {
+  readonly result: QueryResult;
+  /** The "now" the result was computed with (a cached result is older than the call). */
+  readonly computedAt: Date;
+  /** How long after `computedAt` the result may be reused: the endpoint's cache seconds, 0 if never. */
+  readonly maxAgeSeconds: number;
+  /** Whole seconds from `computedAt` to the answer. */
+  readonly ageSeconds: number;
+}
+
+export interface ResolverStats {
+  /** Calls answered from the cache. */
+  readonly hits: number;
+  /** Calls of a caching endpoint that had no fresh entry and so waited for a run. */
+  readonly misses: number;
+  /** The misses that joined a run already under way rather than starting one. */
+  readonly coalesced: number;
+  /** Hits served from an entry whose latest warm run failed (stale-if-error). */
+  readonly staleServes: number;
+  /** Calls of endpoints that never cache (cache seconds 0); each one runs. */
+  readonly uncached: number;
+  /** Calls that asked for a fresh run of a caching endpoint (`refresh`). */
+  readonly refreshes: number;
+  readonly warmRuns: number;
+  readonly warmFailures: number;
+  /** Entries held now and their approximate bytes. */
+  readonly entries: number;
+  readonly bytes: number;
+}
+
+export interface ResolverOptions {
+  readonly engine: QueryEngine;
+  /** The clock; injected so tests can fix "now". @default () => new Date() */
+  readonly now?: () => Date;
+  /** The timers the warmer waits with; injected with the clock so tests move time by hand. @default Node's, unref'd */
+  readonly timers?: Timers;
+  /** Upper bound of the approximate bytes of cached results; least recently used go first. @default 64 MiB */
+  readonly maxCacheBytes?: number;
+  /** Warm runs at the same time at most, leaving the engine's other connections to callers. @default 2 */
+  readonly warmConcurrency?: number;
+  /** Told of each failed warm run; the previous result keeps being served until it expires. */
+  readonly onWarmError?: (error: unknown, endpoint: Endpoint) => void;
+}
+
+export const defaultMaxCacheBytes = 64 * 1024 * 1024;
+
+/**
+ * The resolver layer. Cache key: endpoint UUID + canonical contract parameters. A result is
+ * served while younger than the endpoint's cache seconds; the warmer re-runs live keys every
+ * warm interval; concurrent calls for a key share one run; errors are never cached.
+ */
+export function createResolver(options: ResolverOptions): Resolver {
+  const { engine } = options;
+  const clock = options.now ?? (() => new Date());
+  const nowMs = () => clock().getTime();
+  const counters = {
+    hits: 0,
+    misses: 0,
+    coalesced: 0,
+    staleServes: 0,
+    uncached: 0,
+    refreshes: 0,
+    warmRuns: 0,
+    warmFailures: 0,
+  };
+  const flights = createSingleFlight<CacheEntry>();
+  const cache = createResultCache({
+    maxBytes: options.maxCacheBytes ?? defaultMaxCacheBytes,
+    onRemove: (entry) => warmer.cancel(entry),
+  });
+  const warmer = createWarmer({
+    cache,
+    timers: options.timers ?? systemTimers,
+    nowMs,
+    concurrency: options.warmConcurrency ?? 2,
+    refresh: async (entry) => {
+      await flights.run(entry.key, computeAndStore(entry.key, entry.endpoint, entry.params, undefined))
+        .promise;
+    },
+    onRun: () => {
+      counters.warmRuns += 1;
+    },
+    onFailure: (error, entry) => {
+      counters.warmFailures += 1;
+      options.onWarmError?.(error, entry.endpoint);
+    },
+  });
+
+  /**
+   * A run of one key that stores its result. `requestedAt` is the call that started it; a warm
+   * run has none and keeps the liveness of the entry it refreshes (and stores nothing if that
+   * entry was dropped meanwhile, so warming never revives a key nobody asks for).
+   */
+  function computeAndStore(
+    key: string,
+    endpoint: Endpoint,
+    params: ParameterValues,
+    requestedAt: number | undefined,
+  ) {
+    return async (signal: AbortSignal): Promise<CacheEntry> => {
+      const computedAt = nowMs();
+      const result = await engine.run(endpoint, params, { now: new Date(computedAt), signal });
+      const lastRequestedAt = requestedAt ?? cache.peek(key)?.lastRequestedAt;
+      const entry = createCacheEntry({
+        key,
+        endpoint,
+        params,
+        result,
+        computedAt,
+        lastRequestedAt: lastRequestedAt ?? computedAt,
+      });
+      if (lastRequestedAt !== undefined && cache.store(entry)) warmer.schedule(entry);
+      return entry;
+    };
+  }
+
+  function answer(endpoint: Endpoint, result: QueryResult, computedAt: number): ResolvedResult {
+    return {
+      result,
+      computedAt: new Date(computedAt),
+      maxAgeSeconds: endpoint.cacheSeconds,
+      ageSeconds: Math.max(0, Math.floor((nowMs() - computedAt) / 1000)),
+    };
+  }
+
+  return {
+    async resolve(endpoint, params, { signal, refresh = false } = {}) {
+      const requestedAt = nowMs();
+      if (endpoint.cacheSeconds <= 0) {
+        // Never cached means every call runs, and runs alone: joining another call's run could
+        // hand back a result that began before a write this caller has just made.
+        counters.uncached += 1;
+        const result = await engine.run(endpoint, params, { now: new Date(requestedAt), signal });
+        return answer(endpoint, result, requestedAt);
+      }
+      const key = canonicalKey(endpoint, params);
+      if (refresh) {
+        counters.refreshes += 1;
+        const entry = await computeAndStore(
+          key,
+          endpoint,
+          params,
+          requestedAt,
+        )(signal ?? new AbortController().signal);
+        return answer(endpoint, entry.result, entry.computedAt);
+      }
+      const cached = cache.get(key);
+      if (cached && isFresh(cached, requestedAt)) {
+        counters.hits += 1;
+        if (cached.warmFailed) counters.staleServes += 1;
+        cached.lastRequestedAt = Math.max(cached.lastRequestedAt, requestedAt);
+        return answer(endpoint, cached.result, cached.computedAt);
+      }
+      const flight = flights.run(key, computeAndStore(key, endpoint, params, requestedAt), signal);
+      counters.misses += 1;
+      if (flight.joined) counters.coalesced += 1;
+      const entry = await flight.promise;
+      entry.lastRequestedAt = Math.max(entry.lastRequestedAt, requestedAt);
+      return answer(endpoint, entry.result, entry.computedAt);
+    },
+    stats: () => ({ ...counters, entries: cache.entries, bytes: cache.bytes }),
+    idle: () => warmer.idle(),
+    async close() {
+      warmer.close();
+      flights.abortAll();
+      cache.clear();
+      await warmer.idle();
+    },
+  };
+}

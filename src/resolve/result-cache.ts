@@ -1,0 +1,90 @@
+import { LRUCache } from 'lru-cache';
+import type { Endpoint } from '../endpoints/registry.js';
+import type { ParameterValues, QueryResult } from '../engines/query-engine.js';
+import { approximateResultSize } from './result-size.js';
+
+/** One cached result and what the warmer needs to keep it fresh. */
+export interface CacheEntry {
+  readonly key: string;
+  readonly endpoint: Endpoint;
+  readonly params: ParameterValues;
+  readonly result: QueryResult;
+  /** Epoch milliseconds of the "now" the engine ran with. */
+  readonly computedAt: number;
+  readonly size: number;
+  /** Epoch milliseconds of the latest call asking for this key; warm runs do not count. */
+  lastRequestedAt: number;
+  /** The latest warm run failed, so the result is older than warming promises (stale-if-error). */
+  warmFailed: boolean;
+  /** The warmer's pending timer for this entry, if any. */
+  timer: unknown;
+}
+
+export interface ResultCacheOptions {
+  /** Upper bound of the approximate bytes of all cached results together. */
+  readonly maxBytes: number;
+  /** Called whenever an entry leaves the cache: replaced, deleted, evicted or cleared. */
+  readonly onRemove: (entry: CacheEntry) => void;
+}
+
+export interface ResultCache {
+  /** The entry for a key, marking it recently used. */
+  get(key: string): CacheEntry | undefined;
+  /** The entry for a key, leaving recency alone (the warmer's view). */
+  peek(key: string): CacheEntry | undefined;
+  /** Stores an entry; false when it alone is larger than the bound and so was not kept. */
+  store(entry: CacheEntry): boolean;
+  delete(key: string): void;
+  clear(): void;
+  readonly entries: number;
+  readonly bytes: number;
+}
+
+/** Least recently used results are evicted first once their approximate sizes exceed the bound. */
+export function createResultCache(options: ResultCacheOptions): ResultCache {
+  const lru = new LRUCache<string, CacheEntry>({
+    maxSize: options.maxBytes,
+    sizeCalculation: (entry) => entry.size,
+    dispose: (entry) => options.onRemove(entry),
+  });
+  return {
+    get: (key) => lru.get(key),
+    peek: (key) => lru.peek(key),
+    store(entry) {
+      lru.set(entry.key, entry);
+      return lru.peek(entry.key) === entry;
+    },
+    delete: (key) => {
+      lru.delete(key);
+    },
+    clear: () => lru.clear(),
+    get entries() {
+      return lru.size;
+    },
+    get bytes() {
+      return lru.calculatedSize;
+    },
+  };
+}
+
+/** Builds an entry for a freshly computed result. */
+export function createCacheEntry(
+  fields: Pick<CacheEntry, 'key' | 'endpoint' | 'params' | 'result' | 'computedAt' | 'lastRequestedAt'>,
+): CacheEntry {
+  return { ...fields, size: approximateResultSize(fields.result), warmFailed: false, timer: undefined };
+}
+
+/** Milliseconds a result of the endpoint may be served after it was computed. */
+export function lifetimeMs(endpoint: Pick<Endpoint, 'cacheSeconds'>): number {
+  return endpoint.cacheSeconds * 1000;
+}
+
+/** Whether the entry may still be served at `nowMs`: younger than the endpoint's cache seconds. */
+export function isFresh(entry: CacheEntry, nowMs: number): boolean {
+  return nowMs - entry.computedAt < lifetimeMs(entry.endpoint);
+}
+
+/** Whether the key was requested within one cache lifetime before `nowMs`, so it is worth warming. */
+export function isLive(entry: CacheEntry, nowMs: number): boolean {
+  return nowMs - entry.lastRequestedAt < lifetimeMs(entry.endpoint);
+}

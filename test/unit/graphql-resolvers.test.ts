@@ -1,0 +1,325 @@
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { QuerygateError } from '../../src/errors.js';
+import { createQuerygateYoga } from '../../src/graphql/yoga.js';
+import { createResolver, type Resolver } from '../../src/resolve/resolver.js';
+import { type CountingEngine, createCountingEngine } from '../helpers/counting-engine.js';
+import { createEndpointEngine, type EndpointEngine } from '../helpers/endpoint-engine.js';
+import { createManualTime } from '../helpers/manual-time.js';
+
+// The GraphQL face in-process through yoga.fetch, on the real DuckDB engine behind a counter.
+
+const t0 = new Date('2026-03-10T12:34:56.789Z');
+
+let store: EndpointEngine;
+
+beforeAll(async () => {
+  store = await createEndpointEngine();
+  await store.insert('cloudflare.logs.prod', [
+    {
+      id: 'e1',
+      timestamp: '2026-03-10 12:30:00.123456',
+      event_message: 'GET /rest/v1/todos',
+      project: 'p1',
+      metadata: {
+        request: {
+          url: 'https://p1.supabase.co/rest/v1/todos',
+          path: '/rest/v1/todos',
+          method: 'GET',
+          host: 'h',
+        },
+        response: { status_code: 200, origin_time: 7 },
+      },
+    },
+  ]);
+  await store.insert('deno-relay-logs', [
+    {
+      id: 'r1',
+      timestamp: '2026-03-10 12:34:10.000001',
+      event_message: 'f1 200',
+      metadata: {
+        project_ref: 'p1',
+        function_id: 'f1',
+        execution_time_ms: 12,
+        deployment_id: 'd',
+        response: { status_code: 200 },
+      },
+    },
+  ]);
+});
+
+afterAll(async () => {
+  await store?.close();
+});
+
+let engine: CountingEngine;
+let resolver: Resolver;
+let yoga: ReturnType<typeof createQuerygateYoga>;
+let logLines: string[];
+
+beforeEach(() => {
+  const time = createManualTime(t0);
+  engine = createCountingEngine(store.engine);
+  resolver = createResolver({ engine, now: time.now, timers: time.timers });
+  logLines = [];
+  const logStream = new Writable({
+    write(chunk, _encoding, done) {
+      logLines.push(String(chunk));
+      done();
+    },
+  });
+  yoga = createQuerygateYoga({
+    registry: store.registry,
+    resolver,
+    logger: pino({ level: 'warn' }, logStream),
+  });
+});
+
+afterEach(async () => {
+  await resolver.close();
+});
+
+interface GraphQLResponse {
+  status: number;
+  body: {
+    data?: Record<string, unknown> | null;
+    errors?: Array<{ message: string; extensions?: Record<string, unknown> }>;
+  };
+  text: string;
+}
+
+async function graphql(query: string, variables?: Record<string, unknown>): Promise<GraphQLResponse> {
+  const response = await yoga.fetch('http://querygate.test/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: JSON.parse(text), text };
+}
+
+describe('one operation', () => {
+  it('runs the same endpoint and arguments once, however many aliases ask for them', async () => {
+    const { body } = await graphql(/* GraphQL */ `
+      {
+        logs {
+          a: all(project: "p1", projectTier: FREE) { id }
+          b: all(project: "p1", projectTier: FREE) { timestamp }
+          c: all(project: "p1", projectTier: PRO) { id }
+        }
+        usage {
+          x: apiCounts(project: "p1", interval: HOURLY) { timestamp }
+          y: apiCounts(project: "p1", interval: HOURLY) { totalRestRequests }
+        }
+      }
+    `);
+    expect(body.errors).toBeUndefined();
+    expect(engine.callsOf('logs.all')).toHaveLength(2);
+    expect(engine.callsOf('usage.api-counts')).toHaveLength(1);
+    expect(body.data).toEqual({
+      logs: { a: [{ id: 'e1' }], b: [{ timestamp: '2026-03-10T12:30:00.123456Z' }], c: [{ id: 'e1' }] },
+      usage: { x: [{ timestamp: '2026-03-10T12:00:00Z' }], y: [{ totalRestRequests: 1 }] },
+    });
+  });
+});
+
+describe('limits', () => {
+  it('refuses the endpoint calls of an operation beyond 16 distinct ones, running none of the excess', async () => {
+    const aliases = Array.from(
+      { length: 17 },
+      (_, i) => `c${i}: apiCounts(project: "p${i}", interval: HOURLY) { timestamp }`,
+    );
+    const response = await graphql(/* GraphQL */ `{ usage { ${aliases.join(' ')} } }`);
+    // The error nulls the (non-null) namespace at once; the 16 allowed runs still go on to the cache.
+    await expect.poll(() => engine.callsOf('usage.api-counts').length).toBe(16);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(engine.callsOf('usage.api-counts')).toHaveLength(16);
+    expect(response.body.data).toBeNull();
+    expect(response.body.errors).toEqual([
+      expect.objectContaining({
+        message: 'An operation may run at most 16 distinct endpoint calls',
+        extensions: expect.objectContaining({ code: 'BAD_REQUEST' }),
+      }),
+    ]);
+  });
+
+  it('counts aliases of the same call once', async () => {
+    const aliases = Array.from(
+      { length: 40 },
+      (_, i) => `c${i}: apiCounts(project: "p1", interval: HOURLY) { timestamp }`,
+    );
+    const response = await graphql(/* GraphQL */ `{ usage { ${aliases.join(' ')} } }`);
+    expect(response.body.errors).toBeUndefined();
+    expect(engine.callsOf('usage.api-counts')).toHaveLength(1);
+  });
+});
+
+describe('operations after one another', () => {
+  it('share cached results through the resolver layer, but run logs.all each time', async () => {
+    const query = /* GraphQL */ `{
+      usage { apiCounts(project: "p1", interval: DAILY) { timestamp } }
+      logs { all(project: "p1", projectTier: FREE) { id } }
+    }`;
+    await graphql(query);
+    await graphql(query);
+    expect(engine.callsOf('usage.api-counts')).toHaveLength(1);
+    expect(engine.callsOf('logs.all')).toHaveLength(2);
+  });
+});
+
+describe('arguments', () => {
+  it('reach the engine as the contract text: enum values as declared, empty functionId unset', async () => {
+    await graphql(/* GraphQL */ `{
+      functions {
+        a: invocationStats(project: "p1", interval: FIVE_MINUTES) { count }
+        b: invocationStats(project: "p1", interval: SEVEN_DAYS, functionId: "") { count }
+        c: invocationStats(project: "p1", interval: ONE_HOUR, functionId: "f1") { count }
+      }
+    }`);
+    expect(engine.callsOf('functions.invocation-stats').map((call) => call.params)).toEqual([
+      { project: 'p1', interval: '5min', function_id: null },
+      { project: 'p1', interval: '7day', function_id: null },
+      { project: 'p1', interval: '1hr', function_id: 'f1' },
+    ]);
+  });
+
+  it('pass DateTime values on as ISO 8601 text with their microseconds and offset', async () => {
+    await graphql(
+      /* GraphQL */ `query ($start: DateTime) {
+        logs { all(project: "p1", projectTier: PAYG, isoTimestampStart: $start, isoTimestampEnd: "2026-03-10T14:00:00.000001+02:00") { id } }
+      }`,
+      { start: '2026-03-10T12:30:00.123455Z' },
+    );
+    expect(engine.callsOf('logs.all')[0]?.params).toEqual({
+      project: 'p1',
+      project_tier: 'PAYG',
+      iso_timestamp_start: '2026-03-10T12:30:00.123455Z',
+      iso_timestamp_end: '2026-03-10T14:00:00.000001+02:00',
+    });
+  });
+});
+
+describe('rows', () => {
+  it('carry timestamps in UTC with microseconds and metadata as repeated records', async () => {
+    const { body } = await graphql(/* GraphQL */ `{
+      logs { all(project: "p1", projectTier: FREE) { id timestamp eventMessage metadata } }
+    }`);
+    expect(body.data).toEqual({
+      logs: {
+        all: [
+          {
+            id: 'e1',
+            timestamp: '2026-03-10T12:30:00.123456Z',
+            eventMessage: 'GET /rest/v1/todos',
+            metadata: [
+              {
+                request: [
+                  {
+                    url: 'https://p1.supabase.co/rest/v1/todos',
+                    path: '/rest/v1/todos',
+                    method: 'GET',
+                    host: 'h',
+                  },
+                ],
+                response: [{ status_code: 200, origin_time: 7 }],
+              },
+            ],
+          },
+        ],
+      },
+    });
+  });
+
+  it('fill every statistic of a bucket with invocations and leave empty buckets with nulls', async () => {
+    const { body } = await graphql(/* GraphQL */ `{
+      functions { invocationStats(project: "p1", interval: FIFTEEN_MINUTES) {
+        timestamp minExecutionTime maxExecutionTime avgExecutionTime p95ExecutionTime p99ExecutionTime count errorCount
+      } }
+    }`);
+    const { functions } = body.data as { functions: { invocationStats: Array<Record<string, unknown>> } };
+    const buckets = functions.invocationStats;
+    // 15 minutes before 12:34:56.789 truncated to the minute is 12:19; one bucket a minute to 12:34.
+    expect(buckets).toHaveLength(16);
+    expect(buckets[0]?.timestamp).toBe('2026-03-10T12:19:00Z');
+    expect(buckets.at(-1)).toEqual({
+      timestamp: '2026-03-10T12:34:00Z',
+      minExecutionTime: 12,
+      maxExecutionTime: 12,
+      avgExecutionTime: 12,
+      p95ExecutionTime: 12,
+      p99ExecutionTime: 12,
+      count: 1,
+      errorCount: 0,
+    });
+    expect(buckets[0]).toEqual({
+      timestamp: '2026-03-10T12:19:00Z',
+      minExecutionTime: null,
+      maxExecutionTime: null,
+      avgExecutionTime: null,
+      p95ExecutionTime: null,
+      p99ExecutionTime: null,
+      count: 0,
+      errorCount: 0,
+    });
+  });
+});
+
+describe('errors', () => {
+  it('pass a QuerygateError through with its code, message and status', async () => {
+    engine.failNext(
+      1,
+      new QuerygateError('ENGINE_TIMEOUT', 'usage.api-counts did not finish within 25000 ms'),
+    );
+    const response = await graphql(
+      /* GraphQL */ `{ usage { apiCounts(project: "p1", interval: HOURLY) { timestamp } } }`,
+    );
+    expect(response.status).toBe(504);
+    expect(response.body.data).toBeNull();
+    expect(response.body.errors).toEqual([
+      expect.objectContaining({
+        message: 'usage.api-counts did not finish within 25000 ms',
+        path: ['usage', 'apiCounts'],
+        extensions: { code: 'ENGINE_TIMEOUT' },
+      }),
+    ]);
+  });
+
+  it('mask an unexpected error to the client and log it in full', async () => {
+    engine.failNext(1, new Error('connection to 10.0.0.7 refused, password=hunter2'));
+    const response = await graphql(
+      /* GraphQL */ `{ usage { apiCounts(project: "p1", interval: HOURLY) { timestamp } } }`,
+    );
+    expect(response.body.errors).toEqual([
+      expect.objectContaining({
+        message: 'Internal error; the server log has the details',
+        extensions: { code: 'INTERNAL' },
+      }),
+    ]);
+    expect(response.text).not.toContain('hunter2');
+    expect(response.text).not.toMatch(/\bat .+\.ts:\d+/);
+    expect(logLines.join('')).toContain('hunter2');
+  });
+
+  it('name the GraphQL argument when the contract refuses a value', async () => {
+    const response = await graphql(
+      /* GraphQL */ `{ usage { apiCounts(project: "(unclosed", interval: HOURLY) { timestamp } } }`,
+    );
+    expect(response.status).toBe(400);
+    expect(response.body.errors?.[0]).toMatchObject({
+      message: expect.stringMatching(/^Argument 'project' is not a valid RE2 regular expression/),
+      extensions: { code: 'BAD_PARAMETER', parameter: 'project', argument: 'project' },
+    });
+    expect(engine.calls).toHaveLength(0);
+  });
+
+  it('never cache a failure: the next operation runs the query again', async () => {
+    engine.failNext(1, new QuerygateError('ENGINE_ERROR', 'usage.api-counts failed on DuckDB: boom'));
+    const query = /* GraphQL */ `{ usage { apiCounts(project: "p1", interval: HOURLY) { totalRestRequests } } }`;
+    expect((await graphql(query)).body.errors?.[0]?.extensions?.code).toBe('ENGINE_ERROR');
+    expect((await graphql(query)).body).toEqual({
+      data: { usage: { apiCounts: [{ totalRestRequests: 1 }] } },
+    });
+    expect(engine.calls).toHaveLength(2);
+  });
+});

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { DateTimeScalar, dateTimeText, jsonValue } from '../../src/graphql/scalars.js';
+
+describe('DateTime input', () => {
+  it('keeps microseconds and the offset as given', () => {
+    expect(DateTimeScalar.parseValue('2026-03-10T12:00:00.123456Z')).toBe('2026-03-10T12:00:00.123456Z');
+    expect(DateTimeScalar.parseValue('2026-03-10T14:00:00.5+02:00')).toBe('2026-03-10T14:00:00.5+02:00');
+  });
+
+  it('cuts fraction digits beyond microseconds and upper-cases T and Z', () => {
+    expect(DateTimeScalar.parseValue('2026-03-10t12:00:00.123456789z')).toBe('2026-03-10T12:00:00.123456Z');
+  });
+
+  it('refuses a date without a time, a time without an offset, and text that is no date', () => {
+    for (const value of ['2026-03-10', '2026-03-10T12:00:00', 'yesterday', '2026-02-30T00:00:00Z']) {
+      expect(() => DateTimeScalar.parseValue(value), value).toThrow(/DateTime cannot represent/);
+    }
+  });
+
+  it('refuses a literal that is not a string', () => {
+    expect(() => DateTimeScalar.parseLiteral({ kind: 'IntValue', value: '5' } as never, undefined)).toThrow(
+      /non-string/,
+    );
+  });
+});
+
+describe('DateTime output', () => {
+  it('writes TIMESTAMP microseconds as UTC ISO 8601 with the fraction digits that carry information', () => {
+    // 2026-03-10T12:00:00Z is 1773144000 s after the epoch.
+    expect(dateTimeText(1_773_144_000_000_000, 'TIMESTAMP')).toBe('2026-03-10T12:00:00Z');
+    expect(dateTimeText(1_773_144_000_000_001, 'TIMESTAMP')).toBe('2026-03-10T12:00:00.000001Z');
+    expect(dateTimeText(1_773_144_000_123_456n, 'TIMESTAMP')).toBe('2026-03-10T12:00:00.123456Z');
+    expect(dateTimeText(1_773_144_000_500_000, 'TIMESTAMP')).toBe('2026-03-10T12:00:00.5Z');
+  });
+
+  it('writes instants before 1970 correctly', () => {
+    expect(dateTimeText(-1, 'TIMESTAMP')).toBe('1969-12-31T23:59:59.999999Z');
+    expect(dateTimeText(-1_000_000, 'TIMESTAMP')).toBe('1969-12-31T23:59:59Z');
+    expect(dateTimeText(-1_500_000, 'TIMESTAMP')).toBe('1969-12-31T23:59:58.5Z');
+  });
+
+  it('reads a DATETIME computed in UTC as UTC', () => {
+    expect(dateTimeText('2026-03-10T12:00:00', 'DATETIME')).toBe('2026-03-10T12:00:00Z');
+  });
+
+  it('passes its own text through serialize and turns a Date into ISO 8601', () => {
+    expect(DateTimeScalar.serialize('2026-03-10T12:00:00.000001Z')).toBe('2026-03-10T12:00:00.000001Z');
+    expect(DateTimeScalar.serialize(new Date(Date.UTC(2026, 2, 10, 12)))).toBe('2026-03-10T12:00:00.000Z');
+  });
+});
+
+describe('JSON values', () => {
+  it('writes an INT64 beyond 2^53 as its decimal digits, exactly', () => {
+    expect(jsonValue([{ big: 9_007_199_254_740_993n, small: 3 }])).toEqual([
+      { big: '9007199254740993', small: 3 },
+    ]);
+  });
+
+  it('keeps a field named __proto__ as a field', () => {
+    const value = jsonValue(JSON.parse('{"__proto__": {"polluted": 1}}')) as Record<string, unknown>;
+    expect(Object.keys(value)).toEqual(['__proto__']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});

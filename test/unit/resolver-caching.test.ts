@@ -1,0 +1,301 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Endpoint } from '../../src/endpoints/registry.js';
+import { createResolver, type Resolver } from '../../src/resolve/resolver.js';
+import { type CountingEngine, createCountingEngine } from '../helpers/counting-engine.js';
+import { createEndpointEngine, type EndpointEngine, endpointNamed } from '../helpers/endpoint-engine.js';
+import { createManualTime, type ManualTime } from '../helpers/manual-time.js';
+
+// The caching rules of the resolver layer, on the real DuckDB engine behind a counting wrapper,
+// with a manual clock: fifteen minutes of cache life pass in milliseconds.
+
+const t0 = new Date('2026-03-10T12:34:56.789Z');
+const SECOND = 1000;
+
+const edge = (id: string, timestamp: string, path: string) => ({
+  id,
+  timestamp,
+  event_message: `GET ${path}`,
+  project: 'p1',
+  metadata: {
+    request: { url: `https://p1.supabase.co${path}`, path, method: 'GET', host: 'p1.supabase.co' },
+    response: { status_code: 200, origin_time: 5 },
+  },
+});
+
+// Hourly usage of p1 at t0 reads records from 11:34:56.789 on: e1, e2 and e3, all in the 12:00 bucket.
+const hourlyUsageRows = [
+  {
+    timestamp: '2026-03-10T12:00:00',
+    total_rest_requests: 1,
+    total_storage_requests: 1,
+    total_auth_requests: 1,
+    total_realtime_requests: 0,
+  },
+];
+
+let store: EndpointEngine;
+let usage: Endpoint;
+let stats: Endpoint;
+let logsAll: Endpoint;
+/** usage.api-counts as an endpoint that caches for 900 s but never warms: expiry in isolation. */
+let usageWithoutWarming: Endpoint;
+
+beforeAll(async () => {
+  store = await createEndpointEngine();
+  usage = endpointNamed(store.registry, 'usage.api-counts');
+  stats = endpointNamed(store.registry, 'functions.invocation-stats');
+  logsAll = endpointNamed(store.registry, 'logs.all');
+  usageWithoutWarming = { ...usage, warmSeconds: null };
+  await store.insert('cloudflare.logs.prod', [
+    edge('e0', '2026-03-10 09:00:00', '/rest/v1/old'),
+    edge('e1', '2026-03-10 12:10:00', '/rest/v1/todos'),
+    edge('e2', '2026-03-10 12:20:00', '/auth/v1/token'),
+    edge('e3', '2026-03-10 12:30:00', '/storage/v1/object/a.png'),
+  ]);
+});
+
+afterAll(async () => {
+  await store?.close();
+});
+
+let time: ManualTime;
+let engine: CountingEngine;
+let resolver: Resolver;
+
+beforeEach(() => {
+  time = createManualTime(t0);
+  engine = createCountingEngine(store.engine);
+  resolver = createResolver({ engine, now: time.now, timers: time.timers });
+  time.settleWith(() => resolver.idle());
+});
+
+afterEach(async () => {
+  await resolver.close();
+});
+
+const hourly = { project: 'p1', interval: 'hourly' };
+
+describe('cache hits', () => {
+  it('serves a second identical call within the lifetime from the cache, without reaching the engine', async () => {
+    const first = await resolver.resolve(usage, hourly);
+    await time.advance(60 * SECOND);
+    const second = await resolver.resolve(usage, hourly);
+    expect(engine.calls).toHaveLength(1);
+    expect(first.result.rows).toEqual(hourlyUsageRows);
+    expect(second.result).toBe(first.result);
+    expect(resolver.stats()).toMatchObject({ hits: 1, misses: 1 });
+  });
+
+  it('runs again for a refresh within the lifetime, and serves the fresh result to later calls', async () => {
+    const params = { project: 'p1', interval: 'hourly' };
+    await resolver.resolve(usage, params);
+    await time.advance(60 * SECOND);
+    const refreshed = await resolver.resolve(usage, params, { refresh: true });
+    expect(engine.calls).toHaveLength(2);
+    expect(refreshed.ageSeconds).toBe(0);
+    await time.advance(10 * SECOND);
+    const later = await resolver.resolve(usage, params);
+    expect(engine.calls).toHaveLength(2);
+    expect(later.ageSeconds).toBe(10);
+    expect(later.result.rows).toEqual(hourlyUsageRows);
+    expect(resolver.stats()).toMatchObject({ refreshes: 1, hits: 1, misses: 1 });
+  });
+
+  it('shares one entry whatever the parameter order, an unset optional parameter or names outside the contract', async () => {
+    await resolver.resolve(stats, { project: 'p1', interval: '1hr', function_id: null });
+    await resolver.resolve(stats, { interval: '1hr', project: 'p1' });
+    await resolver.resolve(stats, { project: 'p1', interval: '1hr', function_id: '' });
+    await resolver.resolve(stats, { project: 'p1', interval: '1hr', utm_source: 'mail' });
+    expect(engine.calls).toHaveLength(1);
+  });
+
+  it('keeps calls with different parameter values apart', async () => {
+    await resolver.resolve(usage, hourly);
+    await resolver.resolve(usage, { project: 'p1', interval: 'daily' });
+    await resolver.resolve(usage, { project: 'p2', interval: 'hourly' });
+    expect(engine.calls).toHaveLength(3);
+    // And each keeps its own result.
+    expect((await resolver.resolve(usage, hourly)).result.rows).toEqual(hourlyUsageRows);
+    expect(engine.calls).toHaveLength(3);
+  });
+
+  it('tells the age and lifetime of a cached result in whole seconds', async () => {
+    const miss = await resolver.resolve(usage, hourly);
+    expect(miss).toMatchObject({ computedAt: t0, ageSeconds: 0, maxAgeSeconds: 900 });
+    await time.advance(61 * SECOND + 999);
+    const hit = await resolver.resolve(usage, hourly);
+    expect(hit).toMatchObject({ computedAt: t0, ageSeconds: 61, maxAgeSeconds: 900 });
+  });
+});
+
+describe('expiry', () => {
+  it('serves the result until it is as old as the cache seconds (900 s), then runs the query again with the current now', async () => {
+    await resolver.resolve(usageWithoutWarming, hourly);
+    await time.advance(900 * SECOND - 1);
+    await resolver.resolve(usageWithoutWarming, hourly);
+    expect(engine.calls).toHaveLength(1);
+    await time.advance(1);
+    const again = await resolver.resolve(usageWithoutWarming, hourly);
+    expect(engine.calls.map((call) => call.now.getTime())).toEqual([
+      t0.getTime(),
+      t0.getTime() + 900 * SECOND,
+    ]);
+    expect(again.computedAt.getTime()).toBe(t0.getTime() + 900 * SECOND);
+    expect(again.ageSeconds).toBe(0);
+  });
+
+  it('removes an expired result that nobody asks for again', async () => {
+    await resolver.resolve(usageWithoutWarming, hourly);
+    expect(resolver.stats().entries).toBe(1);
+    await time.advance(900 * SECOND);
+    expect(resolver.stats().entries).toBe(0);
+    expect(engine.calls).toHaveLength(1);
+  });
+});
+
+describe('logs.all (cache seconds 0)', () => {
+  it('runs on every call and never keeps a result', async () => {
+    const params = {
+      project: 'p1',
+      project_tier: 'FREE',
+      iso_timestamp_start: null,
+      iso_timestamp_end: null,
+    };
+    const first = await resolver.resolve(logsAll, params);
+    await time.advance(SECOND);
+    const second = await resolver.resolve(logsAll, params);
+    expect(engine.callsOf('logs.all')).toHaveLength(2);
+    expect(engine.calls.map((call) => call.now.getTime())).toEqual([t0.getTime(), t0.getTime() + SECOND]);
+    expect(first.result.rows.map((row) => row.id)).toEqual(['e3', 'e2', 'e1', 'e0']);
+    expect(second).toMatchObject({ maxAgeSeconds: 0, ageSeconds: 0 });
+    expect(resolver.stats()).toMatchObject({ entries: 0, hits: 0, uncached: 2 });
+  });
+
+  it('runs concurrent identical calls separately, each seeing the store as of its own call', async () => {
+    const params = { project: 'p1', project_tier: 'FREE' };
+    await Promise.all([resolver.resolve(logsAll, params), resolver.resolve(logsAll, params)]);
+    expect(engine.callsOf('logs.all')).toHaveLength(2);
+  });
+});
+
+describe('errors', () => {
+  it('never caches a failed run: the next identical call runs again and its result is kept', async () => {
+    engine.failNext(1);
+    await expect(resolver.resolve(usage, hourly)).rejects.toThrow('engine down');
+    expect(resolver.stats().entries).toBe(0);
+    const retried = await resolver.resolve(usage, hourly);
+    expect(retried.result.rows).toEqual(hourlyUsageRows);
+    await resolver.resolve(usage, hourly);
+    expect(engine.calls).toHaveLength(2);
+  });
+
+  it('hands a failure of a shared run to every caller waiting for it', async () => {
+    engine.failNext(1);
+    const calls = Array.from({ length: 5 }, () => resolver.resolve(usage, hourly));
+    const settled = await Promise.allSettled(calls);
+    expect(settled.every((outcome) => outcome.status === 'rejected')).toBe(true);
+    expect(engine.calls).toHaveLength(1);
+  });
+});
+
+describe('single flight', () => {
+  it('runs the query once for 50 concurrent identical calls', async () => {
+    const results = await Promise.all(Array.from({ length: 50 }, () => resolver.resolve(usage, hourly)));
+    expect(engine.calls).toHaveLength(1);
+    expect(new Set(results.map((resolved) => resolved.result)).size).toBe(1);
+    expect(results[0]?.result.rows).toEqual(hourlyUsageRows);
+    expect(resolver.stats()).toMatchObject({ misses: 50, coalesced: 49, hits: 0 });
+  });
+
+  it('keeps a shared run going while one caller still waits, and cancels it when all have gone', async () => {
+    engine.hold();
+    const first = new AbortController();
+    const second = new AbortController();
+    const calls = [
+      resolver.resolve(usage, hourly, { signal: first.signal }),
+      resolver.resolve(usage, hourly, { signal: second.signal }),
+    ];
+    await time.advance(0);
+    const [run] = engine.calls;
+    first.abort();
+    expect(run?.signal?.aborted).toBe(false);
+    second.abort();
+    expect(run?.signal?.aborted).toBe(true);
+    engine.release();
+    await Promise.allSettled(calls);
+  });
+
+  it('starts a fresh run for a caller who arrives after every earlier caller has gone', async () => {
+    engine.hold();
+    const leaving = new AbortController();
+    const abandoned = resolver.resolve(usage, hourly, { signal: leaving.signal });
+    await time.advance(0);
+    leaving.abort();
+    const arriving = resolver.resolve(usage, hourly);
+    await time.advance(0);
+    expect(engine.calls).toHaveLength(2);
+    expect(engine.calls[1]?.signal?.aborted).toBe(false);
+    engine.release();
+    expect((await arriving).result.rows).toEqual(hourlyUsageRows);
+    await Promise.allSettled([abandoned]);
+  });
+
+  it('does not cancel a shared run that a caller without a signal waits for', async () => {
+    engine.hold();
+    const leaving = new AbortController();
+    const calls = [
+      resolver.resolve(usage, hourly, { signal: leaving.signal }),
+      resolver.resolve(usage, hourly),
+    ];
+    await time.advance(0);
+    leaving.abort();
+    expect(engine.calls[0]?.signal?.aborted).toBe(false);
+    engine.release();
+    const [, stayed] = await Promise.allSettled(calls);
+    expect(stayed).toMatchObject({ status: 'fulfilled' });
+  });
+});
+
+describe('memory bound', () => {
+  it('evicts the least recently used result once the approximate size exceeds the bound', async () => {
+    // Learn the size of one result, then allow a little more than one.
+    const probe = createResolver({ engine: store.engine, now: time.now, timers: time.timers });
+    await probe.resolve(usage, hourly);
+    const oneResult = probe.stats().bytes;
+    await probe.close();
+
+    const bounded = createResolver({
+      engine,
+      now: time.now,
+      timers: time.timers,
+      maxCacheBytes: Math.ceil(oneResult * 1.5),
+    });
+    try {
+      // Another pattern matching the same urls: a different key with a result of the same size.
+      const samePatternElsewhere = { project: 'supabase', interval: 'hourly' };
+      await bounded.resolve(usage, hourly);
+      await bounded.resolve(usage, samePatternElsewhere);
+      expect(bounded.stats().bytes).toBeLessThanOrEqual(Math.ceil(oneResult * 1.5));
+      expect(bounded.stats().entries).toBe(1);
+      await bounded.resolve(usage, samePatternElsewhere);
+      expect(engine.calls).toHaveLength(2);
+      await bounded.resolve(usage, hourly);
+      expect(engine.calls).toHaveLength(3);
+    } finally {
+      await bounded.close();
+    }
+  });
+
+  it('answers but does not keep a result larger than the whole bound', async () => {
+    const tiny = createResolver({ engine, now: time.now, timers: time.timers, maxCacheBytes: 1 });
+    try {
+      expect((await tiny.resolve(usage, hourly)).result.rows).toEqual(hourlyUsageRows);
+      await tiny.resolve(usage, hourly);
+      expect(engine.calls).toHaveLength(2);
+      expect(tiny.stats()).toMatchObject({ entries: 0, bytes: 0 });
+      expect(time.pending).toBe(0);
+    } finally {
+      await tiny.close();
+    }
+  });
+});
