@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { QuerygateError } from '../errors.js';
 import { parseEventTimestamp } from './event-timestamp.js';
-import type { LogSource } from './sources.js';
+import { findLogSource, type LogSource, logSources } from './sources.js';
 
 /**
  * One incoming log event checked and split into its columns, before it meets the table's
@@ -27,6 +27,29 @@ export interface LogEvent {
 export const maxEventDepth = 32;
 
 const columnFields = new Set(['id', 'timestamp', 'event_message', 'project', 'metadata']);
+
+/**
+ * Checks one request's events for a source, before anything is queued: the source must exist and
+ * every event must be valid. Events without a timestamp all get the same `now`.
+ */
+export function checkLogEvents(
+  sourceName: string,
+  events: readonly unknown[],
+  now: Date,
+): { source: LogSource; events: LogEvent[] } {
+  const source = findLogSource(sourceName);
+  if (!source) {
+    const valid = logSources.map((s) => s.name).join(', ');
+    throw new QuerygateError(
+      'BAD_PARAMETER',
+      `Parameter 'source_name' names no log source: '${sourceName}'. Valid sources: ${valid}`,
+      { details: { parameter: 'source_name' } },
+    );
+  }
+  if (!Array.isArray(events)) throw new QuerygateError('BAD_REQUEST', 'Events must be an array');
+  const nowMicros = BigInt(now.getTime()) * 1000n;
+  return { source, events: events.map((event, index) => toLogEvent(event, index, source, nowMicros)) };
+}
 
 /**
  * Checks event number `index` of a request and splits it into columns. Accepts Logflare's

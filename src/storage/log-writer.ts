@@ -7,7 +7,7 @@ import { QuerygateError } from '../errors.js';
 import type { Database } from './database.js';
 import type { StructType } from './field-type.js';
 import { insertFromNdjsonStatement, recordLine, type StoredRecord } from './log-batch.js';
-import { type LogEvent, toLogEvent } from './log-event.js';
+import { checkLogEvents, type LogEvent } from './log-event.js';
 import { ensureLogTables } from './log-tables.js';
 import {
   addFieldStatement,
@@ -15,7 +15,7 @@ import {
   fieldAdditions,
   reconcileMetadata,
 } from './schema-evolution.js';
-import { findLogSource, type LogSource, logSources } from './sources.js';
+import type { LogSource } from './sources.js';
 
 export interface LogWriterOptions {
   /**
@@ -142,19 +142,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions = {}): L
     },
     write: async (sourceName, events) => {
       if (closed) throw new QuerygateError('NOT_READY', 'The log writer is closed');
-      const source = findLogSource(sourceName);
-      if (!source) {
-        const valid = logSources.map((s) => s.name).join(', ');
-        throw new QuerygateError(
-          'BAD_PARAMETER',
-          `Parameter 'source_name' names no log source: '${sourceName}'. Valid sources: ${valid}`,
-          { details: { parameter: 'source_name' } },
-        );
-      }
-      if (!Array.isArray(events)) throw new QuerygateError('BAD_REQUEST', 'Events must be an array');
-      // One instant for every event of the request that has no timestamp of its own.
-      const nowMicros = BigInt(now().getTime()) * 1000n;
-      const checked = events.map((event, index) => toLogEvent(event, index, source, nowMicros));
+      const { source, events: checked } = checkLogEvents(sourceName, events, now());
       if (checked.length === 0) return { ingested: 0 };
       return commitInGroup(source, checked);
     },

@@ -1,0 +1,280 @@
+import { randomUUID } from 'node:crypto';
+import { BigQuery, type BigQueryOptions, type Job, type Query } from '@google-cloud/bigquery';
+import { QuerygateError } from '../errors.js';
+import { type BigQueryNaming, type QualifiedQuery, qualifyForBigQuery } from '../sql/qualify-for-bigquery.js';
+import type { BigQueryConfig } from './bigquery-config.js';
+import { bigQueryReason, bigQueryStatus, toQuerygateError } from './bigquery-errors.js';
+import { decodeColumns, decodeWireRows, type WireRow, type WireSchema } from './bigquery-rows.js';
+import { readBigQueryUdfs } from './bigquery-udfs.js';
+import type { ParameterValues, QueryEngine, QueryResult, RunOptions, SavedQuery } from './query-engine.js';
+
+export interface BigQueryEngineOptions {
+  readonly config: BigQueryConfig;
+  /** The saved queries, qualified once here so a query that does not parse stops start-up. */
+  readonly queries: readonly SavedQuery[];
+  /** Where `udf/*.bigquery.sql` live: their names are the routines the queries call. */
+  readonly queriesDir: string;
+  /** The client; tests point one at a fake server. @default createBigQueryClient(config) */
+  readonly client?: BigQuery;
+}
+
+/**
+ * Errors the client library retries by itself: transient server failures only. Rate limits are
+ * not retried here but answered at once as 429, so the caller backs off instead of waiting on
+ * a request that holds one of its connections open.
+ */
+function isTransient(error: unknown): boolean {
+  const status = bigQueryStatus(error);
+  if (status !== undefined && [408, 500, 502, 503, 504].includes(status)) return true;
+  return bigQueryReason(error) === 'backendError';
+}
+
+/** A client for the configured project, with application-default credentials unless `overrides` say else. */
+export function createBigQueryClient(config: BigQueryConfig, overrides: BigQueryOptions = {}): BigQuery {
+  return new BigQuery({
+    projectId: config.projectId,
+    ...(config.location ? { location: config.location } : {}),
+    ...(config.apiEndpoint ? { apiEndpoint: config.apiEndpoint } : {}),
+    userAgent: 'querygate',
+    retryOptions: { autoRetry: true, maxRetries: 2, retryableErrorFn: isTransient },
+    ...overrides,
+  });
+}
+
+/** The fully-qualified names of the sources and UDFs. */
+export function bigQueryNaming(config: BigQueryConfig, queriesDir: string): BigQueryNaming {
+  return {
+    tables: config.tables,
+    routines: Object.fromEntries(
+      readBigQueryUdfs(queriesDir, config).map((udf) => [udf.name, udf.qualifiedName]),
+    ),
+  };
+}
+
+/** Label values may hold lower-case letters, digits, `_` and `-`, at most 63 of them. */
+export function labelValue(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]/g, '_')
+    .slice(0, 63);
+}
+
+/** The job configuration of one run of a saved query (also used for dry runs). */
+export function queryJobRequest(
+  query: SavedQuery,
+  qualified: QualifiedQuery,
+  params: ParameterValues,
+  config: BigQueryConfig,
+): Query {
+  const maximumBytesBilled = query.maximumBytesBilled ?? config.maximumBytesBilled;
+  const request: Query = {
+    query: qualified.sql,
+    useLegacySql: false,
+    labels: { querygate_endpoint: labelValue(query.name), querygate_endpoint_id: labelValue(query.id) },
+    // BigQuery stops the job itself after this long, even if querygate's cancel never arrives.
+    jobTimeoutMs: config.timeoutMs,
+    ...(maximumBytesBilled ? { maximumBytesBilled } : {}),
+    ...(config.location ? { location: config.location } : {}),
+  };
+  if (qualified.parameters.length > 0) {
+    // Everything is text, as the spec has it: every parameter is a named STRING, and an unset one
+    // a NULL of type STRING (a value left out), which `coalesce(@p, '') = ''` reads as absent.
+    request.parameterMode = 'NAMED';
+    request.queryParameters = qualified.parameters.map((name) => {
+      const value = params[name] ?? null;
+      return { name, parameterType: { type: 'STRING' }, parameterValue: value === null ? {} : { value } };
+    });
+  }
+  return request;
+}
+
+/**
+ * The production engine: the saved SQL runs on BigQuery as written, but for its source and UDF
+ * names, which become the configured fully-qualified ones. Each run is one query job with named
+ * STRING parameters, labels naming the endpoint, a maximumBytesBilled cap and a job timeout; the
+ * job is cancelled when the timeout passes or the caller's signal fires. Results are read page by
+ * page up to the endpoint's max rows and decoded to the same values the DuckDB engine returns.
+ *
+ * On BigQuery `CURRENT_TIMESTAMP()` is BigQuery's clock: `RunOptions.now` cannot be injected
+ * and is not used.
+ */
+export async function createBigQueryEngine(options: BigQueryEngineOptions): Promise<QueryEngine> {
+  const { config, queriesDir } = options;
+  const client = options.client ?? createBigQueryClient(config);
+  const naming = bigQueryNaming(config, queriesDir);
+  const qualified = new Map<string, QualifiedQuery>(
+    options.queries.map((query) => [query.id, qualifyForBigQuery(query.sql, naming)]),
+  );
+  const cancellations = new Set<Promise<void>>();
+
+  /** Cancels the job once its insert has settled: a cancel racing the insert would find no job. */
+  function cancelJob(inserted: Promise<Job>): void {
+    const cancelling = inserted
+      .then(async (job) => {
+        await job.cancel();
+      })
+      .catch(() => undefined);
+    cancellations.add(cancelling);
+    void cancelling.finally(() => cancellations.delete(cancelling));
+  }
+
+  async function insertJob(request: Query, jobId: string): Promise<Job> {
+    try {
+      const [job] = await client.createQueryJob({ ...request, jobId });
+      return job;
+    } catch (error) {
+      // A retried insert whose first attempt got through: the job exists, and it is ours.
+      if (bigQueryStatus(error) === 409 && bigQueryReason(error) === 'duplicate') {
+        return client.job(jobId, config.location ? { location: config.location } : {});
+      }
+      throw error;
+    }
+  }
+
+  async function run(
+    query: SavedQuery,
+    params: ParameterValues,
+    runOptions: RunOptions,
+  ): Promise<QueryResult> {
+    let prepared = qualified.get(query.id);
+    if (!prepared) {
+      prepared = qualifyForBigQuery(query.sql, naming);
+      qualified.set(query.id, prepared);
+    }
+    if (runOptions.signal?.aborted) throw new QuerygateError('ENGINE_ERROR', `${query.name} was cancelled`);
+    const request = queryJobRequest(query, prepared, params, config);
+    const stop = new AbortController();
+    let timedOut = false;
+    const started = Date.now();
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop.abort();
+    }, config.timeoutMs);
+    const onCallerGone = () => stop.abort();
+    runOptions.signal?.addEventListener('abort', onCallerGone, { once: true });
+    const jobId = `querygate_${labelValue(query.name)}_${randomUUID()}`;
+    let inserted: Promise<Job> | undefined;
+    try {
+      inserted = insertJob(request, jobId);
+      const job = await untilAborted(inserted, stop.signal);
+      return await readResults(client, job, query.maxRows, started + config.timeoutMs, stop.signal);
+    } catch (error) {
+      if (timedOut) {
+        throw new QuerygateError(
+          'ENGINE_TIMEOUT',
+          `${query.name} did not finish within ${config.timeoutMs} ms; its BigQuery job was cancelled`,
+        );
+      }
+      if (stop.signal.aborted) throw new QuerygateError('ENGINE_ERROR', `${query.name} was cancelled`);
+      throw toQuerygateError(error, {
+        subject: query.name,
+        maximumBytesBilled: request.maximumBytesBilled,
+      });
+    } finally {
+      clearTimeout(timer);
+      runOptions.signal?.removeEventListener('abort', onCallerGone);
+      if (stop.signal.aborted && inserted) cancelJob(inserted);
+    }
+  }
+
+  return {
+    kind: 'bigquery',
+    async ready() {
+      // The UDFs are the one thing the saved queries need that `querygate bigquery setup` makes.
+      for (const [name, qualifiedName] of Object.entries(naming.routines)) {
+        const routine = client.dataset(config.dataset).routine(name);
+        try {
+          await routine.getMetadata();
+        } catch (error) {
+          if (bigQueryStatus(error) === 404) {
+            throw new QuerygateError(
+              'NOT_READY',
+              `The BigQuery function ${qualifiedName} does not exist; create it with \`querygate bigquery setup\``,
+            );
+          }
+          throw toQuerygateError(error, { subject: `Looking up ${qualifiedName}` });
+        }
+      }
+    },
+    run,
+    async close() {
+      await Promise.allSettled([...cancellations]);
+    },
+  };
+}
+
+/** BigQuery's own default wait of a jobs.getQueryResults call for an unfinished job. */
+const longPollMs = 10_000;
+
+/** jobs.getQueryResults' answer, as far as it is read here. */
+interface QueryResultsPage {
+  readonly jobComplete?: boolean;
+  readonly schema?: WireSchema;
+  readonly rows?: WireRow[];
+  readonly pageToken?: string;
+}
+
+/**
+ * Reads the job's rows, page after page, until `maxRows` or the last page. A call that comes
+ * back with `jobComplete: false` has waited BigQuery's long-poll interval and is repeated. The
+ * rows are read from the wire (see bigquery-rows.ts) through the client's authenticated request,
+ * with documented parameters only.
+ */
+async function readResults(
+  client: BigQuery,
+  job: Job,
+  maxRows: number,
+  deadline: number,
+  signal: AbortSignal,
+): Promise<QueryResult> {
+  const rows: WireRow[] = [];
+  let schema: WireSchema | undefined;
+  let pageToken: string | undefined;
+  for (;;) {
+    const page = await untilAborted(
+      new Promise<QueryResultsPage>((resolve, reject) => {
+        client.request(
+          {
+            uri: `/queries/${encodeURIComponent(job.id ?? '')}`,
+            qs: {
+              maxResults: maxRows - rows.length,
+              'formatOptions.useInt64Timestamp': true,
+              // How long BigQuery may hold the call waiting for the job: no longer than the
+              // run has left, so no request outlives its run by more than a moment.
+              timeoutMs: Math.max(1, Math.min(longPollMs, deadline - Date.now())),
+              ...(job.location ? { location: job.location } : {}),
+              ...(pageToken ? { pageToken } : {}),
+            },
+          },
+          (error, body) => (error ? reject(error) : resolve((body ?? {}) as QueryResultsPage)),
+        );
+      }),
+      signal,
+    );
+    if (page.jobComplete === false) continue;
+    schema ??= page.schema;
+    rows.push(...(page.rows ?? []));
+    pageToken = page.pageToken;
+    if (rows.length >= maxRows || !pageToken) break;
+  }
+  return { columns: decodeColumns(schema), rows: decodeWireRows(schema, rows.slice(0, maxRows)) };
+}
+
+/** `promise`, or a rejection as soon as `signal` fires (the request itself runs on, unheard). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

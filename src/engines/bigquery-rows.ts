@@ -1,0 +1,154 @@
+import type { ColumnType, EngineValue, ResultColumn, ResultRow } from './query-engine.js';
+
+/**
+ * BigQuery's REST results in engine-neutral values, read from the wire format itself (`schema`
+ * plus rows of `{f: [{v}]}`, every scalar a string) rather than the client library's parsed rows,
+ * which turn TIMESTAMP into objects and refuse INT64 beyond 2^53. The values mean what the DuckDB
+ * engine's do (see duckdb-rows.ts), so both engines give byte-identical REST bodies.
+ */
+
+/** A field of a BigQuery schema as the REST API sends it. */
+export interface WireField {
+  readonly name: string;
+  readonly type: string;
+  readonly mode?: string | null | undefined;
+  readonly fields?: readonly WireField[] | null | undefined;
+}
+
+export interface WireSchema {
+  readonly fields?: readonly WireField[] | null | undefined;
+}
+
+/** One cell: `v` is a string, null, a nested row (`{f}`) or a list of cells. */
+export interface WireCell {
+  readonly v?: unknown;
+}
+
+export interface WireRow {
+  readonly f?: readonly WireCell[] | null | undefined;
+}
+
+export function decodeColumns(schema: WireSchema | undefined): ResultColumn[] {
+  return (schema?.fields ?? []).map((field) => ({ name: field.name, type: columnType(field) }));
+}
+
+export function decodeWireRows(schema: WireSchema | undefined, rows: readonly WireRow[]): ResultRow[] {
+  const fields = schema?.fields ?? [];
+  return rows.map((row) => decodeRecord(fields, row));
+}
+
+function columnType(field: WireField): ColumnType {
+  if (field.mode === 'REPEATED') return 'RECORD';
+  switch (field.type.toUpperCase()) {
+    case 'TIMESTAMP':
+      return 'TIMESTAMP';
+    case 'DATETIME':
+      return 'DATETIME';
+    case 'INTEGER':
+    case 'INT64':
+      return 'INT64';
+    case 'FLOAT':
+    case 'FLOAT64':
+    case 'NUMERIC':
+    case 'BIGNUMERIC':
+      return 'FLOAT64';
+    case 'BOOLEAN':
+    case 'BOOL':
+      return 'BOOL';
+    case 'RECORD':
+    case 'STRUCT':
+      return 'RECORD';
+    case 'JSON':
+      return 'JSON';
+    default:
+      return 'STRING';
+  }
+}
+
+function decodeRecord(fields: readonly WireField[], row: WireRow | null | undefined): ResultRow {
+  const cells = row?.f ?? [];
+  const record: ResultRow = {};
+  fields.forEach((field, i) => {
+    record[field.name] = decodeCell(field, cells[i]?.v);
+  });
+  return record;
+}
+
+function decodeCell(field: WireField, value: unknown): EngineValue {
+  if (field.mode === 'REPEATED') {
+    // An empty repeated field may come as [] or, from some paths, as null.
+    if (!Array.isArray(value)) return [];
+    return value.map((cell: WireCell) => decodeElement(field, cell?.v));
+  }
+  // A lone RECORD is an object of its own; like a STRUCT on DuckDB it reads as a repeated record
+  // of one (none when NULL), the shape Logflare's tables give every object.
+  if (isRecord(field)) return value === null || value === undefined ? [] : [decodeElement(field, value)];
+  return decodeElement(field, value);
+}
+
+function isRecord(field: WireField): boolean {
+  const type = field.type.toUpperCase();
+  return type === 'RECORD' || type === 'STRUCT';
+}
+
+function decodeElement(field: WireField, value: unknown): EngineValue {
+  if (value === null || value === undefined) return null;
+  if (isRecord(field)) return decodeRecord(field.fields ?? [], value as WireRow);
+  if (typeof value !== 'string') throw new Error(`BigQuery sent a ${typeof value} for ${field.name}`);
+  switch (field.type.toUpperCase()) {
+    case 'TIMESTAMP':
+      return timestampMicros(value);
+    case 'DATETIME':
+      return civilDateTime(value);
+    case 'INTEGER':
+    case 'INT64':
+      return integer(value);
+    case 'FLOAT':
+    case 'FLOAT64':
+    case 'NUMERIC':
+    case 'BIGNUMERIC':
+      return Number(value);
+    case 'BOOLEAN':
+    case 'BOOL':
+      return value.toLowerCase() === 'true';
+    default:
+      return value;
+  }
+}
+
+function integer(text: string): number | bigint {
+  const number = Number(text);
+  return Number.isSafeInteger(number) ? number : BigInt(text);
+}
+
+/**
+ * Integer microseconds of a TIMESTAMP cell. With `formatOptions.useInt64Timestamp` (the client
+ * library asks for it) the cell already holds them; otherwise it holds seconds as a decimal
+ * float, often in E notation (`1.700000000123456E9`). That text is read digit by digit, not
+ * through a double, which would lose the last microseconds of present-day times.
+ */
+export function timestampMicros(text: string): number {
+  if (/^-?\d+$/.test(text)) return Number(text);
+  const match = /^(-?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (!match) throw new Error(`Not a BigQuery TIMESTAMP value: ${text}`);
+  const [, sign, whole = '', fraction = '', exponent = '0'] = match;
+  // Shift the decimal point by the exponent plus six places (seconds → microseconds).
+  const digits = `${whole}${fraction}`;
+  const point = whole.length + Number(exponent) + 6;
+  const padded = point >= digits.length ? digits.padEnd(point, '0') : digits;
+  const integral = point <= 0 ? '0' : padded.slice(0, point);
+  const rest = point <= 0 ? digits : padded.slice(point);
+  let micros = BigInt(integral === '' ? '0' : integral);
+  // BigQuery keeps microseconds; a longer fraction would only come from float noise: round it.
+  if (rest !== '' && Number(rest[0]) >= 5) micros += 1n;
+  return Number(sign === '-' ? -micros : micros);
+}
+
+/** BigQuery's DATETIME as `YYYY-MM-DDTHH:MM:SS`, with `.ffffff` only when the fraction is not zero. */
+export function civilDateTime(text: string): string {
+  const match = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?$/.exec(text);
+  if (!match) return text;
+  const [, date, time, fraction = ''] = match;
+  const micros = fraction.padEnd(6, '0').slice(0, 6);
+  return /^0+$/.test(micros) ? `${date}T${time}` : `${date}T${time}.${micros}`;
+}

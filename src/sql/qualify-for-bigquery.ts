@@ -1,0 +1,173 @@
+import { type Ast, parseBigQuery, queryParameters } from './bigquery-ast.js';
+
+/**
+ * Renaming tables and functions in saved BigQuery SQL without touching anything else: the text
+ * is parsed by sqlparser-rs, the names are found as AST nodes (a table in FROM/JOIN, the name of
+ * a function call), and each replacement is spliced into the original text at the span the
+ * parser reports. Comments, layout and every other token stay byte for byte, and a name inside a
+ * string literal, a comment or a column path is never touched, as a textual search would.
+ */
+
+export interface ObjectRenames {
+  /** Replacement text by table name as written, dotted (`cloudflare.logs.prod`), compared case-insensitively. */
+  readonly tables: ReadonlyMap<string, string>;
+  /** Replacement text by function name as written (`generate_timestamp_trunc_array`), case-insensitively. */
+  readonly functions: ReadonlyMap<string, string>;
+}
+
+interface Position {
+  readonly line: number;
+  readonly column: number;
+}
+
+interface Span {
+  readonly start: Position;
+  readonly end: Position;
+}
+
+interface Edit {
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+}
+
+/**
+ * `sql` with every table and function named in `renames` replaced. A name that is also a CTE of
+ * the query is the CTE there and stays. Throws when the parser's span of a name does not hold
+ * that name in the text: a splice at the wrong place would change the query's meaning.
+ */
+export function renameObjects(sql: string, renames: ObjectRenames): string {
+  const query = parseBigQuery(sql);
+  const tables = lowerCaseKeys(renames.tables);
+  const functions = lowerCaseKeys(renames.functions);
+  const cteNames = new Set<string>();
+  visit(query, (node) => {
+    for (const cte of node.with?.cte_tables ?? []) cteNames.add(String(cte.alias.name.value).toLowerCase());
+  });
+  const locate = createLocator(sql);
+  const edits: Edit[] = [];
+  const rename = (parts: Ast[], replacements: Map<string, string>) => {
+    const name = dottedName(parts);
+    if (name === undefined) return;
+    if (parts.length === 1 && cteNames.has(name.toLowerCase())) return;
+    const text = replacements.get(name.toLowerCase());
+    if (text !== undefined) edits.push(nameEdit(sql, locate, parts, text));
+  };
+  visit(query, (node) => {
+    const table = node.Table;
+    if (table && Array.isArray(table.name)) rename(table.name, tables);
+    const call = node.Function;
+    if (call && Array.isArray(call.name)) rename(call.name, functions);
+  });
+  return applyEdits(sql, edits);
+}
+
+/**
+ * `sql` with the object name whose parts (`{Identifier}` nodes of the parsed `sql`) are given
+ * replaced by `text`, e.g. the name a CREATE FUNCTION statement creates.
+ */
+export function replaceName(sql: string, parts: readonly Ast[], text: string): string {
+  return applyEdits(sql, [nameEdit(sql, createLocator(sql), parts, text)]);
+}
+
+/** The dotted name of identifier parts, or undefined when a part is not a plain identifier. */
+export function dottedName(parts: readonly Ast[]): string | undefined {
+  const identifiers = parts.map((part) => part?.Identifier);
+  if (identifiers.some((identifier) => typeof identifier?.value !== 'string')) return undefined;
+  return identifiers.map((identifier) => identifier.value).join('.');
+}
+
+function nameEdit(
+  sql: string,
+  locate: (position: Position) => number,
+  parts: readonly Ast[],
+  text: string,
+): Edit {
+  const name = dottedName(parts);
+  const spans = parts.map((part) => part?.Identifier?.span as Span | undefined);
+  if (name === undefined || spans.some((span) => !span))
+    throw new Error('The parser gave no position for a name');
+  const start = Math.min(...spans.map((span) => locate((span as Span).start)));
+  const end = Math.max(...spans.map((span) => locate((span as Span).end)));
+  // Backticks may quote the whole name (`a.b.c`) or each part (`a`.`b`.c); what is left once
+  // they are gone must be the name itself.
+  const written = sql.slice(start, end);
+  if (written.replaceAll('`', '') !== name) {
+    throw new Error(`The parser placed ${name} at text '${written}'; refusing to rename it`);
+  }
+  return { start, end, text };
+}
+
+/** What a saved query becomes on BigQuery: its text with qualified names, and its parameters. */
+export interface QualifiedQuery {
+  readonly sql: string;
+  /** The `@name` parameters of the query, sorted; each goes as a named STRING parameter. */
+  readonly parameters: readonly string[];
+}
+
+export interface BigQueryNaming {
+  /** `project.dataset.table` by logical source name. */
+  readonly tables: Readonly<Record<string, string>>;
+  /** `project.dataset.routine` by UDF name. */
+  readonly routines: Readonly<Record<string, string>>;
+}
+
+/**
+ * The saved SQL as BigQuery runs it: logical source names and UDF calls become backticked
+ * fully-qualified names (`cloudflare.logs.prod` → `my-project.logs.cloudflare_logs_prod`).
+ */
+export function qualifyForBigQuery(sql: string, naming: BigQueryNaming): QualifiedQuery {
+  const quoted = (entries: Record<string, string>) =>
+    new Map(Object.entries(entries).map(([name, qualified]) => [name, `\`${qualified}\``]));
+  return {
+    sql: renameObjects(sql, { tables: quoted(naming.tables), functions: quoted(naming.routines) }),
+    parameters: [...queryParameters(parseBigQuery(sql))].sort(),
+  };
+}
+
+function lowerCaseKeys(map: ReadonlyMap<string, string>): Map<string, string> {
+  return new Map([...map].map(([key, value]) => [key.toLowerCase(), value]));
+}
+
+function applyEdits(sql: string, edits: readonly Edit[]): string {
+  const ordered = [...edits].sort((a, b) => a.start - b.start);
+  let result = '';
+  let cursor = 0;
+  for (const edit of ordered) {
+    if (edit.start < cursor) throw new Error('Two renamed names overlap in the SQL text');
+    result += sql.slice(cursor, edit.start) + edit.text;
+    cursor = edit.end;
+  }
+  return result + sql.slice(cursor);
+}
+
+/**
+ * Turns the parser's 1-based line and column into an offset of the JavaScript string. sqlparser
+ * counts lines at `\n` and columns in Unicode scalar values (a `\r` or a tab is one column), while
+ * a JavaScript string counts UTF-16 units: an emoji earlier on the line is two of them.
+ */
+function createLocator(sql: string): (position: Position) => number {
+  const lineStarts = [0];
+  for (let i = 0; i < sql.length; i++) if (sql[i] === '\n') lineStarts.push(i + 1);
+  return ({ line, column }) => {
+    const lineStart = lineStarts[line - 1];
+    if (lineStart === undefined) throw new Error(`The parser reported line ${line}, past the end of the SQL`);
+    let offset = lineStart;
+    for (let step = 1; step < column; step++) {
+      const code = sql.codePointAt(offset);
+      if (code === undefined)
+        throw new Error(`The parser reported column ${column}, past the end of line ${line}`);
+      offset += code > 0xffff ? 2 : 1;
+    }
+    return offset;
+  };
+}
+
+function visit(node: Ast, callback: (node: Ast) => void): void {
+  if (Array.isArray(node)) {
+    for (const child of node) visit(child, callback);
+  } else if (node && typeof node === 'object') {
+    callback(node);
+    for (const child of Object.values(node)) visit(child, callback);
+  }
+}

@@ -1,0 +1,65 @@
+import type { BigQuery, BigQueryOptions } from '@google-cloud/bigquery';
+import { type BigQueryConfig, parseBigQueryEnvironment } from '../../src/engines/bigquery-config.js';
+import { bigQueryNaming, createBigQueryClient } from '../../src/engines/bigquery-engine.js';
+import { readBigQueryUdfs } from '../../src/engines/bigquery-udfs.js';
+import { queriesDir } from '../../src/paths.js';
+import { type FakeBigQuery, fakeAuthClient, startFakeBigQuery } from './fake-bigquery-server.js';
+import { createScratchEngine, type ScratchEngine } from './scratch-engine.js';
+
+/**
+ * A fake BigQuery on loopback over its own scratch DuckDB, with a configuration as the
+ * environment would give it and a real @google-cloud/bigquery client pointed at the fake.
+ */
+export interface BigQueryHarness {
+  readonly fake: FakeBigQuery;
+  /** The fake's store: rows inserted here are what BigQuery "has". */
+  readonly store: ScratchEngine;
+  readonly config: BigQueryConfig;
+  /** A client of the fake with a stub token, built as the engine builds its own. */
+  client(overrides?: BigQueryOptions): BigQuery;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  /** Extra QUERYGATE_BIGQUERY_* variables. */
+  readonly environment?: Record<string, string>;
+  readonly now?: () => Date;
+  readonly pageSize?: number;
+  /** Create the UDF routines in the fake up front, as `querygate bigquery setup` would. @default true */
+  readonly withUdfs?: boolean;
+}
+
+export const testProject = 'querygate-test';
+export const testDataset = 'logs';
+
+export async function startBigQueryHarness(options: HarnessOptions = {}): Promise<BigQueryHarness> {
+  const store = await createScratchEngine();
+  const partial = parseBigQueryEnvironment({
+    QUERYGATE_BIGQUERY_PROJECT: testProject,
+    QUERYGATE_BIGQUERY_DATASET: testDataset,
+    ...options.environment,
+  });
+  const naming = bigQueryNaming(partial, queriesDir);
+  const fake = await startFakeBigQuery({
+    projectId: testProject,
+    database: store.database,
+    tables: naming.tables,
+    routines: naming.routines,
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+  });
+  const config: BigQueryConfig = { ...partial, apiEndpoint: fake.url };
+  if (options.withUdfs ?? true) {
+    for (const udf of readBigQueryUdfs(queriesDir, config)) fake.routines.set(udf.qualifiedName, udf.ddl);
+  }
+  return {
+    fake,
+    store,
+    config,
+    client: (overrides = {}) => createBigQueryClient(config, { authClient: fakeAuthClient(), ...overrides }),
+    async close() {
+      await fake.close();
+      await store.close();
+    },
+  };
+}

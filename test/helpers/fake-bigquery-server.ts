@@ -1,0 +1,690 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DuckDBTimestampValue, type DuckDBType, TIMESTAMP, VARCHAR } from '@duckdb/node-api';
+import type { BigQueryOptions } from '@google-cloud/bigquery';
+import { parse } from '@guanmingchiu/sqlparser-ts';
+import { type Ast, variant } from '../../src/sql/bigquery-ast.js';
+import { renameObjects } from '../../src/sql/qualify-for-bigquery.js';
+import { nowParameter, translateToDuckDb } from '../../src/sql/translate.js';
+import type { Database } from '../../src/storage/database.js';
+import { logSources } from '../../src/storage/sources.js';
+import {
+  encodeRows,
+  encodeSchema,
+  type FakeField,
+  type FakeRow,
+  type TimestampFormat,
+} from './fake-bigquery-wire.js';
+
+/**
+ * A BigQuery REST API on loopback, enough of it for @google-cloud/bigquery to run querygate's
+ * jobs: jobs.insert (queries, dry runs, CREATE FUNCTION DDL), jobs.get, jobs.getQueryResults
+ * (long-poll, pageToken paging), jobs.cancel, jobs.query, tables.get/insert, tabledata.insertAll,
+ * routines.get. Queries are answered by mapping the fully-qualified names back to the logical
+ * ones, translating with the project's BigQuery→DuckDB translator and running on `database`.
+ *
+ * `CURRENT_TIMESTAMP()` reads the fake's own clock (`now`), as real BigQuery reads the server's:
+ * a test fixes it to the instant it gives the DuckDB engine in RunOptions.
+ */
+
+export type FakeApi =
+  | 'jobs.insert'
+  | 'jobs.get'
+  | 'jobs.getQueryResults'
+  | 'jobs.cancel'
+  | 'jobs.query'
+  | 'tables.get'
+  | 'tables.insert'
+  | 'tabledata.insertAll'
+  | 'routines.get'
+  | 'datasets.get';
+
+export interface RecordedRequest {
+  readonly api: FakeApi;
+  readonly method: string;
+  readonly path: string;
+  readonly query: Readonly<Record<string, string>>;
+  // biome-ignore lint/suspicious/noExplicitAny: request bodies are asserted on freely in tests
+  readonly body: any;
+  readonly authorization: string | undefined;
+}
+
+export interface InjectedFailure {
+  readonly api: FakeApi;
+  readonly status: number;
+  readonly reason: string;
+  readonly message: string;
+  /** How many matching requests fail. @default 1 */
+  times?: number;
+  /**
+   * Do the work, then answer with the failure: a request that got through although its caller
+   * saw an error (as a retried jobs.insert finds its job already created).
+   */
+  readonly afterHandling?: boolean;
+}
+
+export interface FakeBigQueryOptions {
+  readonly projectId: string;
+  /** A DuckDB with the nine source tables under their logical names and the UDF macro. */
+  readonly database: Database;
+  /** `project.dataset.table` by logical source name, as the engine's configuration has them. */
+  readonly tables: Readonly<Record<string, string>>;
+  /** `project.dataset.routine` by UDF name. */
+  readonly routines: Readonly<Record<string, string>>;
+  /** The clock `CURRENT_TIMESTAMP()` reads. @default () => new Date() */
+  readonly now?: () => Date;
+  /** Most rows one results page holds, whatever maxResults asks. @default 100000 */
+  readonly pageSize?: number;
+}
+
+interface ErrorProto {
+  readonly reason: string;
+  readonly message: string;
+  readonly location?: string;
+}
+
+interface FakeJob {
+  readonly id: string;
+  readonly projectId: string;
+  readonly location: string;
+  // biome-ignore lint/suspicious/noExplicitAny: the job resource as the client sent it
+  readonly configuration: any;
+  state: 'RUNNING' | 'DONE';
+  readyAt: number;
+  error?: ErrorProto;
+  schema?: FakeField[];
+  /** The rows with TIMESTAMPs as integer microseconds, and as float seconds. */
+  rows?: FakeRow[];
+  floatRows?: FakeRow[];
+  totalBytesProcessed: string;
+  /** Wakes long-polls when the job is cancelled. */
+  readonly changed: EventTarget;
+}
+
+export interface FakeBigQuery {
+  /** The API root to give the client as `apiEndpoint`. */
+  readonly url: string;
+  readonly requests: RecordedRequest[];
+  /** Jobs wait this long before their results are ready. */
+  queryDelayMs: number;
+  /** Longest a results call waits for its job (BigQuery's long-poll, 10 s unless timeoutMs asks less). */
+  longPollMs: number;
+  /** Bytes every query "scans", checked against its maximumBytesBilled. */
+  bytesProcessed: number;
+  /** Overrides the client's `formatOptions.useInt64Timestamp`: write TIMESTAMPs this way. */
+  timestampFormat: TimestampFormat | undefined;
+  /** Tables that exist, with their schemas, by `project.dataset.table`. */
+  // biome-ignore lint/suspicious/noExplicitAny: table resources as sent by the client
+  readonly createdTables: Map<string, any>;
+  /** Routines that exist, by `project.dataset.routine`. */
+  readonly routines: Map<string, string>;
+  /** Rows received by insertAll, by `project.dataset.table`. */
+  // biome-ignore lint/suspicious/noExplicitAny: rows as sent by the client
+  readonly insertedRows: Map<string, any[]>;
+  inject(failure: InjectedFailure): void;
+  /** Recorded requests of one API. */
+  calls(api: FakeApi): RecordedRequest[];
+  close(): Promise<void>;
+}
+
+/** An auth client for the library that hands out a fixed token: no credentials, no network. */
+export function fakeAuthClient(token = 'fake-token'): BigQueryOptions['authClient'] {
+  const client = {
+    getRequestHeaders: async () => new Headers({ authorization: `Bearer ${token}` }),
+    getProjectId: async () => 'fake-project',
+  };
+  return client as unknown as BigQueryOptions['authClient'];
+}
+
+class HttpFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly proto: ErrorProto,
+  ) {
+    super(proto.message);
+  }
+}
+
+const invalidQuery = (message: string) => new HttpFailure(400, { reason: 'invalidQuery', message });
+
+export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<FakeBigQuery> {
+  const now = options.now ?? (() => new Date());
+  const pageSize = options.pageSize ?? 100_000;
+  const jobs = new Map<string, FakeJob>();
+  const requests: RecordedRequest[] = [];
+  const failures: InjectedFailure[] = [];
+  const logicalTables = new Map(
+    Object.entries(options.tables).map(([logical, qualified]) => [qualified, `\`${logical}\``]),
+  );
+  const logicalFunctions = new Map(
+    Object.entries(options.routines).map(([name, qualified]) => [qualified, name]),
+  );
+  const fake: FakeBigQuery = {
+    url: '',
+    requests,
+    queryDelayMs: 0,
+    longPollMs: 10_000,
+    bytesProcessed: 1_048_576,
+    timestampFormat: undefined,
+    createdTables: new Map(),
+    routines: new Map(),
+    insertedRows: new Map(),
+    inject: (failure) => failures.push({ ...failure, times: failure.times ?? 1 }),
+    calls: (api) => requests.filter((request) => request.api === api),
+    close: async () => {},
+  };
+
+  function takeFailure(api: FakeApi): InjectedFailure | undefined {
+    const index = failures.findIndex((failure) => failure.api === api);
+    const failure = failures[index];
+    if (!failure) return undefined;
+    failure.times = (failure.times ?? 1) - 1;
+    if (failure.times <= 0) failures.splice(index, 1);
+    return failure;
+  }
+
+  /** The received SQL with the logical names back, translated to DuckDB. */
+  function translate(sql: string) {
+    let logical: string;
+    try {
+      logical = renameObjects(sql, { tables: logicalTables, functions: logicalFunctions });
+      return translateToDuckDb(logical, { sources: logSources });
+    } catch (error) {
+      throw invalidQuery(`Syntax error: ${(error as Error).message}`);
+    }
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: query configuration as sent by the client
+  async function execute(job: FakeJob, queryConfig: any): Promise<void> {
+    const translation = translate(String(queryConfig.query));
+    const values: Record<string, unknown> = {};
+    const types: Record<string, DuckDBType> = {};
+    const supplied = new Map<string, unknown>(
+      // biome-ignore lint/suspicious/noExplicitAny: query parameters as sent by the client
+      (queryConfig.queryParameters ?? []).map((parameter: any) => {
+        if (parameter.parameterType?.type !== 'STRING') {
+          throw invalidQuery(`The fake only knows STRING parameters, got ${parameter.parameterType?.type}`);
+        }
+        return [parameter.name, parameter.parameterValue?.value ?? null];
+      }),
+    );
+    for (const name of translation.parameters) {
+      if (!supplied.has(name)) throw invalidQuery(`Query parameter '${name}' not found`);
+      values[name] = supplied.get(name);
+      types[name] = VARCHAR;
+    }
+    if (translation.usesNow) {
+      values[nowParameter.slice(1)] = new DuckDBTimestampValue(BigInt(now().getTime()) * 1000n);
+      types[nowParameter.slice(1)] = TIMESTAMP;
+    }
+    const connection = await options.database.connect();
+    try {
+      const prepared = await connection.prepare(translation.sql);
+      // biome-ignore lint/suspicious/noExplicitAny: DuckDB's bind takes its own value union
+      prepared.bind(values as any, types);
+      const reader = await prepared.runAndReadAll();
+      job.schema = encodeSchema(reader);
+      job.rows = encodeRows(reader, 'int64');
+      job.floatRows = encodeRows(reader, 'float');
+    } catch (error) {
+      if (error instanceof HttpFailure) throw error;
+      throw invalidQuery((error as Error).message);
+    } finally {
+      connection.closeSync();
+    }
+  }
+
+  function jobResource(job: FakeJob) {
+    return {
+      kind: 'bigquery#job',
+      id: `${job.projectId}:${job.location}.${job.id}`,
+      jobReference: { projectId: job.projectId, jobId: job.id, location: job.location },
+      configuration: job.configuration,
+      status: {
+        state: job.state,
+        ...(job.state === 'DONE' && job.error ? { errorResult: job.error, errors: [job.error] } : {}),
+      },
+      statistics: {
+        totalBytesProcessed: job.totalBytesProcessed,
+        query: { totalBytesProcessed: job.totalBytesProcessed, statementType: 'SELECT' },
+      },
+    };
+  }
+
+  /** Settles the job if its time has come; a failed job settles to its error. */
+  function refresh(job: FakeJob): void {
+    if (job.state === 'RUNNING' && Date.now() >= job.readyAt) job.state = 'DONE';
+  }
+
+  /** Waits until the job is done, or `timeoutMs` has passed (BigQuery's long-poll). */
+  async function waitFor(job: FakeJob, timeoutMs: number): Promise<void> {
+    refresh(job);
+    if (job.state === 'DONE') return;
+    const wait = Math.max(0, Math.min(job.readyAt - Date.now(), timeoutMs));
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, wait);
+      function done() {
+        clearTimeout(timer);
+        job.changed.removeEventListener('change', done);
+        resolve();
+      }
+      job.changed.addEventListener('change', done);
+    });
+    refresh(job);
+  }
+
+  /** A page of a finished job, as jobs.getQueryResults and jobs.query answer. */
+  function resultsPage(job: FakeJob, query: Record<string, string>, maxResults: number | undefined) {
+    if (job.state !== 'DONE') {
+      return {
+        kind: 'bigquery#getQueryResultsResponse',
+        jobReference: { projectId: job.projectId, jobId: job.id, location: job.location },
+        jobComplete: false,
+      };
+    }
+    // A failed job answers its results call with the job's error, as an HTTP error.
+    if (job.error) throw new HttpFailure(400, job.error);
+    const useInt64 =
+      fake.timestampFormat === undefined
+        ? query['formatOptions.useInt64Timestamp'] === 'true'
+        : fake.timestampFormat === 'int64';
+    const all = (useInt64 ? job.rows : job.floatRows) ?? [];
+    const start = query.pageToken ? Number(Buffer.from(query.pageToken, 'base64url').toString()) : 0;
+    const size = Math.min(maxResults ?? Number.POSITIVE_INFINITY, pageSize);
+    const rows = all.slice(start, start + size);
+    const next = start + rows.length;
+    return {
+      kind: 'bigquery#getQueryResultsResponse',
+      jobReference: { projectId: job.projectId, jobId: job.id, location: job.location },
+      schema: { fields: job.schema ?? [] },
+      totalRows: String(all.length),
+      ...(rows.length > 0 ? { rows } : {}),
+      ...(next < all.length ? { pageToken: Buffer.from(String(next)).toString('base64url') } : {}),
+      totalBytesProcessed: job.totalBytesProcessed,
+      jobComplete: true,
+      cacheHit: false,
+    };
+  }
+
+  /** Creates a job for a query configuration; DDL runs at once, a SELECT after the delay. */
+  // biome-ignore lint/suspicious/noExplicitAny: job resources as sent by the client
+  async function createJob(projectId: string, jobId: string, location: string, configuration: any) {
+    const queryConfig = configuration?.query ?? {};
+    const job: FakeJob = {
+      id: jobId,
+      projectId,
+      location,
+      configuration,
+      state: 'RUNNING',
+      readyAt: Date.now() + fake.queryDelayMs,
+      totalBytesProcessed: String(fake.bytesProcessed),
+      changed: new EventTarget(),
+    };
+    const ddl = createdFunction(String(queryConfig.query ?? ''));
+    if (ddl) {
+      fake.routines.set(ddl, String(queryConfig.query));
+      job.state = 'DONE';
+      job.totalBytesProcessed = '0';
+    } else {
+      try {
+        await execute(job, queryConfig);
+        const cap = queryConfig.maximumBytesBilled;
+        if (cap !== undefined && BigInt(cap) < BigInt(fake.bytesProcessed)) {
+          // BigQuery plans the query, then fails the job before reading: nothing is billed.
+          job.error = {
+            reason: 'bytesBilledLimitExceeded',
+            message: `Query exceeded limit for bytes billed: ${cap}. ${fake.bytesProcessed} or higher required.`,
+          };
+        }
+      } catch (error) {
+        if (!(error instanceof HttpFailure)) throw error;
+        // An invalid query is a job that failed at once, as BigQuery reports it from jobs.insert.
+        job.error = error.proto;
+        job.state = 'DONE';
+      }
+    }
+    jobs.set(jobId, job);
+    return job;
+  }
+
+  async function route(
+    req: IncomingMessage,
+    url: URL,
+    body: Ast,
+  ): Promise<[FakeApi, () => Promise<unknown>]> {
+    const path = url.pathname.replace(/^\/bigquery\/v2/, '');
+    const query = Object.fromEntries(url.searchParams);
+    const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+    const [projects, projectId = '', collection, id, sub, subId, action] = parts;
+    if (projects !== 'projects')
+      throw new HttpFailure(404, { reason: 'notFound', message: `No route ${path}` });
+    const method = req.method ?? 'GET';
+    if (collection === 'jobs' && method === 'POST' && id === undefined) {
+      return [
+        'jobs.insert',
+        async () => {
+          const configuration = body.configuration ?? {};
+          const location = body.jobReference?.location ?? 'US';
+          if (configuration.dryRun) {
+            const queryConfig = configuration.query ?? {};
+            if (!createdFunction(String(queryConfig.query ?? ''))) translate(String(queryConfig.query ?? ''));
+            return {
+              kind: 'bigquery#job',
+              jobReference: { projectId, location },
+              configuration,
+              status: { state: 'DONE' },
+              statistics: {
+                totalBytesProcessed: String(fake.bytesProcessed),
+                query: { totalBytesProcessed: String(fake.bytesProcessed), statementType: 'SELECT' },
+              },
+            };
+          }
+          const jobId = body.jobReference?.jobId ?? randomUUID();
+          if (jobs.has(jobId))
+            throw new HttpFailure(409, {
+              reason: 'duplicate',
+              message: `Already Exists: Job ${projectId}:${location}.${jobId}`,
+            });
+          return jobResource(await createJob(projectId, jobId, location, configuration));
+        },
+      ];
+    }
+    if (collection === 'jobs' && id !== undefined) {
+      const job = () => {
+        const found = jobs.get(id);
+        if (!found)
+          throw new HttpFailure(404, { reason: 'notFound', message: `Not found: Job ${projectId}:${id}` });
+        return found;
+      };
+      if (method === 'POST' && sub === 'cancel') {
+        return [
+          'jobs.cancel',
+          async () => {
+            const found = job();
+            refresh(found);
+            if (found.state !== 'DONE') {
+              found.state = 'DONE';
+              found.error = {
+                reason: 'stopped',
+                message: 'Job execution was cancelled: User requested cancellation',
+              };
+              found.changed.dispatchEvent(new Event('change'));
+            }
+            return { kind: 'bigquery#jobCancelResponse', job: jobResource(found) };
+          },
+        ];
+      }
+      if (method === 'GET' && sub === undefined) {
+        return [
+          'jobs.get',
+          async () => {
+            const found = job();
+            refresh(found);
+            return jobResource(found);
+          },
+        ];
+      }
+    }
+    if (collection === 'queries' && method === 'GET' && id !== undefined) {
+      return [
+        'jobs.getQueryResults',
+        async () => {
+          const found = jobs.get(id);
+          if (!found)
+            throw new HttpFailure(404, { reason: 'notFound', message: `Not found: Job ${projectId}:${id}` });
+          await waitFor(found, Math.min(fake.longPollMs, query.timeoutMs ? Number(query.timeoutMs) : 10_000));
+          return resultsPage(found, query, query.maxResults ? Number(query.maxResults) : undefined);
+        },
+      ];
+    }
+    if (collection === 'queries' && method === 'POST' && id === undefined) {
+      return [
+        'jobs.query',
+        async () => {
+          const queryConfig = {
+            query: body.query,
+            queryParameters: body.queryParameters,
+            maximumBytesBilled: body.maximumBytesBilled,
+          };
+          if (body.dryRun) {
+            translate(String(body.query));
+            return {
+              kind: 'bigquery#queryResponse',
+              jobComplete: true,
+              totalBytesProcessed: String(fake.bytesProcessed),
+              schema: { fields: [] },
+            };
+          }
+          const location = body.location ?? 'US';
+          const jobId = `job_${randomUUID()}`;
+          // jobs.query reports an invalid query as an HTTP error, not as a failed job.
+          translate(String(body.query));
+          const created = await createJob(projectId, jobId, location, {
+            query: queryConfig,
+            labels: body.labels,
+          });
+          await waitFor(created, body.timeoutMs ?? 10_000);
+          const formatQuery: Record<string, string> = body.formatOptions?.useInt64Timestamp
+            ? { 'formatOptions.useInt64Timestamp': 'true' }
+            : {};
+          return { ...resultsPage(created, formatQuery, body.maxResults), kind: 'bigquery#queryResponse' };
+        },
+      ];
+    }
+    if (collection === 'datasets' && id !== undefined) {
+      const qualified = `${projectId}.${id}.${subId ?? ''}`;
+      if (sub === undefined && method === 'GET') {
+        return [
+          'datasets.get',
+          async () => ({ kind: 'bigquery#dataset', datasetReference: { projectId, datasetId: id } }),
+        ];
+      }
+      if (sub === 'routines' && method === 'GET' && subId !== undefined) {
+        return [
+          'routines.get',
+          async () => {
+            const ddl = fake.routines.get(qualified);
+            if (ddl === undefined)
+              throw new HttpFailure(404, { reason: 'notFound', message: `Not found: Routine ${qualified}` });
+            return {
+              routineReference: { projectId, datasetId: id, routineId: subId },
+              routineType: 'SCALAR_FUNCTION',
+            };
+          },
+        ];
+      }
+      if (sub === 'tables' && method === 'POST' && subId === undefined) {
+        return [
+          'tables.insert',
+          async () => {
+            const tableId = body.tableReference?.tableId;
+            const name = `${projectId}.${id}.${tableId}`;
+            if (fake.createdTables.has(name)) {
+              throw new HttpFailure(409, {
+                reason: 'duplicate',
+                message: `Already Exists: Table ${projectId}:${id}.${tableId}`,
+              });
+            }
+            fake.createdTables.set(name, body);
+            return { kind: 'bigquery#table', ...body };
+          },
+        ];
+      }
+      if (sub === 'tables' && subId !== undefined && method === 'GET' && action === undefined) {
+        return [
+          'tables.get',
+          async () => {
+            const table = fake.createdTables.get(qualified);
+            if (!table) {
+              throw new HttpFailure(404, {
+                reason: 'notFound',
+                message: `Not found: Table ${projectId}:${id}.${subId}`,
+              });
+            }
+            return { kind: 'bigquery#table', ...table };
+          },
+        ];
+      }
+      if (sub === 'tables' && subId !== undefined && method === 'POST' && action === 'insertAll') {
+        return [
+          'tabledata.insertAll',
+          async () => {
+            const table = fake.createdTables.get(qualified);
+            if (!table) {
+              throw new HttpFailure(404, {
+                reason: 'notFound',
+                message: `Not found: Table ${projectId}:${id}.${subId}`,
+              });
+            }
+            // biome-ignore lint/suspicious/noExplicitAny: insertAll rows as sent by the client
+            const rows: any[] = body.rows ?? [];
+            const insertErrors = rows.flatMap((row, index) => {
+              const unknown = unknownFields(row.json, table.schema?.fields ?? [], '');
+              return unknown.length === 0
+                ? []
+                : [
+                    {
+                      index,
+                      errors: [
+                        { reason: 'invalid', location: unknown[0], message: `no such field: ${unknown[0]}.` },
+                      ],
+                    },
+                  ];
+            });
+            if (insertErrors.length > 0 && !body.skipInvalidRows) {
+              // Without skipInvalidRows nothing is inserted; the valid rows are reported as stopped.
+              const failed = new Set(insertErrors.map((error) => error.index));
+              const stopped = rows
+                .map((_, index) => index)
+                .filter((index) => !failed.has(index))
+                .map((index) => ({ index, errors: [{ reason: 'stopped', message: '' }] }));
+              return {
+                kind: 'bigquery#tableDataInsertAllResponse',
+                insertErrors: [...insertErrors, ...stopped],
+              };
+            }
+            const stored = fake.insertedRows.get(qualified) ?? [];
+            stored.push(...rows);
+            fake.insertedRows.set(qualified, stored);
+            return {
+              kind: 'bigquery#tableDataInsertAllResponse',
+              ...(insertErrors.length ? { insertErrors } : {}),
+            };
+          },
+        ];
+      }
+    }
+    throw new HttpFailure(404, { reason: 'notFound', message: `The fake has no ${method} ${path}` });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://fake.invalid');
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const body = text ? JSON.parse(text) : undefined;
+    let api: FakeApi | undefined;
+    try {
+      const [matched, answer] = await route(req, url, body);
+      api = matched;
+      requests.push({
+        api,
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        body,
+        authorization: req.headers.authorization,
+      });
+      const failure = takeFailure(api);
+      if (failure?.afterHandling) await answer();
+      if (failure)
+        throw new HttpFailure(failure.status, { reason: failure.reason, message: failure.message });
+      send(res, 200, await answer());
+    } catch (error) {
+      if (!(error instanceof HttpFailure)) {
+        send(res, 500, errorBody(500, { reason: 'internalError', message: (error as Error).message }));
+        return;
+      }
+      send(res, error.status, errorBody(error.status, error.proto));
+    }
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      if (!res.headersSent)
+        send(res, 500, errorBody(500, { reason: 'internalError', message: String(error) }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return Object.assign(fake, {
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const payload = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=UTF-8',
+    'content-length': Buffer.byteLength(payload),
+  });
+  res.end(payload);
+}
+
+/** Google's JSON error body: `{error: {code, message, errors: [ErrorProto], status}}`. */
+function errorBody(status: number, proto: ErrorProto) {
+  return {
+    error: {
+      code: status,
+      message: proto.message,
+      errors: [{ ...proto, domain: 'global' }],
+      status:
+        status === 400
+          ? 'INVALID_ARGUMENT'
+          : status === 403
+            ? 'PERMISSION_DENIED'
+            : status === 404
+              ? 'NOT_FOUND'
+              : 'UNKNOWN',
+    },
+  };
+}
+
+/** The routine a `CREATE [OR REPLACE] FUNCTION` statement creates, or undefined for anything else. */
+function createdFunction(sql: string): string | undefined {
+  let statements: Ast[];
+  try {
+    statements = parse(sql, 'bigquery') as Ast[];
+  } catch {
+    return undefined;
+  }
+  if (statements.length !== 1) return undefined;
+  const [kind, node] = variant(statements[0]);
+  if (kind !== 'CreateFunction') return undefined;
+  return (node.name as Ast[]).map((part) => variant(part)[1].value).join('.');
+}
+
+/** Paths of fields in `value` that `fields` (a table schema) does not have, e.g. `metadata.foo`. */
+// biome-ignore lint/suspicious/noExplicitAny: JSON rows and schemas
+function unknownFields(value: any, fields: any[], prefix: string): string[] {
+  if (value === null || typeof value !== 'object') return [];
+  const found: string[] = [];
+  for (const [key, child] of Object.entries(value)) {
+    const field = fields.find((candidate) => String(candidate.name).toLowerCase() === key.toLowerCase());
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (!field) {
+      found.push(path);
+      continue;
+    }
+    if (field.type === 'RECORD' || field.type === 'STRUCT') {
+      const items = Array.isArray(child) ? child : [child];
+      for (const item of items) found.push(...unknownFields(item, field.fields ?? [], path));
+    }
+  }
+  return found;
+}

@@ -1,0 +1,175 @@
+import {
+  DuckDBDateValue,
+  DuckDBDecimalValue,
+  DuckDBListType,
+  DuckDBListValue,
+  type DuckDBResultReader,
+  DuckDBStructType,
+  DuckDBStructValue,
+  DuckDBTimestampNanosecondsValue,
+  DuckDBTimestampTZValue,
+  DuckDBTimestampValue,
+  type DuckDBType,
+  DuckDBTypeId,
+  type DuckDBValue,
+} from '@duckdb/node-api';
+
+/**
+ * DuckDB results written the way BigQuery's REST API writes query results: a `schema` of fields
+ * (legacy type names, `mode`, nested `fields` for RECORD) and rows of `{f: [{v}]}` where every
+ * scalar is a string. Objects are REPEATED RECORDs, as in Logflare's tables: a STRUCT holding an
+ * object is a repeated record of one element, a NULL one an empty repeated record.
+ *
+ * Written independently of src/engines/duckdb-rows.ts and src/engines/bigquery-rows.ts, so the
+ * differential test compares two separate decodings of the same DuckDB values.
+ */
+
+export interface FakeField {
+  name: string;
+  type: string;
+  mode: 'NULLABLE' | 'REPEATED';
+  fields?: FakeField[];
+}
+
+export interface FakeCell {
+  v: unknown;
+}
+
+export interface FakeRow {
+  f: FakeCell[];
+}
+
+/** How TIMESTAMP cells are written: integer microseconds (`useInt64Timestamp`) or float seconds. */
+export type TimestampFormat = 'int64' | 'float';
+
+export function encodeSchema(reader: DuckDBResultReader): FakeField[] {
+  const names = reader.columnNames();
+  const types = reader.columnTypes();
+  return names.map((name, i) => fieldOf(name, types[i] as DuckDBType));
+}
+
+function fieldOf(name: string, type: DuckDBType): FakeField {
+  if (type instanceof DuckDBStructType) {
+    return {
+      name,
+      type: 'RECORD',
+      mode: 'REPEATED',
+      fields: type.entryNames.map((entry, i) => fieldOf(entry, type.entryTypes[i] as DuckDBType)),
+    };
+  }
+  if (type instanceof DuckDBListType) {
+    const element = fieldOf(name, type.valueType);
+    return { ...element, mode: 'REPEATED' };
+  }
+  return { name, type: scalarType(type), mode: 'NULLABLE' };
+}
+
+function scalarType(type: DuckDBType): string {
+  switch (type.typeId) {
+    case DuckDBTypeId.TIMESTAMP:
+    case DuckDBTypeId.TIMESTAMP_TZ:
+      return 'TIMESTAMP';
+    case DuckDBTypeId.TIMESTAMP_NS:
+      return 'DATETIME';
+    case DuckDBTypeId.TINYINT:
+    case DuckDBTypeId.SMALLINT:
+    case DuckDBTypeId.INTEGER:
+    case DuckDBTypeId.BIGINT:
+    case DuckDBTypeId.HUGEINT:
+    case DuckDBTypeId.UTINYINT:
+    case DuckDBTypeId.USMALLINT:
+    case DuckDBTypeId.UINTEGER:
+    case DuckDBTypeId.UBIGINT:
+      return 'INTEGER';
+    case DuckDBTypeId.FLOAT:
+    case DuckDBTypeId.DOUBLE:
+      return 'FLOAT';
+    case DuckDBTypeId.DECIMAL:
+      return 'NUMERIC';
+    case DuckDBTypeId.BOOLEAN:
+      return 'BOOLEAN';
+    case DuckDBTypeId.DATE:
+      return 'DATE';
+    case DuckDBTypeId.VARCHAR:
+      return 'STRING';
+    default:
+      throw new Error(`The fake BigQuery has no wire form for DuckDB ${type.toString()}`);
+  }
+}
+
+export function encodeRows(reader: DuckDBResultReader, timestamps: TimestampFormat): FakeRow[] {
+  const types = reader.columnTypes();
+  const rows: FakeRow[] = [];
+  for (let row = 0; row < reader.currentRowCount; row++) {
+    const cells: FakeCell[] = [];
+    for (let column = 0; column < types.length; column++) {
+      cells.push({ v: encodeValue(reader.value(column, row), types[column] as DuckDBType, timestamps) });
+    }
+    rows.push({ f: cells });
+  }
+  return rows;
+}
+
+function encodeValue(value: DuckDBValue, type: DuckDBType, timestamps: TimestampFormat): unknown {
+  if (type instanceof DuckDBStructType) {
+    // An object is a repeated record of one; no object, none.
+    if (value === null) return [];
+    return [{ v: encodeRecord(value as DuckDBStructValue, type, timestamps) }];
+  }
+  if (type instanceof DuckDBListType) {
+    if (value === null) return [];
+    return (value as DuckDBListValue).items.map((item) => ({
+      v:
+        type.valueType instanceof DuckDBStructType
+          ? item === null
+            ? null
+            : encodeRecord(item as DuckDBStructValue, type.valueType, timestamps)
+          : encodeValue(item, type.valueType, timestamps),
+    }));
+  }
+  if (value === null) return null;
+  if (value instanceof DuckDBTimestampValue || value instanceof DuckDBTimestampTZValue) {
+    return timestamps === 'int64' ? String(value.micros) : floatSeconds(value.micros);
+  }
+  if (value instanceof DuckDBTimestampNanosecondsValue) return civilTime(value.nanos);
+  if (value instanceof DuckDBDecimalValue) return value.toString();
+  if (value instanceof DuckDBDateValue) return value.toString();
+  if (value instanceof DuckDBListValue || value instanceof DuckDBStructValue) {
+    throw new Error('nested value without a nested type');
+  }
+  return String(value);
+}
+
+function encodeRecord(
+  value: DuckDBStructValue,
+  type: DuckDBStructType,
+  timestamps: TimestampFormat,
+): FakeRow {
+  return {
+    f: type.entryNames.map((name, i) => ({
+      v: encodeValue(value.entries[name] ?? null, type.entryTypes[i] as DuckDBType, timestamps),
+    })),
+  };
+}
+
+/**
+ * Seconds since the epoch in the E notation BigQuery uses when it is not asked for integer
+ * microseconds: `1.700000000123456E9`, `1.7E9`, `-1.5E-1`. Built from the digits, exactly.
+ */
+export function floatSeconds(micros: bigint): string {
+  if (micros === 0n) return '0.0';
+  const negative = micros < 0n;
+  const digits = (negative ? -micros : micros).toString();
+  const exponent = digits.length - 1 - 6;
+  const mantissa = `${digits[0]}.${digits.slice(1).replace(/0+$/, '') || '0'}`;
+  return `${negative ? '-' : ''}${mantissa}E${exponent}`;
+}
+
+/** DATETIME as BigQuery writes it: `YYYY-MM-DDTHH:MM:SS`, `.ffffff` when there is a fraction. */
+function civilTime(nanos: bigint): string {
+  const micros = nanos / 1000n;
+  const millis = micros / 1000n - (micros % 1000n < 0n ? 1n : 0n);
+  const base = new Date(Number(millis)).toISOString().slice(0, 19);
+  const fraction = ((micros % 1_000_000n) + 1_000_000n) % 1_000_000n;
+  return fraction === 0n ? base : `${base}.${fraction.toString().padStart(6, '0')}`;
+}

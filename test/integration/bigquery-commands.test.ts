@@ -1,0 +1,197 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from '@guanmingchiu/sqlparser-ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runBigQueryCheck, runBigQuerySetup } from '../../src/cli/bigquery-commands.js';
+import { type Endpoint, loadEndpointRegistry } from '../../src/endpoints/registry.js';
+import { createBigQueryEngine } from '../../src/engines/bigquery-engine.js';
+import { readBigQueryUdfs } from '../../src/engines/bigquery-udfs.js';
+import { queriesDir } from '../../src/paths.js';
+import type { Ast } from '../../src/sql/bigquery-ast.js';
+import { logSources } from '../../src/storage/sources.js';
+import {
+  type BigQueryHarness,
+  type HarnessOptions,
+  startBigQueryHarness,
+} from '../helpers/bigquery-harness.js';
+
+const registry = loadEndpointRegistry(queriesDir);
+let harness: BigQueryHarness | undefined;
+
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+async function start(options: HarnessOptions = {}) {
+  harness = await startBigQueryHarness({ withUdfs: false, ...options });
+  const lines: string[] = [];
+  return { harness, lines, print: (line: string) => lines.push(line), client: harness.client() };
+}
+
+describe('querygate bigquery setup', () => {
+  it('creates the UDF in the dataset by running its DDL, and running it again is harmless', async () => {
+    const { harness, lines, print, client } = await start();
+    const engine = await createBigQueryEngine({ config: harness.config, queries: [], queriesDir, client });
+    await expect(engine.ready()).rejects.toMatchObject({ code: 'NOT_READY' });
+    await runBigQuerySetup({ config: harness.config, client, print });
+    await runBigQuerySetup({ config: harness.config, client, print });
+    const [udf] = readBigQueryUdfs(queriesDir, harness.config);
+    // The file with its function name, and only that, qualified: its comment keeps the placeholder.
+    const template = readFileSync(
+      join(queriesDir, 'udf', 'generate_timestamp_trunc_array.bigquery.sql'),
+      'utf8',
+    );
+    const placeholder = ['$', '{dataset}'].join('');
+    const [head, tail] = template.split(`\`${placeholder}.generate_timestamp_trunc_array\``);
+    expect(head).toContain(`\`${placeholder}\` is replaced`);
+    expect(udf?.ddl).toBe(`${head}\`querygate-test.logs.generate_timestamp_trunc_array\`${tail}`);
+    const jobs = harness.fake.calls('jobs.insert');
+    expect(jobs.map((job) => job.body.configuration.query.query)).toEqual([udf?.ddl, udf?.ddl]);
+    expect([...harness.fake.routines.keys()]).toEqual(['querygate-test.logs.generate_timestamp_trunc_array']);
+    expect(lines).toEqual([
+      'Created function querygate-test.logs.generate_timestamp_trunc_array',
+      'Created function querygate-test.logs.generate_timestamp_trunc_array',
+    ]);
+    await expect(engine.ready()).resolves.toBeUndefined();
+    expect(harness.fake.createdTables.size).toBe(0);
+  });
+
+  it('with --tables creates every source table, partitioned by day on timestamp, and leaves existing ones', async () => {
+    const { harness, lines, print, client } = await start();
+    await runBigQuerySetup({ config: harness.config, client, print, tables: true });
+    expect([...harness.fake.createdTables.keys()].sort()).toEqual(
+      Object.values(harness.config.tables).sort(),
+    );
+    const edge = harness.fake.createdTables.get('querygate-test.logs.cloudflare_logs_prod');
+    expect(edge.timePartitioning).toEqual({ type: 'DAY', field: 'timestamp' });
+    expect(
+      edge.schema.fields.map((field: { name: string; type: string; mode: string }) => [
+        field.name,
+        field.type,
+        field.mode,
+      ]),
+    ).toEqual([
+      ['id', 'STRING', 'NULLABLE'],
+      ['timestamp', 'TIMESTAMP', 'REQUIRED'],
+      ['event_message', 'STRING', 'NULLABLE'],
+      ['project', 'STRING', 'NULLABLE'],
+      ['metadata', 'RECORD', 'REPEATED'],
+      ['_extra', 'JSON', 'NULLABLE'],
+    ]);
+    expect(edge.schema.fields[4].fields[0]).toEqual({
+      name: 'request',
+      type: 'RECORD',
+      mode: 'REPEATED',
+      fields: [
+        { name: 'url', type: 'STRING', mode: 'NULLABLE' },
+        { name: 'path', type: 'STRING', mode: 'NULLABLE' },
+        { name: 'method', type: 'STRING', mode: 'NULLABLE' },
+        { name: 'host', type: 'STRING', mode: 'NULLABLE' },
+      ],
+    });
+    const relay = harness.fake.createdTables.get('querygate-test.logs.deno_relay_logs');
+    expect(relay.schema.fields.map((field: { name: string }) => field.name)).not.toContain('project');
+    expect(lines.filter((line) => line.startsWith('Created table'))).toHaveLength(logSources.length);
+
+    lines.length = 0;
+    await runBigQuerySetup({ config: harness.config, client, print, tables: true });
+    expect(lines.filter((line) => line.endsWith('exists; left as it is'))).toHaveLength(logSources.length);
+  });
+
+  it('with --print prints the DDL of the UDF and of the tables and sends nothing to BigQuery', async () => {
+    const { harness, lines, print, client } = await start();
+    await runBigQuerySetup({ config: harness.config, client, print, printOnly: true, tables: true });
+    expect(harness.fake.requests).toHaveLength(0);
+    const statements = lines.map((line) => parse(line, 'bigquery') as Ast[]);
+    expect(statements.map((parsed) => Object.keys(parsed[0] ?? {})[0])).toEqual([
+      'CreateFunction',
+      ...logSources.map(() => 'CreateTable'),
+    ]);
+    const tableNames = statements
+      .slice(1)
+      .map((parsed) => parsed[0].CreateTable.name.map((part: Ast) => part.Identifier.value).join('.'));
+    expect(tableNames).toEqual(logSources.map((source) => harness.config.tables[source.name]));
+    expect(lines[1]).toContain('metadata ARRAY<STRUCT<request ARRAY<STRUCT<url STRING, path STRING');
+    expect(
+      lines.slice(1).every((line) => line.includes('PARTITION BY TIMESTAMP_TRUNC(timestamp, DAY)')),
+    ).toBe(true);
+  });
+
+  it('names the command that creates a missing dataset', async () => {
+    const { harness, print, client } = await start({ environment: { QUERYGATE_BIGQUERY_LOCATION: 'EU' } });
+    harness.fake.inject({
+      api: 'tables.insert',
+      status: 404,
+      reason: 'notFound',
+      message: 'Not found: Dataset querygate-test:logs',
+    });
+    await expect(runBigQuerySetup({ config: harness.config, client, print, tables: true })).rejects.toThrow(
+      'Creating the table querygate-test.logs.cloudflare_logs_prod failed: Not found: Dataset querygate-test:logs. ' +
+        'Does the dataset exist? Create it with `bq mk --dataset --location=EU querygate-test:logs`',
+    );
+  });
+});
+
+describe('querygate bigquery check', () => {
+  it('dry-runs every endpoint and prints that it compiles and how many bytes it would scan', async () => {
+    const { harness, lines, print, client } = await start();
+    harness.fake.bytesProcessed = 3 * 1024 * 1024;
+    const { ok, endpoints } = await runBigQueryCheck({ config: harness.config, client, print });
+    expect(ok).toBe(true);
+    expect(endpoints.map((endpoint) => [endpoint.name, endpoint.ok, endpoint.bytes])).toEqual(
+      registry.endpoints.map((endpoint) => [endpoint.name, true, 3_145_728n]),
+    );
+    expect(lines).toEqual(
+      registry.endpoints.map(
+        (endpoint) => `✓ ${endpoint.name}: compiles, would scan 3.0 MiB (3145728 bytes)`,
+      ),
+    );
+    const dryRuns = harness.fake.calls('jobs.insert');
+    expect(dryRuns).toHaveLength(registry.endpoints.length);
+    for (const dryRun of dryRuns) {
+      expect(dryRun.body.configuration.dryRun).toBe(true);
+      expect(
+        dryRun.body.configuration.query.queryParameters.every(
+          (parameter: { parameterType: { type: string }; parameterValue: object }) =>
+            parameter.parameterType.type === 'STRING' && Object.keys(parameter.parameterValue).length === 0,
+        ),
+      ).toBe(true);
+    }
+  });
+
+  it('fails an endpoint whose scan is over its bytes cap', async () => {
+    const { harness, lines, print, client } = await start({
+      environment: { QUERYGATE_BIGQUERY_MAX_BYTES_BILLED: '1000000' },
+    });
+    harness.fake.bytesProcessed = 2_000_000;
+    const { ok } = await runBigQueryCheck({ config: harness.config, client, print });
+    expect(ok).toBe(false);
+    expect(lines[0]).toBe(
+      '✗ logs.all: compiles, but would scan 1.9 MiB (2000000 bytes), more than its cap of 1000000 bytes: calls would answer 400',
+    );
+  });
+
+  it("fails an endpoint that does not compile, with BigQuery's message", async () => {
+    const { harness, lines, print, client } = await start();
+    const broken: Endpoint = {
+      ...(registry.find('logs.all') as Endpoint),
+      id: '0d4c1a52-5d2b-4c3e-9b56-000000000003',
+      name: 'test.broken',
+      sql: 'select no_such_function(1) as x',
+      parameters: [],
+    };
+    const withBroken = { endpoints: [...registry.endpoints, broken], find: () => undefined };
+    const { ok, endpoints } = await runBigQueryCheck({
+      config: harness.config,
+      client,
+      print,
+      registry: withBroken,
+    });
+    expect(ok).toBe(false);
+    expect(endpoints.at(-1)).toMatchObject({ name: 'test.broken', ok: false });
+    expect(lines.at(-1)).toMatch(
+      /^✗ test\.broken is not a valid BigQuery query: Syntax error: .*NO_SUCH_FUNCTION/,
+    );
+  });
+});
