@@ -1,5 +1,10 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import {
+  type BigQueryConfig,
+  bigQueryEnvironmentSchema,
+  parseBigQueryEnvironment,
+} from './engines/bigquery-config.js';
 
 const flag = z
   .enum(['0', '1', 'true', 'false', 'on', 'off', 'yes', 'no'], {
@@ -31,6 +36,11 @@ const environmentSchema = z.object({
     .int()
     .positive()
     .default(10 * 1024 * 1024),
+  QUERYGATE_CACHE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024 * 1024),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -45,14 +55,26 @@ export interface Config {
   readonly engine: 'duckdb' | 'bigquery';
   readonly queryTimeoutMs: number;
   readonly maxBodyBytes: number;
+  /** Approximate bytes of query results the resolver layer keeps (LRU beyond it). */
+  readonly cacheMaxBytes: number;
   readonly logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL'];
+  /** The QUERYGATE_BIGQUERY_* settings; parsed, and required, only when engine is 'bigquery'. */
+  readonly bigquery: Readonly<BigQueryConfig> | undefined;
 }
 
 /** Parses the environment; each bad variable gets one line naming it and what is wrong. */
 export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const parsed = environmentSchema.safeParse(environment);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+  const bigquery =
+    environment.QUERYGATE_ENGINE === 'bigquery'
+      ? bigQueryEnvironmentSchema.safeParse(environment)
+      : undefined;
+  const issues = [
+    ...(parsed.success ? [] : parsed.error.issues),
+    ...(bigquery && !bigquery.success ? bigquery.error.issues : []),
+  ];
+  if (!parsed.success || issues.length > 0) {
+    const lines = issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const env = parsed.data;
@@ -65,6 +87,13 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     engine: env.QUERYGATE_ENGINE,
     queryTimeoutMs: env.QUERYGATE_QUERY_TIMEOUT_MS,
     maxBodyBytes: env.QUERYGATE_MAX_BODY_BYTES,
+    cacheMaxBytes: env.QUERYGATE_CACHE_MAX_BYTES,
     logLevel: env.LOG_LEVEL,
+    bigquery: bigquery?.success ? Object.freeze(bigquery.data) : undefined,
   });
+}
+
+/** The QUERYGATE_BIGQUERY_* settings alone, for `querygate bigquery setup|check` whatever the engine. */
+export function loadBigQueryConfig(environment: NodeJS.ProcessEnv = process.env): Readonly<BigQueryConfig> {
+  return parseBigQueryEnvironment(environment);
 }

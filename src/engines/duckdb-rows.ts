@@ -79,18 +79,27 @@ function decodeValue(value: DuckDBValue, type: DuckDBType): EngineValue {
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value;
   if (value instanceof DuckDBTimestampValue) return Number(value.micros);
   if (value instanceof DuckDBTimestampNanosecondsValue) return civilTime(value.nanos);
-  if (value instanceof DuckDBStructValue && type instanceof DuckDBStructType) {
-    const object: { [key: string]: EngineValue } = {};
-    type.entryNames.forEach((name, i) => {
-      object[name] = decodeValue(value.entries[name] ?? null, type.entryTypes[i] as DuckDBType);
-    });
-    return [object];
-  }
+  if (value instanceof DuckDBStructValue && type instanceof DuckDBStructType)
+    return [decodeObject(value, type)];
   if (value instanceof DuckDBListValue && type instanceof DuckDBListType) {
-    return value.items.map((item) => decodeValue(item, type.valueType));
+    // An array of objects is itself the repeated record: its elements are objects, not arrays.
+    const element = type.valueType;
+    return value.items.map((item) =>
+      item instanceof DuckDBStructValue && element instanceof DuckDBStructType
+        ? decodeObject(item, element)
+        : decodeValue(item, element),
+    );
   }
   if (value instanceof DuckDBDecimalValue) return Number(value.value) / 10 ** value.scale;
   return String(value);
+}
+
+function decodeObject(value: DuckDBStructValue, type: DuckDBStructType): { [key: string]: EngineValue } {
+  const object: { [key: string]: EngineValue } = {};
+  type.entryNames.forEach((name, i) => {
+    object[name] = decodeValue(value.entries[name] ?? null, type.entryTypes[i] as DuckDBType);
+  });
+  return object;
 }
 
 /** BigQuery's JSON form of a DATETIME: `YYYY-MM-DDTHH:MM:SS`, with `.ffffff` only when non-zero. */

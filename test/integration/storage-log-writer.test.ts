@@ -261,7 +261,10 @@ describe('log writer', () => {
     const good = sizes.map((size, request) =>
       writer.write(
         source,
-        Array.from({ length: size }, (_, i) => ({ event_message: `grouped ${request}-${i}`, metadata: { seq: i } })),
+        Array.from({ length: size }, (_, i) => ({
+          event_message: `grouped ${request}-${i}`,
+          metadata: { seq: i },
+        })),
       ),
     );
     const bad = writer.write(source, [{ event_message: 'grouped bad-0' }, { event_message: 42 }]);

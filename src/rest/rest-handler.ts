@@ -1,0 +1,135 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { bindParameters } from '../endpoints/bind-parameters.js';
+import type { Endpoint, EndpointRegistry } from '../endpoints/registry.js';
+import { QuerygateError } from '../errors.js';
+import type { Resolver } from '../resolve/resolver.js';
+import { cacheHeaders } from './cache-headers.js';
+import { readLogEvents } from './read-log-events.js';
+import { sendJson } from './respond.js';
+
+/** What the ingestion route needs of the store. */
+export interface LogSink {
+  write(sourceName: string, events: unknown[]): Promise<{ ingested: number }>;
+}
+
+export interface RestHandlerOptions {
+  readonly registry: EndpointRegistry;
+  readonly resolver: Resolver;
+  readonly logs: LogSink;
+  readonly maxBodyBytes: number;
+}
+
+const endpointPrefix = '/api/endpoints/';
+const byIdPrefix = '/api/endpoints/query/';
+
+/**
+ * The REST face: the Logflare-compatible endpoint paths, the endpoint list and log ingestion.
+ * Authentication and error encoding happen around it (see server.ts); a handler either answers
+ * or throws a QuerygateError. Returns false when the path is not a REST route.
+ */
+export function createRestHandler(options: RestHandlerOptions) {
+  const { registry, resolver } = options;
+
+  async function runEndpoint(endpoint: Endpoint, url: URL, req: IncomingMessage, res: ServerResponse) {
+    const params = bindParameters(endpoint.parameters, (name) => url.searchParams.getAll(name));
+    // A caller that hangs up abandons its query.
+    const abandoned = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) abandoned.abort();
+    });
+    const resolved = await resolver.resolve(endpoint, params, {
+      signal: abandoned.signal,
+      refresh: asksForFreshResult(req),
+    });
+    sendJson(res, 200, { result: resolved.result.rows }, cacheHeaders(resolved));
+  }
+
+  return async function handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+    const path = url.pathname;
+    if (path === '/api/endpoints' || path === '/api/endpoints/') {
+      allowMethods(req, ['GET', 'HEAD']);
+      sendJson(res, 200, { result: registry.endpoints.map(describeEndpoint) });
+      return true;
+    }
+    if (path.startsWith(endpointPrefix)) {
+      const reference = decodePathSegment(
+        path.startsWith(byIdPrefix) ? path.slice(byIdPrefix.length) : path.slice(endpointPrefix.length),
+      );
+      const endpoint = reference === undefined ? undefined : registry.find(reference);
+      const byId = path.startsWith(byIdPrefix);
+      if (
+        !endpoint ||
+        (byId && endpoint.id !== reference?.toLowerCase()) ||
+        (!byId && endpoint.name !== reference)
+      ) {
+        throw new QuerygateError(
+          'NOT_FOUND',
+          `No endpoint ${byId ? 'with id' : 'named'} '${reference ?? path}'`,
+        );
+      }
+      allowMethods(req, ['GET', 'HEAD']);
+      await runEndpoint(endpoint, url, req, res);
+      return true;
+    }
+    if (path === '/api/logs') {
+      allowMethods(req, ['POST']);
+      const source = url.searchParams.get('source_name');
+      if (!source)
+        throw new QuerygateError('BAD_PARAMETER', "Parameter 'source_name' is required", {
+          details: { parameter: 'source_name' },
+        });
+      const events = await readLogEvents(req, { maxBytes: options.maxBodyBytes });
+      const { ingested } = await options.logs.write(source, events);
+      sendJson(res, 200, { message: 'Logged!', ingested });
+      return true;
+    }
+    return false;
+  };
+}
+
+/** `Cache-Control: no-cache` (or `Pragma: no-cache`): the caller wants a result computed now. */
+function asksForFreshResult(req: IncomingMessage): boolean {
+  const directives = `${req.headers['cache-control'] ?? ''},${req.headers.pragma ?? ''}`.toLowerCase();
+  return directives.split(',').some((directive) => directive.trim() === 'no-cache');
+}
+
+function allowMethods(req: IncomingMessage, methods: readonly string[]): void {
+  if (!methods.includes(req.method ?? '')) {
+    throw new QuerygateError(
+      'METHOD_NOT_ALLOWED',
+      `${req.method} is not allowed here; use ${methods.join(' or ')}`,
+      {
+        details: { allow: methods.join(', ') },
+      },
+    );
+  }
+}
+
+function decodePathSegment(segment: string): string | undefined {
+  if (segment === '' || segment.includes('/')) return undefined;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The public description of an endpoint, in the snake_case of the REST API. */
+export function describeEndpoint(endpoint: Endpoint) {
+  return {
+    id: endpoint.id,
+    name: endpoint.name,
+    description: endpoint.description,
+    parameters: endpoint.parameters.map((parameter) => ({
+      name: parameter.name,
+      required: parameter.required,
+      description: parameter.description,
+      format: parameter.format,
+      ...(parameter.values ? { values: parameter.values, other_values: parameter.otherValues } : {}),
+    })),
+    max_rows: endpoint.maxRows,
+    cache_seconds: endpoint.cacheSeconds,
+    warm_seconds: endpoint.warmSeconds,
+    sandboxing: endpoint.sandboxed ? 'enabled' : 'disabled',
+  };
+}

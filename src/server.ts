@@ -1,0 +1,162 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { BigQuery } from '@google-cloud/bigquery';
+import { type Logger, pino } from 'pino';
+import { loadOrCreateApiKey } from './api-key-file.js';
+import type { Config } from './config.js';
+import { type EndpointRegistry, loadEndpointRegistry } from './endpoints/registry.js';
+import { createBigQueryClient, createBigQueryEngine } from './engines/bigquery-engine.js';
+import { createDuckDbEngine } from './engines/duckdb-engine.js';
+import type { QueryEngine } from './engines/query-engine.js';
+import { QuerygateError } from './errors.js';
+import { createGraphQLFace } from './graphql/yoga.js';
+import { queriesDir } from './paths.js';
+import { createResolver, type Resolver } from './resolve/resolver.js';
+import type { Timers } from './resolve/time-source.js';
+import { createApiKeyCheck } from './rest/api-keys.js';
+import { sendError, sendJson } from './rest/respond.js';
+import { createRestHandler, type LogSink } from './rest/rest-handler.js';
+import { createBigQueryLogSink } from './storage/bigquery-log-sink.js';
+import { openDatabase } from './storage/database.js';
+import { seedDemoLogs } from './storage/demo-seed.js';
+import { createLogWriter } from './storage/log-writer.js';
+import { logSources } from './storage/sources.js';
+
+export interface Querygate {
+  readonly server: Server;
+  /** `http://host:port`, with the port actually bound (config port 0 picks a free one). */
+  readonly url: string;
+  readonly apiKeys: readonly string[];
+  readonly registry: EndpointRegistry;
+  readonly engine: QueryEngine;
+  /** The resolver layer both faces share (its counters feed metrics). */
+  readonly resolver: Resolver;
+  readonly logger: Logger;
+  /** How many demo events were loaded at start (0 when the store already had data or demo is off). */
+  readonly demoEvents: number;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** The clock for `CURRENT_TIMESTAMP()` and caching; tests fix it. @default () => new Date() */
+  readonly now?: () => Date;
+  /** The timers cache warming waits with; tests pass manual ones with `now`. @default Node's */
+  readonly timers?: Timers;
+  /** Wraps the engine (tests count the calls that reach it). */
+  readonly wrapEngine?: (engine: QueryEngine) => QueryEngine;
+  readonly logger?: Logger;
+  /** The BigQuery client when engine is 'bigquery'; tests point one at the fake. @default from config */
+  readonly bigQueryClient?: BigQuery;
+}
+
+/** Composes the store, the engine, the resolver layer and the faces, and starts listening. */
+export async function startQuerygate(config: Config, options: StartOptions = {}): Promise<Querygate> {
+  const logger = options.logger ?? pino({ level: config.logLevel });
+  const now = options.now ?? (() => new Date());
+  const apiKeys = config.apiKeys ?? [loadOrCreateApiKey(config.dataDir).key];
+  const registry = loadEndpointRegistry(queriesDir);
+
+  let baseEngine: QueryEngine;
+  let logs: LogSink;
+  let demoEvents = 0;
+  let closeStore = async () => {};
+  if (config.engine === 'bigquery') {
+    // The warehouse holds the logs: no local store, no demo data.
+    if (!config.bigquery)
+      throw new Error('QUERYGATE_ENGINE=bigquery needs the QUERYGATE_BIGQUERY_* variables');
+    const client = options.bigQueryClient ?? createBigQueryClient(config.bigquery);
+    baseEngine = await createBigQueryEngine({
+      config: config.bigquery,
+      queries: registry.endpoints,
+      queriesDir,
+      client,
+    });
+    logs = createBigQueryLogSink({ config: config.bigquery, client, now });
+  } else {
+    const database = await openDatabase(join(config.dataDir, 'querygate.duckdb'));
+    const writer = createLogWriter(database, { now });
+    await writer.ready();
+    demoEvents = config.demo ? await seedDemoLogs(database, writer, now()) : 0;
+    baseEngine = await createDuckDbEngine({
+      database,
+      sources: logSources,
+      queries: registry.endpoints,
+      queriesDir,
+      timeoutMs: config.queryTimeoutMs,
+    });
+    logs = writer;
+    closeStore = async () => {
+      await writer.close();
+      database.close();
+    };
+  }
+  const engine = options.wrapEngine ? options.wrapEngine(baseEngine) : baseEngine;
+  await engine.ready();
+  const resolver = createResolver({
+    engine,
+    now,
+    ...(options.timers ? { timers: options.timers } : {}),
+    maxCacheBytes: config.cacheMaxBytes,
+    onWarmError: (error, endpoint) =>
+      logger.warn({ err: error, endpoint: endpoint.name }, 'cache warm run failed'),
+  });
+  const graphql = createGraphQLFace({ registry, resolver, logger });
+  const rest = createRestHandler({ registry, resolver, logs, maxBodyBytes: config.maxBodyBytes });
+  const isAuthorised = createApiKeyCheck(apiKeys);
+
+  const onUnexpected = (error: unknown) => logger.error({ err: error }, 'unexpected error');
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://querygate.invalid');
+    if (url.pathname === '/health') {
+      sendJson(res, 200, { status: 'ok', engine: engine.kind });
+      return;
+    }
+    if (graphql.isPageRequest(req, url)) {
+      await graphql.sendPage(req, res);
+      return;
+    }
+    if (!isAuthorised(headerValue(req, 'x-api-key'))) {
+      throw new QuerygateError('UNAUTHENTICATED', 'Missing or invalid X-API-KEY header');
+    }
+    if (url.pathname === graphql.path) {
+      await graphql.handle(req, res);
+      return;
+    }
+    if (await rest(req, res, url)) return;
+    throw new QuerygateError('NOT_FOUND', `No route for ${req.method} ${url.pathname}`);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error) => sendError(res, error, onUnexpected));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  return {
+    server,
+    url: `http://${host}:${address.port}`,
+    apiKeys,
+    registry,
+    engine,
+    resolver,
+    logger,
+    demoEvents,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await resolver.close();
+      await engine.close();
+      await closeStore();
+    },
+  };
+}
+
+function headerValue(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}

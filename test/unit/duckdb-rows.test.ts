@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeRows } from '../../src/engines/duckdb-rows.js';
+import { type Database, openDatabase } from '../../src/storage/database.js';
+
+let database: Database;
+beforeAll(async () => {
+  database = await openDatabase(':memory:');
+});
+afterAll(() => database.close());
+
+async function decode(sql: string) {
+  const connection = await database.connect();
+  try {
+    return decodeRows(await connection.runAndReadAll(sql), 100);
+  } finally {
+    connection.closeSync();
+  }
+}
+
+describe('DuckDB results in BigQuery terms', () => {
+  it('returns an array of objects as objects, and their nested objects as one-element arrays', async () => {
+    const { rows, columns } = await decode(
+      "SELECT [{'a': 1, 'inner': {'b': 'x'}}, {'a': 2, 'inner': NULL}] AS items, {'c': [1, 2]} AS object",
+    );
+    expect(rows).toEqual([
+      {
+        items: [
+          { a: 1, inner: [{ b: 'x' }] },
+          { a: 2, inner: [] },
+        ],
+        object: [{ c: [1, 2] }],
+      },
+    ]);
+    expect(columns).toEqual([
+      { name: 'items', type: 'RECORD' },
+      { name: 'object', type: 'RECORD' },
+    ]);
+  });
+
+  it('keeps INT64 values beyond 2^53 exact as bigint and smaller ones as numbers', async () => {
+    const { rows } = await decode(
+      'SELECT 9007199254740993::BIGINT AS big, 42::BIGINT AS small, 1.5::DOUBLE AS float',
+    );
+    expect(rows).toEqual([{ big: 9007199254740993n, small: 42, float: 1.5 }]);
+  });
+
+  it('returns TIMESTAMP as epoch microseconds and TIMESTAMP_NS (DATETIME) as BigQuery text', async () => {
+    const { rows, columns } = await decode(
+      "SELECT TIMESTAMP '2026-01-02 03:04:05.000006' AS ts, CAST(TIMESTAMP '2026-01-02 03:04:05' AS TIMESTAMP_NS) AS civil",
+    );
+    expect(rows).toEqual([{ ts: Date.UTC(2026, 0, 2, 3, 4, 5) * 1000 + 6, civil: '2026-01-02T03:04:05' }]);
+    expect(columns.map((column) => column.type)).toEqual(['TIMESTAMP', 'DATETIME']);
+  });
+
+  it('stops at max rows', async () => {
+    expect((await decode('SELECT * FROM range(10)')).rows).toHaveLength(10);
+    const connection = await database.connect();
+    const limited = decodeRows(await connection.runAndReadAll('SELECT * FROM range(10)'), 3);
+    connection.closeSync();
+    expect(limited.rows).toHaveLength(3);
+  });
+});
