@@ -1,0 +1,125 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBTimestampValue, structValue } from '@duckdb/node-api';
+import { openDatabase } from '../src/storage/database.js';
+import { createLogWriter } from '../src/storage/log-writer.js';
+import { benchApiKey, startServerProcess } from './processes.js';
+
+/** Edge-request events shaped as the benchmark data, for the three ingestion paths. */
+export function ingestionEvents(count: number, now: Date): Array<Record<string, unknown>> {
+  return Array.from({ length: count }, (_, i) => {
+    const project = `project-${String(i % 50).padStart(2, '0')}`;
+    const path = i % 2 === 0 ? '/rest/v1/todos' : '/storage/v1/object/a.png';
+    return {
+      id: `ingest-${i}`,
+      timestamp: new Date(now.getTime() - (count - i) * 10).toISOString(),
+      event_message: `GET | 200 | ${path}`,
+      project,
+      metadata: {
+        request: {
+          url: `https://${project}.supabase.co${path}`,
+          path,
+          method: 'GET',
+          host: `${project}.supabase.co`,
+        },
+        response: { status_code: 200, origin_time: i % 300 },
+      },
+    };
+  });
+}
+
+export interface IngestionResult {
+  readonly httpRecordsPerSecond: number;
+  readonly bulkRecordsPerSecond: number;
+  readonly appenderRecordsPerSecond: number;
+}
+
+/**
+ * The same records three ways, each into a fresh store: POST /api/logs in batches of 1000 with
+ * `concurrency` requests in flight, the bulk path (the writer, as `querygate import` uses it), and
+ * DuckDB's own appender.
+ */
+export async function measureIngestion(
+  count: number,
+  now: Date,
+  concurrency: number,
+): Promise<IngestionResult> {
+  const events = ingestionEvents(count, now);
+  const batches: string[] = [];
+  for (let start = 0; start < events.length; start += 1000) {
+    batches.push(JSON.stringify({ batch: events.slice(start, start + 1000) }));
+  }
+
+  const httpDir = mkdtempSync(join(tmpdir(), 'querygate-bench-http-'));
+  const server = await startServerProcess(httpDir);
+  let next = 0;
+  const httpStarted = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < batches.length) {
+        const body = batches[next++] as string;
+        const response = await fetch(`${server.url}/api/logs?source_name=cloudflare.logs.prod`, {
+          method: 'POST',
+          headers: { 'x-api-key': benchApiKey, 'content-type': 'application/json' },
+          body,
+        });
+        if (response.status !== 200)
+          throw new Error(`ingestion answered ${response.status}: ${await response.text()}`);
+      }
+    }),
+  );
+  const httpSeconds = (performance.now() - httpStarted) / 1000;
+  await server.stop();
+  rmSync(httpDir, { recursive: true, force: true });
+
+  const bulkDir = mkdtempSync(join(tmpdir(), 'querygate-bench-bulk-'));
+  const bulkDatabase = await openDatabase(join(bulkDir, 'store.duckdb'));
+  const writer = createLogWriter(bulkDatabase);
+  await writer.ready();
+  const bulkStarted = performance.now();
+  for (let start = 0; start < events.length; start += 10_000) {
+    await writer.write('cloudflare.logs.prod', events.slice(start, start + 10_000));
+  }
+  const bulkSeconds = (performance.now() - bulkStarted) / 1000;
+  await writer.close();
+
+  // DuckDB's appender on the same records, into a table of the same shape.
+  const connection = await bulkDatabase.connect();
+  await connection.run('CREATE TABLE appended AS SELECT * FROM "cloudflare.logs.prod" LIMIT 0');
+  const appendStarted = performance.now();
+  const appender = await connection.createAppender('appended');
+  for (const event of events) {
+    const metadata = event.metadata as {
+      request: Record<string, string>;
+      response: { status_code: number; origin_time: number };
+    };
+    appender.appendVarchar(event.id as string);
+    appender.appendTimestamp(new DuckDBTimestampValue(BigInt(Date.parse(event.timestamp as string)) * 1000n));
+    appender.appendVarchar(event.event_message as string);
+    appender.appendVarchar(event.project as string);
+    appender.appendValue(
+      structValue({
+        request: structValue({ ...metadata.request }),
+        response: structValue({
+          status_code: BigInt(metadata.response.status_code),
+          origin_time: BigInt(metadata.response.origin_time),
+        }),
+      }),
+    );
+    appender.appendNull();
+    appender.endRow();
+  }
+  appender.flushSync();
+  appender.closeSync();
+  const appendSeconds = (performance.now() - appendStarted) / 1000;
+  connection.closeSync();
+  bulkDatabase.close();
+  rmSync(bulkDir, { recursive: true, force: true });
+
+  return {
+    httpRecordsPerSecond: Math.round(count / httpSeconds),
+    bulkRecordsPerSecond: Math.round(count / bulkSeconds),
+    appenderRecordsPerSecond: Math.round(count / appendSeconds),
+  };
+}

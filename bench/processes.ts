@@ -1,0 +1,85 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../src/paths.js';
+
+/** A child process serving HTTP on a port it prints; its peak RSS is read from /proc. */
+export interface ServedProcess {
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Peak resident set size so far (VmHWM), in bytes; undefined where /proc is missing. */
+  peakRssBytes(): number | undefined;
+  stop(): Promise<void>;
+}
+
+export const benchApiKey = 'bench-key-0123456789abcdef';
+
+/** The built server (`dist/cli/main.js serve`) on a free port over `dataDir`. */
+export function startServerProcess(dataDir: string): Promise<ServedProcess> {
+  return startProcess(
+    process.execPath,
+    [join(packageRoot, 'dist/cli/main.js'), 'serve'],
+    {
+      PORT: '0',
+      QUERYGATE_DATA_DIR: dataDir,
+      QUERYGATE_DEMO: '0',
+      QUERYGATE_API_KEYS: benchApiKey,
+      LOG_LEVEL: 'warn',
+    },
+    /listening on (http:\/\/\S+)/,
+  );
+}
+
+/** A bare node:http server answering every request with `body`: the serving ceiling. */
+export function startBareServer(body: string): Promise<ServedProcess> {
+  const script = `
+    const body = Buffer.from(process.env.BODY);
+    const server = require('node:http').createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
+      res.end(body);
+    });
+    server.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + server.address().port));`;
+  return startProcess(process.execPath, ['-e', script], { BODY: body }, /listening on (http:\/\/\S+)/);
+}
+
+function startProcess(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<ServedProcess> {
+  const child = spawn(command, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child.once('exit', (code) =>
+      reject(new Error(`${command} exited with ${code} before it listened:\n${output}`)),
+    );
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = ready.exec(output);
+      if (!match?.[1]) return;
+      child.removeAllListeners('exit');
+      resolve({
+        url: match[1],
+        child,
+        peakRssBytes: () => {
+          try {
+            const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1];
+            return kb ? Number(kb) * 1024 : undefined;
+          } catch {
+            return undefined;
+          }
+        },
+        stop: () =>
+          new Promise<void>((done) => {
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+      });
+    });
+  });
+}

@@ -1,0 +1,265 @@
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { loadEndpointRegistry } from '../src/endpoints/registry.js';
+import { createDuckDbEngine } from '../src/engines/duckdb-engine.js';
+import { packageRoot, queriesDir } from '../src/paths.js';
+import { openDatabase } from '../src/storage/database.js';
+import { createLogWriter } from '../src/storage/log-writer.js';
+import { logSources } from '../src/storage/sources.js';
+import { load } from './cached-load.js';
+import { type EndpointCase, type InProcessTiming, timeInProcess, timeOverHttp } from './endpoint-latency.js';
+import { benchProjects, generateBenchLogs } from './generate-logs.js';
+import { measureIngestion } from './ingestion.js';
+import { benchApiKey, startBareServer, startServerProcess } from './processes.js';
+import { ratio, type Timing } from './stats.js';
+
+const program = new Command()
+  .name('bench')
+  .description('querygate benchmark: every figure measured side by side in one run')
+  .option(
+    '--rows <n>',
+    'edge requests to generate (relay records: half as many)',
+    (value) => Number(value),
+    10_000_000,
+  )
+  .option('--repeat <n>', 'timed runs per measure, after 2 warm-up runs', (value) => Number(value), 15)
+  .option('--seconds <n>', 'duration of each cached-hit load', (value) => Number(value), 10)
+  .option('--connections <n>', 'concurrent connections of the cached-hit load', (value) => Number(value), 64)
+  .option('--ingest <n>', 'records per ingestion measure (default: min(rows, 200000))', (value) =>
+    Number(value),
+  )
+  .option('--out <file>', 'JSON results', join(packageRoot, 'bench/results/latest.json'))
+  .parse();
+
+const options = program.opts<{
+  rows: number;
+  repeat: number;
+  seconds: number;
+  connections: number;
+  ingest?: number;
+  out: string;
+}>();
+const edgeRows = Math.round(options.rows);
+const relayRows = Math.round(options.rows / 2);
+const now = new Date();
+const registry = loadEndpointRegistry(queriesDir);
+const dataDir = mkdtempSync(join(tmpdir(), 'querygate-bench-'));
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+function endpoint(name: string) {
+  const found = registry.find(name);
+  if (!found) throw new Error(`No endpoint ${name}`);
+  return found;
+}
+
+// The largest project (about 10% of the rows) and the smallest of the 50.
+const projects = benchProjects(50);
+const sizes = { large: projects[0] as string, small: projects[projects.length - 1] as string };
+const cases: EndpointCase[] = Object.entries(sizes).flatMap(([size, project]): EndpointCase[] => [
+  {
+    label: `logs.all PAYG (${size})`,
+    endpoint: endpoint('logs.all'),
+    params: { project, project_tier: 'PAYG', iso_timestamp_start: null, iso_timestamp_end: null },
+  },
+  {
+    label: `functions.invocation-stats 7day (${size})`,
+    endpoint: endpoint('functions.invocation-stats'),
+    params: { project, interval: '7day', function_id: null },
+  },
+  {
+    label: `functions.invocation-stats 1hr (${size})`,
+    endpoint: endpoint('functions.invocation-stats'),
+    params: { project, interval: '1hr', function_id: null },
+  },
+  {
+    label: `usage.api-counts daily (${size})`,
+    endpoint: endpoint('usage.api-counts'),
+    params: { project, interval: 'daily' },
+  },
+]);
+
+try {
+  // 1. Data, through the project's own bulk path. Reported, not counted.
+  log(`Generating ${edgeRows} edge requests and ${relayRows} relay records...`);
+  const storePath = join(dataDir, 'querygate.duckdb');
+  const database = await openDatabase(storePath);
+  const writer = createLogWriter(database, { now: () => now });
+  const generationSeconds = await generateBenchLogs(writer, { now, edgeRows, relayRows });
+  await writer.close();
+  const checkpoint = await database.connect();
+  await checkpoint.run('CHECKPOINT');
+  const duckdbVersion = String((await checkpoint.runAndReadAll('SELECT version()')).getRows()[0]?.[0]);
+  checkpoint.closeSync();
+  const storeBytes = statSync(storePath).size;
+
+  // 2. Each endpoint in-process: translated SQL through the engine against the hand-written query.
+  log('Timing endpoints in-process...');
+  const engine = await createDuckDbEngine({
+    database,
+    sources: logSources,
+    queries: registry.endpoints,
+    queriesDir,
+    timeoutMs: 600_000,
+  });
+  const connection = await database.connect();
+  const inProcess: InProcessTiming[] = [];
+  for (const testCase of cases) {
+    inProcess.push(await timeInProcess(engine, connection, testCase, now, options.repeat));
+  }
+  connection.closeSync();
+  await engine.close();
+  database.close();
+
+  // 3. The same calls over HTTP (cache bypassed), then cached hits under load.
+  log('Timing endpoints over HTTP...');
+  const server = await startServerProcess(dataDir);
+  const overHttp: Timing[] = [];
+  for (const testCase of cases)
+    overHttp.push(await timeOverHttp(server.url, benchApiKey, testCase, options.repeat));
+
+  log('Loading cached hits...');
+  const restUrl = `${server.url}/api/endpoints/usage.api-counts?project=${sizes.large}&interval=daily`;
+  const headers = { 'x-api-key': benchApiKey };
+  const restBody = await (await fetch(restUrl, { headers })).text();
+  const graphqlBody = JSON.stringify({
+    query: `{ usage { apiCounts(project: "${sizes.large}", interval: DAILY) { timestamp totalRestRequests totalStorageRequests totalAuthRequests totalRealtimeRequests } } }`,
+  });
+  const graphqlRequest = {
+    url: `${server.url}/graphql`,
+    method: 'POST' as const,
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: graphqlBody,
+  };
+  const graphqlAnswer = await fetch(graphqlRequest.url, graphqlRequest);
+  if (graphqlAnswer.status !== 200) throw new Error(`GraphQL answered ${graphqlAnswer.status}`);
+  const rest = await load({ url: restUrl, headers }, options.connections, options.seconds);
+  const graphql = await load(graphqlRequest, options.connections, options.seconds);
+  const peakRssBytes = server.peakRssBytes();
+  await server.stop();
+  const bare = await startBareServer(restBody);
+  const bareLoad = await load({ url: bare.url, headers }, options.connections, options.seconds);
+  await bare.stop();
+
+  // 4. Ingestion, three ways, on the same records.
+  const ingestCount = options.ingest ?? Math.min(edgeRows, 200_000);
+  log(`Ingesting ${ingestCount} records three ways...`);
+  const ingestion = await measureIngestion(ingestCount, now, 4);
+
+  const endpoints = cases.map((testCase, i) => {
+    const local = inProcess[i];
+    const http = overHttp[i];
+    if (!local || !http) throw new Error('missing measure');
+    return {
+      case: testCase.label,
+      rows: local.rows,
+      sameRowsAsHandWritten: local.sameRows,
+      handWrittenMs: local.handWritten,
+      translatedMs: local.translated,
+      restMs: http,
+      translationRatio: ratio(local.translated.medianMs, local.handWritten.medianMs),
+      gatewayOverheadRatio: ratio(http.medianMs, local.translated.medianMs),
+    };
+  });
+  const totalRows = edgeRows + relayRows;
+  const results = {
+    measuredAt: now.toISOString(),
+    machine: {
+      cores: cpus().length,
+      cpu: cpus()[0]?.model,
+      memoryBytes: totalmem(),
+      node: process.version,
+      duckdb: duckdbVersion,
+    },
+    data: {
+      edgeRows,
+      relayRows,
+      generationSeconds: Math.round(generationSeconds * 10) / 10,
+      generationRecordsPerSecond: Math.round(totalRows / generationSeconds),
+      storeBytes,
+      storeBytesPerMillionRecords: Math.round(storeBytes / (totalRows / 1e6)),
+    },
+    endpoints,
+    cachedHits: {
+      connections: options.connections,
+      seconds: options.seconds,
+      bareNodeHttp: bareLoad,
+      rest,
+      graphql,
+      restServingRatio: ratio(rest.requestsPerSecond, bareLoad.requestsPerSecond),
+      graphqlServingRatio: ratio(graphql.requestsPerSecond, bareLoad.requestsPerSecond),
+    },
+    ingestion: {
+      records: ingestCount,
+      ...ingestion,
+      httpToAppenderRatio: ratio(ingestion.httpRecordsPerSecond, ingestion.appenderRecordsPerSecond),
+    },
+    peakServerRssBytes: peakRssBytes,
+  };
+  mkdirSync(join(options.out, '..'), { recursive: true });
+  writeFileSync(options.out, `${JSON.stringify(results, null, 2)}\n`);
+  printTable(results);
+  log(`Results written to ${options.out}`);
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+function printTable(results: {
+  machine: Record<string, unknown>;
+  data: {
+    edgeRows: number;
+    relayRows: number;
+    generationSeconds: number;
+    generationRecordsPerSecond: number;
+    storeBytesPerMillionRecords: number;
+  };
+  endpoints: Array<{
+    case: string;
+    rows: number;
+    sameRowsAsHandWritten: boolean;
+    handWrittenMs: { medianMs: number; p95Ms: number };
+    translatedMs: { medianMs: number; p95Ms: number };
+    restMs: { medianMs: number; p95Ms: number };
+    translationRatio: number;
+    gatewayOverheadRatio: number;
+  }>;
+  cachedHits: Record<string, unknown> & {
+    bareNodeHttp: { requestsPerSecond: number; p50Ms: number; p99Ms: number };
+    rest: { requestsPerSecond: number; p50Ms: number; p99Ms: number };
+    graphql: { requestsPerSecond: number; p50Ms: number; p99Ms: number };
+  };
+  ingestion: Record<string, number>;
+  peakServerRssBytes: number | undefined;
+}) {
+  const ms = (timing: { medianMs: number; p95Ms: number }) =>
+    `${timing.medianMs.toFixed(1)} / ${timing.p95Ms.toFixed(1)}`;
+  const lines = [
+    `querygate bench: ${results.data.edgeRows} edge + ${results.data.relayRows} relay records; ${results.machine.cores} cores, Node ${results.machine.node}, DuckDB ${results.machine.duckdb}`,
+    `data: generated in ${results.data.generationSeconds} s (${results.data.generationRecordsPerSecond}/s through the bulk path); store ${(results.data.storeBytesPerMillionRecords / 1e6).toFixed(1)} MB per million records`,
+    '',
+    '| case | rows | hand-written ms (median / p95) | translated ms | REST uncached ms | translation ratio | gateway overhead | same rows |',
+    '|---|---|---|---|---|---|---|---|',
+    ...results.endpoints.map(
+      (row) =>
+        `| ${row.case} | ${row.rows} | ${ms(row.handWrittenMs)} | ${ms(row.translatedMs)} | ${ms(row.restMs)} | ${row.translationRatio} | ${row.gatewayOverheadRatio} | ${row.sameRowsAsHandWritten ? 'yes' : 'NO'} |`,
+    ),
+    '',
+    `| cached hits (${results.cachedHits.connections} connections, ${results.cachedHits.seconds} s) | req/s | p50 ms | p99 ms | serving ratio |`,
+    '|---|---|---|---|---|',
+    ...(['bareNodeHttp', 'rest', 'graphql'] as const).map((name) => {
+      const run = results.cachedHits[name];
+      const servingRatio =
+        name === 'rest'
+          ? results.cachedHits.restServingRatio
+          : name === 'graphql'
+            ? results.cachedHits.graphqlServingRatio
+            : 1;
+      return `| ${name} | ${run.requestsPerSecond} | ${run.p50Ms} | ${run.p99Ms} | ${servingRatio} |`;
+    }),
+    '',
+    `ingestion (${results.ingestion.records} records): HTTP batches of 1000 ${results.ingestion.httpRecordsPerSecond}/s, bulk path ${results.ingestion.bulkRecordsPerSecond}/s, DuckDB appender ${results.ingestion.appenderRecordsPerSecond}/s`,
+    `peak server RSS: ${results.peakServerRssBytes === undefined ? 'n/a' : `${Math.round(results.peakServerRssBytes / 1e6)} MB`}`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
