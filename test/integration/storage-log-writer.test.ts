@@ -267,9 +267,9 @@ describe('log writer', () => {
         })),
       ),
     );
-    const bad = writer.write(source, [{ event_message: 'grouped bad-0' }, { event_message: 42 }]);
+    const bad = failureOf(writer.write(source, [{ event_message: 'grouped bad-0' }, { event_message: 42 }]));
     expect(await Promise.all(good)).toEqual(sizes.map((size) => ({ ingested: size })));
-    expect(isQuerygateError(await failureOf(bad))).toBe(true);
+    expect(isQuerygateError(await bad)).toBe(true);
     const reader = await connection.runAndReadAll(
       `SELECT count(*)::INTEGER AS n, count(*) FILTER (WHERE starts_with(event_message, 'grouped bad'))::INTEGER AS bad FROM "${source}" WHERE starts_with(event_message, 'grouped ')`,
     );
