@@ -64,7 +64,8 @@ export function queryFunctions(query: Ast): Set<string> {
   return found;
 }
 
-function visitNodes(node: Ast, visit: (node: Ast) => void): void {
+/** Calls `visit` on every object node of the AST, depth first. */
+export function visitNodes(node: Ast, visit: (node: Ast) => void): void {
   if (Array.isArray(node)) {
     for (const child of node) visitNodes(child, visit);
   } else if (node && typeof node === 'object') {

@@ -2,6 +2,7 @@ import type { FieldType } from '../storage/field-type.js';
 import { isStructType, quoteIdent } from '../storage/field-type.js';
 import type { LogSource } from '../storage/sources.js';
 import { type Ast, parseBigQuery, queryFunctions, queryParameters, variant } from './bigquery-ast.js';
+import { constantCtes } from './constant-ctes.js';
 import {
   functionsReadingNow,
   nowParameter,
@@ -85,6 +86,11 @@ const intervalUnits = new Set([
 
 class Translator {
   private readonly sources: Map<string, Readonly<Record<string, FieldType>>>;
+  /** Constant one-row CTEs (see constant-ctes.ts): name → column → expression. */
+  private readonly constants = new Map<string, Map<string, Ast>>();
+  private readonly cteNames = new Set<string>();
+  /** One set per query being printed, collecting the CTE names it references. */
+  private readonly cteUses: Set<string>[] = [];
 
   constructor(sources: readonly LogSource[]) {
     this.sources = new Map(
@@ -97,14 +103,43 @@ class Translator {
   }
 
   query(query: Ast, outer: Scope): string {
-    const parts: string[] = [];
+    const ctes: Array<{ name: string; sql: string; uses: Set<string> }> = [];
     if (query.with) {
       if (query.with.recursive) throw unsupported('WITH RECURSIVE');
-      const ctes = query.with.cte_tables.map(
-        (cte: Ast) => `${quoteIdent(cte.alias.name.value)} AS (\n${indent(this.query(cte.query, outer))}\n)`,
-      );
-      parts.push(`WITH ${ctes.join(',\n')}`);
+      for (const [name, columns] of constantCtes(query)) this.constants.set(name, columns);
+      for (const cte of query.with.cte_tables as Ast[]) {
+        const name = String(cte.alias.name.value);
+        const { result, uses } = this.tracingCteUse(() => this.query(cte.query, outer));
+        ctes.push({ name: name.toLowerCase(), sql: `${quoteIdent(name)} AS (\n${indent(result)}\n)`, uses });
+        this.cteNames.add(name.toLowerCase());
+      }
     }
+    const { result: body, uses } = this.tracingCteUse(() => this.queryBody(query, outer));
+    // CTEs nothing reaches are dropped: BigQuery never evaluates them, and DuckDB need not bind them.
+    const reached = new Set<string>();
+    const reach = (name: string) => {
+      if (reached.has(name)) return;
+      reached.add(name);
+      for (const used of ctes.find((cte) => cte.name === name)?.uses ?? []) reach(used);
+    };
+    for (const name of uses) reach(name);
+    const kept = ctes.filter((cte) => reached.has(cte.name));
+    return kept.length > 0 ? `WITH ${kept.map((cte) => cte.sql).join(',\n')}\n${body}` : body;
+  }
+
+  /** Runs `print` and returns the CTE names referenced while it ran, at any depth. */
+  private tracingCteUse(print: () => string): { result: string; uses: Set<string> } {
+    const uses = new Set<string>();
+    this.cteUses.push(uses);
+    try {
+      return { result: print(), uses };
+    } finally {
+      this.cteUses.pop();
+    }
+  }
+
+  private queryBody(query: Ast, outer: Scope): string {
+    const parts: string[] = [];
     const { sql, scope } = this.setExpression(query.body, outer);
     parts.push(sql);
     if (query.order_by) {
@@ -164,7 +199,12 @@ class Translator {
     const scope = outer.child();
     // Filters implied by CROSS JOIN UNNEST over objects: a record without the object is dropped.
     const impliedFilters: string[] = [];
-    const fromItems = (select.from as Ast[]).map((item) => this.fromItem(item, scope, impliedFilters));
+    const from = select.from as Ast[];
+    const fromItems = from
+      .map(
+        (item) => this.inlineConstant(item, scope, from.length) ?? this.fromItem(item, scope, impliedFilters),
+      )
+      .filter((sql) => sql !== '');
     if (select.distinct) throw unsupported('SELECT DISTINCT');
     const projection = (select.projection as Ast[]).map((item) => this.selectItem(item, scope));
     const lines = [`SELECT\n${indent(projection.join(',\n'))}`];
@@ -219,6 +259,20 @@ class Translator {
     }
   }
 
+  /**
+   * A constant one-row CTE joined with a comma beside other FROM items is not joined at all: its
+   * alias is bound to the CTE's expressions. Returns '' when inlined, undefined otherwise.
+   */
+  private inlineConstant(item: Ast, scope: Scope, fromItems: number): string | undefined {
+    const table = item.relation.Table;
+    if (!table || item.joins.length > 0 || fromItems < 2 || table.name.length !== 1) return undefined;
+    const name = String(variant(table.name[0])[1].value);
+    const columns = this.constants.get(name.toLowerCase());
+    if (!columns) return undefined;
+    scope.bind(table.alias?.name?.value ?? name, { kind: 'constant', columns });
+    return '';
+  }
+
   private fromItem(item: Ast, scope: Scope, impliedFilters: string[]): string {
     let sql = this.relation(item.relation, scope);
     for (const join of item.joins as Ast[]) {
@@ -255,6 +309,9 @@ class Translator {
         // `cloudflare.logs.prod` comes back from the parser as three identifiers; the logical
         // source name is the whole dotted name, and so is its DuckDB table name.
         const name = (node.name as Ast[]).map((part) => variant(part)[1].value).join('.');
+        if (this.cteNames.has(name.toLowerCase())) {
+          for (const uses of this.cteUses) uses.add(name.toLowerCase());
+        }
         const columns = this.sources.get(name.toLowerCase());
         scope.bind(
           alias ?? name.split('.').at(-1) ?? name,
@@ -399,6 +456,11 @@ class Translator {
     }
     const binding = scope.lookup(head);
     if (binding?.kind === 'object') return [binding.path, ...rest.map(quoteIdent)].join('.');
+    if (binding?.kind === 'constant' && rest.length === 1) {
+      const expression = binding.columns.get((rest[0] as string).toLowerCase());
+      if (!expression) throw unsupported(`${parts.join('.')}: no such column`);
+      return `(${this.expr(expression, new Scope())})`;
+    }
     return parts.map(quoteIdent).join('.');
   }
 
@@ -439,6 +501,7 @@ class Translator {
       .toLowerCase();
     const [argsKind, argList] = variant(node.args);
     const args: string[] = [];
+    const literals: (string | undefined)[] = [];
     let datePart: string | undefined;
     if (argsKind === 'List') {
       if (argList.clauses.length > 0) throw unsupported(`${name.toUpperCase()} with ORDER BY/LIMIT inside`);
@@ -447,6 +510,7 @@ class Translator {
         if (argKind !== 'Unnamed') throw unsupported(`named arguments to ${name.toUpperCase()}`);
         if (argNode === 'Wildcard') {
           args.push('*');
+          literals.push(undefined);
           continue;
         }
         const expression = argNode.Expr;
@@ -462,10 +526,18 @@ class Translator {
         ) {
           datePart = bare.value.toLowerCase();
         }
+        const value = expression.Value?.value;
+        literals.push(value?.SingleQuotedString ?? value?.DoubleQuotedString);
         args.push(this.expr(expression, scope));
       }
     }
-    return translateFunction({ name, args, datePart, distinct: argList?.duplicate_treatment === 'Distinct' });
+    return translateFunction({
+      name,
+      args,
+      literals,
+      datePart,
+      distinct: argList?.duplicate_treatment === 'Distinct',
+    });
   }
 
   /** `a.b`, `arr[OFFSET(n)]`, and `APPROX_QUANTILES(x, n)[OFFSET(k)]`. */

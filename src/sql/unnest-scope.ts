@@ -1,5 +1,6 @@
 import type { FieldType, StructType } from '../storage/field-type.js';
 import { isStructType } from '../storage/field-type.js';
+import type { Ast } from './bigquery-ast.js';
 
 /**
  * What a name in a FROM clause stands for while a SELECT is translated.
@@ -16,7 +17,9 @@ export type Binding =
   /** An UNNEST over an object: the alias is an abbreviation of `path` (DuckDB SQL text). */
   | { readonly kind: 'object'; readonly path: string; readonly type: StructType }
   /** An UNNEST over an array: the alias is a column of the lateral join. */
-  | { readonly kind: 'element' };
+  | { readonly kind: 'element' }
+  /** A constant one-row CTE joined with a comma: `alias.column` stands for the column's expression. */
+  | { readonly kind: 'constant'; readonly columns: ReadonlyMap<string, Ast> };
 
 /** The FROM-clause names visible at one point: the current SELECT's, then its enclosing ones. */
 export class Scope {

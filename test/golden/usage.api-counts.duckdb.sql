@@ -5,10 +5,10 @@ WITH "requests" AS (
       WHEN $interval = 'hourly' THEN date_trunc('hour', "t"."timestamp")
       WHEN $interval = 'daily' THEN date_trunc('day', "t"."timestamp")
     END AS "bucket",
-    regexp_matches("t"."metadata"."request"."path", '/rest') AS "is_rest",
-    regexp_matches("t"."metadata"."request"."path", '/storage') AS "is_storage",
-    regexp_matches("t"."metadata"."request"."path", '/auth') AS "is_auth",
-    regexp_matches("t"."metadata"."request"."path", '/realtime') AS "is_realtime"
+    contains("t"."metadata"."request"."path", '/rest') AS "is_rest",
+    contains("t"."metadata"."request"."path", '/storage') AS "is_storage",
+    contains("t"."metadata"."request"."path", '/auth') AS "is_auth",
+    contains("t"."metadata"."request"."path", '/realtime') AS "is_realtime"
   FROM "cloudflare.logs.prod" AS "t"
   WHERE (regexp_matches("t"."metadata"."request"."url", $project) AND "t"."timestamp" >= CASE
     WHEN $interval = 'minutely' THEN ($__now - INTERVAL (60) MINUTE)
