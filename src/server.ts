@@ -15,6 +15,7 @@ import { queriesDir } from './paths.js';
 import { createResolver, type Resolver } from './resolve/resolver.js';
 import type { Timers } from './resolve/time-source.js';
 import { createApiKeyCheck } from './rest/api-keys.js';
+import { parseRequestTarget } from './rest/request-target.js';
 import { sendError, sendJson } from './rest/respond.js';
 import { createRestHandler, type LogSink } from './rest/rest-handler.js';
 import { createBigQueryLogSink } from './storage/bigquery-log-sink.js';
@@ -107,7 +108,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
 
   const onUnexpected = (error: unknown) => logger.error({ err: error }, 'unexpected error');
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://querygate.invalid');
+    const url = parseRequestTarget(req.url ?? '/');
     if (url.pathname === '/health') {
       sendJson(res, 200, { status: 'ok', engine: engine.kind });
       return;

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { RE2JS } from 're2js';
 import type { ParameterValues } from '../engines/query-engine.js';
 import { badParameter } from '../errors.js';
@@ -47,20 +48,35 @@ function checkValue(parameter: ParameterContract, value: string): void {
   if (parameter.format === 're2') checkRe2(parameter.name, value);
 }
 
+// Compiling a pattern with RE2JS costs more than the rest of a cached call together, and callers
+// repeat the same few patterns; the verdict depends on the pattern alone, so it is remembered.
+// Bounded, so a client sending ever new patterns cannot grow it (2048 characters each at most).
+const noProblem = '';
+const re2Problems = new LRUCache<string, string>({ max: 1024 });
+
 /**
  * Checks a pattern in the RE2 syntax both engines run. RE2JS follows current RE2, which also reads
  * `(?<name>...)`; DuckDB's bundled RE2 predates that form, so it is refused here with the spelling
  * every RE2 reads, rather than failing later inside the engine.
  */
 function checkRe2(name: string, pattern: string): void {
+  let problem = re2Problems.get(pattern);
+  if (problem === undefined) {
+    problem = re2Problem(pattern);
+    re2Problems.set(pattern, problem);
+  }
+  if (problem !== noProblem) throw badParameter(name, problem);
+}
+
+/** What is wrong with a pattern, in the words of a BAD_PARAMETER message, or `noProblem`. */
+function re2Problem(pattern: string): string {
   try {
     RE2JS.compile(pattern);
   } catch (error) {
-    throw badParameter(name, `is not a valid RE2 regular expression: ${(error as Error).message}`);
+    return `is not a valid RE2 regular expression: ${(error as Error).message}`;
   }
-  if (/\(\?<[^=!]/.test(pattern)) {
-    throw badParameter(name, 'writes a named group as (?<name>...); write it as (?P<name>...)');
-  }
+  if (/\(\?<[^=!]/.test(pattern)) return 'writes a named group as (?<name>...); write it as (?P<name>...)';
+  return noProblem;
 }
 
 // The forms both engines read the same way: a date, or a date and time to at most microseconds,

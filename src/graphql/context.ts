@@ -15,7 +15,7 @@ export interface GraphQLContext {
   readonly loadEndpoint: (endpoint: Endpoint, params: ParameterValues) => Promise<ResolvedResult>;
 }
 
-interface EndpointCall {
+export interface EndpointCall {
   readonly endpoint: Endpoint;
   readonly params: ParameterValues;
 }
@@ -30,21 +30,29 @@ export interface GraphQLContextOptions {
    * a REST request is one. @default 16
    */
   readonly maxCallsPerOperation?: number;
+  /** Told of every call answered, with its result (what a replayed response is made of). */
+  readonly onResolved?: ((call: EndpointCall, resolved: ResolvedResult) => void) | undefined;
 }
 
 export const defaultMaxCallsPerOperation = 16;
 
 /** A fresh context (and DataLoader) per operation, so deduplication never outlives a request. */
 export function createGraphQLContext(options: GraphQLContextOptions): GraphQLContext {
-  const { resolver, signal } = options;
+  const { resolver, signal, onResolved } = options;
   // Not a batch in the SQL sense: every distinct call is its own run. The loader's cache is
   // what matters here: it keys calls by the resolver layer's canonical key.
   const loader = new DataLoader<EndpointCall, ResolvedResult, string>(
     (calls) =>
       Promise.all(
-        calls.map((call) =>
-          resolver.resolve(call.endpoint, call.params, signal ? { signal } : {}).catch(asError),
-        ),
+        calls.map(async (call) => {
+          try {
+            const resolved = await resolver.resolve(call.endpoint, call.params, signal ? { signal } : {});
+            onResolved?.(call, resolved);
+            return resolved;
+          } catch (error) {
+            return asError(error);
+          }
+        }),
       ),
     { cacheKeyFn: (call) => canonicalKey(call.endpoint, call.params) },
   );

@@ -7,8 +7,10 @@ import { isQuerygateError, QuerygateError } from '../errors.js';
 import type { Resolver } from '../resolve/resolver.js';
 import { createGraphQLContext, type GraphQLContext } from './context.js';
 import { createGraphiQLPage } from './graphiql-page.js';
+import { createResponseReplay, type ReplayServerContext } from './response-replay.js';
 import { schema } from './schema.js';
 import { useErrorCodes } from './use-error-codes.js';
+import { useResponseRecording } from './use-response-recording.js';
 
 export const graphqlPath = '/graphql';
 
@@ -18,8 +20,6 @@ export interface GraphQLFaceOptions {
   readonly logger: Logger;
 }
 
-type ServerContext = { req?: IncomingMessage; res?: ServerResponse };
-
 /**
  * The GraphQL face as a yoga server (usable in-process through `yoga.fetch`). Every field goes
  * through the registry and the resolver layer like REST does; yoga only parses, validates,
@@ -28,20 +28,22 @@ type ServerContext = { req?: IncomingMessage; res?: ServerResponse };
  */
 export function createQuerygateYoga(
   options: GraphQLFaceOptions,
-): YogaServerInstance<ServerContext, GraphQLContext> {
+): YogaServerInstance<ReplayServerContext, GraphQLContext> {
   const { logger } = options;
-  return createYoga<ServerContext, GraphQLContext>({
+  return createYoga<ReplayServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: graphqlPath,
     graphiql: false,
     landingPage: false,
     // Same origin only: GraphiQL is served from here, and other sites have no business calling.
     cors: false,
-    context: ({ request }) =>
+    context: ({ request, recording }) =>
       createGraphQLContext({
         registry: options.registry,
         resolver: options.resolver,
         signal: request.signal,
+        onResolved:
+          recording && ((call, resolved) => recording.calls.push({ ...call, result: resolved.result })),
       }),
     maskedErrors: {
       maskError(error, message, isDev): Error {
@@ -63,7 +65,7 @@ export function createQuerygateYoga(
           ? logger.error({ err: args[0] }, 'unexpected error in GraphQL')
           : logger.error({ args }, 'graphql'),
     },
-    plugins: [useErrorCodes()],
+    plugins: [useErrorCodes(), useResponseRecording()],
   });
 }
 
@@ -78,7 +80,7 @@ function findQuerygateError(error: unknown): QuerygateError | undefined {
 }
 
 /** Mirrors yoga's own rule for when a GET is a browser opening GraphiQL. */
-export function isGraphiQLPageRequest(req: IncomingMessage, url: URL): boolean {
+export function isGraphiQLPageRequest(req: IncomingMessage, url: Pick<URL, 'pathname'>): boolean {
   return (
     req.method === 'GET' && url.pathname === graphqlPath && (req.headers.accept ?? '').includes('text/html')
   );
@@ -87,6 +89,7 @@ export function isGraphiQLPageRequest(req: IncomingMessage, url: URL): boolean {
 /** The GraphQL face mounted on the node:http server: GraphiQL's page and the yoga handler. */
 export function createGraphQLFace(options: GraphQLFaceOptions) {
   const yoga = createQuerygateYoga(options);
+  const replay = createResponseReplay({ yoga, resolver: options.resolver });
   const page = createGraphiQLPage();
   return {
     yoga,
@@ -97,7 +100,7 @@ export function createGraphQLFace(options: GraphQLFaceOptions) {
       page.send(res, headerText(req.headers['accept-encoding'])),
     /** A GraphQL operation on /graphql (the caller has checked the key). */
     handle: async (req: IncomingMessage, res: ServerResponse) => {
-      await yoga.requestListener(req, res);
+      if (!(await replay.handle(req, res))) await yoga.requestListener(req, res);
     },
   };
 }

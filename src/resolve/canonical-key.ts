@@ -1,19 +1,47 @@
 import type { Endpoint } from '../endpoints/registry.js';
 import type { ParameterValues } from '../engines/query-engine.js';
 
+type KeyedEndpoint = Pick<Endpoint, 'id' | 'parameters'>;
+
 /**
  * The identity of one result: the endpoint's UUID and its contract's parameters, sorted by
  * name, with unset ones (absent, null or empty) left out. A call by name, by UUID, over REST or
  * over GraphQL with the same bound values lands on the same key; values outside the contract
  * never take part, so they cannot split one result into many.
  */
-export function canonicalKey(endpoint: Pick<Endpoint, 'id' | 'parameters'>, params: ParameterValues): string {
-  const pairs: [string, string][] = [];
-  for (const { name } of endpoint.parameters) {
+export function canonicalKey(endpoint: KeyedEndpoint, params: ParameterValues): string {
+  const { prefix, names } = keyShape(endpoint);
+  let query = '';
+  for (const name of names) {
     const value = params[name];
-    if (value !== null && value !== undefined && value !== '') pairs.push([name, value]);
+    if (value === null || value === undefined || value === '') continue;
+    query += query === '' ? formPair(name, value) : `&${formPair(name, value)}`;
   }
-  pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  // URL encoding keeps the separators unambiguous whatever the values contain.
-  return `${endpoint.id.toLowerCase()}?${new URLSearchParams(pairs).toString()}`;
+  return prefix + query;
+}
+
+// Every call of an endpoint needs the same lower-cased UUID and sorted names; they are worked out
+// once per endpoint. This and skipping URLSearchParams below took a key from 3 % of a cached hit
+// to a fraction of that.
+const shapes = new WeakMap<KeyedEndpoint, { readonly prefix: string; readonly names: readonly string[] }>();
+
+function keyShape(endpoint: KeyedEndpoint) {
+  let shape = shapes.get(endpoint);
+  if (!shape) {
+    const names = endpoint.parameters.map(({ name }) => name).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    shape = { prefix: `${endpoint.id.toLowerCase()}?`, names };
+    shapes.set(endpoint, shape);
+  }
+  return shape;
+}
+
+// Form encoding (URLSearchParams) keeps the separators unambiguous whatever the values contain.
+// Contract names and most values (projects, intervals) consist only of the characters it leaves
+// as they are, so those are joined as they are; the key is the same either way.
+const formSafe = /^[A-Za-z0-9*\-._]*$/;
+
+function formPair(name: string, value: string): string {
+  return formSafe.test(name) && formSafe.test(value)
+    ? `${name}=${value}`
+    : new URLSearchParams([[name, value]]).toString();
 }

@@ -9,6 +9,18 @@ import { createWarmer } from './warmer.js';
 /** The one way both faces run an endpoint: cached, warmed and coalesced. */
 export interface Resolver {
   resolve(endpoint: Endpoint, params: ParameterValues, options?: ResolveOptions): Promise<ResolvedResult>;
+  /**
+   * What `resolve` without `refresh` would answer when that is a fresh cached result, counted as
+   * the same hit; undefined when `resolve` would have to run the query. Synchronous, so a face
+   * answers a hit without first preparing to cancel a run that will not happen.
+   */
+  cached(endpoint: Endpoint, params: ParameterValues): ResolvedResult | undefined;
+  /**
+   * For a face that kept what it made of some results (an encoded response): when every call has
+   * a fresh cached result and it is the very result given, counts each call as the hit `resolve`
+   * would and returns true; otherwise changes nothing and returns false.
+   */
+  reuse(calls: readonly ReusedCall[]): boolean;
   /** A snapshot of the counters, for metrics. */
   stats(): ResolverStats;
   /** Resolves once no warm run is queued or running. */
@@ -26,6 +38,14 @@ export interface ResolveOptions {
    * which may have begun before the caller asked.
    */
   readonly refresh?: boolean;
+}
+
+/** A call whose answer a face already holds, for `Resolver.reuse`. */
+export interface ReusedCall {
+  readonly endpoint: Endpoint;
+  readonly params: ParameterValues;
+  /** The result the face made its answer from; undefined when it no longer has it. */
+  readonly result: QueryResult | undefined;
 }
 
 export interface ResolvedResult {
@@ -144,16 +164,54 @@ export function createResolver(options: ResolverOptions): Resolver {
     };
   }
 
-  function answer(endpoint: Endpoint, result: QueryResult, computedAt: number): ResolvedResult {
+  function answer(
+    endpoint: Endpoint,
+    result: QueryResult,
+    computedAt: number,
+    answeredAt = nowMs(),
+  ): ResolvedResult {
     return {
       result,
       computedAt: new Date(computedAt),
       maxAgeSeconds: endpoint.cacheSeconds,
-      ageSeconds: Math.max(0, Math.floor((nowMs() - computedAt) / 1000)),
+      ageSeconds: Math.max(0, Math.floor((answeredAt - computedAt) / 1000)),
     };
   }
 
+  /** A fresh cached answer for `key`, counted as a hit; undefined when there is none. */
+  function hit(key: string, endpoint: Endpoint, requestedAt: number): ResolvedResult | undefined {
+    const cached = cache.get(key);
+    if (!cached || !isFresh(cached, requestedAt)) return undefined;
+    countHit(cached, requestedAt);
+    // A hit is answered in the instant it was asked: one reading of the clock serves both.
+    return answer(endpoint, cached.result, cached.computedAt, requestedAt);
+  }
+
+  function countHit(entry: CacheEntry, requestedAt: number): void {
+    counters.hits += 1;
+    if (entry.warmFailed) counters.staleServes += 1;
+    entry.lastRequestedAt = Math.max(entry.lastRequestedAt, requestedAt);
+  }
+
   return {
+    cached(endpoint, params) {
+      if (endpoint.cacheSeconds <= 0) return undefined;
+      return hit(canonicalKey(endpoint, params), endpoint, nowMs());
+    },
+    reuse(calls) {
+      const requestedAt = nowMs();
+      const keys: string[] = [];
+      // All or nothing: a caller that cannot reuse every answer runs the calls, which count then.
+      for (const { endpoint, params, result } of calls) {
+        if (endpoint.cacheSeconds <= 0 || result === undefined) return false;
+        const key = canonicalKey(endpoint, params);
+        const entry = cache.peek(key);
+        if (entry?.result !== result || !isFresh(entry, requestedAt)) return false;
+        keys.push(key);
+      }
+      for (const key of keys) countHit(cache.get(key) as CacheEntry, requestedAt);
+      return true;
+    },
     async resolve(endpoint, params, { signal, refresh = false } = {}) {
       const requestedAt = nowMs();
       if (endpoint.cacheSeconds <= 0) {
@@ -174,13 +232,8 @@ export function createResolver(options: ResolverOptions): Resolver {
         )(signal ?? new AbortController().signal);
         return answer(endpoint, entry.result, entry.computedAt);
       }
-      const cached = cache.get(key);
-      if (cached && isFresh(cached, requestedAt)) {
-        counters.hits += 1;
-        if (cached.warmFailed) counters.staleServes += 1;
-        cached.lastRequestedAt = Math.max(cached.lastRequestedAt, requestedAt);
-        return answer(endpoint, cached.result, cached.computedAt);
-      }
+      const fresh = hit(key, endpoint, requestedAt);
+      if (fresh) return fresh;
       const flight = flights.run(key, computeAndStore(key, endpoint, params, requestedAt), signal);
       counters.misses += 1;
       if (flight.joined) counters.coalesced += 1;

@@ -1,11 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bindParameters } from '../endpoints/bind-parameters.js';
 import type { Endpoint, EndpointRegistry } from '../endpoints/registry.js';
+import type { ParameterValues } from '../engines/query-engine.js';
 import { QuerygateError } from '../errors.js';
 import type { Resolver } from '../resolve/resolver.js';
 import { cacheHeaders } from './cache-headers.js';
 import { readLogEvents } from './read-log-events.js';
+import type { RequestTarget } from './request-target.js';
 import { sendJson } from './respond.js';
+import { resultBody } from './result-body.js';
 
 /** What the ingestion route needs of the store. */
 export interface LogSink {
@@ -30,21 +33,34 @@ const byIdPrefix = '/api/endpoints/query/';
 export function createRestHandler(options: RestHandlerOptions) {
   const { registry, resolver } = options;
 
-  async function runEndpoint(endpoint: Endpoint, url: URL, req: IncomingMessage, res: ServerResponse) {
+  async function runEndpoint(
+    endpoint: Endpoint,
+    url: RequestTarget,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ) {
     const params = bindParameters(endpoint.parameters, (name) => url.searchParams.getAll(name));
+    const refresh = asksForFreshResult(req);
+    // Most calls are hits: they are answered at once, without the cancellation a run needs.
+    const resolved =
+      (!refresh && resolver.cached(endpoint, params)) || (await run(endpoint, params, res, refresh));
+    sendJson(res, 200, resultBody(resolved.result), cacheHeaders(resolved));
+  }
+
+  function run(endpoint: Endpoint, params: ParameterValues, res: ServerResponse, refresh: boolean) {
     // A caller that hangs up abandons its query.
     const abandoned = new AbortController();
     res.once('close', () => {
       if (!res.writableFinished) abandoned.abort();
     });
-    const resolved = await resolver.resolve(endpoint, params, {
-      signal: abandoned.signal,
-      refresh: asksForFreshResult(req),
-    });
-    sendJson(res, 200, { result: resolved.result.rows }, cacheHeaders(resolved));
+    return resolver.resolve(endpoint, params, { signal: abandoned.signal, refresh });
   }
 
-  return async function handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+  return async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: RequestTarget,
+  ): Promise<boolean> {
     const path = url.pathname;
     if (path === '/api/endpoints' || path === '/api/endpoints/') {
       allowMethods(req, ['GET', 'HEAD']);
@@ -89,6 +105,7 @@ export function createRestHandler(options: RestHandlerOptions) {
 
 /** `Cache-Control: no-cache` (or `Pragma: no-cache`): the caller wants a result computed now. */
 function asksForFreshResult(req: IncomingMessage): boolean {
+  if (req.headers['cache-control'] === undefined && req.headers.pragma === undefined) return false;
   const directives = `${req.headers['cache-control'] ?? ''},${req.headers.pragma ?? ''}`.toLowerCase();
   return directives.split(',').some((directive) => directive.trim() === 'no-cache');
 }
@@ -107,6 +124,7 @@ function allowMethods(req: IncomingMessage, methods: readonly string[]): void {
 
 function decodePathSegment(segment: string): string | undefined {
   if (segment === '' || segment.includes('/')) return undefined;
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {

@@ -51,6 +51,18 @@ export interface HttpResult {
 /** A key of at least 16 characters, as the configuration requires. */
 export const testApiKey = 'querygate-test-key-0123456789';
 
+/** The configuration of a server under test: port 0, no demo data, `testApiKey`, silent. */
+export function testConfig(dataDir: string) {
+  return loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    QUERYGATE_DATA_DIR: dataDir,
+    QUERYGATE_DEMO: '0',
+    QUERYGATE_API_KEYS: testApiKey,
+    LOG_LEVEL: 'silent',
+  });
+}
+
 /** Starts the server with `now` as its clock and ingests `events` over HTTP, one batch per source. */
 export async function startQuerygateUnderTest(options: {
   readonly now: Date;
@@ -59,14 +71,7 @@ export async function startQuerygateUnderTest(options: {
   const dataDir = await mkdtemp(join(tmpdir(), 'querygate-rest-'));
   let app: Awaited<ReturnType<typeof startQuerygate>> | undefined;
   try {
-    const config = loadConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      QUERYGATE_DATA_DIR: dataDir,
-      QUERYGATE_DEMO: '0',
-      QUERYGATE_API_KEYS: testApiKey,
-      LOG_LEVEL: 'silent',
-    });
+    const config = testConfig(dataDir);
     const fixedNow = options.now.getTime();
     app = await startQuerygate(config, { now: () => new Date(fixedNow) });
   } catch (error) {

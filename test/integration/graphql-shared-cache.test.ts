@@ -1,18 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { type Querygate, startQuerygate } from '../../src/server.js';
-import {
-  type FixtureEvent,
-  fixtureEvents,
-  fixtureNow,
-  projects,
-  toIngestEvent,
-} from '../fixtures/spec-fixture.js';
-import { type CountingEngine, createCountingEngine } from '../helpers/counting-engine.js';
-import { createManualTime, type ManualTime } from '../helpers/manual-time.js';
+import type { Querygate } from '../../src/server.js';
+import { fixtureEvents, fixtureNow, projects } from '../fixtures/spec-fixture.js';
+import { type CountedQuerygate, startCountedQuerygate } from '../helpers/counted-querygate.js';
+import type { CountingEngine } from '../helpers/counting-engine.js';
+import type { ManualTime } from '../helpers/manual-time.js';
 import { byId, byName, testApiKey } from '../helpers/querygate-server.js';
 import { expectedApiCounts, isoToMicros, re2AsJs } from '../helpers/spec-expectations.js';
 
@@ -25,42 +16,15 @@ import { expectedApiCounts, isoToMicros, re2AsJs } from '../helpers/spec-expecta
 let app: Querygate;
 let engine: CountingEngine;
 let time: ManualTime;
-let dataDir: string;
+let server: CountedQuerygate | undefined;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'querygate-graphql-cache-'));
-  time = createManualTime(fixtureNow);
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    QUERYGATE_DATA_DIR: dataDir,
-    QUERYGATE_DEMO: '0',
-    QUERYGATE_API_KEYS: testApiKey,
-    LOG_LEVEL: 'silent',
-  });
-  app = await startQuerygate(config, {
-    now: time.now,
-    timers: time.timers,
-    wrapEngine: (inner) => {
-      engine = createCountingEngine(inner);
-      return engine;
-    },
-  });
-  time.settleWith(() => app.resolver.idle());
-  const bySource = new Map<string, FixtureEvent[]>();
-  for (const event of fixtureEvents)
-    bySource.set(event.source, [...(bySource.get(event.source) ?? []), event]);
-  for (const [source, events] of bySource) {
-    const response = await call('POST', `/api/logs?source_name=${encodeURIComponent(source)}`, {
-      batch: events.map(toIngestEvent),
-    });
-    if (response.status !== 200) throw new Error(`ingesting ${source}: ${response.status}`);
-  }
+  server = await startCountedQuerygate();
+  ({ app, engine, time } = server);
 });
 
 afterAll(async () => {
-  await app?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  await server?.close();
 });
 
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {

@@ -81,6 +81,26 @@ describe('parameter contracts', () => {
   });
 });
 
+describe('RE2 patterns checked before', () => {
+  it('get the same verdict again, naming the parameter of the call at hand', () => {
+    const other: ParameterContract[] = [
+      { name: 'url_pattern', required: true, description: 'u', format: 're2', otherValues: 'reject' },
+    ];
+    const first = failure('project=p&tier=FREE&pattern=a(b');
+    let second: unknown;
+    try {
+      bindParameters(other, lookup('url_pattern=a(b'));
+    } catch (error) {
+      second = error;
+    }
+    expect(isQuerygateError(second) && second.message).toBe(
+      first.message.replace("'pattern'", "'url_pattern'"),
+    );
+    expect(bindParameters(contract, lookup('project=p&tier=FREE&pattern=a%5Bb%5D')).pattern).toBe('a[b]');
+    expect(bindParameters(contract, lookup('project=p&tier=FREE&pattern=a%5Bb%5D')).pattern).toBe('a[b]');
+  });
+});
+
 describe('ISO 8601 timestamps', () => {
   it.each([
     '2026-01-31',

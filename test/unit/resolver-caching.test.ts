@@ -109,6 +109,41 @@ describe('cache hits', () => {
     expect(engine.calls).toHaveLength(1);
   });
 
+  it('answers a fresh entry synchronously through cached(), counted as the same hit', async () => {
+    expect(resolver.cached(usageWithoutWarming, hourly)).toBeUndefined();
+    const first = await resolver.resolve(usageWithoutWarming, hourly);
+    await time.advance(30 * SECOND);
+    const hit = resolver.cached(usageWithoutWarming, hourly);
+    expect(hit?.result).toBe(first.result);
+    expect(hit?.ageSeconds).toBe(30);
+    expect(resolver.cached(logsAll, { project: 'p1', project_tier: 'FREE' })).toBeUndefined();
+    await time.advance(900 * SECOND);
+    expect(resolver.cached(usageWithoutWarming, hourly)).toBeUndefined();
+    expect(engine.calls).toHaveLength(1);
+    expect(resolver.stats()).toMatchObject({ hits: 1, misses: 1, uncached: 0 });
+  });
+
+  it('counts reused answers as hits only when every result is still the fresh cached one', async () => {
+    const daily = { project: 'p1', interval: 'daily' };
+    const a = await resolver.resolve(usage, hourly);
+    const b = await resolver.resolve(usage, daily);
+    const both = [
+      { endpoint: usage, params: hourly, result: a.result },
+      { endpoint: usage, params: daily, result: b.result },
+    ];
+    expect(resolver.reuse(both)).toBe(true);
+    expect(resolver.stats()).toMatchObject({ hits: 2, misses: 2 });
+
+    // One stale answer and nothing is counted: the caller runs the calls instead.
+    await resolver.resolve(usage, daily, { refresh: true });
+    expect(resolver.reuse(both)).toBe(false);
+    expect(resolver.reuse([{ endpoint: usage, params: hourly, result: undefined }])).toBe(false);
+    expect(resolver.reuse([{ endpoint: logsAll, params: hourly, result: a.result }])).toBe(false);
+    expect(resolver.stats()).toMatchObject({ hits: 2, misses: 2 });
+    expect(resolver.reuse([both[0] as (typeof both)[number]])).toBe(true);
+    expect(resolver.stats()).toMatchObject({ hits: 3 });
+  });
+
   it('keeps calls with different parameter values apart', async () => {
     await resolver.resolve(usage, hourly);
     await resolver.resolve(usage, { project: 'p1', interval: 'daily' });

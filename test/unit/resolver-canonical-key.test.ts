@@ -39,6 +39,12 @@ describe('canonicalKey', () => {
     expect(keys.size).toBe(4);
   });
 
+  it('is the UUID and the form encoding of the set parameters sorted by name', () => {
+    expect(canonicalKey(endpoint, { project: 'a b&c=ü', interval: '1hr', function_id: 'f-1.x_*' })).toBe(
+      'd5018206-daee-4c4b-a7a7-f4a9757b65b4?function_id=f-1.x_*&interval=1hr&project=a+b%26c%3D%C3%BC',
+    );
+  });
+
   it('cannot be confused by separators inside values', () => {
     expect(canonicalKey(endpoint, { project: 'a&interval=b', interval: 'c' })).not.toBe(
       canonicalKey(endpoint, { project: 'a', interval: 'b&interval=c' }),

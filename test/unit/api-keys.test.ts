@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { createApiKeyCheck } from '../../src/rest/api-keys.js';
+
+const short = 'short-key-0123456789';
+const long = 'a-much-longer-key-0123456789abcdefghijklmnop';
+const accented = 'clé-à-accents-0123456789';
+const isAuthorised = createApiKeyCheck([short, long, accented]);
+
+describe('API key check', () => {
+  it.each([short, long, accented])('accepts the configured key %s', (key) => {
+    expect(isAuthorised(key)).toBe(true);
+  });
+
+  it.each([
+    ['no key', undefined],
+    ['an empty key', ''],
+    ['a prefix', short.slice(0, -1)],
+    ['a longer key starting with a configured one', `${short}x`],
+    ['the longest key with one more character', `${long}x`],
+    ['a key padded with NUL', `${short}\u0000`],
+    ['a key differing in the last character', `${long.slice(0, -1)}q`],
+    ['a key differing only in case', short.toUpperCase()],
+    ['an accented key without its accents', 'cle-a-accents-0123456789'],
+  ])('refuses %s', (_what, presented) => {
+    expect(isAuthorised(presented)).toBe(false);
+  });
+
+  it('refuses everything when no key is configured', () => {
+    expect(createApiKeyCheck([])('anything-at-all-0123456789')).toBe(false);
+  });
+});
