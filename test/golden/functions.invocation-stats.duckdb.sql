@@ -1,12 +1,12 @@
 WITH "dates" AS (
   SELECT
     CASE
-      WHEN $interval = '5min' THEN generate_timestamp_trunc_array(5, 'minute_second', $__now)
-      WHEN $interval = '15min' THEN generate_timestamp_trunc_array(15, 'minute_minute', $__now)
-      WHEN $interval = '1hr' THEN generate_timestamp_trunc_array(1, 'hour_minute', $__now)
-      WHEN $interval = '1day' THEN generate_timestamp_trunc_array(1, 'day_hour', $__now)
-      WHEN $interval = '7day' THEN generate_timestamp_trunc_array(7, 'day_day', $__now)
-      ELSE generate_timestamp_trunc_array(1, 'day_hour', $__now)
+      WHEN $interval = '5min' THEN generate_series(date_trunc('second', $__now - to_minutes(5)), date_trunc('second', $__now), INTERVAL 1 SECOND)
+      WHEN $interval = '15min' THEN generate_series(date_trunc('minute', $__now - to_minutes(15)), date_trunc('minute', $__now), INTERVAL 1 MINUTE)
+      WHEN $interval = '1hr' THEN generate_series(date_trunc('minute', $__now - to_hours(1)), date_trunc('minute', $__now), INTERVAL 1 MINUTE)
+      WHEN $interval = '1day' THEN generate_series(date_trunc('hour', $__now - to_days(1)), date_trunc('hour', $__now), INTERVAL 1 HOUR)
+      WHEN $interval = '7day' THEN generate_series(date_trunc('day', $__now - to_days(7)), date_trunc('day', $__now), INTERVAL 1 DAY)
+      ELSE generate_series(date_trunc('hour', $__now - to_days(1)), date_trunc('hour', $__now), INTERVAL 1 HOUR)
     END AS "timestamps"
 ),
 "buckets" AS (

@@ -221,6 +221,22 @@ describe('speed rewrites keep the rows', () => {
     expect((await rows(inlined)).map((row) => row.id)).toEqual(['c2']);
   });
 
+  it('writes generate_timestamp_trunc_array with a literal range_step out in full, with the rows of the macro', async () => {
+    const units = ['second', 'minute', 'hour', 'day'];
+    for (const range of units) {
+      for (const step of units) {
+        const call = (rangeStep: string) =>
+          `select generate_timestamp_trunc_array(3, ${rangeStep}) as series`;
+        const literal = call(`'${range}_${step}'`);
+        expect(translateToDuckDb(literal, { sources: logSources }).sql).not.toContain(
+          'generate_timestamp_trunc_array',
+        );
+        // concat() makes the argument a non-literal, which always goes to the macro.
+        expect(await rows(literal)).toEqual(await rows(call(`concat('${range}_${step}', '')`)));
+      }
+    }
+  });
+
   it('drops CTEs that nothing references, directly or through another CTE', async () => {
     const sql = `with a as (select 1 as x), b as (select x from a), unused as (select * from b), also_unused as (select 2 as y)
       select x from b`;
