@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { summarise } from './stats.js';
 
 export interface LoadResult {
   readonly requestsPerSecond: number;
@@ -30,4 +31,43 @@ export async function load(request: LoadRequest, connections: number, seconds: n
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
   };
+}
+
+export interface SideBySideOptions {
+  readonly connections: number;
+  readonly seconds: number;
+  /** Rounds of one load per target each, in turn; each figure is the median over rounds. */
+  readonly rounds: number;
+  /** A first, unrecorded load per target, so every server is past JIT warm-up when timed. */
+  readonly warmUpSeconds: number;
+}
+
+/**
+ * Loads every target in turn, round after round, so that whatever else the machine does (a
+ * cache warm run, another process) falls on all of them alike rather than on one; reports per
+ * target the median of its rounds' requests/s, p50 and p99, and every non-2xx answer.
+ */
+export async function loadSideBySide<Name extends string>(
+  targets: Record<Name, LoadRequest>,
+  options: SideBySideOptions,
+): Promise<Record<Name, LoadResult>> {
+  const names = Object.keys(targets) as Name[];
+  for (const name of names) await load(targets[name], options.connections, options.warmUpSeconds);
+  const runs = new Map<Name, LoadResult[]>(names.map((name) => [name, []]));
+  for (let round = 0; round < options.rounds; round++) {
+    for (const name of names)
+      runs.get(name)?.push(await load(targets[name], options.connections, options.seconds));
+  }
+  const median = (values: number[]) => summarise(values).medianMs;
+  const results = {} as Record<Name, LoadResult>;
+  for (const name of names) {
+    const measured = runs.get(name) ?? [];
+    results[name] = {
+      requestsPerSecond: Math.round(median(measured.map((run) => run.requestsPerSecond))),
+      p50Ms: median(measured.map((run) => run.p50Ms)),
+      p99Ms: median(measured.map((run) => run.p99Ms)),
+      non2xx: measured.reduce((sum, run) => sum + run.non2xx, 0),
+    };
+  }
+  return results;
 }
