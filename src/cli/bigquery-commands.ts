@@ -1,4 +1,5 @@
 import type { BigQuery, Job } from '@google-cloud/bigquery';
+import type { ParameterContract } from '../endpoints/manifest.js';
 import { type EndpointRegistry, loadEndpointRegistry } from '../endpoints/registry.js';
 import { type BigQueryConfig, tableParts } from '../engines/bigquery-config.js';
 import { bigQueryNaming, createBigQueryClient, queryJobRequest } from '../engines/bigquery-engine.js';
@@ -9,6 +10,7 @@ import {
   toQuerygateError,
 } from '../engines/bigquery-errors.js';
 import { readBigQueryUdfs } from '../engines/bigquery-udfs.js';
+import type { ParameterValues } from '../engines/query-engine.js';
 import { queriesDir as defaultQueriesDir } from '../paths.js';
 import { qualifyForBigQuery } from '../sql/qualify-for-bigquery.js';
 import { sourceTableDdl, sourceTableDescription, sourceTableSchema } from '../storage/bigquery-tables.js';
@@ -63,7 +65,7 @@ export async function runBigQuerySetup(options: BigQuerySetupOptions): Promise<v
         labels: { querygate_setup: 'udf' },
         ...(config.location ? { location: config.location } : {}),
       });
-      await untilDone(job);
+      await untilDone(job, config.timeoutMs);
     } catch (error) {
       throw setupError(error, `Creating the function ${udf.qualifiedName}`, config);
     }
@@ -88,8 +90,12 @@ export async function runBigQuerySetup(options: BigQuerySetupOptions): Promise<v
   }
 }
 
-/** Polls jobs.get until the (DDL) job is done; a failed job throws its error. */
-async function untilDone(job: Job): Promise<void> {
+/**
+ * Polls jobs.get until the (DDL) job is done; a failed job throws its error. A job still running
+ * after `timeoutMs` (the job timeout queries get) is cancelled and throws: setup never hangs.
+ */
+async function untilDone(job: Job, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     const [metadata] = await job.getMetadata();
     const status = metadata?.status;
@@ -99,7 +105,13 @@ async function untilDone(job: Job): Promise<void> {
       });
     }
     if (status?.state === 'DONE') return;
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      await job.cancel().catch(() => undefined);
+      const message = `job ${job.id} was still running after ${timeoutMs} ms (QUERYGATE_BIGQUERY_TIMEOUT_MS) and was cancelled`;
+      throw Object.assign(new Error(message), { errors: [{ reason: 'timeout', message }] });
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(500, left)));
   }
 }
 
@@ -121,17 +133,44 @@ export interface BigQueryCheckOptions extends BigQueryCommandOptions {
 /** How one endpoint fared in a dry run. */
 export interface EndpointCheck {
   readonly name: string;
+  /** The values the dry run bound (see `representativeValues`). */
+  readonly parameters: ParameterValues;
   readonly ok: boolean;
   /** Bytes the query would scan, when it compiles. */
   readonly bytes?: bigint;
   readonly message?: string;
 }
 
+/** What `check` binds a required parameter without declared values to. */
+const checkPlaceholder = 'querygate-check';
+
+/**
+ * A value for each parameter as a call could bind it: its first declared value, else NULL when
+ * it is optional and `checkPlaceholder` when it is required. So the dry run plans a query a call
+ * could send, not the all-NULL one no call sends (a required parameter is never NULL).
+ */
+function representativeValues(parameters: readonly ParameterContract[]): ParameterValues {
+  return Object.fromEntries(
+    parameters.map((parameter) => [
+      parameter.name,
+      parameter.values?.[0] ?? (parameter.required ? checkPlaceholder : null),
+    ]),
+  );
+}
+
+/** `project="querygate-check", function_id=NULL` */
+function describeValues(values: ParameterValues): string {
+  return Object.entries(values)
+    .map(([name, value]) => `${name}=${value === null ? 'NULL' : JSON.stringify(value)}`)
+    .join(', ');
+}
+
 /**
  * `querygate bigquery check`: dry-runs every endpoint as it would run (qualified names, STRING
- * parameters, its maximumBytesBilled) and prints whether it compiles and how many bytes it would
- * scan, flagging an endpoint whose scan is over its cap. Dry runs are free. Resolves to whether
- * every endpoint compiles and fits its cap (the CLI exits 1 otherwise).
+ * parameters with representative values, its maximumBytesBilled) and prints whether it compiles,
+ * how many bytes it would scan and the values it bound, flagging an endpoint whose scan is over
+ * its cap. Dry runs are free. Resolves to whether every endpoint compiles and fits its cap (the
+ * CLI exits 1 otherwise).
  */
 export async function runBigQueryCheck(
   options: BigQueryCheckOptions,
@@ -145,8 +184,8 @@ export async function runBigQueryCheck(
   const results: EndpointCheck[] = [];
   for (const endpoint of registry.endpoints) {
     const qualified = qualifyForBigQuery(endpoint.sql, naming);
-    // NULL for every parameter: a dry run checks names and types, not values.
-    const request = queryJobRequest(endpoint, qualified, {}, config);
+    const parameters = representativeValues(endpoint.parameters);
+    const request = queryJobRequest(endpoint, qualified, parameters, config);
     try {
       const [, response] = await client.createQueryJob({ ...request, dryRun: true });
       const bytes = BigInt(response?.statistics?.totalBytesProcessed ?? '0');
@@ -154,6 +193,7 @@ export async function runBigQueryCheck(
       const overCap = cap !== undefined && bytes > BigInt(cap);
       results.push({
         name: endpoint.name,
+        parameters,
         ok: !overCap,
         bytes,
         ...(overCap ? { message: `scans more than its cap of ${cap} bytes; calls would answer 400` } : {}),
@@ -165,9 +205,10 @@ export async function runBigQueryCheck(
       );
     } catch (error) {
       const { message } = toQuerygateError(error, { subject: endpoint.name });
-      results.push({ name: endpoint.name, ok: false, message });
+      results.push({ name: endpoint.name, parameters, ok: false, message });
       print(`✗ ${message}`);
     }
+    if (endpoint.parameters.length > 0) print(`  dry-run with ${describeValues(parameters)}`);
   }
   return { ok: results.every((result) => result.ok), endpoints: results };
 }

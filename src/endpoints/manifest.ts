@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { maximumBytesBilledSchema } from '../engines/bigquery-config.js';
 
 const parameterSchema = z.object({
   name: z.string().regex(/^[a-z][a-z0-9_]*$/, 'parameter names are lower_snake_case'),
@@ -23,7 +24,7 @@ const endpointSchema = z.object({
   warmSeconds: z.number().int().positive().nullable(),
   sandboxed: z.boolean(),
   /** BigQuery only: bytes a job may bill, overriding the global cap. */
-  maximumBytesBilled: z.string().regex(/^\d+$/).optional(),
+  maximumBytesBilled: maximumBytesBilledSchema.optional(),
   parameters: z.array(parameterSchema),
 });
 
@@ -32,10 +33,15 @@ const manifestSchema = z.object({ endpoints: z.array(endpointSchema).nonempty() 
 export type ParameterContract = z.infer<typeof parameterSchema>;
 export type EndpointManifestEntry = z.infer<typeof endpointSchema>;
 
-/** Reads and validates `queries/manifest.json`; a bad manifest stops start-up with zod's path. */
+/** Validates a manifest's parsed JSON; the error names `source` and zod's path to each problem. */
+export function parseManifest(manifest: unknown, source: string): EndpointManifestEntry[] {
+  const parsed = manifestSchema.safeParse(manifest);
+  if (!parsed.success) throw new Error(`${source} is invalid:\n${z.prettifyError(parsed.error)}`);
+  return parsed.data.endpoints;
+}
+
+/** Reads and validates `queries/manifest.json`; a bad manifest stops start-up. */
 export function readManifest(queriesDir: string): EndpointManifestEntry[] {
   const file = join(queriesDir, 'manifest.json');
-  const parsed = manifestSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-  if (!parsed.success) throw new Error(`${file} is invalid:\n${z.prettifyError(parsed.error)}`);
-  return parsed.data.endpoints;
+  return parseManifest(JSON.parse(readFileSync(file, 'utf8')), file);
 }

@@ -118,6 +118,20 @@ function splitTableReference(reference: string): [string | undefined, string, st
   return [reference.slice(0, middle), reference.slice(middle + 1, last), table];
 }
 
+/** BigQuery's largest INT64, the type of a job's maximumBytesBilled. */
+const int64Max = 9_223_372_036_854_775_807n;
+
+/**
+ * A bytes cap as BigQuery takes it, an INT64 in decimal digits; 0 is refused as a cap no query
+ * could meet. Shared by QUERYGATE_BIGQUERY_MAX_BYTES_BILLED and the manifest's per-endpoint cap.
+ */
+export const maximumBytesBilledSchema = z
+  .string()
+  .refine(
+    (value) => /^[1-9]\d{0,18}$/.test(value) && BigInt(value) <= int64Max,
+    `must be a whole number of bytes from 1 to ${int64Max} (INT64), e.g. 10000000000 for 10 GB`,
+  );
+
 /**
  * The BigQuery variables, to be merged into the environment schema of `src/config.ts` when
  * QUERYGATE_ENGINE is `bigquery` (and read by the `querygate bigquery` commands). Every issue is
@@ -141,10 +155,7 @@ export const bigQueryEnvironmentSchema = z
       .int('must be a whole number of milliseconds')
       .positive('must be a positive number of milliseconds')
       .default(25_000),
-    QUERYGATE_BIGQUERY_MAX_BYTES_BILLED: z
-      .string()
-      .regex(/^[1-9]\d{0,18}$/, 'must be a whole number of bytes, e.g. 10000000000 for 10 GB')
-      .optional(),
+    QUERYGATE_BIGQUERY_MAX_BYTES_BILLED: maximumBytesBilledSchema.optional(),
     QUERYGATE_BIGQUERY_API_ENDPOINT: z
       .url({
         protocol: /^https?$/,

@@ -3,7 +3,7 @@ import { BigQuery, type BigQueryOptions, type Job, type Query } from '@google-cl
 import { QuerygateError } from '../errors.js';
 import { type BigQueryNaming, type QualifiedQuery, qualifyForBigQuery } from '../sql/qualify-for-bigquery.js';
 import type { BigQueryConfig } from './bigquery-config.js';
-import { bigQueryReason, bigQueryStatus, toQuerygateError } from './bigquery-errors.js';
+import { bigQueryMessage, bigQueryReason, bigQueryStatus, toQuerygateError } from './bigquery-errors.js';
 import { decodeColumns, decodeWireRows, type WireRow, type WireSchema } from './bigquery-rows.js';
 import { readBigQueryUdfs } from './bigquery-udfs.js';
 import type { ParameterValues, QueryEngine, QueryResult, RunOptions, SavedQuery } from './query-engine.js';
@@ -125,7 +125,8 @@ export async function createBigQueryEngine(options: BigQueryEngineOptions): Prom
     } catch (error) {
       // A retried insert whose first attempt got through: the job exists, and it is ours.
       if (bigQueryStatus(error) === 409 && bigQueryReason(error) === 'duplicate') {
-        return client.job(jobId, config.location ? { location: config.location } : {});
+        const location = config.location ?? reportedLocation(error, jobId);
+        return client.job(jobId, location ? { location } : {});
       }
       throw error;
     }
@@ -201,6 +202,19 @@ export async function createBigQueryEngine(options: BigQueryEngineOptions): Prom
       await Promise.allSettled([...cancellations]);
     },
   };
+}
+
+/**
+ * Where BigQuery says the existing job runs. Without a configured location BigQuery chose one,
+ * and reading or cancelling a job in a single region needs it; the 409 carries no job resource,
+ * but its message names the job as `<project>:<location>.<jobId>`. Undefined when it does not,
+ * which is still right for jobs in the US and EU multi-regions.
+ */
+function reportedLocation(error: unknown, jobId: string): string | undefined {
+  const message = bigQueryMessage(error);
+  const end = message.indexOf(`.${jobId}`);
+  const location = end < 0 ? '' : message.slice(message.lastIndexOf(':', end) + 1, end);
+  return /^[A-Za-z0-9-]+$/.test(location) ? location : undefined;
 }
 
 /** BigQuery's own default wait of a jobs.getQueryResults call for an unfinished job. */

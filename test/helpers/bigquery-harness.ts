@@ -1,9 +1,15 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { BigQuery, BigQueryOptions } from '@google-cloud/bigquery';
+import type { Config } from '../../src/config.js';
 import { type BigQueryConfig, parseBigQueryEnvironment } from '../../src/engines/bigquery-config.js';
 import { bigQueryNaming, createBigQueryClient } from '../../src/engines/bigquery-engine.js';
 import { readBigQueryUdfs } from '../../src/engines/bigquery-udfs.js';
 import { queriesDir } from '../../src/paths.js';
+import { type Querygate, startQuerygate } from '../../src/server.js';
 import { type FakeBigQuery, fakeAuthClient, startFakeBigQuery } from './fake-bigquery-server.js';
+import { testConfig } from './querygate-server.js';
 import { createScratchEngine, type ScratchEngine } from './scratch-engine.js';
 
 /**
@@ -60,6 +66,38 @@ export async function startBigQueryHarness(options: HarnessOptions = {}): Promis
     async close() {
       await fake.close();
       await store.close();
+    },
+  };
+}
+
+/**
+ * The real querygate on port 0 with QUERYGATE_ENGINE=bigquery on the harness's fake: its
+ * configuration (so the harness's `environment` sets the timeout and the cap), a client of it,
+ * `testApiKey`. Close it before the harness.
+ */
+export async function startQuerygateOnBigQuery(
+  harness: BigQueryHarness,
+  options: { readonly now?: () => Date } = {},
+): Promise<Querygate> {
+  // BigQuery holds the logs; the data directory is only where a generated key would go.
+  const dataDir = await mkdtemp(join(tmpdir(), 'querygate-bq-'));
+  const removeDataDir = () => rm(dataDir, { recursive: true, force: true });
+  const config: Config = { ...testConfig(dataDir), engine: 'bigquery', bigquery: harness.config };
+  let app: Querygate;
+  try {
+    app = await startQuerygate(config, { bigQueryClient: harness.client(), ...options });
+  } catch (error) {
+    await removeDataDir();
+    throw error;
+  }
+  return {
+    ...app,
+    async close() {
+      try {
+        await app.close();
+      } finally {
+        await removeDataDir();
+      }
     },
   };
 }

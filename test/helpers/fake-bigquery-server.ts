@@ -106,8 +106,14 @@ export interface FakeBigQuery {
   /** The API root to give the client as `apiEndpoint`. */
   readonly url: string;
   readonly requests: RecordedRequest[];
-  /** Jobs wait this long before their results are ready. */
+  /** Jobs (queries and DDL) wait this long before they are done. */
   queryDelayMs: number;
+  /**
+   * Where a job runs when its request names no location, as BigQuery picks the dataset's. As on
+   * BigQuery, a job outside the US and EU multi-regions is found only by a request naming its
+   * location. @default 'US'
+   */
+  defaultLocation: string;
   /** Longest a results call waits for its job (BigQuery's long-poll, 10 s unless timeoutMs asks less). */
   longPollMs: number;
   /** Bytes every query "scans", checked against its maximumBytesBilled. */
@@ -164,6 +170,7 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
     url: '',
     requests,
     queryDelayMs: 0,
+    defaultLocation: 'US',
     longPollMs: 10_000,
     bytesProcessed: 1_048_576,
     timestampFormat: undefined,
@@ -307,7 +314,7 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
     };
   }
 
-  /** Creates a job for a query configuration; DDL runs at once, a SELECT after the delay. */
+  /** Creates a job for a query configuration; it is done after the delay. */
   // biome-ignore lint/suspicious/noExplicitAny: job resources as sent by the client
   async function createJob(projectId: string, jobId: string, location: string, configuration: any) {
     const queryConfig = configuration?.query ?? {};
@@ -323,8 +330,8 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
     };
     const ddl = createdFunction(String(queryConfig.query ?? ''));
     if (ddl) {
+      // The routine exists at once; the job still takes queryDelayMs to report DONE.
       fake.routines.set(ddl, String(queryConfig.query));
-      job.state = 'DONE';
       job.totalBytesProcessed = '0';
     } else {
       try {
@@ -348,6 +355,20 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
     return job;
   }
 
+  /** A job as jobs.get, jobs.cancel and jobs.getQueryResults find it, `location` being theirs. */
+  function findJob(projectId: string, id: string, location: string | undefined): FakeJob {
+    const found = jobs.get(id);
+    const visible =
+      location === undefined ? ['US', 'EU'].includes(found?.location ?? '') : found?.location === location;
+    if (!found || !visible) {
+      throw new HttpFailure(404, {
+        reason: 'notFound',
+        message: `Not found: Job ${projectId}:${location ?? 'US'}.${id}`,
+      });
+    }
+    return found;
+  }
+
   async function route(
     req: IncomingMessage,
     url: URL,
@@ -365,7 +386,7 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
         'jobs.insert',
         async () => {
           const configuration = body.configuration ?? {};
-          const location = body.jobReference?.location ?? 'US';
+          const location = body.jobReference?.location ?? fake.defaultLocation;
           if (configuration.dryRun) {
             const queryConfig = configuration.query ?? {};
             if (!createdFunction(String(queryConfig.query ?? ''))) translate(String(queryConfig.query ?? ''));
@@ -391,12 +412,7 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
       ];
     }
     if (collection === 'jobs' && id !== undefined) {
-      const job = () => {
-        const found = jobs.get(id);
-        if (!found)
-          throw new HttpFailure(404, { reason: 'notFound', message: `Not found: Job ${projectId}:${id}` });
-        return found;
-      };
+      const job = () => findJob(projectId, id, query.location);
       if (method === 'POST' && sub === 'cancel') {
         return [
           'jobs.cancel',
@@ -430,9 +446,7 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
       return [
         'jobs.getQueryResults',
         async () => {
-          const found = jobs.get(id);
-          if (!found)
-            throw new HttpFailure(404, { reason: 'notFound', message: `Not found: Job ${projectId}:${id}` });
+          const found = findJob(projectId, id, query.location);
           await waitFor(found, Math.min(fake.longPollMs, query.timeoutMs ? Number(query.timeoutMs) : 10_000));
           return resultsPage(found, query, query.maxResults ? Number(query.maxResults) : undefined);
         },
@@ -456,7 +470,7 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
               schema: { fields: [] },
             };
           }
-          const location = body.location ?? 'US';
+          const location = body.location ?? fake.defaultLocation;
           const jobId = `job_${randomUUID()}`;
           // jobs.query reports an invalid query as an HTTP error, not as a failed job.
           translate(String(body.query));

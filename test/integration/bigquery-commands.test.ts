@@ -118,6 +118,25 @@ describe('querygate bigquery setup', () => {
     ).toBe(true);
   });
 
+  it('cancels a DDL job still running after the job timeout and fails naming the timeout', async () => {
+    const { harness, print, client } = await start({ environment: { QUERYGATE_BIGQUERY_TIMEOUT_MS: '300' } });
+    harness.fake.queryDelayMs = 60_000;
+    const started = Date.now();
+    const failure = await runBigQuerySetup({ config: harness.config, client, print }).then(
+      () => expect.fail('expected setup to fail'),
+      (error: Error) => error,
+    );
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const jobId = harness.fake.calls('jobs.insert')[0]?.body.jobReference.jobId;
+    expect(failure.message).toBe(
+      'Creating the function querygate-test.logs.generate_timestamp_trunc_array timed out on BigQuery: ' +
+        `job ${jobId} was still running after 300 ms (QUERYGATE_BIGQUERY_TIMEOUT_MS) and was cancelled`,
+    );
+    expect(harness.fake.calls('jobs.cancel').map((call) => call.path)).toEqual([
+      `/bigquery/v2/projects/querygate-test/jobs/${jobId}/cancel`,
+    ]);
+  });
+
   it('names the command that creates a missing dataset', async () => {
     const { harness, print, client } = await start({ environment: { QUERYGATE_BIGQUERY_LOCATION: 'EU' } });
     harness.fake.inject({
@@ -134,30 +153,54 @@ describe('querygate bigquery setup', () => {
 });
 
 describe('querygate bigquery check', () => {
-  it('dry-runs every endpoint and prints that it compiles and how many bytes it would scan', async () => {
+  // Per the manifest: the first declared value, NULL when optional, the placeholder when required.
+  const representative: Record<string, Record<string, string | null>> = {
+    'logs.all': {
+      project: 'querygate-check',
+      project_tier: 'FREE',
+      iso_timestamp_start: null,
+      iso_timestamp_end: null,
+    },
+    'functions.invocation-stats': { project: 'querygate-check', interval: '5min', function_id: null },
+    'usage.api-counts': { project: 'querygate-check', interval: 'minutely' },
+  };
+
+  it('dry-runs every endpoint with a representative value per parameter and prints them, whether it compiles and the bytes it would scan', async () => {
     const { harness, lines, print, client } = await start();
     harness.fake.bytesProcessed = 3 * 1024 * 1024;
     const { ok, endpoints } = await runBigQueryCheck({ config: harness.config, client, print });
     expect(ok).toBe(true);
-    expect(endpoints.map((endpoint) => [endpoint.name, endpoint.ok, endpoint.bytes])).toEqual(
-      registry.endpoints.map((endpoint) => [endpoint.name, true, 3_145_728n]),
-    );
-    expect(lines).toEqual(
-      registry.endpoints.map(
-        (endpoint) => `✓ ${endpoint.name}: compiles, would scan 3.0 MiB (3145728 bytes)`,
-      ),
-    );
+    expect(
+      endpoints.map((endpoint) => [endpoint.name, endpoint.ok, endpoint.bytes, endpoint.parameters]),
+    ).toEqual(Object.entries(representative).map(([name, values]) => [name, true, 3_145_728n, values]));
+    expect(lines).toEqual([
+      '✓ logs.all: compiles, would scan 3.0 MiB (3145728 bytes)',
+      '  dry-run with project="querygate-check", project_tier="FREE", iso_timestamp_start=NULL, iso_timestamp_end=NULL',
+      '✓ functions.invocation-stats: compiles, would scan 3.0 MiB (3145728 bytes)',
+      '  dry-run with project="querygate-check", interval="5min", function_id=NULL',
+      '✓ usage.api-counts: compiles, would scan 3.0 MiB (3145728 bytes)',
+      '  dry-run with project="querygate-check", interval="minutely"',
+    ]);
     const dryRuns = harness.fake.calls('jobs.insert');
-    expect(dryRuns).toHaveLength(registry.endpoints.length);
-    for (const dryRun of dryRuns) {
-      expect(dryRun.body.configuration.dryRun).toBe(true);
-      expect(
-        dryRun.body.configuration.query.queryParameters.every(
-          (parameter: { parameterType: { type: string }; parameterValue: object }) =>
-            parameter.parameterType.type === 'STRING' && Object.keys(parameter.parameterValue).length === 0,
+    expect(dryRuns.map((dryRun) => dryRun.body.configuration.dryRun)).toEqual([true, true, true]);
+    expect(
+      dryRuns.map((dryRun) =>
+        Object.fromEntries(
+          dryRun.body.configuration.query.queryParameters.map(
+            (parameter: {
+              name: string;
+              parameterType: { type: string };
+              parameterValue: { value?: string };
+            }) => [
+              parameter.name,
+              parameter.parameterType.type === 'STRING'
+                ? (parameter.parameterValue.value ?? null)
+                : parameter,
+            ],
+          ),
         ),
-      ).toBe(true);
-    }
+      ),
+    ).toEqual(Object.values(representative));
   });
 
   it('fails an endpoint whose scan is over its bytes cap', async () => {

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type Endpoint, loadEndpointRegistry } from '../../src/endpoints/registry.js';
@@ -150,13 +151,48 @@ describe('BigQuery job requests', () => {
     });
   });
 
-  it("lets an endpoint's maximumBytesBilled override the global cap", async () => {
-    const { harness, engine } = await start({ environment: { QUERYGATE_BIGQUERY_MAX_BYTES_BILLED: '1000' } });
-    const capped = { ...endpoint('usage.api-counts'), maximumBytesBilled: '20000000' };
-    await engine.run(capped, { project: 'p1', interval: 'daily' }, { now });
-    expect(harness.fake.calls('jobs.insert')[0]?.body.configuration.query.maximumBytesBilled).toBe(
-      '20000000',
-    );
+  it("lets an endpoint's maximumBytesBilled in the manifest file override the global cap", async () => {
+    // A copy of the queries with the override written into its manifest.json, loaded as start-up does.
+    const copy = mkdtempSync(join(tmpdir(), 'querygate-queries-'));
+    try {
+      cpSync(queriesDir, copy, { recursive: true });
+      const manifest = JSON.parse(readFileSync(join(copy, 'manifest.json'), 'utf8'));
+      for (const entry of manifest.endpoints) {
+        if (entry.name === 'usage.api-counts') entry.maximumBytesBilled = '20000000';
+      }
+      writeFileSync(join(copy, 'manifest.json'), JSON.stringify(manifest));
+      const copied = loadEndpointRegistry(copy);
+      const { harness, engine } = await start(
+        { environment: { QUERYGATE_BIGQUERY_MAX_BYTES_BILLED: '1000' } },
+        copied.endpoints,
+      );
+      harness.fake.bytesProcessed = 10_000;
+      await engine.run(
+        copied.find('usage.api-counts') as Endpoint,
+        { project: 'p1', interval: 'daily' },
+        { now },
+      );
+      await expect(
+        engine.run(
+          copied.find('functions.invocation-stats') as Endpoint,
+          { project: 'p1', interval: '1day', function_id: null },
+          { now },
+        ),
+      ).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+      expect(
+        harness.fake
+          .calls('jobs.insert')
+          .map((insert) => [
+            insert.body.configuration.labels.querygate_endpoint,
+            insert.body.configuration.query.maximumBytesBilled,
+          ]),
+      ).toEqual([
+        ['usage_api-counts', '20000000'],
+        ['functions_invocation-stats', '1000'],
+      ]);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it('sends no cap when neither the environment nor the manifest sets one', async () => {
@@ -300,6 +336,29 @@ describe('BigQuery errors', () => {
     });
     const result = await engine.run(edgeQuery(10), {}, { now });
     expect(result.rows.map((row) => row.id)).toEqual(['e000', 'e001']);
+  });
+
+  it('reads the job a retried insert had created in the location BigQuery chose, when none is configured', async () => {
+    const { harness, engine } = await start();
+    await insertEdgeRecords(2);
+    // The dataset's region, where BigQuery puts a job whose request names no location.
+    harness.fake.defaultLocation = 'europe-west1';
+    // The first insert creates the job but its answer is lost; the client's retry is told 409.
+    harness.fake.inject({
+      api: 'jobs.insert',
+      status: 503,
+      reason: 'backendError',
+      message: 'Error encountered during execution. Retrying may solve the problem.',
+      afterHandling: true,
+    });
+    const result = await engine.run(edgeQuery(10), {}, { now });
+    expect(result.rows.map((row) => row.id)).toEqual(['e000', 'e001']);
+    const inserts = harness.fake.calls('jobs.insert');
+    expect(inserts).toHaveLength(2);
+    expect(inserts[0]?.body.jobReference).not.toHaveProperty('location');
+    expect(harness.fake.calls('jobs.getQueryResults').map((call) => call.query.location)).toEqual([
+      'europe-west1',
+    ]);
   });
 
   it('is not ready, naming the setup command, while the UDF does not exist', async () => {

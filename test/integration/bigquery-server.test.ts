@@ -8,8 +8,7 @@ import { type Querygate, startQuerygate } from '../../src/server.js';
 import {
   type BigQueryHarness,
   startBigQueryHarness,
-  testDataset,
-  testProject,
+  startQuerygateOnBigQuery,
 } from '../helpers/bigquery-harness.js';
 import { type FixtureRecord, insertStatement } from '../helpers/log-fixture.js';
 
@@ -60,7 +59,6 @@ let dataDir: string;
 let duckdb: Querygate;
 let harness: BigQueryHarness;
 let bigquery: Querygate;
-let bigQueryConfig: NonNullable<ReturnType<typeof loadConfig>['bigquery']>;
 
 const call = async (app: Querygate, path: string, init: RequestInit = {}) => {
   const response = await fetch(new URL(path, app.url), {
@@ -94,15 +92,7 @@ beforeAll(async () => {
   harness = await startBigQueryHarness({ now: () => now });
   await harness.store.duckdb(insertStatement('cloudflare.logs.prod', edgeRecords));
   await harness.store.duckdb(insertStatement('deno-relay-logs', relayRecords));
-  const config = loadConfig({
-    ...base,
-    QUERYGATE_ENGINE: 'bigquery',
-    QUERYGATE_BIGQUERY_PROJECT: testProject,
-    QUERYGATE_BIGQUERY_DATASET: testDataset,
-    QUERYGATE_BIGQUERY_API_ENDPOINT: harness.fake.url,
-  });
-  bigQueryConfig = config.bigquery as typeof bigQueryConfig;
-  bigquery = await startQuerygate(config, { now: () => now, bigQueryClient: harness.client() });
+  bigquery = await startQuerygateOnBigQuery(harness, { now: () => now });
 });
 
 afterAll(async () => {
@@ -141,7 +131,7 @@ describe('querygate on BigQuery against querygate on DuckDB', () => {
     expect(before.status).toBe(404);
     expect(JSON.parse(before.text).error.message).toContain('querygate bigquery setup --tables');
     await runBigQuerySetup({
-      config: bigQueryConfig,
+      config: harness.config,
       client: harness.client(),
       tables: true,
       print: () => {},

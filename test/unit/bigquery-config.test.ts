@@ -100,6 +100,17 @@ describe('BigQuery configuration', () => {
     expect(message).toContain('QUERYGATE_BIGQUERY_TIMEOUT_MS');
   });
 
+  it('refuses a bytes cap beyond INT64 and accepts the largest INT64', () => {
+    const base = { QUERYGATE_BIGQUERY_PROJECT: 'acme-logs', QUERYGATE_BIGQUERY_DATASET: 'logflare' };
+    expect(failureOf({ ...base, QUERYGATE_BIGQUERY_MAX_BYTES_BILLED: '9223372036854775808' })).toContain(
+      'QUERYGATE_BIGQUERY_MAX_BYTES_BILLED: must be a whole number of bytes from 1 to 9223372036854775807',
+    );
+    expect(
+      parseBigQueryEnvironment({ ...base, QUERYGATE_BIGQUERY_MAX_BYTES_BILLED: '9223372036854775807' })
+        .maximumBytesBilled,
+    ).toBe('9223372036854775807');
+  });
+
   it('exposes a zod schema whose issues carry the variable name, for config.ts to merge', () => {
     const parsed = bigQueryEnvironmentSchema.safeParse({ QUERYGATE_BIGQUERY_DATASET: 'logflare' });
     expect(parsed.success).toBe(false);
