@@ -29,6 +29,8 @@ export interface DuckDbEngineOptions {
 }
 
 const udfFiles = ['generate_timestamp_trunc_array.duckdb.sql'];
+/** How often an interrupt is given again while the interrupted run has not ended. */
+const interruptRepeatMs = 5;
 const nowName = nowParameter.slice(1);
 
 /** The embedded engine: saved BigQuery SQL translated to DuckDB and run on the local store. */
@@ -53,12 +55,20 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     }
     const lease = await pool.acquire(runOptions.signal);
     let timedOut = false;
-    const interrupt = () => lease.connection.interrupt();
+    let repeat: NodeJS.Timeout | undefined;
+    // DuckDB forgets an interrupt that comes before the query has begun (while it is prepared, or
+    // before a worker thread picks it up), so once given it is repeated until the run ends.
+    const interrupt = () => {
+      lease.connection.interrupt();
+      repeat ??= setInterval(() => lease.connection.interrupt(), interruptRepeatMs);
+    };
     const timer = setTimeout(() => {
       timedOut = true;
       interrupt();
     }, options.timeoutMs);
     runOptions.signal?.addEventListener('abort', interrupt, { once: true });
+    // A caller who left while the connection was leased never fires 'abort' again.
+    if (runOptions.signal?.aborted) interrupt();
     try {
       const prepared = await lease.prepare(query.id, translation.sql);
       const values: Record<string, string | null | DuckDBTimestampValue> = {};
@@ -91,6 +101,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       );
     } finally {
       clearTimeout(timer);
+      clearInterval(repeat);
       runOptions.signal?.removeEventListener('abort', interrupt);
       lease.release();
     }

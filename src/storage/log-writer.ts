@@ -3,7 +3,7 @@ import { readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { QuerygateError } from '../errors.js';
+import { isQuerygateError, QuerygateError } from '../errors.js';
 import type { Database } from './database.js';
 import type { StructType } from './field-type.js';
 import { insertFromNdjsonStatement, recordLine, type StoredRecord } from './log-batch.js';
@@ -33,7 +33,8 @@ export interface LogWriter {
   /**
    * Stores the events of one request, all or nothing. When it resolves the records are
    * committed to DuckDB's write-ahead log (they survive a crash) and visible to the next query.
-   * Throws BAD_PARAMETER for an unknown source and BAD_REQUEST naming the first bad event.
+   * Throws BAD_PARAMETER for an unknown source, BAD_REQUEST naming the first bad event, and
+   * ENGINE_ERROR when the store fails (then nothing of the request is stored).
    */
   write(sourceName: string, events: readonly unknown[]): Promise<{ ingested: number }>;
   /** Lets queued writes finish, then closes the writer's connection. */
@@ -105,7 +106,9 @@ export function createLogWriter(db: Database, options: LogWriterOptions = {}): L
       }
       types.set(source.name, type);
     } finally {
-      await rm(file, { force: true });
+      // The events are stored (or not) by now: a batch file that cannot be removed must not turn
+      // a commit into a failure. Leftovers are removed at the next start.
+      await rm(file, { force: true }).catch(() => undefined);
     }
     return { ingested: events.length };
   };
@@ -128,7 +131,8 @@ export function createLogWriter(db: Database, options: LogWriterOptions = {}): L
             await store(source, created.events);
             for (const member of created.requests) member.resolve({ ingested: member.count });
           } catch (error) {
-            for (const member of created.requests) member.reject(error);
+            const failure = storeFailure(source, error);
+            for (const member of created.requests) member.reject(failure);
           }
         });
       }
@@ -152,6 +156,23 @@ export function createLogWriter(db: Database, options: LogWriterOptions = {}): L
       if (opened) (await opened.catch(() => undefined))?.connection.closeSync();
     },
   };
+}
+
+/**
+ * A failure of the store rather than of the request: ENGINE_ERROR (502), as the BigQuery sink
+ * answers a failed insert, with DuckDB's message. A file-system error (say, a full disk under the
+ * batch file) shows only its code, not the server's paths.
+ */
+function storeFailure(source: LogSource, error: unknown): QuerygateError {
+  if (isQuerygateError(error)) return error;
+  const syscall = (error as { syscall?: unknown } | null)?.syscall;
+  const reason =
+    typeof syscall === 'string'
+      ? `: the batch file could not be written (${String((error as { code?: unknown }).code)})`
+      : ` on DuckDB: ${(error as Error).message}`;
+  return new QuerygateError('ENGINE_ERROR', `Storing events in ${source.name} failed${reason}`, {
+    cause: error,
+  });
 }
 
 interface GroupMember {

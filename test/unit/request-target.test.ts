@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { isQuerygateError } from '../../src/errors.js';
 import { parseRequestTarget } from '../../src/rest/request-target.js';
+
+const origin = 'http://querygate.invalid';
 
 const targets = [
   '/',
@@ -16,19 +19,52 @@ const targets = [
   '/api/./endpoints',
   '/api/endpoints/.hidden',
   '/api/endpoints/usage.api-counts?a=/../b',
-  '//querygate.example/health',
+  '//',
+  '///',
+  '//x',
+  '//x/../health?q=1',
   '/a\\b',
   '/space%20in path',
   '/ünïcode?q=é',
   '/graphql?query=%7B%20__typename%20%7D',
-  '*',
 ];
 
 describe('request targets', () => {
-  it.each(targets)('%s reads as WHATWG URL reads it', (target) => {
-    const expected = new URL(target, 'http://querygate.invalid');
+  // An origin-form target is a path (RFC 9112, 3.2.1), so the reference reads it after the origin.
+  it.each(targets)('%s reads as WHATWG URL reads it after the origin', (target) => {
+    const expected = new URL(`${origin}${target}`);
     const parsed = parseRequestTarget(target);
     expect(parsed.pathname).toBe(expected.pathname);
     expect([...parsed.searchParams]).toEqual([...expected.searchParams]);
   });
+
+  it.each([
+    ['//', '//'],
+    ['///', '///'],
+    ['//x', '//x'],
+    ['//querygate.example/health', '//querygate.example/health'],
+    ['//x/../health', '//health'],
+  ])('reads %s as the path %s, not as a host followed by a path', (target, pathname) => {
+    expect(parseRequestTarget(target).pathname).toBe(pathname);
+  });
+
+  it.each([
+    ['*', '/*'],
+    ['http://querygate.example/health?q=1', '/health'],
+  ])('reads the path of %s, a target that is not in origin form, as %s', (target, pathname) => {
+    expect(parseRequestTarget(target).pathname).toBe(pathname);
+  });
+
+  it.each(['http://[', 'http://[::1/health', 'http://a b/'])(
+    'throws a 400 BAD_REQUEST for %s, which no URL reader can read',
+    (target) => {
+      let error: unknown;
+      try {
+        parseRequestTarget(target);
+      } catch (thrown) {
+        error = thrown;
+      }
+      expect(isQuerygateError(error) && [error.code, error.status]).toEqual(['BAD_REQUEST', 400]);
+    },
+  );
 });

@@ -1,0 +1,145 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateBenchLogs } from '../../bench/generate-logs.js';
+import { loadConfig } from '../../src/config.js';
+import { loadEndpointRegistry } from '../../src/endpoints/registry.js';
+import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
+import { isQuerygateError } from '../../src/errors.js';
+import { queriesDir } from '../../src/paths.js';
+import { type Querygate, startQuerygate } from '../../src/server.js';
+import { type Database, openDatabase } from '../../src/storage/database.js';
+import { createLogWriter } from '../../src/storage/log-writer.js';
+import { logSources } from '../../src/storage/sources.js';
+import { createEndpointEngine, type EndpointEngine, endpointNamed } from '../helpers/endpoint-engine.js';
+import { leaksInternals, testApiKey } from '../helpers/querygate-server.js';
+
+/**
+ * The DuckDB engine's two failures on a real store: a query running past its deadline is
+ * interrupted (ENGINE_TIMEOUT, 504), and a query DuckDB refuses fails (ENGINE_ERROR, 502).
+ */
+
+const now = new Date('2026-05-15T12:00:00Z');
+const timeoutMs = 1;
+// 100k edge requests over one day (about 2 s through the bulk path on 2 cores). usage.api-counts
+// with a pattern every url matches reads them all through RE2: 30-500 ms here, far beyond the
+// 1 ms deadline and the 5 ms at which the engine repeats an interrupt DuckDB dropped.
+const edgeRows = 100_000;
+// The generator's five projects are project-00 to project-04.
+const everyUrl = { project: 'project-0[0-4]', interval: 'daily' };
+
+async function failureOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => expect.fail('expected a rejection'),
+    (error: unknown) => error,
+  );
+}
+
+describe('a query running past its deadline', () => {
+  let dir: string;
+  let database: Database | undefined;
+  let app: Querygate | undefined;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'querygate-deadline-'));
+    database = await openDatabase(join(dir, 'querygate.duckdb'));
+    const writer = createLogWriter(database);
+    await generateBenchLogs(writer, { now, edgeRows, relayRows: 0, projects: 5, days: 1 });
+    await writer.close();
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    database?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const engineWith = (options: { timeoutMs: number }) =>
+    createDuckDbEngine({
+      database: database as Database,
+      sources: logSources,
+      queries: [],
+      queriesDir,
+      timeoutMs: options.timeoutMs,
+    });
+
+  it('is interrupted and rejects with ENGINE_TIMEOUT (504) naming the endpoint and the deadline', async () => {
+    const endpoint = endpointNamed(loadEndpointRegistry(queriesDir), 'usage.api-counts');
+    const patient = await engineWith({ timeoutMs: 60_000 });
+    const hasty = await engineWith({ timeoutMs });
+    try {
+      // The control: without a deadline the same call runs to its end, well past the deadline.
+      const started = performance.now();
+      const { rows } = await patient.run(endpoint, everyUrl, { now });
+      const untimedMs = performance.now() - started;
+      expect(rows.reduce((sum, row) => sum + Number(row.total_rest_requests), 0)).toBeGreaterThan(0);
+      expect(untimedMs).toBeGreaterThan(10 * timeoutMs);
+
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const error = await failureOf(hasty.run(endpoint, everyUrl, { now }));
+        expect(isQuerygateError(error) && [error.code, error.status]).toEqual(['ENGINE_TIMEOUT', 504]);
+        expect((error as Error).message).toBe(`usage.api-counts did not finish within ${timeoutMs} ms`);
+      }
+    } finally {
+      await patient.close();
+      await hasty.close();
+    }
+  });
+
+  it('answers 504 with the error body over REST when QUERYGATE_QUERY_TIMEOUT_MS is 1', async () => {
+    database?.close();
+    database = undefined;
+    app = await startQuerygate(
+      loadConfig({
+        PORT: '0',
+        QUERYGATE_DATA_DIR: dir,
+        QUERYGATE_DEMO: '0',
+        QUERYGATE_API_KEYS: testApiKey,
+        QUERYGATE_QUERY_TIMEOUT_MS: String(timeoutMs),
+        LOG_LEVEL: 'silent',
+      }),
+      { now: () => now },
+    );
+    const url = new URL('/api/endpoints/usage.api-counts', app.url);
+    for (const [name, value] of Object.entries(everyUrl)) url.searchParams.set(name, value);
+    const response = await fetch(url, { headers: { 'x-api-key': testApiKey } });
+    const text = await response.text();
+    expect(response.status, text).toBe(504);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json\b/);
+    expect(JSON.parse(text)).toEqual({
+      error: { code: 'ENGINE_TIMEOUT', message: `usage.api-counts did not finish within ${timeoutMs} ms` },
+    });
+    expect(leaksInternals(text)).toBe(false);
+  });
+});
+
+describe('a query DuckDB refuses', () => {
+  let store: EndpointEngine;
+
+  beforeAll(async () => {
+    store = await createEndpointEngine();
+  });
+
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  it('rejects with ENGINE_ERROR (502) when its source table was dropped after it last ran', async () => {
+    const endpoint = endpointNamed(store.registry, 'usage.api-counts');
+    const params = { project: 'any', interval: 'daily' };
+    expect((await store.engine.run(endpoint, params, { now })).rows).toEqual([]);
+    await store.scratch.duckdb('DROP TABLE "cloudflare.logs.prod"');
+    const error = await failureOf(store.engine.run(endpoint, params, { now }));
+    expect(isQuerygateError(error) && [error.code, error.status]).toEqual(['ENGINE_ERROR', 502]);
+    expect((error as Error).message).toMatch(/^usage\.api-counts failed on DuckDB: .*cloudflare\.logs\.prod/);
+  });
+
+  it('rejects with ENGINE_ERROR (502) when a column it reads was renamed underneath', async () => {
+    const endpoint = endpointNamed(store.registry, 'functions.invocation-stats');
+    await store.scratch.duckdb('ALTER TABLE "deno-relay-logs" RENAME COLUMN metadata TO meta');
+    const error = await failureOf(store.engine.run(endpoint, { project: 'any', interval: '1hr' }, { now }));
+    expect(isQuerygateError(error) && [error.code, error.status]).toEqual(['ENGINE_ERROR', 502]);
+    expect((error as Error).message).toMatch(/^functions\.invocation-stats failed on DuckDB: .*metadata/);
+  });
+});

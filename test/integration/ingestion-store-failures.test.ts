@@ -1,0 +1,126 @@
+import { mkdtemp, rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isQuerygateError } from '../../src/errors.js';
+import { type Querygate, startQuerygate } from '../../src/server.js';
+import { type Database, openDatabase } from '../../src/storage/database.js';
+import { createLogWriter, type LogWriter } from '../../src/storage/log-writer.js';
+import { leaksInternals, testApiKey, testConfig } from '../helpers/querygate-server.js';
+
+/**
+ * Ingestion when the store fails, which is not the client's fault: every request of the failed
+ * commit gets ENGINE_ERROR (502) with the store's reason and nothing of it is stored; the
+ * writer goes on working once the store does.
+ */
+
+async function failureOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => expect.fail('expected a rejection'),
+    (error: unknown) => error,
+  );
+}
+
+describe('the log writer when DuckDB fails a commit', () => {
+  let dir: string;
+  let db: Database;
+  let writer: LogWriter;
+  let connection: DuckDBConnection;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'querygate-store-failure-'));
+    db = await openDatabase(join(dir, 'logs.duckdb'));
+    writer = createLogWriter(db);
+    await writer.ready();
+    connection = await db.connect();
+  });
+
+  afterAll(async () => {
+    await writer?.close();
+    connection?.closeSync();
+    db?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('rejects every request of the group with ENGINE_ERROR (502) and DuckDB’s message', async () => {
+    await connection.run('DROP TABLE "gotrue.logs.prod"');
+    // Written in one tick, so the three requests are committed together.
+    const failures = await Promise.all(
+      [1, 2, 3].map((request) =>
+        failureOf(writer.write('gotrue.logs.prod', [{ event_message: `lost ${request}` }])),
+      ),
+    );
+    for (const error of failures) {
+      expect(isQuerygateError(error) && [error.code, error.status]).toEqual(['ENGINE_ERROR', 502]);
+      expect((error as Error).message).toMatch(
+        /^Storing events in gotrue\.logs\.prod failed on DuckDB: Catalog Error: .*gotrue\.logs\.prod/,
+      );
+    }
+  });
+
+  it('goes on storing into the other sources after a failed commit', async () => {
+    expect(await writer.write('postgres.logs', [{ event_message: 'kept' }])).toEqual({ ingested: 1 });
+    const reader = await connection.runAndReadAll('SELECT event_message FROM "postgres.logs"');
+    expect(reader.getRowObjectsJS()).toEqual([{ event_message: 'kept' }]);
+  });
+});
+
+describe('POST /api/logs when the store cannot write its batch file', () => {
+  let dir: string;
+  let app: Querygate;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'querygate-store-failure-rest-'));
+    app = await startQuerygate(testConfig(dir));
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const ingest = async (eventMessage: string) => {
+    const response = await fetch(new URL('/api/logs?source_name=cloudflare.logs.prod', app.url), {
+      method: 'POST',
+      headers: { 'x-api-key': testApiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        // logs.all reads edge records with metadata (CROSS JOIN UNNEST drops those without).
+        batch: [
+          { event_message: eventMessage, project: 'failure-ref', metadata: { request: { path: '/' } } },
+        ],
+      }),
+    });
+    return { status: response.status, text: await response.text() };
+  };
+
+  it('answers each concurrent request 502 ENGINE_ERROR without the server’s paths, and stores none', async () => {
+    // The data directory, where batch files are written, is gone while DuckDB keeps its files open.
+    await rename(dir, `${dir}.moved`);
+    let responses: Array<{ status: number; text: string }>;
+    try {
+      responses = await Promise.all(['lost a', 'lost b', 'lost c'].map(ingest));
+    } finally {
+      await rename(`${dir}.moved`, dir);
+    }
+    for (const { status, text } of responses) {
+      expect(status, text).toBe(502);
+      expect(JSON.parse(text)).toEqual({
+        error: {
+          code: 'ENGINE_ERROR',
+          message:
+            'Storing events in cloudflare.logs.prod failed: the batch file could not be written (ENOENT)',
+        },
+      });
+      expect(leaksInternals(text)).toBe(false);
+    }
+
+    expect(await ingest('stored')).toEqual({ status: 200, text: '{"message":"Logged!","ingested":1}' });
+    const listed = await fetch(
+      new URL('/api/endpoints/logs.all?project=failure-ref&project_tier=FREE', app.url),
+      { headers: { 'x-api-key': testApiKey } },
+    );
+    const { result } = (await listed.json()) as { result: Array<{ event_message: string }> };
+    expect(result.map((row) => row.event_message)).toEqual(['stored']);
+  });
+});
