@@ -44,13 +44,17 @@ export function loadEndpointRegistry(queriesDir: string): EndpointRegistry {
 
 function loadEndpoint(queriesDir: string, entry: EndpointManifestEntry): Endpoint {
   const sql = readFileSync(join(queriesDir, `${entry.name}.sql`), 'utf8');
-  const used = [...queryParameters(parseBigQuery(sql))].sort();
-  const declared = entry.parameters.map((parameter) => parameter.name).sort();
-  if (used.join() !== declared.join()) {
-    throw new Error(
-      `Endpoint ${entry.name}: the SQL uses parameters [${used.join(', ')}] but the manifest declares [${declared.join(', ')}]`,
-    );
-  }
+  const used = queryParameters(parseBigQuery(sql));
+  const declared = new Set(entry.parameters.map((parameter) => parameter.name));
+  const drift = [
+    ...[...used]
+      .filter((name) => !declared.has(name))
+      .map((name) => `the SQL uses @${name}, which the manifest does not declare`),
+    ...[...declared]
+      .filter((name) => !used.has(name))
+      .map((name) => `the manifest declares ${name}, which the SQL does not use`),
+  ];
+  if (drift.length > 0) throw new Error(`Endpoint ${entry.name}: ${drift.join('; ')}`);
   const { maximumBytesBilled, ...rest } = entry;
   return { ...rest, sql, ...(maximumBytesBilled ? { maximumBytesBilled } : {}) };
 }

@@ -150,8 +150,20 @@ describe('BigQuery to DuckDB translation', () => {
     );
   });
 
-  it('accepts trailing commas in the select list', async () => {
-    expect(await rows('select 1 as a, 2 as b, from `postgres.logs` limit 1')).toEqual([]);
+  it('accepts a trailing comma in the select list', async () => {
+    expect(
+      await rows('select t.id, t.event_message, from `cloudflare.logs.prod` as t order by t.id'),
+    ).toEqual([
+      { id: 'c1', event_message: 'GET /rest' },
+      { id: 'c2', event_message: 'GET /auth' },
+    ]);
+  });
+
+  it('accepts trailing commas in a CTE and the select over it', async () => {
+    const result = await rows(
+      'with counts as (select t.project, count(*) as n, from `cloudflare.logs.prod` as t group by t.project) select project, n, from counts',
+    );
+    expect(result).toEqual([{ project: 'p1', n: 2 }]);
   });
 
   it('binds @parameters as text, and NULL for an unset one', async () => {

@@ -1,0 +1,75 @@
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+
+/** The message loadConfig throws for `environment`, or '' when it accepts it. */
+function refusal(environment: NodeJS.ProcessEnv): string {
+  try {
+    loadConfig(environment);
+    return '';
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+describe('configuration from the environment', () => {
+  it('takes the defaults of the README configuration table from an empty environment', () => {
+    expect(loadConfig({})).toMatchObject({
+      host: '127.0.0.1',
+      port: 4000,
+      dataDir: resolve('./data'),
+      apiKeys: undefined,
+      demo: true,
+      engine: 'duckdb',
+      queryTimeoutMs: 25_000,
+      maxBodyBytes: 10_485_760,
+      cacheMaxBytes: 67_108_864,
+      logLevel: 'info',
+    });
+  });
+
+  it.each(['abc', '70000', '-1', '4000.5'])('refuses PORT=%s, naming PORT', (port) => {
+    expect(refusal({ PORT: port })).toMatch(/^Invalid configuration:\n {2}PORT: /);
+  });
+
+  it('accepts PORT=0, which picks a free port', () => {
+    expect(loadConfig({ PORT: '0' }).port).toBe(0);
+  });
+
+  it('refuses an API key shorter than 16 characters, naming QUERYGATE_API_KEYS and the minimum', () => {
+    const message = refusal({ QUERYGATE_API_KEYS: 'querygate-key-0123456789,short' });
+    expect(message).toMatch(/^Invalid configuration:\n {2}QUERYGATE_API_KEYS: .*16/);
+  });
+
+  it('splits QUERYGATE_API_KEYS at commas and trims each key', () => {
+    expect(
+      loadConfig({ QUERYGATE_API_KEYS: ' first-key-0123456789 , second-key-0123456789' }).apiKeys,
+    ).toEqual(['first-key-0123456789', 'second-key-0123456789']);
+  });
+
+  it('refuses an unknown engine, naming QUERYGATE_ENGINE and the engines it knows', () => {
+    const message = refusal({ QUERYGATE_ENGINE: 'postgres' });
+    expect(message).toMatch(/^Invalid configuration:\n {2}QUERYGATE_ENGINE: /);
+    expect(message).toContain('duckdb');
+    expect(message).toContain('bigquery');
+  });
+
+  it('refuses QUERYGATE_DEMO=maybe, naming it and the values it takes', () => {
+    expect(refusal({ QUERYGATE_DEMO: 'maybe' })).toMatch(/QUERYGATE_DEMO: must be 0\/1, true\/false/);
+  });
+
+  it('turns demo data off with QUERYGATE_DEMO=0', () => {
+    expect(loadConfig({ QUERYGATE_DEMO: '0' }).demo).toBe(false);
+  });
+
+  it('gives one line to each bad variable', () => {
+    const lines = refusal({ PORT: 'abc', QUERYGATE_ENGINE: 'postgres', QUERYGATE_QUERY_TIMEOUT_MS: '0' })
+      .split('\n')
+      .slice(1);
+    expect(lines.map((line) => line.trim().split(':')[0]).sort()).toEqual([
+      'PORT',
+      'QUERYGATE_ENGINE',
+      'QUERYGATE_QUERY_TIMEOUT_MS',
+    ]);
+  });
+});

@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadEndpointRegistry } from '../../src/endpoints/registry.js';
+
+/** A queries dir holding one endpoint, `demo.counts`, with `sql` and a contract of `declared`. */
+function queriesDirWith(sql: string, declared: readonly string[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'querygate-registry-'));
+  dirs.push(dir);
+  const parameters = declared.map((name) => ({ name, required: true, description: `The ${name}.` }));
+  const endpoint = {
+    name: 'demo.counts',
+    id: '0b9d6a3e-5c1f-4d2a-9e8b-7f6a5d4c3b2a',
+    description: 'Counts of edge requests.',
+    maxRows: 10,
+    cacheSeconds: 0,
+    warmSeconds: null,
+    sandboxed: false,
+    parameters,
+  };
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ endpoints: [endpoint] }));
+  writeFileSync(join(dir, 'demo.counts.sql'), sql);
+  return dir;
+}
+
+const dirs: string[] = [];
+
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const countsSql = (where: string) => `select count(*) as n from \`cloudflare.logs.prod\` as t where ${where}`;
+
+describe('endpoint registry', () => {
+  it('loads an endpoint whose SQL uses exactly the parameters of its contract', () => {
+    const dir = queriesDirWith(countsSql('t.project = @project and t.event_message = @message'), [
+      'project',
+      'message',
+    ]);
+    const registry = loadEndpointRegistry(dir);
+    expect(registry.find('demo.counts')?.parameters.map((parameter) => parameter.name)).toEqual([
+      'project',
+      'message',
+    ]);
+    expect(registry.find('0B9D6A3E-5C1F-4D2A-9E8B-7F6A5D4C3B2A')?.name).toBe('demo.counts');
+  });
+
+  it('refuses an endpoint whose SQL uses a parameter its contract does not declare, naming both', () => {
+    const dir = queriesDirWith(countsSql('t.project = @project and t.event_message = @message'), ['project']);
+    expect(() => loadEndpointRegistry(dir)).toThrow(
+      /^Endpoint demo\.counts: the SQL uses @message, which the manifest does not declare$/,
+    );
+  });
+
+  it('refuses an endpoint whose contract declares a parameter its SQL does not use, naming both', () => {
+    const dir = queriesDirWith(countsSql('t.project = @project'), ['project', 'interval']);
+    expect(() => loadEndpointRegistry(dir)).toThrow(
+      /^Endpoint demo\.counts: the manifest declares interval, which the SQL does not use$/,
+    );
+  });
+
+  it('names every drifted parameter when the SQL and its contract differ both ways', () => {
+    const dir = queriesDirWith(countsSql('t.project = @project_ref'), ['project']);
+    let message = '';
+    try {
+      loadEndpointRegistry(dir);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('demo.counts');
+    expect(message).toContain('@project_ref');
+    expect(message).toContain('declares project,');
+  });
+});
