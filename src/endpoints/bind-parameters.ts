@@ -30,9 +30,22 @@ export function bindParameters(
       throw badParameter(parameter.name, `is longer than ${maxParameterLength} characters`);
     }
     checkValue(parameter, value);
-    bound[parameter.name] = value;
+    bound[parameter.name] = fallsBack(parameter, value) ? (parameter.fallback as string) : value;
   }
   return bound;
+}
+
+/**
+ * Whether the value is one the contract accepts but does not declare: it behaves as the declared
+ * fallback (the SQL's ELSE), and is bound as that, so `interval=weekly` and `interval=1day` are
+ * one query and one cache entry rather than two.
+ */
+function fallsBack(parameter: ParameterContract, value: string): boolean {
+  return (
+    parameter.otherValues === 'fallback' &&
+    parameter.values !== undefined &&
+    !parameter.values.includes(value)
+  );
 }
 
 function checkValue(parameter: ParameterContract, value: string): void {

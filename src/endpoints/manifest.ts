@@ -3,16 +3,31 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { maximumBytesBilledSchema } from '../engines/bigquery-config.js';
 
-const parameterSchema = z.object({
-  name: z.string().regex(/^[a-z][a-z0-9_]*$/, 'parameter names are lower_snake_case'),
-  required: z.boolean(),
-  description: z.string().min(1),
-  /** How a value is checked: free text, an ISO 8601 timestamp, or an RE2 pattern. */
-  format: z.enum(['text', 'iso8601', 're2']).default('text'),
-  /** The declared values; with `otherValues: 'fallback'` others are accepted (the SQL has an ELSE). */
-  values: z.array(z.string()).nonempty().optional(),
-  otherValues: z.enum(['reject', 'fallback']).default('reject'),
-});
+const parameterSchema = z
+  .object({
+    name: z.string().regex(/^[a-z][a-z0-9_]*$/, 'parameter names are lower_snake_case'),
+    required: z.boolean(),
+    description: z.string().min(1),
+    /** How a value is checked: free text, an ISO 8601 timestamp, or an RE2 pattern. */
+    format: z.enum(['text', 'iso8601', 're2']).default('text'),
+    /** The declared values; with `otherValues: 'fallback'` others are accepted (the SQL has an ELSE). */
+    values: z.array(z.string()).nonempty().optional(),
+    otherValues: z.enum(['reject', 'fallback']).default('reject'),
+    /**
+     * With `otherValues: 'fallback'`: the declared value that every other value behaves as (the
+     * one the SQL's ELSE means). Other values are bound as this one, so they share its cache entry.
+     */
+    fallback: z.string().optional(),
+  })
+  .refine(
+    (parameter) =>
+      parameter.otherValues !== 'fallback' ||
+      (parameter.fallback !== undefined && (parameter.values ?? []).includes(parameter.fallback)),
+    {
+      message: "otherValues 'fallback' needs `values` and a `fallback` that is one of them",
+      path: ['fallback'],
+    },
+  );
 
 const endpointSchema = z.object({
   name: z.string().regex(/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/, 'endpoint names are dotted, e.g. logs.all'),

@@ -41,6 +41,11 @@ const EndpointParameter = builder.objectRef<ParameterContract>('EndpointParamete
       description: 'What a value outside the declared values does; null where none are declared.',
       resolve: (p) => (p.values ? p.otherValues : null),
     }),
+    fallback: t.string({
+      nullable: true,
+      description: 'The declared value every other value behaves as, where other values fall back.',
+      resolve: (p) => p.fallback ?? null,
+    }),
   }),
 });
 

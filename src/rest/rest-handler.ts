@@ -144,6 +144,7 @@ export function describeEndpoint(endpoint: Endpoint) {
       description: parameter.description,
       format: parameter.format,
       ...(parameter.values ? { values: parameter.values, other_values: parameter.otherValues } : {}),
+      ...(parameter.fallback === undefined ? {} : { fallback: parameter.fallback }),
     })),
     max_rows: endpoint.maxRows,
     cache_seconds: endpoint.cacheSeconds,

@@ -93,6 +93,25 @@ describe('one cache entry for every way in', () => {
   });
 });
 
+describe('values the contract falls back on', () => {
+  it('share the entry of the declared fallback: an undeclared interval runs no second query', async () => {
+    const before = engine.callsOf('functions.invocation-stats').length;
+    const oneDay = await rest(byName('functions.invocation-stats'), {
+      project: projects.alpha,
+      interval: '1day',
+    });
+    const weekly = await rest(byName('functions.invocation-stats'), {
+      project: projects.alpha,
+      interval: 'weekly',
+    });
+    const other = await rest(byId('functions.invocation-stats'), { project: projects.alpha, interval: 'x' });
+    expect(engine.callsOf('functions.invocation-stats').length - before).toBe(1);
+    expect(oneDay.status).toBe(200);
+    expect(weekly.body).toEqual(oneDay.body);
+    expect(other.body).toEqual(oneDay.body);
+  });
+});
+
 describe('REST caching headers', () => {
   it('say max-age 900 and the true Age of the entry, which warming renews', async () => {
     const params = { project: projects.gamma, interval: 'hourly' };

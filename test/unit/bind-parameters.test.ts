@@ -12,6 +12,7 @@ const contract: ParameterContract[] = [
     format: 'text',
     values: ['FREE', 'PRO'],
     otherValues: 'fallback',
+    fallback: 'FREE',
   },
   {
     name: 'interval',
@@ -58,8 +59,9 @@ describe('parameter contracts', () => {
     expect(bindParameters(contract, lookup('project=p&tier=FREE&debug=1'))).not.toHaveProperty('debug');
   });
 
-  it('keeps an undeclared value where the contract falls back', () => {
-    expect(bindParameters(contract, lookup('project=p&tier=GOLD')).tier).toBe('GOLD');
+  it('binds an undeclared value as the declared fallback where the contract falls back', () => {
+    expect(bindParameters(contract, lookup('project=p&tier=GOLD')).tier).toBe('FREE');
+    expect(bindParameters(contract, lookup('project=p&tier=PRO')).tier).toBe('PRO');
   });
 
   it.each([
