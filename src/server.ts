@@ -94,15 +94,18 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
   }
   const engine = options.wrapEngine ? options.wrapEngine(baseEngine) : baseEngine;
   await engine.ready();
+  // One memory budget for everything cached: results with their encodings, and an eighth of it
+  // for the GraphQL responses kept for replay.
+  const replayBytes = Math.floor(config.cacheMaxBytes / 8);
   const resolver = createResolver({
     engine,
     now,
     ...(options.timers ? { timers: options.timers } : {}),
-    maxCacheBytes: config.cacheMaxBytes,
+    maxCacheBytes: config.cacheMaxBytes - replayBytes,
     onWarmError: (error, endpoint) =>
       logger.warn({ err: error, endpoint: endpoint.name }, 'cache warm run failed'),
   });
-  const graphql = createGraphQLFace({ registry, resolver, logger });
+  const graphql = createGraphQLFace({ registry, resolver, logger, maxReplayBytes: replayBytes });
   const rest = createRestHandler({ registry, resolver, logs, maxBodyBytes: config.maxBodyBytes });
   const isAuthorised = createApiKeyCheck(apiKeys);
 

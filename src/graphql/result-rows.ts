@@ -1,4 +1,6 @@
 import type { ColumnType, EngineValue, QueryResult, ResultRow } from '../engines/query-engine.js';
+import { deriveOnce } from '../resolve/derived.js';
+import { approximateValueSize } from '../resolve/result-size.js';
 
 /** A result row with its column types at hand. */
 export interface TypedRow {
@@ -8,20 +10,17 @@ export interface TypedRow {
 
 /**
  * Maps a result's rows to a field's shape once per result: a cached result is shared by every
- * call that hits it, so the mapping is remembered with it and dropped together with it.
+ * call that hits it, so the mapping is kept with it (and counted in the cache's bound).
  */
 export function createRowMapper<T>(map: (row: TypedRow) => T): (result: QueryResult) => readonly T[] {
-  const mapped = new WeakMap<QueryResult, readonly T[]>();
-  return (result) => {
-    let rows = mapped.get(result);
-    if (!rows) {
+  return deriveOnce(
+    (result) => {
       const types = new Map(result.columns.map((column) => [column.name, column.type]));
       const typeOf = (column: string) => types.get(column);
-      rows = result.rows.map((row) => map({ row, typeOf }));
-      mapped.set(result, rows);
-    }
-    return rows;
-  };
+      return result.rows.map((row) => map({ row, typeOf }));
+    },
+    (rows) => approximateValueSize(rows as unknown as EngineValue),
+  );
 }
 
 /** INT64 as a GraphQL number; counts and milliseconds stay far below 2^53. */

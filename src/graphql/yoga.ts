@@ -18,6 +18,8 @@ export interface GraphQLFaceOptions {
   readonly registry: EndpointRegistry;
   readonly resolver: Resolver;
   readonly logger: Logger;
+  /** Approximate bytes of GraphQL responses kept for replay (see response-replay.ts). @default 8 MiB */
+  readonly maxReplayBytes?: number;
 }
 
 /**
@@ -89,7 +91,11 @@ export function isGraphiQLPageRequest(req: IncomingMessage, url: Pick<URL, 'path
 /** The GraphQL face mounted on the node:http server: GraphiQL's page and the yoga handler. */
 export function createGraphQLFace(options: GraphQLFaceOptions) {
   const yoga = createQuerygateYoga(options);
-  const replay = createResponseReplay({ yoga, resolver: options.resolver });
+  const replay = createResponseReplay({
+    yoga,
+    resolver: options.resolver,
+    ...(options.maxReplayBytes === undefined ? {} : { maxBytes: options.maxReplayBytes }),
+  });
   const page = createGraphiQLPage();
   return {
     yoga,

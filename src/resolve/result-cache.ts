@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Endpoint } from '../endpoints/registry.js';
 import type { ParameterValues, QueryResult } from '../engines/query-engine.js';
+import { chargeDerivedBytes } from './derived.js';
 import { approximateResultSize } from './result-size.js';
 
 /** One cached result and what the warmer needs to keep it fresh. */
@@ -11,7 +12,8 @@ export interface CacheEntry {
   readonly result: QueryResult;
   /** Epoch milliseconds of the "now" the engine ran with. */
   readonly computedAt: number;
-  readonly size: number;
+  /** Approximate bytes of the result and of what faces derived from it (see derived.ts). */
+  size: number;
   /** Epoch milliseconds of the latest call asking for this key; warm runs do not count. */
   lastRequestedAt: number;
   /** The latest warm run failed, so the result is older than warming promises (stale-if-error). */
@@ -21,7 +23,7 @@ export interface CacheEntry {
 }
 
 export interface ResultCacheOptions {
-  /** Upper bound of the approximate bytes of all cached results together. */
+  /** Upper bound of the approximate bytes of all cached results and their encodings together. */
   readonly maxBytes: number;
   /** Called whenever an entry leaves the cache: replaced, deleted, evicted or cleared. */
   readonly onRemove: (entry: CacheEntry) => void;
@@ -40,19 +42,35 @@ export interface ResultCache {
   readonly bytes: number;
 }
 
+/**
+ * The LRU's value: lru-cache measures a value when it is set, and only when it is a different
+ * object, so an entry that grew is set again in a new box (without disposing the entry).
+ */
+interface Held {
+  readonly entry: CacheEntry;
+}
+
 /** Least recently used results are evicted first once their approximate sizes exceed the bound. */
 export function createResultCache(options: ResultCacheOptions): ResultCache {
-  const lru = new LRUCache<string, CacheEntry>({
+  const lru = new LRUCache<string, Held>({
     maxSize: options.maxBytes,
-    sizeCalculation: (entry) => entry.size,
-    dispose: (entry) => options.onRemove(entry),
+    sizeCalculation: (held) => held.entry.size,
+    dispose: (held) => options.onRemove(held.entry),
   });
+  const holds = (entry: CacheEntry) => lru.peek(entry.key)?.entry === entry;
   return {
-    get: (key) => lru.get(key),
-    peek: (key) => lru.peek(key),
+    get: (key) => lru.get(key)?.entry,
+    peek: (key) => lru.peek(key)?.entry,
     store(entry) {
-      lru.set(entry.key, entry);
-      return lru.peek(entry.key) === entry;
+      lru.set(entry.key, { entry });
+      if (!holds(entry)) return false;
+      chargeDerivedBytes(entry.result, (bytes) => {
+        // Only while this entry is the one held: a replaced or evicted result charges nothing.
+        if (!holds(entry)) return;
+        entry.size += bytes;
+        lru.set(entry.key, { entry }, { noDisposeOnSet: true });
+      });
+      return true;
     },
     delete: (key) => {
       lru.delete(key);

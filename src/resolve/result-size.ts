@@ -13,7 +13,8 @@ export function approximateResultSize(result: QueryResult): number {
   return bytes;
 }
 
-function approximateValueSize(value: EngineValue): number {
+/** The approximate bytes of one value (rows, or what a face mapped them to). */
+export function approximateValueSize(value: EngineValue): number {
   if (value === null || typeof value === 'boolean' || typeof value === 'number') return slotBytes;
   if (typeof value === 'string') return headerBytes + 2 * value.length;
   if (typeof value === 'bigint') return headerBytes + slotBytes;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QuerygateError } from '../../src/errors.js';
 import type { Querygate } from '../../src/server.js';
 import { fixtureEvents, projects } from '../fixtures/spec-fixture.js';
 import { type CountedQuerygate, startCountedQuerygate } from '../helpers/counted-querygate.js';
@@ -91,6 +92,76 @@ describe('a repeated GraphQL request', () => {
     await graphql(query);
     await graphql(query);
     expect(engine.callsOf('logs.all').length - before).toBe(2);
+  });
+});
+
+describe('what a response is replayed for', () => {
+  const bucketsQuery = /* GraphQL */ `
+    query Daily($project: String!) { usage { apiCounts(project: $project, interval: DAILY) { timestamp totalRestRequests } } }
+    query Hourly($project: String!) { usage { apiCounts(project: $project, interval: HOURLY) { timestamp totalRestRequests } } }
+  `;
+  const dailyOf = (project: string) =>
+    expectedApiCounts(fixtureEvents, { interval: 'daily', urlMatches: re2AsJs(project) }, time.now()).map(
+      (row) => ({ timestamp: isoToMicros(row.timestamp), totalRestRequests: row.total_rest_requests }),
+    );
+
+  it('answers each set of variables and each operation name with its own result', async () => {
+    const ask = (operationName: string, project: string) =>
+      post('/graphql', { query: bucketsQuery, operationName, variables: { project } });
+    for (let round = 0; round < 2; round++) {
+      expect(bucketsOf((await ask('Daily', projects.alpha)).text)).toEqual(dailyOf(projects.alpha));
+      expect(bucketsOf((await ask('Daily', projects.beta)).text)).toEqual(dailyOf(projects.beta));
+      expect(bucketsOf((await ask('Hourly', projects.beta)).text)).toEqual(
+        expectedBuckets(projects.beta, time.now()),
+      );
+    }
+    expect(dailyOf(projects.alpha)).not.toEqual(dailyOf(projects.beta));
+  });
+
+  it('never replays an error: the same request succeeds once the engine does', async () => {
+    const query = /* GraphQL */ `{ usage { apiCounts(project: "${projects.alpha}", interval: MINUTELY) { totalAuthRequests } } }`;
+    engine.failNext(1, new QuerygateError('ENGINE_ERROR', 'usage.api-counts failed on DuckDB: boom'));
+    const failed = await graphql(query);
+    expect(JSON.parse(failed.text).errors[0].extensions.code).toBe('ENGINE_ERROR');
+    const runs = engine.calls.length;
+    const next = await graphql(query);
+    expect(JSON.parse(next.text)).not.toHaveProperty('errors');
+    expect(engine.calls.length).toBe(runs + 1);
+  });
+
+  it('gives way to the result a REST no-cache call computed after new records arrived', async () => {
+    // A project of its own, so the records it adds change no other test's expectations.
+    const project = 'replay-ref';
+    const record = (id: string, minutesAgo: number) => ({
+      id,
+      timestamp: new Date(time.now().getTime() - minutesAgo * 60_000).toISOString(),
+      event_message: 'GET /rest/v1/items',
+      project,
+      metadata: { request: { url: `https://${project}.supabase.co/rest/v1/items`, path: '/rest/v1/items' } },
+    });
+    const ingest = (events: unknown[]) =>
+      post(`/api/logs?source_name=${encodeURIComponent('cloudflare.logs.prod')}`, { batch: events });
+    const restTotal = (count: number) => ({ totalRestRequests: count });
+    const query = /* GraphQL */ `{ usage { apiCounts(project: "${project}", interval: DAILY) { totalRestRequests } } }`;
+    const totals = async () =>
+      (JSON.parse((await graphql(query)).text) as { data: { usage: { apiCounts: unknown[] } } }).data.usage
+        .apiCounts;
+
+    expect((await ingest([record('replay-1', 10)])).status).toBe(200);
+    expect(await totals()).toEqual([restTotal(1)]);
+    expect((await ingest([record('replay-2', 5)])).status).toBe(200);
+    // Cached for 900 s, as the spec says: the kept response is still the truth of the entry.
+    expect(await totals()).toEqual([restTotal(1)]);
+    const refreshed = await fetch(
+      new URL(`${byName('usage.api-counts')}?project=${project}&interval=daily`, app.url),
+      {
+        headers: { 'x-api-key': testApiKey, 'cache-control': 'no-cache' },
+      },
+    );
+    expect(((await refreshed.json()) as { result: Array<{ total_rest_requests: number }> }).result).toEqual([
+      expect.objectContaining({ total_rest_requests: 2 }),
+    ]);
+    expect(await totals()).toEqual([restTotal(2)]);
   });
 });
 

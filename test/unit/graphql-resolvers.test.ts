@@ -301,6 +301,35 @@ describe('errors', () => {
     expect(logLines.join('')).toContain('hunter2');
   });
 
+  it('mask a row the engine returned without a non-null field as INTERNAL, not a client fault', async () => {
+    // An engine (BigQuery, say) handing back a record without an id breaks the schema's promise:
+    // the server's fault, so masked and logged, never a BAD_REQUEST.
+    const idless: typeof store.engine = {
+      ...store.engine,
+      run: async (...args) => {
+        const result = await store.engine.run(...args);
+        return { ...result, rows: result.rows.map((row) => ({ ...row, id: null })) };
+      },
+    };
+    const own = createQuerygateYoga({
+      registry: store.registry,
+      resolver: createResolver({ engine: idless, now: () => t0 }),
+      logger: pino({ level: 'silent' }),
+    });
+    const response = await own.fetch('http://querygate.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+      body: JSON.stringify({ query: '{ logs { all(project: "p1", projectTier: PAYG) { id } } }' }),
+    });
+    const body = (await response.json()) as GraphQLResponse['body'];
+    expect(body.errors).toEqual([
+      expect.objectContaining({
+        message: 'Internal error; the server log has the details',
+        extensions: { code: 'INTERNAL' },
+      }),
+    ]);
+  });
+
   it('name the GraphQL argument when the contract refuses a value', async () => {
     const response = await graphql(
       /* GraphQL */ `{ usage { apiCounts(project: "(unclosed", interval: HOURLY) { timestamp } } }`,

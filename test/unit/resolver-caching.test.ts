@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Endpoint } from '../../src/endpoints/registry.js';
 import { createResolver, type Resolver } from '../../src/resolve/resolver.js';
+import { resultBody } from '../../src/rest/result-body.js';
 import { type CountingEngine, createCountingEngine } from '../helpers/counting-engine.js';
 import { createEndpointEngine, type EndpointEngine, endpointNamed } from '../helpers/endpoint-engine.js';
 import { createManualTime, type ManualTime } from '../helpers/manual-time.js';
@@ -312,6 +313,51 @@ describe('memory bound', () => {
       await bounded.resolve(usage, samePatternElsewhere);
       expect(bounded.stats().bytes).toBeLessThanOrEqual(Math.ceil(oneResult * 1.5));
       expect(bounded.stats().entries).toBe(1);
+      await bounded.resolve(usage, samePatternElsewhere);
+      expect(engine.calls).toHaveLength(2);
+      await bounded.resolve(usage, hourly);
+      expect(engine.calls).toHaveLength(3);
+    } finally {
+      await bounded.close();
+    }
+  });
+
+  it('counts the REST body made from a cached result in the bound, once', async () => {
+    const { result } = await resolver.resolve(usage, hourly);
+    const before = resolver.stats().bytes;
+    const body = resultBody(result);
+    const json = JSON.stringify({ result: result.rows });
+    expect(body.toString()).toBe(json);
+    // Approximate, like every size in the bound: at least the bytes sent, at most two per byte.
+    const charged = resolver.stats().bytes - before;
+    expect(charged).toBeGreaterThanOrEqual(Buffer.byteLength(json));
+    expect(charged).toBeLessThanOrEqual(2 * Buffer.byteLength(json));
+    expect(resultBody(result)).toBe(body);
+    expect(resolver.stats().bytes - before).toBe(charged);
+  });
+
+  it('evicts the least recently used result when encodings made from another push past the bound', async () => {
+    const probe = createResolver({ engine: store.engine, now: time.now, timers: time.timers });
+    await probe.resolve(usage, hourly);
+    const oneResult = probe.stats().bytes;
+    await probe.close();
+
+    // Room for two bare results, not for two results and an encoding of one of them.
+    const bounded = createResolver({
+      engine,
+      now: time.now,
+      timers: time.timers,
+      maxCacheBytes: oneResult * 2,
+    });
+    try {
+      const samePatternElsewhere = { project: 'supabase', interval: 'hourly' };
+      await bounded.resolve(usage, hourly);
+      const { result } = await bounded.resolve(usage, samePatternElsewhere);
+      expect(bounded.stats().entries).toBe(2);
+      resultBody(result);
+      expect(bounded.stats().entries).toBe(1);
+      expect(bounded.stats().bytes).toBeLessThanOrEqual(oneResult * 2);
+      // The one encoded was used last and stays; the other runs again.
       await bounded.resolve(usage, samePatternElsewhere);
       expect(engine.calls).toHaveLength(2);
       await bounded.resolve(usage, hourly);
