@@ -20,7 +20,8 @@ import { sendError, sendJson } from './rest/respond.js';
 import { createRestHandler, type LogSink } from './rest/rest-handler.js';
 import { createBigQueryLogSink } from './storage/bigquery-log-sink.js';
 import { openDatabase } from './storage/database.js';
-import { seedDemoLogs } from './storage/demo-seed.js';
+import type { DemoSeedOutcome } from './storage/demo-seed.js';
+import { type DemoTraffic, startDemoTraffic } from './storage/demo-traffic.js';
 import { createLogWriter } from './storage/log-writer.js';
 import { logSources } from './storage/sources.js';
 
@@ -34,8 +35,10 @@ export interface Querygate {
   /** The resolver layer both faces share (its counters feed metrics). */
   readonly resolver: Resolver;
   readonly logger: Logger;
-  /** How many demo events were loaded at start (0 when the store already had data or demo is off). */
+  /** How many demo events were written at start (0 when the store holds other data or demo is off). */
   readonly demoEvents: number;
+  /** What the start did with demo traffic; undefined when demo is off or the engine is BigQuery. */
+  readonly demo: DemoSeedOutcome | undefined;
   close(): Promise<void>;
 }
 
@@ -60,7 +63,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
 
   let baseEngine: QueryEngine;
   let logs: LogSink;
-  let demoEvents = 0;
+  let demo: DemoTraffic | undefined;
   let closeStore = async () => {};
   if (config.engine === 'bigquery') {
     // The warehouse holds the logs: no local store, no demo data.
@@ -78,7 +81,16 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     const database = await openDatabase(join(config.dataDir, 'querygate.duckdb'));
     const writer = createLogWriter(database, { now });
     await writer.ready();
-    demoEvents = config.demo ? await seedDemoLogs(database, writer, now()) : 0;
+    // Seeds or tops up the demo store, then keeps adding traffic until close().
+    demo = config.demo
+      ? await startDemoTraffic({
+          database,
+          writer,
+          now,
+          timers: options.timers,
+          onError: (error) => logger.warn({ err: error }, 'demo top-up failed'),
+        })
+      : undefined;
     baseEngine = await createDuckDbEngine({
       database,
       sources: logSources,
@@ -149,10 +161,15 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     engine,
     resolver,
     logger,
-    demoEvents,
+    demoEvents: demo && demo.atStart.kind !== 'not-demo' ? demo.atStart.written : 0,
+    demo: demo?.atStart,
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await demo?.close();
+      // server.close() waits for every connection to end; kept-alive ones would hold it for
+      // seconds, so they are closed at once (their requests' runs are abandoned below).
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await closed;
       await resolver.close();
       await engine.close();
       await closeStore();

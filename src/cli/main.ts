@@ -10,7 +10,7 @@ const program = new Command()
 
 program
   .command('serve', { isDefault: true })
-  .description('Start the server (fills an empty store with demo logs unless QUERYGATE_DEMO=0)')
+  .description('Start the server (with demo logs kept current unless QUERYGATE_DEMO=0)')
   .action(async () => {
     const config = loadConfig();
     const app = await startQuerygate(config);

@@ -1,4 +1,7 @@
 import type { Querygate } from '../server.js';
+import { demoDays, demoProjects } from '../storage/demo-logs.js';
+import type { DemoSeedOutcome } from '../storage/demo-seed.js';
+import { demoTopUpIntervalMs } from '../storage/demo-traffic.js';
 
 /** What a newcomer needs after `npm start`: where to click and what to paste. */
 export function printWelcome(app: Querygate): void {
@@ -12,9 +15,7 @@ export function printWelcome(app: Querygate): void {
   const lines = [
     '',
     `querygate is listening on ${app.url} (engine: ${app.engine.kind})`,
-    app.demoEvents > 0
-      ? `Loaded ${app.demoEvents} demo log events for the projects default, acme-prod, acme-staging.`
-      : '',
+    ...demoLines(app.demo),
     '',
     `  API key:    ${key}`,
     `  Endpoints:  curl -H 'X-API-KEY: ${key}' ${app.url}/api/endpoints`,
@@ -33,4 +34,25 @@ export function printWelcome(app: Querygate): void {
     '',
   ];
   process.stdout.write(`${lines.filter((line, i) => line !== '' || lines[i - 1] !== '').join('\n')}\n`);
+}
+
+/** What the store's demo traffic is, so that nobody wonders where the rows came from or went. */
+function demoLines(demo: DemoSeedOutcome | undefined): string[] {
+  const ongoing = `New demo traffic is added every ${demoTopUpIntervalMs / 1000} s while the server runs.`;
+  switch (demo?.kind) {
+    case 'seeded':
+      return [
+        `Loaded ${demo.written} demo log events (the last ${demoDays} days) for the projects ${demoProjects.join(', ')}.`,
+        ongoing,
+      ];
+    case 'topped-up':
+      return [
+        `Topped up the demo logs with ${demo.written} events since ${demo.since.toISOString()} (the last ${demoDays} days at most).`,
+        ongoing,
+      ];
+    case 'not-demo':
+      return ['The store holds logs that are not demo traffic: no demo logs were added.'];
+    default:
+      return [];
+  }
 }

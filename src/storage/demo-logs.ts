@@ -1,14 +1,26 @@
-import { logSources } from './sources.js';
+import { type LogSource, logSources } from './sources.js';
 
 /**
  * Deterministic demo traffic for the nine log sources, shaped like Logflare's Supabase sources
  * and written as the JSON events the ingestion API accepts, so that a fresh store answers all
  * three saved queries for every interval and tier.
+ *
+ * Events are a function of their time: time is cut into minutes, and the candidates of a minute
+ * (their instants and contents) depend only on the seed, the stream and the minute. How many of
+ * them exist follows the traffic rate at their age before `now`, the higher rate keeping a
+ * superset of the lower. So the events of `(after, now]` are exactly those a full run up to
+ * `now` has there, and a store topped up range by range looks like a fresh seed near its `now`.
  */
 export interface DemoLogsOptions {
-  /** The instant the traffic leads up to; no event is later. */
+  /** The instant the traffic leads up to: no event is later, and the rates follow the age before it. */
   now: Date;
-  /** How far back the traffic reaches. @default 3 */
+  /**
+   * Only events later than this instant: a top-up of traffic written up to it. The range never
+   * reaches further back than `days` before `now`.
+   * @default `days` before `now`
+   */
+  after?: Date;
+  /** How far back the traffic reaches. @default demoDays */
   days?: number;
   /** Projects that get traffic. @default demoProjects */
   projects?: readonly string[];
@@ -30,6 +42,8 @@ export interface DemoLogEvent {
 }
 
 export const demoProjects: readonly string[] = ['default', 'acme-prod', 'acme-staging'];
+/** How many days of traffic a fresh demo store gets. */
+export const demoDays = 3;
 
 type Rng = () => number;
 /** Rows of a table with their relative frequency first. */
@@ -43,7 +57,10 @@ interface EventContext {
   readonly timestamp: string;
   /** Fills `{project}`, `{ip}` and `{n}` (a number from 1 to 999) in a message template. */
   readonly fill: (template: string) => string;
-  /** A weighted choice, except that the first events of each age band walk through every row. */
+  /**
+   * A weighted choice. The n-th call of the events of one minute follows a low-discrepancy
+   * sequence, so that even a few minutes of traffic hold every row of some weight.
+   */
   readonly choose: <T>(table: Weighted<T>) => T;
 }
 
@@ -61,6 +78,19 @@ const DAY = 24 * HOUR;
  * `functions.invocation-stats` (5min) and the per-minute ones of `usage.api-counts` (minutely) fill.
  */
 const AGE_BANDS = [5 * MINUTE, HOUR, DAY, Number.POSITIVE_INFINITY] as const;
+/** Bands from this one on follow {@link dailyCycle}; the last hour stays flat so its minutes fill evenly. */
+const FIRST_CYCLING_BAND = 2;
+/** The highest value of {@link dailyCycle}. */
+const DAILY_CYCLE_PEAK = 1 / 0.6;
+/** Candidates are drawn per slot of this length, aligned to the epoch. */
+const SLOT = MINUTE;
+/**
+ * Steps of the sequences behind `choose`, one per call within an event: irrational and
+ * independent of one another over the rationals, so that two choices of one event do not correlate.
+ */
+const CHOICE_STEPS = [(Math.sqrt(5) - 1) / 2, Math.SQRT2 - 1, Math.sqrt(3) - 1];
+/** The state of a slot's own generator takes this where a candidate's takes its index. */
+const SLOT_STATE = 0xffffffff;
 /** Relative volume of the n-th project (cycled), so that projects differ as real ones do. */
 const PROJECT_SCALES = [1, 1.5, 0.5];
 
@@ -252,12 +282,13 @@ const demoSources: Record<string, DemoSource> = {
 };
 
 /**
- * Demo events for every source of `logSources`, keyed by source name, oldest first, from `days`
- * before `now` up to `now`. The same options always give the same events.
+ * Demo events for every source of `logSources`, keyed by source name, oldest first, in
+ * `(after, now]`. The same options always give the same events.
  */
 export function generateDemoLogs(options: DemoLogsOptions): Map<string, DemoLogEvent[]> {
-  const { now, days = 3, projects = demoProjects, seed = 1, scale = 1 } = options;
-  const [nowMs, span] = [now.getTime(), days * DAY];
+  const { now, after, days = demoDays, projects = demoProjects, seed = 1, scale = 1 } = options;
+  const nowMs = now.getTime();
+  const fromMs = Math.max(nowMs - days * DAY, after?.getTime() ?? Number.NEGATIVE_INFINITY);
   const result = new Map<string, DemoLogEvent[]>();
   for (const source of logSources) {
     const demo = demoSources[source.name];
@@ -265,32 +296,100 @@ export function generateDemoLogs(options: DemoLogsOptions): Map<string, DemoLogE
     const events: [us: number, event: DemoLogEvent][] = [];
     projects.forEach((project, p) => {
       // One stream per source and project, so that editing one table leaves the other sources alone.
-      const rng = mulberry32(hash(`${seed}/${source.name}/${project}`));
-      const functions = demoFunctions(project);
-      const fill = (template: string) => fillTemplate(template, rng, project);
-      const volume = scale * at(PROJECT_SCALES, p % PROJECT_SCALES.length);
-      let from = 0;
-      AGE_BANDS.forEach((upTo, band) => {
-        const to = Math.min(upTo, span);
-        const count = Math.ceil((at(demo.rates, band) * volume * (to - from)) / HOUR);
-        for (let index = 0; index < count; index++) {
-          const choose = <T>(table: Weighted<T>): T =>
-            index < table.length ? at(table, index)[1] : weighted(rng, table);
-          // Whole microseconds before now, so that no timestamp is later than `now`.
-          const us = nowMs * 1000 - Math.floor(ageInBand(rng, nowMs, from, to) * 1000);
-          const timestamp = isoMicros(us);
-          const context = { rng, project, functions, timestamp, fill, choose };
-          const { event_message, metadata } = demo.build(context);
-          const top = source.hasProject ? { project } : {};
-          events.push([us, { id: uuid(rng), timestamp, event_message, ...top, metadata }]);
-        }
-        from = to;
-      });
+      const stream: Stream = {
+        source,
+        demo,
+        project,
+        functions: demoFunctions(project),
+        seed: hash(`${seed}/${source.name}/${project}`),
+        volume: scale * at(PROJECT_SCALES, p % PROJECT_SCALES.length),
+      };
+      for (let slot = Math.floor(fromMs / SLOT); slot * SLOT <= nowMs; slot++) {
+        drawSlot(stream, slot, fromMs, nowMs, events);
+      }
     });
     const inTimeOrder = events.sort(([a], [b]) => a - b).map(([, event]) => event);
     result.set(source.name, inTimeOrder);
   }
   return result;
+}
+
+interface Stream {
+  readonly source: LogSource;
+  readonly demo: DemoSource;
+  readonly project: string;
+  readonly functions: Weighted<DemoFunction>;
+  readonly seed: number;
+  /** Multiplies the rates of `demo`. */
+  readonly volume: number;
+}
+
+/**
+ * Appends the events of one slot that lie in `(fromMs, nowMs]`. Candidate `index` exists where
+ * `index + offset` is below the expected count of the whole slot at the rate of its own instant:
+ * on average the rate, and a higher rate keeps every candidate a lower one keeps.
+ */
+function drawSlot(
+  stream: Stream,
+  slot: number,
+  fromMs: number,
+  nowMs: number,
+  events: [us: number, event: DemoLogEvent][],
+): void {
+  const { source, demo, project, functions, volume } = stream;
+  const startMs = slot * SLOT;
+  const perSlot = (volume * SLOT) / HOUR;
+  const bound = peakRate(demo.rates, nowMs - startMs - SLOT, nowMs - startMs) * perSlot;
+  const slotRng = sfc32(stream.seed, slot, SLOT_STATE);
+  const offset = slotRng();
+  if (offset >= bound) return;
+  const phases = CHOICE_STEPS.map(() => slotRng());
+  const [fromUs, nowUs] = [fromMs * 1000, nowMs * 1000];
+  for (let index = 0; index + offset < bound; index++) {
+    const rng = sfc32(stream.seed, slot, index);
+    const us = startMs * 1000 + Math.floor(rng() * SLOT * 1000);
+    if (us <= fromUs || us > nowUs) continue;
+    const ms = us / 1000;
+    if (index + offset >= rateAt(demo.rates, nowMs - ms, ms) * perSlot) continue;
+    let calls = 0;
+    const choose = <T>(table: Weighted<T>): T => {
+      const [step, phase] = [CHOICE_STEPS[calls], phases[calls]];
+      calls += 1;
+      return weightedAt(
+        table,
+        step === undefined || phase === undefined ? rng() : (phase + index * step) % 1,
+      );
+    };
+    const fill = (template: string) => fillTemplate(template, rng, project);
+    const timestamp = isoMicros(us);
+    const { event_message, metadata } = demo.build({ rng, project, functions, timestamp, fill, choose });
+    const top = source.hasProject ? { project } : {};
+    events.push([us, { id: uuid(rng), timestamp, event_message, ...top, metadata }]);
+  }
+}
+
+/** Events per hour per unit of volume at an instant `ageMs` before now. */
+function rateAt(rates: DemoSource['rates'], ageMs: number, atMs: number): number {
+  const band = AGE_BANDS.findIndex((upTo) => ageMs < upTo);
+  const rate = at(rates, band);
+  return band < FIRST_CYCLING_BAND ? rate : rate * dailyCycle(atMs);
+}
+
+/** The highest rate over the ages from `youngestMs` to `oldestMs`: the bound candidates are drawn to. */
+function peakRate(rates: DemoSource['rates'], youngestMs: number, oldestMs: number): number {
+  let peak = 0;
+  AGE_BANDS.forEach((upTo, band) => {
+    const lower = band === 0 ? Number.NEGATIVE_INFINITY : at(AGE_BANDS, band - 1);
+    if (oldestMs < lower || youngestMs >= upTo) return;
+    peak = Math.max(peak, at(rates, band) * (band < FIRST_CYCLING_BAND ? 1 : DAILY_CYCLE_PEAK));
+  });
+  return peak;
+}
+
+/** Relative traffic at an instant's hour of day: 1 on average, peak at 15:00 UTC, a fifth of it at 03:00. */
+function dailyCycle(atMs: number): number {
+  const hourOfDay = (((atMs % DAY) + DAY) % DAY) / HOUR;
+  return (0.6 + 0.4 * Math.cos(((hourOfDay - 15) / 24) * 2 * Math.PI)) * DAILY_CYCLE_PEAK;
 }
 
 /** Function ids depend on the project only, so that they stay the same across seeds and restarts. */
@@ -301,15 +400,6 @@ function demoFunctions(project: string) {
     const ids = { function_id: id, deployment_id: `${project}_${id}_${1 + Math.floor(rng() * 30)}` };
     return [weight, { slug, method, medianMs, ids }] as const;
   });
-}
-
-/** Uniform within the band, thinned by a daily cycle (peak 15:00 UTC) beyond the last hour. */
-function ageInBand(rng: Rng, nowMs: number, from: number, to: number): number {
-  for (;;) {
-    const age = from + rng() * (to - from);
-    const hourOfDay = ((nowMs - age) % DAY) / HOUR;
-    if (to <= HOUR || rng() < 0.6 + 0.4 * Math.cos(((hourOfDay - 15) / 24) * 2 * Math.PI)) return age;
-  }
 }
 
 /** Log-normal around `median` (a long right tail), as a positive integer. */
@@ -357,8 +447,9 @@ function weights<K extends string | number>(table: Record<K, number>): Weighted<
   ]);
 }
 
-function weighted<T>(rng: Rng, table: Weighted<T>): T {
-  let r = rng() * table.reduce((sum, [weight]) => sum + weight, 0);
+/** The row of `table` at `fraction` (0 to 1) of its cumulative weight. */
+function weightedAt<T>(table: Weighted<T>, fraction: number): T {
+  let r = fraction * table.reduce((sum, [weight]) => sum + weight, 0);
   for (const [weight, value] of table) {
     r -= weight;
     if (r < 0) return value;
@@ -379,6 +470,29 @@ function hash(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
   return h >>> 0;
+}
+
+/**
+ * sfc32 (Chris Doty-Humphrey's small fast counting generator) over three 32-bit words: 96 bits
+ * of key, so that every stream, slot and candidate has a sequence of its own (a 32-bit seed per
+ * candidate would repeat ids among a few tens of thousands of events). The step is a bijection,
+ * so distinct keys never merge; the first outputs are skipped because they mix the key poorly.
+ */
+function sfc32(a: number, b: number, c: number): Rng {
+  let x = a | 0;
+  let y = b | 0;
+  let z = c | 0;
+  let counter = 1;
+  const next = () => {
+    const t = (((x + y) | 0) + counter) | 0;
+    counter = (counter + 1) | 0;
+    x = y ^ (y >>> 9);
+    y = (z + (z << 3)) | 0;
+    z = (((z << 21) | (z >>> 11)) + t) | 0;
+    return (t >>> 0) / 4294967296;
+  };
+  for (let i = 0; i < 15; i++) next();
+  return next;
 }
 
 /** mulberry32: a tiny, fast 32-bit PRNG; plenty for demo data, no dependency. */

@@ -175,3 +175,64 @@ describe('generateDemoLogs', () => {
     expect(events.length).toBeLessThan(2_000);
   });
 });
+
+describe('generateDemoLogs over a range (after, now]', () => {
+  const [HOUR_MS, DAY_MS] = [HOUR_US / 1000, DAY_US / 1000];
+  type Timed = { id: string; ms: number };
+
+  // Every event of every source with its instant, read once: the checks below filter them often.
+  function timed(events: Map<string, DemoLogEvent[]>): Timed[] {
+    return [...events.values()].flat().map((event) => ({ id: event.id, ms: micros(event.timestamp) / 1000 }));
+  }
+
+  function within(events: Timed[], fromMs: number, toMs: number): Timed[] {
+    return events.filter((event) => event.ms > fromMs && event.ms <= toMs);
+  }
+
+  const ids = (events: Timed[]) => new Set(events.map((event) => event.id));
+
+  it('gives exactly the events of a full run up to now that are later than after', () => {
+    for (const gap of [30_000, 2 * HOUR_MS, 5 * DAY_MS]) {
+      const after = new Date(now.getTime() - gap);
+      const topUp = generateDemoLogs({ now, after });
+      for (const source of logSources) {
+        const expected = eventsOf(source.name).filter(
+          (event) => micros(event.timestamp) > after.getTime() * 1000,
+        );
+        expect(JSON.stringify(topUp.get(source.name)), `${source.name} after ${gap} ms`).toBe(
+          JSON.stringify(expected),
+        );
+      }
+    }
+  });
+
+  it('keeps (a, b] then (b, c] in their ranges, fresh near c and about as dense as a fresh (a, c]', () => {
+    const fresh = timed(logs);
+    const c = now.getTime();
+    const a = c - 3 * DAY_MS;
+    // A restart two hours later, and one step of the periodic top-up.
+    for (const [gap, most] of [
+      [2 * HOUR_MS, 1.25],
+      [30_000, 1.01],
+    ] as const) {
+      const b = c - gap;
+      const seeded = timed(generateDemoLogs({ now: new Date(b) }));
+      const toppedUp = timed(generateDemoLogs({ now: new Date(c), after: new Date(b) }));
+      expect(within(seeded, b - 3 * DAY_MS, b)).toHaveLength(seeded.length);
+      expect(within(toppedUp, b, c)).toHaveLength(toppedUp.length);
+      // (b, c] holds the fresh seed's own events, so every window near c looks fresh.
+      expect(ids(toppedUp)).toEqual(ids(within(fresh, b, c)));
+      // Before b the seed is denser only where b was recent; every fresh event is there.
+      const seededIds = ids(seeded);
+      expect(within(fresh, a, b).every((event) => seededIds.has(event.id))).toBe(true);
+      const ratio = (within(seeded, a, b).length + toppedUp.length) / fresh.length;
+      expect(ratio, `gap ${gap} ms`).toBeGreaterThanOrEqual(1);
+      expect(ratio, `gap ${gap} ms`).toBeLessThan(most);
+      // Hours away from the recent part of b hold the fresh seed's events.
+      for (const hours of [2, 6, 12, 30, 60]) {
+        const [from, to] = [b - (hours + 1) * HOUR_MS, b - hours * HOUR_MS];
+        expect(ids(within(seeded, from, to)), `${hours} h before b`).toEqual(ids(within(fresh, from, to)));
+      }
+    }
+  });
+});
