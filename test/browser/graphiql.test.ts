@@ -116,6 +116,9 @@ describe.skipIf(!chromiumPresent)('GraphiQL in Chromium, offline', () => {
     const query = `query FixtureLogs { logs { all(project: "${projects.alpha}", projectTier: FREE) { id timestamp eventMessage } } }`;
     await replaceEditorText(page.locator('.graphiql-query-editor .monaco-editor'), query);
     await page.getByRole('button', { name: /^Prettify query/ }).click();
+    // GraphiQL takes in an edited document a moment later; executing before then sends the tab's
+    // previous operation name with the new text. The tab title shows when it has the new one.
+    await page.locator('.graphiql-tab-active').getByText('FixtureLogs').waitFor({ timeout: 10_000 });
 
     const answered = page.waitForResponse(
       (response) =>
