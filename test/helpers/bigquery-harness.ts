@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BigQuery, BigQueryOptions } from '@google-cloud/bigquery';
+import { afterEach } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { type BigQueryConfig, parseBigQueryEnvironment } from '../../src/engines/bigquery-config.js';
 import { bigQueryNaming, createBigQueryClient } from '../../src/engines/bigquery-engine.js';
@@ -99,5 +100,30 @@ export async function startQuerygateOnBigQuery(
         await removeDataDir();
       }
     },
+  };
+}
+
+/**
+ * For a test file that wants a fresh harness and server in each test: the returned `start` makes
+ * both (its `environment` configures the harness and so the server), and both are closed after
+ * each test. Call it at the top level of the file.
+ */
+export function useQuerygateOnBigQueryPerTest() {
+  let started: { harness: BigQueryHarness; app: Querygate } | undefined;
+  afterEach(async () => {
+    const stopping = started;
+    started = undefined;
+    await stopping?.app.close();
+    await stopping?.harness.close();
+  });
+  return async (environment: Record<string, string> = {}) => {
+    const harness = await startBigQueryHarness({ environment });
+    try {
+      started = { harness, app: await startQuerygateOnBigQuery(harness) };
+    } catch (error) {
+      await harness.close();
+      throw error;
+    }
+    return started;
   };
 }

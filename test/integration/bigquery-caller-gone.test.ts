@@ -1,11 +1,7 @@
 import { request as httpRequest } from 'node:http';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Querygate } from '../../src/server.js';
-import {
-  type BigQueryHarness,
-  startBigQueryHarness,
-  startQuerygateOnBigQuery,
-} from '../helpers/bigquery-harness.js';
+import { useQuerygateOnBigQueryPerTest } from '../helpers/bigquery-harness.js';
 import type { RecordedRequest } from '../helpers/fake-bigquery-server.js';
 import { testApiKey } from '../helpers/querygate-server.js';
 
@@ -14,25 +10,16 @@ import { testApiKey } from '../helpers/querygate-server.js';
 // job on BigQuery instead of leaving it to run (and bill). One server per test, so each job has
 // exactly one caller.
 
-let harness: BigQueryHarness | undefined;
-let app: Querygate | undefined;
-
-afterEach(async () => {
-  await app?.close();
-  await harness?.close();
-  app = undefined;
-  harness = undefined;
-});
+const startServer = useQuerygateOnBigQueryPerTest();
 
 /** Waits on what the fake has recorded: polled, and bounded well below the job timeout. */
 const recorded = { timeout: 10_000, interval: 20 };
 
 async function start() {
   // A job timeout far beyond the wait, so only the hang-up can cancel the job in time.
-  harness = await startBigQueryHarness({ environment: { QUERYGATE_BIGQUERY_TIMEOUT_MS: '120000' } });
-  harness.fake.queryDelayMs = 120_000;
-  app = await startQuerygateOnBigQuery(harness);
-  return { harness, app };
+  const started = await startServer({ QUERYGATE_BIGQUERY_TIMEOUT_MS: '120000' });
+  started.harness.fake.queryDelayMs = 120_000;
+  return started;
 }
 
 /** A call on its own socket, as a client would send it; the returned function destroys the socket. */

@@ -1,31 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Querygate } from '../../src/server.js';
-import {
-  type BigQueryHarness,
-  startBigQueryHarness,
-  startQuerygateOnBigQuery,
-} from '../helpers/bigquery-harness.js';
+import { useQuerygateOnBigQueryPerTest } from '../helpers/bigquery-harness.js';
 import { leaksInternals, testApiKey } from '../helpers/querygate-server.js';
 
 // BigQuery's failures as a REST client sees them: the real server on the BigQuery engine against
 // the fake, each failure made by one of the fake's knobs, answered with its status and
 // `{"error": {"code", "message"}}`, never a stack trace.
 
-let harness: BigQueryHarness | undefined;
-let app: Querygate | undefined;
-
-afterEach(async () => {
-  await app?.close();
-  await harness?.close();
-  app = undefined;
-  harness = undefined;
-});
-
-async function start(environment: Record<string, string> = {}) {
-  harness = await startBigQueryHarness({ environment });
-  app = await startQuerygateOnBigQuery(harness);
-  return { harness, app };
-}
+const start = useQuerygateOnBigQueryPerTest();
 
 /** GET logs.all, which is never cached: every call runs a job. */
 async function callLogsAll(service: Querygate) {

@@ -292,13 +292,21 @@ describe('single flight', () => {
   });
 });
 
+/** The approximate bytes the cache counts for one hourly usage result, on a resolver of its own. */
+async function sizeOfOneResult(): Promise<number> {
+  const probe = createResolver({ engine: store.engine, now: time.now, timers: time.timers });
+  try {
+    await probe.resolve(usage, hourly);
+    return probe.stats().bytes;
+  } finally {
+    await probe.close();
+  }
+}
+
 describe('memory bound', () => {
   it('evicts the least recently used result once the approximate size exceeds the bound', async () => {
     // Learn the size of one result, then allow a little more than one.
-    const probe = createResolver({ engine: store.engine, now: time.now, timers: time.timers });
-    await probe.resolve(usage, hourly);
-    const oneResult = probe.stats().bytes;
-    await probe.close();
+    const oneResult = await sizeOfOneResult();
 
     const bounded = createResolver({
       engine,
@@ -337,10 +345,7 @@ describe('memory bound', () => {
   });
 
   it('evicts the least recently used result when encodings made from another push past the bound', async () => {
-    const probe = createResolver({ engine: store.engine, now: time.now, timers: time.timers });
-    await probe.resolve(usage, hourly);
-    const oneResult = probe.stats().bytes;
-    await probe.close();
+    const oneResult = await sizeOfOneResult();
 
     // Room for two bare results, not for two results and an encoding of one of them.
     const bounded = createResolver({
