@@ -13,15 +13,28 @@ export interface LoadRequest {
   readonly method?: 'GET' | 'POST';
   readonly headers?: Record<string, string>;
   readonly body?: string;
+  /** Makes every request's body unique by putting a counter in place of `{n}` in `body`. */
+  readonly uniqueBodies?: boolean;
 }
 
 /** `connections` concurrent keep-alive connections hammering one request for `seconds`. */
 export async function load(request: LoadRequest, connections: number, seconds: number): Promise<LoadResult> {
+  let counter = 0;
+  const template = request.body ?? '';
   const result = await autocannon({
     url: request.url,
     method: request.method ?? 'GET',
     headers: request.headers,
-    body: request.body,
+    body: request.uniqueBodies ? undefined : request.body,
+    ...(request.uniqueBodies
+      ? {
+          requests: [
+            {
+              setupRequest: (sent) => ({ ...sent, body: template.replace('{n}', String(counter++)) }),
+            },
+          ],
+        }
+      : {}),
     connections,
     duration: seconds,
   });

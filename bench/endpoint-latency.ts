@@ -6,7 +6,7 @@ import type { Endpoint } from '../src/endpoints/registry.js';
 import { decodeRows } from '../src/engines/duckdb-rows.js';
 import type { ParameterValues, QueryEngine } from '../src/engines/query-engine.js';
 import { packageRoot } from '../src/paths.js';
-import { type Timing, timeRuns } from './stats.js';
+import { type Timing, timeInTurn, timeRuns } from './stats.js';
 
 /** One endpoint call the benchmark measures: which endpoint, for which project, with what. */
 export interface EndpointCase {
@@ -58,10 +58,10 @@ export async function timeInProcess(
 ): Promise<InProcessTiming> {
   const translatedRows = (await engine.run(testCase.endpoint, testCase.params, { now })).rows;
   const referenceRows = await runReference(connection, testCase.endpoint, testCase.params, now);
-  const translated = await timeRuns(2, repeat, () => engine.run(testCase.endpoint, testCase.params, { now }));
-  const handWritten = await timeRuns(2, repeat, () =>
-    runReference(connection, testCase.endpoint, testCase.params, now),
-  );
+  const { translated, handWritten } = await timeInTurn(2, repeat, {
+    translated: () => engine.run(testCase.endpoint, testCase.params, { now }),
+    handWritten: () => runReference(connection, testCase.endpoint, testCase.params, now),
+  });
   return {
     translated,
     handWritten,

@@ -142,8 +142,30 @@ try {
   const graphqlAnswer = await fetch(graphqlRequest.url, graphqlRequest);
   if (graphqlAnswer.status !== 200) throw new Error(`GraphQL answered ${graphqlAnswer.status}`);
   const bare = await startBareServer(restBody);
-  const { rest, graphql, bareNodeHttp } = await loadSideBySide(
-    { rest: { url: restUrl, headers }, graphql: graphqlRequest, bareNodeHttp: { url: bare.url, headers } },
+  // The same document with a variable whose value differs on every request (graphql-js ignores
+  // variables the operation does not declare): no response can be replayed, so yoga executes each
+  // operation against the cached result, with the document's parse and validation cached as for
+  // any client that varies its variables.
+  const graphqlExecuted = {
+    ...graphqlRequest,
+    body: JSON.stringify({ ...JSON.parse(graphqlBody), variables: { request: 0 } }).replace(
+      '"request":0',
+      '"request":{n}',
+    ),
+    uniqueBodies: true,
+  };
+  const {
+    rest,
+    graphql,
+    graphqlExecuted: executed,
+    bareNodeHttp,
+  } = await loadSideBySide(
+    {
+      rest: { url: restUrl, headers },
+      graphql: graphqlRequest,
+      graphqlExecuted,
+      bareNodeHttp: { url: bare.url, headers },
+    },
     {
       connections: options.connections,
       seconds: options.seconds,
@@ -151,7 +173,7 @@ try {
       warmUpSeconds: Math.min(2, options.seconds),
     },
   );
-  for (const [name, result] of Object.entries({ rest, graphql, bareNodeHttp })) {
+  for (const [name, result] of Object.entries({ rest, graphql, executed, bareNodeHttp })) {
     if (result.non2xx > 0)
       throw new Error(`${name} answered ${result.non2xx} requests with a non-2xx status`);
   }
@@ -205,8 +227,10 @@ try {
       bareNodeHttp,
       rest,
       graphql,
+      graphqlExecuted: executed,
       restServingRatio: ratio(rest.requestsPerSecond, bareNodeHttp.requestsPerSecond),
       graphqlServingRatio: ratio(graphql.requestsPerSecond, bareNodeHttp.requestsPerSecond),
+      graphqlExecutedServingRatio: ratio(executed.requestsPerSecond, bareNodeHttp.requestsPerSecond),
     },
     ingestion: {
       records: ingestCount,
@@ -246,6 +270,10 @@ function printTable(results: {
     bareNodeHttp: { requestsPerSecond: number; p50Ms: number; p99Ms: number };
     rest: { requestsPerSecond: number; p50Ms: number; p99Ms: number };
     graphql: { requestsPerSecond: number; p50Ms: number; p99Ms: number };
+    graphqlExecuted: { requestsPerSecond: number; p50Ms: number; p99Ms: number };
+    restServingRatio: number;
+    graphqlServingRatio: number;
+    graphqlExecutedServingRatio: number;
   };
   ingestion: Record<string, number>;
   peakServerRssBytes: number | undefined;
@@ -265,14 +293,15 @@ function printTable(results: {
     '',
     `| cached hits (${results.cachedHits.connections} connections, median of ${results.cachedHits.rounds} × ${results.cachedHits.seconds} s) | req/s | p50 ms | p99 ms | serving ratio |`,
     '|---|---|---|---|---|',
-    ...(['bareNodeHttp', 'rest', 'graphql'] as const).map((name) => {
+    ...(
+      [
+        ['bareNodeHttp', 1],
+        ['rest', results.cachedHits.restServingRatio],
+        ['graphql', results.cachedHits.graphqlServingRatio],
+        ['graphqlExecuted', results.cachedHits.graphqlExecutedServingRatio],
+      ] as const
+    ).map(([name, servingRatio]) => {
       const run = results.cachedHits[name];
-      const servingRatio =
-        name === 'rest'
-          ? results.cachedHits.restServingRatio
-          : name === 'graphql'
-            ? results.cachedHits.graphqlServingRatio
-            : 1;
       return `| ${name} | ${run.requestsPerSecond} | ${run.p50Ms} | ${run.p99Ms} | ${servingRatio} |`;
     }),
     '',

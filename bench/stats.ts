@@ -16,6 +16,31 @@ export async function timeRuns(warmup: number, runs: number, run: () => Promise<
   return summarise(samples);
 }
 
+/**
+ * Like `timeRuns` for several calls at once, taken in turn run after run (warm-up included), so
+ * that whatever else the process does meanwhile (a GC, the OS) falls on all of them alike.
+ */
+export async function timeInTurn<Name extends string>(
+  warmup: number,
+  runs: number,
+  calls: Record<Name, () => Promise<unknown>>,
+): Promise<Record<Name, Timing>> {
+  const names = Object.keys(calls) as Name[];
+  for (let i = 0; i < warmup; i++) for (const name of names) await calls[name]();
+  const samples = new Map<Name, number[]>(names.map((name) => [name, []]));
+  for (let i = 0; i < runs; i++) {
+    for (const name of names) {
+      const started = performance.now();
+      await calls[name]();
+      samples.get(name)?.push(performance.now() - started);
+    }
+  }
+  return Object.fromEntries(names.map((name) => [name, summarise(samples.get(name) ?? [])])) as Record<
+    Name,
+    Timing
+  >;
+}
+
 export function summarise(samples: readonly number[]): Timing {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (q: number) =>
