@@ -18,6 +18,7 @@ export function printWelcome(app: Querygate): void {
     ...demoLines(app.demo),
     '',
     `  API key:    ${key}`,
+    `  GraphiQL:   ${app.url}/graphql  (open it in a browser; its Headers tab takes {"X-API-KEY": "${key}"})`,
     `  Endpoints:  curl -H 'X-API-KEY: ${key}' ${app.url}/api/endpoints`,
     `  Health:     ${app.url}/health`,
     '',
@@ -31,10 +32,15 @@ export function printWelcome(app: Querygate): void {
           `  curl -H 'X-API-KEY: ${key}' '${app.url}/api/endpoints/query/${first.id}?${examples[first.name] ?? ''}'`,
         ]
       : []),
+    `  curl -H 'X-API-KEY: ${key}' -H 'content-type: application/json' -d '${graphqlExample}' ${app.url}/graphql`,
     '',
   ];
   process.stdout.write(`${lines.filter((line, i) => line !== '' || lines[i - 1] !== '').join('\n')}\n`);
 }
+
+const graphqlExample = JSON.stringify({
+  query: '{ usage { apiCounts(project: "default", interval: MINUTELY) { timestamp totalRestRequests } } }',
+});
 
 /** What the store's demo traffic is, so that nobody wonders where the rows came from or went. */
 function demoLines(demo: DemoSeedOutcome | undefined): string[] {
