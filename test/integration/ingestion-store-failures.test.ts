@@ -5,9 +5,9 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isQuerygateError } from '../../src/errors.js';
 import { type Querygate, startQuerygate } from '../../src/server.js';
-import { type Database, openDatabase } from '../../src/storage/database.js';
-import { createLogWriter, type LogWriter } from '../../src/storage/log-writer.js';
+import type { LogWriter } from '../../src/storage/log-writer.js';
 import { leaksInternals, testApiKey, testConfig } from '../helpers/querygate-server.js';
+import { openTempStore, type TempStore } from '../helpers/temp-store.js';
 
 /**
  * Ingestion when the store fails, which is not the client's fault: every request of the failed
@@ -23,24 +23,17 @@ async function failureOf(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe('the log writer when DuckDB fails a commit', () => {
-  let dir: string;
-  let db: Database;
+  let store: TempStore | undefined;
   let writer: LogWriter;
   let connection: DuckDBConnection;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'querygate-store-failure-'));
-    db = await openDatabase(join(dir, 'logs.duckdb'));
-    writer = createLogWriter(db);
-    await writer.ready();
-    connection = await db.connect();
+    store = await openTempStore('querygate-store-failure-');
+    ({ writer, connection } = store);
   });
 
   afterAll(async () => {
-    await writer?.close();
-    connection?.closeSync();
-    db?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await store?.close();
   });
 
   it('rejects every request of the group with ENGINE_ERROR (502) and DuckDB’s message', async () => {

@@ -1,33 +1,27 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isQuerygateError } from '../../src/errors.js';
-import { type Database, openDatabase } from '../../src/storage/database.js';
 import { importLogFile } from '../../src/storage/log-import.js';
-import { createLogWriter, type LogWriter } from '../../src/storage/log-writer.js';
+import type { LogWriter } from '../../src/storage/log-writer.js';
+import { openTempStore, type TempStore } from '../helpers/temp-store.js';
 
 const source = 'gotrue.logs.prod';
 
+let store: TempStore | undefined;
 let dir: string;
-let db: Database;
 let writer: LogWriter;
 let connection: DuckDBConnection;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'querygate-import-'));
-  db = await openDatabase(join(dir, 'logs.duckdb'));
-  writer = createLogWriter(db);
-  connection = await db.connect();
+  store = await openTempStore('querygate-import-');
+  ({ dir, writer, connection } = store);
 });
 
 afterAll(async () => {
-  await writer?.close();
-  connection?.closeSync();
-  db?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await store?.close();
 });
 
 function events(prefix: string, count: number): string[] {

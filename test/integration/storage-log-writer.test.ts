@@ -1,37 +1,31 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isQuerygateError } from '../../src/errors.js';
-import { type Database, openDatabase } from '../../src/storage/database.js';
+import { openDatabase } from '../../src/storage/database.js';
 import { ensureLogTables } from '../../src/storage/log-tables.js';
 import { createLogWriter, type LogWriter } from '../../src/storage/log-writer.js';
+import { openTempStore, type TempStore } from '../helpers/temp-store.js';
 
 const source = 'cloudflare.logs.prod';
 const fixedNow = new Date(Date.UTC(2024, 4, 1, 9, 0, 0, 250));
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
+let store: TempStore | undefined;
 let dir: string;
-let db: Database;
 let writer: LogWriter;
 let connection: DuckDBConnection;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'querygate-writer-'));
-  db = await openDatabase(join(dir, 'logs.duckdb'));
-  writer = createLogWriter(db, { now: () => fixedNow });
-  await writer.ready();
-  connection = await db.connect();
+  store = await openTempStore('querygate-writer-', { now: () => fixedNow });
+  ({ dir, writer, connection } = store);
 });
 
 afterAll(async () => {
-  await writer?.close();
-  connection?.closeSync();
-  db?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await store?.close();
 });
 
 /** Rows of the source whose event_message starts with `marker`, values as JSON-friendly text. */

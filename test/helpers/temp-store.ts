@@ -1,0 +1,37 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { type Database, openDatabase } from '../../src/storage/database.js';
+import { createLogWriter, type LogWriter, type LogWriterOptions } from '../../src/storage/log-writer.js';
+
+/** A real log store in a temporary directory: its DuckDB file, its writer and a connection to look with. */
+export interface TempStore {
+  readonly dir: string;
+  readonly db: Database;
+  readonly writer: LogWriter;
+  readonly connection: DuckDBConnection;
+  /** Closes the writer, the connection and the database, then removes the directory. */
+  close(): Promise<void>;
+}
+
+/** Opens a store at `<tmp>/<prefix>XXXX/logs.duckdb` with its source tables created. */
+export async function openTempStore(prefix: string, options: LogWriterOptions = {}): Promise<TempStore> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const db = await openDatabase(join(dir, 'logs.duckdb'));
+  const writer = createLogWriter(db, options);
+  await writer.ready();
+  const connection = await db.connect();
+  return {
+    dir,
+    db,
+    writer,
+    connection,
+    async close() {
+      await writer.close();
+      connection.closeSync();
+      db.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
