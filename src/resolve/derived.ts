@@ -21,7 +21,9 @@ export function deriveOnce<T>(
 ): (result: QueryResult) => T {
   const made = new WeakMap<QueryResult, T>();
   return (result) => {
-    if (made.has(result)) return made.get(result) as T;
+    // One lookup on a cached hit, the path this serves; no face derives `undefined`.
+    const kept = made.get(result);
+    if (kept !== undefined) return kept;
     const value = make(result);
     made.set(result, value);
     owners.get(result)?.(sizeOf(value));

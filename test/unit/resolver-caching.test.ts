@@ -303,17 +303,16 @@ async function sizeOfOneResult(): Promise<number> {
   }
 }
 
+/** A resolver on the counting engine and manual clock whose cache holds at most `maxCacheBytes`. */
+const boundedResolver = (maxCacheBytes: number) =>
+  createResolver({ engine, now: time.now, timers: time.timers, maxCacheBytes });
+
 describe('memory bound', () => {
   it('evicts the least recently used result once the approximate size exceeds the bound', async () => {
     // Learn the size of one result, then allow a little more than one.
     const oneResult = await sizeOfOneResult();
 
-    const bounded = createResolver({
-      engine,
-      now: time.now,
-      timers: time.timers,
-      maxCacheBytes: Math.ceil(oneResult * 1.5),
-    });
+    const bounded = boundedResolver(Math.ceil(oneResult * 1.5));
     try {
       // Another pattern matching the same urls: a different key with a result of the same size.
       const samePatternElsewhere = { project: 'supabase', interval: 'hourly' };
@@ -348,12 +347,7 @@ describe('memory bound', () => {
     const oneResult = await sizeOfOneResult();
 
     // Room for two bare results, not for two results and an encoding of one of them.
-    const bounded = createResolver({
-      engine,
-      now: time.now,
-      timers: time.timers,
-      maxCacheBytes: oneResult * 2,
-    });
+    const bounded = boundedResolver(oneResult * 2);
     try {
       const samePatternElsewhere = { project: 'supabase', interval: 'hourly' };
       await bounded.resolve(usage, hourly);
@@ -373,7 +367,7 @@ describe('memory bound', () => {
   });
 
   it('answers but does not keep a result larger than the whole bound', async () => {
-    const tiny = createResolver({ engine, now: time.now, timers: time.timers, maxCacheBytes: 1 });
+    const tiny = boundedResolver(1);
     try {
       expect((await tiny.resolve(usage, hourly)).result.rows).toEqual(hourlyUsageRows);
       await tiny.resolve(usage, hourly);
