@@ -5,6 +5,7 @@ import {
   bigQueryEnvironmentSchema,
   parseBigQueryEnvironment,
 } from './engines/bigquery-config.js';
+import { queriesDir as shippedQueriesDir } from './paths.js';
 
 const flag = z
   .enum(['0', '1', 'true', 'false', 'on', 'off', 'yes', 'no'], {
@@ -16,6 +17,7 @@ const environmentSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   QUERYGATE_DATA_DIR: z.string().min(1).default('./data'),
+  QUERYGATE_QUERIES_DIR: z.string().min(1).optional(),
   QUERYGATE_API_KEYS: z
     .string()
     .optional()
@@ -49,6 +51,8 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly dataDir: string;
+  /** The saved queries served: `<name>.sql` + `<name>.yaml` each, and `sources.yaml`. */
+  readonly queriesDir: string;
   /** Keys from QUERYGATE_API_KEYS; when unset, one is generated and kept in the data dir. */
   readonly apiKeys: readonly string[] | undefined;
   readonly demo: boolean;
@@ -82,6 +86,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     host: env.HOST,
     port: env.PORT,
     dataDir: resolve(env.QUERYGATE_DATA_DIR),
+    queriesDir:
+      env.QUERYGATE_QUERIES_DIR === undefined ? shippedQueriesDir : resolve(env.QUERYGATE_QUERIES_DIR),
     apiKeys: env.QUERYGATE_API_KEYS?.length ? Object.freeze(env.QUERYGATE_API_KEYS) : undefined,
     demo: env.QUERYGATE_DEMO,
     engine: env.QUERYGATE_ENGINE,

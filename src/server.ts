@@ -23,7 +23,6 @@ import { openDatabase } from './storage/database.js';
 import type { DemoSeedOutcome } from './storage/demo-seed.js';
 import { type DemoTraffic, startDemoTraffic } from './storage/demo-traffic.js';
 import { createLogWriter } from './storage/log-writer.js';
-import { logSources } from './storage/sources.js';
 
 export interface Querygate {
   readonly server: Server;
@@ -59,7 +58,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
   const logger = options.logger ?? pino({ level: config.logLevel });
   const now = options.now ?? (() => new Date());
   const apiKeys = config.apiKeys ?? [loadOrCreateApiKey(config.dataDir).key];
-  const registry = loadEndpointRegistry(queriesDir);
+  const registry = loadEndpointRegistry(config.queriesDir);
 
   let baseEngine: QueryEngine;
   let logs: LogSink;
@@ -79,7 +78,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     logs = createBigQueryLogSink({ config: config.bigquery, client, now });
   } else {
     const database = await openDatabase(join(config.dataDir, 'querygate.duckdb'));
-    const writer = createLogWriter(database, { now });
+    const writer = createLogWriter(database, { now, sources: registry.sources });
     await writer.ready();
     // Seeds or tops up the demo store, then keeps adding traffic until close().
     demo = config.demo
@@ -93,7 +92,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
       : undefined;
     baseEngine = await createDuckDbEngine({
       database,
-      sources: logSources,
+      sources: registry.sources,
       queries: registry.endpoints,
       queriesDir,
       timeoutMs: config.queryTimeoutMs,

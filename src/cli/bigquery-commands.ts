@@ -1,6 +1,7 @@
 import type { BigQuery, Job } from '@google-cloud/bigquery';
-import type { ParameterContract } from '../endpoints/manifest.js';
+import type { ParameterContract } from '../endpoints/contract.js';
 import { type EndpointRegistry, loadEndpointRegistry } from '../endpoints/registry.js';
+import { logSources } from '../endpoints/sources.js';
 import { type BigQueryConfig, tableParts } from '../engines/bigquery-config.js';
 import { bigQueryNaming, createBigQueryClient, queryJobRequest } from '../engines/bigquery-engine.js';
 import {
@@ -14,7 +15,6 @@ import type { ParameterValues } from '../engines/query-engine.js';
 import { queriesDir as defaultQueriesDir } from '../paths.js';
 import { qualifyForBigQuery } from '../sql/qualify-for-bigquery.js';
 import { sourceTableDdl, sourceTableDescription, sourceTableSchema } from '../storage/bigquery-tables.js';
-import { logSources } from '../storage/sources.js';
 
 /** What both `querygate bigquery` commands take. */
 export interface BigQueryCommandOptions {

@@ -11,8 +11,12 @@ const program = new Command()
 program
   .command('serve', { isDefault: true })
   .description('Start the server (with demo logs kept current unless QUERYGATE_DEMO=0)')
-  .action(async () => {
-    const config = loadConfig();
+  .option(
+    '--queries <dir>',
+    'the saved queries to serve (QUERYGATE_QUERIES_DIR; default: the shipped queries/)',
+  )
+  .action(async (options: { queries?: string }) => {
+    const config = loadConfig(withQueriesDir(options.queries));
     const app = await startQuerygate(config);
     printWelcome(app);
     const stop = async () => {
@@ -59,6 +63,11 @@ bigquery
     const { ok } = await runBigQueryCheck({ config: loadBigQueryConfig() });
     if (!ok) process.exitCode = 1;
   });
+
+/** The environment, with `--queries` taking the place of QUERYGATE_QUERIES_DIR where given. */
+function withQueriesDir(dir: string | undefined): NodeJS.ProcessEnv {
+  return dir === undefined ? process.env : { ...process.env, QUERYGATE_QUERIES_DIR: dir };
+}
 
 program.parseAsync().catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);

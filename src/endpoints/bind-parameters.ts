@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { RE2JS } from 're2js';
 import type { ParameterValues } from '../engines/query-engine.js';
 import { badParameter } from '../errors.js';
-import type { ParameterContract } from './manifest.js';
+import type { ParameterContract } from './contract.js';
 
 /** Longer values are refused before they reach an engine; no contract needs more. */
 export const maxParameterLength = 2048;
@@ -30,7 +30,9 @@ export function bindParameters(
       throw badParameter(parameter.name, `is longer than ${maxParameterLength} characters`);
     }
     checkValue(parameter, value);
-    bound[parameter.name] = fallsBack(parameter, value) ? (parameter.fallback as string) : value;
+    bound[parameter.name] = fallsBack(parameter, value)
+      ? (parameter.fallback as string)
+      : typedText(parameter, value);
   }
   return bound;
 }
@@ -52,13 +54,50 @@ function checkValue(parameter: ParameterContract, value: string): void {
   if (parameter.values && parameter.otherValues === 'reject' && !parameter.values.includes(value)) {
     throw badParameter(parameter.name, `must be one of ${parameter.values.join(', ')} (got '${value}')`);
   }
-  if (parameter.format === 'iso8601' && !isIsoTimestamp(value)) {
-    throw badParameter(
-      parameter.name,
-      `must be an ISO 8601 timestamp such as 2024-01-31T12:00:00Z or 2024-01-31T14:00:00+02:00 (got '${value}')`,
-    );
-  }
+  if (parameter.format === 'iso8601' && !isIsoTimestamp(value)) throw badTimestamp(parameter.name, value);
   if (parameter.format === 're2') checkRe2(parameter.name, value);
+}
+
+const int64 = { min: -(2n ** 63n), max: 2n ** 63n - 1n };
+
+/**
+ * The canonical text of a typed value, which the engines bind with its type: `007` and `7` are
+ * one integer, `1.50` and `1.5` one number, so they are one query and one cache entry.
+ */
+function typedText(parameter: ParameterContract, value: string): string {
+  switch (parameter.type) {
+    case 'integer': {
+      const integer = /^[+-]?\d+$/.test(value) ? BigInt(value) : undefined;
+      if (integer === undefined || integer < int64.min || integer > int64.max) {
+        throw badParameter(parameter.name, `must be a whole number within INT64 (got '${value}')`);
+      }
+      return integer.toString();
+    }
+    case 'number': {
+      const number = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(value) ? Number(value) : Number.NaN;
+      if (!Number.isFinite(number))
+        throw badParameter(parameter.name, `must be a finite number (got '${value}')`);
+      return String(number);
+    }
+    case 'boolean': {
+      const lower = value.toLowerCase();
+      if (lower !== 'true' && lower !== 'false')
+        throw badParameter(parameter.name, `must be true or false (got '${value}')`);
+      return lower;
+    }
+    case 'timestamp':
+      if (!isIsoTimestamp(value)) throw badTimestamp(parameter.name, value);
+      return value;
+    default:
+      return value;
+  }
+}
+
+function badTimestamp(name: string, value: string) {
+  return badParameter(
+    name,
+    `must be an ISO 8601 timestamp such as 2024-01-31T12:00:00Z or 2024-01-31T14:00:00+02:00 (got '${value}')`,
+  );
 }
 
 // Compiling a pattern with RE2JS costs more than the rest of a cached call together, and callers

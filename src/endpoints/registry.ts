@@ -1,8 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SavedQuery } from '../engines/query-engine.js';
+import type { ParameterType, SavedQuery } from '../engines/query-engine.js';
 import { parseBigQuery, queryParameters } from '../sql/bigquery-ast.js';
-import { type EndpointManifestEntry, type ParameterContract, readManifest } from './manifest.js';
+import { contractSchema, type EndpointContract, type ParameterContract } from './contract.js';
+import { type LogSource, readSources, sourcesFileName } from './sources.js';
+import { readYamlFile } from './yaml-file.js';
 
 /** A saved query with everything the faces need to serve it. */
 export interface Endpoint extends SavedQuery {
@@ -11,58 +14,150 @@ export interface Endpoint extends SavedQuery {
   readonly warmSeconds: number | null;
   readonly sandboxed: boolean;
   readonly parameters: readonly ParameterContract[];
+  readonly columns: EndpointContract['columns'];
+  readonly examples: EndpointContract['examples'];
+  readonly graphql: EndpointContract['graphql'];
+  /** The contract file it was read from, for messages. */
+  readonly contractFile: string;
+  /**
+   * A hash of the SQL and the contract: a changed file is a different endpoint, which never runs
+   * under the old one's plan nor answers from its results.
+   */
+  readonly hash: string;
 }
 
 export interface EndpointRegistry {
   readonly endpoints: readonly Endpoint[];
+  /** The log sources the queries may read and ingestion may write. */
+  readonly sources: readonly LogSource[];
   /** By dotted name or by UUID: both reach the same endpoint. */
   find(nameOrId: string): Endpoint | undefined;
 }
 
+const contractExtension = '.yaml';
+
 /**
- * Loads every endpoint of the manifest with its `queries/<name>.sql`. An endpoint whose SQL uses
- * other `@parameters` than its contract declares is refused: a contract that drifted from its
- * query would validate the wrong things and bind the wrong values.
+ * Loads every endpoint of a queries directory: `<name>.sql` with its contract `<name>.yaml`, and
+ * the sources of `sources.yaml`. Every problem of every file is collected, so one error lists
+ * all of them, one line each. An endpoint whose SQL uses other `@parameters` than its contract
+ * declares is refused: a contract that drifted from its query would validate the wrong things
+ * and bind the wrong values.
  */
 export function loadEndpointRegistry(queriesDir: string): EndpointRegistry {
-  const endpoints = readManifest(queriesDir).map((entry) => loadEndpoint(queriesDir, entry));
-  assertUnique(
-    endpoints.map((endpoint) => endpoint.name),
-    'name',
+  const problems: string[] = [];
+  const attempt = <T>(load: () => T): T | undefined => {
+    try {
+      return load();
+    } catch (error) {
+      problems.push((error as Error).message);
+      return undefined;
+    }
+  };
+  let files: string[];
+  try {
+    files = readdirSync(queriesDir).sort();
+  } catch (error) {
+    throw new Error(
+      `The queries directory ${queriesDir} cannot be read (${(error as NodeJS.ErrnoException).code})`,
+    );
+  }
+  const sources = attempt(() => readSources(queriesDir)) ?? [];
+  const stems = (extension: string) =>
+    files.filter((file) => file.endsWith(extension)).map((file) => file.slice(0, -extension.length));
+  const contracts = stems(contractExtension).filter(
+    (stem) => `${stem}${contractExtension}` !== sourcesFileName && !stem.endsWith('.lock'),
   );
-  assertUnique(
-    endpoints.map((endpoint) => endpoint.id),
-    'id',
-  );
+  for (const stem of stems('.sql')) {
+    if (!contracts.includes(stem))
+      problems.push(
+        `${join(queriesDir, `${stem}.sql`)}: has no contract ${stem}${contractExtension} beside it`,
+      );
+  }
+  const endpoints = contracts.flatMap((stem) => attempt(() => loadEndpoint(queriesDir, stem)) ?? []);
+  problems.push(...duplicates(endpoints, 'name'), ...duplicates(endpoints, 'id'));
+  if (problems.length > 0) throw new Error(problems.join('\n'));
+  if (endpoints.length === 0)
+    throw new Error(`${queriesDir}: holds no endpoint (<name>.sql with <name>${contractExtension})`);
   const index = new Map<string, Endpoint>();
   for (const endpoint of endpoints) {
     index.set(endpoint.name, endpoint);
     index.set(endpoint.id.toLowerCase(), endpoint);
   }
-  return { endpoints, find: (nameOrId) => index.get(nameOrId) ?? index.get(nameOrId.toLowerCase()) };
+  return {
+    endpoints,
+    sources,
+    find: (nameOrId) => index.get(nameOrId) ?? index.get(nameOrId.toLowerCase()),
+  };
 }
 
-function loadEndpoint(queriesDir: string, entry: EndpointManifestEntry): Endpoint {
-  const sql = readFileSync(join(queriesDir, `${entry.name}.sql`), 'utf8');
-  const used = queryParameters(parseBigQuery(sql));
-  const declared = new Set(entry.parameters.map((parameter) => parameter.name));
+function loadEndpoint(queriesDir: string, stem: string): Endpoint {
+  const contractFile = join(queriesDir, `${stem}${contractExtension}`);
+  const contract = readYamlFile(contractFile, contractSchema);
+  if (contract.name !== stem)
+    throw new Error(
+      `${contractFile}: name: is ${contract.name}; the file must be named for it (${contract.name}${contractExtension})`,
+    );
+  const sqlFile = join(queriesDir, `${stem}.sql`);
+  let sql: string;
+  try {
+    sql = readFileSync(sqlFile, 'utf8');
+  } catch {
+    throw new Error(`${contractFile}: has no SQL file ${stem}.sql beside it`);
+  }
+  let used: Set<string>;
+  try {
+    used = queryParameters(parseBigQuery(sql));
+  } catch (error) {
+    throw new Error(`${sqlFile}: ${(error as Error).message}`);
+  }
+  const declared = new Set(contract.parameters.map((parameter) => parameter.name));
   const drift = [
     ...[...used]
       .filter((name) => !declared.has(name))
-      .map((name) => `the SQL uses @${name}, which the manifest does not declare`),
+      .map((name) => `the SQL uses @${name}, which the contract does not declare`),
     ...[...declared]
       .filter((name) => !used.has(name))
-      .map((name) => `the manifest declares ${name}, which the SQL does not use`),
+      .map((name) => `the contract declares ${name}, which the SQL does not use`),
   ];
-  if (drift.length > 0) throw new Error(`Endpoint ${entry.name}: ${drift.join('; ')}`);
-  const { maximumBytesBilled, ...rest } = entry;
-  return { ...rest, sql, ...(maximumBytesBilled ? { maximumBytesBilled } : {}) };
+  if (drift.length > 0) throw new Error(`Endpoint ${contract.name}: ${drift.join('; ')}`);
+  const hash = createHash('sha256')
+    .update(sql)
+    .update('\0')
+    .update(readFileSync(contractFile))
+    .digest('hex')
+    .slice(0, 16);
+  const { maximumBytesBilled, ...rest } = contract;
+  const parameterTypes = Object.fromEntries(
+    contract.parameters.map((parameter) => [parameter.name, boundTypes[parameter.type]]),
+  );
+  return {
+    ...rest,
+    sql,
+    contractFile,
+    hash,
+    parameterTypes,
+    ...(maximumBytesBilled ? { maximumBytesBilled } : {}),
+  };
 }
 
-function assertUnique(values: string[], what: string): void {
-  const seen = new Set<string>();
-  for (const value of values) {
-    if (seen.has(value)) throw new Error(`Two endpoints share the ${what} ${value}`);
-    seen.add(value);
+/** The BigQuery type each contract type is bound with. */
+const boundTypes: Readonly<Record<ParameterContract['type'], ParameterType>> = {
+  text: 'STRING',
+  integer: 'INT64',
+  number: 'FLOAT64',
+  boolean: 'BOOL',
+  timestamp: 'TIMESTAMP',
+};
+
+function duplicates(endpoints: readonly Endpoint[], key: 'name' | 'id'): string[] {
+  const seen = new Map<string, Endpoint>();
+  const problems: string[] = [];
+  for (const endpoint of endpoints) {
+    const value = key === 'id' ? endpoint.id.toLowerCase() : endpoint.name;
+    const first = seen.get(value);
+    if (first)
+      problems.push(`${endpoint.contractFile}: ${key}: ${value} is also the ${key} of ${first.contractFile}`);
+    else seen.set(value, endpoint);
   }
+  return problems;
 }

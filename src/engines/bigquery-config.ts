@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type LogSource, logSources } from '../storage/sources.js';
+import { type LogSource, logSources } from '../endpoints/sources.js';
 
 /**
  * What the BigQuery engine, its log sink and its CLI commands need to know. Credentials are not

@@ -4,7 +4,13 @@ import { QuerygateError } from '../errors.js';
 import { type BigQueryNaming, type QualifiedQuery, qualifyForBigQuery } from '../sql/qualify-for-bigquery.js';
 import type { BigQueryConfig } from './bigquery-config.js';
 import { bigQueryMessage, bigQueryReason, bigQueryStatus, toQuerygateError } from './bigquery-errors.js';
-import { decodeColumns, decodeWireRows, type WireRow, type WireSchema } from './bigquery-rows.js';
+import {
+  decodeColumns,
+  decodeWireRows,
+  describeWireSchema,
+  type WireRow,
+  type WireSchema,
+} from './bigquery-rows.js';
 import { readBigQueryUdfs } from './bigquery-udfs.js';
 import type { ParameterValues, QueryEngine, QueryResult, RunOptions, SavedQuery } from './query-engine.js';
 
@@ -77,12 +83,14 @@ export function queryJobRequest(
     ...(config.location ? { location: config.location } : {}),
   };
   if (qualified.parameters.length > 0) {
-    // Everything is text, as the spec has it: every parameter is a named STRING, and an unset one
-    // a NULL of type STRING (a value left out), which `coalesce(@p, '') = ''` reads as absent.
+    // Each parameter is named and of its contract's type (STRING unless it says else, as the
+    // shipped queries expect); an unset one is a NULL of that type (a value left out), which
+    // `coalesce(@p, '') = ''` reads as absent.
     request.parameterMode = 'NAMED';
     request.queryParameters = qualified.parameters.map((name) => {
       const value = params[name] ?? null;
-      return { name, parameterType: { type: 'STRING' }, parameterValue: value === null ? {} : { value } };
+      const type = query.parameterTypes?.[name] ?? 'STRING';
+      return { name, parameterType: { type }, parameterValue: value === null ? {} : { value } };
     });
   }
   return request;
@@ -102,9 +110,19 @@ export async function createBigQueryEngine(options: BigQueryEngineOptions): Prom
   const { config, queriesDir } = options;
   const client = options.client ?? createBigQueryClient(config);
   const naming = bigQueryNaming(config, queriesDir);
+  // Keyed by the query's hash as well as its id: a changed query is qualified anew.
+  const planKey = (query: SavedQuery) => (query.hash === undefined ? query.id : `${query.id}:${query.hash}`);
   const qualified = new Map<string, QualifiedQuery>(
-    options.queries.map((query) => [query.id, qualifyForBigQuery(query.sql, naming)]),
+    options.queries.map((query) => [planKey(query), qualifyForBigQuery(query.sql, naming)]),
   );
+  function qualifiedOf(query: SavedQuery): QualifiedQuery {
+    let prepared = qualified.get(planKey(query));
+    if (!prepared) {
+      prepared = qualifyForBigQuery(query.sql, naming);
+      qualified.set(planKey(query), prepared);
+    }
+    return prepared;
+  }
   const cancellations = new Set<Promise<void>>();
 
   /** Cancels the job once its insert has settled: a cancel racing the insert would find no job. */
@@ -137,11 +155,7 @@ export async function createBigQueryEngine(options: BigQueryEngineOptions): Prom
     params: ParameterValues,
     runOptions: RunOptions,
   ): Promise<QueryResult> {
-    let prepared = qualified.get(query.id);
-    if (!prepared) {
-      prepared = qualifyForBigQuery(query.sql, naming);
-      qualified.set(query.id, prepared);
-    }
+    const prepared = qualifiedOf(query);
     if (runOptions.signal?.aborted) throw new QuerygateError('ENGINE_ERROR', `${query.name} was cancelled`);
     const request = queryJobRequest(query, prepared, params, config);
     const stop = new AbortController();
@@ -198,6 +212,17 @@ export async function createBigQueryEngine(options: BigQueryEngineOptions): Prom
       }
     },
     run,
+    async describe(query) {
+      // A dry run with every parameter unset: BigQuery checks the query and says its schema.
+      const request = queryJobRequest(query, qualifiedOf(query), {}, config);
+      try {
+        const [, response] = await client.createQueryJob({ ...request, dryRun: true });
+        const statistics = response?.statistics as { query?: { schema?: WireSchema } } | undefined;
+        return describeWireSchema(statistics?.query?.schema);
+      } catch (error) {
+        throw toQuerygateError(error, { subject: `${query.name} (dry run)` });
+      }
+    },
     async close() {
       await Promise.allSettled([...cancellations]);
     },

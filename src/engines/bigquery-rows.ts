@@ -32,6 +32,21 @@ export function decodeColumns(schema: WireSchema | undefined): ResultColumn[] {
   return (schema?.fields ?? []).map((field) => ({ name: field.name, type: columnType(field) }));
 }
 
+/** The columns of a dry run's schema, with the fields of records and BigQuery's nullability. */
+export function describeWireSchema(schema: WireSchema | undefined): ResultColumn[] {
+  return (schema?.fields ?? []).map(describeField);
+}
+
+function describeField(field: WireField): ResultColumn {
+  const record = ['RECORD', 'STRUCT'].includes(field.type.toUpperCase());
+  return {
+    name: field.name,
+    type: record ? 'RECORD' : columnType({ ...field, mode: null }),
+    ...(record ? { fields: (field.fields ?? []).map(describeField) } : {}),
+    nullable: field.mode !== 'REQUIRED',
+  };
+}
+
 export function decodeWireRows(schema: WireSchema | undefined, rows: readonly WireRow[]): ResultRow[] {
   const fields = schema?.fields ?? [];
   return rows.map((row) => decodeRecord(fields, row));

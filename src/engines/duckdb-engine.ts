@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  BIGINT,
+  BOOLEAN,
+  DOUBLE,
   type DuckDBConnection,
   type DuckDBPreparedStatement,
   DuckDBTimestampValue,
@@ -8,12 +11,20 @@ import {
   TIMESTAMP,
   VARCHAR,
 } from '@duckdb/node-api';
+import type { LogSource } from '../endpoints/sources.js';
 import { QuerygateError } from '../errors.js';
 import { nowParameter, type Translation, translateToDuckDb } from '../sql/translate.js';
 import type { Database } from '../storage/database.js';
-import type { LogSource } from '../storage/sources.js';
-import { decodeRows } from './duckdb-rows.js';
-import type { ParameterValues, QueryEngine, QueryResult, RunOptions, SavedQuery } from './query-engine.js';
+import { decodeRows, describeColumns } from './duckdb-rows.js';
+import { isoMicros } from './iso-micros.js';
+import type {
+  ParameterType,
+  ParameterValues,
+  QueryEngine,
+  QueryResult,
+  RunOptions,
+  SavedQuery,
+} from './query-engine.js';
 
 export interface DuckDbEngineOptions {
   readonly database: Database;
@@ -35,9 +46,21 @@ const nowName = nowParameter.slice(1);
 
 /** The embedded engine: saved BigQuery SQL translated to DuckDB and run on the local store. */
 export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<QueryEngine> {
+  // Keyed by the query's hash: a changed query is translated and prepared anew.
   const translations = new Map<string, Translation>(
-    options.queries.map((query) => [query.id, translateToDuckDb(query.sql, { sources: options.sources })]),
+    options.queries.map((query) => [
+      planKey(query),
+      translateToDuckDb(query.sql, { sources: options.sources }),
+    ]),
   );
+  function translationOf(query: SavedQuery): Translation {
+    let translation = translations.get(planKey(query));
+    if (!translation) {
+      translation = translateToDuckDb(query.sql, { sources: options.sources });
+      translations.set(planKey(query), translation);
+    }
+    return translation;
+  }
   const setup = await options.database.connect();
   for (const file of udfFiles) await setup.run(readFileSync(join(options.queriesDir, 'udf', file), 'utf8'));
   setup.closeSync();
@@ -48,11 +71,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     params: ParameterValues,
     runOptions: RunOptions,
   ): Promise<QueryResult> {
-    let translation = translations.get(query.id);
-    if (!translation) {
-      translation = translateToDuckDb(query.sql, { sources: options.sources });
-      translations.set(query.id, translation);
-    }
+    const translation = translationOf(query);
     const lease = await pool.acquire(runOptions.signal);
     let timedOut = false;
     let repeat: NodeJS.Timeout | undefined;
@@ -70,18 +89,8 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     // A caller who left while the connection was leased never fires 'abort' again.
     if (runOptions.signal?.aborted) interrupt();
     try {
-      const prepared = await lease.prepare(query.id, translation.sql);
-      const values: Record<string, string | null | DuckDBTimestampValue> = {};
-      const types: Record<string, DuckDBType> = {};
-      for (const name of translation.parameters) {
-        values[name] = params[name] ?? null;
-        types[name] = VARCHAR;
-      }
-      if (translation.usesNow) {
-        values[nowName] = new DuckDBTimestampValue(BigInt(runOptions.now.getTime()) * 1000n);
-        types[nowName] = TIMESTAMP;
-      }
-      prepared.bind(values, types);
+      const prepared = await lease.prepare(planKey(query), translation.sql);
+      bindAll(prepared, query, translation, params, runOptions.now);
       const reader = await prepared.streamAndReadUntil(query.maxRows);
       return decodeRows(reader, query.maxRows);
     } catch (error) {
@@ -107,12 +116,96 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     }
   }
 
+  /**
+   * The result columns of a query. A statement whose parameters have no type yet has no result
+   * types either, so the query runs with every parameter a typed NULL under `LIMIT 0`, which
+   * DuckDB answers without reading the tables.
+   */
+  async function describe(query: SavedQuery) {
+    const translation = translationOf(query);
+    const lease = await pool.acquire();
+    try {
+      const statement = await lease.connection.prepare(
+        `SELECT * FROM (${translation.sql}) AS described LIMIT 0`,
+      );
+      try {
+        bindAll(statement, query, translation, {}, new Date(0));
+        return describeColumns(await statement.run());
+      } finally {
+        statement.destroySync();
+      }
+    } catch (error) {
+      throw new QuerygateError(
+        'ENGINE_ERROR',
+        `${query.name} does not prepare on DuckDB: ${(error as Error).message}`,
+        { cause: error },
+      );
+    } finally {
+      lease.release();
+    }
+  }
+
   return {
     kind: 'duckdb',
     ready: async () => {},
     run,
+    describe,
     close: async () => pool.close(),
   };
+}
+
+/** What translations and prepared statements are kept under: the query's text, not only its id. */
+function planKey(query: SavedQuery): string {
+  return query.hash === undefined ? query.id : `${query.id}:${query.hash}`;
+}
+
+/** Binds every parameter with its type, and `CURRENT_TIMESTAMP()` as `now`. */
+function bindAll(
+  statement: DuckDBPreparedStatement,
+  query: SavedQuery,
+  translation: Translation,
+  params: ParameterValues,
+  now: Date,
+): void {
+  const values: Record<string, BoundValue> = {};
+  const types: Record<string, DuckDBType> = {};
+  for (const name of translation.parameters) {
+    const type = query.parameterTypes?.[name] ?? 'STRING';
+    values[name] = boundValue(type, params[name] ?? null);
+    types[name] = duckdbTypes[type];
+  }
+  if (translation.usesNow) {
+    values[nowName] = new DuckDBTimestampValue(BigInt(now.getTime()) * 1000n);
+    types[nowName] = TIMESTAMP;
+  }
+  statement.bind(values, types);
+}
+
+type BoundValue = string | bigint | number | boolean | null | DuckDBTimestampValue;
+
+const duckdbTypes: Readonly<Record<ParameterType, DuckDBType>> = {
+  STRING: VARCHAR,
+  INT64: BIGINT,
+  FLOAT64: DOUBLE,
+  BOOL: BOOLEAN,
+  TIMESTAMP: TIMESTAMP,
+};
+
+/** A parameter's canonical text (see ParameterValues) as the DuckDB value of its type. */
+function boundValue(type: ParameterType, text: string | null): BoundValue {
+  if (text === null) return null;
+  switch (type) {
+    case 'INT64':
+      return BigInt(text);
+    case 'FLOAT64':
+      return Number(text);
+    case 'BOOL':
+      return text === 'true';
+    case 'TIMESTAMP':
+      return new DuckDBTimestampValue(isoMicros(text));
+    default:
+      return text;
+  }
 }
 
 interface Lease {

@@ -2,6 +2,7 @@ import {
   DuckDBDecimalValue,
   DuckDBListType,
   DuckDBListValue,
+  type DuckDBResult,
   type DuckDBResultReader,
   DuckDBStructType,
   DuckDBStructValue,
@@ -36,6 +37,27 @@ export function decodeRows(reader: DuckDBResultReader, maxRows: number): QueryRe
     rows.push(decoded);
   }
   return { columns, rows };
+}
+
+/**
+ * The columns a prepared statement returns, in BigQuery's terms; a STRUCT (or a LIST of them) is
+ * a repeated record with its fields. DuckDB cannot say whether a column may be null.
+ */
+export function describeColumns(result: DuckDBResult): ResultColumn[] {
+  const types = result.columnTypes();
+  return result.columnNames().map((name, i) => describeColumn(name, types[i] as DuckDBType));
+}
+
+function describeColumn(name: string, type: DuckDBType): ResultColumn {
+  const record = type instanceof DuckDBListType ? type.valueType : type;
+  if (record instanceof DuckDBStructType) {
+    return {
+      name,
+      type: 'RECORD',
+      fields: record.entryNames.map((entry, i) => describeColumn(entry, record.entryTypes[i] as DuckDBType)),
+    };
+  }
+  return { name, type: columnType(type) };
 }
 
 function columnType(type: DuckDBType): ColumnType {

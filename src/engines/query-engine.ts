@@ -13,9 +13,22 @@ export interface SavedQuery {
   readonly maxRows: number;
   /** Per-endpoint cap on bytes a BigQuery job may bill; engines without billing ignore it. */
   readonly maximumBytesBilled?: string | undefined;
+  /** The type each parameter is bound with; a parameter not named here is a STRING. */
+  readonly parameterTypes?: Readonly<Record<string, ParameterType>> | undefined;
+  /**
+   * Identifies this text of the query: engines key translations and prepared statements by it,
+   * so a changed query never runs under its old plan. @default the id
+   */
+  readonly hash?: string | undefined;
 }
 
-/** Parameter values as they arrive: text, or null when an optional parameter is unset. */
+/** BigQuery's types of a named parameter. */
+export type ParameterType = 'STRING' | 'INT64' | 'FLOAT64' | 'BOOL' | 'TIMESTAMP';
+
+/**
+ * Parameter values as they arrive: the canonical text of a value of the parameter's type (an
+ * integer's digits, `true`/`false`, ISO 8601 for a TIMESTAMP), or null when it is unset.
+ */
 export type ParameterValues = Readonly<Record<string, string | null>>;
 
 /**
@@ -36,6 +49,10 @@ export type ColumnType =
 export interface ResultColumn {
   readonly name: string;
   readonly type: ColumnType;
+  /** RECORD only, where the engine knows them: the fields of each record of the repeated record. */
+  readonly fields?: readonly ResultColumn[] | undefined;
+  /** Whether the engine says it may be null; undefined where it cannot say. */
+  readonly nullable?: boolean | undefined;
 }
 
 export type EngineValue =
@@ -65,5 +82,10 @@ export interface QueryEngine {
   /** Resolves when the engine can answer queries (tables exist, UDFs installed). */
   ready(): Promise<void>;
   run(query: SavedQuery, params: ParameterValues, options: RunOptions): Promise<QueryResult>;
+  /**
+   * The columns a query returns, without running it: DuckDB prepares the translated statement,
+   * BigQuery dry-runs the job. Throws (ENGINE_ERROR) when the query does not prepare.
+   */
+  describe(query: SavedQuery): Promise<readonly ResultColumn[]>;
   close(): Promise<void>;
 }

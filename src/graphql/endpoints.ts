@@ -1,4 +1,4 @@
-import type { ParameterContract } from '../endpoints/manifest.js';
+import type { ParameterContract } from '../endpoints/contract.js';
 import type { Endpoint } from '../endpoints/registry.js';
 import { builder } from './builder.js';
 

@@ -1,6 +1,6 @@
-import type { FieldType } from '../storage/field-type.js';
-import { isStructType, quoteIdent } from '../storage/field-type.js';
-import type { LogSource } from '../storage/sources.js';
+import type { FieldType } from '../endpoints/field-type.js';
+import { isStructType, quoteIdent } from '../endpoints/field-type.js';
+import type { LogSource } from '../endpoints/sources.js';
 import { type Ast, parseBigQuery, queryFunctions, queryParameters, variant } from './bigquery-ast.js';
 import { constantCtes } from './constant-ctes.js';
 import {

@@ -1,5 +1,5 @@
-import type { FieldType, StructType } from '../storage/field-type.js';
-import { isStructType } from '../storage/field-type.js';
+import type { FieldType, StructType } from '../endpoints/field-type.js';
+import { isStructType } from '../endpoints/field-type.js';
 import type { Ast } from './bigquery-ast.js';
 
 /**

@@ -1,4 +1,5 @@
 import type { BigQuery, Table } from '@google-cloud/bigquery';
+import type { LogSource } from '../endpoints/sources.js';
 import { type BigQueryConfig, tableParts } from '../engines/bigquery-config.js';
 import { bigQueryStatus, toQuerygateError } from '../engines/bigquery-errors.js';
 import type { WireField } from '../engines/bigquery-rows.js';
@@ -6,7 +7,6 @@ import { QuerygateError } from '../errors.js';
 import { parseEventTimestamp } from './event-timestamp.js';
 import { checkLogEvents, type LogEvent } from './log-event.js';
 import { extraColumn } from './log-tables.js';
-import type { LogSource } from './sources.js';
 
 /**
  * Ingestion on the BigQuery engine: `POST /api/logs` events streamed into the source's mapped

@@ -1,4 +1,4 @@
-import { type LogSource, logSources } from './sources.js';
+import { type LogSource, logSources } from '../endpoints/sources.js';
 
 /**
  * Deterministic demo traffic for the nine log sources, shaped like Logflare's Supabase sources

@@ -1,7 +1,7 @@
-import { quoteIdent, type StructType } from './field-type.js';
+import { quoteIdent, type StructType } from '../endpoints/field-type.js';
+import type { LogSource } from '../endpoints/sources.js';
 import type { LogEvent } from './log-event.js';
 import { extraColumn, logTableColumns } from './log-tables.js';
-import type { LogSource } from './sources.js';
 
 /**
  * A batch of records travels to DuckDB as a newline-delimited JSON file read by `read_json`

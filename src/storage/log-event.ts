@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { findLogSource, type LogSource, logSources } from '../endpoints/sources.js';
 import { QuerygateError } from '../errors.js';
 import { parseEventTimestamp } from './event-timestamp.js';
-import { findLogSource, type LogSource, logSources } from './sources.js';
 
 /**
  * One incoming log event checked and split into its columns, before it meets the table's
@@ -36,10 +36,11 @@ export function checkLogEvents(
   sourceName: string,
   events: readonly unknown[],
   now: Date,
+  sources: readonly LogSource[] = logSources,
 ): { source: LogSource; events: LogEvent[] } {
-  const source = findLogSource(sourceName);
+  const source = findLogSource(sourceName, sources);
   if (!source) {
-    const valid = logSources.map((s) => s.name).join(', ');
+    const valid = sources.map((s) => s.name).join(', ');
     throw new QuerygateError(
       'BAD_PARAMETER',
       `Parameter 'source_name' names no log source: '${sourceName}'. Valid sources: ${valid}`,

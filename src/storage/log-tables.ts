@@ -1,7 +1,13 @@
 import { type DuckDBConnection, type DuckDBType, DuckDBTypeId } from '@duckdb/node-api';
-import { duckdbType, type FieldType, isStructType, quoteIdent, type StructType } from './field-type.js';
+import {
+  duckdbType,
+  type FieldType,
+  isStructType,
+  quoteIdent,
+  type StructType,
+} from '../endpoints/field-type.js';
+import { type LogSource, logSources } from '../endpoints/sources.js';
 import { addFieldStatement, fieldAdditions, withMissingFields } from './schema-evolution.js';
-import { type LogSource, logSources } from './sources.js';
 
 /**
  * The embedded log store: one table per source, named exactly as the source (so the saved SQL's
@@ -38,9 +44,12 @@ export function createLogTableStatement(source: LogSource): string {
  * version lacks, and returns each table's current `metadata` type as read back from DuckDB, so
  * evolution continues from what earlier runs added. Throws if a table's columns are not ours.
  */
-export async function ensureLogTables(connection: DuckDBConnection): Promise<Map<string, StructType>> {
+export async function ensureLogTables(
+  connection: DuckDBConnection,
+  sources: readonly LogSource[] = logSources,
+): Promise<Map<string, StructType>> {
   const types = new Map<string, StructType>();
-  for (const source of logSources) {
+  for (const source of sources) {
     await connection.run(createLogTableStatement(source));
     const stored = await readMetadataType(connection, source);
     const wanted = withMissingFields(stored, source.metadata);

@@ -3,9 +3,10 @@ import { readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { StructType } from '../endpoints/field-type.js';
+import type { LogSource } from '../endpoints/sources.js';
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import type { Database } from './database.js';
-import type { StructType } from './field-type.js';
 import { insertFromNdjsonStatement, recordLine, type StoredRecord } from './log-batch.js';
 import { checkLogEvents, type LogEvent } from './log-event.js';
 import { ensureLogTables } from './log-tables.js';
@@ -15,7 +16,6 @@ import {
   fieldAdditions,
   reconcileMetadata,
 } from './schema-evolution.js';
-import type { LogSource } from './sources.js';
 
 export interface LogWriterOptions {
   /**
@@ -25,6 +25,8 @@ export interface LogWriterOptions {
   readonly tempDir?: string;
   /** The clock that stamps events sent without a timestamp. @default () => new Date() */
   readonly now?: () => Date;
+  /** The sources it keeps a table for and accepts events of. @default the shipped nine */
+  readonly sources?: readonly LogSource[];
 }
 
 export interface LogWriter {
@@ -60,7 +62,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions = {}): L
       // Left behind only if a process died mid-batch: the file lock makes this writer the only one.
       if (!inMemory && options.tempDir === undefined) await removeLeftoverBatches(tempDir, tempPrefix);
       const connection = await db.connect();
-      return { connection, types: await ensureLogTables(connection) };
+      return { connection, types: await ensureLogTables(connection, options.sources) };
     })();
     return opened;
   };
@@ -146,7 +148,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions = {}): L
     },
     write: async (sourceName, events) => {
       if (closed) throw new QuerygateError('NOT_READY', 'The log writer is closed');
-      const { source, events: checked } = checkLogEvents(sourceName, events, now());
+      const { source, events: checked } = checkLogEvents(sourceName, events, now(), options.sources);
       if (checked.length === 0) return { ingested: 0 };
       return commitInGroup(source, checked);
     },

@@ -6,7 +6,7 @@ import {
   quoteIdent,
   type ScalarType,
   type StructType,
-} from './field-type.js';
+} from '../endpoints/field-type.js';
 
 /**
  * How a source table's `metadata` STRUCT follows the JSON that arrives. Types only ever grow:

@@ -38,6 +38,7 @@ export function createCountingEngine(inner: QueryEngine): CountingEngine {
     kind: inner.kind,
     ready: () => inner.ready(),
     close: () => inner.close(),
+    describe: (query) => inner.describe(query),
     async run(query: SavedQuery, params: ParameterValues, options: RunOptions) {
       calls.push({ endpoint: query.name, params: { ...params }, now: options.now, signal: options.signal });
       running += 1;

@@ -1,8 +1,8 @@
 import { type EndpointRegistry, loadEndpointRegistry } from '../../src/endpoints/registry.js';
+import { logSources } from '../../src/endpoints/sources.js';
 import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
 import type { QueryEngine } from '../../src/engines/query-engine.js';
 import { queriesDir } from '../../src/paths.js';
-import { logSources } from '../../src/storage/sources.js';
 import { type FixtureRecord, insertStatement } from './log-fixture.js';
 import { createScratchEngine, type ScratchEngine } from './scratch-engine.js';
 
@@ -43,6 +43,6 @@ export async function createEndpointEngine(): Promise<EndpointEngine> {
 /** The endpoint of a name, or a failed test. */
 export function endpointNamed(registry: EndpointRegistry, name: string) {
   const endpoint = registry.find(name);
-  if (!endpoint) throw new Error(`queries/manifest.json has no endpoint ${name}`);
+  if (!endpoint) throw new Error(`queries/ has no endpoint ${name}`);
   return endpoint;
 }

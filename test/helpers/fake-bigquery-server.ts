@@ -4,11 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { DuckDBTimestampValue, type DuckDBType, TIMESTAMP, VARCHAR } from '@duckdb/node-api';
 import type { BigQueryOptions } from '@google-cloud/bigquery';
 import { parse } from '@guanmingchiu/sqlparser-ts';
+import { logSources } from '../../src/endpoints/sources.js';
 import { type Ast, variant } from '../../src/sql/bigquery-ast.js';
 import { renameObjects } from '../../src/sql/qualify-for-bigquery.js';
 import { nowParameter, translateToDuckDb } from '../../src/sql/translate.js';
 import type { Database } from '../../src/storage/database.js';
-import { logSources } from '../../src/storage/sources.js';
 import {
   encodeRows,
   encodeSchema,

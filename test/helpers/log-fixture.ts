@@ -1,6 +1,6 @@
-import type { FieldType } from '../../src/storage/field-type.js';
-import { isListType, isStructType, quoteIdent } from '../../src/storage/field-type.js';
-import { findLogSource } from '../../src/storage/sources.js';
+import type { FieldType } from '../../src/endpoints/field-type.js';
+import { isListType, isStructType, quoteIdent } from '../../src/endpoints/field-type.js';
+import { findLogSource } from '../../src/endpoints/sources.js';
 
 /** One log record of a fixture, in the seed shape of its source (missing fields are NULL). */
 export interface FixtureRecord {

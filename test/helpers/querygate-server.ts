@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { startQuerygate } from '../../src/server.js';
 import { type FixtureEvent, toIngestEvent } from '../fixtures/spec-fixture.js';
+import { readContractFiles } from './contract-files.js';
 
 /**
  * The real querygate on port 0 with a temporary data directory, a fixed clock and one API key,
@@ -163,16 +163,11 @@ function parseJson(text: string): unknown {
 
 export type EndpointName = 'logs.all' | 'functions.invocation-stats' | 'usage.api-counts';
 
-/** The fixed UUIDs, read from the saved-query manifest (the contract's data, not code under test). */
+/** The fixed UUIDs, read from the saved queries' contract files (data, not code under test). */
 export const endpointIds: Readonly<Record<EndpointName, string>> = (() => {
-  const manifest = JSON.parse(
-    readFileSync(new URL('../../queries/manifest.json', import.meta.url), 'utf8'),
-  ) as {
-    endpoints: Array<{ name: string; id: string }>;
-  };
-  const ids = Object.fromEntries(manifest.endpoints.map((endpoint) => [endpoint.name, endpoint.id]));
+  const ids = Object.fromEntries(readContractFiles().map((endpoint) => [endpoint.name, endpoint.id]));
   for (const name of ['logs.all', 'functions.invocation-stats', 'usage.api-counts']) {
-    if (typeof ids[name] !== 'string') throw new Error(`queries/manifest.json has no id for ${name}`);
+    if (typeof ids[name] !== 'string') throw new Error(`queries/ has no contract with an id for ${name}`);
   }
   return ids as Record<EndpointName, string>;
 })();

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { duckdbType, quoteIdent } from '../../src/endpoints/field-type.js';
+import { logSources } from '../../src/endpoints/sources.js';
 import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
 import type { ParameterValues, QueryEngine, QueryResult } from '../../src/engines/query-engine.js';
 import { queriesDir } from '../../src/paths.js';
 import { type Database, openDatabase } from '../../src/storage/database.js';
-import { duckdbType, quoteIdent } from '../../src/storage/field-type.js';
-import { logSources } from '../../src/storage/sources.js';
 
 /**
  * An in-memory DuckDB with the nine source tables in their seed shape and the UDF macros: enough

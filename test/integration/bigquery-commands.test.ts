@@ -4,11 +4,11 @@ import { parse } from '@guanmingchiu/sqlparser-ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBigQueryCheck, runBigQuerySetup } from '../../src/cli/bigquery-commands.js';
 import { type Endpoint, loadEndpointRegistry } from '../../src/endpoints/registry.js';
+import { logSources } from '../../src/endpoints/sources.js';
 import { createBigQueryEngine } from '../../src/engines/bigquery-engine.js';
 import { readBigQueryUdfs } from '../../src/engines/bigquery-udfs.js';
 import { queriesDir } from '../../src/paths.js';
 import type { Ast } from '../../src/sql/bigquery-ast.js';
-import { logSources } from '../../src/storage/sources.js';
 import {
   type BigQueryHarness,
   type HarnessOptions,
@@ -224,7 +224,7 @@ describe('querygate bigquery check', () => {
       sql: 'select no_such_function(1) as x',
       parameters: [],
     };
-    const withBroken = { endpoints: [...registry.endpoints, broken], find: () => undefined };
+    const withBroken = { ...registry, endpoints: [...registry.endpoints, broken], find: () => undefined };
     const { ok, endpoints } = await runBigQueryCheck({
       config: harness.config,
       client,

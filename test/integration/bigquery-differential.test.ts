@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Endpoint } from '../../src/endpoints/registry.js';
 import { loadEndpointRegistry } from '../../src/endpoints/registry.js';
+import { logSources } from '../../src/endpoints/sources.js';
 import { createBigQueryEngine } from '../../src/engines/bigquery-engine.js';
 import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
 import type { ParameterValues, QueryEngine, QueryResult } from '../../src/engines/query-engine.js';
 import { queriesDir } from '../../src/paths.js';
 import { toJson } from '../../src/rest/respond.js';
-import { logSources } from '../../src/storage/sources.js';
 import { type BigQueryHarness, startBigQueryHarness } from '../helpers/bigquery-harness.js';
 import { type FixtureRecord, fixtureMicros, insertStatement } from '../helpers/log-fixture.js';
 import { createScratchEngine, type ScratchEngine } from '../helpers/scratch-engine.js';

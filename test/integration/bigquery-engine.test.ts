@@ -151,16 +151,13 @@ describe('BigQuery job requests', () => {
     });
   });
 
-  it("lets an endpoint's maximumBytesBilled in the manifest file override the global cap", async () => {
-    // A copy of the queries with the override written into its manifest.json, loaded as start-up does.
+  it("lets an endpoint's maximumBytesBilled in its contract file override the global cap", async () => {
+    // A copy of the queries with the override written into its contract, loaded as start-up does.
     const copy = mkdtempSync(join(tmpdir(), 'querygate-queries-'));
     try {
       cpSync(queriesDir, copy, { recursive: true });
-      const manifest = JSON.parse(readFileSync(join(copy, 'manifest.json'), 'utf8'));
-      for (const entry of manifest.endpoints) {
-        if (entry.name === 'usage.api-counts') entry.maximumBytesBilled = '20000000';
-      }
-      writeFileSync(join(copy, 'manifest.json'), JSON.stringify(manifest));
+      const contractFile = join(copy, 'usage.api-counts.yaml');
+      writeFileSync(contractFile, `${readFileSync(contractFile, 'utf8')}\nmaximumBytesBilled: '20000000'\n`);
       const copied = loadEndpointRegistry(copy);
       const { harness, engine } = await start(
         { environment: { QUERYGATE_BIGQUERY_MAX_BYTES_BILLED: '1000' } },
@@ -195,7 +192,7 @@ describe('BigQuery job requests', () => {
     }
   });
 
-  it('sends no cap when neither the environment nor the manifest sets one', async () => {
+  it('sends no cap when neither the environment nor the contract sets one', async () => {
     const { harness, engine } = await start();
     await engine.run(endpoint('usage.api-counts'), { project: 'p1', interval: 'daily' }, { now });
     expect(harness.fake.calls('jobs.insert')[0]?.body.configuration.query).not.toHaveProperty(

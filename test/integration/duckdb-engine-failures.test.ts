@@ -5,13 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateBenchLogs } from '../../bench/generate-logs.js';
 import { loadConfig } from '../../src/config.js';
 import { loadEndpointRegistry } from '../../src/endpoints/registry.js';
+import { logSources } from '../../src/endpoints/sources.js';
 import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
 import { isQuerygateError } from '../../src/errors.js';
 import { queriesDir } from '../../src/paths.js';
 import { type Querygate, startQuerygate } from '../../src/server.js';
 import { type Database, openDatabase } from '../../src/storage/database.js';
 import { createLogWriter } from '../../src/storage/log-writer.js';
-import { logSources } from '../../src/storage/sources.js';
 import { createEndpointEngine, type EndpointEngine, endpointNamed } from '../helpers/endpoint-engine.js';
 import { leaksInternals, testApiKey } from '../helpers/querygate-server.js';
 

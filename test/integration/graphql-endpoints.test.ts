@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   fixtureEvents,
@@ -8,6 +7,7 @@ import {
   isoAt,
   projects,
 } from '../fixtures/spec-fixture.js';
+import { readContractFiles, valueTexts } from '../helpers/contract-files.js';
 import { type GraphQLResult, postGraphQL } from '../helpers/graphql-request.js';
 import {
   leaksInternals,
@@ -364,27 +364,8 @@ describe('usage.apiCounts', () => {
 // --- endpoints and all fields in one operation ---------------------------------------------------
 
 describe('endpoints', () => {
-  it('lists every saved query as the manifest declares it', async () => {
-    const manifest = JSON.parse(
-      readFileSync(new URL('../../queries/manifest.json', import.meta.url), 'utf8'),
-    ) as {
-      endpoints: Array<{
-        id: string;
-        name: string;
-        description: string;
-        maxRows: number;
-        cacheSeconds: number;
-        warmSeconds: number | null;
-        parameters: Array<{
-          name: string;
-          required: boolean;
-          description: string;
-          format?: string;
-          values?: string[];
-          otherValues?: string;
-        }>;
-      }>;
-    };
+  it('lists every saved query as its contract file declares it', async () => {
+    const contracts = readContractFiles();
     const data = succeeded(
       await postGraphQL(
         service,
@@ -395,7 +376,7 @@ describe('endpoints', () => {
       ),
     );
     expect(data.endpoints).toEqual(
-      manifest.endpoints.map((endpoint) => ({
+      contracts.map((endpoint) => ({
         id: endpoint.id,
         name: endpoint.name,
         description: endpoint.description,
@@ -407,7 +388,7 @@ describe('endpoints', () => {
           required: parameter.required,
           description: parameter.description,
           format: (parameter.format ?? 'text').toUpperCase(),
-          values: parameter.values ?? null,
+          values: valueTexts(parameter.values) ?? null,
           otherValues: parameter.values ? (parameter.otherValues ?? 'reject').toUpperCase() : null,
         })),
       })),

@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { quoteIdent } from '../../src/endpoints/field-type.js';
+import { logSources } from '../../src/endpoints/sources.js';
 import { startQuerygate } from '../../src/server.js';
 import { openDatabase } from '../../src/storage/database.js';
-import { quoteIdent } from '../../src/storage/field-type.js';
-import { logSources } from '../../src/storage/sources.js';
 import {
   type EdgeEvent,
   edgeSource,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBTimestampValue, TIMESTAMP, VARCHAR } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Endpoint, loadEndpointRegistry } from '../../src/endpoints/registry.js';
+import { logSources } from '../../src/endpoints/sources.js';
 import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
 import { decodeRows } from '../../src/engines/duckdb-rows.js';
 import type { ParameterValues, QueryEngine } from '../../src/engines/query-engine.js';
@@ -11,7 +12,6 @@ import { queriesDir } from '../../src/paths.js';
 import { type Database, openDatabase } from '../../src/storage/database.js';
 import { demoProjects, generateDemoLogs } from '../../src/storage/demo-logs.js';
 import { createLogWriter } from '../../src/storage/log-writer.js';
-import { logSources } from '../../src/storage/sources.js';
 
 // The translated saved queries against hand-written DuckDB queries (test/fixtures/reference-sql)
 // on several days of realistic demo logs: for every parameter combination the rows must agree.

@@ -1,10 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { bindParameters, isIsoTimestamp, maxParameterLength } from '../../src/endpoints/bind-parameters.js';
-import type { ParameterContract } from '../../src/endpoints/manifest.js';
+import type { ParameterContract } from '../../src/endpoints/contract.js';
 import { isQuerygateError } from '../../src/errors.js';
 
 const contract: ParameterContract[] = [
-  { name: 'project', required: true, description: 'p', format: 'text', otherValues: 'reject' },
+  {
+    name: 'project',
+    required: true,
+    description: 'p',
+    format: 'text',
+    otherValues: 'reject',
+    type: 'text',
+    graphql: {},
+  },
   {
     name: 'tier',
     required: true,
@@ -12,6 +20,8 @@ const contract: ParameterContract[] = [
     format: 'text',
     values: ['FREE', 'PRO'],
     otherValues: 'fallback',
+    type: 'text',
+    graphql: {},
     fallback: 'FREE',
   },
   {
@@ -21,9 +31,27 @@ const contract: ParameterContract[] = [
     format: 'text',
     values: ['hourly', 'daily'],
     otherValues: 'reject',
+    type: 'text',
+    graphql: {},
   },
-  { name: 'start', required: false, description: 's', format: 'iso8601', otherValues: 'reject' },
-  { name: 'pattern', required: false, description: 'r', format: 're2', otherValues: 'reject' },
+  {
+    name: 'start',
+    required: false,
+    description: 's',
+    format: 'iso8601',
+    otherValues: 'reject',
+    type: 'text',
+    graphql: {},
+  },
+  {
+    name: 'pattern',
+    required: false,
+    description: 'r',
+    format: 're2',
+    otherValues: 'reject',
+    type: 'text',
+    graphql: {},
+  },
 ];
 
 const lookup = (query: string) => {
@@ -86,7 +114,15 @@ describe('parameter contracts', () => {
 describe('RE2 patterns checked before', () => {
   it('get the same verdict again, naming the parameter of the call at hand', () => {
     const other: ParameterContract[] = [
-      { name: 'url_pattern', required: true, description: 'u', format: 're2', otherValues: 'reject' },
+      {
+        name: 'url_pattern',
+        required: true,
+        description: 'u',
+        format: 're2',
+        otherValues: 'reject',
+        type: 'text',
+        graphql: {},
+      },
     ];
     const first = failure('project=p&tier=FREE&pattern=a(b');
     let second: unknown;
@@ -129,5 +165,52 @@ describe('ISO 8601 timestamps', () => {
     '2026-01-31T12:00:00Zjunk',
   ])('refuses %s', (value) => {
     expect(isIsoTimestamp(value)).toBe(false);
+  });
+});
+
+describe('typed parameters', () => {
+  const typed = (type: ParameterContract['type']): ParameterContract[] => [
+    {
+      name: 'value',
+      required: true,
+      description: 'v',
+      type,
+      format: 'text',
+      otherValues: 'reject',
+      graphql: {},
+    },
+  ];
+  const bind = (type: ParameterContract['type'], value: string) =>
+    bindParameters(typed(type), () => [value]).value;
+  const refusal = (type: ParameterContract['type'], value: string) => {
+    try {
+      bind(type, value);
+    } catch (error) {
+      return isQuerygateError(error) ? [error.code, error.message] : ['other', String(error)];
+    }
+    return ['accepted'];
+  };
+
+  it('binds integers, numbers and booleans as their canonical text, so spellings share a cache entry', () => {
+    expect(bind('integer', '+007')).toBe('7');
+    expect(bind('integer', '-9223372036854775808')).toBe('-9223372036854775808');
+    expect(bind('number', '1.50')).toBe('1.5');
+    expect(bind('number', '2e3')).toBe('2000');
+    expect(bind('boolean', 'TRUE')).toBe('true');
+    expect(bind('timestamp', '2024-01-31T12:00:00Z')).toBe('2024-01-31T12:00:00Z');
+  });
+
+  it.each([
+    ['integer', '1.5', 'must be a whole number within INT64'],
+    ['integer', '9223372036854775808', 'must be a whole number within INT64'],
+    ['number', 'NaN', 'must be a finite number'],
+    ['number', '1e999', 'must be a finite number'],
+    ['boolean', 'yes', 'must be true or false'],
+    ['timestamp', '2024-02-30', 'must be an ISO 8601 timestamp'],
+  ] as const)('answers 400 naming the parameter when a %s is %s', (type, value, problem) => {
+    const [code, message] = refusal(type, value);
+    expect(code).toBe('BAD_PARAMETER');
+    expect(message).toContain("Parameter 'value'");
+    expect(message).toContain(problem);
   });
 });

@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadEndpointRegistry } from '../../src/endpoints/registry.js';
+import { queriesDir } from '../../src/paths.js';
 
 /** A queries dir holding one endpoint, `demo.counts`, with `sql` and a contract of `declared`. */
 function queriesDirWith(sql: string, declared: readonly string[]): string {
@@ -18,8 +19,11 @@ function queriesDirWith(sql: string, declared: readonly string[]): string {
     warmSeconds: null,
     sandboxed: false,
     parameters,
+    columns: { n: { description: 'The count.' } },
   };
-  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ endpoints: [endpoint] }));
+  // JSON is YAML: the contract is written as the JSON subset of it.
+  writeFileSync(join(dir, 'demo.counts.yaml'), JSON.stringify(endpoint));
+  copyFileSync(join(queriesDir, 'sources.yaml'), join(dir, 'sources.yaml'));
   writeFileSync(join(dir, 'demo.counts.sql'), sql);
   return dir;
 }
@@ -49,14 +53,14 @@ describe('endpoint registry', () => {
   it('refuses an endpoint whose SQL uses a parameter its contract does not declare, naming both', () => {
     const dir = queriesDirWith(countsSql('t.project = @project and t.event_message = @message'), ['project']);
     expect(() => loadEndpointRegistry(dir)).toThrow(
-      /^Endpoint demo\.counts: the SQL uses @message, which the manifest does not declare$/,
+      /^Endpoint demo\.counts: the SQL uses @message, which the contract does not declare$/,
     );
   });
 
   it('refuses an endpoint whose contract declares a parameter its SQL does not use, naming both', () => {
     const dir = queriesDirWith(countsSql('t.project = @project'), ['project', 'interval']);
     expect(() => loadEndpointRegistry(dir)).toThrow(
-      /^Endpoint demo\.counts: the manifest declares interval, which the SQL does not use$/,
+      /^Endpoint demo\.counts: the contract declares interval, which the SQL does not use$/,
     );
   });
 

@@ -1,9 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import type { ParameterContract } from '../../src/endpoints/manifest.js';
+import type { ParameterContract } from '../../src/endpoints/contract.js';
 import { canonicalKey } from '../../src/resolve/canonical-key.js';
 
 const contract = (...names: string[]): ParameterContract[] =>
-  names.map((name) => ({ name, required: false, description: name, format: 'text', otherValues: 'reject' }));
+  names.map((name) => ({
+    name,
+    required: false,
+    description: name,
+    format: 'text',
+    otherValues: 'reject',
+    type: 'text',
+    graphql: {},
+  }));
 
 const endpoint = {
   id: 'D5018206-DAEE-4C4B-A7A7-F4A9757B65B4',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StructType } from '../../src/storage/field-type.js';
+import type { StructType } from '../../src/endpoints/field-type.js';
 import {
   addFieldStatement,
   fieldAdditions,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { logSources } from '../../src/endpoints/sources.js';
 import { translateToDuckDb } from '../../src/sql/translate.js';
-import { logSources } from '../../src/storage/sources.js';
 import { createScratchEngine, type ScratchEngine } from '../helpers/scratch-engine.js';
 
 // Each construct the saved queries use, run on DuckDB and checked against values worked out by

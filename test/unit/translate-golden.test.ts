@@ -2,9 +2,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadEndpointRegistry } from '../../src/endpoints/registry.js';
+import { logSources } from '../../src/endpoints/sources.js';
 import { queriesDir } from '../../src/paths.js';
 import { translateToDuckDb } from '../../src/sql/translate.js';
-import { logSources } from '../../src/storage/sources.js';
 
 // The DuckDB SQL of every saved query is checked in, so a change to the translator shows up as a
 // reviewable diff. After an intended change: UPDATE_GOLDEN=1 npx vitest run test/unit/translate-golden.test.ts

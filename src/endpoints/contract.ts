@@ -1,0 +1,177 @@
+import { z } from 'zod';
+import { maximumBytesBilledSchema } from '../engines/bigquery-config.js';
+
+/** A GraphQL name: enum types, enum values and object types are spelled like this. */
+const graphqlName = /^[_A-Za-z][_0-9A-Za-z]*$/;
+const graphqlNameSchema = z
+  .string()
+  .regex(graphqlName, 'must be a GraphQL name: letters, digits and _, not starting with a digit');
+
+/**
+ * A declared value: its text (what REST sends and the SQL compares with), and on the GraphQL face
+ * the enum value's name and description. Written as plain text when the text is a GraphQL name
+ * already and needs no description.
+ */
+const declaredValueSchema = z.union([
+  z.string().transform((value) => ({
+    value,
+    graphql: undefined as string | undefined,
+    description: undefined as string | undefined,
+  })),
+  z.object({
+    value: z.string(),
+    graphql: graphqlNameSchema.optional(),
+    description: z.string().min(1).optional(),
+  }),
+]);
+
+export const parameterTypes = ['text', 'integer', 'number', 'boolean', 'timestamp'] as const;
+export type ParameterType = (typeof parameterTypes)[number];
+
+const parameterSchema = z
+  .object({
+    name: z.string().regex(/^[a-z][a-z0-9_]*$/, 'parameter names are lower_snake_case'),
+    required: z.boolean(),
+    description: z.string().min(1),
+    /**
+     * The type the value is bound with: BigQuery named parameters of that type, DuckDB values of
+     * the matching type. `timestamp` is ISO 8601 text bound as a TIMESTAMP.
+     */
+    type: z.enum(parameterTypes).default('text'),
+    /** How a text value is checked: free text, an ISO 8601 timestamp (bound as text), or an RE2 pattern. */
+    format: z.enum(['text', 'iso8601', 're2']).default('text'),
+    /** The declared values; with `otherValues: 'fallback'` others are accepted (the SQL has an ELSE). */
+    values: z.array(declaredValueSchema).nonempty().optional(),
+    otherValues: z.enum(['reject', 'fallback']).default('reject'),
+    /**
+     * With `otherValues: 'fallback'`: the declared value that every other value behaves as (the
+     * one the SQL's ELSE means). Other values are bound as this one, so they share its cache entry.
+     */
+    fallback: z.string().optional(),
+    /** The GraphQL argument: its description where it differs, and the enum type of the values. */
+    graphql: z
+      .object({
+        description: z.string().min(1).optional(),
+        enum: graphqlNameSchema.optional(),
+        enumDescription: z.string().min(1).optional(),
+      })
+      .default({}),
+  })
+  .superRefine((parameter, context) => {
+    const texts = (parameter.values ?? []).map((value) => value.value);
+    if (
+      parameter.otherValues === 'fallback' &&
+      (parameter.fallback === undefined || !texts.includes(parameter.fallback))
+    ) {
+      context.addIssue({
+        code: 'custom',
+        message: "otherValues 'fallback' needs `values` and a `fallback` that is one of them",
+        path: ['fallback'],
+      });
+    }
+    if (parameter.type !== 'text' && (parameter.values || parameter.format !== 'text')) {
+      context.addIssue({
+        code: 'custom',
+        message: `a ${parameter.type} parameter takes no values or format; those are for text`,
+        path: ['type'],
+      });
+    }
+    (parameter.values ?? []).forEach((value, index) => {
+      if (value.graphql === undefined && !graphqlName.test(defaultEnumName(value.value))) {
+        context.addIssue({
+          code: 'custom',
+          message: `'${value.value}' is no GraphQL enum name; give one with graphql: NAME`,
+          path: ['values', index, 'graphql'],
+        });
+      }
+    });
+    if (new Set(texts).size !== texts.length) {
+      context.addIssue({ code: 'custom', message: 'a value is declared twice', path: ['values'] });
+    }
+  })
+  .transform(({ values, ...parameter }) => ({
+    ...parameter,
+    ...(values
+      ? {
+          values: values.map((value) => value.value),
+          enumValues: values.map((value) => ({
+            value: value.value,
+            name: value.graphql ?? defaultEnumName(value.value),
+            ...(value.description === undefined ? {} : { description: value.description }),
+          })),
+        }
+      : {}),
+  }));
+
+/** A value written in upper case with `_` for anything else: `minutely` → `MINUTELY`. */
+function defaultEnumName(value: string): string {
+  return value.toUpperCase().replace(/[^A-Z0-9_]/g, '_');
+}
+
+const columnSchema = z.object({
+  description: z.string().min(1),
+  /** Whether a row may hold null here; the engines cannot say, so the contract does. */
+  nullable: z.boolean().default(true),
+  /** Exposed as the JSON scalar (and locked as JSON) instead of nested object types. */
+  json: z.boolean().default(false),
+});
+
+const exampleValueSchema = z.union([z.string(), z.number(), z.boolean()]);
+
+export const contractSchema = z
+  .object({
+    name: z
+      .string()
+      .regex(/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/, 'endpoint names are dotted, e.g. logs.all'),
+    id: z.uuid(),
+    description: z.string().min(1),
+    maxRows: z.number().int().positive(),
+    /** 0 turns caching off. */
+    cacheSeconds: z.number().int().nonnegative(),
+    warmSeconds: z.number().int().positive().nullable(),
+    sandboxed: z.boolean(),
+    /** BigQuery only: bytes a job may bill, overriding the global cap. */
+    maximumBytesBilled: maximumBytesBilledSchema.optional(),
+    parameters: z.array(parameterSchema).default([]),
+    /** A description per result column, in any order; a column the query returns must have one. */
+    columns: z.record(z.string().min(1), columnSchema),
+    /** Parameter values that make a good first call (welcome text, GraphiQL tabs, `queries check`). */
+    examples: z.array(z.record(z.string(), exampleValueSchema)).default([]),
+    /** The GraphQL field: its description, result type and namespace, where they differ from the defaults. */
+    graphql: z
+      .object({
+        description: z.string().min(1).optional(),
+        type: graphqlNameSchema.optional(),
+        typeDescription: z.string().min(1).optional(),
+        namespaceDescription: z.string().min(1).optional(),
+        namespaceTypeDescription: z.string().min(1).optional(),
+      })
+      .default({}),
+  })
+  .superRefine((contract, context) => {
+    const names = contract.parameters.map((parameter) => parameter.name);
+    names.forEach((name, index) => {
+      if (names.indexOf(name) !== index) {
+        context.addIssue({
+          code: 'custom',
+          message: `parameter ${name} is declared twice`,
+          path: ['parameters', index],
+        });
+      }
+    });
+    contract.examples.forEach((example, index) => {
+      for (const key of Object.keys(example)) {
+        if (!names.includes(key)) {
+          context.addIssue({
+            code: 'custom',
+            message: `names ${key}, which is no parameter`,
+            path: ['examples', index, key],
+          });
+        }
+      }
+    });
+  });
+
+export type EndpointContract = z.output<typeof contractSchema>;
+export type ParameterContract = EndpointContract['parameters'][number];
+export type ColumnContract = EndpointContract['columns'][string];

@@ -1,0 +1,81 @@
+import { join } from 'node:path';
+import { z } from 'zod';
+import { queriesDir as shippedQueriesDir } from '../paths.js';
+import type { FieldType, ScalarType, StructType } from './field-type.js';
+import { readYamlFile } from './yaml-file.js';
+
+/**
+ * A log source: one table named after it. `metadata` starts from the declared shape, which fixes
+ * the type of every field the saved queries read (so a query prepares on an empty store and the
+ * translator knows objects from arrays); ingestion adds further fields as they arrive.
+ */
+export interface LogSource {
+  /** Logical name, as written in the saved SQL and in `POST /api/logs?source_name=`. */
+  readonly name: string;
+  readonly description: string;
+  /** Whether records carry a top-level `project` column that queries filter on directly. */
+  readonly hasProject: boolean;
+  readonly metadata: StructType;
+  /** Further keys of the entry (other features' fields), kept as written. */
+  readonly [key: string]: unknown;
+}
+
+/** The file beside the saved queries that declares the sources they read. */
+export const sourcesFileName = 'sources.yaml';
+
+const scalarTypes: Readonly<Record<string, ScalarType>> = {
+  STRING: 'VARCHAR',
+  INT64: 'BIGINT',
+  FLOAT64: 'DOUBLE',
+  BOOL: 'BOOLEAN',
+};
+
+// A field is a BigQuery scalar type name, a map of fields (a nested record) or `[type]` (an array).
+const fieldTypeSchema: z.ZodType<FieldType> = z.lazy(() =>
+  z.union([
+    z
+      .enum(Object.keys(scalarTypes) as [string, ...string[]], {
+        message: `must be one of ${Object.keys(scalarTypes).join(', ')}, a map of fields or [TYPE]`,
+      })
+      .transform((name) => scalarTypes[name] as ScalarType),
+    z
+      .array(fieldTypeSchema)
+      .length(1, 'an array type is written [TYPE], with one element type')
+      .transform(([element]) => ({ list: element as FieldType })),
+    structSchema,
+  ]),
+);
+const structSchema: z.ZodType<StructType> = z
+  .record(z.string().min(1), fieldTypeSchema)
+  .transform((fields) => ({ struct: fields }));
+
+const sourceSchema = z.looseObject({
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'source names are letters, digits, dots, dashes and underscores'),
+  description: z.string().min(1),
+  hasProject: z.boolean(),
+  metadata: structSchema,
+});
+
+const sourcesFileSchema = z
+  .object({ sources: z.array(sourceSchema).nonempty() })
+  .refine((file) => new Set(file.sources.map((source) => source.name)).size === file.sources.length, {
+    message: 'two sources share a name',
+    path: ['sources'],
+  });
+
+/** Reads `<dir>/sources.yaml`; a bad file is refused with one line per problem. */
+export function readSources(dir: string): readonly LogSource[] {
+  return readYamlFile(join(dir, sourcesFileName), sourcesFileSchema).sources as LogSource[];
+}
+
+/** The nine Supabase-style sources shipped in `queries/sources.yaml`: the default set. */
+export const logSources: readonly LogSource[] = readSources(shippedQueriesDir);
+
+const shippedByName = new Map(logSources.map((source) => [source.name, source]));
+
+/** A shipped source by name. */
+export function findLogSource(name: string, sources?: readonly LogSource[]): LogSource | undefined {
+  return sources ? sources.find((source) => source.name === name) : shippedByName.get(name);
+}
