@@ -5,11 +5,13 @@ import type { BigQuery } from '@google-cloud/bigquery';
 import { type Logger, pino } from 'pino';
 import { loadOrCreateApiKey } from './api-key-file.js';
 import type { Config } from './config.js';
-import { type EndpointRegistry, loadEndpointRegistry } from './endpoints/registry.js';
+import { loadEndpointRegistry } from './endpoints/registry.js';
+import { type Snapshot, snapshotOf } from './endpoints/snapshot.js';
 import { createBigQueryClient, createBigQueryEngine } from './engines/bigquery-engine.js';
 import { createDuckDbEngine } from './engines/duckdb-engine.js';
 import type { QueryEngine } from './engines/query-engine.js';
 import { QuerygateError } from './errors.js';
+import { schemaFor } from './graphql/schema.js';
 import { createGraphQLFace } from './graphql/yoga.js';
 import { queriesDir } from './paths.js';
 import { createResolver, type Resolver } from './resolve/resolver.js';
@@ -29,7 +31,8 @@ export interface Querygate {
   /** `http://host:port`, with the port actually bound (config port 0 picks a free one). */
   readonly url: string;
   readonly apiKeys: readonly string[];
-  readonly registry: EndpointRegistry;
+  /** The endpoints served right now. */
+  readonly registry: Snapshot;
   readonly engine: QueryEngine;
   /** The resolver layer both faces share (its counters feed metrics). */
   readonly resolver: Resolver;
@@ -116,8 +119,12 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     onWarmError: (error, endpoint) =>
       logger.warn({ err: error, endpoint: endpoint.name }, 'cache warm run failed'),
   });
-  const graphql = createGraphQLFace({ registry, resolver, logger, maxReplayBytes: replayBytes });
-  const rest = createRestHandler({ registry, resolver, logs, maxBodyBytes: config.maxBodyBytes });
+  // The endpoints served, checked in full (shapes from the engine, the GraphQL schema) before use.
+  const snapshot = await snapshotOf(registry, config.queriesDir, engine);
+  schemaFor(snapshot);
+  const current = () => snapshot;
+  const graphql = createGraphQLFace({ snapshot: current, resolver, logger, maxReplayBytes: replayBytes });
+  const rest = createRestHandler({ registry: current, resolver, logs, maxBodyBytes: config.maxBodyBytes });
   const isAuthorised = createApiKeyCheck(apiKeys);
 
   const onUnexpected = (error: unknown) => logger.error({ err: error }, 'unexpected error');
@@ -156,7 +163,9 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     server,
     url: `http://${host}:${address.port}`,
     apiKeys,
-    registry,
+    get registry() {
+      return current();
+    },
     engine,
     resolver,
     logger,

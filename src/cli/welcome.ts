@@ -1,3 +1,6 @@
+import type { Endpoint } from '../endpoints/registry.js';
+import type { Snapshot } from '../endpoints/snapshot.js';
+import { exampleOperation } from '../graphql/example-operations.js';
 import type { Querygate } from '../server.js';
 import { demoDays, demoProjects } from '../storage/demo-logs.js';
 import type { DemoSeedOutcome } from '../storage/demo-seed.js';
@@ -6,12 +9,17 @@ import { demoTopUpIntervalMs } from '../storage/demo-traffic.js';
 /** What a newcomer needs after `npm start`: where to click and what to paste. */
 export function printWelcome(app: Querygate): void {
   const key = app.apiKeys[0] ?? '';
-  const [first] = app.registry.endpoints;
-  const examples: Record<string, string> = {
-    'logs.all': 'project=default&project_tier=PRO',
-    'functions.invocation-stats': 'project=default&interval=1hr',
-    'usage.api-counts': 'project=default&interval=minutely',
-  };
+  const snapshot = app.registry;
+  const [first] = snapshot.endpoints;
+  // Each endpoint's first example from its contract, as a REST query string.
+  const examples = Object.fromEntries(
+    snapshot.endpoints.map((endpoint) => [
+      endpoint.name,
+      new URLSearchParams(
+        Object.entries(endpoint.examples[0] ?? {}).map(([name, value]) => [name, String(value)]),
+      ).toString(),
+    ]),
+  );
   const lines = [
     '',
     `querygate is listening on ${app.url} (engine: ${app.engine.kind})`,
@@ -23,7 +31,8 @@ export function printWelcome(app: Querygate): void {
     `  Health:     ${app.url}/health`,
     '',
     'Try:',
-    ...app.registry.endpoints.map(
+    `  OpenAPI:    curl -H 'X-API-KEY: ${key}' ${app.url}/openapi.json`,
+    ...snapshot.endpoints.map(
       (endpoint) =>
         `  curl -H 'X-API-KEY: ${key}' '${app.url}/api/endpoints/${endpoint.name}?${examples[endpoint.name] ?? ''}'`,
     ),
@@ -32,15 +41,27 @@ export function printWelcome(app: Querygate): void {
           `  curl -H 'X-API-KEY: ${key}' '${app.url}/api/endpoints/query/${first.id}?${examples[first.name] ?? ''}'`,
         ]
       : []),
-    `  curl -H 'X-API-KEY: ${key}' -H 'content-type: application/json' -d '${graphqlExample}' ${app.url}/graphql`,
+    ...(first
+      ? [
+          `  curl -H 'X-API-KEY: ${key}' -H 'content-type: application/json' -d '${graphqlExample(first, snapshot)}' ${app.url}/graphql`,
+        ]
+      : []),
     '',
   ];
   process.stdout.write(`${lines.filter((line, i) => line !== '' || lines[i - 1] !== '').join('\n')}\n`);
 }
 
-const graphqlExample = JSON.stringify({
-  query: '{ usage { apiCounts(project: "default", interval: MINUTELY) { timestamp totalRestRequests } } }',
-});
+/** The first endpoint's example operation on one line, as a GraphQL request body. */
+function graphqlExample(endpoint: Endpoint, snapshot: Snapshot): string {
+  const operation = exampleOperation(endpoint, snapshot.shapes.get(endpoint.name) ?? [])
+    .split('\n')
+    .filter((line) => !line.startsWith('#'))
+    .map((line) => line.trim())
+    .join(' ')
+    .trim();
+  // A shell single-quoted string cannot hold a quote; the examples' values have none.
+  return JSON.stringify({ query: operation }).replaceAll("'", '');
+}
 
 /** What the store's demo traffic is, so that nobody wonders where the rows came from or went. */
 function demoLines(demo: DemoSeedOutcome | undefined): string[] {

@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import type { Endpoint, EndpointRegistry } from '../endpoints/registry.js';
+import type { Endpoint } from '../endpoints/registry.js';
 import type { ParameterValues } from '../engines/query-engine.js';
 import { QuerygateError } from '../errors.js';
 import { canonicalKey } from '../resolve/canonical-key.js';
@@ -7,7 +7,6 @@ import type { ResolvedResult, Resolver } from '../resolve/resolver.js';
 
 /** What every resolver of one GraphQL operation sees. */
 export interface GraphQLContext {
-  readonly registry: EndpointRegistry;
   /**
    * Runs an endpoint with bound parameters through the resolver layer. Within one operation the
    * same endpoint and parameters (e.g. two aliases of one field) run once.
@@ -21,7 +20,6 @@ export interface EndpointCall {
 }
 
 export interface GraphQLContextOptions {
-  readonly registry: EndpointRegistry;
   readonly resolver: Resolver;
   /** The operation's request; when the client goes away its runs may be abandoned. */
   readonly signal?: AbortSignal | undefined;
@@ -59,7 +57,6 @@ export function createGraphQLContext(options: GraphQLContextOptions): GraphQLCon
   const maxCalls = options.maxCallsPerOperation ?? defaultMaxCallsPerOperation;
   const distinct = new Set<string>();
   return {
-    registry: options.registry,
     loadEndpoint: (endpoint, params) => {
       const call = { endpoint, params };
       distinct.add(canonicalKey(endpoint, params));

@@ -49,7 +49,7 @@ const EndpointParameter = builder.objectRef<ParameterContract>('EndpointParamete
   }),
 });
 
-const EndpointType = builder.objectRef<Endpoint>('Endpoint').implement({
+export const EndpointType = builder.objectRef<Endpoint>('Endpoint').implement({
   description: 'A saved, parameterised analytics query.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'UUID, used in the by-UUID path /api/endpoints/query/<id>.' }),
@@ -73,11 +73,3 @@ const EndpointType = builder.objectRef<Endpoint>('Endpoint').implement({
     }),
   }),
 });
-
-builder.queryField('endpoints', (t) =>
-  t.field({
-    type: [EndpointType],
-    description: 'Every saved query this server serves.',
-    resolve: (_root, _args, context) => context.registry.endpoints,
-  }),
-);

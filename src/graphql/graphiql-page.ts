@@ -3,74 +3,33 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { GraphiQLOptions } from 'graphql-yoga';
+import type { Snapshot } from '../endpoints/snapshot.js';
+import { exampleOperations } from './example-operations.js';
 
 const gzipAsync = promisify(gzip);
 
 /** The header GraphiQL must send; the page opens with it in the headers tab, waiting for a value. */
 export const apiKeyHeaders = JSON.stringify({ 'X-API-KEY': '' }, null, 2);
 
-/** One tab per saved query, so a newcomer can run each after pasting the key. */
-export const exampleTabs = [
-  {
-    query: /* GraphQL */ `# Recent log records of a project (logs.all).
-# Put your key in the Headers tab below and press the run button (Ctrl-Enter).
-# Re-fetch the schema (Shift-Ctrl-R) with the key for completion and the docs.
-query RecentLogs {
-  logs {
-    all(project: "default", projectTier: PRO) {
-      id
-      timestamp
-      eventMessage
-      metadata
-    }
-  }
+/**
+ * GraphiQL's options for a snapshot: one example tab per saved query (see example-operations.ts),
+ * so a newcomer can run each after pasting the key. Yoga's page opens its first tab with `query`
+ * (else its own welcome text), so that is the first example too.
+ */
+export function graphiqlOptionsFor(snapshot: Snapshot): GraphiQLOptions & { query?: string } {
+  const tabs = exampleOperations(snapshot).map((query) => ({ query, headers: apiKeyHeaders }));
+  return {
+    title: 'querygate GraphiQL',
+    defaultTabs: tabs,
+    query: tabs[0]?.query,
+    defaultQuery: tabs[0]?.query,
+    headers: apiKeyHeaders,
+    defaultHeaders: apiKeyHeaders,
+    defaultEditorToolsVisibility: 'headers',
+    // The key stays in the page: it is never written to the browser's storage.
+    shouldPersistHeaders: false,
+  };
 }
-`,
-  },
-  {
-    query: /* GraphQL */ `# Edge-function invocation statistics per minute over the last hour (functions.invocation-stats).
-query InvocationStats {
-  functions {
-    invocationStats(project: "default", interval: ONE_HOUR) {
-      timestamp
-      count
-      errorCount
-      avgExecutionTime
-      p95ExecutionTime
-    }
-  }
-}
-`,
-  },
-  {
-    query: /* GraphQL */ `# API requests per area and minute over the last hour (usage.api-counts).
-query ApiCounts {
-  usage {
-    apiCounts(project: "default", interval: MINUTELY) {
-      timestamp
-      totalRestRequests
-      totalStorageRequests
-      totalAuthRequests
-      totalRealtimeRequests
-    }
-  }
-}
-`,
-  },
-].map((tab) => ({ ...tab, headers: apiKeyHeaders }));
-
-// Yoga's page opens its first tab with `query` (else its own welcome text), so it is the first example too.
-export const graphiqlOptions: GraphiQLOptions & { query?: string } = {
-  title: 'querygate GraphiQL',
-  defaultTabs: exampleTabs,
-  query: exampleTabs[0]?.query,
-  defaultQuery: exampleTabs[0]?.query,
-  headers: apiKeyHeaders,
-  defaultHeaders: apiKeyHeaders,
-  defaultEditorToolsVisibility: 'headers',
-  // The key stays in the page: it is never written to the browser's storage.
-  shouldPersistHeaders: false,
-};
 
 // GraphiQL inlines its scripts, styles and editor workers (as blob: URLs); it needs nothing from
 // another origin, and this policy makes the browser refuse any such load if that ever changes.
@@ -89,15 +48,16 @@ const contentSecurityPolicy = [
 
 /**
  * The GraphiQL page, rendered by @graphql-yoga/render-graphiql (every asset inlined, nothing
- * from a CDN) once, on first use: it is about 9 MB, so it is kept and sent gzipped when the
- * browser accepts it.
+ * from a CDN) once per snapshot, on first use: it is about 9 MB, so it is kept and sent gzipped
+ * when the browser accepts it. A reload renders the next snapshot's page when it is first asked for.
  */
-export function createGraphiQLPage(options: GraphiQLOptions = graphiqlOptions) {
-  let page: { plain: Buffer; gzipped: Promise<Buffer> } | undefined;
+export function createGraphiQLPage(snapshot: () => Snapshot) {
+  let page: { for: Snapshot; plain: Buffer; gzipped: Promise<Buffer> } | undefined;
   const load = () => {
-    if (!page) {
-      const plain = Buffer.from(renderGraphiQL(options), 'utf8');
-      page = { plain, gzipped: gzipAsync(plain) };
+    const current = snapshot();
+    if (page?.for !== current) {
+      const plain = Buffer.from(renderGraphiQL(graphiqlOptionsFor(current)), 'utf8');
+      page = { for: current, plain, gzipped: gzipAsync(plain) };
     }
     return page;
   };

@@ -2,20 +2,21 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GraphQLError } from 'graphql';
 import { createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import type { EndpointRegistry } from '../endpoints/registry.js';
+import type { Snapshot } from '../endpoints/snapshot.js';
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import type { Resolver } from '../resolve/resolver.js';
 import { createGraphQLContext, type GraphQLContext } from './context.js';
 import { createGraphiQLPage } from './graphiql-page.js';
 import { createResponseReplay, type ReplayServerContext } from './response-replay.js';
-import { schema } from './schema.js';
+import { schemaFor } from './schema.js';
 import { useErrorCodes } from './use-error-codes.js';
 import { useResponseRecording } from './use-response-recording.js';
 
 export const graphqlPath = '/graphql';
 
 export interface GraphQLFaceOptions {
-  readonly registry: EndpointRegistry;
+  /** The endpoints served now; each operation runs on the schema of the snapshot it started with. */
+  readonly snapshot: () => Snapshot;
   readonly resolver: Resolver;
   readonly logger: Logger;
   /** Approximate bytes of GraphQL responses kept for replay (see response-replay.ts). @default 8 MiB */
@@ -33,7 +34,8 @@ export function createQuerygateYoga(
 ): YogaServerInstance<ReplayServerContext, GraphQLContext> {
   const { logger } = options;
   return createYoga<ReplayServerContext, GraphQLContext>({
-    schema,
+    // A schema factory: a reload swaps the snapshot, and the next operation gets its schema.
+    schema: () => schemaFor(options.snapshot()),
     graphqlEndpoint: graphqlPath,
     graphiql: false,
     landingPage: false,
@@ -41,7 +43,6 @@ export function createQuerygateYoga(
     cors: false,
     context: ({ request, recording }) =>
       createGraphQLContext({
-        registry: options.registry,
         resolver: options.resolver,
         signal: request.signal,
         onResolved:
@@ -96,7 +97,7 @@ export function createGraphQLFace(options: GraphQLFaceOptions) {
     resolver: options.resolver,
     ...(options.maxReplayBytes === undefined ? {} : { maxBytes: options.maxReplayBytes }),
   });
-  const page = createGraphiQLPage();
+  const page = createGraphiQLPage(options.snapshot);
   return {
     yoga,
     path: graphqlPath,

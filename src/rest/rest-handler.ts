@@ -16,7 +16,8 @@ export interface LogSink {
 }
 
 export interface RestHandlerOptions {
-  readonly registry: EndpointRegistry;
+  /** The endpoints served now; each request uses the set it started with. */
+  readonly registry: () => EndpointRegistry;
   readonly resolver: Resolver;
   readonly logs: LogSink;
   readonly maxBodyBytes: number;
@@ -31,7 +32,7 @@ const byIdPrefix = '/api/endpoints/query/';
  * or throws a QuerygateError. Returns false when the path is not a REST route.
  */
 export function createRestHandler(options: RestHandlerOptions) {
-  const { registry, resolver } = options;
+  const { resolver } = options;
 
   async function runEndpoint(
     endpoint: Endpoint,
@@ -62,6 +63,7 @@ export function createRestHandler(options: RestHandlerOptions) {
     url: RequestTarget,
   ): Promise<boolean> {
     const path = url.pathname;
+    const registry = options.registry();
     if (path === '/api/endpoints' || path === '/api/endpoints/') {
       allowMethods(req, ['GET', 'HEAD']);
       sendJson(res, 200, { result: registry.endpoints.map(describeEndpoint) });

@@ -97,10 +97,10 @@ describe.skipIf(!chromiumPresent)('GraphiQL in Chromium, offline', () => {
   it('runs a query with the key from the headers tab and shows fixture rows', async () => {
     await page.goto(`${service.url}/graphql`);
     await page.locator('.graphiql-execute-button').waitFor({ timeout: 30_000 });
-    // The three example operations open as tabs.
+    // The three example operations open as tabs, in the order of the contract files' names.
     await expect
       .poll(() => page.locator('.graphiql-tab-button').allTextContents())
-      .toEqual(['RecentLogs', 'InvocationStats', 'ApiCounts']);
+      .toEqual(['FunctionsInvocationStats', 'LogsAll', 'UsageApiCounts']);
 
     // The headers tab opens prefilled with the header name; the key goes in as its value.
     await page

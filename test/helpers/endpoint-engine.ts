@@ -1,4 +1,5 @@
 import { type EndpointRegistry, loadEndpointRegistry } from '../../src/endpoints/registry.js';
+import { type Snapshot, snapshotOf } from '../../src/endpoints/snapshot.js';
 import { logSources } from '../../src/endpoints/sources.js';
 import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
 import type { QueryEngine } from '../../src/engines/query-engine.js';
@@ -9,6 +10,8 @@ import { createScratchEngine, type ScratchEngine } from './scratch-engine.js';
 /** The saved endpoints on the real DuckDB engine over an in-memory store that tests fill by hand. */
 export interface EndpointEngine {
   readonly registry: EndpointRegistry;
+  /** The shipped queries with their shapes, as the server serves them. */
+  readonly snapshot: Snapshot;
   readonly engine: QueryEngine;
   readonly scratch: ScratchEngine;
   /** Inserts records into a source table with plain DuckDB SQL. */
@@ -26,8 +29,10 @@ export async function createEndpointEngine(): Promise<EndpointEngine> {
     queriesDir,
     timeoutMs: 10_000,
   });
+  const snapshot = await snapshotOf(registry, queriesDir, engine);
   return {
     registry,
+    snapshot,
     engine,
     scratch,
     async insert(source, records) {

@@ -55,7 +55,8 @@ describe('auth', () => {
     const response = await postGraphQL(service, endpointsQuery);
     expect(response.status).toBe(200);
     expect(response.data).toEqual({
-      endpoints: [{ name: 'logs.all' }, { name: 'functions.invocation-stats' }, { name: 'usage.api-counts' }],
+      // In the order of the contract files' names, as the registry reads the directory.
+      endpoints: [{ name: 'functions.invocation-stats' }, { name: 'logs.all' }, { name: 'usage.api-counts' }],
     });
   });
 

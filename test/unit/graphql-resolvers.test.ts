@@ -70,7 +70,7 @@ beforeEach(() => {
     },
   });
   yoga = createQuerygateYoga({
-    registry: store.registry,
+    snapshot: () => store.snapshot,
     resolver,
     logger: pino({ level: 'warn' }, logStream),
   });
@@ -312,7 +312,7 @@ describe('errors', () => {
       },
     };
     const own = createQuerygateYoga({
-      registry: store.registry,
+      snapshot: () => store.snapshot,
       resolver: createResolver({ engine: idless, now: () => t0 }),
       logger: pino({ level: 'silent' }),
     });

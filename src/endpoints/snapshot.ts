@@ -1,0 +1,93 @@
+import type { ColumnType, QueryEngine, ResultColumn } from '../engines/query-engine.js';
+import { type Endpoint, type EndpointRegistry, loadEndpointRegistry } from './registry.js';
+
+/**
+ * A result column as the faces expose it: the engine's type, except where the contract declares
+ * JSON (then nested fields that grow with ingestion never change it), and the contract's
+ * nullability (the engines cannot tell).
+ */
+export interface ShapeColumn {
+  readonly name: string;
+  readonly type: ColumnType;
+  readonly nullable: boolean;
+  /** RECORD only: the fields of each record of the repeated record. */
+  readonly fields?: readonly ShapeColumn[];
+}
+
+/**
+ * One loaded, checked set of endpoints: the registry with each endpoint's result shape as the
+ * engine derived it. Immutable; a reload builds a new one and swaps it in whole, and a request
+ * keeps the one it started with.
+ */
+export interface Snapshot extends EndpointRegistry {
+  /** Counts loads: 1 at start, then one more per successful reload. */
+  readonly version: number;
+  readonly queriesDir: string;
+  /** By endpoint name. */
+  readonly shapes: ReadonlyMap<string, readonly ShapeColumn[]>;
+}
+
+/**
+ * Loads a queries directory and derives every endpoint's result shape from the engine. Any
+ * problem anywhere refuses the whole set, with one line per problem.
+ */
+export async function loadSnapshot(queriesDir: string, engine: QueryEngine, version = 1): Promise<Snapshot> {
+  return snapshotOf(loadEndpointRegistry(queriesDir), queriesDir, engine, version);
+}
+
+/** The snapshot of a registry already loaded (start-up needs its sources before the engine). */
+export async function snapshotOf(
+  registry: EndpointRegistry,
+  queriesDir: string,
+  engine: QueryEngine,
+  version = 1,
+): Promise<Snapshot> {
+  const problems: string[] = [];
+  const shapes = new Map<string, readonly ShapeColumn[]>();
+  for (const endpoint of registry.endpoints) {
+    try {
+      shapes.set(endpoint.name, shapeOf(endpoint, await engine.describe(endpoint)));
+    } catch (error) {
+      problems.push(problemLine(endpoint, error));
+    }
+  }
+  if (problems.length > 0) throw new Error(problems.join('\n'));
+  return Object.freeze({ ...registry, version, queriesDir, shapes });
+}
+
+function problemLine(endpoint: Endpoint, error: unknown): string {
+  const message = (error as Error).message;
+  return message.startsWith(endpoint.contractFile) ? message : `${endpoint.contractFile}: ${message}`;
+}
+
+/** The shape of an endpoint's result: the engine's columns checked against the contract's. */
+export function shapeOf(endpoint: Endpoint, described: readonly ResultColumn[]): ShapeColumn[] {
+  const returned = new Set(described.map((column) => column.name));
+  const problems = [
+    ...described
+      .filter((column) => endpoint.columns[column.name] === undefined)
+      .map((column) => `columns: the query returns ${column.name}, which has no description in the contract`),
+    ...Object.keys(endpoint.columns)
+      .filter((name) => !returned.has(name))
+      .map((name) => `columns.${name}: the query returns no column ${name}`),
+  ];
+  if (problems.length > 0)
+    throw new Error(problems.map((line) => `${endpoint.contractFile}: ${line}`).join('\n'));
+  return described.map((column) => {
+    const contract = endpoint.columns[column.name];
+    const nullable = contract?.nullable ?? true;
+    if (contract?.json) return { name: column.name, type: 'JSON', nullable };
+    return faceColumn(column, nullable);
+  });
+}
+
+function faceColumn(column: ResultColumn, nullable: boolean): ShapeColumn {
+  return {
+    name: column.name,
+    type: column.type,
+    nullable,
+    ...(column.type === 'RECORD'
+      ? { fields: (column.fields ?? []).map((field) => faceColumn(field, true)) }
+      : {}),
+  };
+}
