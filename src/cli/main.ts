@@ -37,6 +37,32 @@ program
     await runImport(loadConfig(), options.source, file);
   });
 
+const queries = program
+  .command('queries')
+  .description('Check and lock a queries directory (<name>.sql + <name>.yaml, sources.yaml)');
+
+queries
+  .command('check')
+  .description(
+    'Run every check the server makes before serving, without serving; exits 1 naming each problem',
+  )
+  .option('--queries <dir>', 'the queries directory (QUERYGATE_QUERIES_DIR; default: the shipped queries/)')
+  .action(async (options: { queries?: string }) => {
+    const { runQueriesCheck } = await import('./queries-commands.js');
+    const ok = await runQueriesCheck({ queriesDir: loadConfig(withQueriesDir(options.queries)).queriesDir });
+    if (!ok) process.exitCode = 1;
+  });
+
+queries
+  .command('lock')
+  .description("Write each endpoint's result shape to <name>.lock.json, accepting changed shapes")
+  .option('--queries <dir>', 'the queries directory (QUERYGATE_QUERIES_DIR; default: the shipped queries/)')
+  .action(async (options: { queries?: string }) => {
+    const { runQueriesLock } = await import('./queries-commands.js');
+    const ok = await runQueriesLock({ queriesDir: loadConfig(withQueriesDir(options.queries)).queriesDir });
+    if (!ok) process.exitCode = 1;
+  });
+
 const bigquery = program
   .command('bigquery')
   .description('Set up and check the BigQuery engine (QUERYGATE_BIGQUERY_*)');

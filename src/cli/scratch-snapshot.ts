@@ -1,5 +1,5 @@
 import { loadEndpointRegistry } from '../endpoints/registry.js';
-import { type Snapshot, snapshotOf } from '../endpoints/snapshot.js';
+import { type Snapshot, type SnapshotOptions, snapshotOf } from '../endpoints/snapshot.js';
 import { createDuckDbEngine } from '../engines/duckdb-engine.js';
 import { queriesDir as shippedQueriesDir } from '../paths.js';
 import { openDatabase } from '../storage/database.js';
@@ -10,7 +10,10 @@ import { ensureLogTables } from '../storage/log-tables.js';
  * every check the server makes at start, without a server or a data directory. For the commands
  * that print the schema or check queries.
  */
-export async function loadScratchSnapshot(queriesDir: string): Promise<Snapshot> {
+export async function loadScratchSnapshot(
+  queriesDir: string,
+  options: SnapshotOptions = {},
+): Promise<Snapshot> {
   const registry = loadEndpointRegistry(queriesDir);
   const database = await openDatabase(':memory:');
   try {
@@ -26,7 +29,7 @@ export async function loadScratchSnapshot(queriesDir: string): Promise<Snapshot>
       connections: 1,
     });
     try {
-      return await snapshotOf(registry, queriesDir, engine);
+      return await snapshotOf(registry, queriesDir, engine, options);
     } finally {
       await engine.close();
     }

@@ -1,5 +1,6 @@
 import type { ColumnType, QueryEngine, ResultColumn } from '../engines/query-engine.js';
 import { type Endpoint, type EndpointRegistry, loadEndpointRegistry } from './registry.js';
+import { lockFileOf, readLock, shapeDifferences } from './shape-lock.js';
 
 /**
  * A result column as the faces expose it: the engine's type, except where the contract declares
@@ -31,8 +32,23 @@ export interface Snapshot extends EndpointRegistry {
  * Loads a queries directory and derives every endpoint's result shape from the engine. Any
  * problem anywhere refuses the whole set, with one line per problem.
  */
-export async function loadSnapshot(queriesDir: string, engine: QueryEngine, version = 1): Promise<Snapshot> {
-  return snapshotOf(loadEndpointRegistry(queriesDir), queriesDir, engine, version);
+export async function loadSnapshot(
+  queriesDir: string,
+  engine: QueryEngine,
+  options: SnapshotOptions = {},
+): Promise<Snapshot> {
+  return snapshotOf(loadEndpointRegistry(queriesDir), queriesDir, engine, options);
+}
+
+export interface SnapshotOptions {
+  /** @default 1 */
+  readonly version?: number;
+  /**
+   * How shapes meet their locks: `check` refuses a shape that differs from its lock (an endpoint
+   * without one is served unlocked), `require` also refuses a missing lock (`queries check`),
+   * `ignore` skips them (`queries lock`). @default 'check'
+   */
+  readonly locks?: 'check' | 'require' | 'ignore';
 }
 
 /** The snapshot of a registry already loaded (start-up needs its sources before the engine). */
@@ -40,24 +56,42 @@ export async function snapshotOf(
   registry: EndpointRegistry,
   queriesDir: string,
   engine: QueryEngine,
-  version = 1,
+  { version = 1, locks = 'check' }: SnapshotOptions = {},
 ): Promise<Snapshot> {
   const problems: string[] = [];
   const shapes = new Map<string, readonly ShapeColumn[]>();
   for (const endpoint of registry.endpoints) {
     try {
-      shapes.set(endpoint.name, shapeOf(endpoint, await engine.describe(endpoint)));
+      const shape = shapeOf(endpoint, await engine.describe(endpoint));
+      if (locks !== 'ignore') checkLock(queriesDir, endpoint, shape, locks === 'require');
+      shapes.set(endpoint.name, shape);
     } catch (error) {
-      problems.push(problemLine(endpoint, error));
+      problems.push(problemLine(queriesDir, endpoint, error));
     }
   }
   if (problems.length > 0) throw new Error(problems.join('\n'));
   return Object.freeze({ ...registry, version, queriesDir, shapes });
 }
 
-function problemLine(endpoint: Endpoint, error: unknown): string {
+function checkLock(queriesDir: string, endpoint: Endpoint, shape: readonly ShapeColumn[], required: boolean) {
+  const locked = readLock(queriesDir, endpoint.name);
+  const file = lockFileOf(queriesDir, endpoint.name);
+  if (locked === undefined) {
+    if (required) throw new Error(`${file}: is missing; run querygate queries lock`);
+    return;
+  }
+  const differences = shapeDifferences(locked, shape);
+  if (differences.length > 0) {
+    throw new Error(
+      `${file}: the result of ${endpoint.name} differs from its lock (accept it with querygate queries lock): ${differences.join('; ')}`,
+    );
+  }
+}
+
+/** A problem as `file: what`, naming the contract where the message names no file of the directory. */
+function problemLine(queriesDir: string, endpoint: Endpoint, error: unknown): string {
   const message = (error as Error).message;
-  return message.startsWith(endpoint.contractFile) ? message : `${endpoint.contractFile}: ${message}`;
+  return message.startsWith(queriesDir) ? message : `${endpoint.contractFile}: ${message}`;
 }
 
 /** The shape of an endpoint's result: the engine's columns checked against the contract's. */

@@ -1,10 +1,11 @@
 import type { Endpoint } from '../endpoints/registry.js';
 import type { ParameterValues } from '../engines/query-engine.js';
 
-type KeyedEndpoint = Pick<Endpoint, 'id' | 'parameters'>;
+type KeyedEndpoint = Pick<Endpoint, 'id' | 'parameters'> & { readonly hash?: string | undefined };
 
 /**
- * The identity of one result: the endpoint's UUID and its contract's parameters, sorted by
+ * The identity of one result: the endpoint's UUID with the hash of its SQL and contract (so a
+ * changed endpoint never answers from its old results) and its contract's parameters, sorted by
  * name, with unset ones (absent, null or empty) left out. A call by name, by UUID, over REST or
  * over GraphQL with the same bound values lands on the same key; values outside the contract
  * never take part, so they cannot split one result into many.
@@ -29,7 +30,8 @@ function keyShape(endpoint: KeyedEndpoint) {
   let shape = shapes.get(endpoint);
   if (!shape) {
     const names = endpoint.parameters.map(({ name }) => name).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    shape = { prefix: `${endpoint.id.toLowerCase()}?`, names };
+    const version = endpoint.hash === undefined ? '' : `@${endpoint.hash}`;
+    shape = { prefix: `${endpoint.id.toLowerCase()}${version}?`, names };
     shapes.set(endpoint, shape);
   }
   return shape;

@@ -21,6 +21,11 @@ export interface Resolver {
    * would and returns true; otherwise changes nothing and returns false.
    */
   reuse(calls: readonly ReusedCall[]): boolean;
+  /**
+   * Drops the cached results (and so their warm timers) of every endpoint `keep` says no to: a
+   * reload's changed and removed endpoints. Runs under way finish for their callers.
+   */
+  retain(keep: (endpoint: Endpoint) => boolean): void;
   /** A snapshot of the counters, for metrics. */
   stats(): ResolverStats;
   /** Resolves once no warm run is queued or running. */
@@ -241,6 +246,7 @@ export function createResolver(options: ResolverOptions): Resolver {
       entry.lastRequestedAt = Math.max(entry.lastRequestedAt, requestedAt);
       return answer(endpoint, entry.result, entry.computedAt);
     },
+    retain: (keep) => cache.retain((entry) => keep(entry.endpoint)),
     stats: () => ({ ...counters, entries: cache.entries, bytes: cache.bytes }),
     idle: () => warmer.idle(),
     async close() {

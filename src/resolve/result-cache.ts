@@ -37,6 +37,8 @@ export interface ResultCache {
   /** Stores an entry; false when it alone is larger than the bound and so was not kept. */
   store(entry: CacheEntry): boolean;
   delete(key: string): void;
+  /** Drops every entry `keep` says no to (a reload's changed and removed endpoints). */
+  retain(keep: (entry: CacheEntry) => boolean): void;
   clear(): void;
   readonly entries: number;
   readonly bytes: number;
@@ -74,6 +76,9 @@ export function createResultCache(options: ResultCacheOptions): ResultCache {
     },
     delete: (key) => {
       lru.delete(key);
+    },
+    retain(keep) {
+      for (const [key, held] of [...lru.entries()]) if (!keep(held.entry)) lru.delete(key);
     },
     clear: () => lru.clear(),
     get entries() {

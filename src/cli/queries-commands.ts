@@ -1,0 +1,52 @@
+import { resolve } from 'node:path';
+import { writeLock } from '../endpoints/shape-lock.js';
+import type { Snapshot, SnapshotOptions } from '../endpoints/snapshot.js';
+import { schemaFor } from '../graphql/schema.js';
+import { loadScratchSnapshot } from './scratch-snapshot.js';
+
+export interface QueriesCommandOptions {
+  readonly queriesDir: string;
+  /** Where lines go. @default process.stdout */
+  readonly print?: (line: string) => void;
+}
+
+/**
+ * `querygate queries check`: every check the server makes before serving a queries directory,
+ * without serving it: the contracts and sources validate, the SQL parses and translates, its
+ * `@params` match the contract, each statement prepares on an empty DuckDB store with the declared
+ * sources, each shape equals its lock (a missing lock is a problem here), and the GraphQL schema
+ * builds. One line per problem; false when there was any.
+ */
+export async function runQueriesCheck(options: QueriesCommandOptions): Promise<boolean> {
+  const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const snapshot = await attempt(options, { locks: 'require' }, print);
+  if (!snapshot) return false;
+  print(`✓ ${snapshot.endpoints.length} endpoints in ${resolve(options.queriesDir)} pass every check`);
+  return true;
+}
+
+/** `querygate queries lock`: writes each endpoint's current shape as its lock. */
+export async function runQueriesLock(options: QueriesCommandOptions): Promise<boolean> {
+  const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const snapshot = await attempt(options, { locks: 'ignore' }, print);
+  if (!snapshot) return false;
+  for (const endpoint of snapshot.endpoints) {
+    print(`Locked ${writeLock(options.queriesDir, endpoint.name, snapshot.shapes.get(endpoint.name) ?? [])}`);
+  }
+  return true;
+}
+
+async function attempt(
+  options: QueriesCommandOptions,
+  snapshotOptions: SnapshotOptions,
+  print: (line: string) => void,
+): Promise<Snapshot | undefined> {
+  try {
+    const snapshot = await loadScratchSnapshot(resolve(options.queriesDir), snapshotOptions);
+    schemaFor(snapshot);
+    return snapshot;
+  } catch (error) {
+    for (const line of (error as Error).message.split('\n')) print(`✗ ${line}`);
+    return undefined;
+  }
+}
