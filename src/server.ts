@@ -6,6 +6,7 @@ import { type Logger, pino } from 'pino';
 import { loadOrCreateApiKey } from './api-key-file.js';
 import type { Config } from './config.js';
 import { loadEndpointRegistry } from './endpoints/registry.js';
+import { createServedEndpoints, type ReloadOutcome } from './endpoints/reload.js';
 import { type Snapshot, snapshotOf } from './endpoints/snapshot.js';
 import { createBigQueryClient, createBigQueryEngine } from './engines/bigquery-engine.js';
 import { createDuckDbEngine } from './engines/duckdb-engine.js';
@@ -13,6 +14,7 @@ import type { QueryEngine } from './engines/query-engine.js';
 import { QuerygateError } from './errors.js';
 import { schemaFor } from './graphql/schema.js';
 import { createGraphQLFace } from './graphql/yoga.js';
+import { openApiFor, openApiPath } from './openapi/document.js';
 import { queriesDir } from './paths.js';
 import { createResolver, type Resolver } from './resolve/resolver.js';
 import type { Timers } from './resolve/time-source.js';
@@ -33,6 +35,10 @@ export interface Querygate {
   readonly apiKeys: readonly string[];
   /** The endpoints served right now. */
   readonly registry: Snapshot;
+  /** Loads the queries directory again; the old set keeps serving unless the new one passes every check. */
+  reload(): Promise<ReloadOutcome>;
+  /** Reloads on every change in the queries directory (`serve --watch`). */
+  watch(): void;
   readonly engine: QueryEngine;
   /** The resolver layer both faces share (its counters feed metrics). */
   readonly resolver: Resolver;
@@ -120,9 +126,23 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
       logger.warn({ err: error, endpoint: endpoint.name }, 'cache warm run failed'),
   });
   // The endpoints served, checked in full (shapes from the engine, the GraphQL schema) before use.
-  const snapshot = await snapshotOf(registry, config.queriesDir, engine);
-  schemaFor(snapshot);
-  const current = () => snapshot;
+  // Every face is built from a snapshot before it serves, so one that cannot be refuses it.
+  const check = (snapshot: Snapshot) => {
+    schemaFor(snapshot);
+    openApiFor(snapshot);
+  };
+  const initial = await snapshotOf(registry, config.queriesDir, engine);
+  check(initial);
+  const served = createServedEndpoints({
+    initial,
+    engine,
+    logger,
+    check,
+    // Results (with their warm timers and the GraphQL responses made of them) of changed or
+    // removed endpoints go; the others stay.
+    onSwap: (_next, gone) => resolver.retain((endpoint) => !gone(endpoint)),
+  });
+  const current = served.current;
   const graphql = createGraphQLFace({ snapshot: current, resolver, logger, maxReplayBytes: replayBytes });
   const rest = createRestHandler({ registry: current, resolver, logs, maxBodyBytes: config.maxBodyBytes });
   const isAuthorised = createApiKeyCheck(apiKeys);
@@ -143,6 +163,10 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     }
     if (url.pathname === graphql.path) {
       await graphql.handle(req, res);
+      return;
+    }
+    if (url.pathname === openApiPath && (req.method === 'GET' || req.method === 'HEAD')) {
+      sendJson(res, 200, openApiFor(current()));
       return;
     }
     if (await rest(req, res, url)) return;
@@ -166,12 +190,15 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     get registry() {
       return current();
     },
+    reload: served.reload,
+    watch: served.watch,
     engine,
     resolver,
     logger,
     demoEvents: demo && demo.atStart.kind !== 'not-demo' ? demo.atStart.written : 0,
     demo: demo?.atStart,
     async close() {
+      served.close();
       await demo?.close();
       // server.close() waits for every connection to end; kept-alive ones would hold it for
       // seconds, so they are closed at once (their requests' runs are abandoned below).

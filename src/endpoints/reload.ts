@@ -1,0 +1,108 @@
+import { type FSWatcher, watch } from 'node:fs';
+import type { Logger } from 'pino';
+import type { QueryEngine } from '../engines/query-engine.js';
+import type { Endpoint } from './registry.js';
+import { loadSnapshot, type Snapshot } from './snapshot.js';
+
+export interface ServedEndpointsOptions {
+  readonly initial: Snapshot;
+  readonly engine: QueryEngine;
+  readonly logger: Logger;
+  /** Further checks a new snapshot must pass before it is served (the faces build from it). */
+  readonly check: (snapshot: Snapshot) => void;
+  /** Told once a new snapshot serves, with the endpoints it changed or removed. */
+  readonly onSwap: (next: Snapshot, gone: (endpoint: Endpoint) => boolean) => void;
+}
+
+export type ReloadOutcome =
+  | {
+      readonly ok: true;
+      readonly version: number;
+      readonly added: string[];
+      readonly changed: string[];
+      readonly removed: string[];
+    }
+  | { readonly ok: false; readonly version: number; readonly problems: string[] };
+
+/**
+ * The snapshot being served and how it is replaced. A reload loads the directory again and checks
+ * the new set in full (contracts, SQL, shapes from the engine and their locks, the faces); only
+ * then does it replace the old set, in one assignment, so REST, GraphQL and OpenAPI change
+ * together and a request keeps the snapshot it started with. If anything fails the old set keeps
+ * serving and the log says why. Reloads run one at a time; one asked for meanwhile runs after.
+ */
+export function createServedEndpoints(options: ServedEndpointsOptions) {
+  const { engine, logger } = options;
+  let current = options.initial;
+  let running: Promise<ReloadOutcome> | undefined;
+  let again = false;
+  let watcher: FSWatcher | undefined;
+  let debounce: NodeJS.Timeout | undefined;
+
+  async function reloadOnce(): Promise<ReloadOutcome> {
+    const old = current;
+    let next: Snapshot;
+    try {
+      next = await loadSnapshot(old.queriesDir, engine, { version: old.version + 1 });
+      options.check(next);
+    } catch (error) {
+      const problems = (error as Error).message.split('\n');
+      logger.error(
+        { problems, version: old.version },
+        `reload refused; still serving version ${old.version}`,
+      );
+      return { ok: false, version: old.version, problems };
+    }
+    const kept = new Map(next.endpoints.map((endpoint) => [endpoint.id.toLowerCase(), endpoint.hash]));
+    const gone = (endpoint: Endpoint) => kept.get(endpoint.id.toLowerCase()) !== endpoint.hash;
+    const names = (endpoints: readonly Endpoint[]) => new Set(endpoints.map((endpoint) => endpoint.name));
+    const before = names(old.endpoints);
+    const after = names(next.endpoints);
+    const outcome = {
+      ok: true as const,
+      version: next.version,
+      added: [...after].filter((name) => !before.has(name)),
+      removed: [...before].filter((name) => !after.has(name)),
+      changed: next.endpoints
+        .filter((endpoint) => before.has(endpoint.name) && old.find(endpoint.name)?.hash !== endpoint.hash)
+        .map((endpoint) => endpoint.name),
+    };
+    current = next;
+    options.onSwap(next, gone);
+    logger.info(outcome, `reloaded ${old.queriesDir}: now serving version ${next.version}`);
+    return outcome;
+  }
+
+  function reload(): Promise<ReloadOutcome> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      let outcome: ReloadOutcome;
+      do {
+        again = false;
+        outcome = await reloadOnce();
+      } while (again);
+      running = undefined;
+      return outcome;
+    })();
+    return running;
+  }
+
+  return {
+    current: () => current,
+    reload,
+    /** Reloads whenever a file of the directory changes (development): a burst of writes is one reload. */
+    watch(): void {
+      watcher ??= watch(current.queriesDir, () => {
+        clearTimeout(debounce);
+        debounce = setTimeout(() => void reload(), 200);
+      });
+    },
+    close(): void {
+      clearTimeout(debounce);
+      watcher?.close();
+    },
+  };
+}

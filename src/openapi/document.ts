@@ -1,0 +1,210 @@
+import type { ParameterContract } from '../endpoints/contract.js';
+import type { Endpoint } from '../endpoints/registry.js';
+import type { ShapeColumn, Snapshot } from '../endpoints/snapshot.js';
+import { errorStatus } from '../errors.js';
+
+/** Where the document is served. */
+export const openApiPath = '/openapi.json';
+
+type Schema = Record<string, unknown>;
+
+const documents = new WeakMap<Snapshot, Schema>();
+
+/**
+ * The OpenAPI 3.1 document of a snapshot's REST face: each endpoint by name and by UUID, its
+ * parameters with types, enums and formats, its response from the locked shape in the REST
+ * encoding (TIMESTAMP as integer microseconds, DATETIME as civil text, repeated records as arrays
+ * of objects), the error body and the X-API-KEY scheme. Made once per snapshot, so a reload
+ * changes it together with the other faces.
+ */
+export function openApiFor(snapshot: Snapshot): Schema {
+  let document = documents.get(snapshot);
+  if (!document) {
+    document = buildDocument(snapshot);
+    documents.set(snapshot, document);
+  }
+  return document;
+}
+
+function buildDocument(snapshot: Snapshot): Schema {
+  const paths: Record<string, Schema> = {};
+  const schemas: Record<string, Schema> = { Error: errorSchema };
+  for (const endpoint of snapshot.endpoints) {
+    const rows = `${operationBase(endpoint)}Result`;
+    schemas[rows] = resultSchema(endpoint, snapshot.shapes.get(endpoint.name) ?? []);
+    paths[`/api/endpoints/${endpoint.name}`] = { get: operation(endpoint, rows, 'name') };
+    paths[`/api/endpoints/query/${endpoint.id}`] = { get: operation(endpoint, rows, 'id') };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'querygate',
+      version: `queries-${snapshot.version}`,
+      description:
+        'Saved, parameterised analytics queries over REST (Logflare-compatible paths). Each endpoint is reachable by its dotted name and by its UUID.',
+    },
+    security: [{ ApiKey: [] }],
+    paths,
+    components: {
+      schemas,
+      securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY' } },
+      responses: Object.fromEntries(
+        errorResponses.map(([status, description]) => [
+          `Error${status}`,
+          {
+            description,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+          },
+        ]),
+      ),
+    },
+  };
+}
+
+const errorSchema: Schema = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'string', enum: Object.keys(errorStatus) },
+        message: { type: 'string' },
+      },
+    },
+  },
+};
+
+const errorResponses: ReadonlyArray<[number, string]> = [
+  [400, 'A parameter is missing or wrong (BAD_PARAMETER names it), or the request is malformed.'],
+  [401, 'X-API-KEY is missing or not a key of this server.'],
+  [404, 'No such endpoint.'],
+  [405, 'Only GET and HEAD are allowed.'],
+  [429, 'The engine is rate-limited; try again later.'],
+  [500, 'Internal error; the server log has the details.'],
+  [502, 'The engine failed to run the query.'],
+  [503, 'The engine is not ready.'],
+  [504, 'The query did not finish in time.'],
+];
+
+/** `functions.invocation-stats` → `functionsInvocationStats`. */
+function operationBase(endpoint: Endpoint): string {
+  return endpoint.name.replace(/[-_.]+([a-zA-Z0-9])/g, (_, letter: string) => letter.toUpperCase());
+}
+
+function operation(endpoint: Endpoint, rows: string, by: 'name' | 'id'): Schema {
+  return {
+    operationId: by === 'name' ? operationBase(endpoint) : `${operationBase(endpoint)}ById`,
+    summary: `${endpoint.name}${by === 'id' ? ' (by UUID)' : ''}`,
+    description: endpoint.description,
+    tags: [endpoint.name.slice(0, endpoint.name.indexOf('.'))],
+    parameters: endpoint.parameters.map(parameter),
+    responses: {
+      '200': {
+        description: `The rows of ${endpoint.name}, at most ${endpoint.maxRows}.`,
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${rows}` } } },
+      },
+      ...Object.fromEntries(
+        errorResponses.map(([status]) => [String(status), { $ref: `#/components/responses/Error${status}` }]),
+      ),
+    },
+  };
+}
+
+function parameter(contract: ParameterContract): Schema {
+  return {
+    name: contract.name,
+    in: 'query',
+    required: contract.required,
+    description: contract.description,
+    schema: parameterSchema(contract),
+  };
+}
+
+/** A parameter's schema: what REST accepts as its text. */
+function parameterSchema(contract: ParameterContract): Schema {
+  if (contract.values) {
+    // Values outside the declared ones are accepted when they fall back: then they are examples.
+    return contract.otherValues === 'reject'
+      ? { type: 'string', enum: contract.values }
+      : { type: 'string', examples: contract.values, default: contract.fallback };
+  }
+  switch (contract.type) {
+    case 'integer':
+      return { type: 'integer', format: 'int64' };
+    case 'number':
+      return { type: 'number', format: 'double' };
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'timestamp':
+      return { type: 'string', format: 'date-time' };
+    default:
+      if (contract.format === 'iso8601') return { type: 'string', format: 'date-time' };
+      if (contract.format === 're2') return { type: 'string', format: 're2' };
+      return { type: 'string' };
+  }
+}
+
+function resultSchema(endpoint: Endpoint, shape: readonly ShapeColumn[]): Schema {
+  return {
+    type: 'object',
+    description: endpoint.description,
+    required: ['result'],
+    properties: {
+      result: {
+        type: 'array',
+        maxItems: endpoint.maxRows,
+        items: recordSchema(shape, (name) => endpoint.columns[name]?.description),
+      },
+    },
+  };
+}
+
+function recordSchema(
+  columns: readonly ShapeColumn[],
+  describe: (name: string) => string | undefined,
+): Schema {
+  return {
+    type: 'object',
+    required: columns.map((column) => column.name),
+    properties: Object.fromEntries(
+      columns.map((column) => {
+        const schema = columnSchema(column);
+        const description = describe(column.name);
+        return [column.name, description ? { ...schema, description } : schema];
+      }),
+    ),
+  };
+}
+
+/** A column's value in the REST encoding; nullable columns also take null. */
+function columnSchema(column: ShapeColumn): Schema {
+  const schema = valueSchema(column);
+  if (!column.nullable || column.type === 'JSON') return schema;
+  return { ...schema, type: [schema.type, 'null'] };
+}
+
+function valueSchema(column: ShapeColumn): Schema {
+  switch (column.type) {
+    case 'TIMESTAMP':
+      return { type: 'integer', format: 'int64', description: 'Microseconds since the Unix epoch, UTC.' };
+    case 'DATETIME':
+      return { type: 'string', description: 'A civil date and time, YYYY-MM-DDTHH:MM:SS[.ffffff], in UTC.' };
+    case 'INT64':
+      return { type: 'integer', format: 'int64' };
+    case 'FLOAT64':
+      return { type: 'number', format: 'double' };
+    case 'BOOL':
+      return { type: 'boolean' };
+    case 'JSON':
+      return {};
+    case 'RECORD':
+      // A repeated record: an array of objects, empty where there is none.
+      return column.fields?.length
+        ? { type: 'array', items: recordSchema(column.fields, () => undefined) }
+        : { type: 'array', items: { type: 'object' } };
+    default:
+      return { type: 'string' };
+  }
+}
