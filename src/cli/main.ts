@@ -15,10 +15,14 @@ program
     '--queries <dir>',
     'the saved queries to serve (QUERYGATE_QUERIES_DIR; default: the shipped queries/)',
   )
-  .action(async (options: { queries?: string }) => {
+  .option('--watch', 'reload the queries whenever a file of their directory changes (development)')
+  .action(async (options: { queries?: string; watch?: boolean }) => {
     const config = loadConfig(withQueriesDir(options.queries));
     const app = await startQuerygate(config);
     printWelcome(app);
+    // SIGHUP reloads the queries directory; the log says what changed, or why the old set stays.
+    process.on('SIGHUP', () => void app.reload());
+    if (options.watch) app.watch();
     const stop = async () => {
       await app.close();
       process.exit(0);

@@ -99,7 +99,9 @@ function operation(endpoint: Endpoint, rows: string, by: 'name' | 'id'): Schema 
     summary: `${endpoint.name}${by === 'id' ? ' (by UUID)' : ''}`,
     description: endpoint.description,
     tags: [endpoint.name.slice(0, endpoint.name.indexOf('.'))],
-    parameters: endpoint.parameters.map(parameter),
+    parameters: endpoint.parameters.map((contract) =>
+      parameter(contract, endpoint.examples[0]?.[contract.name]),
+    ),
     responses: {
       '200': {
         description: `The rows of ${endpoint.name}, at most ${endpoint.maxRows}.`,
@@ -112,13 +114,15 @@ function operation(endpoint: Endpoint, rows: string, by: 'name' | 'id'): Schema 
   };
 }
 
-function parameter(contract: ParameterContract): Schema {
+/** A query parameter, with the contract's first example value where it gives one. */
+function parameter(contract: ParameterContract, example: string | number | boolean | undefined): Schema {
   return {
     name: contract.name,
     in: 'query',
     required: contract.required,
     description: contract.description,
     schema: parameterSchema(contract),
+    ...(example === undefined ? {} : { example }),
   };
 }
 
