@@ -118,8 +118,8 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
 
   /**
    * The result columns of a query. A statement whose parameters have no type yet has no result
-   * types either, so the query runs with every parameter a typed NULL under `LIMIT 0`, which
-   * DuckDB answers without reading the tables.
+   * types either, so the query runs under `LIMIT 0` (which DuckDB answers without reading the
+   * tables) with every parameter bound (see describeValues).
    */
   async function describe(query: SavedQuery) {
     const translation = translationOf(query);
@@ -129,7 +129,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         `SELECT * FROM (${translation.sql}) AS described LIMIT 0`,
       );
       try {
-        bindAll(statement, query, translation, {}, new Date(0));
+        bindAll(statement, query, translation, describeValues(query, translation), new Date(0));
         return describeColumns(await statement.run());
       } finally {
         statement.destroySync();
@@ -179,6 +179,24 @@ function bindAll(
     types[nowName] = TIMESTAMP;
   }
   statement.bind(values, types);
+}
+
+/**
+ * Values to describe a query with. DuckDB binds a NULL without a type, so a parameter returned
+ * as a column would come back INTEGER: each non-text parameter gets a value of its type. Text ones
+ * stay NULL, which every saved query reads as unset (an empty string could reach a CAST).
+ */
+function describeValues(query: SavedQuery, translation: Translation): ParameterValues {
+  const placeholders: Readonly<Record<ParameterType, string | null>> = {
+    STRING: null,
+    INT64: '0',
+    FLOAT64: '0',
+    BOOL: 'false',
+    TIMESTAMP: '1970-01-01T00:00:00Z',
+  };
+  return Object.fromEntries(
+    translation.parameters.map((name) => [name, placeholders[query.parameterTypes?.[name] ?? 'STRING']]),
+  );
 }
 
 type BoundValue = string | bigint | number | boolean | null | DuckDBTimestampValue;

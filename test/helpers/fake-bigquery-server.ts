@@ -1,10 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DuckDBTimestampValue, type DuckDBType, TIMESTAMP, VARCHAR } from '@duckdb/node-api';
+import {
+  BIGINT,
+  BOOLEAN,
+  DOUBLE,
+  DuckDBTimestampValue,
+  type DuckDBType,
+  TIMESTAMP,
+  VARCHAR,
+} from '@duckdb/node-api';
 import type { BigQueryOptions } from '@google-cloud/bigquery';
 import { parse } from '@guanmingchiu/sqlparser-ts';
 import { logSources } from '../../src/endpoints/sources.js';
+import { isoMicros } from '../../src/engines/iso-micros.js';
 import { type Ast, variant } from '../../src/sql/bigquery-ast.js';
 import { renameObjects } from '../../src/sql/qualify-for-bigquery.js';
 import { nowParameter, translateToDuckDb } from '../../src/sql/translate.js';
@@ -152,6 +161,20 @@ class HttpFailure extends Error {
   }
 }
 
+/** The parameter types the fake binds, with how BigQuery reads each value's text. */
+const parameterTypes = {
+  STRING: { duckdb: VARCHAR, read: (text: string): unknown => text },
+  INT64: { duckdb: BIGINT, read: (text: string): unknown => BigInt(text) },
+  FLOAT64: { duckdb: DOUBLE, read: (text: string): unknown => Number(text) },
+  BOOL: { duckdb: BOOLEAN, read: (text: string): unknown => text.toLowerCase() === 'true' },
+  TIMESTAMP: {
+    duckdb: TIMESTAMP,
+    read: (text: string): unknown => new DuckDBTimestampValue(isoMicros(text)),
+  },
+} as const;
+
+const dryRunValues = { INT64: '0', FLOAT64: '0', BOOL: 'false', TIMESTAMP: '1970-01-01T00:00:00Z' } as const;
+
 const invalidQuery = (message: string) => new HttpFailure(400, { reason: 'invalidQuery', message });
 
 export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<FakeBigQuery> {
@@ -202,29 +225,68 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
     }
   }
 
+  /**
+   * The DuckDB values and types of a query's named parameters, as BigQuery reads them: each of
+   * its declared type, an absent value a NULL of that type.
+   */
   // biome-ignore lint/suspicious/noExplicitAny: query configuration as sent by the client
-  async function execute(job: FakeJob, queryConfig: any): Promise<void> {
-    const translation = translate(String(queryConfig.query));
+  function bindings(translation: ReturnType<typeof translate>, queryConfig: any, withValues: boolean) {
     const values: Record<string, unknown> = {};
     const types: Record<string, DuckDBType> = {};
-    const supplied = new Map<string, unknown>(
+    const supplied = new Map<string, { type: string; value: string | null }>(
       // biome-ignore lint/suspicious/noExplicitAny: query parameters as sent by the client
       (queryConfig.queryParameters ?? []).map((parameter: any) => {
-        if (parameter.parameterType?.type !== 'STRING') {
-          throw invalidQuery(`The fake only knows STRING parameters, got ${parameter.parameterType?.type}`);
-        }
-        return [parameter.name, parameter.parameterValue?.value ?? null];
+        const type = String(parameter.parameterType?.type);
+        if (!(type in parameterTypes))
+          throw invalidQuery(`The fake does not know parameters of type ${type}`);
+        return [parameter.name, { type, value: parameter.parameterValue?.value ?? null }];
       }),
     );
     for (const name of translation.parameters) {
-      if (!supplied.has(name)) throw invalidQuery(`Query parameter '${name}' not found`);
-      values[name] = supplied.get(name);
-      types[name] = VARCHAR;
+      const parameter = supplied.get(name);
+      if (!parameter) throw invalidQuery(`Query parameter '${name}' not found`);
+      const { duckdb, read } = parameterTypes[parameter.type as keyof typeof parameterTypes];
+      // DuckDB binds a NULL without a type: a dry run binds a value of the type instead (text
+      // stays NULL, as the saved queries read an unset one).
+      values[name] = withValues
+        ? parameter.value === null
+          ? null
+          : read(parameter.value)
+        : parameter.type === 'STRING'
+          ? null
+          : read(dryRunValues[parameter.type as keyof typeof dryRunValues]);
+      types[name] = duckdb;
     }
     if (translation.usesNow) {
       values[nowParameter.slice(1)] = new DuckDBTimestampValue(BigInt(now().getTime()) * 1000n);
       types[nowParameter.slice(1)] = TIMESTAMP;
     }
+    return { values, types };
+  }
+
+  /** A dry run's schema: the translated query run with NULL parameters under LIMIT 0. */
+  // biome-ignore lint/suspicious/noExplicitAny: query configuration as sent by the client
+  async function dryRunSchema(queryConfig: any): Promise<FakeField[]> {
+    const translation = translate(String(queryConfig.query ?? ''));
+    const { values, types } = bindings(translation, queryConfig, false);
+    const connection = await options.database.connect();
+    try {
+      const prepared = await connection.prepare(`SELECT * FROM (${translation.sql}) AS described LIMIT 0`);
+      // biome-ignore lint/suspicious/noExplicitAny: DuckDB's bind takes its own value union
+      prepared.bind(values as any, types);
+      return encodeSchema(await prepared.runAndReadAll());
+    } catch (error) {
+      if (error instanceof HttpFailure) throw error;
+      throw invalidQuery((error as Error).message);
+    } finally {
+      connection.closeSync();
+    }
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: query configuration as sent by the client
+  async function execute(job: FakeJob, queryConfig: any): Promise<void> {
+    const translation = translate(String(queryConfig.query));
+    const { values, types } = bindings(translation, queryConfig, true);
     const connection = await options.database.connect();
     try {
       const prepared = await connection.prepare(translation.sql);
@@ -389,7 +451,9 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
           const location = body.jobReference?.location ?? fake.defaultLocation;
           if (configuration.dryRun) {
             const queryConfig = configuration.query ?? {};
-            if (!createdFunction(String(queryConfig.query ?? ''))) translate(String(queryConfig.query ?? ''));
+            const schema = createdFunction(String(queryConfig.query ?? ''))
+              ? []
+              : await dryRunSchema(queryConfig);
             return {
               kind: 'bigquery#job',
               jobReference: { projectId, location },
@@ -397,7 +461,11 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
               status: { state: 'DONE' },
               statistics: {
                 totalBytesProcessed: String(fake.bytesProcessed),
-                query: { totalBytesProcessed: String(fake.bytesProcessed), statementType: 'SELECT' },
+                query: {
+                  totalBytesProcessed: String(fake.bytesProcessed),
+                  statementType: 'SELECT',
+                  schema: { fields: schema },
+                },
               },
             };
           }

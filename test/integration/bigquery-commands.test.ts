@@ -153,15 +153,16 @@ describe('querygate bigquery setup', () => {
 });
 
 describe('querygate bigquery check', () => {
-  // Per the manifest: the first declared value, NULL when optional, the placeholder when required.
+  // Per the contracts: the first declared value, NULL when optional, the placeholder when
+  // required; endpoints in the order of their files' names.
   const representative: Record<string, Record<string, string | null>> = {
+    'functions.invocation-stats': { project: 'querygate-check', interval: '5min', function_id: null },
     'logs.all': {
       project: 'querygate-check',
       project_tier: 'FREE',
       iso_timestamp_start: null,
       iso_timestamp_end: null,
     },
-    'functions.invocation-stats': { project: 'querygate-check', interval: '5min', function_id: null },
     'usage.api-counts': { project: 'querygate-check', interval: 'minutely' },
   };
 
@@ -174,10 +175,10 @@ describe('querygate bigquery check', () => {
       endpoints.map((endpoint) => [endpoint.name, endpoint.ok, endpoint.bytes, endpoint.parameters]),
     ).toEqual(Object.entries(representative).map(([name, values]) => [name, true, 3_145_728n, values]));
     expect(lines).toEqual([
-      '✓ logs.all: compiles, would scan 3.0 MiB (3145728 bytes)',
-      '  dry-run with project="querygate-check", project_tier="FREE", iso_timestamp_start=NULL, iso_timestamp_end=NULL',
       '✓ functions.invocation-stats: compiles, would scan 3.0 MiB (3145728 bytes)',
       '  dry-run with project="querygate-check", interval="5min", function_id=NULL',
+      '✓ logs.all: compiles, would scan 3.0 MiB (3145728 bytes)',
+      '  dry-run with project="querygate-check", project_tier="FREE", iso_timestamp_start=NULL, iso_timestamp_end=NULL',
       '✓ usage.api-counts: compiles, would scan 3.0 MiB (3145728 bytes)',
       '  dry-run with project="querygate-check", interval="minutely"',
     ]);
@@ -211,7 +212,7 @@ describe('querygate bigquery check', () => {
     const { ok } = await runBigQueryCheck({ config: harness.config, client, print });
     expect(ok).toBe(false);
     expect(lines[0]).toBe(
-      '✗ logs.all: compiles, but would scan 1.9 MiB (2000000 bytes), more than its cap of 1000000 bytes: calls would answer 400',
+      '✗ functions.invocation-stats: compiles, but would scan 1.9 MiB (2000000 bytes), more than its cap of 1000000 bytes: calls would answer 400',
     );
   });
 

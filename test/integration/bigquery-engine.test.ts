@@ -404,3 +404,48 @@ describe('BigQuery result pages', () => {
     );
   });
 });
+
+describe('typed parameters and dry-run shapes', () => {
+  /** Edge records at or after @since whose id sorts at or after @from_index-th, as a typed query. */
+  const typedQuery: SavedQuery = {
+    id: '0d4c1a52-5d2b-4c3e-9b56-000000000020',
+    name: 'test.typed',
+    sql: 'select id, timestamp, @limit_to as limit_to, @flag as flag, @ratio as ratio from `cloudflare.logs.prod` where timestamp >= @since and @flag order by id limit 2',
+    maxRows: 10,
+    parameterTypes: { since: 'TIMESTAMP', limit_to: 'INT64', flag: 'BOOL', ratio: 'FLOAT64' },
+  };
+
+  it('sends each parameter as a named parameter of its type and gets rows bound by those types', async () => {
+    const { harness, engine } = await start({}, [typedQuery]);
+    const records = await insertEdgeRecords(5);
+    const since = '2026-03-10T12:00:02Z';
+    const result = await engine.run(
+      typedQuery,
+      { since, limit_to: '9007199254740993', flag: 'true', ratio: '0.25' },
+      { now },
+    );
+    const sent = harness.fake.calls('jobs.insert')[0]?.body.configuration.query.queryParameters;
+    expect([...sent].sort((a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : 1))).toEqual([
+      { name: 'flag', parameterType: { type: 'BOOL' }, parameterValue: { value: 'true' } },
+      { name: 'limit_to', parameterType: { type: 'INT64' }, parameterValue: { value: '9007199254740993' } },
+      { name: 'ratio', parameterType: { type: 'FLOAT64' }, parameterValue: { value: '0.25' } },
+      { name: 'since', parameterType: { type: 'TIMESTAMP' }, parameterValue: { value: since } },
+    ]);
+    // Records at 12:00:02 and later, by the fixture's own timestamps; INT64 beyond 2^53 exact.
+    const expected = records.filter((record) => record.timestamp >= '2026-03-10 12:00:02').slice(0, 2);
+    expect(result.rows.map((row) => [row.id, row.limit_to, row.flag, row.ratio])).toEqual(
+      expected.map((record) => [record.id, 9007199254740993n, true, 0.25]),
+    );
+  });
+
+  it("describes a query's columns from a dry run's schema", async () => {
+    const { engine } = await start({}, [typedQuery]);
+    expect(await engine.describe(typedQuery)).toEqual([
+      { name: 'id', type: 'STRING', nullable: true },
+      { name: 'timestamp', type: 'TIMESTAMP', nullable: true },
+      { name: 'limit_to', type: 'INT64', nullable: true },
+      { name: 'flag', type: 'BOOL', nullable: true },
+      { name: 'ratio', type: 'FLOAT64', nullable: true },
+    ]);
+  });
+});
