@@ -379,3 +379,30 @@ describe('memory bound', () => {
     }
   });
 });
+
+describe('a reload', () => {
+  it("drops the cached results of changed endpoints, keeps the others', and never answers a changed SQL from the old result", async () => {
+    await resolver.resolve(usage, hourly);
+    await resolver.resolve(stats, { project: 'p1', interval: '1hr' });
+    expect(engine.calls).toHaveLength(2);
+    // The same endpoint with another SQL text: another hash, as a reload loads it.
+    const changed = { ...usage, hash: `${usage.hash}-changed` };
+    resolver.retain((endpoint) => endpoint.id !== usage.id || endpoint.hash === changed.hash);
+    expect(resolver.stats().entries).toBe(1);
+    await resolver.resolve(changed, hourly);
+    await resolver.resolve(stats, { project: 'p1', interval: '1hr' });
+    // The changed endpoint ran again; the unchanged one was a hit.
+    expect(engine.calls.map((call) => call.endpoint)).toEqual([
+      'usage.api-counts',
+      'functions.invocation-stats',
+      'usage.api-counts',
+    ]);
+  });
+
+  it('stops warming the dropped results', async () => {
+    await resolver.resolve(usage, hourly);
+    resolver.retain(() => false);
+    await time.advance(600 * SECOND);
+    expect(engine.calls).toHaveLength(1);
+  });
+});
