@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { loadEndpointRegistry } from './endpoints/registry.js';
 import { createServedEndpoints, type ReloadOutcome } from './endpoints/reload.js';
 import { type Snapshot, snapshotOf } from './endpoints/snapshot.js';
+import { logSources } from './endpoints/sources.js';
 import { createBigQueryClient, createBigQueryEngine } from './engines/bigquery-engine.js';
 import { createDuckDbEngine } from './engines/duckdb-engine.js';
 import type { QueryEngine } from './engines/query-engine.js';
@@ -90,15 +91,23 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     const writer = createLogWriter(database, { now, sources: registry.sources });
     await writer.ready();
     // Seeds or tops up the demo store, then keeps adding traffic until close().
-    demo = config.demo
-      ? await startDemoTraffic({
-          database,
-          writer,
-          now,
-          timers: options.timers,
-          onError: (error) => logger.warn({ err: error }, 'demo top-up failed'),
-        })
-      : undefined;
+    // Demo traffic is written to the nine shipped sources; a queries directory without them gets none.
+    const demoSources = logSources.every((source) =>
+      registry.sources.some((own) => own.name === source.name),
+    );
+    if (config.demo && !demoSources) {
+      logger.warn(`${config.queriesDir}/sources.yaml lacks some of the nine shipped sources: no demo logs`);
+    }
+    demo =
+      config.demo && demoSources
+        ? await startDemoTraffic({
+            database,
+            writer,
+            now,
+            timers: options.timers,
+            onError: (error) => logger.warn({ err: error }, 'demo top-up failed'),
+          })
+        : undefined;
     baseEngine = await createDuckDbEngine({
       database,
       sources: registry.sources,

@@ -28,10 +28,10 @@ export function printWelcome(app: Querygate): void {
     `  API key:    ${key}`,
     `  GraphiQL:   ${app.url}/graphql  (open it in a browser; its Headers tab takes {"X-API-KEY": "${key}"})`,
     `  Endpoints:  curl -H 'X-API-KEY: ${key}' ${app.url}/api/endpoints`,
+    `  OpenAPI:    curl -H 'X-API-KEY: ${key}' ${app.url}/openapi.json`,
     `  Health:     ${app.url}/health`,
     '',
     'Try:',
-    `  OpenAPI:    curl -H 'X-API-KEY: ${key}' ${app.url}/openapi.json`,
     ...snapshot.endpoints.map(
       (endpoint) =>
         `  curl -H 'X-API-KEY: ${key}' '${app.url}/api/endpoints/${endpoint.name}?${examples[endpoint.name] ?? ''}'`,
