@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StructType } from '../../src/storage/field-type.js';
 import {
-  addFieldStatement,
+  changeColumnTypeStatement,
   fieldAdditions,
   inferFieldType,
   reconcileMetadata,
@@ -180,15 +180,14 @@ describe('withMissingFields', () => {
   });
 });
 
-describe('addFieldStatement', () => {
-  it('spells a nested field addition with quoted names, through lists by element', () => {
+describe('changeColumnTypeStatement', () => {
+  it('spells the whole evolved column type with quoted names, lists of structs included', () => {
     expect(
-      addFieldStatement('cloudflare.logs.prod', 'metadata', {
-        path: ['timings', 'element', 'say "hi"'],
-        type: 'VARCHAR',
+      changeColumnTypeStatement('cloudflare.logs.prod', 'metadata', {
+        struct: { timings: { list: { struct: { 'say "hi"': 'VARCHAR' } } }, n: 'BIGINT' },
       }),
     ).toBe(
-      'ALTER TABLE "cloudflare.logs.prod" ADD COLUMN "metadata"."timings"."element"."say ""hi""" VARCHAR',
+      'ALTER TABLE "cloudflare.logs.prod" ALTER "metadata" TYPE STRUCT("timings" STRUCT("say ""hi""" VARCHAR)[], "n" BIGINT)',
     );
   });
 });
