@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../bench/generate-logs.js';
 import { logSources } from '../../src/storage/sources.js';
 
 /**
@@ -26,18 +27,6 @@ const runs = Number(process.env.QUERYGATE_CRASH_RUNS ?? 3);
 const seed = Number(process.env.QUERYGATE_CRASH_SEED ?? 20_241_124);
 const apiKey = 'querygate-crash-key-0123456789';
 const clients = 6;
-
-/** mulberry32: a small seeded generator, so a failing sequence of kill moments can be replayed. */
-function seededRandom(start: number): () => number {
-  let state = start >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 interface RunningServer {
   readonly child: ChildProcess;
@@ -156,7 +145,7 @@ describe('kill -9 during ingestion', () => {
     `keeps every acknowledged record over ${runs} kills at random moments, and the store opens after each`,
     async () => {
       dataDir = await mkdtemp(join(tmpdir(), 'querygate-crash-'));
-      const random = seededRandom(seed);
+      const random = mulberry32(seed);
       const acknowledged = new Map<string, string[]>();
       let runsWithNewFields = 0;
 
@@ -175,7 +164,7 @@ describe('kill -9 during ingestion', () => {
             client,
             run,
             newFields,
-            seededRandom(seed + run * 97 + client),
+            mulberry32(seed + run * 97 + client),
             () => killed,
           ),
         );

@@ -112,6 +112,7 @@ describe('POST /api/logs when the store cannot write its batch file', () => {
         /^Storing events in cloudflare\.logs\.prod failed in the store; nothing of this request was acknowledged \(the server log has the details under reference [0-9a-f-]{36}\)$/,
       );
       expect(leaksInternals(text)).toBe(false);
+      expect(text).not.toContain(dir);
     }
 
     expect(await ingest('stored')).toEqual({ status: 200, text: '{"message":"Logged!","ingested":1}' });

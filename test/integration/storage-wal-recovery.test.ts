@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { appendFile, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -7,6 +6,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/storage/database.js';
 import { createLogWriter } from '../../src/storage/log-writer.js';
+import { runUntilOkThenKill } from '../helpers/killed-child.js';
 
 /**
  * The second line of defence: a write-ahead log DuckDB cannot replay. A child process stores
@@ -68,23 +68,7 @@ process.stdout.write('ok\\n');
 setInterval(() => {}, 1000);
 `,
     );
-    const child = spawn(process.execPath, ['--import', 'tsx', script, path], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => {
-      stderr += String(chunk);
-    });
-    const exited = new Promise<void>((done) => child.once('exit', () => done()));
-    await new Promise<void>((done, fail) => {
-      child.stdout.on('data', (chunk) => {
-        if (String(chunk).includes('ok')) done();
-      });
-      void exited.then(() => fail(new Error(`the child exited before writing: ${stderr}`)));
-    });
-    child.kill('SIGKILL');
-    await exited;
+    expect(await runUntilOkThenKill(script, [path])).toBe('SIGKILL');
   });
 
   afterAll(async () => {
