@@ -123,3 +123,60 @@ export async function measureIngestion(
     appenderRecordsPerSecond: Math.round(count / appendSeconds),
   };
 }
+
+export interface WideKeysResult {
+  readonly keysPerEvent: number;
+  readonly requests: number;
+  /** The server's peak RSS once started, before the wide events. */
+  readonly startedPeakRssBytes: number | undefined;
+  /** The server's peak RSS after every wide event was stored. */
+  readonly peakServerRssBytes: number | undefined;
+  /** Median time to store one event with `keysPerEvent` new keys. */
+  readonly medianWideRequestMs: number;
+  /** A one-event ingest of known fields, after the wide events. */
+  readonly smallRequestMs: number;
+}
+
+/**
+ * Hostile keys: `requests` POSTs, one event each whose metadata has `keys` keys never seen
+ * before, into a fresh server. The field cap keeps the typed schema at 500 fields and the rest
+ * in `_extra`, so memory and the cost of later calls stay flat.
+ */
+export async function measureWideKeys(requests: number, keys: number): Promise<WideKeysResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'querygate-bench-wide-'));
+  const server = await startServerProcess(dir);
+  try {
+    const post = async (event: Record<string, unknown>) => {
+      const started = performance.now();
+      const response = await fetch(`${server.url}/api/logs?source_name=cloudflare.logs.prod`, {
+        method: 'POST',
+        headers: { 'x-api-key': benchApiKey, 'content-type': 'application/json' },
+        body: JSON.stringify(event),
+      });
+      if (response.status !== 200)
+        throw new Error(`wide ingestion answered ${response.status}: ${await response.text()}`);
+      return performance.now() - started;
+    };
+    const startedPeakRssBytes = server.peakRssBytes();
+    const times: number[] = [];
+    for (let request = 0; request < requests; request += 1) {
+      const metadata = Object.fromEntries(
+        Array.from({ length: keys }, (_, i) => [`r${request}_key_${i}`, i % 3 === 0 ? `v${i}` : i]),
+      );
+      times.push(await post({ event_message: 'wide', project: 'wide', metadata }));
+    }
+    const smallRequestMs = await post({ event_message: 'small', project: 'wide', metadata: {} });
+    times.sort((a, b) => a - b);
+    return {
+      keysPerEvent: keys,
+      requests,
+      startedPeakRssBytes,
+      peakServerRssBytes: server.peakRssBytes(),
+      medianWideRequestMs: Math.round(times[Math.floor(times.length / 2)] ?? 0),
+      smallRequestMs: Math.round(smallRequestMs),
+    };
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
