@@ -103,7 +103,8 @@ export function createLogWriter(db: Database, options: LogWriterOptions = {}): L
       if (journal && journal.size() > 0) {
         const restored = await replayJournal(state);
         if (restored > 0) options.log?.warn({ restored }, 'restored records from the ingest journal');
-        await checkpoint(state);
+        // Should it fail, the journal is kept and still covers every record: the store opens anyway.
+        await checkpoint(state).catch(() => undefined);
       }
       return state;
     })();
@@ -254,6 +255,10 @@ export function createLogWriter(db: Database, options: LogWriterOptions = {}): L
               for (const member of created.requests) member.reject(failure);
               return;
             }
+            options.log?.warn(
+              { err: error, source: source.name, requests: created.requests.length },
+              'a group commit failed; committing its requests one by one',
+            );
           }
           for (const member of created.requests) {
             await store(source, member.events).then(
