@@ -135,6 +135,11 @@ export interface WideKeysResult {
   readonly medianWideRequestMs: number;
   /** A one-event ingest of known fields, after the wide events. */
   readonly smallRequestMs: number;
+  /** `logs.all` over the same project before and after the wide events: time and body size. */
+  readonly logsAll: {
+    readonly before: { readonly ms: number; readonly bytes: number };
+    readonly after: { readonly ms: number; readonly bytes: number };
+  };
 }
 
 /**
@@ -157,15 +162,41 @@ export async function measureWideKeys(requests: number, keys: number): Promise<W
         throw new Error(`wide ingestion answered ${response.status}: ${await response.text()}`);
       return performance.now() - started;
     };
+    const logsAll = async () => {
+      const started = performance.now();
+      const response = await fetch(`${server.url}/api/endpoints/logs.all?project=wide&project_tier=FREE`, {
+        headers: { 'x-api-key': benchApiKey },
+      });
+      const body = await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`logs.all answered ${response.status}`);
+      return { ms: Math.round(performance.now() - started), bytes: body.byteLength };
+    };
+    // Edge records logs.all lists (it reads metadata.request), before and after the wide ones.
+    const edge = (i: number) => ({
+      event_message: `GET /rest/v1/t${i}`,
+      project: 'wide',
+      metadata: { request: { path: `/rest/v1/t${i}`, method: 'GET' }, response: { status_code: 200 } },
+    });
+    await post({ batch: Array.from({ length: 20 }, (_, i) => edge(i)) });
+    await logsAll();
+    const before = await logsAll();
     const startedPeakRssBytes = server.peakRssBytes();
     const times: number[] = [];
     for (let request = 0; request < requests; request += 1) {
       const metadata = Object.fromEntries(
         Array.from({ length: keys }, (_, i) => [`r${request}_key_${i}`, i % 3 === 0 ? `v${i}` : i]),
       );
-      times.push(await post({ event_message: 'wide', project: 'wide', metadata }));
+      times.push(
+        await post({
+          event_message: 'wide',
+          project: 'wide',
+          metadata: { ...edge(0).metadata, ...metadata },
+        }),
+      );
     }
-    const smallRequestMs = await post({ event_message: 'small', project: 'wide', metadata: {} });
+    const smallRequestMs = await post(edge(20));
+    await logsAll();
+    const after = await logsAll();
     times.sort((a, b) => a - b);
     return {
       keysPerEvent: keys,
@@ -174,6 +205,7 @@ export async function measureWideKeys(requests: number, keys: number): Promise<W
       peakServerRssBytes: server.peakRssBytes(),
       medianWideRequestMs: Math.round(times[Math.floor(times.length / 2)] ?? 0),
       smallRequestMs: Math.round(smallRequestMs),
+      logsAll: { before, after },
     };
   } finally {
     await server.stop();

@@ -311,7 +311,7 @@ function printTable(results: {
     }),
     '',
     `ingestion (${results.ingestion.records} records): HTTP batches of 1000 ${results.ingestion.httpRecordsPerSecond}/s, bulk path ${results.ingestion.bulkRecordsPerSecond}/s, DuckDB appender ${results.ingestion.appenderRecordsPerSecond}/s`,
-    `wide events (${results.wideKeys.requests} × ${results.wideKeys.keysPerEvent} distinct keys): server peak RSS ${mb(results.wideKeys.startedPeakRssBytes)} started → ${mb(results.wideKeys.peakServerRssBytes)} after; ${results.wideKeys.medianWideRequestMs} ms per wide POST (median), ${results.wideKeys.smallRequestMs} ms for a 1-event POST after`,
+    `wide events (${results.wideKeys.requests} × ${results.wideKeys.keysPerEvent} distinct keys): server peak RSS ${mb(results.wideKeys.startedPeakRssBytes)} started → ${mb(results.wideKeys.peakServerRssBytes)} after; ${results.wideKeys.medianWideRequestMs} ms per wide POST (median), ${results.wideKeys.smallRequestMs} ms for a 1-event POST after; logs.all ${results.wideKeys.logsAll.before.ms} ms / ${results.wideKeys.logsAll.before.bytes} B before, ${results.wideKeys.logsAll.after.ms} ms / ${results.wideKeys.logsAll.after.bytes} B after`,
     `peak server RSS: ${mb(results.peakServerRssBytes)}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
