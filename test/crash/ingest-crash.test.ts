@@ -77,6 +77,7 @@ async function ingestUntilStopped(
   newFields: boolean,
   random: () => number,
   stopped: () => boolean,
+  progress: { acknowledged: number; failed: boolean },
 ): Promise<Map<string, string[]>> {
   const acknowledged = new Map<string, string[]>();
   for (let request = 0; !stopped(); request += 1) {
@@ -104,9 +105,11 @@ async function ingestUntilStopped(
       const ids = acknowledged.get(source) ?? [];
       for (const event of events) ids.push(event.id);
       acknowledged.set(source, ids);
+      progress.acknowledged += events.length;
     } catch (error) {
       // The kill cuts requests off mid-flight; those were never acknowledged.
       if (stopped()) break;
+      progress.failed = true;
       throw error;
     }
   }
@@ -158,6 +161,7 @@ describe('kill -9 during ingestion', () => {
         const newFields = run % 2 === 0;
         if (newFields) runsWithNewFields += 1;
         let killed = false;
+        const progress = { acknowledged: 0, failed: false };
         const ingesting = Array.from({ length: clients }, (_, client) =>
           ingestUntilStopped(
             server?.url ?? '',
@@ -166,9 +170,13 @@ describe('kill -9 during ingestion', () => {
             newFields,
             mulberry32(seed + run * 97 + client),
             () => killed,
+            progress,
           ),
         );
-        await new Promise((wait) => setTimeout(wait, 150 + random() * 1_200));
+        // The kill lands at a random moment once ingestion is under way, however slow the machine.
+        while (progress.acknowledged === 0 && !progress.failed)
+          await new Promise((wait) => setTimeout(wait, 10));
+        await new Promise((wait) => setTimeout(wait, random() * 1_200));
         killed = true;
         server.child.kill('SIGKILL');
         await server.exited;
@@ -189,7 +197,7 @@ describe('kill -9 during ingestion', () => {
         const present = stored.get(source) ?? new Set<string>();
         for (const id of ids) if (!present.has(id)) lost.push(`${source}/${id}`);
       }
-      expect(total, 'the clients got no acknowledgement at all').toBeGreaterThan(runs * 10);
+      expect(total, 'some run got no acknowledgement').toBeGreaterThanOrEqual(runs);
       expect(lost.slice(0, 20)).toEqual([]);
       expect(lost.length).toBe(0);
       expect((await readdir(dataDir)).filter((name) => name.includes('unreplayable'))).toEqual([]);
