@@ -88,7 +88,12 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     logs = createBigQueryLogSink({ config: config.bigquery, client, now });
   } else {
     const database = await openDatabase(join(config.dataDir, 'querygate.duckdb'));
-    const writer = createLogWriter(database, { now, sources: registry.sources });
+    const writer = createLogWriter(database, {
+      now,
+      schemaLimits: config.schemaLimits,
+      log: logger,
+      sources: registry.sources,
+    });
     await writer.ready();
     // Seeds or tops up the demo store, then keeps adding traffic until close().
     // Demo traffic is written to the nine shipped sources; a queries directory without them gets none.

@@ -7,7 +7,7 @@ import {
   type StructType,
 } from '../endpoints/field-type.js';
 import { type LogSource, logSources } from '../endpoints/sources.js';
-import { addFieldStatement, fieldAdditions, withMissingFields } from './schema-evolution.js';
+import { changeColumnTypeStatement, withMissingFields } from './schema-evolution.js';
 
 /**
  * The embedded log store: one table per source, named exactly as the source (so the saved SQL's
@@ -53,9 +53,7 @@ export async function ensureLogTables(
     await connection.run(createLogTableStatement(source));
     const stored = await readMetadataType(connection, source);
     const wanted = withMissingFields(stored, source.metadata);
-    for (const addition of fieldAdditions(stored, wanted)) {
-      await connection.run(addFieldStatement(source.name, 'metadata', addition));
-    }
+    if (wanted !== stored) await connection.run(changeColumnTypeStatement(source.name, 'metadata', wanted));
     types.set(source.name, wanted);
   }
   return types;
