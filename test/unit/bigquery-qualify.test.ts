@@ -43,7 +43,7 @@ describe('qualifying saved SQL for BigQuery', () => {
       naming,
     );
     expect(sql).toBe(
-      'select 1 from `my-project.logs.cloudflare_logs_prod`, `my-project.logs.postgrest_logs_prod`, `other-project.edge.relay`',
+      'select 1 from `my-project.logs.cloudflare_logs_prod`, `my-project.logs.postgrest_logs_prod`, `other-project.edge.relay` AS `deno-relay-logs`',
     );
   });
 
@@ -86,7 +86,7 @@ describe('qualifying saved SQL for BigQuery', () => {
   it('splices at the right place after CRLF line ends and characters outside the BMP', () => {
     const text = "-- 😀😀 `deno-relay-logs`\r\nselect '😀' as e,\r\n  x from `deno-relay-logs`\r\n";
     expect(qualifyForBigQuery(text, naming).sql).toBe(
-      "-- 😀😀 `deno-relay-logs`\r\nselect '😀' as e,\r\n  x from `other-project.edge.relay`\r\n",
+      "-- 😀😀 `deno-relay-logs`\r\nselect '😀' as e,\r\n  x from `other-project.edge.relay` AS `deno-relay-logs`\r\n",
     );
   });
 
