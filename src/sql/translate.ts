@@ -314,7 +314,10 @@ class Translator {
     if (groupBy) lines.push(groupBy);
     if (select.having)
       lines.push(`HAVING ${atNode(select.having, () => this.withAliases(select.having, scope, aliases))}`);
-    if (select.qualify) throw unsupported('QUALIFY');
+    if (select.qualify)
+      atNode(select.qualify, () => {
+        throw unsupported('QUALIFY');
+      });
     return {
       sql: lines.join('\n'),
       scope,
