@@ -45,10 +45,9 @@ export async function runQueryCommand(
   try {
     const params = queryParameterValues(sql, options.params);
     const now = options.now === undefined ? new Date() : parseNow(options.now);
+    const request: QueryRequest = { sql, params, now, explain: options.explain, maxRows: options.maxRows };
     const text =
-      config.engine === 'bigquery'
-        ? await onBigQuery(config, sql, params, now, options)
-        : await onDuckDb(config, sql, params, now, options);
+      config.engine === 'bigquery' ? await onBigQuery(config, request) : await onDuckDb(config, request);
     return { ok: true, text };
   } catch (error) {
     if (!isQuerygateError(error)) throw error;
@@ -64,23 +63,26 @@ export function readQueryText(file: string): string {
   return readFileSync(file === '-' ? 0 : file, 'utf8');
 }
 
-async function onDuckDb(
-  config: Config,
-  sql: string,
-  params: Record<string, string | null>,
-  now: Date,
-  options: QueryCommandOptions,
-): Promise<string> {
+/** One run of the command, its input checked. */
+interface QueryRequest {
+  readonly sql: string;
+  readonly params: Record<string, string | null>;
+  readonly now: Date;
+  readonly explain: boolean;
+  readonly maxRows: number;
+}
+
+async function onDuckDb(config: Config, request: QueryRequest): Promise<string> {
   const database = await openDatabase(join(config.dataDir, 'querygate.duckdb'));
   // The writer creates the source tables of a new store, so a query over it binds (to no rows).
   const writer = createLogWriter(database);
   try {
     await writer.ready();
-    if (options.explain) {
+    if (request.explain) {
       const connection = await database.connect();
       try {
         const tables = await readTableSchemas(connection, logSources);
-        return translateToDuckDb(sql, { tables }).sql;
+        return translateToDuckDb(request.sql, { tables }).sql;
       } finally {
         connection.closeSync();
       }
@@ -92,33 +94,22 @@ async function onDuckDb(
       queriesDir,
       timeoutMs: config.queryTimeoutMs,
     });
-    return await runOn(engine, sql, params, now, options.maxRows);
+    return await runOn(engine, request);
   } finally {
     await writer.close();
     database.close();
   }
 }
 
-async function onBigQuery(
-  config: Config,
-  sql: string,
-  params: Record<string, string | null>,
-  now: Date,
-  options: QueryCommandOptions,
-): Promise<string> {
+async function onBigQuery(config: Config, request: QueryRequest): Promise<string> {
   if (!config.bigquery) throw new Error('QUERYGATE_ENGINE=bigquery needs the QUERYGATE_BIGQUERY_* variables');
-  if (options.explain) return qualifyForBigQuery(sql, bigQueryNaming(config.bigquery, queriesDir)).sql;
+  if (request.explain)
+    return qualifyForBigQuery(request.sql, bigQueryNaming(config.bigquery, queriesDir)).sql;
   const engine = await createBigQueryEngine({ config: config.bigquery, queries: [], queriesDir });
-  return runOn(engine, sql, params, now, options.maxRows);
+  return runOn(engine, request);
 }
 
-async function runOn(
-  engine: QueryEngine,
-  sql: string,
-  params: Record<string, string | null>,
-  now: Date,
-  maxRows: number,
-): Promise<string> {
+async function runOn(engine: QueryEngine, { sql, params, now, maxRows }: QueryRequest): Promise<string> {
   try {
     await engine.ready();
     const result = await engine.run({ id: 'querygate-query', name: 'query', sql, maxRows }, params, { now });
