@@ -166,6 +166,7 @@ const POSTGRES_LINES: Weighted<readonly [string, string, string, string]> = [
   [3, ['ERROR', 'anon', 'permission denied for table profiles', 'select * from public.profiles']],
   [2, ['ERROR', 'authenticated', 'relation "public.todo" does not exist', 'select * from public.todo']],
   [2, ['WARNING', 'postgres', 'there is no transaction in progress', 'COMMIT']],
+  [6, ['LOG', 'authenticated', 'statement: COMMIT', 'COMMIT']],
   [1, ['FATAL', 'postgres', 'password authentication failed for user "postgres"', '']],
 ];
 /** `[weight, [method, path, status, level, msg]]` */
