@@ -65,8 +65,8 @@ describe('qualifying saved SQL for BigQuery', () => {
 
   it('maps every alias of a source to the table of the source in the engine naming', () => {
     const config = parseBigQueryEnvironment({
-      QUERYGATE_BIGQUERY_PROJECT: 'p',
-      QUERYGATE_BIGQUERY_DATASET: 'd',
+      QUERYGATE_BIGQUERY_PROJECT: 'acme-logs-prod',
+      QUERYGATE_BIGQUERY_DATASET: 'logflare',
     });
     const { tables } = bigQueryNaming(config, queriesDir);
     for (const source of logSources) {
