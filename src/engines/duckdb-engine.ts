@@ -37,19 +37,20 @@ const nowName = nowParameter.slice(1);
 /** The embedded engine: saved BigQuery SQL translated to DuckDB and run on the local store. */
 export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<QueryEngine> {
   const setup = await options.database.connect();
-  // BigQuery sorts NULLs first ascending and last descending; DuckDB's default puts them last
-  // both ways. Set for the whole database so ORDER BY anywhere (windows, aggregates) agrees.
-  await setup.run(`SET GLOBAL default_null_order = 'nulls_first_on_asc_last_on_desc'`);
   // Each saved query is translated against the tables as the store has them when it loads.
   const translate = async (sql: string) =>
     translateToDuckDb(sql, { tables: await readTableSchemas(setup, options.sources) });
-  const tables = await readTableSchemas(setup, options.sources);
   let translations: Map<string, Translation>;
   try {
+    // BigQuery sorts NULLs first ascending and last descending; DuckDB's default puts them last
+    // both ways. Set for the whole database so ORDER BY anywhere (windows, aggregates) agrees.
+    await setup.run(`SET GLOBAL default_null_order = 'nulls_first_on_asc_last_on_desc'`);
+    const tables = await readTableSchemas(setup, options.sources);
     translations = new Map(
       options.queries.map((query) => [query.id, translateToDuckDb(query.sql, { tables })]),
     );
     for (const file of udfFiles) await setup.run(readFileSync(join(options.queriesDir, 'udf', file), 'utf8'));
+    for (const query of options.queries) await assertBinds(setup, query, translations.get(query.id));
   } catch (error) {
     setup.closeSync();
     throw error;
@@ -129,6 +130,27 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       setup.closeSync();
     },
   };
+}
+
+/**
+ * Prepares a saved query's translation once at load: what DuckDB cannot bind is refused now, at
+ * start-up, rather than on the first call.
+ */
+async function assertBinds(
+  connection: DuckDBConnection,
+  query: SavedQuery,
+  translation: Translation | undefined,
+): Promise<void> {
+  if (!translation) return;
+  try {
+    (await connection.prepare(translation.sql)).destroySync();
+  } catch (error) {
+    throw new QuerygateError(
+      'UNSUPPORTED_SQL',
+      `${query.name}: DuckDB cannot bind the translation: ${(error as Error).message}`,
+      { cause: error, details: { construct: 'the translated query' } },
+    );
+  }
 }
 
 interface Lease {

@@ -220,6 +220,24 @@ describe('refusals with the construct and its place', () => {
     expect(refused.message).toContain('supavisor_logs');
   });
 
+  it('refuses at load a saved query whose translation DuckDB cannot bind, naming the endpoint', async () => {
+    const loading = createDuckDbEngine({
+      database: store.db,
+      sources: logSources,
+      queries: [
+        {
+          id: 'bad',
+          name: 'reports.bad',
+          sql: 'select e.id from edge_logs as e join postgres_logs as p using (no_such_column)',
+          maxRows: 1,
+        },
+      ],
+      queriesDir,
+      timeoutMs: 10_000,
+    });
+    await expect(loading).rejects.toMatchObject({ code: 'UNSUPPORTED_SQL', message: /reports\.bad/ });
+  });
+
   it('refuses a column that no table in scope has', async () => {
     const refused = await refusal('select nothing_here from edge_logs');
     expect(refused.code).toBe('UNSUPPORTED_SQL');
