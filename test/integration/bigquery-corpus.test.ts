@@ -20,7 +20,8 @@ import { openTempStore, type TempStore } from '../helpers/temp-store.js';
  *
  * Header lines: `-- Params: name=value, ...` binds @parameters (and $name in the expected SQL);
  * `-- Compare: subset N` is for a LIMIT without a total order: the answer must be N rows (or all,
- * when fewer) of those the expected SQL returns without the limit.
+ * when fewer) of those the expected SQL returns without the limit; `-- Compare: top N by col` is
+ * for ORDER BY col DESC LIMIT N with ties: besides, its col values must be the N largest.
  */
 const corpusDir = join(__dirname, '../fixtures/bigquery-corpus');
 const now = new Date('2026-05-15T12:34:56.789Z');
@@ -32,6 +33,8 @@ interface CorpusQuery {
   readonly params: Record<string, string>;
   readonly refused?: string;
   readonly subset?: number;
+  /** With `subset`: the column the query orders by, descending. */
+  readonly topBy?: string;
 }
 
 function readCorpus(): CorpusQuery[] {
@@ -47,7 +50,8 @@ function readCorpus(): CorpusQuery[] {
           .filter((pair) => pair.includes('='))
           .map((pair) => pair.trim().split('=') as [string, string]),
       );
-      const subset = header('Compare')?.match(/^subset (\d+)$/)?.[1];
+      const compare = header('Compare')?.match(/^(?:subset (\d+)|top (\d+) by (\w+))$/);
+      const subset = compare?.[1] ?? compare?.[2];
       const source = header('Source');
       if (!source) throw new Error(`${file} does not name its source`);
       return {
@@ -57,6 +61,7 @@ function readCorpus(): CorpusQuery[] {
         params,
         ...(header('Refused') ? { refused: header('Refused') } : {}),
         ...(subset ? { subset: Number(subset) } : {}),
+        ...(compare?.[3] ? { topBy: compare[3] } : {}),
       };
     });
 }
@@ -134,6 +139,12 @@ describe(`BigQuery corpus: ${runnable.length} of ${corpus.length} queries run wi
       expect(translated.rows.length).toBe(Math.min(query.subset, expected.rows.length));
       const all = new Set(canonical(expected.rows));
       expect(canonical(translated.rows).filter((row) => !all.has(row))).toEqual([]);
+      if (query.topBy) {
+        const key = query.topBy;
+        const descending = (rows: readonly ResultRow[]) =>
+          rows.map((row) => Number(row[key])).sort((a, b) => b - a);
+        expect(descending(translated.rows)).toEqual(descending(expected.rows).slice(0, query.subset));
+      }
     }
     // An empty answer would compare equal to a broken query that finds nothing.
     expect(expected.rows.length, 'the fixture gives this query rows').toBeGreaterThan(0);
