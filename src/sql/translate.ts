@@ -86,6 +86,27 @@ const intervalUnits = new Set([
   'Year',
 ]);
 
+/**
+ * The names a SELECT list gives its columns (lower case): explicit aliases, and the implicit ones
+ * BigQuery gives a path (`p.user_name` is `user_name`); an explicit alias wins.
+ */
+type OutputNames = ReadonlyMap<string, { readonly expr: Ast; readonly explicit: boolean }>;
+
+function outputNames(projection: readonly Ast[]): OutputNames {
+  const names = new Map<string, { expr: Ast; explicit: boolean }>();
+  for (const item of projection) {
+    const [kind, node] = variant(item);
+    if (kind === 'ExprWithAlias')
+      names.set(node.alias.value.toLowerCase(), { expr: node.expr, explicit: true });
+  }
+  for (const item of projection) {
+    const [kind, node] = variant(item);
+    const name = kind === 'UnnamedExpr' ? compoundParts(node)?.at(-1)?.toLowerCase() : undefined;
+    if (name !== undefined && !names.has(name)) names.set(name, { expr: node, explicit: false });
+  }
+  return names;
+}
+
 /** Output columns of a query or SELECT by lower-case name; undefined when not all are known. */
 type Columns = Map<string, Column> | undefined;
 
@@ -189,13 +210,13 @@ class Translator {
 
   private queryBody(query: Ast, outer: Scope): { sql: string; columns: Columns } {
     const parts: string[] = [];
-    const { sql, scope, columns, aliases } = this.setExpression(query.body, outer);
+    const { sql, scope, columns, outputs } = this.setExpression(query.body, outer);
     parts.push(sql);
     if (query.order_by) {
       const [kind, items] = variant(query.order_by.kind);
       if (kind !== 'Expressions') throw unsupported('ORDER BY ALL');
       parts.push(
-        `ORDER BY ${items.map((item: Ast) => atNode(item, () => this.orderItem(item, scope, aliases))).join(', ')}`,
+        `ORDER BY ${items.map((item: Ast) => atNode(item, () => this.orderItem(item, scope, outputs))).join(', ')}`,
       );
     }
     if (query.limit_clause) {
@@ -208,10 +229,11 @@ class Translator {
   }
 
   /**
-   * ORDER BY names a SELECT alias before a FROM column, in BigQuery as in DuckDB: an alias is
-   * printed as the alias, anything else is an expression over the FROM clause.
+   * ORDER BY names a column of the SELECT list before a FROM column, as BigQuery does: an explicit
+   * alias is printed as the alias, an implicit one (`postgres_logs.timestamp` is `timestamp`) as
+   * the expression it names, which also keeps it apart from a field of the same name elsewhere.
    */
-  private orderItem(item: Ast, scope: Scope, aliases: ReadonlySet<string>): string {
+  private orderItem(item: Ast, scope: Scope, outputs: OutputNames): string {
     const direction = item.options?.asc === false ? ' DESC' : item.options?.asc === true ? ' ASC' : '';
     // BigQuery sorts NULLs first ascending and last descending; the DuckDB engine sets that order.
     const nulls =
@@ -221,10 +243,12 @@ class Translator {
           ? ' NULLS LAST'
           : '';
     const bare = item.expr.Identifier;
-    const sql =
-      bare && aliases.has(String(bare.value).toLowerCase())
+    const output = bare ? outputs.get(String(bare.value).toLowerCase()) : undefined;
+    const sql = output
+      ? output.explicit
         ? quoteIdent(bare.value)
-        : this.expr(item.expr, scope);
+        : this.expr(output.expr, scope)
+      : this.expr(item.expr, scope);
     return `${sql}${direction}${nulls}`;
   }
 
@@ -232,14 +256,14 @@ class Translator {
   private setExpression(
     body: Ast,
     outer: Scope,
-  ): { sql: string; scope: Scope; columns: Columns; aliases: ReadonlySet<string> } {
+  ): { sql: string; scope: Scope; columns: Columns; outputs: OutputNames } {
     const [kind, node] = variant(body);
     switch (kind) {
       case 'Select':
         return atNode(node, () => this.select(node, outer));
       case 'Query': {
         const inner = this.queryWithColumns(node, outer);
-        return { sql: `(${inner.sql})`, scope: outer, columns: inner.columns, aliases: new Set() };
+        return { sql: `(${inner.sql})`, scope: outer, columns: inner.columns, outputs: new Map() };
       }
       case 'SetOperation': {
         const operators: Record<string, string> = {
@@ -257,7 +281,7 @@ class Translator {
           sql: `${left.sql}\n${operators[node.op]}${quantifier}\n${right.sql}`,
           scope: left.scope,
           columns: left.columns,
-          aliases: left.aliases,
+          outputs: left.outputs,
         };
       }
       default:
@@ -268,7 +292,7 @@ class Translator {
   private select(
     select: Ast,
     outer: Scope,
-  ): { sql: string; scope: Scope; columns: Columns; aliases: ReadonlySet<string> } {
+  ): { sql: string; scope: Scope; columns: Columns; outputs: OutputNames } {
     const scope = outer.child();
     // Filters implied by CROSS JOIN UNNEST over objects: a record without the object is dropped.
     const impliedFilters: string[] = [];
@@ -287,11 +311,7 @@ class Translator {
       if (sql !== '') fromItems.push(sql);
     }
     if (select.distinct && select.distinct !== 'Distinct') throw unsupported('SELECT DISTINCT ON');
-    const aliases = new Map<string, Ast>();
-    for (const item of select.projection as Ast[]) {
-      const [itemKind, itemNode] = variant(item);
-      if (itemKind === 'ExprWithAlias') aliases.set(itemNode.alias.value.toLowerCase(), itemNode.expr);
-    }
+    const outputs = outputNames(select.projection as Ast[]);
     const columns: Columns = new Map();
     let allKnown = true;
     const projection = (select.projection as Ast[]).map((item) =>
@@ -310,10 +330,10 @@ class Translator {
     ];
     if (where.length === 1) lines.push(`WHERE ${where[0]}`);
     if (where.length > 1) lines.push(`WHERE (${where[0]})\n  AND ${where.slice(1).join('\n  AND ')}`);
-    const groupBy = this.groupBy(select, scope, aliases);
+    const groupBy = this.groupBy(select, scope, outputs);
     if (groupBy) lines.push(groupBy);
     if (select.having)
-      lines.push(`HAVING ${atNode(select.having, () => this.withAliases(select.having, scope, aliases))}`);
+      lines.push(`HAVING ${atNode(select.having, () => this.withAliases(select.having, scope, outputs))}`);
     if (select.qualify)
       atNode(select.qualify, () => {
         throw unsupported('QUALIFY');
@@ -322,30 +342,30 @@ class Translator {
       sql: lines.join('\n'),
       scope,
       columns: allKnown ? columns : undefined,
-      aliases: new Set(aliases.keys()),
+      outputs,
     };
   }
 
   /**
-   * GROUP BY names resolve to SELECT aliases first in BigQuery, and to FROM columns first in
-   * DuckDB: a name that is an alias is replaced by the aliased expression.
+   * GROUP BY names resolve to SELECT-list names first in BigQuery, and to FROM columns first in
+   * DuckDB: a name of the SELECT list is replaced by the expression it names.
    */
-  private groupBy(select: Ast, scope: Scope, aliases: ReadonlyMap<string, Ast>): string | undefined {
+  private groupBy(select: Ast, scope: Scope, outputs: OutputNames): string | undefined {
     const [kind, node] = variant(select.group_by);
     if (kind !== 'Expressions') throw unsupported('GROUP BY ALL');
     const [expressions] = node as [Ast[], Ast[]];
     if (expressions.length === 0) return undefined;
     const items = expressions.map((expression) =>
-      atNode(expression, () => this.withAliases(expression, scope, aliases)),
+      atNode(expression, () => this.withAliases(expression, scope, outputs)),
     );
     return `GROUP BY ${items.join(', ')}`;
   }
 
-  /** An expression where a bare name may be a SELECT alias (GROUP BY, HAVING): the alias wins. */
-  private withAliases(expression: Ast, scope: Scope, aliases: ReadonlyMap<string, Ast>): string {
+  /** An expression where a bare name may name a SELECT-list column (GROUP BY, HAVING): that wins. */
+  private withAliases(expression: Ast, scope: Scope, outputs: OutputNames): string {
     const name = expression.Identifier?.value?.toLowerCase();
-    const aliased = name === undefined ? undefined : aliases.get(name);
-    return this.expr(aliased ?? expression, scope);
+    const output = name === undefined ? undefined : outputs.get(name);
+    return this.expr(output?.expr ?? expression, scope);
   }
 
   /** One select-list item and the output columns it makes (undefined when they are not known). */

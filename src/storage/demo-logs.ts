@@ -138,6 +138,18 @@ const PLACES: readonly (readonly [string, string, string, string, string, string
 ];
 /** Supabase edge-function regions, as `x_sb_edge_region` names them. */
 const EDGE_REGIONS = ['us-east-1', 'eu-central-1', 'ap-southeast-1'];
+/**
+ * The csvlog `detail` and `hint` Postgres adds to some errors, by message class, as Studio's
+ * Logs Explorer shows them (`parsed.detail`, `parsed.hint`).
+ */
+const POSTGRES_DETAILS: Record<string, { detail?: string; hint?: string }> = {
+  'duplicate key': { detail: 'Key (id)=({n}) already exists.' },
+  'permission denied': { hint: 'Grant the role SELECT on the table, or add a row level security policy.' },
+  'does not exist': { hint: 'Perhaps you meant to reference the table "public.todos".' },
+  'password authentication': {
+    detail: 'Connection matched pg_hba.conf line 89: "host all all 0.0.0.0/0 scram-sha-256"',
+  },
+};
 /** Postgres SQLSTATE of each demo message class (`00000` is success). */
 const SQL_STATES: Record<string, string> = {
   'duplicate key': '23505',
@@ -325,6 +337,7 @@ const demoSources: Record<string, DemoSource> = {
       const [error_severity, user_name, message, query] = choose(POSTGRES_LINES);
       const event_message = fill(message);
       const state = Object.entries(SQL_STATES).find(([text]) => event_message.includes(text));
+      const extra = Object.entries(POSTGRES_DETAILS).find(([text]) => event_message.includes(text))?.[1];
       const processId = 1000 + Math.floor(rng() * 60_000);
       const parsed = {
         timestamp: timestamp.replace('T', ' ').replace('Z', ' UTC'),
@@ -345,6 +358,8 @@ const demoSources: Record<string, DemoSource> = {
         process_id: processId,
         session_id: `${processId.toString(16)}.${randomHex(rng, 4)}`,
         session_line_num: 1 + Math.floor(rng() * 20),
+        ...(extra?.detail ? { detail: fill(extra.detail) } : {}),
+        ...(extra?.hint ? { hint: extra.hint } : {}),
       };
       return { event_message, metadata: { host: `db-${project}`, parsed } };
     },
@@ -362,6 +377,8 @@ const demoSources: Record<string, DemoSource> = {
         status,
         remote_addr: ipAddress(rng),
         request_id: uuid(rng),
+        // GoTrue names the failure of a request that did not succeed.
+        ...(status >= 400 ? { error: status >= 500 ? 'context deadline exceeded' : 'invalid_grant' } : {}),
         // GoTrue logs durations in nanoseconds.
         duration: skewed(rng, 40) * 1_000_000,
         // Successful logins and signups are audit events, which GoTrue logs on the request line.
