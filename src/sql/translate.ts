@@ -301,9 +301,10 @@ class Translator {
     for (const [index, item] of from.entries()) {
       const sql = atNode(item, () => {
         // `FROM t, UNNEST(t.a) AS x` is a correlated CROSS JOIN, as if written with the keywords.
-        if (index > 0 && item.relation.UNNEST && item.joins.length === 0) {
+        // With nothing printed before it (a constant CTE was inlined), it is a FROM item of its own.
+        if (index > 0 && item.relation.UNNEST && item.joins.length === 0 && fromItems.length > 0) {
           const joined = this.joinUnnest(item.relation.UNNEST, 'CrossJoin', undefined, scope, impliedFilters);
-          if (fromItems.length > 0) fromItems[fromItems.length - 1] += joined;
+          fromItems[fromItems.length - 1] += joined;
           return '';
         }
         return this.inlineConstant(item, scope, from.length) ?? this.fromItem(item, scope, impliedFilters);

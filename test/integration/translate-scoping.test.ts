@@ -244,3 +244,27 @@ describe('refusals with the construct and its place', () => {
     expect(refused.message).toContain('nothing_here');
   });
 });
+
+describe('SELECT DISTINCT', () => {
+  it('returns each distinct row once', async () => {
+    expect(
+      await rows(
+        'select distinct r.method from edge_logs cross join unnest(metadata) as m cross join unnest(m.request) as r order by method',
+      ),
+    ).toEqual([{ method: 'GET' }, { method: 'POST' }]);
+  });
+});
+
+describe('comma joins', () => {
+  it('unnests an array of a constant CTE joined with a comma', async () => {
+    expect(
+      await rows('with arr as (select [3, 1, 2] as d) select x from arr, unnest(arr.d) as x order by x'),
+    ).toEqual([{ x: 1 }, { x: 2 }, { x: 3 }]);
+  });
+
+  it('takes `FROM t, UNNEST(t.metadata) AS m` as a correlated CROSS JOIN', async () => {
+    expect(
+      await rows("select m.request.path from edge_logs as t, unnest(t.metadata) as m where t.id = 'e2'"),
+    ).toEqual([{ path: '/auth/v1/token' }]);
+  });
+});
