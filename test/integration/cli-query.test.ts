@@ -65,6 +65,23 @@ describe('querygate query', () => {
     expect(output.text).toContain('FROM "cloudflare.logs.prod" AS "edge_logs"');
   });
 
+  it('prints the SQL BigQuery would run with --explain on the BigQuery engine', async () => {
+    const bigquery = loadConfig({
+      QUERYGATE_ENGINE: 'bigquery',
+      QUERYGATE_BIGQUERY_PROJECT: 'acme-logs-prod',
+      QUERYGATE_BIGQUERY_DATASET: 'logflare',
+      QUERYGATE_API_KEYS: 'k'.repeat(16),
+    });
+    const output = await runQueryCommand(bigquery, 'select edge_logs.id from edge_logs', {
+      ...defaults,
+      explain: true,
+    });
+    expect(output).toEqual({
+      ok: true,
+      text: 'select edge_logs.id from `acme-logs-prod.logflare.cloudflare_logs_prod` AS `edge_logs`',
+    });
+  });
+
   it('prints a refused construct with its line and column', async () => {
     const output = await runQueryCommand(
       config,
