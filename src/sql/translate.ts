@@ -302,9 +302,10 @@ class Translator {
       const sql = atNode(item, () => {
         // `FROM t, UNNEST(t.a) AS x` is a correlated CROSS JOIN, as if written with the keywords.
         // With nothing printed before it (a constant CTE was inlined), it is a FROM item of its own.
-        if (index > 0 && item.relation.UNNEST && item.joins.length === 0 && fromItems.length > 0) {
-          const joined = this.joinUnnest(item.relation.UNNEST, 'CrossJoin', undefined, scope, impliedFilters);
-          fromItems[fromItems.length - 1] += joined;
+        const unnest = item.relation.UNNEST ?? arrayPathUnnest(item.relation, scope);
+        if (index > 0 && unnest && fromItems.length > 0) {
+          const joined = this.joinUnnest(unnest, 'CrossJoin', undefined, scope, impliedFilters);
+          fromItems[fromItems.length - 1] += joined + this.joins(item, scope, impliedFilters);
           return '';
         }
         return this.inlineConstant(item, scope, from.length) ?? this.fromItem(item, scope, impliedFilters);
@@ -430,13 +431,19 @@ class Translator {
   }
 
   private fromItem(item: Ast, scope: Scope, impliedFilters: string[]): string {
-    let sql = this.relation(item.relation, scope);
+    const sql = this.relation(item.relation, scope);
+    return sql + this.joins(item, scope, impliedFilters);
+  }
+
+  /** The JOIN clauses of a FROM item, after its first relation. */
+  private joins(item: Ast, scope: Scope, impliedFilters: string[]): string {
+    let sql = '';
     for (const join of item.joins as Ast[]) {
       sql += atNode(join, () => {
         const [operator, constraint] = variant(join.join_operator);
         const relation = join.relation;
-        if (relation.UNNEST)
-          return this.joinUnnest(relation.UNNEST, operator, constraint, scope, impliedFilters);
+        const unnest = relation.UNNEST ?? arrayPathUnnest(relation, scope);
+        if (unnest) return this.joinUnnest(unnest, operator, constraint, scope, impliedFilters);
         const right = this.relation(relation, scope);
         if (operator === 'CrossJoin') return `\nCROSS JOIN ${right}`;
         if (operator === 'Inner' || operator === 'Join')
@@ -823,6 +830,20 @@ function compoundParts(expression: Ast): string[] | undefined {
   if (expression.Identifier) return [expression.Identifier.value];
   if (expression.CompoundIdentifier) return expression.CompoundIdentifier.map((part: Ast) => part.value);
   return undefined;
+}
+
+/**
+ * `FROM t, t.metadata AS m` (or `JOIN t.metadata AS m`): BigQuery reads a FROM item that is a path
+ * from a range variable in scope as an implicit UNNEST of that path. Returned as the UNNEST node it
+ * stands for, or undefined for a table name.
+ */
+function arrayPathUnnest(relation: Ast, scope: Scope): Ast | undefined {
+  const table = relation.Table;
+  const parts = table?.name?.map((part: Ast) => part?.Identifier?.value);
+  if (!parts || parts.length < 2 || parts.some((part: unknown) => typeof part !== 'string')) return undefined;
+  if (!scope.lookup(parts[0])) return undefined;
+  const path = { CompoundIdentifier: table.name.map((part: Ast) => part.Identifier) };
+  return { alias: table.alias, array_exprs: [path], with_offset: false, with_ordinality: false };
 }
 
 /** The element type of a LIST type; undefined when the type is not known to be one. */

@@ -262,6 +262,17 @@ describe('comma joins', () => {
     ).toEqual([{ x: 1 }, { x: 2 }, { x: 3 }]);
   });
 
+  it('takes a path from a table in FROM as an implicit UNNEST of it', async () => {
+    expect(
+      await rows(
+        "select r.path, s.name from edge_logs as t, t.metadata as m, m.request as r join m.spans as s on true where t.id = 'e1' order by s.name",
+      ),
+    ).toEqual([
+      { path: '/rest/v1/todos', name: 'a' },
+      { path: '/rest/v1/todos', name: 'b' },
+    ]);
+  });
+
   it('takes `FROM t, UNNEST(t.metadata) AS m` as a correlated CROSS JOIN', async () => {
     expect(
       await rows("select m.request.path from edge_logs as t, unnest(t.metadata) as m where t.id = 'e2'"),
