@@ -281,7 +281,8 @@ class Translator {
           sql: `${left.sql}\n${operators[node.op]}${quantifier}\n${right.sql}`,
           scope: left.scope,
           columns: left.columns,
-          outputs: left.outputs,
+          // After a set operation ORDER BY can only name the result's columns, never an expression.
+          outputs: new Map([...left.outputs].map(([name, output]) => [name, { ...output, explicit: true }])),
         };
       }
       default:

@@ -255,6 +255,16 @@ describe('SELECT DISTINCT', () => {
   });
 });
 
+describe('set operations', () => {
+  it('orders a UNION ALL by a column name of its result', async () => {
+    expect(
+      await rows(
+        "select t.id from edge_logs as t where t.id = 'e2' union all select p.id from postgres_logs as p order by id",
+      ),
+    ).toEqual([{ id: 'e2' }, { id: 'g1' }]);
+  });
+});
+
 describe('comma joins', () => {
   it('unnests an array of a constant CTE joined with a comma', async () => {
     expect(
