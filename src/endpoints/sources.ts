@@ -12,6 +12,11 @@ import { readYamlFile } from './yaml-file.js';
 export interface LogSource {
   /** Logical name, as written in the saved SQL and in `POST /api/logs?source_name=`. */
   readonly name: string;
+  /**
+   * Other names queries may use for this source's table: the table names of Supabase Studio's
+   * Logs Explorer (its `LogsTableName`), which Logflare maps to these sources.
+   */
+  readonly aliases: readonly string[];
   readonly description: string;
   /** Whether records carry a top-level `project` column that queries filter on directly. */
   readonly hasProject: boolean;

@@ -11,11 +11,11 @@ import {
   TIMESTAMP,
   VARCHAR,
 } from '@duckdb/node-api';
-import type { LogSource } from '../endpoints/sources.js';
 import { QuerygateError } from '../errors.js';
 import { nowParameter, type Translation, translateToDuckDb } from '../sql/translate.js';
 import type { Database } from '../storage/database.js';
 import { decodeRows, describeColumns } from './duckdb-rows.js';
+import { type QueryableTable, readTableSchemas } from './duckdb-schema.js';
 import { isoMicros } from './iso-micros.js';
 import type {
   ParameterType,
@@ -28,7 +28,8 @@ import type {
 
 export interface DuckDbEngineOptions {
   readonly database: Database;
-  readonly sources: readonly LogSource[];
+  /** The tables queries may read (the log sources) and the other names they answer to. */
+  readonly sources: readonly QueryableTable[];
   /** The saved queries, translated once here so a query that cannot run stops start-up. */
   readonly queries: readonly SavedQuery[];
   /** Where `udf/*.duckdb.sql` (the DuckDB macros standing in for BigQuery UDFs) live. */
@@ -46,32 +47,43 @@ const nowName = nowParameter.slice(1);
 
 /** The embedded engine: saved BigQuery SQL translated to DuckDB and run on the local store. */
 export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<QueryEngine> {
-  // Keyed by the query's hash: a changed query is translated and prepared anew.
-  const translations = new Map<string, Translation>(
-    options.queries.map((query) => [
-      planKey(query),
-      translateToDuckDb(query.sql, { sources: options.sources }),
-    ]),
-  );
-  function translationOf(query: SavedQuery): Translation {
+  const setup = await options.database.connect();
+  // Each saved query is translated against the tables as the store has them when it loads.
+  const translate = async (sql: string) =>
+    translateToDuckDb(sql, { tables: await readTableSchemas(setup, options.sources) });
+  let translations: Map<string, Translation>;
+  try {
+    // BigQuery sorts NULLs first ascending and last descending; DuckDB's default puts them last
+    // both ways. Set for the whole database so ORDER BY anywhere (windows, aggregates) agrees.
+    await setup.run(`SET GLOBAL default_null_order = 'nulls_first_on_asc_last_on_desc'`);
+    const tables = await readTableSchemas(setup, options.sources);
+    // Keyed by the query's hash: a changed query is translated and prepared anew.
+    translations = new Map(
+      options.queries.map((query) => [planKey(query), translateToDuckDb(query.sql, { tables })]),
+    );
+    for (const file of udfFiles) await setup.run(readFileSync(join(options.queriesDir, 'udf', file), 'utf8'));
+    for (const query of options.queries) await assertBinds(setup, query, translations.get(planKey(query)));
+  } catch (error) {
+    setup.closeSync();
+    throw error;
+  }
+  const pool = await createConnectionPool(options.database, options.connections ?? 4);
+
+  async function translationOf(query: SavedQuery): Promise<Translation> {
     let translation = translations.get(planKey(query));
     if (!translation) {
-      translation = translateToDuckDb(query.sql, { sources: options.sources });
+      translation = await translate(query.sql);
       translations.set(planKey(query), translation);
     }
     return translation;
   }
-  const setup = await options.database.connect();
-  for (const file of udfFiles) await setup.run(readFileSync(join(options.queriesDir, 'udf', file), 'utf8'));
-  setup.closeSync();
-  const pool = await createConnectionPool(options.database, options.connections ?? 4);
 
   async function run(
     query: SavedQuery,
     params: ParameterValues,
     runOptions: RunOptions,
   ): Promise<QueryResult> {
-    const translation = translationOf(query);
+    const translation = await translationOf(query);
     const lease = await pool.acquire(runOptions.signal);
     let timedOut = false;
     let repeat: NodeJS.Timeout | undefined;
@@ -122,9 +134,9 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
    * tables) with every parameter bound (see describeValues).
    */
   async function describe(query: SavedQuery) {
-    const translation = translationOf(query);
     const lease = await pool.acquire();
     try {
+      const translation = await translationOf(query);
       const statement = await lease.connection.prepare(
         `SELECT * FROM (${translation.sql}) AS described LIMIT 0`,
       );
@@ -150,8 +162,32 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     ready: async () => {},
     run,
     describe,
-    close: async () => pool.close(),
+    close: async () => {
+      pool.close();
+      setup.closeSync();
+    },
   };
+}
+
+/**
+ * Prepares a saved query's translation once at load: what DuckDB cannot bind is refused now, at
+ * start-up, rather than on the first call.
+ */
+async function assertBinds(
+  connection: DuckDBConnection,
+  query: SavedQuery,
+  translation: Translation | undefined,
+): Promise<void> {
+  if (!translation) return;
+  try {
+    (await connection.prepare(translation.sql)).destroySync();
+  } catch (error) {
+    throw new QuerygateError(
+      'UNSUPPORTED_SQL',
+      `${query.name}: DuckDB cannot bind the translation: ${(error as Error).message}`,
+      { cause: error, details: { construct: 'the translated query' } },
+    );
+  }
 }
 
 /** What translations and prepared statements are kept under: the query's text, not only its id. */

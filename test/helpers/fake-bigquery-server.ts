@@ -18,6 +18,10 @@ import { type Ast, variant } from '../../src/sql/bigquery-ast.js';
 import { renameObjects } from '../../src/sql/qualify-for-bigquery.js';
 import { nowParameter, translateToDuckDb } from '../../src/sql/translate.js';
 import type { Database } from '../../src/storage/database.js';
+import { seedTableSchema } from '../../src/storage/log-tables.js';
+
+const seedTables = logSources.map(seedTableSchema);
+
 import {
   encodeRows,
   encodeSchema,
@@ -219,7 +223,7 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
     let logical: string;
     try {
       logical = renameObjects(sql, { tables: logicalTables, functions: logicalFunctions });
-      return translateToDuckDb(logical, { sources: logSources });
+      return translateToDuckDb(logical, { tables: seedTables });
     } catch (error) {
       throw invalidQuery(`Syntax error: ${(error as Error).message}`);
     }
