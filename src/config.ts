@@ -41,6 +41,25 @@ const environmentSchema = z.object({
     .int()
     .positive()
     .default(64 * 1024 * 1024),
+  // HTTP limits: a client that is slow to send its headers or body, or that holds idle
+  // connections, is cut off instead of holding a socket (and a file descriptor) for minutes.
+  QUERYGATE_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  QUERYGATE_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  QUERYGATE_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+  QUERYGATE_MAX_CONNECTIONS: z.coerce.number().int().positive().default(4_096),
+  QUERYGATE_CORS_ORIGINS: z
+    .string()
+    .optional()
+    .transform((value) =>
+      (value ?? '')
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
+    )
+    .refine((origins) => origins.every((origin) => origin === '*' || /^https?:\/\/[^/\s]+$/.test(origin)), {
+      message: "must be '*' or comma-separated origins such as https://dash.example.com",
+    }),
+  QUERYGATE_GRAPHQL_MAX_BATCH: z.coerce.number().int().min(1).max(100).default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -57,6 +76,17 @@ export interface Config {
   readonly maxBodyBytes: number;
   /** Approximate bytes of query results the resolver layer keeps (LRU beyond it). */
   readonly cacheMaxBytes: number;
+  /** HTTP: how long a client may take to send its headers, and its whole request. */
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  /** HTTP: how long an idle kept-alive connection stays open. */
+  readonly keepAliveTimeoutMs: number;
+  /** HTTP: open connections beyond this are refused at accept. */
+  readonly maxConnections: number;
+  /** Origins allowed to call from a browser (`*` for any); empty: no CORS headers at all. */
+  readonly corsOrigins: readonly string[];
+  /** Operations one batched GraphQL request (a JSON array) may carry. */
+  readonly graphqlMaxBatch: number;
   readonly logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL'];
   /** The QUERYGATE_BIGQUERY_* settings; parsed, and required, only when engine is 'bigquery'. */
   readonly bigquery: Readonly<BigQueryConfig> | undefined;
@@ -88,6 +118,12 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     queryTimeoutMs: env.QUERYGATE_QUERY_TIMEOUT_MS,
     maxBodyBytes: env.QUERYGATE_MAX_BODY_BYTES,
     cacheMaxBytes: env.QUERYGATE_CACHE_MAX_BYTES,
+    headersTimeoutMs: Math.min(env.QUERYGATE_HEADERS_TIMEOUT_MS, env.QUERYGATE_REQUEST_TIMEOUT_MS),
+    requestTimeoutMs: env.QUERYGATE_REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: env.QUERYGATE_KEEP_ALIVE_TIMEOUT_MS,
+    maxConnections: env.QUERYGATE_MAX_CONNECTIONS,
+    corsOrigins: Object.freeze(env.QUERYGATE_CORS_ORIGINS),
+    graphqlMaxBatch: env.QUERYGATE_GRAPHQL_MAX_BATCH,
     logLevel: env.LOG_LEVEL,
     bigquery: bigquery?.success ? Object.freeze(bigquery.data) : undefined,
   });

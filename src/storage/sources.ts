@@ -9,6 +9,8 @@ import type { StructType } from './field-type.js';
 export interface LogSource {
   /** Logical name, as written in the saved SQL and in `POST /api/logs?source_name=`. */
   readonly name: string;
+  /** Fixed UUID, Logflare's source token: `POST /api/logs?source=<id>` names the source by it. */
+  readonly id: string;
   readonly description: string;
   /** Whether records carry a top-level `project` column that queries filter on directly. */
   readonly hasProject: boolean;
@@ -18,6 +20,7 @@ export interface LogSource {
 export const logSources: readonly LogSource[] = [
   {
     name: 'cloudflare.logs.prod',
+    id: '0d4f6d8e-5b0a-4a57-9c53-0f3f1c8e2a01',
     description: 'Request logs at the edge',
     hasProject: true,
     metadata: {
@@ -29,12 +32,14 @@ export const logSources: readonly LogSource[] = [
   },
   {
     name: 'postgres.logs',
+    id: '3c7e2b51-9a0d-4f4e-8b1e-6a2d9e0c4b02',
     description: 'Database logs',
     hasProject: true,
     metadata: { struct: { host: 'VARCHAR', parsed: { struct: { error_severity: 'VARCHAR' } } } },
   },
   {
     name: 'deno-relay-logs',
+    id: '7a1c5e93-2f6b-4d8a-a0c4-5e9b1d3f6c03',
     description: 'Edge-function relay logs',
     hasProject: false,
     metadata: {
@@ -50,6 +55,7 @@ export const logSources: readonly LogSource[] = [
   },
   {
     name: 'deno-subhosting-events',
+    id: 'b58d2a17-6e3c-4b9f-8d25-1c7a4e0f9d04',
     description: 'Function event logs',
     hasProject: false,
     metadata: {
@@ -58,30 +64,35 @@ export const logSources: readonly LogSource[] = [
   },
   {
     name: 'gotrue.logs.prod',
+    id: 'e2a94c6b-0d7f-4c31-9b8e-3f5d2a1c7e05',
     description: 'Authentication logs',
     hasProject: true,
     metadata: { struct: { project: 'VARCHAR', level: 'VARCHAR', path: 'VARCHAR', status: 'BIGINT' } },
   },
   {
     name: 'realtime.logs.prod',
+    id: '4f8b1d3a-7c2e-4e6a-b9d0-8a3c5f2e1b06',
     description: 'Realtime logs',
     hasProject: true,
     metadata: { struct: { project: 'VARCHAR', level: 'VARCHAR', external_id: 'VARCHAR' } },
   },
   {
     name: 'storage.logs.prod.2',
+    id: '91c6e4f2-3b8a-4d5c-8e7f-2a0b9d6c4a07',
     description: 'Storage logs',
     hasProject: true,
     metadata: { struct: { project: 'VARCHAR', level: 'VARCHAR', tenantId: 'VARCHAR' } },
   },
   {
     name: 'postgREST.logs.prod',
+    id: 'c3d7a5e1-8f4b-4a2c-9d6e-7b1f0a3e5c08',
     description: 'REST API logs',
     hasProject: true,
     metadata: { struct: { project: 'VARCHAR', host: 'VARCHAR' } },
   },
   {
     name: 'pgbouncer.logs.prod',
+    id: '6e2f9b4d-1a5c-4f7e-a3b8-9c0d2e6f1a09',
     description: 'Connection-pooler logs',
     hasProject: true,
     metadata: { struct: { project: 'VARCHAR', host: 'VARCHAR' } },
@@ -89,7 +100,13 @@ export const logSources: readonly LogSource[] = [
 ];
 
 const byName = new Map(logSources.map((source) => [source.name, source]));
+const byId = new Map(logSources.map((source) => [source.id, source]));
 
 export function findLogSource(name: string): LogSource | undefined {
   return byName.get(name);
+}
+
+/** A source by its name or its UUID (any case), as Logflare's clients name one. */
+export function findLogSourceByNameOrId(reference: string): LogSource | undefined {
+  return byName.get(reference) ?? byId.get(reference.toLowerCase());
 }
