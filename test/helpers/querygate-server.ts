@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
-import { startQuerygate } from '../../src/server.js';
+import { type Querygate, startQuerygate } from '../../src/server.js';
 import { type FixtureEvent, toIngestEvent } from '../fixtures/spec-fixture.js';
 
 /**
@@ -24,6 +24,8 @@ export interface QuerygateUnderTest {
   request(method: string, path: string, options?: RequestOptions): Promise<HttpResult>;
   /** POST /api/logs?source_name=... with `{"batch": events}`. */
   ingest(source: string, events: readonly unknown[]): Promise<HttpResult>;
+  /** The resolver layer's counters: runs (misses) and hits, to tell which calls shared a cache entry. */
+  resolverStats(): ReturnType<Querygate['resolver']['stats']>;
   close(): Promise<void>;
 }
 
@@ -52,7 +54,7 @@ export interface HttpResult {
 export const testApiKey = 'querygate-test-key-0123456789';
 
 /** The configuration of a server under test: port 0, no demo data, `testApiKey`, silent. */
-export function testConfig(dataDir: string) {
+export function testConfig(dataDir: string, environment: Readonly<Record<string, string>> = {}) {
   return loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -60,6 +62,7 @@ export function testConfig(dataDir: string) {
     QUERYGATE_DEMO: '0',
     QUERYGATE_API_KEYS: testApiKey,
     LOG_LEVEL: 'silent',
+    ...environment,
   });
 }
 
@@ -67,11 +70,13 @@ export function testConfig(dataDir: string) {
 export async function startQuerygateUnderTest(options: {
   readonly now: Date;
   readonly events?: readonly FixtureEvent[];
+  /** More environment variables, e.g. QUERYGATE_CORS_ORIGINS. */
+  readonly environment?: Readonly<Record<string, string>>;
 }): Promise<QuerygateUnderTest> {
   const dataDir = await mkdtemp(join(tmpdir(), 'querygate-rest-'));
   let app: Awaited<ReturnType<typeof startQuerygate>> | undefined;
   try {
-    const config = testConfig(dataDir);
+    const config = testConfig(dataDir, options.environment);
     const fixedNow = options.now.getTime();
     app = await startQuerygate(config, { now: () => new Date(fixedNow) });
   } catch (error) {
@@ -118,6 +123,7 @@ export async function startQuerygateUnderTest(options: {
         params: { source_name: source },
         body: JSON.stringify({ batch: events }),
       }),
+    resolverStats: () => started.resolver.stats(),
     async close() {
       try {
         await started.close();
