@@ -58,7 +58,16 @@ export function graphqlRoutes(options: GraphQLRoutesOptions) {
         if (kept) return send(reply, kept);
         const recording: Recording | undefined = key === undefined ? undefined : { calls: [], clean: false };
         const context: ServerContext = { req: request, reply, ...(recording ? { recording } : {}) };
-        const response = await options.yoga().handleNodeRequestAndResponse(request, reply, context);
+        const yoga = options.yoga();
+        const response = hasNoBody(request, body)
+          ? // whatwg-node would read an empty body from the request stream Fastify has already
+            // drained and wait for ever; it gets the empty body it was sent instead.
+            await yoga.fetch(
+              `http://${request.headers.host ?? 'localhost'}${request.url}`,
+              { method: request.method, headers: request.headers as Record<string, string>, body: '' },
+              context,
+            )
+          : await yoga.handleNodeRequestAndResponse(request, reply, context);
         const answer: Answer = {
           status: response.status,
           headers: headerRecord(response.headers),
@@ -70,6 +79,10 @@ export function graphqlRoutes(options: GraphQLRoutesOptions) {
       },
     });
   };
+}
+
+function hasNoBody(request: FastifyRequest, body: Buffer | undefined): boolean {
+  return request.method !== 'GET' && request.method !== 'HEAD' && (body === undefined || body.length === 0);
 }
 
 function send(reply: FastifyReply, answer: Answer): FastifyReply {

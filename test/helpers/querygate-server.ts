@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { type Querygate, startQuerygate } from '../../src/server.js';
 import { type FixtureEvent, toIngestEvent } from '../fixtures/spec-fixture.js';
@@ -196,4 +197,34 @@ export function byId(name: EndpointName): string {
 /** Whether a body shows a stack trace: `at fn (file:line:col)` frames, `node:internal`, `file.ts:12:3`. */
 export function leaksInternals(text: string): boolean {
   return /\n\s+at |\bat \S+ \([^)]*:\d+:\d+\)|node:internal|\.[cm]?[jt]s:\d+:\d+/.test(text);
+}
+
+/**
+ * One server for the whole test file: started in `beforeAll`, closed in `afterAll`. Returns the
+ * running server (call it inside tests).
+ */
+export function serveDuringFile(
+  options: Parameters<typeof startQuerygateUnderTest>[0],
+): () => QuerygateUnderTest {
+  let service: QuerygateUnderTest | undefined;
+  beforeAll(async () => {
+    service = await startQuerygateUnderTest(options);
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+  return () => {
+    if (!service) throw new Error('the server is not started yet');
+    return service;
+  };
+}
+
+/** Checks that no response a server gave was a 5xx or carried a stack trace or path. */
+export function expectNoServerErrors(service: QuerygateUnderTest): void {
+  const offenders = service.responses
+    .filter((response) => response.status >= 500 || leaksInternals(response.text))
+    .map(
+      (response) => `${response.status} ${response.method} ${response.path}: ${response.text.slice(0, 200)}`,
+    );
+  expect(offenders).toEqual([]);
 }
