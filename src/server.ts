@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
-import { type Logger, pino } from 'pino';
+import type { Logger } from 'pino';
 import { loadOrCreateApiKey } from './api-key-file.js';
 import type { Config } from './config.js';
 import { type EndpointRegistry, loadEndpointRegistry } from './endpoints/registry.js';
@@ -12,6 +12,7 @@ import type { QueryEngine } from './engines/query-engine.js';
 import { graphqlRoutes } from './graphql/graphql-routes.js';
 import { createQuerygateYoga } from './graphql/yoga.js';
 import { createHttpApp } from './http/app.js';
+import { createLogger } from './logger.js';
 import { queriesDir } from './paths.js';
 import { createResolver, type Resolver } from './resolve/resolver.js';
 import type { Timers } from './resolve/time-source.js';
@@ -56,7 +57,7 @@ export interface StartOptions {
 
 /** Composes the store, the engine, the resolver layer and the faces, and starts listening. */
 export async function startQuerygate(config: Config, options: StartOptions = {}): Promise<Querygate> {
-  const logger = options.logger ?? pino({ level: config.logLevel });
+  const logger = options.logger ?? createLogger(config.logLevel);
   const now = options.now ?? (() => new Date());
   const apiKeys = config.apiKeys ?? [loadOrCreateApiKey(config.dataDir).key];
   const registry = loadEndpointRegistry(queriesDir);

@@ -84,8 +84,12 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     },
     frameworkErrors(error, request, reply) {
       // A path that does not decode (`%E0%A4%A`) names no route; without a key it is still a 401.
-      const known = isAuthorised(presentedApiKey(request.raw, request.query))
-        ? new QuerygateError('NOT_FOUND', `No route for ${request.method} ${request.url}`, { cause: error })
+      // The router failed before the query string was parsed.
+      const query = Object.fromEntries(new URLSearchParams(request.raw.url?.split('?')[1] ?? ''));
+      const known = isAuthorised(presentedApiKey(request.raw, query))
+        ? new QuerygateError('NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`, {
+            cause: error,
+          })
         : unauthenticated();
       void (reply as unknown as FastifyReply)
         .code(known.status)
