@@ -160,6 +160,25 @@ describe('Apollo Client 3', () => {
     const secondRound = sentBodies.slice(second).map((body) => JSON.parse(body) as { query?: string });
     expect(secondRound.map((body) => body.query === undefined)).toEqual([true]);
   });
+
+  it('persisted-queries link over GET: the hash-only GET answers right, the first time and when answered again', async () => {
+    const link = () =>
+      createPersistedQueryLink({ sha256, useGETForHashedQueries: true }).concat(
+        new HttpLink({ uri: uri(), headers, fetch: recordingFetch }),
+      );
+    const variables = { project: projects.beta, interval: 'DAILY' };
+    for (let round = 0; round < 3; round++) {
+      const start = sentBodies.length;
+      const result = await apollo(link()).query<{ usage: { apiCounts: Bucket[] } }>({
+        query: apiCounts,
+        variables,
+      });
+      expect(asRows(result.data.usage.apiCounts)).toEqual(expectedFor(projects.beta));
+      // After the first round the server knows the hash: one GET, no query text.
+      if (round > 0)
+        expect(sentBodies.slice(start)).toEqual([expect.stringMatching(/^GET .*persistedQuery/)]);
+    }
+  });
 });
 
 describe('graphql-request', () => {
