@@ -134,11 +134,13 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     maxBodyBytes: config.maxBodyBytes,
     corsOrigins: config.corsOrigins,
   });
-  // One plugin per face: each owns its routes and how it reads bodies.
+  // One plugin per face: each owns its routes and how it reads bodies. A new face (or route)
+  // is one more `app.register` here; the registry and yoga are read per request, so a reload
+  // can swap them.
   app.get('/health', { config: { isPublic: () => true } }, async (_request, reply) =>
     reply.send({ status: 'ok', engine: engine.kind }),
   );
-  await app.register(endpointRoutes({ registry, resolver }));
+  await app.register(endpointRoutes({ registry: () => registry, resolver }));
   await app.register(ingestRoutes({ logs, maxBodyBytes: config.maxBodyBytes }));
   await app.register(
     graphqlRoutes({

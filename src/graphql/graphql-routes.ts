@@ -36,6 +36,7 @@ export function graphqlRoutes(options: GraphQLRoutesOptions) {
     ...(options.maxReplayBytes === undefined ? {} : { maxBytes: options.maxReplayBytes }),
   });
   const page = createGraphiQLPage();
+  let answeredBy: YogaServerInstance<ReplayServerContext, GraphQLContext> | undefined;
 
   return async function routes(app: FastifyInstance) {
     // Yoga reads every body itself (JSON, GraphQL, form, multipart) and answers each per the
@@ -52,13 +53,18 @@ export function graphqlRoutes(options: GraphQLRoutesOptions) {
           const { headers, body } = await page.load(request.headers['accept-encoding']);
           return reply.headers(headers).send(body);
         }
+        const yoga = options.yoga();
+        if (yoga !== answeredBy) {
+          // A new schema: answers kept from the old one may no longer be its answers.
+          replay.clear();
+          answeredBy = yoga;
+        }
         const body = request.body as Buffer | undefined;
         const key = replay.keyOf(request.raw as { method: string; url: string } & typeof request.raw, body);
         const kept = key === undefined ? undefined : replay.find(key);
         if (kept) return send(reply, kept);
         const recording: Recording | undefined = key === undefined ? undefined : { calls: [], clean: false };
         const context: ServerContext = { req: request, reply, ...(recording ? { recording } : {}) };
-        const yoga = options.yoga();
         const response = hasNoBody(request, body)
           ? // whatwg-node would read an empty body from the request stream Fastify has already
             // drained and wait for ever; it gets the empty body it was sent instead.

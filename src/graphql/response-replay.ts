@@ -93,6 +93,11 @@ export function createResponseReplay(options: ResponseReplayOptions) {
       return resolver.reuse(calls) ? replay : undefined;
     },
 
+    /** Forgets every kept answer (the schema they were answered with was replaced). */
+    clear(): void {
+      replays.clear();
+    },
+
     /** Keeps yoga's answer to a request when it is one that may be replayed. */
     keep(key: string, answer: Answer, recording: Recording): void {
       if (

@@ -10,7 +10,8 @@ import { toJson } from './respond.js';
 import { resultBody } from './result-body.js';
 
 export interface EndpointRoutesOptions {
-  readonly registry: EndpointRegistry;
+  /** Read per request, so a reload can put a new registry in place. */
+  readonly registry: () => EndpointRegistry;
   readonly resolver: Resolver;
 }
 
@@ -40,7 +41,7 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
 
   const logflareRoute = (request: FastifyRequest<{ Params: { ref: string } }>, reply: FastifyReply) => {
     allowMethods(request, ['GET', 'HEAD', 'POST']);
-    const endpoint = registry.find(request.params.ref);
+    const endpoint = registry().find(request.params.ref);
     if (!endpoint)
       throw new QuerygateError('NOT_FOUND', `No endpoint with id or name '${request.params.ref}'`);
     return answer(endpoint, request, reply);
@@ -58,7 +59,7 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
           allowMethods(request, ['GET', 'HEAD']);
           return reply
             .type('application/json; charset=utf-8')
-            .send(toJson({ result: registry.endpoints.map(describeEndpoint) }));
+            .send(toJson({ result: registry().endpoints.map(describeEndpoint) }));
         },
       });
     }
@@ -66,7 +67,7 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
       method: [...routeMethods],
       url: '/api/endpoints/:ref',
       handler: (request, reply) => {
-        const endpoint = registry.find(request.params.ref);
+        const endpoint = registry().find(request.params.ref);
         if (!endpoint || endpoint.name !== request.params.ref) {
           throw new QuerygateError('NOT_FOUND', `No endpoint named '${request.params.ref}'`);
         }
