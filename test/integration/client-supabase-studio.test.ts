@@ -90,6 +90,19 @@ describe('Supabase Studio (self-hosted) against querygate as LOGFLARE_URL', () =
     }
   });
 
+  // Newer Studio (apps/studio/components/interfaces/Home/ProjectUsage.tsx) asks usage.api-counts
+  // for interval 1hr, 1day or 7day; the spec defines minutely, hourly and daily only.
+  it.each(['1hr', '1day', '7day'])(
+    'refuses newer Studio interval %s with 400 naming interval',
+    async (interval) => {
+      const response = await studioCall('usage.api-counts', projects.alpha, { interval });
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({
+        error: { code: 'BAD_PARAMETER', message: expect.stringContaining("'interval'") },
+      });
+    },
+  );
+
   it('never answered 5xx or leaked internals', () => {
     expectNoServerErrors(server());
   });
