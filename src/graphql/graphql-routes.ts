@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
+import { sendRaw } from '../http/send-raw.js';
 import type { Resolver } from '../resolve/resolver.js';
 import type { GraphQLContext } from './context.js';
 import { createGraphiQLPage } from './graphiql-page.js';
@@ -62,7 +63,7 @@ export function graphqlRoutes(options: GraphQLRoutesOptions) {
         const body = request.body as Buffer | undefined;
         const key = replay.keyOf(request.raw as { method: string; url: string } & typeof request.raw, body);
         const kept = key === undefined ? undefined : replay.find(key);
-        if (kept) return send(reply, kept);
+        if (kept) return sendRaw(reply, kept.status, kept.headers, kept.body);
         const recording: Recording | undefined = key === undefined ? undefined : { calls: [], clean: false };
         const context: ServerContext = { req: request, reply, ...(recording ? { recording } : {}) };
         const response = hasNoBody(request, body)

@@ -34,9 +34,21 @@ export interface Answer {
   readonly body: Buffer;
 }
 
-interface Replay extends Answer {
-  readonly calls: ReadonlyArray<EndpointCall & { readonly result: WeakRef<QueryResult> }>;
+/** A kept answer ready for the wire: its headers with its length, its body as Node writes it fastest. */
+export interface KeptAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | number>>;
+  readonly body: string | Buffer;
 }
+
+interface Replay extends KeptAnswer {
+  readonly calls: ReadonlyArray<EndpointCall & { readonly result: WeakRef<QueryResult> }>;
+  readonly size: number;
+}
+
+// Node writes a string body together with the response head in one write(2), a Buffer as a
+// second chunk of a writev(2): on a replay that syscall is most of the cost (see result-body.ts).
+const largestStringBody = 16 * 1024;
 
 /** The parts of a request its replay key is made of. */
 export interface ReplayableRequest {
@@ -67,7 +79,7 @@ export function createResponseReplay(options: ResponseReplayOptions) {
   const maxRequestBytes = options.maxRequestBytes ?? 64 * 1024;
   const replays = new LRUCache<string, Replay>({
     maxSize: options.maxBytes ?? 8 * 1024 * 1024,
-    sizeCalculation: (replay, key) => key.length + replay.body.length + 256 * (replay.calls.length + 1),
+    sizeCalculation: (replay, key) => key.length + replay.size + 256 * (replay.calls.length + 1),
   });
 
   return {
@@ -82,7 +94,7 @@ export function createResponseReplay(options: ResponseReplayOptions) {
     },
 
     /** The kept answer to send again, while every result it was made of is fresh. */
-    find(key: string): Answer | undefined {
+    find(key: string): KeptAnswer | undefined {
       const replay = replays.get(key);
       if (!replay) return undefined;
       const calls: ReusedCall[] = replay.calls.map(({ endpoint, params, result }) => ({
@@ -107,8 +119,12 @@ export function createResponseReplay(options: ResponseReplayOptions) {
       ) {
         return;
       }
+      const text = answer.body.length <= largestStringBody ? answer.body.toString('utf8') : undefined;
       replays.set(key, {
-        ...answer,
+        status: answer.status,
+        headers: { ...answer.headers, 'content-length': answer.body.length },
+        body: text ?? answer.body,
+        size: 2 * answer.body.length,
         calls: recording.calls.map(({ endpoint, params, result }) => ({
           endpoint,
           params,

@@ -5,6 +5,7 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
+  LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
 import { QuerygateError } from '../errors.js';
@@ -49,7 +50,9 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
     // A line per request would cost more than serving a cached hit; errors are logged.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
+    // Errors are logged with the request they failed; a child logger per request is not worth it.
+    childLoggerFactory: (logger) => logger,
     bodyLimit: options.maxBodyBytes,
     // Node's own limits on the server below; Fastify's copies must agree with them.
     requestTimeout: options.requestTimeoutMs,

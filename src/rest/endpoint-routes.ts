@@ -3,6 +3,7 @@ import { bindParameters } from '../endpoints/bind-parameters.js';
 import type { Endpoint, EndpointRegistry } from '../endpoints/registry.js';
 import { badParameter, QuerygateError } from '../errors.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
+import { sendRaw } from '../http/send-raw.js';
 import type { Resolver } from '../resolve/resolver.js';
 import { allowMethods } from './allow-methods.js';
 import { cacheHeaders } from './cache-headers.js';
@@ -33,10 +34,14 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
     const resolved =
       (!refresh && resolver.cached(endpoint, params)) ||
       (await resolver.resolve(endpoint, params, { signal: abandonSignal(reply), refresh }));
-    return reply
-      .headers(cacheHeaders(resolved))
-      .type('application/json; charset=utf-8')
-      .send(resultBody(resolved.result));
+    const body = resultBody(resolved.result);
+    const headers: Record<string, string | number> = {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': typeof body === 'string' ? Buffer.byteLength(body) : body.length,
+    };
+    const caching = cacheHeaders(resolved);
+    for (const name of Object.keys(caching)) headers[name] = caching[name] as string;
+    sendRaw(reply, 200, headers, body);
   }
 
   const logflareRoute = (request: FastifyRequest<{ Params: { ref: string } }>, reply: FastifyReply) => {
