@@ -60,6 +60,8 @@ const environmentSchema = z.object({
       message: "must be '*' or comma-separated origins such as https://dash.example.com",
     }),
   QUERYGATE_GRAPHQL_MAX_BATCH: z.coerce.number().int().min(1).max(100).default(10),
+  QUERYGATE_MAX_METADATA_FIELDS: z.coerce.number().int().positive().max(10_000).default(500),
+  QUERYGATE_MAX_METADATA_DEPTH: z.coerce.number().int().positive().max(30).default(15),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -87,6 +89,11 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   /** Operations one batched GraphQL request (a JSON array) may carry. */
   readonly graphqlMaxBatch: number;
+  /**
+   * How far each source's typed `metadata` may grow: fields at every level, and levels of
+   * objects. What lies beyond is kept in `_extra` by path, never dropped, never a schema change.
+   */
+  readonly schemaLimits: { readonly maxFields: number; readonly maxDepth: number };
   readonly logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL'];
   /** The QUERYGATE_BIGQUERY_* settings; parsed, and required, only when engine is 'bigquery'. */
   readonly bigquery: Readonly<BigQueryConfig> | undefined;
@@ -124,6 +131,10 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     maxConnections: env.QUERYGATE_MAX_CONNECTIONS,
     corsOrigins: Object.freeze(env.QUERYGATE_CORS_ORIGINS),
     graphqlMaxBatch: env.QUERYGATE_GRAPHQL_MAX_BATCH,
+    schemaLimits: Object.freeze({
+      maxFields: env.QUERYGATE_MAX_METADATA_FIELDS,
+      maxDepth: env.QUERYGATE_MAX_METADATA_DEPTH,
+    }),
     logLevel: env.LOG_LEVEL,
     bigquery: bigquery?.success ? Object.freeze(bigquery.data) : undefined,
   });
