@@ -1,8 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
-import { type Logger, pino } from 'pino';
+import type { Logger } from 'pino';
 import { loadOrCreateApiKey } from './api-key-file.js';
 import type { Config } from './config.js';
 import { loadEndpointRegistry } from './endpoints/registry.js';
@@ -12,17 +12,18 @@ import { logSources } from './endpoints/sources.js';
 import { createBigQueryClient, createBigQueryEngine } from './engines/bigquery-engine.js';
 import { createDuckDbEngine } from './engines/duckdb-engine.js';
 import type { QueryEngine } from './engines/query-engine.js';
-import { QuerygateError } from './errors.js';
+import { graphqlRoutes } from './graphql/graphql-routes.js';
 import { schemaFor } from './graphql/schema.js';
-import { createGraphQLFace } from './graphql/yoga.js';
+import { createQuerygateYoga } from './graphql/yoga.js';
+import { createHttpApp } from './http/app.js';
+import { createLogger } from './logger.js';
 import { openApiFor, openApiPath } from './openapi/document.js';
 import { queriesDir } from './paths.js';
 import { createResolver, type Resolver } from './resolve/resolver.js';
 import type { Timers } from './resolve/time-source.js';
 import { createApiKeyCheck } from './rest/api-keys.js';
-import { parseRequestTarget } from './rest/request-target.js';
-import { sendError, sendJson } from './rest/respond.js';
-import { createRestHandler, type LogSink } from './rest/rest-handler.js';
+import { endpointRoutes } from './rest/endpoint-routes.js';
+import { ingestRoutes, type LogSink } from './rest/ingest-routes.js';
 import { createBigQueryLogSink } from './storage/bigquery-log-sink.js';
 import { openDatabase } from './storage/database.js';
 import type { DemoSeedOutcome } from './storage/demo-seed.js';
@@ -65,7 +66,7 @@ export interface StartOptions {
 
 /** Composes the store, the engine, the resolver layer and the faces, and starts listening. */
 export async function startQuerygate(config: Config, options: StartOptions = {}): Promise<Querygate> {
-  const logger = options.logger ?? pino({ level: config.logLevel });
+  const logger = options.logger ?? createLogger(config.logLevel);
   const now = options.now ?? (() => new Date());
   const apiKeys = config.apiKeys ?? [loadOrCreateApiKey(config.dataDir).key];
   const registry = loadEndpointRegistry(config.queriesDir);
@@ -139,8 +140,8 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     onWarmError: (error, endpoint) =>
       logger.warn({ err: error, endpoint: endpoint.name }, 'cache warm run failed'),
   });
-  // The endpoints served, checked in full (shapes from the engine, the GraphQL schema) before use.
-  // Every face is built from a snapshot before it serves, so one that cannot be refuses it.
+  // The endpoints served, checked in full (shapes from the engine, the GraphQL schema, the
+  // OpenAPI document) before use: every face is built from a snapshot before it serves.
   const check = (snapshot: Snapshot) => {
     schemaFor(snapshot);
     openApiFor(snapshot);
@@ -157,43 +158,44 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     onSwap: (_next, gone) => resolver.retain((endpoint) => !gone(endpoint)),
   });
   const current = served.current;
-  const graphql = createGraphQLFace({ snapshot: current, resolver, logger, maxReplayBytes: replayBytes });
-  const rest = createRestHandler({ registry: current, resolver, logs, maxBodyBytes: config.maxBodyBytes });
-  const isAuthorised = createApiKeyCheck(apiKeys);
-
-  const onUnexpected = (error: unknown) => logger.error({ err: error }, 'unexpected error');
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = parseRequestTarget(req.url ?? '/');
-    if (url.pathname === '/health') {
-      sendJson(res, 200, { status: 'ok', engine: engine.kind });
-      return;
-    }
-    if (graphql.isPageRequest(req, url)) {
-      await graphql.sendPage(req, res);
-      return;
-    }
-    if (!isAuthorised(headerValue(req, 'x-api-key'))) {
-      throw new QuerygateError('UNAUTHENTICATED', 'Missing or invalid X-API-KEY header');
-    }
-    if (url.pathname === graphql.path) {
-      await graphql.handle(req, res);
-      return;
-    }
-    if (url.pathname === openApiPath && (req.method === 'GET' || req.method === 'HEAD')) {
-      sendJson(res, 200, openApiFor(current()));
-      return;
-    }
-    if (await rest(req, res, url)) return;
-    throw new QuerygateError('NOT_FOUND', `No route for ${req.method} ${url.pathname}`);
-  }
-
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error) => sendError(res, error, onUnexpected));
+  // One yoga over a schema factory: each operation gets the schema of the snapshot it began on.
+  const yoga = createQuerygateYoga({
+    snapshot: current,
+    resolver,
+    logger,
+    maxBatch: config.graphqlMaxBatch,
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
+  const app = await createHttpApp({
+    logger,
+    isAuthorised: createApiKeyCheck(apiKeys),
+    headersTimeoutMs: config.headersTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs,
+    keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+    maxConnections: config.maxConnections,
+    maxBodyBytes: config.maxBodyBytes,
+    corsOrigins: config.corsOrigins,
   });
+  // One plugin per face: each owns its routes and how it reads bodies. A new face (or route)
+  // is one more `app.register` here; the registry and yoga are read per request, so a reload
+  // can swap them.
+  app.get('/health', { config: { isPublic: () => true } }, async (_request, reply) =>
+    reply.send({ status: 'ok', engine: engine.kind }),
+  );
+  // The OpenAPI document of the snapshot served, behind the key like the API it describes.
+  app.get(openApiPath, async (_request, reply) => reply.send(openApiFor(current())));
+  await app.register(endpointRoutes({ registry: current, resolver }));
+  await app.register(ingestRoutes({ logs, sources: registry.sources, maxBodyBytes: config.maxBodyBytes }));
+  await app.register(
+    graphqlRoutes({
+      yoga: () => yoga,
+      snapshot: current,
+      resolver,
+      maxReplayBytes: replayBytes,
+      maxBodyBytes: config.maxBodyBytes,
+    }),
+  );
+  await app.listen({ port: config.port, host: config.host });
+  const server = app.server;
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
@@ -214,9 +216,9 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     async close() {
       served.close();
       await demo?.close();
-      // server.close() waits for every connection to end; kept-alive ones would hold it for
-      // seconds, so they are closed at once (their requests' runs are abandoned below).
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Closing waits for every connection to end; kept-alive ones would hold it for seconds,
+      // so they are closed at once (their requests' runs are abandoned below).
+      const closed = app.close();
       server.closeAllConnections();
       await closed;
       await resolver.close();
@@ -224,9 +226,4 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
       await closeStore();
     },
   };
-}
-
-function headerValue(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }

@@ -12,6 +12,8 @@ import { readYamlFile } from './yaml-file.js';
 export interface LogSource {
   /** Logical name, as written in the saved SQL and in `POST /api/logs?source_name=`. */
   readonly name: string;
+  /** Fixed UUID, Logflare's source token: `POST /api/logs?source=<id>` names the source by it. */
+  readonly id: string;
   /**
    * Other names queries may use for this source's table: the table names of Supabase Studio's
    * Logs Explorer (its `LogsTableName`), which Logflare maps to these sources.
@@ -68,6 +70,10 @@ const sourcesFileSchema = z
   .refine((file) => new Set(file.sources.map((source) => source.name)).size === file.sources.length, {
     message: 'two sources share a name',
     path: ['sources'],
+  })
+  .refine((file) => new Set(file.sources.map((source) => source.id)).size === file.sources.length, {
+    message: 'two sources share an id',
+    path: ['sources'],
   });
 
 /** Reads `<dir>/sources.yaml`; a bad file is refused with one line per problem. */
@@ -79,6 +85,15 @@ export function readSources(dir: string): readonly LogSource[] {
 export const logSources: readonly LogSource[] = readSources(shippedQueriesDir);
 
 const shippedByName = new Map(logSources.map((source) => [source.name, source]));
+
+/** A source by its name or its UUID (any case), as Logflare's clients name one. */
+export function findLogSourceByNameOrId(
+  reference: string,
+  sources: readonly LogSource[] = logSources,
+): LogSource | undefined {
+  const id = reference.toLowerCase();
+  return sources.find((source) => source.name === reference) ?? sources.find((source) => source.id === id);
+}
 
 /** A shipped source by name. */
 export function findLogSource(name: string, sources?: readonly LogSource[]): LogSource | undefined {
