@@ -16,6 +16,7 @@ export const errorStatus = {
   INTERNAL: 500,
   ENGINE_ERROR: 502,
   NOT_READY: 503,
+  ENGINE_BUSY: 503,
   ENGINE_TIMEOUT: 504,
 } as const;
 

@@ -97,6 +97,9 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
       queries: registry.endpoints,
       queriesDir,
       timeoutMs: config.queryTimeoutMs,
+      connections: config.duckdbConnections,
+      connectionsPerEndpoint: config.endpointConnections,
+      queuePerEndpoint: config.endpointQueue,
     });
     logs = writer;
     closeStore = async () => {
@@ -117,7 +120,13 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     onWarmError: (error, endpoint) =>
       logger.warn({ err: error, endpoint: endpoint.name }, 'cache warm run failed'),
   });
-  const graphql = createGraphQLFace({ registry, resolver, logger, maxReplayBytes: replayBytes });
+  const graphql = createGraphQLFace({
+    registry,
+    resolver,
+    logger,
+    maxReplayBytes: replayBytes,
+    operationConcurrency: config.graphqlOperationConcurrency,
+  });
   const rest = createRestHandler({ registry, resolver, logs, maxBodyBytes: config.maxBodyBytes });
   const isAuthorised = createApiKeyCheck(apiKeys);
 

@@ -10,6 +10,8 @@ import { createGraphiQLPage } from './graphiql-page.js';
 import { createResponseReplay, type ReplayServerContext } from './response-replay.js';
 import { schema } from './schema.js';
 import { useErrorCodes } from './use-error-codes.js';
+import { useOperationEnd } from './use-operation-end.js';
+import { useDocumentLimits, useRequestParamsCheck } from './use-request-limits.js';
 import { useResponseRecording } from './use-response-recording.js';
 
 export const graphqlPath = '/graphql';
@@ -20,6 +22,8 @@ export interface GraphQLFaceOptions {
   readonly logger: Logger;
   /** Approximate bytes of GraphQL responses kept for replay (see response-replay.ts). @default 8 MiB */
   readonly maxReplayBytes?: number;
+  /** Engine calls one operation runs at once (see `createGraphQLContext`). @default 2 */
+  readonly operationConcurrency?: number;
 }
 
 /**
@@ -44,6 +48,7 @@ export function createQuerygateYoga(
         registry: options.registry,
         resolver: options.resolver,
         signal: request.signal,
+        concurrency: options.operationConcurrency,
         onResolved:
           recording && ((call, resolved) => recording.calls.push({ ...call, result: resolved.result })),
       }),
@@ -67,7 +72,13 @@ export function createQuerygateYoga(
           ? logger.error({ err: args[0] }, 'unexpected error in GraphQL')
           : logger.error({ args }, 'graphql'),
     },
-    plugins: [useErrorCodes(), useResponseRecording()],
+    plugins: [
+      useRequestParamsCheck(),
+      ...useDocumentLimits(),
+      useOperationEnd(),
+      useErrorCodes(),
+      useResponseRecording(),
+    ],
   });
 }
 

@@ -52,5 +52,7 @@ export function sendError(res: ServerResponse, error: unknown, onUnexpected: (er
   if (known.code === 'UNAUTHENTICATED') headers['www-authenticate'] = 'X-API-KEY';
   const allow = known.details?.allow;
   if (typeof allow === 'string') headers.allow = allow;
+  const retryAfter = known.details?.retryAfterSeconds;
+  if (typeof retryAfter === 'number') headers['retry-after'] = String(retryAfter);
   sendJson(res, known.status, { error: { code: known.code, message: known.message } }, headers);
 }
