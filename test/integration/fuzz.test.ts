@@ -108,7 +108,8 @@ async function send(property: string, probe: Probe): Promise<void> {
       : { body: probe.body as BodyInit }),
   });
   const body = await response.text();
-  const seen = (statuses[property] ??= {});
+  statuses[property] ??= {};
+  const seen = statuses[property];
   seen[response.status] = (seen[response.status] ?? 0) + 1;
   const shown = `${probe.method} ${probe.path.slice(0, 300)} [${JSON.stringify(probe.headers)}] → ${response.status} ${body.slice(0, 300)}`;
   expect(response.status, shown).toBeLessThan(500);
@@ -361,38 +362,27 @@ const ingestProbe: fc.Arbitrary<Probe> = fc
   });
 
 describe(`fuzzing the real server (seed ${seed}, ${runs} cases per property)`, () => {
-  it(
-    'answers random REST parameters of every endpoint with no 5xx and no stack or path',
-    async () => {
-      await fc.assert(
-        fc.asyncProperty(restProbe, (probe) => send('rest', probe)),
-        { seed, numRuns: runs },
-      );
-    },
-    timeout,
-  );
-
-  it(
-    'answers random GraphQL requests (documents, variables, extensions, depths, content types) with no 5xx and no stack or path',
-    async () => {
-      await fc.assert(
-        fc.asyncProperty(graphqlProbe, (probe) => send('graphql', probe)),
-        { seed, numRuns: runs },
-      );
-    },
-    timeout,
-  );
-
-  it(
-    'answers random ingestion bodies (JSON, NDJSON, garbage; content types and encodings) with no 5xx and no stack or path',
-    async () => {
-      await fc.assert(
-        fc.asyncProperty(ingestProbe, (probe) => send('ingest', probe)),
-        { seed, numRuns: runs },
-      );
-    },
-    timeout,
-  );
+  const properties: Array<[name: string, what: string, probe: fc.Arbitrary<Probe>]> = [
+    ['rest', 'random REST parameters of every endpoint', restProbe],
+    [
+      'graphql',
+      'random GraphQL requests (documents, variables, extensions, depths, content types)',
+      graphqlProbe,
+    ],
+    ['ingest', 'random ingestion bodies (JSON, NDJSON, garbage; content types and encodings)', ingestProbe],
+  ];
+  for (const [name, what, probe] of properties) {
+    it(
+      `answers ${what} with no 5xx and no stack or path`,
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(probe, (request) => send(name, request)),
+          { seed, numRuns: runs },
+        );
+      },
+      timeout,
+    );
+  }
 
   it('reached the engine and the store: every property had answers of 200 among its refusals', () => {
     process.stderr.write(`fuzz answers by status: ${JSON.stringify(statuses)}\n`);
