@@ -110,9 +110,9 @@ export function createFairPool<T>(items: readonly T[], options: FairPoolOptions)
   }
 
   function retryAfterSeconds(state: KeyState<T>): number {
-    // One turn of the queue ahead: every waiter and runner of the key served at its usual pace.
-    const turnMs =
-      ((state.averageHoldMs ?? options.maxWaitMs) * (state.waiters.length + 1)) / options.perKeyLimit;
+    // One turn of the queue ahead: every waiter and runner of the key served at its usual pace
+    // (a second each while the key has no history yet).
+    const turnMs = ((state.averageHoldMs ?? 1000) * (state.waiters.length + 1)) / options.perKeyLimit;
     return Math.max(1, Math.ceil(Math.min(turnMs, options.maxWaitMs) / 1000));
   }
 
