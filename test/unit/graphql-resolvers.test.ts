@@ -336,6 +336,27 @@ describe('errors', () => {
     ]);
   });
 
+  it('answer an engine refusing a call as busy with 503 and its Retry-After header', async () => {
+    engine.failNext(
+      1,
+      new QuerygateError('ENGINE_BUSY', 'Too many calls of this endpoint', {
+        details: { retryAfterSeconds: 3 },
+      }),
+    );
+    const response = await yoga.fetch('http://querygate.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+      body: JSON.stringify({
+        query: '{ usage { apiCounts(project: "p1", interval: HOURLY) { timestamp } } }',
+      }),
+    });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('3');
+    expect((await response.json()).errors).toEqual([
+      expect.objectContaining({ extensions: { code: 'ENGINE_BUSY', retryAfterSeconds: 3 } }),
+    ]);
+  });
+
   it('mask an unexpected error to the client and log it in full', async () => {
     engine.failNext(1, new Error('connection to 10.0.0.7 refused, password=hunter2'));
     const response = await graphql(
