@@ -1,4 +1,4 @@
-import { QuerygateError } from '../errors.js';
+import { unsupported } from './unsupported.js';
 
 /**
  * BigQuery functions and their DuckDB equivalents. Each rule receives the arguments already
@@ -49,9 +49,7 @@ const truncatableParts = new Set([
   'year',
 ]);
 
-export function unsupported(message: string): QuerygateError {
-  return new QuerygateError('BAD_REQUEST', `Cannot translate to DuckDB: ${message}`);
-}
+export { unsupported } from './unsupported.js';
 
 /** Functions whose DuckDB namesake means the same for the argument types log queries use. */
 const sameMeaning = [

@@ -1,6 +1,6 @@
 import { type DuckDBConnection, type DuckDBType, DuckDBTypeId } from '@duckdb/node-api';
 import { duckdbType, type FieldType, isStructType, quoteIdent, type StructType } from './field-type.js';
-import { addFieldStatement, fieldAdditions, withMissingFields } from './schema-evolution.js';
+import { changeColumnTypeStatement, withMissingFields } from './schema-evolution.js';
 import { type LogSource, logSources } from './sources.js';
 
 /**
@@ -28,6 +28,21 @@ export function logTableColumns(
   ];
 }
 
+/**
+ * A source's table as the translator sees it before the store exists: its names and its seed
+ * columns. The engine reads the store's real columns instead when it loads endpoints.
+ */
+export function seedTableSchema(source: LogSource): {
+  name: string;
+  aliases: readonly string[];
+  columns: Record<string, FieldType | string>;
+} {
+  const columns = Object.fromEntries(
+    logTableColumns(source).map(([name, type]) => [name, name === 'metadata' ? source.metadata : type]),
+  );
+  return { name: source.name, aliases: source.aliases, columns };
+}
+
 export function createLogTableStatement(source: LogSource): string {
   const columns = logTableColumns(source).map(([name, type]) => `${quoteIdent(name)} ${type}`);
   return `CREATE TABLE IF NOT EXISTS ${quoteIdent(source.name)} (${columns.join(', ')})`;
@@ -44,9 +59,7 @@ export async function ensureLogTables(connection: DuckDBConnection): Promise<Map
     await connection.run(createLogTableStatement(source));
     const stored = await readMetadataType(connection, source);
     const wanted = withMissingFields(stored, source.metadata);
-    for (const addition of fieldAdditions(stored, wanted)) {
-      await connection.run(addFieldStatement(source.name, 'metadata', addition));
-    }
+    if (wanted !== stored) await connection.run(changeColumnTypeStatement(source.name, 'metadata', wanted));
     types.set(source.name, wanted);
   }
   return types;

@@ -28,6 +28,7 @@ describe('configuration from the environment', () => {
       endpointConnections: 2,
       endpointQueue: 8,
       graphqlOperationConcurrency: 2,
+      schemaLimits: { maxFields: 500, maxDepth: 15 },
       logLevel: 'info',
     });
   });
@@ -40,6 +41,14 @@ describe('configuration from the environment', () => {
         .endpointConnections,
     ).toBe(2);
     expect(refusal({ QUERYGATE_ENDPOINT_QUEUE: '-1' })).toMatch(/QUERYGATE_ENDPOINT_QUEUE: /);
+  });
+
+  it.each([
+    ['QUERYGATE_MAX_METADATA_FIELDS', '0'],
+    ['QUERYGATE_MAX_METADATA_FIELDS', 'many'],
+    ['QUERYGATE_MAX_METADATA_DEPTH', '31'],
+  ])('refuses %s=%s, naming it', (name, value) => {
+    expect(refusal({ [name]: value })).toMatch(new RegExp(`^Invalid configuration:\n {2}${name}: `));
   });
 
   it.each(['abc', '70000', '-1', '4000.5'])('refuses PORT=%s, naming PORT', (port) => {
