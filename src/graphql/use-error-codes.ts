@@ -68,12 +68,15 @@ function isFieldErrorWithStatus(error: GraphQLError): boolean {
 function recode(error: GraphQLError): GraphQLError {
   const code = keepsCode(error.extensions?.code) ? error.extensions.code : codeOfRequestError(error.message);
   const { http, ...extensions } = error.extensions ?? {};
+  // A field error keeps the headers it asked for (ENGINE_BUSY's Retry-After), never its status.
+  const headers = (http as { headers?: unknown } | undefined)?.headers;
+  const kept = error.path === undefined ? http : headers === undefined ? undefined : { headers };
   return new GraphQLError(error.message, {
     nodes: error.nodes,
     source: error.source,
     positions: error.positions,
     path: error.path,
     originalError: error.originalError,
-    extensions: { ...extensions, code, ...(error.path === undefined && http !== undefined ? { http } : {}) },
+    extensions: { ...extensions, code, ...(kept !== undefined ? { http: kept } : {}) },
   });
 }
