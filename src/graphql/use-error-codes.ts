@@ -70,7 +70,7 @@ function recode(error: GraphQLError): GraphQLError {
   const { http, ...extensions } = error.extensions ?? {};
   // A field error keeps the headers it asked for (ENGINE_BUSY's Retry-After), never its status.
   const headers = (http as { headers?: unknown } | undefined)?.headers;
-  const kept = error.path === undefined ? http : headers === undefined ? undefined : { headers };
+  const kept: unknown = error.path === undefined ? http : headers === undefined ? undefined : { headers };
   return new GraphQLError(error.message, {
     nodes: error.nodes,
     source: error.source,
