@@ -33,6 +33,10 @@ const environmentSchema = z.object({
   QUERYGATE_DEMO: flag.default(true),
   QUERYGATE_ENGINE: z.enum(['duckdb', 'bigquery']).default('duckdb'),
   QUERYGATE_QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(25_000),
+  QUERYGATE_DUCKDB_CONNECTIONS: z.coerce.number().int().min(1).max(256).default(4),
+  QUERYGATE_ENDPOINT_CONNECTIONS: z.coerce.number().int().min(1).optional(),
+  QUERYGATE_ENDPOINT_QUEUE: z.coerce.number().int().min(0).default(8),
+  QUERYGATE_GRAPHQL_OPERATION_CONCURRENCY: z.coerce.number().int().min(1).default(2),
   QUERYGATE_MAX_BODY_BYTES: z.coerce
     .number()
     .int()
@@ -78,7 +82,16 @@ export interface Config {
   readonly apiKeys: readonly string[] | undefined;
   readonly demo: boolean;
   readonly engine: 'duckdb' | 'bigquery';
+  /** Deadline of an engine call, from asking for a connection to its last row. */
   readonly queryTimeoutMs: number;
+  /** DuckDB connections running queries side by side. */
+  readonly duckdbConnections: number;
+  /** Connections the calls of one endpoint may hold at once (half the pool unless set). */
+  readonly endpointConnections: number;
+  /** Calls of one endpoint that may wait for a connection; beyond it they get 503 ENGINE_BUSY. */
+  readonly endpointQueue: number;
+  /** Engine calls one GraphQL operation runs at once; its other calls wait their turn. */
+  readonly graphqlOperationConcurrency: number;
   readonly maxBodyBytes: number;
   /** Approximate bytes of query results the resolver layer keeps (LRU beyond it). */
   readonly cacheMaxBytes: number;
@@ -129,6 +142,13 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     demo: env.QUERYGATE_DEMO,
     engine: env.QUERYGATE_ENGINE,
     queryTimeoutMs: env.QUERYGATE_QUERY_TIMEOUT_MS,
+    duckdbConnections: env.QUERYGATE_DUCKDB_CONNECTIONS,
+    endpointConnections: Math.min(
+      env.QUERYGATE_ENDPOINT_CONNECTIONS ?? Math.ceil(env.QUERYGATE_DUCKDB_CONNECTIONS / 2),
+      env.QUERYGATE_DUCKDB_CONNECTIONS,
+    ),
+    endpointQueue: env.QUERYGATE_ENDPOINT_QUEUE,
+    graphqlOperationConcurrency: env.QUERYGATE_GRAPHQL_OPERATION_CONCURRENCY,
     maxBodyBytes: env.QUERYGATE_MAX_BODY_BYTES,
     cacheMaxBytes: env.QUERYGATE_CACHE_MAX_BYTES,
     headersTimeoutMs: Math.min(env.QUERYGATE_HEADERS_TIMEOUT_MS, env.QUERYGATE_REQUEST_TIMEOUT_MS),

@@ -120,6 +120,9 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
       queries: registry.endpoints,
       queriesDir,
       timeoutMs: config.queryTimeoutMs,
+      connections: config.duckdbConnections,
+      connectionsPerEndpoint: config.endpointConnections,
+      queuePerEndpoint: config.endpointQueue,
     });
     logs = writer;
     closeStore = async () => {
@@ -164,6 +167,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     resolver,
     logger,
     maxBatch: config.graphqlMaxBatch,
+    operationConcurrency: config.graphqlOperationConcurrency,
   });
   const app = await createHttpApp({
     logger,

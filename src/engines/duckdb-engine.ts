@@ -11,11 +11,12 @@ import {
   TIMESTAMP,
   VARCHAR,
 } from '@duckdb/node-api';
-import { QuerygateError } from '../errors.js';
+import { isQuerygateError, QuerygateError } from '../errors.js';
 import { nowParameter, type Translation, translateToDuckDb } from '../sql/translate.js';
 import type { Database } from '../storage/database.js';
 import { decodeRows, describeColumns } from './duckdb-rows.js';
 import { type QueryableTable, readTableSchemas } from './duckdb-schema.js';
+import { createFairPool, type PoolLease } from './fair-pool.js';
 import { isoMicros } from './iso-micros.js';
 import type {
   ParameterType,
@@ -36,9 +37,29 @@ export interface DuckDbEngineOptions {
   readonly queriesDir: string;
   /** Connections running queries side by side. @default 4 */
   readonly connections?: number;
-  /** A query still running after this long is interrupted and answered with ENGINE_TIMEOUT. */
+  /** Connections the calls of one endpoint may hold at once. @default half the connections, rounded up */
+  readonly connectionsPerEndpoint?: number;
+  /** Calls of one endpoint that may wait for a connection; more are refused (ENGINE_BUSY). @default 8 */
+  readonly queuePerEndpoint?: number;
+  /**
+   * A call not answered this long after it asked for a connection (waiting for one counts) is
+   * interrupted and answered with ENGINE_TIMEOUT.
+   */
   readonly timeoutMs: number;
+  /** The timers deadlines are kept with; tests pass manual ones. @default Node's */
+  readonly timers?: EngineTimers;
 }
+
+/** The timers a deadline needs (the resolver layer's `Timers` fit). */
+export interface EngineTimers {
+  setTimeout(callback: () => void, delayMs: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const nodeTimers: EngineTimers = {
+  setTimeout: (callback, delayMs) => setTimeout(callback, delayMs),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
 
 const udfFiles = ['generate_timestamp_trunc_array.duckdb.sql'];
 /** How often an interrupt is given again while the interrupted run has not ended. */
@@ -67,7 +88,14 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     setup.closeSync();
     throw error;
   }
-  const pool = await createConnectionPool(options.database, options.connections ?? 4);
+  const size = options.connections ?? 4;
+  const connections = await openConnections(options.database, size);
+  const pool = createFairPool(connections, {
+    perKeyLimit: options.connectionsPerEndpoint ?? Math.ceil(size / 2),
+    maxQueuedPerKey: options.queuePerEndpoint ?? 8,
+    maxWaitMs: options.timeoutMs,
+  });
+  const timers = options.timers ?? nodeTimers;
 
   async function translationOf(query: SavedQuery): Promise<Translation> {
     let translation = translations.get(planKey(query));
@@ -83,33 +111,44 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     params: ParameterValues,
     runOptions: RunOptions,
   ): Promise<QueryResult> {
-    const translation = await translationOf(query);
-    const lease = await pool.acquire(runOptions.signal);
+    // No await when the translation is at hand: the call's deadline starts at once.
+    const translation = translations.get(planKey(query)) ?? (await translationOf(query));
+    // One stop for both ends of a call: its deadline, which starts when it asks for a connection
+    // (so a caller never waits longer than the timeout, queued or running), and its caller going away.
+    const stop = new AbortController();
     let timedOut = false;
-    let repeat: NodeJS.Timeout | undefined;
-    // DuckDB forgets an interrupt that comes before the query has begun (while it is prepared, or
-    // before a worker thread picks it up), so once given it is repeated until the run ends.
-    const interrupt = () => {
-      lease.connection.interrupt();
-      repeat ??= setInterval(() => lease.connection.interrupt(), interruptRepeatMs);
-    };
-    const timer = setTimeout(() => {
+    const timer = timers.setTimeout(() => {
       timedOut = true;
-      interrupt();
+      stop.abort();
     }, options.timeoutMs);
-    runOptions.signal?.addEventListener('abort', interrupt, { once: true });
-    // A caller who left while the connection was leased never fires 'abort' again.
-    if (runOptions.signal?.aborted) interrupt();
+    const onCallerGone = () => stop.abort();
+    runOptions.signal?.addEventListener('abort', onCallerGone, { once: true });
+    if (runOptions.signal?.aborted) stop.abort();
+    let lease: PoolLease<Connection> | undefined;
+    let repeat: NodeJS.Timeout | undefined;
     try {
-      const prepared = await lease.prepare(planKey(query), translation.sql);
+      lease = await pool.acquire(query.id, stop.signal);
+      const { connection } = lease.item;
+      // DuckDB forgets an interrupt that comes before the query has begun (while it is prepared,
+      // or before a worker thread picks it up), so once given it is repeated until the run ends.
+      const interrupt = () => {
+        connection.interrupt();
+        repeat ??= setInterval(() => connection.interrupt(), interruptRepeatMs);
+      };
+      stop.signal.addEventListener('abort', interrupt, { once: true });
+      if (stop.signal.aborted) interrupt();
+      const prepared = await lease.item.prepare(planKey(query), translation.sql);
       bindAll(prepared, query, translation, params, runOptions.now);
       const reader = await prepared.streamAndReadUntil(query.maxRows);
       return decodeRows(reader, query.maxRows);
     } catch (error) {
+      if (isQuerygateError(error) && error.code === 'ENGINE_BUSY') throw error;
       if (timedOut) {
         throw new QuerygateError(
           'ENGINE_TIMEOUT',
-          `${query.name} did not finish within ${options.timeoutMs} ms`,
+          lease
+            ? `${query.name} did not finish within ${options.timeoutMs} ms`
+            : `${query.name} did not get a connection within ${options.timeoutMs} ms (other calls held them)`,
         );
       }
       if (runOptions.signal?.aborted) throw new QuerygateError('ENGINE_ERROR', `${query.name} was cancelled`);
@@ -121,25 +160,23 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         },
       );
     } finally {
-      clearTimeout(timer);
+      timers.clearTimeout(timer);
       clearInterval(repeat);
-      runOptions.signal?.removeEventListener('abort', interrupt);
-      lease.release();
+      runOptions.signal?.removeEventListener('abort', onCallerGone);
+      lease?.release();
     }
   }
 
   /**
-   * The result columns of a query. A statement whose parameters have no type yet has no result
-   * types either, so the query runs under `LIMIT 0` (which DuckDB answers without reading the
-   * tables) with every parameter bound (see describeValues).
+   * The result columns of a query, on the set-up connection (loads and reloads are rare and one
+   * at a time). A statement whose parameters have no type yet has no result types either, so the
+   * query runs under `LIMIT 0` (which DuckDB answers without reading the tables) with every
+   * parameter bound (see describeValues).
    */
   async function describe(query: SavedQuery) {
-    const lease = await pool.acquire();
     try {
       const translation = await translationOf(query);
-      const statement = await lease.connection.prepare(
-        `SELECT * FROM (${translation.sql}) AS described LIMIT 0`,
-      );
+      const statement = await setup.prepare(`SELECT * FROM (${translation.sql}) AS described LIMIT 0`);
       try {
         bindAll(statement, query, translation, describeValues(query, translation), new Date(0));
         return describeColumns(await statement.run());
@@ -152,8 +189,6 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         `${query.name} does not prepare on DuckDB: ${(error as Error).message}`,
         { cause: error },
       );
-    } finally {
-      lease.release();
     }
   }
 
@@ -163,7 +198,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     run,
     describe,
     close: async () => {
-      pool.close();
+      for (const { connection } of connections) connection.closeSync();
       setup.closeSync();
     },
   };
@@ -262,23 +297,18 @@ function boundValue(type: ParameterType, text: string | null): BoundValue {
   }
 }
 
-interface Lease {
+interface Connection {
   readonly connection: DuckDBConnection;
   /** A statement prepared once per connection and query, reused by later calls. */
   prepare(key: string, sql: string): Promise<DuckDBPreparedStatement>;
-  release(): void;
 }
 
-/** A fixed set of connections handed out first come, first served. */
-async function createConnectionPool(database: Database, size: number) {
-  const idle: Lease[] = [];
-  const waiting: Array<(lease: Lease) => void> = [];
-  const all: DuckDBConnection[] = [];
+async function openConnections(database: Database, size: number): Promise<Connection[]> {
+  const opened: Connection[] = [];
   for (let i = 0; i < size; i++) {
     const connection = await database.connect();
-    all.push(connection);
     const statements = new Map<string, DuckDBPreparedStatement>();
-    const lease: Lease = {
+    opened.push({
       connection,
       async prepare(key, sql) {
         let statement = statements.get(key);
@@ -288,34 +318,7 @@ async function createConnectionPool(database: Database, size: number) {
         }
         return statement;
       },
-      release() {
-        const next = waiting.shift();
-        if (next) next(lease);
-        else idle.push(lease);
-      },
-    };
-    idle.push(lease);
+    });
   }
-  return {
-    acquire(signal?: AbortSignal): Promise<Lease> {
-      const lease = idle.pop();
-      if (lease) return Promise.resolve(lease);
-      return new Promise<Lease>((resolve, reject) => {
-        const onAbort = () => {
-          const index = waiting.indexOf(take);
-          if (index >= 0) waiting.splice(index, 1);
-          reject(new QuerygateError('ENGINE_ERROR', 'The query was cancelled before it started'));
-        };
-        const take = (leased: Lease) => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(leased);
-        };
-        waiting.push(take);
-        signal?.addEventListener('abort', onAbort, { once: true });
-      });
-    },
-    close() {
-      for (const connection of all) connection.closeSync();
-    },
-  };
+  return opened;
 }

@@ -1,5 +1,5 @@
 import { type ExecutionResult, GraphQLError } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import type { GraphQLHTTPExtensions, Plugin } from 'graphql-yoga';
 import { type ErrorCode, errorStatus } from '../errors.js';
 
 // graphql-js reports a bad argument or variable value with these messages (graphql 16); they are
@@ -68,12 +68,16 @@ function isFieldErrorWithStatus(error: GraphQLError): boolean {
 function recode(error: GraphQLError): GraphQLError {
   const code = keepsCode(error.extensions?.code) ? error.extensions.code : codeOfRequestError(error.message);
   const { http, ...extensions } = error.extensions ?? {};
+  // A field error keeps the headers it asked for (ENGINE_BUSY's Retry-After), never its status.
+  const headers = (http as GraphQLHTTPExtensions | undefined)?.headers;
+  const kept: GraphQLHTTPExtensions | undefined =
+    error.path === undefined ? (http as GraphQLHTTPExtensions | undefined) : headers && { headers };
   return new GraphQLError(error.message, {
     nodes: error.nodes,
     source: error.source,
     positions: error.positions,
     path: error.path,
     originalError: error.originalError,
-    extensions: { ...extensions, code, ...(error.path === undefined && http !== undefined ? { http } : {}) },
+    extensions: { ...extensions, code, ...(kept ? { http: kept } : {}) },
   });
 }

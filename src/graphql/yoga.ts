@@ -9,6 +9,8 @@ import { createGraphQLContext, type GraphQLContext } from './context.js';
 import type { ReplayServerContext } from './response-replay.js';
 import { schemaFor } from './schema.js';
 import { useErrorCodes } from './use-error-codes.js';
+import { useOperationEnd } from './use-operation-end.js';
+import { useDocumentLimits, useRequestParamsCheck } from './use-request-limits.js';
 import { useResponseRecording } from './use-response-recording.js';
 
 export const graphqlPath = '/graphql';
@@ -24,6 +26,8 @@ export interface GraphQLFaceOptions {
   readonly maxBatch?: number;
   /** Queries kept for automatic persisted queries (APQ), least recently used first out. @default 1000 */
   readonly maxPersistedQueries?: number;
+  /** Engine calls one operation runs at once (see `createGraphQLContext`). @default 2 */
+  readonly operationConcurrency?: number;
 }
 
 /**
@@ -48,6 +52,7 @@ export function createQuerygateYoga(
       createGraphQLContext({
         resolver: options.resolver,
         signal: request.signal,
+        concurrency: options.operationConcurrency,
         onResolved:
           recording && ((call, resolved) => recording.calls.push({ ...call, result: resolved.result })),
       }),
@@ -74,10 +79,14 @@ export function createQuerygateYoga(
     // Apollo's BatchHttpLink and graphql-request's batchRequests send a JSON array.
     batching: { limit: options.maxBatch ?? 10 },
     plugins: [
+      // First, so APQ and the limits below only ever see object-shaped variables and extensions.
+      useRequestParamsCheck(),
       // Apollo's persisted-queries link: a hash alone, then the query once the hash is unknown.
       useAPQ({
         store: createInMemoryAPQStore({ max: options.maxPersistedQueries ?? 1000, ttl: 24 * 3600 * 1000 }),
       }),
+      ...useDocumentLimits(),
+      useOperationEnd(),
       useErrorCodes(),
       useResponseRecording(),
     ],

@@ -158,5 +158,7 @@ function errorHeaders(error: QuerygateError): Record<string, string> {
   if (error.code === 'UNAUTHENTICATED') headers['www-authenticate'] = 'X-API-KEY';
   const allow = error.details?.allow;
   if (typeof allow === 'string') headers.allow = allow;
+  const retryAfter = error.details?.retryAfterSeconds;
+  if (typeof retryAfter === 'number') headers['retry-after'] = String(retryAfter);
   return headers;
 }
