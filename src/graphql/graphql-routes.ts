@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { YogaServerInstance } from 'graphql-yoga';
-import type { Snapshot } from '../endpoints/snapshot.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
 import { sendRaw } from '../http/send-raw.js';
+import type { Snapshot } from '../endpoints/snapshot.js';
 import type { Resolver } from '../resolve/resolver.js';
 import type { GraphQLContext } from './context.js';
 import { createGraphiQLPage } from './graphiql-page.js';
@@ -99,11 +99,13 @@ function send(reply: FastifyReply, answer: Answer): FastifyReply {
   return reply.code(answer.status).headers(answer.headers).send(answer.body);
 }
 
-/** A plain object of the headers, without the length Fastify sets itself. */
+/** A plain object of the headers, without the framing Fastify sets itself for the buffered body. */
 function headerRecord(headers: Headers): Record<string, string> {
   const record: Record<string, string> = {};
+  // whatwg-node's Headers may keep the case yoga wrote ('Transfer-Encoding').
   headers.forEach((value, name) => {
-    if (name !== 'content-length') record[name] = value;
+    const lower = name.toLowerCase();
+    if (lower !== 'content-length' && lower !== 'transfer-encoding') record[lower] = value;
   });
   return record;
 }
