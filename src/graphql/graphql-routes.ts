@@ -96,11 +96,13 @@ function send(reply: FastifyReply, answer: Answer): FastifyReply {
   return reply.code(answer.status).headers(answer.headers).send(answer.body);
 }
 
-/** A plain object of the headers, without the length Fastify sets itself. */
+/** A plain object of the headers, without the framing Fastify sets itself for the buffered body. */
 function headerRecord(headers: Headers): Record<string, string> {
   const record: Record<string, string> = {};
+  // whatwg-node's Headers may keep the case yoga wrote ('Transfer-Encoding').
   headers.forEach((value, name) => {
-    if (name !== 'content-length') record[name] = value;
+    const lower = name.toLowerCase();
+    if (lower !== 'content-length' && lower !== 'transfer-encoding') record[lower] = value;
   });
   return record;
 }
