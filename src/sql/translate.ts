@@ -10,6 +10,7 @@ import {
   translateFunction,
   unsupported,
 } from './function-rules.js';
+import { extract } from './rules/time.js';
 import { Scope, typeOfPath } from './unnest-scope.js';
 
 /** The DuckDB form of one saved BigQuery query. */
@@ -60,8 +61,11 @@ const binaryOperators: Record<string, string> = {
   Divide: '/',
   Modulo: '%',
   StringConcat: '||',
+  BitwiseAnd: '&',
+  BitwiseOr: '|',
 };
 
+/** BigQuery type names and their DuckDB types (DATETIME is TIMESTAMP_NS: see the datetime rule). */
 const castTypes: Record<string, string> = {
   String: 'VARCHAR',
   Int64: 'BIGINT',
@@ -70,6 +74,9 @@ const castTypes: Record<string, string> = {
   Date: 'DATE',
   Datetime: 'TIMESTAMP_NS',
   Timestamp: 'TIMESTAMP',
+  Time: 'TIME',
+  Numeric: 'DECIMAL(38, 9)',
+  Bytes: 'BLOB',
 };
 
 const intervalUnits = new Set([
@@ -81,6 +88,7 @@ const intervalUnits = new Set([
   'Day',
   'Week',
   'Month',
+  'Quarter',
   'Year',
 ]);
 
@@ -205,9 +213,11 @@ class Translator {
         (item) => this.inlineConstant(item, scope, from.length) ?? this.fromItem(item, scope, impliedFilters),
       )
       .filter((sql) => sql !== '');
-    if (select.distinct) throw unsupported('SELECT DISTINCT');
+    if (select.distinct && select.distinct !== 'Distinct') throw unsupported('SELECT DISTINCT ON');
+    if (select.named_window?.length > 0) throw unsupported('the WINDOW clause (named windows)');
+    if (select.value_table_mode) throw unsupported('SELECT AS STRUCT / SELECT AS VALUE');
     const projection = (select.projection as Ast[]).map((item) => this.selectItem(item, scope));
-    const lines = [`SELECT\n${indent(projection.join(',\n'))}`];
+    const lines = [`SELECT${select.distinct ? ' DISTINCT' : ''}\n${indent(projection.join(',\n'))}`];
     if (fromItems.length > 0) lines.push(`FROM ${fromItems.join(',\n  ')}`);
     const where = [...(select.selection ? [this.expr(select.selection, scope)] : []), ...impliedFilters];
     if (where.length === 1) lines.push(`WHERE ${where[0]}`);
@@ -215,7 +225,7 @@ class Translator {
     const groupBy = this.groupBy(select, scope);
     if (groupBy) lines.push(groupBy);
     if (select.having) lines.push(`HAVING ${this.expr(select.having, scope)}`);
-    if (select.qualify) throw unsupported('QUALIFY');
+    if (select.qualify) lines.push(`QUALIFY ${this.expr(select.qualify, scope)}`);
     return { sql: lines.join('\n'), scope };
   }
 
@@ -249,14 +259,35 @@ class Translator {
       case 'ExprWithAlias':
         return `${this.expr(node.expr, scope)} AS ${quoteIdent(node.alias.value)}`;
       case 'Wildcard':
-        return '*';
+        return `*${this.wildcardOptions(node, scope)}`;
       case 'QualifiedWildcard': {
         const [, name] = variant(node[0]);
-        return `${name.map((part: Ast) => quoteIdent(variant(part)[1].value)).join('.')}.*`;
+        return `${name.map((part: Ast) => quoteIdent(variant(part)[1].value)).join('.')}.*${this.wildcardOptions(node[1], scope)}`;
       }
       default:
         throw unsupported(`select item ${kind}`);
     }
+  }
+
+  /** `* EXCEPT (a, b) REPLACE (expr AS c)`: DuckDB's `* EXCLUDE (...) REPLACE (...)`. */
+  private wildcardOptions(options: Ast, scope: Scope): string {
+    if (!options) return '';
+    if (options.opt_ilike || options.opt_exclude || options.opt_rename)
+      throw unsupported('this SELECT * modifier');
+    let sql = '';
+    const except = options.opt_except;
+    if (except) {
+      const names = [except.first_element, ...(except.additional_elements ?? [])];
+      sql += ` EXCLUDE (${names.map((name: Ast) => quoteIdent(name.value)).join(', ')})`;
+    }
+    const replace = options.opt_replace;
+    if (replace) {
+      const items = (replace.items as Ast[]).map(
+        (item) => `${this.expr(item.expr, scope)} AS ${quoteIdent(item.column_name.value)}`,
+      );
+      sql += ` REPLACE (${items.join(', ')})`;
+    }
+    return sql;
   }
 
   /**
@@ -354,6 +385,7 @@ class Translator {
     if (!isCross && !isLeftOnTrue)
       throw unsupported('JOIN UNNEST other than CROSS JOIN or LEFT JOIN ... ON TRUE');
     if (type !== undefined && isStructType(type)) {
+      if (unnest.with_offset) throw unsupported('UNNEST ... WITH OFFSET over a record');
       const target = this.expr(array, scope);
       scope.bind(alias, { kind: 'object', path: target, type });
       if (isCross) impliedFilters.push(`${target} IS NOT NULL`);
@@ -361,7 +393,7 @@ class Translator {
     }
     const target = this.expr(array, scope);
     scope.bind(alias, { kind: 'element' });
-    const lateral = `unnest(${target}) AS ${quoteIdent(alias)}(${quoteIdent(alias)})`;
+    const lateral = unnestElements(target, alias, offsetAlias(unnest));
     return isCross ? `\nCROSS JOIN ${lateral}` : `\nLEFT JOIN ${lateral} ON TRUE`;
   }
 
@@ -369,13 +401,13 @@ class Translator {
   private arrayUnnest(unnest: Ast, scope: Scope): string {
     const alias = this.unnestAlias(unnest);
     const [array] = unnest.array_exprs as Ast[];
-    const sql = `unnest(${this.expr(array, scope)}) AS ${quoteIdent(alias)}(${quoteIdent(alias)})`;
+    const sql = unnestElements(this.expr(array, scope), alias, offsetAlias(unnest));
     scope.bind(alias, { kind: 'element' });
     return sql;
   }
 
   private unnestAlias(unnest: Ast): string {
-    if (unnest.with_offset || unnest.with_ordinality) throw unsupported('UNNEST ... WITH OFFSET');
+    if (unnest.with_ordinality) throw unsupported('UNNEST ... WITH ORDINALITY');
     if (unnest.array_exprs.length !== 1) throw unsupported('UNNEST of several arrays');
     const alias = unnest.alias?.name?.value;
     if (!alias) throw unsupported('UNNEST without an alias');
@@ -395,6 +427,8 @@ class Translator {
       case 'Value':
         return literal(node.value);
       case 'BinaryOp': {
+        // `^` is XOR in BigQuery and a power in DuckDB.
+        if (node.op === 'BitwiseXor') return `xor(${this.expr(node.left, scope)}, ${this.expr(node.right, scope)})`;
         const operator = binaryOperators[node.op];
         if (!operator) throw unsupported(`operator ${node.op}`);
         return `${this.expr(node.left, scope)} ${operator} ${this.expr(node.right, scope)}`;
@@ -441,6 +475,30 @@ class Translator {
         return `(\n${indent(this.query(node, scope))}\n)`;
       case 'Exists':
         return `${node.negated ? 'NOT ' : ''}EXISTS (\n${indent(this.query(node.subquery, scope))}\n)`;
+      case 'IsDistinctFrom':
+      case 'IsNotDistinctFrom':
+        return `${this.expr(node[0], scope)} IS${kind === 'IsNotDistinctFrom' ? ' NOT' : ''} DISTINCT FROM ${this.expr(node[1], scope)}`;
+      // `x IN UNNEST(array)` keeps IN's NULL rules through a subquery over the elements.
+      case 'InUnnest':
+        return `${this.expr(node.expr, scope)}${node.negated ? ' NOT' : ''} IN (SELECT unnest(${this.expr(node.array_expr, scope)}))`;
+      case 'Substring':
+        return this.callOf('substr', [node.expr, node.substring_from, node.substring_for].filter(Boolean), scope);
+      case 'Trim':
+        if (node.trim_where) throw unsupported('TRIM(BOTH/LEADING/TRAILING ...)');
+        return this.callOf('trim', [node.expr, ...(node.trim_characters ?? [])], scope);
+      case 'Extract': {
+        const [field, payload] = variant(node.field);
+        if (field === 'Week' && payload) throw unsupported(`EXTRACT(WEEK(${payload.value.toUpperCase()}) ...)`);
+        const at = node.expr.AtTimeZone;
+        const value = this.expr(at ? at.timestamp : node.expr, scope);
+        const zone = at ? { sql: this.expr(at.time_zone, scope), literal: stringLiteral(at.time_zone) } : undefined;
+        return extract(field, value, zone);
+      }
+      // STRUCT(1 AS a, 'x' AS b), STRUCT<a INT64>(1) and (1, 'x').
+      case 'Struct':
+        return this.struct(node, scope);
+      case 'Tuple':
+        return `row(${(node as Ast[]).map((item) => this.expr(item, scope)).join(', ')})`;
       default:
         throw unsupported(`expression ${kind}`);
     }
@@ -482,62 +540,136 @@ class Translator {
   private cast(node: Ast, scope: Scope): string {
     const [typeName] = typeof node.data_type === 'string' ? [node.data_type] : variant(node.data_type);
     const target = castTypes[typeName];
-    if (!target) throw unsupported(`CAST to ${typeName}`);
+    if (!target || node.array) throw unsupported(`CAST to ${String(typeName).toUpperCase()}`);
+    if (node.format) throw unsupported('CAST ... FORMAT');
     const value = this.expr(node.expr, scope);
     const cast = node.kind === 'SafeCast' ? 'TRY_CAST' : node.kind === 'Cast' ? 'CAST' : null;
     if (!cast) throw unsupported(`${node.kind}`);
     if ((target === 'TIMESTAMP' || target === 'TIMESTAMP_NS') && isStringValued(node.expr)) {
       return `${cast}(${cast}(${value} AS TIMESTAMPTZ) AS ${target})`;
     }
+    // FLOAT64 to INT64 rounds halfway cases away from zero in BigQuery and to even in DuckDB;
+    // through DECIMAL, DuckDB rounds them away from zero too. Strings cast directly.
+    if (target === 'BIGINT' && !isStringValued(node.expr) && !isIntegerLiteral(node.expr)) {
+      return `${cast}(${cast}(${value} AS DECIMAL(38, 9)) AS BIGINT)`;
+    }
     return `${cast}(${value} AS ${target})`;
   }
 
+  private struct(node: Ast, scope: Scope): string {
+    const values = node.values as Ast[];
+    const fields = node.fields as Ast[];
+    if (fields.length > 0) {
+      if (fields.length !== values.length) throw unsupported('STRUCT<...> with a different number of values');
+      const items = values.map((value, i) => {
+        const field = fields[i];
+        const [typeName] = typeof field.field_type === 'string' ? [field.field_type] : variant(field.field_type);
+        const type = castTypes[typeName];
+        if (!type || !field.field_name) throw unsupported(`STRUCT field type ${typeName}`);
+        return `${quoteIdent(field.field_name.value)} := CAST(${this.expr(value, scope)} AS ${type})`;
+      });
+      return `struct_pack(${items.join(', ')})`;
+    }
+    const named = values.map((value) => variant(value));
+    if (named.every(([kind]) => kind === 'Named')) {
+      const items = named.map(([, item]) => `${quoteIdent(item.name.value)} := ${this.expr(item.expr, scope)}`);
+      return `struct_pack(${items.join(', ')})`;
+    }
+    if (named.some(([kind]) => kind === 'Named')) throw unsupported('STRUCT with some fields named and some not');
+    return `row(${values.map((value) => this.expr(value, scope)).join(', ')})`;
+  }
+
   private functionCall(node: Ast, scope: Scope): string {
-    if (node.over) throw unsupported('window functions');
     if (node.filter) throw unsupported('FILTER on an aggregate');
     const name = (node.name as Ast[])
       .map((part) => variant(part)[1].value)
       .join('.')
       .toLowerCase();
+    // `CURRENT_TIMESTAMP` without parentheses has no argument list at all.
+    if (node.args === 'None') return this.callOf(name, [], scope);
     const [argsKind, argList] = variant(node.args);
-    const args: string[] = [];
-    const literals: (string | undefined)[] = [];
-    let datePart: string | undefined;
-    if (argsKind === 'List') {
-      if (argList.clauses.length > 0) throw unsupported(`${name.toUpperCase()} with ORDER BY/LIMIT inside`);
-      for (const arg of argList.args as Ast[]) {
-        const [argKind, argNode] = variant(arg);
-        if (argKind !== 'Unnamed') throw unsupported(`named arguments to ${name.toUpperCase()}`);
-        if (argNode === 'Wildcard') {
-          args.push('*');
-          literals.push(undefined);
-          continue;
-        }
-        const expression = argNode.Expr;
-        if (!expression) throw unsupported(`argument form of ${name.toUpperCase()}`);
-        // Date parts (`MINUTE`) are keywords in BigQuery's grammar and parse as bare names.
-        const bare = expression.Identifier;
-        if (
-          bare &&
-          !bare.quote_style &&
-          !bare.value.startsWith('@') &&
-          name === 'timestamp_trunc' &&
-          args.length === 1
-        ) {
-          datePart = bare.value.toLowerCase();
-        }
-        const value = expression.Value?.value;
-        literals.push(value?.SingleQuotedString ?? value?.DoubleQuotedString);
-        args.push(this.expr(expression, scope));
-      }
+    // ARRAY(subquery) is DuckDB's ARRAY(subquery) too.
+    if (argsKind === 'Subquery' && name === 'array') return `ARRAY(\n${indent(this.query(argList, scope))}\n)`;
+    if (argsKind !== 'List') throw unsupported(`${name.toUpperCase()} with this argument form`);
+    const args: Ast[] = [];
+    for (const arg of argList.args as Ast[]) {
+      const [argKind, argNode] = variant(arg);
+      if (argKind !== 'Unnamed') throw unsupported(`named arguments to ${name.toUpperCase()}`);
+      if (argNode === 'Wildcard') args.push('Wildcard');
+      else if (argNode.Expr) args.push(argNode.Expr);
+      else throw unsupported(`argument form of ${name.toUpperCase()}`);
     }
-    return translateFunction({
-      name,
-      args,
-      literals,
-      datePart,
-      distinct: argList?.duplicate_treatment === 'Distinct',
+    const clauses: { ignoreNulls?: boolean; orderBy?: string; limit?: number } = {};
+    if (node.null_treatment) clauses.ignoreNulls = node.null_treatment === 'IgnoreNulls';
+    for (const clause of argList.clauses as Ast[]) {
+      const [clauseKind, payload] = variant(clause);
+      if (clauseKind === 'IgnoreOrRespectNulls') clauses.ignoreNulls = payload === 'IgnoreNulls';
+      else if (clauseKind === 'OrderBy')
+        clauses.orderBy = (payload as Ast[]).map((item) => this.orderItem(item, scope)).join(', ');
+      else if (clauseKind === 'Limit' && numberLiteral(payload) !== undefined) clauses.limit = numberLiteral(payload);
+      else throw unsupported(`${name.toUpperCase()} with ${clauseKind} inside`);
+    }
+    const over = node.over ? this.window(node.over, scope) : undefined;
+    return this.callOf(name, args, scope, {
+      distinct: argList.duplicate_treatment === 'Distinct',
+      clauses,
+      over,
     });
+  }
+
+  /** Translates the arguments of a call and applies its rule (function-rules.ts). */
+  private callOf(
+    name: string,
+    args: Ast[],
+    scope: Scope,
+    options: { distinct?: boolean; clauses?: Record<string, unknown>; over?: string | undefined } = {},
+  ): string {
+    const bareName = name.startsWith('safe.') ? name.slice('safe.'.length) : name;
+    const partAt = datePartPositions[bareName];
+    const parts = args.map((arg, i) => (i === partAt ? datePart(arg) : undefined));
+    return translateFunction(
+      {
+        name,
+        // A date part is a keyword, not a column: it is passed to the rule by name only.
+        args: args.map((arg, i) =>
+          arg === 'Wildcard' ? '*' : parts[i] !== undefined ? `'${parts[i]}'` : this.expr(arg, scope),
+        ),
+        literals: args.map((arg) => (arg === 'Wildcard' ? undefined : stringLiteral(arg))),
+        numbers: args.map((arg) => (arg === 'Wildcard' ? undefined : numberLiteral(arg))),
+        parts,
+        distinct: options.distinct ?? false,
+        clauses: options.clauses ?? {},
+      },
+      options.over,
+    );
+  }
+
+  /** `OVER (PARTITION BY ... ORDER BY ... ROWS BETWEEN ...)`; DuckDB's default frame is BigQuery's. */
+  private window(over: Ast, scope: Scope): string {
+    const [kind, spec] = variant(over);
+    if (kind !== 'WindowSpec' || spec.window_name) throw unsupported('a named window');
+    const parts: string[] = [];
+    if (spec.partition_by.length > 0)
+      parts.push(`PARTITION BY ${(spec.partition_by as Ast[]).map((item) => this.expr(item, scope)).join(', ')}`);
+    if (spec.order_by.length > 0)
+      parts.push(`ORDER BY ${(spec.order_by as Ast[]).map((item) => this.orderItem(item, scope)).join(', ')}`);
+    const frame = spec.window_frame;
+    if (frame) {
+      const units: Record<string, string> = { Rows: 'ROWS', Range: 'RANGE' };
+      if (!units[frame.units]) throw unsupported(`${frame.units} window frames`);
+      const bound = (value: Ast): string => {
+        const [boundKind, offset] = variant(value);
+        if (boundKind === 'CurrentRow') return 'CURRENT ROW';
+        const direction = boundKind === 'Preceding' ? 'PRECEDING' : 'FOLLOWING';
+        return offset ? `${this.expr(offset, scope)} ${direction}` : `UNBOUNDED ${direction}`;
+      };
+      parts.push(
+        frame.end_bound
+          ? `${units[frame.units]} BETWEEN ${bound(frame.start_bound)} AND ${bound(frame.end_bound)}`
+          : `${units[frame.units]} ${bound(frame.start_bound)}`,
+      );
+    }
+    return parts.join(' ');
   }
 
   /** `a.b`, `arr[OFFSET(n)]`, and `APPROX_QUANTILES(x, n)[OFFSET(k)]`. */
@@ -557,6 +689,8 @@ class Translator {
       return quantileAt(value, buckets, offset);
     }
     let sql = this.expr(node.root, scope);
+    // A field of a computed value (`STRUCT(1 AS a).a`) needs the value in parentheses.
+    if (!node.root.Identifier && !node.root.CompoundIdentifier && chain[0]?.Dot) sql = `(${sql})`;
     for (const access of chain) {
       const [kind, payload] = variant(access);
       if (kind === 'Dot') {
@@ -570,19 +704,34 @@ class Translator {
     return sql;
   }
 
-  /** BigQuery's OFFSET is 0-based and ORDINAL 1-based; DuckDB lists are 1-based. */
+  /**
+   * BigQuery's OFFSET (and a bare `[n]`) is 0-based and ORDINAL 1-based; DuckDB lists are
+   * 1-based and read negative indexes from the end, so a position before the start is NULL here.
+   * (BigQuery's OFFSET and ORDINAL raise an error out of range where DuckDB gives NULL, as the
+   * SAFE_ forms do.)
+   */
   private arrayIndex(subscript: Ast, scope: Scope): string {
     const index = subscript.Index?.index;
-    const wrapper = index?.Function;
+    if (!index) throw unsupported('array slices');
+    const wrapper = index.Function;
     const wrapperName = wrapper ? variant(wrapper.name[0])[1].value.toLowerCase() : undefined;
-    if (!wrapper || !['offset', 'safe_offset', 'ordinal', 'safe_ordinal'].includes(wrapperName)) {
-      throw unsupported('array subscripts other than [OFFSET(n)] and [ORDINAL(n)]');
+    let position: Ast = index;
+    let zeroBased = true;
+    if (wrapper && ['offset', 'safe_offset', 'ordinal', 'safe_ordinal'].includes(wrapperName)) {
+      position = wrapper.args.List.args[0].Unnamed.Expr;
+      zeroBased = wrapperName.endsWith('offset');
+    } else if (stringLiteral(index) !== undefined) {
+      throw unsupported(`subscript ['${stringLiteral(index)}'] (JSON subscripts)`);
     }
-    const literalOffset = subscriptOffset(subscript);
-    const inner = this.expr(wrapper.args.List.args[0].Unnamed.Expr, scope);
-    const zeroBased = wrapperName.endsWith('offset');
-    if (literalOffset !== undefined) return String(zeroBased ? literalOffset + 1 : literalOffset);
-    return zeroBased ? `(${inner}) + 1` : inner;
+    const literal = numberLiteral(position);
+    if (literal !== undefined) {
+      const oneBased = zeroBased ? literal + 1 : literal;
+      return oneBased >= 1 ? String(oneBased) : 'NULL';
+    }
+    const inner = this.expr(position, scope);
+    return zeroBased
+      ? `CASE WHEN (${inner}) >= 0 THEN (${inner}) + 1 END`
+      : `CASE WHEN (${inner}) >= 1 THEN (${inner}) END`;
   }
 
   private interval(node: Ast, scope: Scope): string {
@@ -593,11 +742,61 @@ class Translator {
   }
 }
 
+/** Where a function takes a date part (`DAY`, `WEEK(MONDAY)`), by argument index. */
+const datePartPositions: Record<string, number> = {
+  timestamp_trunc: 1,
+  date_trunc: 1,
+  datetime_trunc: 1,
+  last_day: 1,
+  timestamp_diff: 2,
+  date_diff: 2,
+  datetime_diff: 2,
+};
+
+/** `DAY` → 'day', `WEEK(MONDAY)` → 'week(monday)'; undefined for anything else. */
+function datePart(expression: Ast): string | undefined {
+  const bare = expression.Identifier;
+  if (bare && !bare.quote_style && !bare.value.startsWith('@')) return bare.value.toLowerCase();
+  const call = expression.Function;
+  const inner = call?.args?.List?.args?.[0]?.Unnamed?.Expr?.Identifier?.value;
+  if (call && call.name.length === 1 && variant(call.name[0])[1].value.toLowerCase() === 'week' && inner)
+    return `week(${String(inner).toLowerCase()})`;
+  return undefined;
+}
+
+function numberLiteral(expression: Ast): number | undefined {
+  const number = expression?.Value?.value?.Number?.[0];
+  if (number !== undefined) return Number(number);
+  const negated = expression?.UnaryOp;
+  if (negated?.op === 'Minus') {
+    const inner = numberLiteral(negated.expr);
+    return inner === undefined ? undefined : -inner;
+  }
+  return undefined;
+}
+
 /** The literal offset in `[OFFSET(3)]`, or undefined when it is not a literal number. */
 function subscriptOffset(subscript: Ast): number | undefined {
   const argument = subscript.Index?.index?.Function?.args?.List?.args?.[0]?.Unnamed?.Expr;
   const number = argument?.Value?.value?.Number?.[0];
   return number === undefined ? undefined : Number(number);
+}
+
+/** `WITH OFFSET [AS o]`: the offset column's name (BigQuery's default is `offset`). */
+function offsetAlias(unnest: Ast): string | undefined {
+  if (!unnest.with_offset) return undefined;
+  return unnest.with_offset_alias?.value ?? 'offset';
+}
+
+/**
+ * The lateral FROM item of an UNNEST over an array. WITH OFFSET numbers the elements from 0 in
+ * BigQuery; generate_subscripts runs beside unnest in step and counts from 1.
+ */
+function unnestElements(array: string, alias: string, offset: string | undefined): string {
+  const name = quoteIdent(alias);
+  if (offset === undefined) return `unnest(${array}) AS ${name}(${name})`;
+  const offsetName = quoteIdent(offset);
+  return `LATERAL (SELECT unnest(${array}) AS ${name}, generate_subscripts(${array}, 1) - 1 AS ${offsetName}) AS ${name}(${name}, ${offsetName})`;
 }
 
 function compoundParts(expression: Ast): string[] | undefined {
@@ -608,6 +807,19 @@ function compoundParts(expression: Ast): string[] | undefined {
 
 function isTrueConstraint(constraint: Ast): boolean {
   return constraint?.On?.Value?.value?.Boolean === true;
+}
+
+function isIntegerLiteral(expression: Ast): boolean {
+  const number = expression.Value?.value?.Number?.[0];
+  return typeof number === 'string' && /^\d+$/.test(number);
+}
+
+/** The text of a string literal, or undefined. */
+function stringLiteral(expression: Ast): string | undefined {
+  const value = expression.Value?.value;
+  if (!value || typeof value !== 'object') return undefined;
+  const [kind, payload] = variant(value);
+  return /String/.test(kind) && typeof payload === 'string' ? payload : undefined;
 }
 
 /** Parameters (always STRING on both engines) and string literals. */
@@ -627,6 +839,10 @@ function literal(value: Ast): string {
     case 'DoubleQuotedString':
     case 'TripleSingleQuotedString':
     case 'TripleDoubleQuotedString':
+    case 'SingleQuotedRawStringLiteral':
+    case 'DoubleQuotedRawStringLiteral':
+    case 'TripleSingleQuotedRawStringLiteral':
+    case 'TripleDoubleQuotedRawStringLiteral':
       return `'${String(payload).replaceAll("'", "''")}'`;
     case 'Boolean':
       return payload ? 'TRUE' : 'FALSE';
