@@ -72,7 +72,8 @@ export function translateFunction(call: FunctionCall, over?: string): string {
   if (!found) throw unsupported(`function ${call.name.toUpperCase()} has no DuckDB rule`);
   const [min, max] = found.arity;
   if (call.args.length < min || call.args.length > max) {
-    const count = min === max ? `${min}` : max === Number.POSITIVE_INFINITY ? `${min} or more` : `${min} to ${max}`;
+    const count =
+      min === max ? `${min}` : max === Number.POSITIVE_INFINITY ? `${min} or more` : `${min} to ${max}`;
     throw unsupported(`${name.toUpperCase()} takes ${count} arguments`);
   }
   const { ignoreNulls, orderBy, limit } = call.clauses;

@@ -428,7 +428,8 @@ class Translator {
         return literal(node.value);
       case 'BinaryOp': {
         // `^` is XOR in BigQuery and a power in DuckDB.
-        if (node.op === 'BitwiseXor') return `xor(${this.expr(node.left, scope)}, ${this.expr(node.right, scope)})`;
+        if (node.op === 'BitwiseXor')
+          return `xor(${this.expr(node.left, scope)}, ${this.expr(node.right, scope)})`;
         const operator = binaryOperators[node.op];
         if (!operator) throw unsupported(`operator ${node.op}`);
         return `${this.expr(node.left, scope)} ${operator} ${this.expr(node.right, scope)}`;
@@ -482,16 +483,23 @@ class Translator {
       case 'InUnnest':
         return `${this.expr(node.expr, scope)}${node.negated ? ' NOT' : ''} IN (SELECT unnest(${this.expr(node.array_expr, scope)}))`;
       case 'Substring':
-        return this.callOf('substr', [node.expr, node.substring_from, node.substring_for].filter(Boolean), scope);
+        return this.callOf(
+          'substr',
+          [node.expr, node.substring_from, node.substring_for].filter(Boolean),
+          scope,
+        );
       case 'Trim':
         if (node.trim_where) throw unsupported('TRIM(BOTH/LEADING/TRAILING ...)');
         return this.callOf('trim', [node.expr, ...(node.trim_characters ?? [])], scope);
       case 'Extract': {
         const [field, payload] = variant(node.field);
-        if (field === 'Week' && payload) throw unsupported(`EXTRACT(WEEK(${payload.value.toUpperCase()}) ...)`);
+        if (field === 'Week' && payload)
+          throw unsupported(`EXTRACT(WEEK(${payload.value.toUpperCase()}) ...)`);
         const at = node.expr.AtTimeZone;
         const value = this.expr(at ? at.timestamp : node.expr, scope);
-        const zone = at ? { sql: this.expr(at.time_zone, scope), literal: stringLiteral(at.time_zone) } : undefined;
+        const zone = at
+          ? { sql: this.expr(at.time_zone, scope), literal: stringLiteral(at.time_zone) }
+          : undefined;
         return extract(field, value, zone);
       }
       // STRUCT(1 AS a, 'x' AS b), STRUCT<a INT64>(1) and (1, 'x').
@@ -563,7 +571,8 @@ class Translator {
       if (fields.length !== values.length) throw unsupported('STRUCT<...> with a different number of values');
       const items = values.map((value, i) => {
         const field = fields[i];
-        const [typeName] = typeof field.field_type === 'string' ? [field.field_type] : variant(field.field_type);
+        const [typeName] =
+          typeof field.field_type === 'string' ? [field.field_type] : variant(field.field_type);
         const type = castTypes[typeName];
         if (!type || !field.field_name) throw unsupported(`STRUCT field type ${typeName}`);
         return `${quoteIdent(field.field_name.value)} := CAST(${this.expr(value, scope)} AS ${type})`;
@@ -572,10 +581,13 @@ class Translator {
     }
     const named = values.map((value) => variant(value));
     if (named.every(([kind]) => kind === 'Named')) {
-      const items = named.map(([, item]) => `${quoteIdent(item.name.value)} := ${this.expr(item.expr, scope)}`);
+      const items = named.map(
+        ([, item]) => `${quoteIdent(item.name.value)} := ${this.expr(item.expr, scope)}`,
+      );
       return `struct_pack(${items.join(', ')})`;
     }
-    if (named.some(([kind]) => kind === 'Named')) throw unsupported('STRUCT with some fields named and some not');
+    if (named.some(([kind]) => kind === 'Named'))
+      throw unsupported('STRUCT with some fields named and some not');
     return `row(${values.map((value) => this.expr(value, scope)).join(', ')})`;
   }
 
@@ -589,7 +601,8 @@ class Translator {
     if (node.args === 'None') return this.callOf(name, [], scope);
     const [argsKind, argList] = variant(node.args);
     // ARRAY(subquery) is DuckDB's ARRAY(subquery) too.
-    if (argsKind === 'Subquery' && name === 'array') return `ARRAY(\n${indent(this.query(argList, scope))}\n)`;
+    if (argsKind === 'Subquery' && name === 'array')
+      return `ARRAY(\n${indent(this.query(argList, scope))}\n)`;
     if (argsKind !== 'List') throw unsupported(`${name.toUpperCase()} with this argument form`);
     const args: Ast[] = [];
     for (const arg of argList.args as Ast[]) {
@@ -606,7 +619,8 @@ class Translator {
       if (clauseKind === 'IgnoreOrRespectNulls') clauses.ignoreNulls = payload === 'IgnoreNulls';
       else if (clauseKind === 'OrderBy')
         clauses.orderBy = (payload as Ast[]).map((item) => this.orderItem(item, scope)).join(', ');
-      else if (clauseKind === 'Limit' && numberLiteral(payload) !== undefined) clauses.limit = numberLiteral(payload);
+      else if (clauseKind === 'Limit' && numberLiteral(payload) !== undefined)
+        clauses.limit = numberLiteral(payload);
       else throw unsupported(`${name.toUpperCase()} with ${clauseKind} inside`);
     }
     const over = node.over ? this.window(node.over, scope) : undefined;
@@ -650,9 +664,13 @@ class Translator {
     if (kind !== 'WindowSpec' || spec.window_name) throw unsupported('a named window');
     const parts: string[] = [];
     if (spec.partition_by.length > 0)
-      parts.push(`PARTITION BY ${(spec.partition_by as Ast[]).map((item) => this.expr(item, scope)).join(', ')}`);
+      parts.push(
+        `PARTITION BY ${(spec.partition_by as Ast[]).map((item) => this.expr(item, scope)).join(', ')}`,
+      );
     if (spec.order_by.length > 0)
-      parts.push(`ORDER BY ${(spec.order_by as Ast[]).map((item) => this.orderItem(item, scope)).join(', ')}`);
+      parts.push(
+        `ORDER BY ${(spec.order_by as Ast[]).map((item) => this.orderItem(item, scope)).join(', ')}`,
+      );
     const frame = spec.window_frame;
     if (frame) {
       const units: Record<string, string> = { Rows: 'ROWS', Range: 'RANGE' };

@@ -200,7 +200,10 @@ describe('BigQuery to DuckDB translation', () => {
   });
 
   it.each([
-    ['TIMESTAMP_DIFF by WEEK, which BigQuery does not define', 'select timestamp_diff(current_timestamp(), current_timestamp(), week)'],
+    [
+      'TIMESTAMP_DIFF by WEEK, which BigQuery does not define',
+      'select timestamp_diff(current_timestamp(), current_timestamp(), week)',
+    ],
     ['a function without a rule', "select farm_fingerprint('x')"],
     ['named windows', 'select row_number() over w from `postgres.logs` window w as (order by id)'],
     ['RIGHT JOIN', 'select 1 from `postgres.logs` as a right join `postgres.logs` as b on true'],

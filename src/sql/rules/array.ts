@@ -23,8 +23,11 @@ export const arrayRules: RuleTable = {
     if (call.numbers[2] === 0) throw unsupported('GENERATE_ARRAY with a step of 0');
     return `generate_series(${start}, ${end}, ${step ?? '1'})`;
   }),
-  generate_date_array: rule(2, 3, ([start, end, step]) =>
-    `CAST(generate_series(CAST(${start} AS DATE), CAST(${end} AS DATE), ${step ?? 'INTERVAL 1 DAY'}) AS DATE[])`,
+  generate_date_array: rule(
+    2,
+    3,
+    ([start, end, step]) =>
+      `CAST(generate_series(CAST(${start} AS DATE), CAST(${end} AS DATE), ${step ?? 'INTERVAL 1 DAY'}) AS DATE[])`,
   ),
   generate_timestamp_array: rule(3, 3, ([start, end, step]) => `generate_series(${start}, ${end}, ${step})`),
 };

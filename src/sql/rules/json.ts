@@ -1,27 +1,37 @@
-import { type FunctionCall, literalArgument, quoteString, type RuleTable, rule, unsupported } from './rule.js';
+import {
+  type FunctionCall,
+  literalArgument,
+  quoteString,
+  type RuleTable,
+  rule,
+  unsupported,
+} from './rule.js';
 
 /**
  * JSON functions over JSON-formatted strings (the store keeps no JSON type). The JSONPath is
  * read here and written again in the form DuckDB reads: `$.a.b`, `$['a.b']` (legacy functions),
  * `$."a.b"` (standard ones) and `$.a[0]` all become `$."a"."b"`-style paths.
  */
+/** One step of a JSONPath: its pattern and what it appends to the DuckDB path. */
+const steps: Array<[RegExp, (match: RegExpExecArray) => string]> = [
+  [/^\.([A-Za-z0-9_@$-]+)/, (m) => key(m[1] as string)],
+  [/^\."((?:[^"\\]|\\.)*)"/, (m) => key((m[1] as string).replaceAll('\\"', '"'))],
+  [/^\['((?:[^'\\]|\\.)*)'\]/, (m) => key((m[1] as string).replaceAll("\\'", "'"))],
+  [/^\["((?:[^"\\]|\\.)*)"\]/, (m) => key(m[1] as string)],
+  [/^\[(\d+)\]/, (m) => `[${m[1]}]`],
+];
+
+const key = (name: string) => `."${name.replaceAll('"', '\\"')}"`;
+
 export function duckdbJsonPath(path: string): string {
   if (!path.startsWith('$')) throw unsupported(`JSONPath ${path} (it must start with $)`);
   let out = '$';
-  let i = 1;
-  const key = (name: string) => {
-    out += `."${name.replaceAll('"', '\\"')}"`;
-  };
-  while (i < path.length) {
-    const rest = path.slice(i);
-    let match: RegExpExecArray | null;
-    if ((match = /^\.([A-Za-z0-9_@$-]+)/.exec(rest))) key(match[1] as string);
-    else if ((match = /^\."((?:[^"\\]|\\.)*)"/.exec(rest))) key((match[1] as string).replaceAll('\\"', '"'));
-    else if ((match = /^\['((?:[^'\\]|\\.)*)'\]/.exec(rest))) key((match[1] as string).replaceAll("\\'", "'"));
-    else if ((match = /^\["((?:[^"\\]|\\.)*)"\]/.exec(rest))) key(match[1] as string);
-    else if ((match = /^\[(\d+)\]/.exec(rest))) out += `[${match[1]}]`;
-    else throw unsupported(`JSONPath ${path} (only keys and array indexes are supported)`);
-    i += match[0].length;
+  let rest = path.slice(1);
+  while (rest.length > 0) {
+    const step = steps.map(([pattern, write]) => ({ match: pattern.exec(rest), write })).find((s) => s.match);
+    if (!step?.match) throw unsupported(`JSONPath ${path} (only keys and array indexes are supported)`);
+    out += step.write(step.match);
+    rest = rest.slice(step.match[0].length);
   }
   return out;
 }
@@ -37,11 +47,17 @@ const value = rule(1, 2, ([json], call) => {
 });
 
 /** JSON_QUERY: the value at the path as JSON text; a JSON null is SQL NULL for string input. */
-const query = rule(1, 2, ([json], call) => `nullif(CAST(json_extract(${json}, ${path(call)}) AS VARCHAR), 'null')`);
+const query = rule(
+  1,
+  2,
+  ([json], call) => `nullif(CAST(json_extract(${json}, ${path(call)}) AS VARCHAR), 'null')`,
+);
 
 /** JSON_QUERY_ARRAY: the array's elements as JSON texts. */
-const queryArray = rule(1, 2, ([json], call) =>
-  `CAST(json_extract(${json}, ${path(call)}) AS JSON[])::VARCHAR[]`,
+const queryArray = rule(
+  1,
+  2,
+  ([json], call) => `CAST(json_extract(${json}, ${path(call)}) AS JSON[])::VARCHAR[]`,
 );
 
 export const jsonRules: RuleTable = {

@@ -10,8 +10,11 @@ export const mathRules: RuleTable = {
   // NULL when the divisor is 0, as BigQuery's SAFE_DIVIDE.
   safe_divide: rule(2, 2, ([x, y]) => `CASE WHEN (${y}) <> 0 THEN CAST(${x} AS DOUBLE) / (${y}) END`),
   // IEEE 754: x/0 is ±inf and 0/0 NaN, which DuckDB's `/` turns into NULL.
-  ieee_divide: rule(2, 2, ([x, y]) =>
-    `CASE WHEN (${y}) <> 0 OR isnan(${y}) THEN CAST(${x} AS DOUBLE) / (${y}) WHEN (${x}) > 0 THEN 'Infinity'::DOUBLE WHEN (${x}) < 0 THEN '-Infinity'::DOUBLE WHEN (${x}) = 0 OR isnan(${x}) THEN 'NaN'::DOUBLE END`,
+  ieee_divide: rule(
+    2,
+    2,
+    ([x, y]) =>
+      `CASE WHEN (${y}) <> 0 OR isnan(${y}) THEN CAST(${x} AS DOUBLE) / (${y}) WHEN (${x}) > 0 THEN 'Infinity'::DOUBLE WHEN (${x}) < 0 THEN '-Infinity'::DOUBLE WHEN (${x}) = 0 OR isnan(${x}) THEN 'NaN'::DOUBLE END`,
   ),
   safe_multiply: rule(2, 2, ([x, y]) => `try((${x}) * (${y}))`),
   safe_add: rule(2, 2, ([x, y]) => `try((${x}) + (${y}))`),
@@ -36,11 +39,17 @@ export const mathRules: RuleTable = {
   log: rule(1, 2, ([x, base]) => (base === undefined ? `ln(${x})` : `(ln(${x}) / ln(${base}))`)),
   log10: same(1, 1),
   // GREATEST/LEAST are NULL when any argument is; DuckDB's skip NULLs.
-  greatest: rule(1, Number.POSITIVE_INFINITY, (args) =>
-    `CASE WHEN ${args.map((a) => `(${a}) IS NULL`).join(' OR ')} THEN NULL ELSE greatest(${args.join(', ')}) END`,
+  greatest: rule(
+    1,
+    Number.POSITIVE_INFINITY,
+    (args) =>
+      `CASE WHEN ${args.map((a) => `(${a}) IS NULL`).join(' OR ')} THEN NULL ELSE greatest(${args.join(', ')}) END`,
   ),
-  least: rule(1, Number.POSITIVE_INFINITY, (args) =>
-    `CASE WHEN ${args.map((a) => `(${a}) IS NULL`).join(' OR ')} THEN NULL ELSE least(${args.join(', ')}) END`,
+  least: rule(
+    1,
+    Number.POSITIVE_INFINITY,
+    (args) =>
+      `CASE WHEN ${args.map((a) => `(${a}) IS NULL`).join(' OR ')} THEN NULL ELSE least(${args.join(', ')}) END`,
   ),
   is_inf: same(1, 1, 'isinf'),
   is_nan: same(1, 1, 'isnan'),

@@ -51,11 +51,15 @@ export const regexRules: RuleTable = {
   }),
   regexp_extract: rule(2, 4, extract),
   regexp_substr: rule(2, 4, extract),
-  regexp_extract_all: rule(2, 2, ([value, pattern], call) =>
-    `regexp_extract_all(${value}, ${pattern}, ${groupOf(call)})`,
+  regexp_extract_all: rule(
+    2,
+    2,
+    ([value, pattern], call) => `regexp_extract_all(${value}, ${pattern}, ${groupOf(call)})`,
   ),
   // Every match is replaced in BigQuery ('g'); \1 and \0 are RE2 rewrite syntax on both.
-  regexp_replace: rule(3, 3, ([value, pattern, replacement]) =>
-    `regexp_replace(${value}, ${pattern}, ${replacement}, 'g')`,
+  regexp_replace: rule(
+    3,
+    3,
+    ([value, pattern, replacement]) => `regexp_replace(${value}, ${pattern}, ${replacement}, 'g')`,
   ),
 };

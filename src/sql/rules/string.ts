@@ -1,11 +1,16 @@
-import { type FunctionCall, type RuleTable, quoteString, rule, same, unsupported } from './rule.js';
+import { type FunctionCall, quoteString, type RuleTable, rule, same, unsupported } from './rule.js';
 
 /**
  * SUBSTR(value, position[, length]): 1-based; 0 means 1; a negative position counts from the
  * end, and one before the start means 1. DuckDB's substring agrees for positive positions only,
  * so other positions are mapped onto it.
  */
-export function substr(value: string, position: string, length: string | undefined, call?: FunctionCall): string {
+export function substr(
+  value: string,
+  position: string,
+  length: string | undefined,
+  call?: FunctionCall,
+): string {
   const literal = call?.numbers[1];
   const start =
     literal !== undefined && literal > 0
@@ -17,8 +22,8 @@ export function substr(value: string, position: string, length: string | undefin
 }
 
 /**
- * FORMAT(format, ...): printf-style. A NULL argument makes the result NULL except under %t/%T,
- * which print 'NULL'; DuckDB's printf has the same NULL rule, and %t/%T become a cast to text.
+ * FORMAT(format, ...): printf-style. A NULL argument makes the result NULL except under %t,
+ * which prints 'NULL'; DuckDB's printf has the same NULL rule, and %t becomes a cast to text.
  */
 function format(args: readonly string[], call: FunctionCall): string {
   const pattern = call.literals[0];
@@ -41,8 +46,8 @@ function format(args: readonly string[], call: FunctionCall): string {
       throw unsupported(`FORMAT element ${match[0]} (width or precision from an argument, or grouping)`);
     const value = values[used++];
     if (value === undefined) throw unsupported('FORMAT has fewer arguments than format elements');
-    if (conversion === 't' || conversion === 'T') {
-      // %t prints the value as text, NULL as 'NULL'.
+    if (conversion === 't') {
+      // %t prints the value as text, NULL as 'NULL'. (%T, a literal of the value's type, is refused.)
       text += `%${flags}${width ?? ''}s`;
       out.push(`coalesce(CAST(${value} AS VARCHAR), 'NULL')`);
     } else if (conversion === 's') {
@@ -69,7 +74,9 @@ export const stringRules: RuleTable = {
   byte_length: same(1, 1, 'strlen'),
   lower: same(1, 1),
   upper: same(1, 1),
-  substr: rule(2, 3, ([value, position, length], call) => substr(value as string, position as string, length, call)),
+  substr: rule(2, 3, ([value, position, length], call) =>
+    substr(value as string, position as string, length, call),
+  ),
   substring: rule(2, 3, ([value, position, length], call) =>
     substr(value as string, position as string, length, call),
   ),

@@ -8,7 +8,29 @@ import { type Zone, zoneLabels } from './time-zone.js';
  * %k, %l, %C, %Q, %P, %s, %E*S, ...) it is written as an expression; an element with no rule is
  * refused by name.
  */
-const sameInDuckDb = new Set(['A', 'a', 'B', 'b', 'h', 'd', 'H', 'I', 'j', 'm', 'M', 'p', 'S', 'u', 'w', 'y', 'Y', 'U', 'W', 'V', 'T']);
+const sameInDuckDb = new Set([
+  'A',
+  'a',
+  'B',
+  'b',
+  'h',
+  'd',
+  'H',
+  'I',
+  'j',
+  'm',
+  'M',
+  'p',
+  'S',
+  'u',
+  'w',
+  'y',
+  'Y',
+  'U',
+  'W',
+  'V',
+  'T',
+]);
 
 /** Elements that are shorthands for others. */
 const shorthands: Record<string, string> = {
@@ -18,12 +40,13 @@ const shorthands: Record<string, string> = {
   x: '%m/%d/%y',
   X: '%H:%M:%S',
   c: '%a %b %e %H:%M:%S %Y',
-  'E4Y': '%Y',
+  E4Y: '%Y',
 };
 
 type Piece = { kind: 'strftime'; pattern: string } | { kind: 'sql'; sql: string };
 
-const pad = (sql: string, width: number, fill: string) => `lpad(CAST(${sql} AS VARCHAR), ${width}, '${fill}')`;
+const pad = (sql: string, width: number, fill: string) =>
+  `lpad(CAST(${sql} AS VARCHAR), ${width}, '${fill}')`;
 
 /** The elements of a format string: `%Y`, `%E3S`, `%E*S`, `%Ez`, `%E4Y`, and the text between. */
 function elements(format: string): Array<{ element?: string; text?: string }> {
@@ -43,7 +66,11 @@ function elements(format: string): Array<{ element?: string; text?: string }> {
  * FORMAT_TIMESTAMP/DATE/DATETIME: `civil` is the value as civil time (already in the zone),
  * `instant` the UTC instant where there is one (for %s).
  */
-export function formatTime(format: string, civil: string, options: { instant?: string; zone?: Zone }): string {
+export function formatTime(
+  format: string,
+  civil: string,
+  options: { instant?: string; zone?: Zone },
+): string {
   const pieces: Piece[] = [];
   const strftime = (pattern: string) => pieces.push({ kind: 'strftime', pattern });
   const sql = (text: string) => pieces.push({ kind: 'sql', sql: text });
@@ -99,7 +126,25 @@ export function formatTime(format: string, civil: string, options: { instant?: s
   return parts.length === 1 ? (parts[0] as string) : `(${parts.join(' || ')})`;
 }
 
-const parseable = new Set(['Y', 'm', 'd', 'H', 'M', 'S', 'j', 'b', 'B', 'h', 'a', 'A', 'p', 'I', 'y', 'z', 'T']);
+const parseable = new Set([
+  'Y',
+  'm',
+  'd',
+  'H',
+  'M',
+  'S',
+  'j',
+  'b',
+  'B',
+  'h',
+  'a',
+  'A',
+  'p',
+  'I',
+  'y',
+  'z',
+  'T',
+]);
 const parseShorthands: Record<string, string> = {
   F: '%Y-%m-%d',
   D: '%m/%d/%y',
@@ -108,7 +153,7 @@ const parseShorthands: Record<string, string> = {
   X: '%H:%M:%S',
   c: '%a %b %d %H:%M:%S %Y',
   e: '%d',
-  'E4Y': '%Y',
+  E4Y: '%Y',
   'E*S': '%S.%f',
 };
 

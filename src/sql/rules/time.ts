@@ -1,5 +1,3 @@
-import { formatTime, parseFormat } from './time-format.js';
-import { fromCivil, toCivil, type Zone } from './time-zone.js';
 import {
   type FunctionCall,
   literalArgument,
@@ -9,6 +7,8 @@ import {
   rule,
   unsupported,
 } from './rule.js';
+import { formatTime, parseFormat } from './time-format.js';
+import { fromCivil, toCivil, type Zone } from './time-zone.js';
 
 /**
  * DATE, DATETIME and TIMESTAMP functions. The types map as: TIMESTAMP → TIMESTAMP holding UTC
@@ -34,7 +34,18 @@ function weekShift(part: string): number | undefined {
 
 const shifted = (value: string, days: number) => (days === 0 ? value : `(${value} + INTERVAL ${days} DAY)`);
 
-const truncParts = new Set(['microsecond', 'millisecond', 'second', 'minute', 'hour', 'day', 'month', 'quarter', 'year', 'isoyear']);
+const truncParts = new Set([
+  'microsecond',
+  'millisecond',
+  'second',
+  'minute',
+  'hour',
+  'day',
+  'month',
+  'quarter',
+  'year',
+  'isoyear',
+]);
 
 /** A civil time (or date) truncated to `part`. */
 function truncCivil(value: string, part: string | undefined): string {
@@ -72,7 +83,9 @@ function timestamp(args: readonly string[], call: FunctionCall): string {
   const civil = fromCivil(`CAST(${value} AS TIMESTAMP)`, zone);
   const literal = call.literals[0];
   if (literal !== undefined) {
-    return new RegExp(offsetSuffix).test(literal) ? `CAST(CAST(${value} AS TIMESTAMPTZ) AS TIMESTAMP)` : civil;
+    return new RegExp(offsetSuffix).test(literal)
+      ? `CAST(CAST(${value} AS TIMESTAMPTZ) AS TIMESTAMP)`
+      : civil;
   }
   return `CASE WHEN regexp_matches(CAST(${value} AS VARCHAR), '${offsetSuffix}') THEN CAST(CAST(${value} AS TIMESTAMPTZ) AS TIMESTAMP) ELSE ${civil} END`;
 }
@@ -101,8 +114,10 @@ function formatRule(kind: 'timestamp' | 'date' | 'datetime') {
 export const timeRules: RuleTable = {
   current_timestamp: rule(0, 0, () => nowParameter),
   current_date: rule(0, 1, (_args, call) => `CAST(${toCivil(nowParameter, zoneArgument(call, 0))} AS DATE)`),
-  current_datetime: rule(0, 1, (_args, call) =>
-    `CAST(${toCivil(nowParameter, zoneArgument(call, 0))} AS TIMESTAMP_NS)`,
+  current_datetime: rule(
+    0,
+    1,
+    (_args, call) => `CAST(${toCivil(nowParameter, zoneArgument(call, 0))} AS TIMESTAMP_NS)`,
   ),
   timestamp: rule(1, 2, timestamp),
   // DATE(timestamp[, zone]), DATE(datetime), DATE(year, month, day).
@@ -134,15 +149,22 @@ export const timeRules: RuleTable = {
   date_diff: rule(3, 3, ([later, earlier], call) =>
     boundaryDiff(`CAST(${later} AS DATE)`, `CAST(${earlier} AS DATE)`, call.parts[2], call),
   ),
-  datetime_diff: rule(3, 3, ([later, earlier], call) => boundaryDiff(later as string, earlier as string, call.parts[2], call)),
+  datetime_diff: rule(3, 3, ([later, earlier], call) =>
+    boundaryDiff(later as string, earlier as string, call.parts[2], call),
+  ),
   timestamp_trunc: rule(2, 3, ([value], call) => {
     const zone = zoneArgument(call, 2);
     return fromCivil(truncCivil(toCivil(value as string, zone), call.parts[1]), zone);
   }),
   date_trunc: rule(2, 2, ([value], call) => `CAST(${truncCivil(value as string, call.parts[1])} AS DATE)`),
-  datetime_trunc: rule(2, 2, ([value], call) => `CAST(${truncCivil(value as string, call.parts[1])} AS TIMESTAMP_NS)`),
+  datetime_trunc: rule(
+    2,
+    2,
+    ([value], call) => `CAST(${truncCivil(value as string, call.parts[1])} AS TIMESTAMP_NS)`,
+  ),
   last_day: rule(1, 2, ([value], call) => {
-    if (call.args.length === 2 && call.parts[1] !== 'month') throw unsupported('LAST_DAY other than by MONTH');
+    if (call.args.length === 2 && call.parts[1] !== 'month')
+      throw unsupported('LAST_DAY other than by MONTH');
     return `last_day(${value})`;
   }),
   format_timestamp: rule(2, 3, formatRule('timestamp')),
