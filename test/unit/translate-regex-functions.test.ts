@@ -1,19 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { translateToDuckDb } from '../../src/sql/translate.js';
 import { logSources } from '../../src/storage/sources.js';
-import { createScratchEngine, type ScratchEngine } from '../helpers/scratch-engine.js';
-import { translatedRow } from '../helpers/translated-row.js';
+import { useTranslatedQueries } from '../helpers/translated-row.js';
 
 // Expected values are the documented results of BigQuery's regular-expression functions (RE2 on
 // both engines): https://cloud.google.com/bigquery/docs/reference/standard-sql/string_functions
-let scratch: ScratchEngine;
-beforeAll(async () => {
-  scratch = await createScratchEngine();
-});
-afterAll(async () => {
-  await scratch.close();
-});
-const row = (sql: string) => translatedRow(scratch, sql);
+const { row } = useTranslatedQueries();
 
 describe('BigQuery regular-expression functions on DuckDB', () => {
   it('REGEXP_CONTAINS matches anywhere in the value', async () => {

@@ -64,13 +64,14 @@ function zoneArgument(call: FunctionCall, index: number): Zone | undefined {
 
 const diffParts = new Set(['microsecond', 'millisecond', 'second', 'minute', 'hour', 'day']);
 
-/** DATE_DIFF and DATETIME_DIFF count the part boundaries between the two, as DuckDB's date_diff does. */
+/** DATE_DIFF and DATETIME_DIFF count the part boundaries between the two, as DuckDB's date_diff does but for weeks. */
 function boundaryDiff(later: string, earlier: string, part: string | undefined, call: FunctionCall): string {
   if (part === undefined) throw unsupported(`${call.name.toUpperCase()} needs a literal date part`);
   if (truncParts.has(part)) return `date_diff('${part}', ${earlier}, ${later})`;
-  const shift = weekShift(part);
-  if (shift === undefined) throw unsupported(`${call.name.toUpperCase()} by ${part.toUpperCase()}`);
-  return `date_diff('week', ${shifted(earlier, shift)}, ${shifted(later, shift)})`;
+  if (weekShift(part) === undefined) throw unsupported(`${call.name.toUpperCase()} by ${part.toUpperCase()}`);
+  // DuckDB's date_diff('week') counts whole weeks elapsed, not week boundaries: the boundaries
+  // are counted as the days between the two weeks' first days, over 7.
+  return `(date_diff('day', ${truncCivil(earlier, part)}, ${truncCivil(later, part)}) // 7)`;
 }
 
 /** Offsets in a timestamp string, which win over a time zone argument. */
