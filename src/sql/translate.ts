@@ -76,7 +76,6 @@ const castTypes: Record<string, string> = {
   Timestamp: 'TIMESTAMP',
   Time: 'TIME',
   Numeric: 'DECIMAL(38, 9)',
-  Bytes: 'BLOB',
 };
 
 const intervalUnits = new Set([
@@ -488,6 +487,11 @@ class Translator {
           [node.expr, node.substring_from, node.substring_for].filter(Boolean),
           scope,
         );
+      case 'Ceil':
+      case 'Floor':
+        if (node.field?.DateTimeField !== 'NoDateTime')
+          throw unsupported(`${kind.toUpperCase()} TO a date part`);
+        return this.callOf(kind.toLowerCase(), [node.expr], scope);
       case 'Trim':
         if (node.trim_where) throw unsupported('TRIM(BOTH/LEADING/TRAILING ...)');
         return this.callOf('trim', [node.expr, ...(node.trim_characters ?? [])], scope);
