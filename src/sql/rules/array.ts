@@ -29,5 +29,9 @@ export const arrayRules: RuleTable = {
     ([start, end, step]) =>
       `CAST(generate_series(CAST(${start} AS DATE), CAST(${end} AS DATE), ${step ?? 'INTERVAL 1 DAY'}) AS DATE[])`,
   ),
-  generate_timestamp_array: rule(3, 3, ([start, end, step]) => `generate_series(${start}, ${end}, ${step})`),
+  generate_timestamp_array: rule(3, 3, ([start, end, step]) => {
+    // Strings are read as TIMESTAMP(...) reads them, offsets included.
+    const instant = (value: string | undefined) => `CAST(CAST(${value} AS TIMESTAMPTZ) AS TIMESTAMP)`;
+    return `generate_series(${instant(start)}, ${instant(end)}, ${step})`;
+  }),
 };
