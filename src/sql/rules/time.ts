@@ -131,6 +131,10 @@ export const timeRules: RuleTable = {
   datetime: rule(1, 6, (args, call) => {
     if (args.length === 6) return `CAST(make_timestamp(${args.join(', ')}) AS TIMESTAMP_NS)`;
     if (args.length > 2) throw unsupported('DATETIME takes 1, 2 or 6 arguments');
+    // DATETIME(date, time) and DATETIME(timestamp, zone) differ only by type: a zone is taken
+    // when it is a literal or a parameter (parameters are strings), anything else is refused.
+    if (args.length === 2 && call.literals[1] === undefined && !args[1]?.startsWith('$'))
+      throw unsupported('DATETIME(date, time), or a time zone that is not a literal or a parameter');
     return `CAST(${toCivil(args[0] as string, zoneArgument(call, 1))} AS TIMESTAMP_NS)`;
   }),
   timestamp_add: rule(2, 2, ([value, interval]) => `(${value} + ${interval})`),
