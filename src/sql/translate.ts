@@ -1,17 +1,20 @@
 import type { FieldType } from '../storage/field-type.js';
 import { isStructType, quoteIdent } from '../storage/field-type.js';
 import type { LogSource } from '../storage/sources.js';
-import { type Ast, parseBigQuery, queryFunctions, queryParameters, variant } from './bigquery-ast.js';
-import { constantCtes } from './constant-ctes.js';
 import {
-  functionsReadingNow,
-  nowParameter,
-  quantileAt,
-  translateFunction,
-  unsupported,
-} from './function-rules.js';
+  type Ast,
+  parseBigQuery,
+  queryFunctions,
+  queryParameters,
+  stringLiteral,
+  variant,
+} from './bigquery-ast.js';
+import { constantCtes } from './constant-ctes.js';
+import { callSql, functionCallSql } from './function-call.js';
+import { functionsReadingNow, nowParameter, quantileAt, unsupported } from './function-rules.js';
 import { extract } from './rules/time.js';
 import { Scope, typeOfPath } from './unnest-scope.js';
+import { arrayIndexSql, castSql, type FormContext, structSql } from './value-forms.js';
 
 /** The DuckDB form of one saved BigQuery query. */
 export interface Translation {
@@ -63,19 +66,6 @@ const binaryOperators: Record<string, string> = {
   StringConcat: '||',
   BitwiseAnd: '&',
   BitwiseOr: '|',
-};
-
-/** BigQuery type names and their DuckDB types (DATETIME is TIMESTAMP_NS: see the datetime rule). */
-const castTypes: Record<string, string> = {
-  String: 'VARCHAR',
-  Int64: 'BIGINT',
-  Float64: 'DOUBLE',
-  Bool: 'BOOLEAN',
-  Date: 'DATE',
-  Datetime: 'TIMESTAMP_NS',
-  Timestamp: 'TIMESTAMP',
-  Time: 'TIME',
-  Numeric: 'DECIMAL(38, 9)',
 };
 
 const intervalUnits = new Set([
@@ -460,11 +450,14 @@ class Translator {
       case 'Case':
         return this.caseExpression(node, scope);
       case 'Cast':
-        return this.cast(node, scope);
+        return castSql(node, this.forms(scope));
       case 'TypedString':
-        return this.cast({ kind: 'Cast', expr: { Value: node.value }, data_type: node.data_type }, scope);
+        return castSql(
+          { kind: 'Cast', expr: { Value: node.value }, data_type: node.data_type },
+          this.forms(scope),
+        );
       case 'Function':
-        return this.functionCall(node, scope);
+        return functionCallSql(node, this.forms(scope));
       case 'CompoundFieldAccess':
         return this.fieldAccess(node, scope);
       case 'Interval':
@@ -482,19 +475,19 @@ class Translator {
       case 'InUnnest':
         return `${this.expr(node.expr, scope)}${node.negated ? ' NOT' : ''} IN (SELECT unnest(${this.expr(node.array_expr, scope)}))`;
       case 'Substring':
-        return this.callOf(
+        return callSql(
           'substr',
           [node.expr, node.substring_from, node.substring_for].filter(Boolean),
-          scope,
+          this.forms(scope),
         );
       case 'Ceil':
       case 'Floor':
         if (node.field?.DateTimeField !== 'NoDateTime')
           throw unsupported(`${kind.toUpperCase()} TO a date part`);
-        return this.callOf(kind.toLowerCase(), [node.expr], scope);
+        return callSql(kind.toLowerCase(), [node.expr], this.forms(scope));
       case 'Trim':
         if (node.trim_where) throw unsupported('TRIM(BOTH/LEADING/TRAILING ...)');
-        return this.callOf('trim', [node.expr, ...(node.trim_characters ?? [])], scope);
+        return callSql('trim', [node.expr, ...(node.trim_characters ?? [])], this.forms(scope));
       case 'Extract': {
         const [field, payload] = variant(node.field);
         if (field === 'Week' && payload)
@@ -508,7 +501,7 @@ class Translator {
       }
       // STRUCT(1 AS a, 'x' AS b), STRUCT<a INT64>(1) and (1, 'x').
       case 'Struct':
-        return this.struct(node, scope);
+        return structSql(node, this.forms(scope));
       case 'Tuple':
         return `row(${(node as Ast[]).map((item) => this.expr(item, scope)).join(', ')})`;
       default:
@@ -544,156 +537,6 @@ class Translator {
     return lines.join('\n');
   }
 
-  /**
-   * CAST to TIMESTAMP of a string: BigQuery honours a `Z` or `+hh:mm` offset, DuckDB's cast to
-   * TIMESTAMP silently drops it. Parameters and literals (the strings a saved query casts) go
-   * through TIMESTAMPTZ, which applies the offset, and back to the UTC TIMESTAMP of the store.
-   */
-  private cast(node: Ast, scope: Scope): string {
-    const [typeName] = typeof node.data_type === 'string' ? [node.data_type] : variant(node.data_type);
-    const target = castTypes[typeName];
-    if (!target || node.array) throw unsupported(`CAST to ${String(typeName).toUpperCase()}`);
-    if (node.format) throw unsupported('CAST ... FORMAT');
-    const value = this.expr(node.expr, scope);
-    const cast = node.kind === 'SafeCast' ? 'TRY_CAST' : node.kind === 'Cast' ? 'CAST' : null;
-    if (!cast) throw unsupported(`${node.kind}`);
-    if ((target === 'TIMESTAMP' || target === 'TIMESTAMP_NS') && isStringValued(node.expr)) {
-      return `${cast}(${cast}(${value} AS TIMESTAMPTZ) AS ${target})`;
-    }
-    // FLOAT64 to INT64 rounds halfway cases away from zero in BigQuery and to even in DuckDB;
-    // through DECIMAL, DuckDB rounds them away from zero too. Strings cast directly.
-    if (target === 'BIGINT' && !isStringValued(node.expr) && !isIntegerLiteral(node.expr)) {
-      return `${cast}(${cast}(${value} AS DECIMAL(38, 9)) AS BIGINT)`;
-    }
-    return `${cast}(${value} AS ${target})`;
-  }
-
-  private struct(node: Ast, scope: Scope): string {
-    const values = node.values as Ast[];
-    const fields = node.fields as Ast[];
-    if (fields.length > 0) {
-      if (fields.length !== values.length) throw unsupported('STRUCT<...> with a different number of values');
-      const items = values.map((value, i) => {
-        const field = fields[i];
-        const [typeName] =
-          typeof field.field_type === 'string' ? [field.field_type] : variant(field.field_type);
-        const type = castTypes[typeName];
-        if (!type || !field.field_name) throw unsupported(`STRUCT field type ${typeName}`);
-        return `${quoteIdent(field.field_name.value)} := CAST(${this.expr(value, scope)} AS ${type})`;
-      });
-      return `struct_pack(${items.join(', ')})`;
-    }
-    const named = values.map((value) => variant(value));
-    if (named.every(([kind]) => kind === 'Named')) {
-      const items = named.map(
-        ([, item]) => `${quoteIdent(item.name.value)} := ${this.expr(item.expr, scope)}`,
-      );
-      return `struct_pack(${items.join(', ')})`;
-    }
-    if (named.some(([kind]) => kind === 'Named'))
-      throw unsupported('STRUCT with some fields named and some not');
-    return `row(${values.map((value) => this.expr(value, scope)).join(', ')})`;
-  }
-
-  private functionCall(node: Ast, scope: Scope): string {
-    if (node.filter) throw unsupported('FILTER on an aggregate');
-    const name = (node.name as Ast[])
-      .map((part) => variant(part)[1].value)
-      .join('.')
-      .toLowerCase();
-    // `CURRENT_TIMESTAMP` without parentheses has no argument list at all.
-    if (node.args === 'None') return this.callOf(name, [], scope);
-    const [argsKind, argList] = variant(node.args);
-    // ARRAY(subquery) is DuckDB's ARRAY(subquery) too.
-    if (argsKind === 'Subquery' && name === 'array')
-      return `ARRAY(\n${indent(this.query(argList, scope))}\n)`;
-    if (argsKind !== 'List') throw unsupported(`${name.toUpperCase()} with this argument form`);
-    const args: Ast[] = [];
-    for (const arg of argList.args as Ast[]) {
-      const [argKind, argNode] = variant(arg);
-      if (argKind !== 'Unnamed') throw unsupported(`named arguments to ${name.toUpperCase()}`);
-      if (argNode === 'Wildcard') args.push('Wildcard');
-      else if (argNode.Expr) args.push(argNode.Expr);
-      else throw unsupported(`argument form of ${name.toUpperCase()}`);
-    }
-    const clauses: { ignoreNulls?: boolean; orderBy?: string; limit?: number } = {};
-    if (node.null_treatment) clauses.ignoreNulls = node.null_treatment === 'IgnoreNulls';
-    for (const clause of argList.clauses as Ast[]) {
-      const [clauseKind, payload] = variant(clause);
-      if (clauseKind === 'IgnoreOrRespectNulls') clauses.ignoreNulls = payload === 'IgnoreNulls';
-      else if (clauseKind === 'OrderBy')
-        clauses.orderBy = (payload as Ast[]).map((item) => this.orderItem(item, scope)).join(', ');
-      else if (clauseKind === 'Limit' && numberLiteral(payload) !== undefined)
-        clauses.limit = numberLiteral(payload);
-      else throw unsupported(`${name.toUpperCase()} with ${clauseKind} inside`);
-    }
-    const over = node.over ? this.window(node.over, scope) : undefined;
-    return this.callOf(name, args, scope, {
-      distinct: argList.duplicate_treatment === 'Distinct',
-      clauses,
-      over,
-    });
-  }
-
-  /** Translates the arguments of a call and applies its rule (function-rules.ts). */
-  private callOf(
-    name: string,
-    args: Ast[],
-    scope: Scope,
-    options: { distinct?: boolean; clauses?: Record<string, unknown>; over?: string | undefined } = {},
-  ): string {
-    const bareName = name.startsWith('safe.') ? name.slice('safe.'.length) : name;
-    const partAt = datePartPositions[bareName];
-    const parts = args.map((arg, i) => (i === partAt ? datePart(arg) : undefined));
-    return translateFunction(
-      {
-        name,
-        // A date part is a keyword, not a column: it is passed to the rule by name only.
-        args: args.map((arg, i) =>
-          arg === 'Wildcard' ? '*' : parts[i] !== undefined ? `'${parts[i]}'` : this.expr(arg, scope),
-        ),
-        literals: args.map((arg) => (arg === 'Wildcard' ? undefined : stringLiteral(arg))),
-        numbers: args.map((arg) => (arg === 'Wildcard' ? undefined : numberLiteral(arg))),
-        parts,
-        distinct: options.distinct ?? false,
-        clauses: options.clauses ?? {},
-      },
-      options.over,
-    );
-  }
-
-  /** `OVER (PARTITION BY ... ORDER BY ... ROWS BETWEEN ...)`; DuckDB's default frame is BigQuery's. */
-  private window(over: Ast, scope: Scope): string {
-    const [kind, spec] = variant(over);
-    if (kind !== 'WindowSpec' || spec.window_name) throw unsupported('a named window');
-    const parts: string[] = [];
-    if (spec.partition_by.length > 0)
-      parts.push(
-        `PARTITION BY ${(spec.partition_by as Ast[]).map((item) => this.expr(item, scope)).join(', ')}`,
-      );
-    if (spec.order_by.length > 0)
-      parts.push(
-        `ORDER BY ${(spec.order_by as Ast[]).map((item) => this.orderItem(item, scope)).join(', ')}`,
-      );
-    const frame = spec.window_frame;
-    if (frame) {
-      const units: Record<string, string> = { Rows: 'ROWS', Range: 'RANGE' };
-      if (!units[frame.units]) throw unsupported(`${frame.units} window frames`);
-      const bound = (value: Ast): string => {
-        const [boundKind, offset] = variant(value);
-        if (boundKind === 'CurrentRow') return 'CURRENT ROW';
-        const direction = boundKind === 'Preceding' ? 'PRECEDING' : 'FOLLOWING';
-        return offset ? `${this.expr(offset, scope)} ${direction}` : `UNBOUNDED ${direction}`;
-      };
-      parts.push(
-        frame.end_bound
-          ? `${units[frame.units]} BETWEEN ${bound(frame.start_bound)} AND ${bound(frame.end_bound)}`
-          : `${units[frame.units]} ${bound(frame.start_bound)}`,
-      );
-    }
-    return parts.join(' ');
-  }
-
   /** `a.b`, `arr[OFFSET(n)]`, and `APPROX_QUANTILES(x, n)[OFFSET(k)]`. */
   private fieldAccess(node: Ast, scope: Scope): string {
     const chain = node.access_chain as Ast[];
@@ -718,7 +561,7 @@ class Translator {
       if (kind === 'Dot') {
         sql = `${sql}.${quoteIdent(variant(payload)[1].value)}`;
       } else if (kind === 'Subscript') {
-        sql = `${sql}[${this.arrayIndex(payload, scope)}]`;
+        sql = `${sql}[${arrayIndexSql(payload, this.forms(scope))}]`;
       } else {
         throw unsupported(`access ${kind}`);
       }
@@ -726,34 +569,13 @@ class Translator {
     return sql;
   }
 
-  /**
-   * BigQuery's OFFSET (and a bare `[n]`) is 0-based and ORDINAL 1-based; DuckDB lists are
-   * 1-based and read negative indexes from the end, so a position before the start is NULL here.
-   * (BigQuery's OFFSET and ORDINAL raise an error out of range where DuckDB gives NULL, as the
-   * SAFE_ forms do.)
-   */
-  private arrayIndex(subscript: Ast, scope: Scope): string {
-    const index = subscript.Index?.index;
-    if (!index) throw unsupported('array slices');
-    const wrapper = index.Function;
-    const wrapperName = wrapper ? variant(wrapper.name[0])[1].value.toLowerCase() : undefined;
-    let position: Ast = index;
-    let zeroBased = true;
-    if (wrapper && ['offset', 'safe_offset', 'ordinal', 'safe_ordinal'].includes(wrapperName)) {
-      position = wrapper.args.List.args[0].Unnamed.Expr;
-      zeroBased = wrapperName.endsWith('offset');
-    } else if (stringLiteral(index) !== undefined) {
-      throw unsupported(`subscript ['${stringLiteral(index)}'] (JSON subscripts)`);
-    }
-    const literal = numberLiteral(position);
-    if (literal !== undefined) {
-      const oneBased = zeroBased ? literal + 1 : literal;
-      return oneBased >= 1 ? String(oneBased) : 'NULL';
-    }
-    const inner = this.expr(position, scope);
-    return zeroBased
-      ? `CASE WHEN (${inner}) >= 0 THEN (${inner}) + 1 END`
-      : `CASE WHEN (${inner}) >= 1 THEN (${inner}) END`;
+  /** How the form modules (function-call.ts, value-forms.ts) reach back into this translation. */
+  private forms(scope: Scope): FormContext {
+    return {
+      expr: (node) => this.expr(node, scope),
+      orderItem: (item) => this.orderItem(item, scope),
+      query: (node) => indent(this.query(node, scope)),
+    };
   }
 
   private interval(node: Ast, scope: Scope): string {
@@ -762,39 +584,6 @@ class Translator {
     const value = this.expr(node.value, scope);
     return `INTERVAL (${value}) ${unit.toUpperCase()}`;
   }
-}
-
-/** Where a function takes a date part (`DAY`, `WEEK(MONDAY)`), by argument index. */
-const datePartPositions: Record<string, number> = {
-  timestamp_trunc: 1,
-  date_trunc: 1,
-  datetime_trunc: 1,
-  last_day: 1,
-  timestamp_diff: 2,
-  date_diff: 2,
-  datetime_diff: 2,
-};
-
-/** `DAY` → 'day', `WEEK(MONDAY)` → 'week(monday)'; undefined for anything else. */
-function datePart(expression: Ast): string | undefined {
-  const bare = expression.Identifier;
-  if (bare && !bare.quote_style && !bare.value.startsWith('@')) return bare.value.toLowerCase();
-  const call = expression.Function;
-  const inner = call?.args?.List?.args?.[0]?.Unnamed?.Expr?.Identifier?.value;
-  if (call && call.name.length === 1 && variant(call.name[0])[1].value.toLowerCase() === 'week' && inner)
-    return `week(${String(inner).toLowerCase()})`;
-  return undefined;
-}
-
-function numberLiteral(expression: Ast): number | undefined {
-  const number = expression?.Value?.value?.Number?.[0];
-  if (number !== undefined) return Number(number);
-  const negated = expression?.UnaryOp;
-  if (negated?.op === 'Minus') {
-    const inner = numberLiteral(negated.expr);
-    return inner === undefined ? undefined : -inner;
-  }
-  return undefined;
 }
 
 /** The literal offset in `[OFFSET(3)]`, or undefined when it is not a literal number. */
@@ -829,26 +618,6 @@ function compoundParts(expression: Ast): string[] | undefined {
 
 function isTrueConstraint(constraint: Ast): boolean {
   return constraint?.On?.Value?.value?.Boolean === true;
-}
-
-function isIntegerLiteral(expression: Ast): boolean {
-  const number = expression.Value?.value?.Number?.[0];
-  return typeof number === 'string' && /^\d+$/.test(number);
-}
-
-/** The text of a string literal, or undefined. */
-function stringLiteral(expression: Ast): string | undefined {
-  const value = expression.Value?.value;
-  if (!value || typeof value !== 'object') return undefined;
-  const [kind, payload] = variant(value);
-  return /String/.test(kind) && typeof payload === 'string' ? payload : undefined;
-}
-
-/** Parameters (always STRING on both engines) and string literals. */
-function isStringValued(expression: Ast): boolean {
-  const value = expression.Value?.value;
-  if (value?.SingleQuotedString !== undefined || value?.DoubleQuotedString !== undefined) return true;
-  return typeof expression.Identifier?.value === 'string' && expression.Identifier.value.startsWith('@');
 }
 
 function literal(value: Ast): string {

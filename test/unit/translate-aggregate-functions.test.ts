@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { translateToDuckDb } from '../../src/sql/translate.js';
-import { logSources } from '../../src/storage/sources.js';
-import { useTranslatedQueries } from '../helpers/translated-row.js';
+import { translationOf, useTranslatedQueries } from '../helpers/translated-row.js';
 
 // Expected values are the documented results of BigQuery's aggregate, approximate aggregate,
 // statistical, numbering and navigation functions, and of QUALIFY:
@@ -206,6 +204,6 @@ describe('BigQuery window functions and QUALIFY on DuckDB', () => {
     ],
     ['a named window', 'select rank() over w from `postgres.logs` window w as (order by id)'],
   ])('refuses %s', (_what, sql) => {
-    expect(() => translateToDuckDb(sql, { sources: logSources })).toThrow(/Cannot translate to DuckDB/);
+    expect(() => translationOf(sql)).toThrow(/Cannot translate to DuckDB/);
   });
 });

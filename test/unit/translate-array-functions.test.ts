@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { translateToDuckDb } from '../../src/sql/translate.js';
-import { logSources } from '../../src/storage/sources.js';
-import { micros, useTranslatedQueries } from '../helpers/translated-row.js';
+import { micros, translationOf, useTranslatedQueries } from '../helpers/translated-row.js';
 
 // Expected values are the documented results of BigQuery's array functions, array subscripts,
 // STRUCT, UNNEST and SELECT forms:
@@ -162,6 +160,6 @@ describe('BigQuery STRUCT and SELECT forms on DuckDB', () => {
     ],
     ['SELECT AS STRUCT', 'select as struct 1 as a'],
   ])('refuses %s', (_what, sql) => {
-    expect(() => translateToDuckDb(sql, { sources: logSources })).toThrow(/Cannot translate to DuckDB/);
+    expect(() => translationOf(sql)).toThrow(/Cannot translate to DuckDB/);
   });
 });

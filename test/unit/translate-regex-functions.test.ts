@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { translateToDuckDb } from '../../src/sql/translate.js';
-import { logSources } from '../../src/storage/sources.js';
-import { useTranslatedQueries } from '../helpers/translated-row.js';
+import { translationOf, useTranslatedQueries } from '../helpers/translated-row.js';
 
 // Expected values are the documented results of BigQuery's regular-expression functions (RE2 on
 // both engines): https://cloud.google.com/bigquery/docs/reference/standard-sql/string_functions
@@ -52,8 +50,6 @@ describe('BigQuery regular-expression functions on DuckDB', () => {
     ['REGEXP_EXTRACT with a pattern that is not a literal', "select regexp_extract('ab', @p)"],
     ['REGEXP_EXTRACT with an occurrence', "select regexp_extract('ab', 'a', 1, 2)"],
   ])('refuses %s', (_what, sql) => {
-    expect(() => translateToDuckDb(sql, { sources: logSources })).toThrow(
-      /Cannot translate to DuckDB: REGEXP_EXTRACT/,
-    );
+    expect(() => translationOf(sql)).toThrow(/Cannot translate to DuckDB: REGEXP_EXTRACT/);
   });
 });

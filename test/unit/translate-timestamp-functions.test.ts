@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { translateToDuckDb } from '../../src/sql/translate.js';
-import { logSources } from '../../src/storage/sources.js';
-import { micros, useTranslatedQueries } from '../helpers/translated-row.js';
+import { micros, translationOf, useTranslatedQueries } from '../helpers/translated-row.js';
 
 // Expected values are the documented results of BigQuery's date, datetime and timestamp
 // functions and format elements:
@@ -11,7 +9,7 @@ import { micros, useTranslatedQueries } from '../helpers/translated-row.js';
 // https://cloud.google.com/bigquery/docs/reference/standard-sql/format-elements
 // TIMESTAMP results come back as microseconds, DATE as 'YYYY-MM-DD', DATETIME as 'YYYY-MM-DDTHH:MM:SS'.
 const { row } = useTranslatedQueries();
-const refused = (sql: string) => () => translateToDuckDb(sql, { sources: logSources });
+const refused = (sql: string) => () => translationOf(sql);
 
 describe('BigQuery timestamp functions on DuckDB', () => {
   it('CURRENT_TIMESTAMP, CURRENT_DATE and CURRENT_DATETIME read the bound now, in a time zone when given', async () => {
