@@ -1,7 +1,7 @@
 import { type Ast, numberLiteral, stringLiteral, variant } from './bigquery-ast.js';
 import { translateFunction, unsupported } from './function-rules.js';
 import type { AggregateClauses } from './rules/rule.js';
-import type { FormContext } from './value-forms.js';
+import { type FormContext, valueKind } from './value-forms.js';
 
 /**
  * A function call: its arguments, the clauses written inside an aggregate's parentheses
@@ -89,6 +89,7 @@ export function callSql(
       ),
       literals: literal(stringLiteral),
       numbers: literal(numberLiteral),
+      kinds: literal(valueKind),
       parts,
       distinct: options.distinct ?? false,
       clauses: options.clauses ?? {},

@@ -113,6 +113,54 @@ export function arrayIndexSql(subscript: Ast, context: FormContext): string {
     : `CASE WHEN (${inner}) >= 1 THEN (${inner}) END`;
 }
 
+/** The BigQuery type of a value where the text shows it; undefined where it takes column types. */
+export type ValueKind = 'date' | 'datetime' | 'timestamp';
+
+const functionKinds: Record<string, ValueKind> = {
+  current_date: 'date',
+  date: 'date',
+  date_add: 'date',
+  date_sub: 'date',
+  parse_date: 'date',
+  date_from_unix_date: 'date',
+  last_day: 'date',
+  current_datetime: 'datetime',
+  datetime: 'datetime',
+  datetime_add: 'datetime',
+  datetime_sub: 'datetime',
+  datetime_trunc: 'datetime',
+  parse_datetime: 'datetime',
+  current_timestamp: 'timestamp',
+  timestamp: 'timestamp',
+  timestamp_add: 'timestamp',
+  timestamp_sub: 'timestamp',
+  timestamp_trunc: 'timestamp',
+  timestamp_seconds: 'timestamp',
+  timestamp_millis: 'timestamp',
+  timestamp_micros: 'timestamp',
+  parse_timestamp: 'timestamp',
+};
+
+const typeKinds: Record<string, ValueKind> = { Date: 'date', Datetime: 'datetime', Timestamp: 'timestamp' };
+
+/** DATE, DATETIME or TIMESTAMP, for literals, casts and the functions that return one. */
+export function valueKind(expression: Ast): ValueKind | undefined {
+  const [kind, node] = variant(expression);
+  if (kind === 'TypedString' || kind === 'Cast') {
+    const [typeName] = typeof node.data_type === 'string' ? [node.data_type] : variant(node.data_type);
+    return typeKinds[typeName];
+  }
+  if (kind === 'Nested') return valueKind(node);
+  if (kind === 'Function') {
+    const name = (node.name as Ast[])
+      .map((part) => variant(part)[1].value)
+      .join('.')
+      .toLowerCase();
+    return functionKinds[name.replace(/^safe\./, '')];
+  }
+  return undefined;
+}
+
 /** Parameters (always STRING on both engines) and string literals. */
 export function isStringValued(expression: Ast): boolean {
   if (stringLiteral(expression) !== undefined) return true;

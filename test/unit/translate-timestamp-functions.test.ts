@@ -140,6 +140,22 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     ).toEqual({ a: '2008-12-01', b: '2017-10-30', c: '2014-12-29', d: '2017-11-05' });
   });
 
+  it('DATE_TRUNC of a TIMESTAMP or DATETIME returns that type, truncated in the zone for a TIMESTAMP', async () => {
+    // Docs: DATE_TRUNC(date_value | datetime_value | timestamp_value, granularity [, time_zone]) returns
+    // the type it is given; DATE_TRUNC(TIMESTAMP '2008-12-25 15:30:00+00', DAY, 'America/Los_Angeles')
+    // truncates in Los Angeles, as TIMESTAMP_TRUNC does: 2008-12-25 08:00:00 UTC.
+    expect(
+      await row(`select date_trunc(timestamp '2008-12-25 15:30:00+00', month) as a,
+        date_trunc(timestamp '2008-12-25 15:30:00+00', day, 'America/Los_Angeles') as b,
+        date_trunc(datetime '2008-12-25 15:30:00', hour) as c, date_trunc(current_date(), year) as d`),
+    ).toEqual({
+      a: micros('2008-12-01T00:00:00Z'),
+      b: micros('2008-12-25T08:00:00Z'),
+      c: '2008-12-25T15:00:00',
+      d: '2026-01-01',
+    });
+  });
+
   it('DATETIME_ADD, DATETIME_SUB, DATETIME_DIFF and DATETIME_TRUNC keep civil time', async () => {
     // Docs: DATETIME_ADD(DATETIME '2008-12-25 15:30:00', INTERVAL 10 MINUTE) = 2008-12-25T15:40:00;
     // DATETIME_SUB(DATETIME '2008-12-25 15:30:00', INTERVAL 10 MINUTE) = 2008-12-25T15:20:00;

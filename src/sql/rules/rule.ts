@@ -16,6 +16,8 @@ export interface FunctionCall {
    * are keywords in BigQuery's grammar and parse as bare names or calls.
    */
   readonly parts: readonly (string | undefined)[];
+  /** Per argument, DATE, DATETIME or TIMESTAMP where the text shows which (a literal, a cast, a function). */
+  readonly kinds: readonly ('date' | 'datetime' | 'timestamp' | undefined)[];
   readonly distinct: boolean;
   /** `IGNORE NULLS`, `ORDER BY` and `LIMIT` written inside an aggregate's parentheses. */
   readonly clauses: AggregateClauses;

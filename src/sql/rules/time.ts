@@ -161,7 +161,20 @@ export const timeRules: RuleTable = {
     const zone = zoneArgument(call, 2);
     return fromCivil(truncCivil(toCivil(value as string, zone), call.parts[1]), zone);
   }),
-  date_trunc: rule(2, 2, ([value], call) => `CAST(${truncCivil(value as string, call.parts[1])} AS DATE)`),
+  // DATE_TRUNC also takes DATETIME and TIMESTAMP (with a zone) and returns the same type; DuckDB's
+  // date_trunc always returns TIMESTAMP. The type is taken from the text where it shows; any other
+  // value is taken as a DATE, DATE_TRUNC's first signature.
+  date_trunc: rule(2, 3, ([value], call) => {
+    const kind = call.kinds[0];
+    if (kind === 'timestamp') {
+      const zone = zoneArgument(call, 2);
+      return fromCivil(truncCivil(toCivil(value as string, zone), call.parts[1]), zone);
+    }
+    if (call.args.length === 3)
+      throw unsupported('DATE_TRUNC with a time zone of a value not known to be a TIMESTAMP');
+    const type = kind === 'datetime' ? 'TIMESTAMP_NS' : 'DATE';
+    return `CAST(${truncCivil(value as string, call.parts[1])} AS ${type})`;
+  }),
   datetime_trunc: rule(
     2,
     2,
