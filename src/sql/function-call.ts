@@ -56,6 +56,8 @@ const datePartPositions: Record<string, number> = {
   timestamp_diff: 2,
   date_diff: 2,
   datetime_diff: 2,
+  time_trunc: 1,
+  time_diff: 2,
 };
 
 /** `DAY` → 'day', `WEEK(MONDAY)` → 'week(monday)': keywords in BigQuery's grammar, names to the parser. */

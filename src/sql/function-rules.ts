@@ -7,6 +7,7 @@ import { regexRules } from './rules/regex.js';
 import { type FunctionCall, type FunctionRule, nowParameter, rule, unsupported } from './rules/rule.js';
 import { stringRules } from './rules/string.js';
 import { timeRules } from './rules/time.js';
+import { timeOfDayRules } from './rules/time-of-day.js';
 
 /**
  * BigQuery functions and their DuckDB equivalents, one module per family under rules/ (each
@@ -23,6 +24,7 @@ export const functionsReadingNow = new Set([
   'current_timestamp',
   'current_date',
   'current_datetime',
+  'current_time',
   'generate_timestamp_trunc_array',
 ]);
 
@@ -50,6 +52,7 @@ const rules: Record<string, FunctionRule> = {
   ...stringRules,
   ...regexRules,
   ...timeRules,
+  ...timeOfDayRules,
   ...jsonRules,
   ...mathRules,
   ...conditionalRules,

@@ -179,6 +179,22 @@ describe('BigQuery window functions and QUALIFY on DuckDB', () => {
     ]);
   });
 
+  it('PERCENTILE_CONT interpolates and PERCENTILE_DISC picks a value, skipping NULLs', async () => {
+    // Docs: over [0, 3, NULL, 1, 2], PERCENTILE_CONT(x, 0) OVER () = 0, (x, 0.01) = 0.03, (x, 0.5) = 1.5,
+    // (x, 0.9) = 2.7, (x, 1) = 3; over ['c', NULL, 'b', 'a'], PERCENTILE_DISC(x, 0) = 'a', (x, 0.5) = 'b', (x, 1) = 'c'.
+    const cont =
+      await row(`select percentile_cont(x, 0) over () as p0, percentile_cont(x, 0.01) over () as p1,
+      percentile_cont(x, 0.5) over () as p50, percentile_cont(x, 0.9) over () as p90, percentile_cont(x, 1) over () as p100
+      ${over('0, 3, null, 1, 2')}`);
+    expect(cont.p1).toBeCloseTo(0.03, 12);
+    expect(cont.p90).toBeCloseTo(2.7, 12);
+    expect({ p0: cont.p0, p50: cont.p50, p100: cont.p100 }).toEqual({ p0: 0, p50: 1.5, p100: 3 });
+    expect(
+      await row(`select percentile_disc(x, 0) over () as a, percentile_disc(x, 0.5) over () as b,
+        percentile_disc(x, 1) over () as c ${over("'c', null, 'b', 'a'")}`),
+    ).toEqual({ a: 'a', b: 'b', c: 'c' });
+  });
+
   it('filters on a window function with QUALIFY', async () => {
     // Docs (QUALIFY clause): the top three vegetables by purchases are kale (1), lettuce (2), cabbage (3).
     const result = await rows(`with produce as (

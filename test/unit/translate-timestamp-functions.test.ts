@@ -378,6 +378,33 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     });
   });
 
+  it('TIME, TIME_ADD, TIME_SUB, TIME_DIFF, TIME_TRUNC, FORMAT_TIME, PARSE_TIME and CURRENT_TIME', async () => {
+    // Docs: TIME(15, 30, 00) = 15:30:00; TIME(TIMESTAMP '2008-12-25 15:30:00+08', 'America/Los_Angeles') = 23:30:00;
+    // TIME_ADD(TIME '15:30:00', INTERVAL 10 MINUTE) = 15:40:00, and adding an hour to 23:30:00 gives 00:30:00;
+    // TIME_SUB(TIME '15:30:00', INTERVAL 10 MINUTE) = 15:20:00; TIME_DIFF(TIME '15:30:00', TIME '14:35:00', MINUTE) = 55;
+    // TIME_TRUNC(TIME '15:30:00', HOUR) = 15:00:00; FORMAT_TIME('%R', TIME '15:30:00') = '15:30';
+    // PARSE_TIME('%H', '15') = 15:00:00; PARSE_TIME('%I:%M:%S %p', '2:23:38 pm') = 14:23:38.
+    expect(
+      await row(`select time(15, 30, 00) as a, time(timestamp '2008-12-25 15:30:00+08', 'America/Los_Angeles') as b,
+        time_add(time '15:30:00', interval 10 minute) as c, time_add(time '23:30:00', interval 1 hour) as d,
+        time_sub(time '15:30:00', interval 10 minute) as e, time_diff(time '15:30:00', time '14:35:00', minute) as f,
+        time_trunc(time '15:30:00', hour) as g, format_time('%R', time '15:30:00') as h, parse_time('%H', '15') as i,
+        parse_time('%I:%M:%S %p', '2:23:38 pm') as j, current_time() as k`),
+    ).toEqual({
+      a: '15:30:00',
+      b: '23:30:00',
+      c: '15:40:00',
+      d: '00:30:00',
+      e: '15:20:00',
+      f: 55,
+      g: '15:00:00',
+      h: '15:30',
+      i: '15:00:00',
+      j: '14:23:38',
+      k: '12:34:56.789',
+    });
+  });
+
   it('LAST_DAY gives the last day of the month', async () => {
     // Docs: LAST_DAY(DATE '2008-11-25', MONTH) = 2008-11-30.
     expect(

@@ -71,6 +71,18 @@ function approxTopCount(args: readonly string[], call: FunctionCall): string {
   return `list_transform(${sorted}, e -> {'value': e.value, 'count': -e.n})[1:${count}]`;
 }
 
+function percentile(
+  duckdbName: string,
+  value: string | undefined,
+  fraction: string | undefined,
+  call: FunctionCall,
+): string {
+  if (call.clauses.ignoreNulls === false) throw unsupported(`${call.name.toUpperCase()} with RESPECT NULLS`);
+  if (call.clauses.orderBy !== undefined || call.clauses.limit !== undefined)
+    throw unsupported(`${call.name.toUpperCase()} with ORDER BY or LIMIT inside`);
+  return `${duckdbName}(${value}, ${fraction})`;
+}
+
 export const aggregateRules: RuleTable = {
   count: aggregate(1, 1),
   sum: aggregate(1, 1),
@@ -102,6 +114,25 @@ export const aggregateRules: RuleTable = {
   approx_top_count: rule(2, 2, approxTopCount),
   array_agg: rule(1, 1, arrayAgg, { windowed: true, clauses: true }),
   string_agg: rule(1, 2, stringAgg, { windowed: true, clauses: true }),
+  // PERCENTILE_CONT/DISC(x, p) OVER (...) skip NULLs (BigQuery's default) as quantile_cont/disc do.
+  percentile_cont: rule(
+    2,
+    2,
+    ([value, fraction], call) => percentile('quantile_cont', value, fraction, call),
+    {
+      windowed: true,
+      clauses: true,
+    },
+  ),
+  percentile_disc: rule(
+    2,
+    2,
+    ([value, fraction], call) => percentile('quantile_disc', value, fraction, call),
+    {
+      windowed: true,
+      clauses: true,
+    },
+  ),
   row_number: windowFunction(0, 0),
   rank: windowFunction(0, 0),
   dense_rank: windowFunction(0, 0),
@@ -117,6 +148,8 @@ export const aggregateRules: RuleTable = {
 
 /** Functions that are only valid with OVER. */
 export const windowOnly = new Set([
+  'percentile_cont',
+  'percentile_disc',
   'row_number',
   'rank',
   'dense_rank',

@@ -57,12 +57,12 @@ function truncCivil(value: string, part: string | undefined): string {
   return `(date_trunc('week', ${shifted(value, shift)}) - INTERVAL ${shift} DAY)`;
 }
 
-function zoneArgument(call: FunctionCall, index: number): Zone | undefined {
+export function zoneArgument(call: FunctionCall, index: number): Zone | undefined {
   const sql = call.args[index];
   return sql === undefined ? undefined : { sql, literal: call.literals[index] };
 }
 
-const diffParts = new Set(['microsecond', 'millisecond', 'second', 'minute', 'hour', 'day']);
+export const diffParts = new Set(['microsecond', 'millisecond', 'second', 'minute', 'hour', 'day']);
 
 /** DATE_DIFF and DATETIME_DIFF count the part boundaries between the two, as DuckDB's date_diff does but for weeks. */
 function boundaryDiff(later: string, earlier: string, part: string | undefined, call: FunctionCall): string {
@@ -91,13 +91,15 @@ function timestamp(args: readonly string[], call: FunctionCall): string {
   return `CASE WHEN regexp_matches(CAST(${value} AS VARCHAR), '${offsetSuffix}') THEN CAST(CAST(${value} AS TIMESTAMPTZ) AS TIMESTAMP) ELSE ${civil} END`;
 }
 
-function parse(kind: 'timestamp' | 'date' | 'datetime') {
+/** PARSE_TIMESTAMP/DATE/DATETIME/TIME(format, text [, zone]). */
+export function parse(kind: 'timestamp' | 'date' | 'datetime' | 'time') {
   return (args: readonly string[], call: FunctionCall): string => {
     const { pattern, hasOffset, hasYear } = parseFormat(literalArgument(call, 0, 'format string'));
     const text = hasYear ? args[1] : `('1970 ' || ${args[1]})`;
     const parsed = `strptime(${text}, ${quoteString(hasYear ? pattern : `%Y ${pattern}`)})`;
     if (kind === 'date') return `CAST(${parsed} AS DATE)`;
     if (kind === 'datetime') return `CAST(${parsed} AS TIMESTAMP_NS)`;
+    if (kind === 'time') return `CAST(${parsed} AS TIME)`;
     return hasOffset ? `CAST(${parsed} AS TIMESTAMP)` : fromCivil(parsed, zoneArgument(call, 2));
   };
 }
