@@ -446,7 +446,8 @@ class Translator {
         return `${this.expr(node.expr, scope)}${node.negated ? ' NOT' : ''} BETWEEN ${this.expr(node.low, scope)} AND ${this.expr(node.high, scope)}`;
       case 'Like':
         if (node.any || node.escape_char) throw unsupported('LIKE ANY / ESCAPE');
-        return `${this.expr(node.expr, scope)}${node.negated ? ' NOT' : ''} LIKE ${this.expr(node.pattern, scope)}`;
+        // A backslash escapes %, _ and itself in BigQuery's LIKE; DuckDB's has no escape unless told.
+        return `${this.expr(node.expr, scope)}${node.negated ? ' NOT' : ''} LIKE ${this.expr(node.pattern, scope)} ESCAPE '\\'`;
       case 'Case':
         return this.caseExpression(node, scope);
       case 'Cast':

@@ -173,6 +173,15 @@ describe('BigQuery conversions and operators on DuckDB', () => {
     ).toEqual({ a: 1, b: 7, c: 6, d: true, e: true, f: true, g: false, h: null, i: true });
   });
 
+  it('LIKE matches % and _ as wildcards and reads a backslash as their escape', async () => {
+    // Docs (LIKE operator): % matches any characters, _ one; "You can escape \\, _, or % using two
+    // backslashes", so 'a\\_b' in a query is the pattern a\_b, matching only 'a_b'.
+    expect(
+      await row(String.raw`select 'a_b' like 'a\\_b' as a, 'axb' like 'a\\_b' as b, 'axb' like 'a_b' as c,
+        'apple' like 'a%' as d, '100%' like '100\\%' as e, 'apple' not like 'b%' as f`),
+    ).toEqual({ a: true, b: false, c: true, d: true, e: true, f: true });
+  });
+
   it.each([
     ['CAST to BYTES', "select cast('a' as bytes)"],
     ['CAST to BIGNUMERIC', "select cast('1' as bignumeric)"],
