@@ -68,6 +68,22 @@ const binaryOperators: Record<string, string> = {
   BitwiseOr: '|',
 };
 
+/** How refusals name the expression forms that have no rule, in the words of the SQL text. */
+const expressionNames: Record<string, string> = {
+  AtTimeZone: 'AT TIME ZONE outside EXTRACT(... AT TIME ZONE ...)',
+  Collate: 'COLLATE',
+  IsUnknown: 'IS UNKNOWN',
+  IsNotUnknown: 'IS NOT UNKNOWN',
+  Position: 'POSITION(... IN ...)',
+  SimilarTo: 'SIMILAR TO',
+  RLike: 'RLIKE',
+  AnyOp: 'ANY (...)',
+  AllOp: 'ALL (...)',
+  Lambda: 'lambda expressions',
+  Dictionary: 'dictionary literals',
+  Map: 'MAP literals',
+};
+
 const intervalUnits = new Set([
   'Microsecond',
   'Millisecond',
@@ -506,7 +522,7 @@ class Translator {
       case 'Tuple':
         return `row(${(node as Ast[]).map((item) => this.expr(item, scope)).join(', ')})`;
       default:
-        throw unsupported(`expression ${kind}`);
+        throw unsupported(expressionNames[kind] ?? `expression ${kind}`);
     }
   }
 

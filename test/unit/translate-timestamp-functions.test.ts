@@ -424,6 +424,7 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     ['%Z for a named time zone', "select format_timestamp('%Z', current_timestamp(), 'America/Los_Angeles')"],
     ['a format string that is not a literal', 'select format_timestamp(@f, current_timestamp())'],
     ['EXTRACT(WEEK(MONDAY) ...)', 'select extract(week(monday) from current_date())'],
+    ['AT TIME ZONE outside EXTRACT', "select current_timestamp() at time zone 'UTC'"],
     [
       'DATETIME(date, time), whose second argument is not a zone',
       "select datetime(current_date(), cast('10:00:00' as time))",
