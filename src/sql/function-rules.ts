@@ -1,5 +1,6 @@
 import { aggregateRules, windowOnly } from './rules/aggregate.js';
 import { arrayRules } from './rules/array.js';
+import { bytesRules } from './rules/bytes.js';
 import { conditionalRules } from './rules/conditional.js';
 import { jsonRules } from './rules/json.js';
 import { mathRules } from './rules/math.js';
@@ -58,6 +59,7 @@ const rules: Record<string, FunctionRule> = {
   ...conditionalRules,
   ...aggregateRules,
   ...arrayRules,
+  ...bytesRules,
   ...udfRules,
 };
 

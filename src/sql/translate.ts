@@ -654,6 +654,9 @@ function literal(value: Ast): string {
       return `'${String(payload).replaceAll("'", "''")}'`;
     case 'Boolean':
       return payload ? 'TRUE' : 'FALSE';
+    case 'SingleQuotedByteStringLiteral':
+    case 'DoubleQuotedByteStringLiteral':
+      return `unhex('${Buffer.from(String(payload), 'utf8').toString('hex')}')`;
     default:
       throw unsupported(`literal ${kind}`);
   }

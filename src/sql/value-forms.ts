@@ -23,6 +23,7 @@ const castTypes: Record<string, string> = {
   Timestamp: 'TIMESTAMP',
   Time: 'TIME',
   Numeric: 'DECIMAL(38, 9)',
+  Bytes: 'BLOB',
 };
 
 function duckdbType(dataType: Ast): string {
@@ -45,6 +46,8 @@ export function castSql(node: Ast, context: FormContext): string {
   const value = context.expr(node.expr);
   const cast = node.kind === 'SafeCast' ? 'TRY_CAST' : node.kind === 'Cast' ? 'CAST' : null;
   if (!cast) throw unsupported(`${node.kind}`);
+  // STRING to BYTES is the text's UTF-8 bytes; DuckDB's CAST to BLOB would read `\x..` escapes.
+  if (target === 'BLOB') return `encode(${value})`;
   if ((target === 'TIMESTAMP' || target === 'TIMESTAMP_NS') && isStringValued(node.expr)) {
     return `${cast}(${cast}(${value} AS TIMESTAMPTZ) AS ${target})`;
   }

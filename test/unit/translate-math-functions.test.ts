@@ -183,7 +183,6 @@ describe('BigQuery conversions and operators on DuckDB', () => {
   });
 
   it.each([
-    ['CAST to BYTES', "select cast('a' as bytes)"],
     ['CAST to BIGNUMERIC', "select cast('1' as bignumeric)"],
     ['CAST ... FORMAT', "select cast(current_date() as string format 'YYYY')"],
   ])('refuses %s', (_what, sql) => {

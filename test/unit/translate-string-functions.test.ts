@@ -135,3 +135,36 @@ describe('BigQuery string functions on DuckDB', () => {
     expect(() => translationOf(sql)).toThrow(/Cannot translate to DuckDB: .*FORMAT/);
   });
 });
+
+describe('BigQuery BYTES functions on DuckDB', () => {
+  it('MD5, SHA1 and SHA256 return BYTES, which come back base64-encoded', async () => {
+    // Docs: MD5('Hello World') = b'\xb1\n\x8d\xb1d\xe0uA\x05\xb7\xa9\x9b\xe7.?\xe5', shown as 'sQqNsWTgdUEFt6mb5y4/5Q==';
+    // SHA1('Hello World') = 'Ck1VqNd45QIvq3AZd8XYQLvEhtA='; SHA256('Hello World') = 'pZGm1Av0IEBKARczz7exkNYsZb8LzaMrV7J32a2fFG4='.
+    expect(
+      await row(
+        "select md5('Hello World') as md5, sha1('Hello World') as sha1, sha256('Hello World') as sha256",
+      ),
+    ).toEqual({
+      md5: 'sQqNsWTgdUEFt6mb5y4/5Q==',
+      sha1: 'Ck1VqNd45QIvq3AZd8XYQLvEhtA=',
+      sha256: 'pZGm1Av0IEBKARczz7exkNYsZb8LzaMrV7J32a2fFG4=',
+    });
+  });
+
+  it('TO_HEX, FROM_HEX, TO_BASE64, FROM_BASE64, bytes literals and CAST to BYTES', async () => {
+    // Docs: TO_HEX(b'foobar') = '666f6f626172'; FROM_HEX('666f6f626172') = b'foobar' ('Zm9vYmFy' in base64);
+    // TO_BASE64(b'\377\340') = '/+A='; FROM_BASE64('/+A=') = b'\377\340'; TO_HEX(MD5('Hello World')) is the hex digest;
+    // CAST('abc' AS BYTES) is the UTF-8 bytes of the text ('YWJj').
+    expect(
+      await row(`select to_hex(b'foobar') as a, from_hex('666f6f626172') as b, to_base64(from_hex('ffe0')) as c,
+        from_base64('/+A=') as d, to_hex(md5('Hello World')) as e, cast('abc' as bytes) as f`),
+    ).toEqual({
+      a: '666f6f626172',
+      b: 'Zm9vYmFy',
+      c: '/+A=',
+      d: '/+A=',
+      e: 'b10a8db164e0754105b7a99be72e3fe5',
+      f: 'YWJj',
+    });
+  });
+});
