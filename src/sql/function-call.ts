@@ -1,3 +1,4 @@
+import { quoteIdent } from '../storage/field-type.js';
 import { type Ast, numberLiteral, stringLiteral, variant } from './bigquery-ast.js';
 import { translateFunction, unsupported } from './function-rules.js';
 import type { AggregateClauses } from './rules/rule.js';
@@ -100,11 +101,16 @@ export function callSql(
   );
 }
 
-/** `OVER (PARTITION BY ... ORDER BY ... ROWS BETWEEN ...)`; DuckDB's default frame is BigQuery's. */
-function windowSql(over: Ast, context: FormContext): string {
+/**
+ * What follows OVER: `(PARTITION BY ... ORDER BY ... ROWS BETWEEN ...)`, a named window `w`, or
+ * `(w ROWS ...)` building on one; also the definitions of the WINDOW clause. DuckDB reads all of
+ * them as BigQuery does, and its default frame is BigQuery's.
+ */
+export function windowSql(over: Ast, context: FormContext): string {
   const [kind, spec] = variant(over);
-  if (kind !== 'WindowSpec' || spec.window_name) throw unsupported('a named window');
-  const parts: string[] = [];
+  if (kind === 'NamedWindow') return quoteIdent(spec.value);
+  if (kind !== 'WindowSpec') throw unsupported(`OVER ${kind}`);
+  const parts: string[] = spec.window_name ? [quoteIdent(spec.window_name.value)] : [];
   if (spec.partition_by.length > 0)
     parts.push(`PARTITION BY ${(spec.partition_by as Ast[]).map(context.expr).join(', ')}`);
   if (spec.order_by.length > 0)
@@ -125,5 +131,7 @@ function windowSql(over: Ast, context: FormContext): string {
         : `${units[frame.units]} ${bound(frame.start_bound)}`,
     );
   }
-  return parts.join(' ');
+  // `OVER (w)` is `OVER w`; DuckDB refuses to copy a window that has a frame, BigQuery does not.
+  if (spec.window_name && parts.length === 1) return parts[0] as string;
+  return `(${parts.join(' ')})`;
 }

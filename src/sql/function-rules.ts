@@ -67,7 +67,7 @@ const rules: Record<string, FunctionRule> = {
 export const translatedFunctions: readonly string[] = Object.keys(rules).sort();
 
 /**
- * The DuckDB form of one call. `over` is the translated window (`OVER (...)`) when there is one.
+ * The DuckDB form of one call. `over` is the translated window (what follows OVER) when there is one.
  * `SAFE.` calls become DuckDB's try(), which gives NULL where the function would fail.
  */
 export function translateFunction(call: FunctionCall, over?: string): string {
@@ -93,7 +93,7 @@ export function translateFunction(call: FunctionCall, over?: string): string {
     if (found.windowed) throw unsupported(`SAFE.${name.toUpperCase()}`);
     return `try(${sql})`;
   }
-  return over === undefined ? sql : `${sql} OVER (${over})`;
+  return over === undefined ? sql : `${sql} OVER ${over}`;
 }
 
 /**

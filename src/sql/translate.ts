@@ -10,7 +10,7 @@ import {
   variant,
 } from './bigquery-ast.js';
 import { constantCtes } from './constant-ctes.js';
-import { callSql, functionCallSql } from './function-call.js';
+import { callSql, functionCallSql, windowSql } from './function-call.js';
 import { functionsReadingNow, nowParameter, quantileAt, unsupported } from './function-rules.js';
 import { extract } from './rules/time.js';
 import { Scope, typeOfPath } from './unnest-scope.js';
@@ -219,7 +219,6 @@ class Translator {
       )
       .filter((sql) => sql !== '');
     if (select.distinct && select.distinct !== 'Distinct') throw unsupported('SELECT DISTINCT ON');
-    if (select.named_window?.length > 0) throw unsupported('the WINDOW clause (named windows)');
     if (select.value_table_mode) throw unsupported('SELECT AS STRUCT / SELECT AS VALUE');
     const projection = (select.projection as Ast[]).map((item) => this.selectItem(item, scope));
     const lines = [`SELECT${select.distinct ? ' DISTINCT' : ''}\n${indent(projection.join(',\n'))}`];
@@ -230,6 +229,13 @@ class Translator {
     const groupBy = this.groupBy(select, scope);
     if (groupBy) lines.push(groupBy);
     if (select.having) lines.push(`HAVING ${this.expr(select.having, scope)}`);
+    if (select.named_window.length > 0) {
+      const windows = (select.named_window as Ast[]).map(([name, spec]: Ast) => {
+        const window = windowSql(spec, this.forms(scope));
+        return `${quoteIdent(name.value)} AS ${window.startsWith('(') ? window : `(${window})`}`;
+      });
+      lines.push(`WINDOW ${windows.join(', ')}`);
+    }
     if (select.qualify) lines.push(`QUALIFY ${this.expr(select.qualify, scope)}`);
     return { sql: lines.join('\n'), scope };
   }
