@@ -132,6 +132,12 @@ describe('BigQuery aggregate functions on DuckDB', () => {
 
 describe('BigQuery window functions and QUALIFY on DuckDB', () => {
   const values = over('1, 2, 2, 5, 8, 10, 10');
+  // The Produce table of BigQuery's window-function and QUALIFY examples.
+  const produce = `with produce as (
+    select 'kale' as item, 23 as purchases, 'vegetable' as category union all
+    select 'banana', 2, 'fruit' union all select 'cabbage', 9, 'vegetable' union all
+    select 'apple', 8, 'fruit' union all select 'leek', 2, 'vegetable' union all
+    select 'lettuce', 10, 'vegetable')`;
 
   it('numbers rows with ROW_NUMBER, RANK, DENSE_RANK, PERCENT_RANK, CUME_DIST and NTILE', async () => {
     // Docs (numbering functions) over [1, 2, 2, 5, 8, 10, 10]: RANK = 1, 2, 2, 4, 5, 6, 6;
@@ -199,12 +205,8 @@ describe('BigQuery window functions and QUALIFY on DuckDB', () => {
     // Docs (named windows): LAST_VALUE(item) OVER (item_window) with WINDOW item_window AS (PARTITION BY
     // category ORDER BY purchases ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING) over Produce gives
     // banana → apple, apple → apple, leek → lettuce, cabbage → kale, lettuce → kale, kale → kale.
-    const result = await rows(`with produce as (
-        select 'kale' as item, 23 as purchases, 'vegetable' as category union all
-        select 'banana', 2, 'fruit' union all select 'cabbage', 9, 'vegetable' union all
-        select 'apple', 8, 'fruit' union all select 'leek', 2, 'vegetable' union all
-        select 'lettuce', 10, 'vegetable')
-      select item, last_value(item) over (item_window) as most_popular, rank() over by_purchases as r,
+    const result =
+      await rows(`${produce} select item, last_value(item) over (item_window) as most_popular, rank() over by_purchases as r,
         count(*) over (by_purchases rows between unbounded preceding and current row) as running
       from produce
       window item_window as (partition by category order by purchases rows between 2 preceding and 2 following),
@@ -222,12 +224,8 @@ describe('BigQuery window functions and QUALIFY on DuckDB', () => {
 
   it('filters on a window function with QUALIFY', async () => {
     // Docs (QUALIFY clause): the top three vegetables by purchases are kale (1), lettuce (2), cabbage (3).
-    const result = await rows(`with produce as (
-        select 'kale' as item, 23 as purchases, 'vegetable' as category union all
-        select 'banana', 2, 'fruit' union all select 'cabbage', 9, 'vegetable' union all
-        select 'apple', 8, 'fruit' union all select 'leek', 2, 'vegetable' union all
-        select 'lettuce', 10, 'vegetable')
-      select item, rank() over (partition by category order by purchases desc) as rank
+    const result =
+      await rows(`${produce} select item, rank() over (partition by category order by purchases desc) as rank
       from produce where produce.category = 'vegetable' qualify rank <= 3 order by rank`);
     expect(result).toEqual([
       { item: 'kale', rank: 1 },
