@@ -45,7 +45,8 @@ export function projectShare(index: number, count: number): number {
   return (shares[index] ?? 1) - (shares[index - 1] ?? 0);
 }
 
-function mulberry32(seed: number): () => number {
+/** mulberry32: a small seeded generator, so a run (of data, or of kill moments) can be replayed. */
+export function mulberry32(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

@@ -123,3 +123,92 @@ export async function measureIngestion(
     appenderRecordsPerSecond: Math.round(count / appendSeconds),
   };
 }
+
+export interface WideKeysResult {
+  readonly keysPerEvent: number;
+  readonly requests: number;
+  /** The server's peak RSS once started, before the wide events. */
+  readonly startedPeakRssBytes: number | undefined;
+  /** The server's peak RSS after every wide event was stored. */
+  readonly peakServerRssBytes: number | undefined;
+  /** Median time to store one event with `keysPerEvent` new keys. */
+  readonly medianWideRequestMs: number;
+  /** A one-event ingest of known fields, after the wide events. */
+  readonly smallRequestMs: number;
+  /** `logs.all` over the same project before and after the wide events: time and body size. */
+  readonly logsAll: {
+    readonly before: { readonly ms: number; readonly bytes: number };
+    readonly after: { readonly ms: number; readonly bytes: number };
+  };
+}
+
+/**
+ * Hostile keys: `requests` POSTs, one event each whose metadata has `keys` keys never seen
+ * before, into a fresh server. The field cap keeps the typed schema at 500 fields and the rest
+ * in `_extra`, so memory and the cost of later calls stay flat.
+ */
+export async function measureWideKeys(requests: number, keys: number): Promise<WideKeysResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'querygate-bench-wide-'));
+  const server = await startServerProcess(dir);
+  try {
+    const post = async (event: Record<string, unknown>) => {
+      const started = performance.now();
+      const response = await fetch(`${server.url}/api/logs?source_name=cloudflare.logs.prod`, {
+        method: 'POST',
+        headers: { 'x-api-key': benchApiKey, 'content-type': 'application/json' },
+        body: JSON.stringify(event),
+      });
+      if (response.status !== 200)
+        throw new Error(`wide ingestion answered ${response.status}: ${await response.text()}`);
+      return performance.now() - started;
+    };
+    const logsAll = async () => {
+      const started = performance.now();
+      const response = await fetch(`${server.url}/api/endpoints/logs.all?project=wide&project_tier=FREE`, {
+        headers: { 'x-api-key': benchApiKey },
+      });
+      const body = await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`logs.all answered ${response.status}`);
+      return { ms: Math.round(performance.now() - started), bytes: body.byteLength };
+    };
+    // Edge records logs.all lists (it reads metadata.request), before and after the wide ones.
+    const edge = (i: number) => ({
+      event_message: `GET /rest/v1/t${i}`,
+      project: 'wide',
+      metadata: { request: { path: `/rest/v1/t${i}`, method: 'GET' }, response: { status_code: 200 } },
+    });
+    await post({ batch: Array.from({ length: 20 }, (_, i) => edge(i)) });
+    await logsAll();
+    const before = await logsAll();
+    const startedPeakRssBytes = server.peakRssBytes();
+    const times: number[] = [];
+    for (let request = 0; request < requests; request += 1) {
+      const metadata = Object.fromEntries(
+        Array.from({ length: keys }, (_, i) => [`r${request}_key_${i}`, i % 3 === 0 ? `v${i}` : i]),
+      );
+      times.push(
+        await post({
+          event_message: 'wide',
+          project: 'wide',
+          metadata: { ...edge(0).metadata, ...metadata },
+        }),
+      );
+    }
+    const smallRequestMs = await post(edge(20));
+    await logsAll();
+    const after = await logsAll();
+    times.sort((a, b) => a - b);
+    return {
+      keysPerEvent: keys,
+      requests,
+      startedPeakRssBytes,
+      peakServerRssBytes: server.peakRssBytes(),
+      medianWideRequestMs: Math.round(times[Math.floor(times.length / 2)] ?? 0),
+      smallRequestMs: Math.round(smallRequestMs),
+      logsAll: { before, after },
+    };
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -11,7 +11,7 @@ import { logSources } from '../src/storage/sources.js';
 import { loadSideBySide } from './cached-load.js';
 import { type EndpointCase, type InProcessTiming, timeInProcess, timeOverHttp } from './endpoint-latency.js';
 import { benchProjects, generateBenchLogs } from './generate-logs.js';
-import { measureIngestion } from './ingestion.js';
+import { measureIngestion, measureWideKeys, type WideKeysResult } from './ingestion.js';
 import { benchApiKey, startBareServer, startServerProcess } from './processes.js';
 import { ratio, type Timing } from './stats.js';
 
@@ -185,6 +185,8 @@ try {
   const ingestCount = options.ingest ?? Math.min(edgeRows, 200_000);
   log(`Ingesting ${ingestCount} records three ways...`);
   const ingestion = await measureIngestion(ingestCount, now, 4);
+  log('Ingesting events with 10,000 distinct keys each...');
+  const wideKeys = await measureWideKeys(3, 10_000);
 
   const endpoints = cases.map((testCase, i) => {
     const local = inProcess[i];
@@ -237,6 +239,7 @@ try {
       ...ingestion,
       httpToAppenderRatio: ratio(ingestion.httpRecordsPerSecond, ingestion.appenderRecordsPerSecond),
     },
+    wideKeys,
     peakServerRssBytes: peakRssBytes,
   };
   mkdirSync(join(options.out, '..'), { recursive: true });
@@ -276,8 +279,10 @@ function printTable(results: {
     graphqlExecutedServingRatio: number;
   };
   ingestion: Record<string, number>;
+  wideKeys: WideKeysResult;
   peakServerRssBytes: number | undefined;
 }) {
+  const mb = (bytes: number | undefined) => (bytes === undefined ? 'n/a' : `${Math.round(bytes / 1e6)} MB`);
   const ms = (timing: { medianMs: number; p95Ms: number }) =>
     `${timing.medianMs.toFixed(1)} / ${timing.p95Ms.toFixed(1)}`;
   const lines = [
@@ -306,7 +311,8 @@ function printTable(results: {
     }),
     '',
     `ingestion (${results.ingestion.records} records): HTTP batches of 1000 ${results.ingestion.httpRecordsPerSecond}/s, bulk path ${results.ingestion.bulkRecordsPerSecond}/s, DuckDB appender ${results.ingestion.appenderRecordsPerSecond}/s`,
-    `peak server RSS: ${results.peakServerRssBytes === undefined ? 'n/a' : `${Math.round(results.peakServerRssBytes / 1e6)} MB`}`,
+    `wide events (${results.wideKeys.requests} × ${results.wideKeys.keysPerEvent} distinct keys): server peak RSS ${mb(results.wideKeys.startedPeakRssBytes)} started → ${mb(results.wideKeys.peakServerRssBytes)} after; ${results.wideKeys.medianWideRequestMs} ms per wide POST (median), ${results.wideKeys.smallRequestMs} ms for a 1-event POST after; logs.all ${results.wideKeys.logsAll.before.ms} ms / ${results.wideKeys.logsAll.before.bytes} B before, ${results.wideKeys.logsAll.after.ms} ms / ${results.wideKeys.logsAll.after.bytes} B after`,
+    `peak server RSS: ${mb(results.peakServerRssBytes)}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -41,6 +41,8 @@ const environmentSchema = z.object({
     .int()
     .positive()
     .default(64 * 1024 * 1024),
+  QUERYGATE_MAX_METADATA_FIELDS: z.coerce.number().int().positive().max(10_000).default(500),
+  QUERYGATE_MAX_METADATA_DEPTH: z.coerce.number().int().positive().max(30).default(15),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -57,6 +59,11 @@ export interface Config {
   readonly maxBodyBytes: number;
   /** Approximate bytes of query results the resolver layer keeps (LRU beyond it). */
   readonly cacheMaxBytes: number;
+  /**
+   * How far each source's typed `metadata` may grow: fields at every level, and levels of
+   * objects. What lies beyond is kept in `_extra` by path, never dropped, never a schema change.
+   */
+  readonly schemaLimits: { readonly maxFields: number; readonly maxDepth: number };
   readonly logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL'];
   /** The QUERYGATE_BIGQUERY_* settings; parsed, and required, only when engine is 'bigquery'. */
   readonly bigquery: Readonly<BigQueryConfig> | undefined;
@@ -88,6 +95,10 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     queryTimeoutMs: env.QUERYGATE_QUERY_TIMEOUT_MS,
     maxBodyBytes: env.QUERYGATE_MAX_BODY_BYTES,
     cacheMaxBytes: env.QUERYGATE_CACHE_MAX_BYTES,
+    schemaLimits: Object.freeze({
+      maxFields: env.QUERYGATE_MAX_METADATA_FIELDS,
+      maxDepth: env.QUERYGATE_MAX_METADATA_DEPTH,
+    }),
     logLevel: env.LOG_LEVEL,
     bigquery: bigquery?.success ? Object.freeze(bigquery.data) : undefined,
   });

@@ -79,7 +79,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     logs = createBigQueryLogSink({ config: config.bigquery, client, now });
   } else {
     const database = await openDatabase(join(config.dataDir, 'querygate.duckdb'));
-    const writer = createLogWriter(database, { now });
+    const writer = createLogWriter(database, { now, schemaLimits: config.schemaLimits, log: logger });
     await writer.ready();
     // Seeds or tops up the demo store, then keeps adding traffic until close().
     demo = config.demo

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 
@@ -6,6 +6,12 @@ import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 export interface Database {
   readonly path: string;
   readonly instance: DuckDBInstance;
+  /**
+   * Where the write-ahead log went when DuckDB could not replay it at open: it was set aside
+   * there and the file opened without it; the writer then restores the acknowledged records from
+   * its ingest journal (see ingest-journal.ts). Undefined after an ordinary open.
+   */
+  readonly walSetAside: string | undefined;
   /** A new connection; each one runs queries independently of the others. */
   connect(): Promise<DuckDBConnection>;
   close(): void;
@@ -15,20 +21,44 @@ export interface Database {
  * Opens (creating if needed) a DuckDB file. Extensions are never installed or autoloaded (this
  * machine, and many users', has no internet; icu and json are linked into the binary), and the
  * global time zone is UTC so TIMESTAMPTZ conversions and date_trunc mean what BigQuery means.
+ *
+ * The store always opens: when DuckDB fails while replaying the write-ahead log (a DuckDB bug
+ * with some DDL, see changeColumnTypeStatement), the WAL is renamed to
+ * `<file>.wal.unreplayable-<ms>` (kept for inspection, never deleted) and the file opens as of its
+ * last checkpoint. Any other failure to open (a lock held by another process, say) is thrown.
  */
 export async function openDatabase(path: string): Promise<Database> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const instance = await DuckDBInstance.create(path, {
-    autoinstall_known_extensions: 'false',
-    autoload_known_extensions: 'false',
-  });
+  let walSetAside: string | undefined;
+  let instance: DuckDBInstance;
+  try {
+    instance = await createInstance(path);
+  } catch (error) {
+    const wal = `${path}.wal`;
+    if (path === ':memory:' || !isWalReplayFailure(error) || !existsSync(wal)) throw error;
+    walSetAside = `${wal}.unreplayable-${Date.now()}`;
+    renameSync(wal, walSetAside);
+    instance = await createInstance(path);
+  }
   const setup = await instance.connect();
   await setup.run(`SET GLOBAL TimeZone = 'UTC'`);
   setup.closeSync();
   return {
     path,
     instance,
+    walSetAside,
     connect: () => instance.connect(),
     close: () => instance.closeSync(),
   };
+}
+
+function createInstance(path: string): Promise<DuckDBInstance> {
+  return DuckDBInstance.create(path, {
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+  });
+}
+
+function isWalReplayFailure(error: unknown): boolean {
+  return error instanceof Error && /replaying WAL/i.test(error.message);
 }

@@ -102,10 +102,15 @@ export function toLogEvent(event: unknown, index: number, source: LogSource, now
     throw refuse('metadata must be a JSON object');
   }
 
+  const unstorable = findUnstorable(metadata, 'metadata');
+  if (unstorable) throw refuseField(index, unstorable);
+
   const extra: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) {
     if (value === null || value === undefined || key === messageField) continue;
     if (columnFields.has(key) && (key !== 'project' || source.hasProject)) continue;
+    const unstorableExtra = findUnstorable(value, key);
+    if (unstorableExtra) throw refuseField(index, unstorableExtra);
     // Plain assignment of "__proto__" would set the prototype instead of keeping the field.
     if (key === '__proto__') Object.defineProperty(extra, key, { value, enumerable: true, writable: true });
     else extra[key] = value;
@@ -118,6 +123,72 @@ export function toLogEvent(event: unknown, index: number, source: LogSource, now
     metadata: (metadata as Record<string, unknown> | null | undefined) ?? null,
     extra,
   };
+}
+
+/** A value that cannot be stored as sent, and where it is (`metadata.a.b[2]`). */
+interface Unstorable {
+  readonly field: string;
+  readonly reason: string;
+}
+
+// Integers whose magnitude lies between 2^53 and 2^64 are 64-bit integers that JSON.parse has
+// already rounded (-9223372036854775808 arrives as -2^63, 18446744073709551615 as 2^64): storing
+// them would keep a number the client never sent, so they are refused. Beyond 2^64 a number is
+// taken for the floating-point value it is (1e300 is stored as DOUBLE).
+const largestExactInteger = Number.MAX_SAFE_INTEGER;
+const largest64BitInteger = 2 ** 64;
+
+/**
+ * The first value under `value` that cannot be stored as sent: a 64-bit integer beyond JSON's
+ * exact range, a number that is not finite, or something that is not JSON at all (a BigInt or a
+ * function from a programmatic caller). Strings are never refused: a lone UTF-16 surrogate, which
+ * UTF-8 cannot hold, is stored as U+FFFD as any UTF-8 decoder would (log-batch.ts). The event's
+ * nesting was bounded before this runs, so the walk is too.
+ */
+export function findUnstorable(value: unknown, field: string): Unstorable | undefined {
+  switch (typeof value) {
+    case 'number': {
+      if (!Number.isFinite(value)) return { field, reason: `${value} is not a finite number` };
+      const magnitude = Math.abs(value);
+      if (Number.isInteger(value) && magnitude > largestExactInteger && magnitude <= largest64BitInteger) {
+        return {
+          field,
+          reason:
+            `integer ${BigInt(value)} is beyond ±${largestExactInteger}, where JSON numbers are exact; ` +
+            'send it as a string to keep every digit',
+        };
+      }
+      return undefined;
+    }
+    case 'bigint':
+    case 'function':
+    case 'symbol':
+      return { field, reason: `a ${typeof value} is not a JSON value` };
+    case 'object': {
+      if (value === null) return undefined;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i += 1) {
+          const found = findUnstorable(value[i], `${field}[${i}]`);
+          if (found) return found;
+        }
+        return undefined;
+      }
+      for (const [key, child] of Object.entries(value)) {
+        const found = findUnstorable(child, `${field}.${key}`);
+        if (found) return found;
+      }
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function refuseField(index: number, { field, reason }: Unstorable): QuerygateError {
+  const shown = field.length > 200 ? `${field.slice(0, 197)}...` : field;
+  return new QuerygateError('BAD_REQUEST', `event ${index}: field ${shown}: ${reason}`, {
+    details: { index, field: shown, reason },
+  });
 }
 
 /** Whether `value` nests deeper than `levels`; stops looking there, so it never recurses deeper. */

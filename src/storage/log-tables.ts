@@ -1,6 +1,6 @@
 import { type DuckDBConnection, type DuckDBType, DuckDBTypeId } from '@duckdb/node-api';
 import { duckdbType, type FieldType, isStructType, quoteIdent, type StructType } from './field-type.js';
-import { addFieldStatement, fieldAdditions, withMissingFields } from './schema-evolution.js';
+import { changeColumnTypeStatement, withMissingFields } from './schema-evolution.js';
 import { type LogSource, logSources } from './sources.js';
 
 /**
@@ -44,9 +44,7 @@ export async function ensureLogTables(connection: DuckDBConnection): Promise<Map
     await connection.run(createLogTableStatement(source));
     const stored = await readMetadataType(connection, source);
     const wanted = withMissingFields(stored, source.metadata);
-    for (const addition of fieldAdditions(stored, wanted)) {
-      await connection.run(addFieldStatement(source.name, 'metadata', addition));
-    }
+    if (wanted !== stored) await connection.run(changeColumnTypeStatement(source.name, 'metadata', wanted));
     types.set(source.name, wanted);
   }
   return types;

@@ -13,10 +13,31 @@ import {
  * a field that appears for the first time is added with the type inferred from its value, and
  * a value that does not fit a field's existing type is kept aside in `_extra` under its path
  * rather than widening the column (which would rewrite the table and change what queries see).
- * Everything here is pure; the writer applies the result on its own queue.
+ * The typed schema is bounded (see SchemaLimits): a field beyond the source's field cap or
+ * nesting depth is kept in `_extra` under its path too, so whatever keys clients send, a table
+ * never grows past the cap and no key is dropped. Everything here is pure; the writer applies
+ * the result on its own queue.
  */
 
-/** A field to add to a STRUCT column, as `ALTER TABLE ... ADD COLUMN` names it. */
+/** How far a source's typed `metadata` may grow; beyond it values go to `_extra` by path. */
+export interface SchemaLimits {
+  /**
+   * Fields a source's `metadata` STRUCT may hold, counting every named field at every level
+   * (the seed's included). Logflare caps a source's schema at 500 fields on its paid plans.
+   * @default 500
+   */
+  readonly maxFields: number;
+  /**
+   * Levels of objects a typed field may sit under: `metadata.a` is at depth 1,
+   * `metadata.a.b` at 2. BigQuery, and so Logflare, allows 15 levels of nested records.
+   * @default 15
+   */
+  readonly maxDepth: number;
+}
+
+export const defaultSchemaLimits: SchemaLimits = Object.freeze({ maxFields: 500, maxDepth: 15 });
+
+/** A field that an evolved type has and the stored one lacks. */
 export interface FieldAddition {
   /** Field names from the column down to the new field; `element` steps into a list's elements. */
   readonly path: readonly string[];
@@ -32,12 +53,12 @@ export interface ReconciledMetadata {
   readonly extra: Readonly<Record<string, unknown>>;
 }
 
-// BIGINT's range, as the nearest doubles: JSON numbers beyond it cannot be stored as BIGINT.
-const minBigint = -(2 ** 63);
-const maxBigintExclusive = 2 ** 63;
-
+// An integer is BIGINT only within ±(2^53 - 1), where a double holds it exactly: JSON.parse has
+// already rounded any larger one, and -2^63, the one double that is BIGINT's minimum, prints as
+// -9223372036854776000, which DuckDB cannot read back into a BIGINT. The checks in log-event.ts
+// refuse larger integers before they get here; DOUBLE takes them from other callers.
 function isBigintNumber(value: number): boolean {
-  return Number.isInteger(value) && value >= minBigint && value < maxBigintExclusive;
+  return Number.isSafeInteger(value);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -175,12 +196,44 @@ function mergeStructs(
 export function reconcileMetadata(
   metadata: Readonly<Record<string, unknown>> | null | undefined,
   type: StructType,
+  limits: SchemaLimits = defaultSchemaLimits,
   column = 'metadata',
 ): ReconciledMetadata {
   const extra = new Map<string, unknown>();
   if (metadata === null || metadata === undefined) return { value: null, type, extra: {} };
-  const fitted = fitStruct(metadata, type, column, extra);
+  const room: Room = { fields: limits.maxFields - countFields(type), maxDepth: limits.maxDepth };
+  const fitted = fitStruct(metadata, type, column, extra, room, 1);
   return { value: fitted.value, type: fitted.type, extra: Object.fromEntries(extra) };
+}
+
+/** What is left of the limits while one value is fitted: new fields spend `fields`. */
+interface Room {
+  fields: number;
+  readonly maxDepth: number;
+}
+
+const fieldCounts = new WeakMap<StructType, number>();
+
+/** Named fields in a type at every level, as SchemaLimits.maxFields counts them. */
+export function countFields(type: FieldType): number {
+  if (typeof type === 'string') return 0;
+  if (isListType(type)) return countFields(type.list);
+  let count = fieldCounts.get(type);
+  if (count === undefined) {
+    count = 0;
+    for (const field of Object.values(type.struct)) count += 1 + countFields(field);
+    fieldCounts.set(type, count);
+  }
+  return count;
+}
+
+/** Levels of objects below a type: 0 for a scalar, 1 for a STRUCT of scalars. */
+function structDepth(type: FieldType): number {
+  if (typeof type === 'string') return 0;
+  if (isListType(type)) return structDepth(type.list);
+  let deepest = 0;
+  for (const field of Object.values(type.struct)) deepest = Math.max(deepest, structDepth(field));
+  return 1 + deepest;
 }
 
 interface Fitted<T, V> {
@@ -188,25 +241,55 @@ interface Fitted<T, V> {
   readonly type: T;
 }
 
+/**
+ * Fits a value to its field's type, or for a new field (`type` undefined, at `depth`) infers
+ * one within the room left. A new object becomes a STRUCT field by field, so as many of its
+ * fields as fit are typed and the rest go to `extra`; a new list is typed whole or not at all.
+ */
 function fitValue(
   value: unknown,
   type: FieldType | undefined,
   path: string,
   extra: Map<string, unknown>,
+  room: Room,
+  depth: number,
 ): Fitted<FieldType | undefined, unknown> {
   if (value === null || value === undefined) return { value: null, type };
-  const target = type ?? inferFieldType(value);
-  // Nothing typed inside (e.g. `{"a": null}` for a new field): there is no column to hold it.
-  if (target === undefined) return { value: null, type };
+  if (type === undefined && isPlainObject(value)) {
+    if (room.fields < 2 || depth >= room.maxDepth) return overflow(value, path, extra);
+    room.fields -= 1;
+    const fitted = fitStruct(value, { struct: {} }, path, extra, room, depth + 1);
+    // Every field went to extra (or held only nulls): no STRUCT without fields.
+    if (Object.keys(fitted.type.struct).length > 0) return fitted;
+    room.fields += 1;
+    return { value: null, type: undefined };
+  }
+  const inferred = type ?? inferFieldType(value);
+  // Nothing typed inside (e.g. `[null]` for a new field): there is no column to hold it.
+  if (inferred === undefined) return { value: null, type };
+  if (type === undefined) {
+    const cost = 1 + countFields(inferred);
+    if (cost > room.fields || depth + structDepth(inferred) > room.maxDepth) {
+      return overflow(value, path, extra);
+    }
+    room.fields -= cost;
+  }
+  const target = inferred;
   if (isStructType(target)) {
-    if (isPlainObject(value)) return fitStruct(value, target, path, extra);
+    if (isPlainObject(value)) return fitStruct(value, target, path, extra, room, depth + 1);
   } else if (isListType(target)) {
-    if (Array.isArray(value)) return fitList(value, target, path, extra);
+    if (Array.isArray(value)) return fitList(value, target, path, extra, room, depth);
   } else if (fitsScalar(value, target)) {
     return { value, type: target };
   }
   extra.set(path, value);
   return { value: null, type: target };
+}
+
+/** A new field that does not fit the limits: its whole value is kept in `extra`, no type added. */
+function overflow(value: unknown, path: string, extra: Map<string, unknown>): Fitted<undefined, null> {
+  extra.set(path, value);
+  return { value: null, type: undefined };
 }
 
 function fitsScalar(value: unknown, type: ScalarType): boolean {
@@ -227,6 +310,8 @@ function fitStruct(
   type: StructType,
   path: string,
   extra: Map<string, unknown>,
+  room: Room,
+  depth: number,
 ): Fitted<StructType, Record<string, unknown>> {
   const fields: Record<string, unknown> = {};
   let changes: Map<string, FieldType> | undefined;
@@ -246,8 +331,8 @@ function fitStruct(
       setField(fields, name, child);
       continue;
     }
-    const fitted = fitValue(child, current, `${path}.${key}`, extra);
-    // A new field holding only nulls has no type yet, so no column to go to.
+    const fitted = fitValue(child, current, `${path}.${key}`, extra, room, depth);
+    // A new field holding only nulls, or kept in extra, has no type: no column to go to.
     if (fitted.type === undefined) continue;
     if (fitted.type !== current) {
       changes ??= new Map();
@@ -278,10 +363,12 @@ function fitList(
   type: { readonly list: FieldType },
   path: string,
   extra: Map<string, unknown>,
+  room: Room,
+  depth: number,
 ): Fitted<FieldType, unknown[]> {
   let element = type.list;
   const items = value.map((item, index) => {
-    const fitted = fitValue(item, element, `${path}[${index}]`, extra);
+    const fitted = fitValue(item, element, `${path}[${index}]`, extra, room, depth);
     if (fitted.type !== undefined) element = fitted.type;
     return fitted.value;
   });
@@ -308,21 +395,19 @@ function collectAdditions(before: FieldType, after: FieldType, path: string[], o
 }
 
 /**
- * `ALTER TABLE "t" ADD COLUMN "metadata"."request"."new_field" VARCHAR`. DuckDB (since 1.3) adds
- * a field to a STRUCT column in place, also inside lists of structs through the `element` step,
- * and existing rows read NULL for it: no rewrite of the table.
- */
-export function addFieldStatement(table: string, column: string, addition: FieldAddition): string {
-  const target = [column, ...addition.path].map(quoteIdent).join('.');
-  return `ALTER TABLE ${quoteIdent(table)} ADD COLUMN ${target} ${duckdbType(addition.type)}`;
-}
-
-/**
- * `ALTER TABLE "t" ALTER "metadata" TYPE STRUCT(...)`: the whole column to an evolved type.
- * DuckDB casts STRUCT to STRUCT by field name (inside lists too), so a superset keeps every
- * value. Each ALTER rewrites the column (measured ~0.25-0.5 s per million rows, plus the same
- * again at the next checkpoint), and this one costs about two ADD COLUMNs however many fields
- * it adds, so the writer uses it when a batch brings more than one new field.
+ * `ALTER TABLE "t" ALTER "metadata" TYPE STRUCT(...)`: the whole column to an evolved type, the
+ * one form of schema change the writer uses. DuckDB casts STRUCT to STRUCT by field name (inside
+ * lists too), so a superset keeps every value; the ALTER rewrites the column (measured ~0.25-0.5 s
+ * per million rows, plus the same again at the next checkpoint), which the field cap bounds to a
+ * few hundred times per source over its life.
+ *
+ * Never `ALTER TABLE "t" ADD COLUMN "metadata"."new_field" ...` (or RENAME of a nested field),
+ * though it is cheaper: on @duckdb/node-api 1.5.x its write-ahead-log record cannot be replayed.
+ * Replay binds the nested-field change through the AlterBinder, whose function lookup asks for a
+ * default database that does not exist yet while the WAL is replayed ("Calling
+ * DatabaseManager::GetDefaultDatabase with no default database set"), so after a kill -9 before
+ * the next checkpoint the file never opens again (duckdb/duckdb#18259, #20543, #22044 are the
+ * same failure for other DDL). ALTER ... TYPE replays cleanly; test/crash proves it.
  */
 export function changeColumnTypeStatement(table: string, column: string, type: FieldType): string {
   return `ALTER TABLE ${quoteIdent(table)} ALTER ${quoteIdent(column)} TYPE ${duckdbType(type)}`;

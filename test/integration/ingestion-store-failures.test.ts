@@ -11,8 +11,9 @@ import { openTempStore, type TempStore } from '../helpers/temp-store.js';
 
 /**
  * Ingestion when the store fails, which is not the client's fault: every request of the failed
- * commit gets ENGINE_ERROR (502) with the store's reason and nothing of it is stored; the
- * writer goes on working once the store does.
+ * commit gets ENGINE_ERROR (502) with a reference to the log entry holding the store's reason
+ * (never DuckDB's text or a path) and nothing of it is stored; the writer goes on working once
+ * the store does.
  */
 
 async function failureOf(promise: Promise<unknown>): Promise<unknown> {
@@ -26,9 +27,11 @@ describe('the log writer when DuckDB fails a commit', () => {
   let store: TempStore | undefined;
   let writer: LogWriter;
   let connection: DuckDBConnection;
+  const logged: Array<{ details: object; message: string }> = [];
 
   beforeAll(async () => {
-    store = await openTempStore('querygate-store-failure-');
+    const log = { error: (details: object, message: string) => logged.push({ details, message }), warn() {} };
+    store = await openTempStore('querygate-store-failure-', { log });
     ({ writer, connection } = store);
   });
 
@@ -36,7 +39,7 @@ describe('the log writer when DuckDB fails a commit', () => {
     await store?.close();
   });
 
-  it('rejects every request of the group with ENGINE_ERROR (502) and DuckDB’s message', async () => {
+  it('rejects every request of the group with ENGINE_ERROR (502) and logs DuckDB’s message under its reference', async () => {
     await connection.run('DROP TABLE "gotrue.logs.prod"');
     // Written in one tick, so the three requests are committed together.
     const failures = await Promise.all(
@@ -46,9 +49,14 @@ describe('the log writer when DuckDB fails a commit', () => {
     );
     for (const error of failures) {
       expect(isQuerygateError(error) && [error.code, error.status]).toEqual(['ENGINE_ERROR', 502]);
-      expect((error as Error).message).toMatch(
-        /^Storing events in gotrue\.logs\.prod failed on DuckDB: Catalog Error: .*gotrue\.logs\.prod/,
+      const message = (error as Error).message;
+      expect(message).toMatch(
+        /^Storing events in gotrue\.logs\.prod failed in the store; .* reference [0-9a-f-]{36}\)$/,
       );
+      expect(message).not.toMatch(/Catalog Error/);
+      const reference = message.match(/reference ([0-9a-f-]{36})/)?.[1];
+      const entry = logged.find((line) => (line.details as { reference?: string }).reference === reference);
+      expect(String((entry?.details as { err?: Error } | undefined)?.err?.message)).toMatch(/Catalog Error/);
     }
   });
 
@@ -98,14 +106,13 @@ describe('POST /api/logs when the store cannot write its batch file', () => {
     }
     for (const { status, text } of responses) {
       expect(status, text).toBe(502);
-      expect(JSON.parse(text)).toEqual({
-        error: {
-          code: 'ENGINE_ERROR',
-          message:
-            'Storing events in cloudflare.logs.prod failed: the batch file could not be written (ENOENT)',
-        },
-      });
+      const { error } = JSON.parse(text) as { error: { code: string; message: string } };
+      expect(error.code).toBe('ENGINE_ERROR');
+      expect(error.message).toMatch(
+        /^Storing events in cloudflare\.logs\.prod failed in the store; nothing of this request was acknowledged \(the server log has the details under reference [0-9a-f-]{36}\)$/,
+      );
       expect(leaksInternals(text)).toBe(false);
+      expect(text).not.toContain(dir);
     }
 
     expect(await ingest('stored')).toEqual({ status: 200, text: '{"message":"Logged!","ingested":1}' });

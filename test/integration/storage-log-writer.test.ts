@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -8,6 +7,7 @@ import { isQuerygateError } from '../../src/errors.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { ensureLogTables } from '../../src/storage/log-tables.js';
 import { createLogWriter, type LogWriter } from '../../src/storage/log-writer.js';
+import { runUntilOkThenKill } from '../helpers/killed-child.js';
 import { openTempStore, type TempStore } from '../helpers/temp-store.js';
 
 const source = 'cloudflare.logs.prod';
@@ -321,25 +321,7 @@ process.stdout.write('ok\\n');
 setInterval(() => {}, 1000);
 `,
     );
-    const child = spawn(process.execPath, ['--import', 'tsx', script, path], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => {
-      stderr += String(chunk);
-    });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-      child.on('exit', (_code, signal) => resolve(signal)),
-    );
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (chunk) => {
-        if (String(chunk).includes('ok')) resolve();
-      });
-      child.on('exit', () => reject(new Error(`child exited before writing: ${stderr}`)));
-    });
-    child.kill('SIGKILL');
-    expect(await exited).toBe('SIGKILL');
+    expect(await runUntilOkThenKill(script, [path])).toBe('SIGKILL');
 
     const reopened = await openDatabase(path);
     const reader = await reopened.connect();

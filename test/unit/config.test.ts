@@ -24,8 +24,17 @@ describe('configuration from the environment', () => {
       queryTimeoutMs: 25_000,
       maxBodyBytes: 10_485_760,
       cacheMaxBytes: 67_108_864,
+      schemaLimits: { maxFields: 500, maxDepth: 15 },
       logLevel: 'info',
     });
+  });
+
+  it.each([
+    ['QUERYGATE_MAX_METADATA_FIELDS', '0'],
+    ['QUERYGATE_MAX_METADATA_FIELDS', 'many'],
+    ['QUERYGATE_MAX_METADATA_DEPTH', '31'],
+  ])('refuses %s=%s, naming it', (name, value) => {
+    expect(refusal({ [name]: value })).toMatch(new RegExp(`^Invalid configuration:\n {2}${name}: `));
   });
 
   it.each(['abc', '70000', '-1', '4000.5'])('refuses PORT=%s, naming PORT', (port) => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { StructType } from '../../src/storage/field-type.js';
 import {
-  addFieldStatement,
+  changeColumnTypeStatement,
+  countFields,
   fieldAdditions,
   inferFieldType,
   reconcileMetadata,
@@ -164,6 +165,56 @@ describe('reconcileMetadata', () => {
   });
 });
 
+describe('reconcileMetadata within the schema limits', () => {
+  // edge holds 10 named fields: request (+2), response (+2), latency, timings (+2): room for 3.
+  const limits = { maxFields: 13, maxDepth: 3 };
+
+  it('types new fields until the field cap, and keeps the rest whole in extra by path', () => {
+    const metadata = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`k${i}`, i]));
+    const result = reconcileMetadata(metadata, edge, limits);
+    expect(fieldAdditions(edge, result.type).map((a) => a.path.join('.'))).toEqual(['k0', 'k1', 'k2']);
+    expect(result.extra).toEqual(
+      Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`metadata.k${i + 3}`, i + 3])),
+    );
+    expect(result.value).toEqual({ k0: 0, k1: 1, k2: 2 });
+  });
+
+  it('adds no field once a type is at the cap, however many keys arrive', () => {
+    const full = reconcileMetadata({ a: 1, b: 2, c: 3 }, edge, limits).type;
+    const metadata = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`x${i}`, `v${i}`]));
+    const result = reconcileMetadata(metadata, full, limits);
+    expect(result.type).toBe(full);
+    expect(Object.keys(result.extra)).toHaveLength(10_000);
+    expect(result.extra['metadata.x9999']).toBe('v9999');
+  });
+
+  it('types as many fields of a new object as fit and keeps its other fields in extra', () => {
+    const result = reconcileMetadata({ geo: { city: 'Oslo', zip: '0150', lat: 59.9 } }, edge, limits);
+    // geo itself and two of its fields make the 13.
+    expect(result.type.struct.geo).toEqual({ struct: { city: 'VARCHAR', zip: 'VARCHAR' } });
+    expect(result.extra).toEqual({ 'metadata.geo.lat': 59.9 });
+  });
+
+  it('keeps a new list whose element type does not fit whole in extra', () => {
+    const result = reconcileMetadata({ spans: [{ a: 1, b: 2, c: 3, d: 4 }] }, edge, limits);
+    expect(result.type).toBe(edge);
+    expect(result.extra).toEqual({ 'metadata.spans': [{ a: 1, b: 2, c: 3, d: 4 }] });
+  });
+
+  it('types fields down to the depth limit and keeps deeper ones in extra', () => {
+    const result = reconcileMetadata({ l1: { l2: { l3: 'kept', deeper: { l4: 'extra' } } } }, edge, {
+      maxFields: 100,
+      maxDepth: 3,
+    });
+    expect(result.type.struct.l1).toEqual({ struct: { l2: { struct: { l3: 'VARCHAR' } } } });
+    expect(result.extra).toEqual({ 'metadata.l1.l2.deeper': { l4: 'extra' } });
+  });
+
+  it('counts every named field at every level, inside lists too', () => {
+    expect(countFields(edge)).toBe(10);
+  });
+});
+
 describe('withMissingFields', () => {
   it('adds the seed fields a stored type lacks and keeps the stored type of the others', () => {
     const stored: StructType = {
@@ -180,15 +231,14 @@ describe('withMissingFields', () => {
   });
 });
 
-describe('addFieldStatement', () => {
-  it('spells a nested field addition with quoted names, through lists by element', () => {
+describe('changeColumnTypeStatement', () => {
+  it('spells the whole evolved column type with quoted names, lists of structs included', () => {
     expect(
-      addFieldStatement('cloudflare.logs.prod', 'metadata', {
-        path: ['timings', 'element', 'say "hi"'],
-        type: 'VARCHAR',
+      changeColumnTypeStatement('cloudflare.logs.prod', 'metadata', {
+        struct: { timings: { list: { struct: { 'say "hi"': 'VARCHAR' } } }, n: 'BIGINT' },
       }),
     ).toBe(
-      'ALTER TABLE "cloudflare.logs.prod" ADD COLUMN "metadata"."timings"."element"."say ""hi""" VARCHAR',
+      'ALTER TABLE "cloudflare.logs.prod" ALTER "metadata" TYPE STRUCT("timings" STRUCT("say ""hi""" VARCHAR)[], "n" BIGINT)',
     );
   });
 });

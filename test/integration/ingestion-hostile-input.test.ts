@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  leaksInternals,
+  type QuerygateUnderTest,
+  startQuerygateUnderTest,
+} from '../helpers/querygate-server.js';
+
+/**
+ * POST /api/logs on the real server with values and keys that once failed other clients or grew
+ * the store without bound: a bad value fails only its own request, with a 400 naming the event
+ * index and field; what it was committed beside is stored; no body names a server path.
+ */
+
+const now = new Date('2026-05-01T12:00:00Z');
+const source = 'cloudflare.logs.prod';
+
+describe('hostile ingestion over HTTP', () => {
+  let app: QuerygateUnderTest;
+
+  beforeAll(async () => {
+    app = await startQuerygateUnderTest({ now });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  const listed = async (project: string) => {
+    const result = await app.get('/api/endpoints/logs.all', { project, project_tier: 'FREE' });
+    expect(result.status, result.text).toBe(200);
+    return (result.body as { result: Array<{ event_message: string; metadata: unknown[] }> }).result;
+  };
+
+  it('returns 400 naming the event index and field for -9223372036854775808, while requests sent beside it answer 200', async () => {
+    const good = (n: number) => ({
+      event_message: `good ${n}`,
+      project: 'poison-ref',
+      metadata: { request: { path: `/p${n}` }, n },
+    });
+    // JSON.stringify cannot write the int64 minimum exactly, so the poisoned body is spelled out.
+    const poisoned =
+      `{"batch": [${JSON.stringify(good(100))}, ` +
+      '{"event_message": "bad", "project": "poison-ref", "metadata": {"n": -9223372036854775808}}]}';
+    const [bad, ...goods] = await Promise.all([
+      app.request('POST', '/api/logs', { params: { source_name: source }, body: poisoned }),
+      ...Array.from({ length: 12 }, (_, n) => app.ingest(source, [good(n)])),
+    ]);
+    if (!bad) throw new Error('no answer to the poisoned request');
+    expect(bad.status, bad.text).toBe(400);
+    const message = (bad.body as { error: { message: string } }).error.message;
+    expect(message).toMatch(/^event 1: field metadata\.n: integer -9223372036854775808 /);
+    for (const result of goods) expect(result.status, result.text).toBe(200);
+
+    // Every good request is stored; nothing of the refused one, not even its good first event.
+    const messages = (await listed('poison-ref')).map((row) => row.event_message).sort();
+    expect(messages).toEqual(Array.from({ length: 12 }, (_, n) => `good ${n}`).sort());
+  });
+
+  it.each([
+    [
+      'an integer beyond 2^53 in a list',
+      '{"metadata": {"ids": [1, 18446744073709551615]}}',
+      /^event 0: field metadata\.ids\[1\]: integer 18446744073709551616 /,
+    ],
+    [
+      'an integer beyond 2^53 at the top level',
+      '{"level": 9007199254740993}',
+      /^event 0: field level: integer 9007199254740992 /,
+    ],
+  ])('returns 400 naming the field for %s', async (_name, fields, expected) => {
+    const body = `{"event_message": "x", ${fields.slice(1, -1)}}`;
+    const result = await app.request('POST', '/api/logs', { params: { source_name: source }, body });
+    expect(result.status, result.text).toBe(400);
+    expect((result.body as { error: { message: string } }).error.message).toMatch(expected);
+  });
+
+  it('answers 200 for 10,000 distinct metadata keys and serves the record with its typed fields capped at 500', async () => {
+    const metadata = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`key_${i}`, i]));
+    const result = await app.ingest(source, [
+      { event_message: 'wide', project: 'wide-ref', metadata: { request: { path: '/' }, ...metadata } },
+    ]);
+    expect(result.status, result.text).toBe(200);
+    const rows = await listed('wide-ref');
+    expect(rows).toHaveLength(1);
+    const [typed] = (rows[0]?.metadata ?? []) as Array<Record<string, unknown>>;
+    // The seed's request and response, then new keys up to 500 named fields in all (8 seed fields).
+    expect(Object.keys(typed ?? {})).toHaveLength(2 + (500 - 8));
+  });
+
+  it('names no server path and no engine text in any answer', () => {
+    expect(app.responses.length).toBeGreaterThan(0);
+    for (const response of app.responses) {
+      expect(response.status).toBeLessThan(500);
+      expect(leaksInternals(response.text)).toBe(false);
+      expect(response.text).not.toMatch(/\/tmp\/|querygate-rest-|\.duckdb|\.ndjson|Error:/);
+    }
+  });
+});
