@@ -7,6 +7,8 @@ import { GraphQLError } from 'graphql';
 export const errorStatus = {
   BAD_PARAMETER: 400,
   BAD_REQUEST: 400,
+  /** Saved SQL using a construct the DuckDB translator has no rule for; refused when it loads. */
+  UNSUPPORTED_SQL: 400,
   UNAUTHENTICATED: 401,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,

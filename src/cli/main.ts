@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { loadBigQueryConfig, loadConfig } from '../config.js';
 import { startQuerygate } from '../server.js';
 import { printWelcome } from './welcome.js';
@@ -33,6 +33,30 @@ program
     await runImport(loadConfig(), options.source, file);
   });
 
+program
+  .command('query')
+  .description(
+    'Run one BigQuery-SQL text on the configured engine and store; print {"result": [...]} as REST does (stop the server first on DuckDB)',
+  )
+  .argument('<file>', 'file holding the SQL, or - to read it from stdin')
+  .option('--param <name=value>', 'a value for @name (repeatable; unset parameters are NULL)', collect, [])
+  .option('--now <iso>', 'the instant CURRENT_TIMESTAMP() stands for (default: now)')
+  .option('--explain', 'print the SQL the engine would run (DuckDB: the translation) instead of running it')
+  .option('--max-rows <n>', 'most rows to return', positiveInteger, 10_000)
+  .action(
+    async (file: string, options: { param: string[]; now?: string; explain?: boolean; maxRows: number }) => {
+      const { readQueryText, runQueryCommand } = await import('./query-command.js');
+      const output = await runQueryCommand(loadConfig(), readQueryText(file), {
+        params: options.param,
+        now: options.now,
+        explain: options.explain ?? false,
+        maxRows: options.maxRows,
+      });
+      (output.ok ? process.stdout : process.stderr).write(`${output.text}\n`);
+      if (!output.ok) process.exitCode = 1;
+    },
+  );
+
 const bigquery = program
   .command('bigquery')
   .description('Set up and check the BigQuery engine (QUERYGATE_BIGQUERY_*)');
@@ -59,6 +83,17 @@ bigquery
     const { ok } = await runBigQueryCheck({ config: loadBigQueryConfig() });
     if (!ok) process.exitCode = 1;
   });
+
+function positiveInteger(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1)
+    throw new InvalidArgumentError('must be a positive whole number');
+  return number;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
 
 program.parseAsync().catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BigQuery, type BigQueryOptions, type Job, type Query } from '@google-cloud/bigquery';
 import { QuerygateError } from '../errors.js';
 import { type BigQueryNaming, type QualifiedQuery, qualifyForBigQuery } from '../sql/qualify-for-bigquery.js';
+import { logSources } from '../storage/sources.js';
 import type { BigQueryConfig } from './bigquery-config.js';
 import { bigQueryMessage, bigQueryReason, bigQueryStatus, toQuerygateError } from './bigquery-errors.js';
 import { decodeColumns, decodeWireRows, type WireRow, type WireSchema } from './bigquery-rows.js';
@@ -43,8 +44,13 @@ export function createBigQueryClient(config: BigQueryConfig, overrides: BigQuery
 
 /** The fully-qualified names of the sources and UDFs. */
 export function bigQueryNaming(config: BigQueryConfig, queriesDir: string): BigQueryNaming {
+  // A Logs Explorer name (`edge_logs`) reads the same table as the source it stands for.
+  const aliases = logSources.flatMap((source) => {
+    const table = config.tables[source.name];
+    return table === undefined ? [] : source.aliases.map((alias) => [alias, table] as const);
+  });
   return {
-    tables: config.tables,
+    tables: { ...config.tables, ...Object.fromEntries(aliases) },
     routines: Object.fromEntries(
       readBigQueryUdfs(queriesDir, config).map((udf) => [udf.name, udf.qualifiedName]),
     ),

@@ -11,13 +11,14 @@ import {
 import { QuerygateError } from '../errors.js';
 import { nowParameter, type Translation, translateToDuckDb } from '../sql/translate.js';
 import type { Database } from '../storage/database.js';
-import type { LogSource } from '../storage/sources.js';
 import { decodeRows } from './duckdb-rows.js';
+import { type QueryableTable, readTableSchemas } from './duckdb-schema.js';
 import type { ParameterValues, QueryEngine, QueryResult, RunOptions, SavedQuery } from './query-engine.js';
 
 export interface DuckDbEngineOptions {
   readonly database: Database;
-  readonly sources: readonly LogSource[];
+  /** The tables queries may read (the log sources) and the other names they answer to. */
+  readonly sources: readonly QueryableTable[];
   /** The saved queries, translated once here so a query that cannot run stops start-up. */
   readonly queries: readonly SavedQuery[];
   /** Where `udf/*.duckdb.sql` (the DuckDB macros standing in for BigQuery UDFs) live. */
@@ -35,12 +36,25 @@ const nowName = nowParameter.slice(1);
 
 /** The embedded engine: saved BigQuery SQL translated to DuckDB and run on the local store. */
 export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<QueryEngine> {
-  const translations = new Map<string, Translation>(
-    options.queries.map((query) => [query.id, translateToDuckDb(query.sql, { sources: options.sources })]),
-  );
   const setup = await options.database.connect();
-  for (const file of udfFiles) await setup.run(readFileSync(join(options.queriesDir, 'udf', file), 'utf8'));
-  setup.closeSync();
+  // Each saved query is translated against the tables as the store has them when it loads.
+  const translate = async (sql: string) =>
+    translateToDuckDb(sql, { tables: await readTableSchemas(setup, options.sources) });
+  let translations: Map<string, Translation>;
+  try {
+    // BigQuery sorts NULLs first ascending and last descending; DuckDB's default puts them last
+    // both ways. Set for the whole database so ORDER BY anywhere (windows, aggregates) agrees.
+    await setup.run(`SET GLOBAL default_null_order = 'nulls_first_on_asc_last_on_desc'`);
+    const tables = await readTableSchemas(setup, options.sources);
+    translations = new Map(
+      options.queries.map((query) => [query.id, translateToDuckDb(query.sql, { tables })]),
+    );
+    for (const file of udfFiles) await setup.run(readFileSync(join(options.queriesDir, 'udf', file), 'utf8'));
+    for (const query of options.queries) await assertBinds(setup, query, translations.get(query.id));
+  } catch (error) {
+    setup.closeSync();
+    throw error;
+  }
   const pool = await createConnectionPool(options.database, options.connections ?? 4);
 
   async function run(
@@ -50,7 +64,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
   ): Promise<QueryResult> {
     let translation = translations.get(query.id);
     if (!translation) {
-      translation = translateToDuckDb(query.sql, { sources: options.sources });
+      translation = await translate(query.sql);
       translations.set(query.id, translation);
     }
     const lease = await pool.acquire(runOptions.signal);
@@ -111,8 +125,32 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     kind: 'duckdb',
     ready: async () => {},
     run,
-    close: async () => pool.close(),
+    close: async () => {
+      pool.close();
+      setup.closeSync();
+    },
   };
+}
+
+/**
+ * Prepares a saved query's translation once at load: what DuckDB cannot bind is refused now, at
+ * start-up, rather than on the first call.
+ */
+async function assertBinds(
+  connection: DuckDBConnection,
+  query: SavedQuery,
+  translation: Translation | undefined,
+): Promise<void> {
+  if (!translation) return;
+  try {
+    (await connection.prepare(translation.sql)).destroySync();
+  } catch (error) {
+    throw new QuerygateError(
+      'UNSUPPORTED_SQL',
+      `${query.name}: DuckDB cannot bind the translation: ${(error as Error).message}`,
+      { cause: error, details: { construct: 'the translated query' } },
+    );
+  }
 }
 
 interface Lease {

@@ -13,6 +13,11 @@ export interface ObjectRenames {
   readonly tables: ReadonlyMap<string, string>;
   /** Replacement text by function name as written (`generate_timestamp_trunc_array`), case-insensitively. */
   readonly functions: ReadonlyMap<string, string>;
+  /**
+   * Keep the name a table without an alias gives its columns: `FROM edge_logs` becomes
+   * `` FROM `p.d.t` AS `edge_logs` ``, so `edge_logs.timestamp` still resolves. @default false
+   */
+  readonly keepRangeNames?: boolean;
 }
 
 interface Position {
@@ -46,16 +51,24 @@ export function renameObjects(sql: string, renames: ObjectRenames): string {
   });
   const locate = createLocator(sql);
   const edits: Edit[] = [];
-  const rename = (parts: Ast[], replacements: Map<string, string>) => {
+  const rename = (parts: Ast[], replacements: Map<string, string>, rangeName?: string) => {
     const name = dottedName(parts);
     if (name === undefined) return;
     if (parts.length === 1 && cteNames.has(name.toLowerCase())) return;
     const text = replacements.get(name.toLowerCase());
-    if (text !== undefined) edits.push(nameEdit(sql, locate, parts, text));
+    if (text === undefined) return;
+    edits.push(nameEdit(sql, locate, parts, rangeName ? `${text} AS \`${rangeName}\`` : text));
   };
   visit(query, (node) => {
     const table = node.Table;
-    if (table && Array.isArray(table.name)) rename(table.name, tables);
+    if (table && Array.isArray(table.name)) {
+      // A dotted name's implicit alias is its last part (`prod`), which nobody writes; only
+      // single names such as `edge_logs` or `deno-relay-logs` are kept.
+      const written = dottedName(table.name);
+      const implicit =
+        renames.keepRangeNames && !table.alias && written && !written.includes('.') ? written : undefined;
+      rename(table.name, tables, implicit);
+    }
     const call = node.Function;
     if (call && Array.isArray(call.name)) rename(call.name, functions);
   });
@@ -106,7 +119,7 @@ export interface QualifiedQuery {
 }
 
 export interface BigQueryNaming {
-  /** `project.dataset.table` by logical source name. */
+  /** `project.dataset.table` by logical source name, and by each alias of a source (`edge_logs`). */
   readonly tables: Readonly<Record<string, string>>;
   /** `project.dataset.routine` by UDF name. */
   readonly routines: Readonly<Record<string, string>>;
@@ -120,7 +133,11 @@ export function qualifyForBigQuery(sql: string, naming: BigQueryNaming): Qualifi
   const quoted = (entries: Record<string, string>) =>
     new Map(Object.entries(entries).map(([name, qualified]) => [name, `\`${qualified}\``]));
   return {
-    sql: renameObjects(sql, { tables: quoted(naming.tables), functions: quoted(naming.routines) }),
+    sql: renameObjects(sql, {
+      tables: quoted(naming.tables),
+      functions: quoted(naming.routines),
+      keepRangeNames: true,
+    }),
     parameters: [...queryParameters(parseBigQuery(sql))].sort(),
   };
 }

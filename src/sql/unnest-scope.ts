@@ -1,9 +1,16 @@
-import type { FieldType, StructType } from '../storage/field-type.js';
-import { isStructType } from '../storage/field-type.js';
 import type { Ast } from './bigquery-ast.js';
+import {
+  isStructSqlType,
+  quoteIdent,
+  type SqlType,
+  type StructSqlType,
+  structField,
+} from './table-schema.js';
+import { unsupported } from './unsupported.js';
 
 /**
- * What a name in a FROM clause stands for while a SELECT is translated.
+ * What a name in a FROM clause stands for while a SELECT is translated, and how names resolve
+ * the way BigQuery resolves them.
  *
  * BigQuery (as Logflare stores logs) keeps every nested object as a repeated record, so queries
  * reach into it with `CROSS JOIN UNNEST(t.metadata) AS m`. The embedded store keeps objects as
@@ -12,14 +19,33 @@ import type { Ast } from './bigquery-ast.js';
  * for `t.metadata`), and only UNNESTs over real arrays stay joins.
  */
 export type Binding =
-  /** A table or CTE; `columns` is known for the log sources, so their objects can be told apart. */
-  | { readonly kind: 'relation'; readonly columns?: Readonly<Record<string, FieldType>> }
+  /**
+   * A table, CTE or derived table. `columns` (lower-case name → type, undefined when unknown) is
+   * known for the log sources and for subqueries whose select list names its columns.
+   */
+  | {
+      readonly kind: 'relation';
+      readonly alias: string;
+      readonly columns?: ReadonlyMap<string, Column> | undefined;
+    }
   /** An UNNEST over an object: the alias is an abbreviation of `path` (DuckDB SQL text). */
-  | { readonly kind: 'object'; readonly path: string; readonly type: StructType }
-  /** An UNNEST over an array: the alias is a column of the lateral join. */
-  | { readonly kind: 'element' }
+  | { readonly kind: 'object'; readonly path: string; readonly type: StructSqlType }
+  /** An UNNEST over an array: the alias is the column (and table) of a lateral join. */
+  | { readonly kind: 'element'; readonly alias: string; readonly type?: SqlType | undefined }
   /** A constant one-row CTE joined with a comma: `alias.column` stands for the column's expression. */
   | { readonly kind: 'constant'; readonly columns: ReadonlyMap<string, Ast> };
+
+export interface Column {
+  /** The name as the relation spells it. */
+  readonly name: string;
+  readonly type?: SqlType | undefined;
+}
+
+/** A name resolved to DuckDB SQL, with its type where the scope knows it. */
+export interface Resolved {
+  readonly sql: string;
+  readonly type?: SqlType | undefined;
+}
 
 /** The FROM-clause names visible at one point: the current SELECT's, then its enclosing ones. */
 export class Scope {
@@ -38,27 +64,90 @@ export class Scope {
   child(): Scope {
     return new Scope(this);
   }
+
+  /** This SELECT's own bindings, in FROM order. */
+  own(): [string, Binding][] {
+    return [...this.bindings];
+  }
+
+  /**
+   * A bare name that is not a range variable: a column of a table in FROM, or a field of an
+   * UNNEST value table (`select path from edge_logs cross join unnest(metadata) m cross join
+   * unnest(m.request)`), looked for in this SELECT and then in the enclosing ones, as BigQuery
+   * does. A name found twice at one level is ambiguous and refused, as BigQuery refuses it.
+   * Undefined when no table in scope has the name (or when one might: a relation whose columns
+   * are not known leaves the name to DuckDB).
+   */
+  resolveColumn(name: string): Resolved | undefined | 'unknown' {
+    const lower = name.toLowerCase();
+    const found: { where: string; resolved: Resolved }[] = [];
+    let open = false;
+    for (const [alias, binding] of this.bindings) {
+      if (binding.kind === 'relation') {
+        if (!binding.columns) {
+          open = true;
+          continue;
+        }
+        const column = binding.columns.get(lower);
+        if (column)
+          found.push({ where: binding.alias, resolved: { sql: quoteIdent(name), type: column.type } });
+      } else if (binding.kind === 'object') {
+        const field = structField(binding.type, name);
+        if (field)
+          found.push({
+            where: alias,
+            resolved: { sql: `${binding.path}.${quoteIdent(field.name)}`, type: field.type },
+          });
+      } else if (binding.kind === 'element' && isStructSqlType(binding.type)) {
+        const field = structField(binding.type, name);
+        if (field)
+          found.push({
+            where: alias,
+            resolved: { sql: `${elementPath(binding.alias)}.${quoteIdent(field.name)}`, type: field.type },
+          });
+      }
+    }
+    if (found.length > 1)
+      throw unsupported(`the name ${name} is ambiguous: it is in ${found.map((f) => f.where).join(' and ')}`);
+    const [only] = found;
+    if (only) {
+      // A field of a value table could also be a column of a table whose columns are unknown.
+      if (open && only.resolved.sql !== quoteIdent(name))
+        throw unsupported(
+          `cannot tell whether ${name} is a column of a subquery or a field of ${only.where}`,
+        );
+      return only.resolved;
+    }
+    if (open) return undefined;
+    const outer = this.parent?.resolveColumn(name);
+    return outer ?? (this.parent ? undefined : 'unknown');
+  }
+}
+
+/** The struct column of a lateral UNNEST over a list, `"x"."x"`: unambiguous on DuckDB. */
+export function elementPath(alias: string): string {
+  return `${quoteIdent(alias)}.${quoteIdent(alias)}`;
 }
 
 /**
- * The field type a dotted reference stands for, where the scope knows it: `t.metadata` for a
- * log source, `m.response` for an object alias. Undefined means "not known to be an object".
+ * Follows `fields` from a value of `type`. A field that a known STRUCT lacks is refused with
+ * its name, rather than left for DuckDB to fail on at call time.
  */
-export function typeOfPath(scope: Scope, parts: readonly string[]): FieldType | undefined {
-  const [head, ...rest] = parts;
-  if (head === undefined) return undefined;
-  const binding = scope.lookup(head);
-  let type: FieldType | undefined;
-  if (binding?.kind === 'object') {
-    type = binding.type;
-  } else if (binding?.kind === 'relation' && binding.columns && rest.length > 0) {
-    type = binding.columns[(rest.shift() as string).toLowerCase()];
-  } else {
-    return undefined;
+export function followFields(start: Resolved, fields: readonly string[], described: string): Resolved {
+  let { sql, type } = start;
+  let path = described;
+  for (const field of fields) {
+    if (isStructSqlType(type)) {
+      const found = structField(type, field);
+      if (!found) throw unsupported(`no field ${field} in ${path}`);
+      sql = `${sql}.${quoteIdent(found.name)}`;
+      type = found.type;
+    } else if (type !== undefined) {
+      throw unsupported(`${path} is not a record, so it has no field ${field}`);
+    } else {
+      sql = `${sql}.${quoteIdent(field)}`;
+    }
+    path = `${path}.${field}`;
   }
-  for (const field of rest) {
-    if (type === undefined || !isStructType(type)) return undefined;
-    type = type.struct[field];
-  }
-  return type;
+  return { sql, type };
 }

@@ -121,7 +121,43 @@ const EDGE_ERRORS = weights({ 400: 4, 401: 5, 403: 2, 404: 3, 429: 1, 500: 2, 50
 /** Mostly 2xx, some 4xx/5xx, rare 1xx/3xx: every status class the stats query counts occurs. */
 const RELAY_STATUSES = weights({ 200: 910, 101: 3, 302: 7, 400: 20, 401: 15, 404: 10, 500: 20, 503: 5 });
 const USER_AGENTS = ['supabase-js/2.45.4', 'Dart/3.4 (dart:io)', 'okhttp/4.12.0', 'PostmanRuntime/7.39.0'];
-const COUNTRIES = ['US', 'DE', 'GB', 'IN', 'BR', 'JP', 'SG'];
+/** `x-client-info` of the Supabase clients, as the API gateway logs it (none for a bare fetch). */
+const CLIENT_INFO = ['supabase-js-web/2.45.4', 'supabase-flutter/2.5.6', 'supabase-kt/2.4.0', ''];
+/**
+ * Where requests come from, as Cloudflare's `request.cf` describes it (a subset of its fields,
+ * named as in Logflare's sample edge event): `[country, continent, city, region, colo, timezone, asn]`.
+ */
+const PLACES: readonly (readonly [string, string, string, string, string, string, number])[] = [
+  ['US', 'NA', 'Ashburn', 'Virginia', 'IAD', 'America/New_York', 14618],
+  ['DE', 'EU', 'Frankfurt am Main', 'Hesse', 'FRA', 'Europe/Berlin', 3320],
+  ['GB', 'EU', 'London', 'England', 'LHR', 'Europe/London', 2856],
+  ['IN', 'AS', 'Mumbai', 'Maharashtra', 'BOM', 'Asia/Kolkata', 55836],
+  ['BR', 'SA', 'Sao Paulo', 'Sao Paulo', 'GRU', 'America/Sao_Paulo', 28573],
+  ['JP', 'AS', 'Tokyo', 'Tokyo', 'NRT', 'Asia/Tokyo', 2516],
+  ['SG', 'AS', 'Singapore', 'Singapore', 'SIN', 'Asia/Singapore', 16509],
+];
+/** Supabase edge-function regions, as `x_sb_edge_region` names them. */
+const EDGE_REGIONS = ['us-east-1', 'eu-central-1', 'ap-southeast-1'];
+/**
+ * The csvlog `detail` and `hint` Postgres adds to some errors, by message class, as Studio's
+ * Logs Explorer shows them (`parsed.detail`, `parsed.hint`).
+ */
+const POSTGRES_DETAILS: Record<string, { detail?: string; hint?: string }> = {
+  'duplicate key': { detail: 'Key (id)=({n}) already exists.' },
+  'permission denied': { hint: 'Grant the role SELECT on the table, or add a row level security policy.' },
+  'does not exist': { hint: 'Perhaps you meant to reference the table "public.todos".' },
+  'password authentication': {
+    detail: 'Connection matched pg_hba.conf line 89: "host all all 0.0.0.0/0 scram-sha-256"',
+  },
+};
+/** Postgres SQLSTATE of each demo message class (`00000` is success). */
+const SQL_STATES: Record<string, string> = {
+  'duplicate key': '23505',
+  'permission denied': '42501',
+  'does not exist': '42P01',
+  'no transaction': '25P01',
+  'password authentication': '28P01',
+};
 
 /** `[weight, [event_type, level, message]]` */
 const FUNCTION_EVENTS: Weighted<readonly [string, string, string]> = [
@@ -142,6 +178,7 @@ const POSTGRES_LINES: Weighted<readonly [string, string, string, string]> = [
   [3, ['ERROR', 'anon', 'permission denied for table profiles', 'select * from public.profiles']],
   [2, ['ERROR', 'authenticated', 'relation "public.todo" does not exist', 'select * from public.todo']],
   [2, ['WARNING', 'postgres', 'there is no transaction in progress', 'COMMIT']],
+  [6, ['LOG', 'authenticated', 'statement: COMMIT', 'COMMIT']],
   [1, ['FATAL', 'postgres', 'password authentication failed for user "postgres"', '']],
 ];
 /** `[weight, [method, path, status, level, msg]]` */
@@ -185,18 +222,58 @@ const PGBOUNCER_LINES = weights({
 const demoSources: Record<string, DemoSource> = {
   'cloudflare.logs.prod': {
     rates: [900, 600, 100, 40],
-    build: ({ rng, project, fill, choose }) => {
+    // Shaped like the edge events Logflare's own samples show (request.cf, request.headers,
+    // response.headers, logflare_worker), with the fields Studio's Logs Explorer templates read.
+    build: ({ rng, project, timestamp, fill, choose }) => {
       const [method, target, okStatus, originMs] = choose(EDGE_ROUTES);
       const host = `${project}.supabase.co`;
-      const url = `https://${host}${fill(target)}`;
+      const url = new URL(`https://${host}${fill(target)}`);
       const status = rng() < 0.05 ? choose(EDGE_ERRORS) : okStatus;
       const [ip, userAgent, ray] = [ipAddress(rng), pick(rng, USER_AGENTS), randomHex(rng, 8)];
-      const headers = { user_agent: userAgent, cf_connecting_ip: ip, cf_ipcountry: pick(rng, COUNTRIES) };
+      const [country, continent, city, region, colo, timezone, asn] = pick(rng, PLACES);
+      const clientInfo = pick(rng, CLIENT_INFO);
+      const headers = {
+        accept: '*/*',
+        cf_connecting_ip: ip,
+        cf_ipcountry: country,
+        cf_ray: ray,
+        content_length: method === 'GET' ? '0' : String(64 + Math.floor(rng() * 4000)),
+        host,
+        user_agent: userAgent,
+        x_client_info: clientInfo === '' ? null : clientInfo,
+        x_forwarded_proto: 'https',
+        x_real_ip: ip,
+      };
+      // Public storage objects are cached at the edge; everything else passes through.
+      const cacheStatus = url.pathname.startsWith('/storage/v1/object/public')
+        ? rng() < 0.6
+          ? 'HIT'
+          : 'MISS'
+        : 'DYNAMIC';
+      const bytes = status === 101 ? 0 : 120 + Math.floor(rng() * 20_000);
+      const responseHeaders = {
+        cf_cache_status: cacheStatus,
+        cf_ray: `${ray}-${colo}`,
+        content_length: String(bytes),
+        content_type: url.pathname.endsWith('.png') ? 'image/png' : 'application/json; charset=utf-8',
+        date: new Date(timestamp).toUTCString(),
+        sb_gateway_version: '1',
+      };
       return {
-        event_message: `${method} | ${status} | ${ip} | ${ray} | ${url} | ${userAgent}`,
+        event_message: `${method} | ${status} | ${ip} | ${ray} | ${url.href} | ${userAgent}`,
         metadata: {
-          request: { url, path: new URL(url).pathname, method, host, headers },
-          response: { status_code: status, origin_time: skewed(rng, originMs) },
+          request: {
+            url: url.href,
+            path: url.pathname,
+            search: url.search,
+            method,
+            host,
+            protocol: 'https:',
+            headers,
+            cf: { asn, city, colo, continent, country, region, timezone, httpProtocol: 'HTTP/2' },
+          },
+          response: { status_code: status, origin_time: skewed(rng, originMs), headers: responseHeaders },
+          logflare_worker: { worker_id: randomHex(rng, 3).toUpperCase() },
         },
       };
     },
@@ -206,43 +283,115 @@ const demoSources: Record<string, DemoSource> = {
     build: ({ rng, project, functions, choose }) => {
       const { slug, method, medianMs, ids } = choose(functions);
       const [status, pathname] = [choose(RELAY_STATUSES), `/functions/v1/${slug}`];
-      const url = `https://${project}.supabase.co${pathname}`;
+      const host = `${project}.supabase.co`;
+      const url = `https://${host}${pathname}`;
       // Cold starts give the long tail that the p95/p99 columns of the stats endpoint exist to show.
       const coldStartMs = rng() < 0.04 ? 200 + Math.floor(rng() * 1500) : 0;
+      const region = pick(rng, EDGE_REGIONS);
       return {
         event_message: `${method} | ${status} | ${url}`,
         metadata: {
           project_ref: project,
           ...ids,
+          version: ids.deployment_id.split('_').at(-1),
           execution_time_ms: skewed(rng, medianMs) + coldStartMs,
           execution_id: uuid(rng),
-          request: { method, url, pathname },
-          response: { status_code: status },
+          request: {
+            method,
+            url,
+            pathname,
+            host,
+            protocol: 'https:',
+            search: '',
+            headers: {
+              accept: 'application/json',
+              user_agent: pick(rng, USER_AGENTS),
+              x_client_info: 'supabase-js/2.45.4',
+            },
+          },
+          response: {
+            status_code: status,
+            headers: {
+              content_type: 'application/json',
+              x_sb_edge_region: region,
+              x_served_by: 'supabase-edge-runtime',
+            },
+          },
         },
       };
     },
   },
   'deno-subhosting-events': {
     rates: [240, 60, 10, 4],
-    build: ({ project, functions, fill, choose }) => {
+    build: ({ rng, project, timestamp, functions, fill, choose }) => {
       const [event_type, level, message] = choose(FUNCTION_EVENTS);
-      const metadata = { project_ref: project, ...choose(functions).ids, event_type, level };
+      const fn = choose(functions).ids;
+      const metadata = { project_ref: project, ...fn, event_type, level, execution_id: uuid(rng), timestamp };
       return { event_message: fill(message), metadata };
     },
   },
   'postgres.logs': {
     rates: [120, 60, 20, 10],
-    build: ({ project, fill, choose }) => {
+    // `parsed` holds the columns of Postgres' csvlog, as Supabase's postgres_logs carry them.
+    build: ({ rng, project, timestamp, fill, choose }) => {
       const [error_severity, user_name, message, query] = choose(POSTGRES_LINES);
-      const parsed = { error_severity, user_name, database_name: 'postgres', query };
-      return { event_message: fill(message), metadata: { host: `db-${project}`, parsed } };
+      const event_message = fill(message);
+      const state = Object.entries(SQL_STATES).find(([text]) => event_message.includes(text));
+      const extra = Object.entries(POSTGRES_DETAILS).find(([text]) => event_message.includes(text))?.[1];
+      const processId = 1000 + Math.floor(rng() * 60_000);
+      const parsed = {
+        timestamp: timestamp.replace('T', ' ').replace('Z', ' UTC'),
+        error_severity,
+        user_name,
+        database_name: 'postgres',
+        query,
+        sql_state_code: state ? state[1] : '00000',
+        command_tag:
+          query === ''
+            ? message.startsWith('connection')
+              ? 'authentication'
+              : ''
+            : query.split(' ')[0]?.toUpperCase(),
+        application_name: user_name === 'authenticator' ? 'postgrest' : 'psql',
+        backend_type: message.startsWith('checkpoint') ? 'checkpointer' : 'client backend',
+        connection_from: `${ipAddress(rng)}:${1024 + Math.floor(rng() * 60_000)}`,
+        process_id: processId,
+        session_id: `${processId.toString(16)}.${randomHex(rng, 4)}`,
+        session_line_num: 1 + Math.floor(rng() * 20),
+        ...(extra?.detail ? { detail: fill(extra.detail) } : {}),
+        ...(extra?.hint ? { hint: extra.hint } : {}),
+      };
+      return { event_message, metadata: { host: `db-${project}`, parsed } };
     },
   },
   'gotrue.logs.prod': {
     rates: [120, 60, 10, 5],
     build: ({ rng, project, timestamp, choose }) => {
       const [method, path, status, level, msg] = choose(GOTRUE_LINES);
-      const line = { component: 'api', level, method, msg, path, status, remote_addr: ipAddress(rng) };
+      const line = {
+        component: 'api',
+        level,
+        method,
+        msg,
+        path,
+        status,
+        remote_addr: ipAddress(rng),
+        request_id: uuid(rng),
+        // GoTrue names the failure of a request that did not succeed.
+        ...(status >= 400 ? { error: status >= 500 ? 'context deadline exceeded' : 'invalid_grant' } : {}),
+        // GoTrue logs durations in nanoseconds.
+        duration: skewed(rng, 40) * 1_000_000,
+        // Successful logins and signups are audit events, which GoTrue logs on the request line.
+        ...(status === 200 && (path === '/token' || path === '/signup')
+          ? {
+              auth_event: {
+                action: path === '/token' ? 'login' : 'user_signedup',
+                actor_id: uuid(rng),
+                log_type: path === '/token' ? 'account' : 'team',
+              },
+            }
+          : {}),
+      };
       // GoTrue logs JSON lines; Logflare keeps the line as the message and its fields as metadata.
       return { event_message: JSON.stringify({ ...line, time: timestamp }), metadata: { project, ...line } };
     },
@@ -261,7 +410,15 @@ const demoSources: Record<string, DemoSource> = {
       const [url, level, ip] = [fill(target), status < 400 ? 'info' : 'warning', ipAddress(rng)];
       return {
         event_message: `${method} | ${status} | ${ip} | ${uuid(rng)} | ${url} | ${pick(rng, USER_AGENTS)}`,
-        metadata: { project, level, tenantId: project, req: { method, url }, res: { statusCode: status } },
+        metadata: {
+          project,
+          level,
+          tenantId: project,
+          reqId: `req-${randomHex(rng, 3)}`,
+          responseTime: skewed(rng, 30),
+          req: { method, url, hostname: `${project}.supabase.co`, remoteAddress: ip },
+          res: { statusCode: status },
+        },
       };
     },
   },

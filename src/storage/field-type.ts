@@ -1,3 +1,5 @@
+import { quoteIdent } from '../sql/table-schema.js';
+
 /**
  * The typed shape of a log record's `metadata`, as stored by the embedded engine. Nested JSON
  * objects are plain STRUCTs and JSON arrays are LISTs (faster to query than BigQuery's
@@ -25,6 +27,4 @@ export function duckdbType(type: FieldType): string {
   return `STRUCT(${fields.join(', ')})`;
 }
 
-export function quoteIdent(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
+export { quoteIdent } from '../sql/table-schema.js';

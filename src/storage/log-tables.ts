@@ -28,6 +28,21 @@ export function logTableColumns(
   ];
 }
 
+/**
+ * A source's table as the translator sees it before the store exists: its names and its seed
+ * columns. The engine reads the store's real columns instead when it loads endpoints.
+ */
+export function seedTableSchema(source: LogSource): {
+  name: string;
+  aliases: readonly string[];
+  columns: Record<string, FieldType | string>;
+} {
+  const columns = Object.fromEntries(
+    logTableColumns(source).map(([name, type]) => [name, name === 'metadata' ? source.metadata : type]),
+  );
+  return { name: source.name, aliases: source.aliases, columns };
+}
+
 export function createLogTableStatement(source: LogSource): string {
   const columns = logTableColumns(source).map(([name, type]) => `${quoteIdent(name)} ${type}`);
   return `CREATE TABLE IF NOT EXISTS ${quoteIdent(source.name)} (${columns.join(', ')})`;

@@ -9,6 +9,11 @@ import type { StructType } from './field-type.js';
 export interface LogSource {
   /** Logical name, as written in the saved SQL and in `POST /api/logs?source_name=`. */
   readonly name: string;
+  /**
+   * Other names queries may use for this source's table: the table names of Supabase Studio's
+   * Logs Explorer (its `LogsTableName`), which Logflare maps to these sources.
+   */
+  readonly aliases: readonly string[];
   readonly description: string;
   /** Whether records carry a top-level `project` column that queries filter on directly. */
   readonly hasProject: boolean;
@@ -18,6 +23,7 @@ export interface LogSource {
 export const logSources: readonly LogSource[] = [
   {
     name: 'cloudflare.logs.prod',
+    aliases: ['edge_logs'],
     description: 'Request logs at the edge',
     hasProject: true,
     metadata: {
@@ -29,12 +35,14 @@ export const logSources: readonly LogSource[] = [
   },
   {
     name: 'postgres.logs',
+    aliases: ['postgres_logs'],
     description: 'Database logs',
     hasProject: true,
     metadata: { struct: { host: 'VARCHAR', parsed: { struct: { error_severity: 'VARCHAR' } } } },
   },
   {
     name: 'deno-relay-logs',
+    aliases: ['function_edge_logs'],
     description: 'Edge-function relay logs',
     hasProject: false,
     metadata: {
@@ -50,6 +58,7 @@ export const logSources: readonly LogSource[] = [
   },
   {
     name: 'deno-subhosting-events',
+    aliases: ['function_logs'],
     description: 'Function event logs',
     hasProject: false,
     metadata: {
@@ -58,30 +67,35 @@ export const logSources: readonly LogSource[] = [
   },
   {
     name: 'gotrue.logs.prod',
+    aliases: ['auth_logs'],
     description: 'Authentication logs',
     hasProject: true,
     metadata: { struct: { project: 'VARCHAR', level: 'VARCHAR', path: 'VARCHAR', status: 'BIGINT' } },
   },
   {
     name: 'realtime.logs.prod',
+    aliases: ['realtime_logs'],
     description: 'Realtime logs',
     hasProject: true,
     metadata: { struct: { project: 'VARCHAR', level: 'VARCHAR', external_id: 'VARCHAR' } },
   },
   {
     name: 'storage.logs.prod.2',
+    aliases: ['storage_logs'],
     description: 'Storage logs',
     hasProject: true,
     metadata: { struct: { project: 'VARCHAR', level: 'VARCHAR', tenantId: 'VARCHAR' } },
   },
   {
     name: 'postgREST.logs.prod',
+    aliases: ['postgrest_logs'],
     description: 'REST API logs',
     hasProject: true,
     metadata: { struct: { project: 'VARCHAR', host: 'VARCHAR' } },
   },
   {
     name: 'pgbouncer.logs.prod',
+    aliases: ['pgbouncer_logs'],
     description: 'Connection-pooler logs',
     hasProject: true,
     metadata: { struct: { project: 'VARCHAR', host: 'VARCHAR' } },

@@ -8,7 +8,11 @@ import { type Ast, variant } from '../../src/sql/bigquery-ast.js';
 import { renameObjects } from '../../src/sql/qualify-for-bigquery.js';
 import { nowParameter, translateToDuckDb } from '../../src/sql/translate.js';
 import type { Database } from '../../src/storage/database.js';
+import { seedTableSchema } from '../../src/storage/log-tables.js';
 import { logSources } from '../../src/storage/sources.js';
+
+const seedTables = logSources.map(seedTableSchema);
+
 import {
   encodeRows,
   encodeSchema,
@@ -196,7 +200,7 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
     let logical: string;
     try {
       logical = renameObjects(sql, { tables: logicalTables, functions: logicalFunctions });
-      return translateToDuckDb(logical, { sources: logSources });
+      return translateToDuckDb(logical, { tables: seedTables });
     } catch (error) {
       throw invalidQuery(`Syntax error: ${(error as Error).message}`);
     }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { ParameterValues } from '../../src/engines/query-engine.js';
 import { type Translation, translateToDuckDb } from '../../src/sql/translate.js';
+import { seedTableSchema } from '../../src/storage/log-tables.js';
 import { logSources } from '../../src/storage/sources.js';
 import { createScratchEngine, type ScratchEngine } from './scratch-engine.js';
 
@@ -45,7 +46,7 @@ export function useTranslatedQueries(): {
 /** A TIMESTAMP as the engines return it: integer microseconds since the epoch. */
 export const micros = (iso: string): number => Date.parse(iso) * 1000;
 
-/** The translation of a query over the log sources (for refusals, which happen before any run). */
+/** The translation of a query over the log sources in their seed shape (for refusals, which happen before any run). */
 export function translationOf(sql: string): Translation {
-  return translateToDuckDb(sql, { sources: logSources });
+  return translateToDuckDb(sql, { tables: logSources.map(seedTableSchema) });
 }

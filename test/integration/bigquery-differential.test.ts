@@ -234,6 +234,22 @@ describe('the BigQuery engine against the DuckDB engine on the same records', ()
   });
 });
 
+describe('Logs Explorer table names on both engines', () => {
+  it.each([
+    'select edge_logs.id, r.path from edge_logs cross join unnest(metadata) as m cross join unnest(m.request) as r order by edge_logs.id',
+    'select function_id, count(*) as n from function_edge_logs cross join unnest(metadata) as m group by function_id order by function_id',
+    'select p.error_severity from postgres_logs as t cross join unnest(t.metadata) as m cross join unnest(m.parsed) as p',
+  ])('reads the source table for %s', async (sql) => {
+    const query = { id: `alias-${sql.length}`, name: 'alias', sql, maxRows: 1000 };
+    const [fromDuckDb, fromBigQuery] = await Promise.all([
+      duckdb.run(query, {}, { now }),
+      bigquery.run(query, {}, { now }),
+    ]);
+    expect(fromDuckDb.rows.length).toBeGreaterThan(0);
+    expect(toJson({ result: fromBigQuery.rows })).toBe(toJson({ result: fromDuckDb.rows }));
+  });
+});
+
 // The differential above could pass on two equally wrong engines; these work the answers out
 // from the fixture records directly.
 describe('BigQuery engine answers worked out from the fixture', () => {

@@ -2,9 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadEndpointRegistry } from '../../src/endpoints/registry.js';
+import { parseBigQueryEnvironment } from '../../src/engines/bigquery-config.js';
+import { bigQueryNaming } from '../../src/engines/bigquery-engine.js';
 import { queriesDir } from '../../src/paths.js';
 import { type Ast, parseBigQuery } from '../../src/sql/bigquery-ast.js';
 import { qualifyForBigQuery, renameObjects } from '../../src/sql/qualify-for-bigquery.js';
+import { logSources } from '../../src/storage/sources.js';
 
 const naming = {
   tables: {
@@ -43,8 +46,33 @@ describe('qualifying saved SQL for BigQuery', () => {
       naming,
     );
     expect(sql).toBe(
-      'select 1 from `my-project.logs.cloudflare_logs_prod`, `my-project.logs.postgrest_logs_prod`, `other-project.edge.relay`',
+      'select 1 from `my-project.logs.cloudflare_logs_prod`, `my-project.logs.postgrest_logs_prod`, `other-project.edge.relay` AS `deno-relay-logs`',
     );
+  });
+
+  it('renames a Logs Explorer name to its source table and keeps the name for its columns', () => {
+    const { sql } = qualifyForBigQuery(
+      'select edge_logs.id from edge_logs cross join unnest(metadata) as m',
+      {
+        tables: { edge_logs: 'my-project.logs.cloudflare_logs_prod' },
+        routines: {},
+      },
+    );
+    expect(sql).toBe(
+      'select edge_logs.id from `my-project.logs.cloudflare_logs_prod` AS `edge_logs` cross join unnest(metadata) as m',
+    );
+  });
+
+  it('maps every alias of a source to the table of the source in the engine naming', () => {
+    const config = parseBigQueryEnvironment({
+      QUERYGATE_BIGQUERY_PROJECT: 'acme-logs-prod',
+      QUERYGATE_BIGQUERY_DATASET: 'logflare',
+    });
+    const { tables } = bigQueryNaming(config, queriesDir);
+    for (const source of logSources) {
+      for (const alias of source.aliases) expect(tables[alias], alias).toBe(config.tables[source.name]);
+    }
+    expect(tables.edge_logs).toBe('acme-logs-prod.logflare.cloudflare_logs_prod');
   });
 
   it('matches source names without regard to case, as the translator does', () => {
@@ -86,7 +114,7 @@ describe('qualifying saved SQL for BigQuery', () => {
   it('splices at the right place after CRLF line ends and characters outside the BMP', () => {
     const text = "-- 😀😀 `deno-relay-logs`\r\nselect '😀' as e,\r\n  x from `deno-relay-logs`\r\n";
     expect(qualifyForBigQuery(text, naming).sql).toBe(
-      "-- 😀😀 `deno-relay-logs`\r\nselect '😀' as e,\r\n  x from `other-project.edge.relay`\r\n",
+      "-- 😀😀 `deno-relay-logs`\r\nselect '😀' as e,\r\n  x from `other-project.edge.relay` AS `deno-relay-logs`\r\n",
     );
   });
 

@@ -167,6 +167,55 @@ describe('generateDemoLogs', () => {
     expect(times[Math.floor(times.length * 0.99)]).toBeGreaterThan(5 * median);
   });
 
+  it('writes the fields real Supabase logs carry and the Logs Explorer templates read', () => {
+    const edge = eventsOf('cloudflare.logs.prod');
+    const present = (events: DemoLogEvent[], ...path: string[]) =>
+      events.every((event) => field(event.metadata, ...path) !== undefined);
+    for (const path of [
+      ['request', 'search'],
+      ['request', 'headers', 'x_real_ip'],
+      ['request', 'headers', 'cf_ray'],
+      ['request', 'cf', 'country'],
+      ['response', 'headers', 'cf_cache_status'],
+      ['response', 'headers', 'content_length'],
+    ]) {
+      expect(present(edge, ...path), path.join('.')).toBe(true);
+    }
+    // The search is the query string of the url, as the gateway logs it.
+    expect(
+      edge.every((event) =>
+        String(field(event.metadata, 'request', 'url')).endsWith(
+          `${field(event.metadata, 'request', 'path')}${field(event.metadata, 'request', 'search')}`,
+        ),
+      ),
+    ).toBe(true);
+    const cacheStatuses = new Set(
+      edge.map((event) => field(event.metadata, 'response', 'headers', 'cf_cache_status')),
+    );
+    expect(cacheStatuses).toEqual(new Set(['HIT', 'MISS', 'DYNAMIC']));
+
+    const postgres = eventsOf('postgres.logs');
+    expect(present(postgres, 'parsed', 'sql_state_code')).toBe(true);
+    const states = new Map(
+      postgres.map((event) => [
+        field(event.metadata, 'parsed', 'error_severity'),
+        field(event.metadata, 'parsed', 'sql_state_code'),
+      ]),
+    );
+    expect(states.get('LOG')).toBe('00000');
+    expect(postgres.some((event) => field(event.metadata, 'parsed', 'sql_state_code') === '23505')).toBe(
+      true,
+    );
+
+    const relay = eventsOf('deno-relay-logs');
+    expect(present(relay, 'response', 'headers', 'x_sb_edge_region')).toBe(true);
+    const auth = eventsOf('gotrue.logs.prod');
+    const actions = new Set(
+      auth.map((event) => field(JSON.parse(event.event_message), 'auth_event', 'action')),
+    );
+    expect(actions).toEqual(new Set([undefined, 'login', 'user_signedup']));
+  });
+
   it('takes its projects and volume from the options', () => {
     const custom = generateDemoLogs({ now, projects: ['solo'], scale: 0.1 });
     const events = [...custom.values()].flat();

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { translateToDuckDb } from '../../src/sql/translate.js';
+import { seedTableSchema } from '../../src/storage/log-tables.js';
 import { logSources } from '../../src/storage/sources.js';
+
+const seedTables = logSources.map(seedTableSchema);
+
 import { createScratchEngine, type ScratchEngine } from '../helpers/scratch-engine.js';
 
 // Each construct the saved queries use, run on DuckDB and checked against values worked out by
@@ -194,7 +198,7 @@ describe('BigQuery to DuckDB translation', () => {
 
   it('lists the parameters the query uses', () => {
     const { parameters } = translateToDuckDb('select @b, @a, @b from `postgres.logs`', {
-      sources: logSources,
+      tables: seedTables,
     });
     expect(parameters).toEqual(['a', 'b']);
   });
@@ -208,7 +212,7 @@ describe('BigQuery to DuckDB translation', () => {
     ['a window function without OVER', 'select row_number() from `postgres.logs`'],
     ['RIGHT JOIN', 'select 1 from `postgres.logs` as a right join `postgres.logs` as b on true'],
   ])('refuses %s with a message', (_what, sql) => {
-    expect(() => translateToDuckDb(sql, { sources: logSources })).toThrow(/Cannot translate to DuckDB/);
+    expect(() => translateToDuckDb(sql, { tables: seedTables })).toThrow(/Cannot translate to DuckDB/);
   });
 });
 
@@ -231,7 +235,7 @@ describe('speed rewrites keep the rows', () => {
       'with bounds as (select timestamp_sub(current_timestamp(), interval 9296289 millisecond) as since) ';
     const inlined = withBounds + body.replace('%FROM%', 'bounds, `cloudflare.logs.prod` as t');
     const joined = withBounds + body.replace('%FROM%', '`cloudflare.logs.prod` as t cross join bounds');
-    expect(translateToDuckDb(inlined, { sources: logSources }).sql).not.toContain('"bounds"');
+    expect(translateToDuckDb(inlined, { tables: seedTables }).sql).not.toContain('"bounds"');
     expect(await rows(inlined)).toEqual(await rows(joined));
     expect((await rows(inlined)).map((row) => row.id)).toEqual(['c2']);
   });
@@ -243,7 +247,7 @@ describe('speed rewrites keep the rows', () => {
         const call = (rangeStep: string) =>
           `select generate_timestamp_trunc_array(3, ${rangeStep}) as series`;
         const literal = call(`'${range}_${step}'`);
-        expect(translateToDuckDb(literal, { sources: logSources }).sql).not.toContain(
+        expect(translateToDuckDb(literal, { tables: seedTables }).sql).not.toContain(
           'generate_timestamp_trunc_array',
         );
         // concat() makes the argument a non-literal, which always goes to the macro.
@@ -255,7 +259,7 @@ describe('speed rewrites keep the rows', () => {
   it('drops CTEs that nothing references, directly or through another CTE', async () => {
     const sql = `with a as (select 1 as x), b as (select x from a), unused as (select * from b), also_unused as (select 2 as y)
       select x from b`;
-    const { sql: duckdb } = translateToDuckDb(sql, { sources: logSources });
+    const { sql: duckdb } = translateToDuckDb(sql, { tables: seedTables });
     expect(duckdb).not.toContain('unused');
     expect(await rows(sql)).toEqual([{ x: 1 }]);
   });

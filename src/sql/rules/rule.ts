@@ -1,4 +1,4 @@
-import { QuerygateError } from '../../errors.js';
+import { unsupported } from '../unsupported.js';
 
 /**
  * One call of a BigQuery function, its arguments already translated to DuckDB SQL. Rules read
@@ -52,9 +52,8 @@ export const rule = (
 export const same = (min: number, max: number, duckdbName?: string): FunctionRule =>
   rule(min, max, (args, call) => `${duckdbName ?? call.name}(${args.join(', ')})`);
 
-export function unsupported(message: string): QuerygateError {
-  return new QuerygateError('BAD_REQUEST', `Cannot translate to DuckDB: ${message}`);
-}
+/** Refusals carry UNSUPPORTED_SQL, and the translator adds their line and column (unsupported.ts). */
+export { unsupported };
 
 /** The instant `CURRENT_TIMESTAMP()` stands for, bound per call so tests can fix the clock. */
 export const nowParameter = '$__now';

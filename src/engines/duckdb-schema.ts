@@ -1,0 +1,48 @@
+import { type DuckDBConnection, type DuckDBType, DuckDBTypeId } from '@duckdb/node-api';
+import { quoteIdent, type SqlType, type TableSchema } from '../sql/table-schema.js';
+
+/** A table queries may name: its name in the store and the other names it answers to. */
+export interface QueryableTable {
+  readonly name: string;
+  readonly aliases?: readonly string[] | undefined;
+}
+
+/**
+ * The columns each table has in the store now, read from DuckDB: what ingestion has evolved
+ * `metadata` to, not the seed catalog, so every field of the data can be addressed and a field
+ * no record ever had is refused by the translator. A table the store lacks is left out.
+ */
+export async function readTableSchemas(
+  connection: DuckDBConnection,
+  tables: readonly QueryableTable[],
+): Promise<TableSchema[]> {
+  const schemas: TableSchema[] = [];
+  for (const table of tables) {
+    let result: Awaited<ReturnType<DuckDBConnection['run']>>;
+    try {
+      result = await connection.run(`SELECT * FROM ${quoteIdent(table.name)} LIMIT 0`);
+    } catch {
+      continue;
+    }
+    const columns = Object.fromEntries(
+      result.columnNames().map((name, i) => [name, sqlType(result.columnType(i))]),
+    );
+    schemas.push({ name: table.name, aliases: table.aliases, columns });
+  }
+  return schemas;
+}
+
+function sqlType(type: DuckDBType): SqlType {
+  switch (type.typeId) {
+    case DuckDBTypeId.STRUCT:
+      return {
+        struct: Object.fromEntries(
+          type.entryNames.map((name, i) => [name, sqlType(type.entryTypes[i] as DuckDBType)]),
+        ),
+      };
+    case DuckDBTypeId.LIST:
+      return { list: sqlType(type.valueType) };
+    default:
+      return type.toString();
+  }
+}

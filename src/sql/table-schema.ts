@@ -1,0 +1,49 @@
+/**
+ * What the translator knows of the tables a query may read. The caller (the engine) reads it from
+ * the store when an endpoint loads, so every field ingestion has added can be addressed; `sql/`
+ * never reads the store itself.
+ */
+
+/** A column's type: a DuckDB scalar type name, a STRUCT (a BigQuery record) or a LIST (an array). */
+export type SqlType =
+  | string
+  | { readonly struct: Readonly<Record<string, SqlType>> }
+  | { readonly list: SqlType };
+
+export type StructSqlType = { readonly struct: Readonly<Record<string, SqlType>> };
+
+export interface TableSchema {
+  /** The table's name in the store, which is also the name queries use for it. */
+  readonly name: string;
+  /** Other names queries may use for the same table (the Logs Explorer's `edge_logs`, ...). */
+  readonly aliases?: readonly string[] | undefined;
+  readonly columns: Readonly<Record<string, SqlType>>;
+}
+
+export function isStructSqlType(type: SqlType | undefined): type is StructSqlType {
+  return typeof type === 'object' && 'struct' in type;
+}
+
+export function isListSqlType(type: SqlType | undefined): type is { readonly list: SqlType } {
+  return typeof type === 'object' && 'list' in type;
+}
+
+/**
+ * The field of a STRUCT named `name`, compared case-insensitively as BigQuery and DuckDB compare
+ * field names; its spelling in the type is returned with it.
+ */
+export function structField(
+  type: StructSqlType,
+  name: string,
+): { readonly name: string; readonly type: SqlType } | undefined {
+  if (Object.hasOwn(type.struct, name)) return { name, type: type.struct[name] as SqlType };
+  const lower = name.toLowerCase();
+  for (const [field, fieldType] of Object.entries(type.struct)) {
+    if (field.toLowerCase() === lower) return { name: field, type: fieldType };
+  }
+  return undefined;
+}
+
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}

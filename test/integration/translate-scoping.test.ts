@@ -1,0 +1,291 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
+import type { QueryEngine } from '../../src/engines/query-engine.js';
+import { isQuerygateError } from '../../src/errors.js';
+import { queriesDir } from '../../src/paths.js';
+import { logSources } from '../../src/storage/sources.js';
+import { openTempStore, type TempStore } from '../helpers/temp-store.js';
+
+// Name resolution as BigQuery does it, over a store whose schema ingestion evolved: the records
+// below bring fields (request.headers, cf, spans) that the seed catalog does not know.
+const now = new Date('2026-03-10T12:00:00Z');
+let store: TempStore;
+let engine: QueryEngine;
+let counter = 0;
+
+const edge = [
+  {
+    id: 'e1',
+    timestamp: '2026-03-10T10:00:00Z',
+    event_message: 'GET /rest/v1/todos',
+    project: 'p1',
+    metadata: {
+      request: {
+        path: '/rest/v1/todos',
+        method: 'GET',
+        headers: { x_real_ip: '192.0.2.1' },
+        cf: { country: 'DE' },
+      },
+      response: { status_code: 200 },
+      spans: [
+        { name: 'a', tags: [{ k: 'x' }, { k: 'y' }] },
+        { name: 'b', tags: [{ k: 'z' }] },
+      ],
+    },
+  },
+  {
+    id: 'e2',
+    timestamp: '2026-03-10T10:01:00Z',
+    event_message: 'POST /auth/v1/token',
+    project: 'p1',
+    metadata: {
+      request: { path: '/auth/v1/token', method: 'POST', cf: { country: 'US' } },
+      response: { status_code: 500 },
+    },
+  },
+  {
+    id: 'e3',
+    timestamp: '2026-03-10T10:02:00Z',
+    event_message: 'GET /rest/v1/todos',
+    project: 'p2',
+    metadata: { request: { path: '/rest/v1/todos', method: 'GET' } },
+  },
+];
+
+beforeAll(async () => {
+  store = await openTempStore('querygate-scoping-');
+  await store.writer.write('cloudflare.logs.prod', edge);
+  await store.writer.write('gotrue.logs.prod', [
+    {
+      id: 'a1',
+      timestamp: '2026-03-10T10:00:00Z',
+      event_message: 'x',
+      project: 'p1',
+      metadata: { project: 'p1', level: 'info' },
+    },
+  ]);
+  await store.writer.write('postgres.logs', [
+    {
+      id: 'g1',
+      timestamp: '2026-03-10T10:00:00Z',
+      event_message: 'x',
+      project: 'p1',
+      metadata: { host: 'db' },
+    },
+  ]);
+  engine = await createDuckDbEngine({
+    database: store.db,
+    sources: logSources,
+    queries: [],
+    queriesDir,
+    timeoutMs: 10_000,
+  });
+});
+
+afterAll(async () => {
+  await engine?.close();
+  await store?.close();
+});
+
+async function rows(sql: string) {
+  counter += 1;
+  const name = `scoping-${counter}`;
+  return (await engine.run({ id: name, name, sql, maxRows: 1000 }, {}, { now })).rows;
+}
+
+async function refusal(sql: string) {
+  try {
+    await rows(sql);
+  } catch (error) {
+    if (isQuerygateError(error)) return { code: error.code, message: error.message, details: error.details };
+    throw error;
+  }
+  throw new Error('the query was not refused');
+}
+
+describe('BigQuery name resolution on the embedded engine', () => {
+  it('takes a bare unnest(metadata) for the record of the table in scope', async () => {
+    expect(
+      await rows(
+        'select count(*) as n from edge_logs cross join unnest(metadata) as m where m.response.status_code = 200',
+      ),
+    ).toEqual([{ n: 1 }]);
+  });
+
+  it('resolves unqualified fields of an UNNEST value table, with or without an alias', async () => {
+    expect(
+      await rows(
+        'select id, path from edge_logs cross join unnest(metadata) m cross join unnest(m.request) order by id',
+      ),
+    ).toEqual([
+      { id: 'e1', path: '/rest/v1/todos' },
+      { id: 'e2', path: '/auth/v1/token' },
+      { id: 'e3', path: '/rest/v1/todos' },
+    ]);
+    expect(
+      await rows(
+        "select count(*) as n from edge_logs cross join unnest(metadata) as m cross join unnest(m.request) as r where path like '%rest/v1%'",
+      ),
+    ).toEqual([{ n: 2 }]);
+  });
+
+  it('reaches objects that ingestion added (headers, cf) through UNNEST, dropping records without them', async () => {
+    expect(
+      await rows(`select h.x_real_ip from edge_logs
+        cross join unnest(metadata) as m cross join unnest(m.request) as r cross join unnest(r.headers) as h`),
+    ).toEqual([{ x_real_ip: '192.0.2.1' }]);
+    expect(
+      await rows(`select cf.country, count(*) as count from edge_logs
+        left join unnest(metadata) as m on true left join unnest(m.request) as r on true
+        left join unnest(r.cf) as cf on true group by cf.country order by count desc, country`),
+    ).toEqual([
+      { country: null, count: 1 },
+      { country: 'DE', count: 1 },
+      { country: 'US', count: 1 },
+    ]);
+  });
+
+  it('unnests arrays of records inside arrays of records, correlated at each depth', async () => {
+    expect(
+      await rows(`select s.name, t.k from edge_logs cross join unnest(metadata) as m
+        cross join unnest(m.spans) as s cross join unnest(s.tags) as t order by s.name, t.k`),
+    ).toEqual([
+      { name: 'a', k: 'x' },
+      { name: 'a', k: 'y' },
+      { name: 'b', k: 'z' },
+    ]);
+    expect(
+      await rows(`select id, (select count(*) from unnest(m.spans) as s cross join unnest(s.tags) as t) as tags
+        from edge_logs cross join unnest(metadata) as m where id = 'e1'`),
+    ).toEqual([{ id: 'e1', tags: 3 }]);
+  });
+
+  it('lets an UNNEST alias win over a column of the same name', async () => {
+    expect(
+      await rows('select metadata.level from auth_logs cross join unnest(metadata) as metadata'),
+    ).toEqual([{ level: 'info' }]);
+  });
+
+  it('reads a table by its Logs Explorer name, qualified by that name', async () => {
+    expect(await rows('select postgres_logs.id from postgres_logs')).toEqual([{ id: 'g1' }]);
+  });
+
+  it('keeps the types of CTE columns, so an object selected in a CTE unnests as an object', async () => {
+    expect(
+      await rows(`with e as (select id, metadata from edge_logs where project = 'p1')
+        select e.id, r.method from e cross join unnest(e.metadata) as m cross join unnest(m.request) as r order by e.id`),
+    ).toEqual([
+      { id: 'e1', method: 'GET' },
+      { id: 'e2', method: 'POST' },
+    ]);
+  });
+
+  it('groups and orders by SELECT aliases and ordinals as BigQuery does', async () => {
+    expect(
+      await rows(`select r.path as path, r.method as method, count(*) as c from edge_logs
+        cross join unnest(metadata) as m cross join unnest(m.request) as r group by path, 2 order by c desc, path`),
+    ).toEqual([
+      { path: '/rest/v1/todos', method: 'GET', c: 2 },
+      { path: '/auth/v1/token', method: 'POST', c: 1 },
+    ]);
+  });
+
+  it('names a selected UNNEST alias after the alias', async () => {
+    const [row] = await rows(
+      "select r from edge_logs cross join unnest(metadata) as m cross join unnest(m.response) as r where id = 'e2'",
+    );
+    expect(Object.keys(row ?? {})).toEqual(['r']);
+  });
+});
+
+describe('refusals with the construct and its place', () => {
+  it('refuses a field no record of the store has, naming it, its line and column', async () => {
+    const refused = await refusal(
+      'select\n  m.request.nope\nfrom edge_logs cross join unnest(metadata) as m',
+    );
+    expect(refused.code).toBe('UNSUPPORTED_SQL');
+    expect(refused.message).toContain('no field nope in m.request');
+    expect(refused.details).toMatchObject({ line: 2, column: 3 });
+  });
+
+  it('refuses a name two tables of the FROM clause have, as BigQuery does', async () => {
+    const refused = await refusal('select project from auth_logs cross join unnest(metadata) as m');
+    expect(refused.code).toBe('UNSUPPORTED_SQL');
+    expect(refused.message).toMatch(/project is ambiguous/);
+  });
+
+  it('refuses a table that is neither a source, an alias of one, nor a CTE', async () => {
+    const refused = await refusal('select count(*) from supavisor_logs');
+    expect(refused).toMatchObject({ code: 'UNSUPPORTED_SQL', details: { line: 1, column: 22 } });
+    expect(refused.message).toContain('supavisor_logs');
+  });
+
+  it('refuses at load a saved query whose translation DuckDB cannot bind, naming the endpoint', async () => {
+    const loading = createDuckDbEngine({
+      database: store.db,
+      sources: logSources,
+      queries: [
+        {
+          id: 'bad',
+          name: 'reports.bad',
+          sql: 'select e.id from edge_logs as e join postgres_logs as p using (no_such_column)',
+          maxRows: 1,
+        },
+      ],
+      queriesDir,
+      timeoutMs: 10_000,
+    });
+    await expect(loading).rejects.toMatchObject({ code: 'UNSUPPORTED_SQL', message: /reports\.bad/ });
+  });
+
+  it('refuses a column that no table in scope has', async () => {
+    const refused = await refusal('select nothing_here from edge_logs');
+    expect(refused.code).toBe('UNSUPPORTED_SQL');
+    expect(refused.message).toContain('nothing_here');
+  });
+});
+
+describe('SELECT DISTINCT', () => {
+  it('returns each distinct row once', async () => {
+    expect(
+      await rows(
+        'select distinct r.method from edge_logs cross join unnest(metadata) as m cross join unnest(m.request) as r order by method',
+      ),
+    ).toEqual([{ method: 'GET' }, { method: 'POST' }]);
+  });
+});
+
+describe('set operations', () => {
+  it('orders a UNION ALL by a column name of its result', async () => {
+    expect(
+      await rows(
+        "select t.id from edge_logs as t where t.id = 'e2' union all select p.id from postgres_logs as p order by id",
+      ),
+    ).toEqual([{ id: 'e2' }, { id: 'g1' }]);
+  });
+});
+
+describe('comma joins', () => {
+  it('unnests an array of a constant CTE joined with a comma', async () => {
+    expect(
+      await rows('with arr as (select [3, 1, 2] as d) select x from arr, unnest(arr.d) as x order by x'),
+    ).toEqual([{ x: 1 }, { x: 2 }, { x: 3 }]);
+  });
+
+  it('takes a path from a table in FROM as an implicit UNNEST of it', async () => {
+    expect(
+      await rows(
+        "select r.path, s.name from edge_logs as t, t.metadata as m, m.request as r join m.spans as s on true where t.id = 'e1' order by s.name",
+      ),
+    ).toEqual([
+      { path: '/rest/v1/todos', name: 'a' },
+      { path: '/rest/v1/todos', name: 'b' },
+    ]);
+  });
+
+  it('takes `FROM t, UNNEST(t.metadata) AS m` as a correlated CROSS JOIN', async () => {
+    expect(
+      await rows("select m.request.path from edge_logs as t, unnest(t.metadata) as m where t.id = 'e2'"),
+    ).toEqual([{ path: '/auth/v1/token' }]);
+  });
+});
