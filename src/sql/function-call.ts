@@ -92,7 +92,9 @@ export function callSql(
       ),
       literals: literal(stringLiteral),
       numbers: literal(numberLiteral),
-      kinds: literal(valueKind),
+      kinds: args.map((arg, i) =>
+        arg === wildcard || parts[i] !== undefined ? undefined : valueKind(arg, context),
+      ),
       parts,
       distinct: options.distinct ?? false,
       clauses: options.clauses ?? {},

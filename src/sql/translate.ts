@@ -827,6 +827,11 @@ class Translator {
       // ORDER BY inside an aggregate or a window orders by expressions, never by SELECT aliases.
       orderItem: (item) => this.orderItem(item, scope, new Map()),
       query: (node) => indent(this.query(node, scope)),
+      columnType: (node) => {
+        const parts = compoundParts(node);
+        const type = parts ? this.resolveName(parts, scope).type : undefined;
+        return typeof type === 'string' ? type : undefined;
+      },
     };
   }
 

@@ -10,6 +10,8 @@ export interface FormContext {
   orderItem(item: Ast): string;
   /** A subquery. */
   query(node: Ast): string;
+  /** The DuckDB type of a column or field reference, where the store's schema tells it. */
+  columnType(node: Ast): string | undefined;
 }
 
 /** BigQuery type names and their DuckDB types (DATETIME is TIMESTAMP_NS: see the datetime rule). */
@@ -146,14 +148,29 @@ const functionKinds: Record<string, ValueKind> = {
 
 const typeKinds: Record<string, ValueKind> = { Date: 'date', Datetime: 'datetime', Timestamp: 'timestamp' };
 
-/** DATE, DATETIME or TIMESTAMP, for literals, casts and the functions that return one. */
-export function valueKind(expression: Ast): ValueKind | undefined {
+const columnKinds: Record<string, ValueKind> = {
+  DATE: 'date',
+  TIMESTAMP_NS: 'datetime',
+  TIMESTAMP: 'timestamp',
+};
+
+/**
+ * DATE, DATETIME or TIMESTAMP, for literals, casts, the functions that return one, and columns
+ * whose type the store's schema gives.
+ */
+export function valueKind(expression: Ast, context: FormContext): ValueKind | undefined {
+  const columnType =
+    expression.Identifier || expression.CompoundIdentifier ? context.columnType(expression) : undefined;
+  return columnType === undefined ? syntacticKind(expression) : columnKinds[columnType];
+}
+
+function syntacticKind(expression: Ast): ValueKind | undefined {
   const [kind, node] = variant(expression);
   if (kind === 'TypedString' || kind === 'Cast') {
     const [typeName] = typeof node.data_type === 'string' ? [node.data_type] : variant(node.data_type);
     return typeKinds[typeName];
   }
-  if (kind === 'Nested') return valueKind(node);
+  if (kind === 'Nested') return syntacticKind(node);
   if (kind === 'Function') {
     const name = (node.name as Ast[])
       .map((part) => variant(part)[1].value)

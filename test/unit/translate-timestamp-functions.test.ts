@@ -8,7 +8,7 @@ import { micros, translationOf, useTranslatedQueries } from '../helpers/translat
 // https://cloud.google.com/bigquery/docs/reference/standard-sql/datetime_functions
 // https://cloud.google.com/bigquery/docs/reference/standard-sql/format-elements
 // TIMESTAMP results come back as microseconds, DATE as 'YYYY-MM-DD', DATETIME as 'YYYY-MM-DDTHH:MM:SS'.
-const { row } = useTranslatedQueries();
+const { row, scratch } = useTranslatedQueries();
 const refused = (sql: string) => () => translationOf(sql);
 
 describe('BigQuery timestamp functions on DuckDB', () => {
@@ -153,6 +153,15 @@ describe('BigQuery timestamp functions on DuckDB', () => {
       b: micros('2008-12-25T08:00:00Z'),
       c: '2008-12-25T15:00:00',
       d: '2026-01-01',
+    });
+    // A TIMESTAMP column (the store's schema says so) truncates to a TIMESTAMP too.
+    await scratch().duckdb(
+      `INSERT INTO "postgres.logs" (id, timestamp, event_message) VALUES ('trunc', TIMESTAMP '2008-12-25 15:30:00', 'x')`,
+    );
+    expect(
+      await row("select date_trunc(t.timestamp, month) as m from `postgres.logs` as t where t.id = 'trunc'"),
+    ).toEqual({
+      m: micros('2008-12-01T00:00:00Z'),
     });
   });
 

@@ -164,8 +164,9 @@ export const timeRules: RuleTable = {
     return fromCivil(truncCivil(toCivil(value as string, zone), call.parts[1]), zone);
   }),
   // DATE_TRUNC also takes DATETIME and TIMESTAMP (with a zone) and returns the same type; DuckDB's
-  // date_trunc always returns TIMESTAMP. The type is taken from the text where it shows; any other
-  // value is taken as a DATE, DATE_TRUNC's first signature.
+  // date_trunc always returns TIMESTAMP. The type is taken from the store's schema for a column,
+  // or from the text (a literal, a cast, a function); any other value is taken as a DATE,
+  // DATE_TRUNC's first signature.
   date_trunc: rule(2, 3, ([value], call) => {
     const kind = call.kinds[0];
     if (kind === 'timestamp') {
