@@ -10,6 +10,7 @@ import { createLogWriter } from '../src/storage/log-writer.js';
 import { logSources } from '../src/storage/sources.js';
 import { loadSideBySide } from './cached-load.js';
 import { type EndpointCase, type InProcessTiming, timeInProcess, timeOverHttp } from './endpoint-latency.js';
+import { type FairnessResult, measureFairness } from './fairness.js';
 import { benchProjects, generateBenchLogs } from './generate-logs.js';
 import { measureIngestion, measureWideKeys, type WideKeysResult } from './ingestion.js';
 import { benchApiKey, startBareServer, startServerProcess } from './processes.js';
@@ -33,6 +34,12 @@ const program = new Command()
     3,
   )
   .option('--connections <n>', 'concurrent connections of the cached-hit load', (value) => Number(value), 64)
+  .option(
+    '--slow-callers <n>',
+    'clients calling a slow endpoint while the fairness measure times a cheap one',
+    (value) => Number(value),
+    12,
+  )
   .option('--ingest <n>', 'records per ingestion measure (default: min(rows, 200000))', (value) =>
     Number(value),
   )
@@ -45,6 +52,7 @@ const options = program.opts<{
   seconds: number;
   rounds: number;
   connections: number;
+  slowCallers: number;
   ingest?: number;
   out: string;
 }>();
@@ -126,6 +134,23 @@ try {
   for (const testCase of cases)
     overHttp.push(await timeOverHttp(server.url, benchApiKey, testCase, options.repeat));
 
+  // 4. Fairness: a cheap call of one endpoint while many clients keep another endpoint busy.
+  log(`Timing a cheap call beside ${options.slowCallers} clients of a slow endpoint...`);
+  const fairness = await measureFairness(
+    benchApiKey,
+    {
+      slow: {
+        label: 'usage.api-counts daily, every url',
+        url: `${server.url}/api/endpoints/usage.api-counts?project=.&interval=daily`,
+      },
+      cheap: {
+        label: 'logs.all PAYG (small)',
+        url: `${server.url}/api/endpoints/logs.all?project=${sizes.small}&project_tier=PAYG`,
+      },
+    },
+    { slowCallers: options.slowCallers, repeat: options.repeat },
+  );
+
   log('Loading cached hits...');
   const restUrl = `${server.url}/api/endpoints/usage.api-counts?project=${sizes.large}&interval=daily`;
   const headers = { 'x-api-key': benchApiKey };
@@ -181,7 +206,7 @@ try {
   await server.stop();
   await bare.stop();
 
-  // 4. Ingestion, three ways, on the same records.
+  // 5. Ingestion, three ways, on the same records.
   const ingestCount = options.ingest ?? Math.min(edgeRows, 200_000);
   log(`Ingesting ${ingestCount} records three ways...`);
   const ingestion = await measureIngestion(ingestCount, now, 4);
@@ -239,6 +264,7 @@ try {
       ...ingestion,
       httpToAppenderRatio: ratio(ingestion.httpRecordsPerSecond, ingestion.appenderRecordsPerSecond),
     },
+    fairness,
     wideKeys,
     peakServerRssBytes: peakRssBytes,
   };
@@ -279,6 +305,7 @@ function printTable(results: {
     graphqlExecutedServingRatio: number;
   };
   ingestion: Record<string, number>;
+  fairness: FairnessResult;
   wideKeys: WideKeysResult;
   peakServerRssBytes: number | undefined;
 }) {
@@ -312,6 +339,7 @@ function printTable(results: {
     '',
     `ingestion (${results.ingestion.records} records): HTTP batches of 1000 ${results.ingestion.httpRecordsPerSecond}/s, bulk path ${results.ingestion.bulkRecordsPerSecond}/s, DuckDB appender ${results.ingestion.appenderRecordsPerSecond}/s`,
     `wide events (${results.wideKeys.requests} × ${results.wideKeys.keysPerEvent} distinct keys): server peak RSS ${mb(results.wideKeys.startedPeakRssBytes)} started → ${mb(results.wideKeys.peakServerRssBytes)} after; ${results.wideKeys.medianWideRequestMs} ms per wide POST (median), ${results.wideKeys.smallRequestMs} ms for a 1-event POST after; logs.all ${results.wideKeys.logsAll.before.ms} ms / ${results.wideKeys.logsAll.before.bytes} B before, ${results.wideKeys.logsAll.after.ms} ms / ${results.wideKeys.logsAll.after.bytes} B after`,
+    `fairness: ${results.fairness.cheap} ${results.fairness.quietMs.medianMs.toFixed(1)} ms quiet, ${results.fairness.loadedMs.medianMs.toFixed(1)} ms (p95 ${results.fairness.loadedMs.p95Ms.toFixed(1)}) beside ${results.fairness.slowCallers} clients of ${results.fairness.slow}: ratio ${results.fairness.ratio}; slow calls answered ${JSON.stringify(results.fairness.slowStatuses)}`,
     `peak server RSS: ${mb(results.peakServerRssBytes)}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

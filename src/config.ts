@@ -31,6 +31,10 @@ const environmentSchema = z.object({
   QUERYGATE_DEMO: flag.default(true),
   QUERYGATE_ENGINE: z.enum(['duckdb', 'bigquery']).default('duckdb'),
   QUERYGATE_QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(25_000),
+  QUERYGATE_DUCKDB_CONNECTIONS: z.coerce.number().int().min(1).max(256).default(4),
+  QUERYGATE_ENDPOINT_CONNECTIONS: z.coerce.number().int().min(1).optional(),
+  QUERYGATE_ENDPOINT_QUEUE: z.coerce.number().int().min(0).default(8),
+  QUERYGATE_GRAPHQL_OPERATION_CONCURRENCY: z.coerce.number().int().min(1).default(2),
   QUERYGATE_MAX_BODY_BYTES: z.coerce
     .number()
     .int()
@@ -41,6 +45,25 @@ const environmentSchema = z.object({
     .int()
     .positive()
     .default(64 * 1024 * 1024),
+  // HTTP limits: a client that is slow to send its headers or body, or that holds idle
+  // connections, is cut off instead of holding a socket (and a file descriptor) for minutes.
+  QUERYGATE_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  QUERYGATE_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  QUERYGATE_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+  QUERYGATE_MAX_CONNECTIONS: z.coerce.number().int().positive().default(4_096),
+  QUERYGATE_CORS_ORIGINS: z
+    .string()
+    .optional()
+    .transform((value) =>
+      (value ?? '')
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
+    )
+    .refine((origins) => origins.every((origin) => origin === '*' || /^https?:\/\/[^/\s]+$/.test(origin)), {
+      message: "must be '*' or comma-separated origins such as https://dash.example.com",
+    }),
+  QUERYGATE_GRAPHQL_MAX_BATCH: z.coerce.number().int().min(1).max(100).default(10),
   QUERYGATE_MAX_METADATA_FIELDS: z.coerce.number().int().positive().max(10_000).default(500),
   QUERYGATE_MAX_METADATA_DEPTH: z.coerce.number().int().positive().max(30).default(15),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -55,10 +78,30 @@ export interface Config {
   readonly apiKeys: readonly string[] | undefined;
   readonly demo: boolean;
   readonly engine: 'duckdb' | 'bigquery';
+  /** Deadline of an engine call, from asking for a connection to its last row. */
   readonly queryTimeoutMs: number;
+  /** DuckDB connections running queries side by side. */
+  readonly duckdbConnections: number;
+  /** Connections the calls of one endpoint may hold at once (half the pool unless set). */
+  readonly endpointConnections: number;
+  /** Calls of one endpoint that may wait for a connection; beyond it they get 503 ENGINE_BUSY. */
+  readonly endpointQueue: number;
+  /** Engine calls one GraphQL operation runs at once; its other calls wait their turn. */
+  readonly graphqlOperationConcurrency: number;
   readonly maxBodyBytes: number;
   /** Approximate bytes of query results the resolver layer keeps (LRU beyond it). */
   readonly cacheMaxBytes: number;
+  /** HTTP: how long a client may take to send its headers, and its whole request. */
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  /** HTTP: how long an idle kept-alive connection stays open. */
+  readonly keepAliveTimeoutMs: number;
+  /** HTTP: open connections beyond this are refused at accept. */
+  readonly maxConnections: number;
+  /** Origins allowed to call from a browser (`*` for any); empty: no CORS headers at all. */
+  readonly corsOrigins: readonly string[];
+  /** Operations one batched GraphQL request (a JSON array) may carry. */
+  readonly graphqlMaxBatch: number;
   /**
    * How far each source's typed `metadata` may grow: fields at every level, and levels of
    * objects. What lies beyond is kept in `_extra` by path, never dropped, never a schema change.
@@ -93,8 +136,21 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     demo: env.QUERYGATE_DEMO,
     engine: env.QUERYGATE_ENGINE,
     queryTimeoutMs: env.QUERYGATE_QUERY_TIMEOUT_MS,
+    duckdbConnections: env.QUERYGATE_DUCKDB_CONNECTIONS,
+    endpointConnections: Math.min(
+      env.QUERYGATE_ENDPOINT_CONNECTIONS ?? Math.ceil(env.QUERYGATE_DUCKDB_CONNECTIONS / 2),
+      env.QUERYGATE_DUCKDB_CONNECTIONS,
+    ),
+    endpointQueue: env.QUERYGATE_ENDPOINT_QUEUE,
+    graphqlOperationConcurrency: env.QUERYGATE_GRAPHQL_OPERATION_CONCURRENCY,
     maxBodyBytes: env.QUERYGATE_MAX_BODY_BYTES,
     cacheMaxBytes: env.QUERYGATE_CACHE_MAX_BYTES,
+    headersTimeoutMs: Math.min(env.QUERYGATE_HEADERS_TIMEOUT_MS, env.QUERYGATE_REQUEST_TIMEOUT_MS),
+    requestTimeoutMs: env.QUERYGATE_REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: env.QUERYGATE_KEEP_ALIVE_TIMEOUT_MS,
+    maxConnections: env.QUERYGATE_MAX_CONNECTIONS,
+    corsOrigins: Object.freeze(env.QUERYGATE_CORS_ORIGINS),
+    graphqlMaxBatch: env.QUERYGATE_GRAPHQL_MAX_BATCH,
     schemaLimits: Object.freeze({
       maxFields: env.QUERYGATE_MAX_METADATA_FIELDS,
       maxDepth: env.QUERYGATE_MAX_METADATA_DEPTH,

@@ -18,6 +18,7 @@ export const errorStatus = {
   INTERNAL: 500,
   ENGINE_ERROR: 502,
   NOT_READY: 503,
+  ENGINE_BUSY: 503,
   ENGINE_TIMEOUT: 504,
 } as const;
 
@@ -38,9 +39,15 @@ export class QuerygateError extends GraphQLError {
 
   constructor(code: ErrorCode, message: string, options: QuerygateErrorOptions = {}) {
     const status = errorStatus[code];
+    const retryAfter = options.details?.retryAfterSeconds;
+    // Yoga sends `http.headers` with the response, so GraphQL clients get Retry-After as REST's do.
+    const http =
+      typeof retryAfter === 'number'
+        ? { status, headers: { 'retry-after': String(retryAfter) } }
+        : { status };
     super(message, {
       originalError: options.cause instanceof Error ? options.cause : undefined,
-      extensions: { code, http: { status }, ...(options.details ?? {}) },
+      extensions: { code, http, ...(options.details ?? {}) },
     });
     this.code = code;
     this.status = status;

@@ -1,23 +1,24 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
-import { type Logger, pino } from 'pino';
+import type { Logger } from 'pino';
 import { loadOrCreateApiKey } from './api-key-file.js';
 import type { Config } from './config.js';
 import { type EndpointRegistry, loadEndpointRegistry } from './endpoints/registry.js';
 import { createBigQueryClient, createBigQueryEngine } from './engines/bigquery-engine.js';
 import { createDuckDbEngine } from './engines/duckdb-engine.js';
 import type { QueryEngine } from './engines/query-engine.js';
-import { QuerygateError } from './errors.js';
-import { createGraphQLFace } from './graphql/yoga.js';
+import { graphqlRoutes } from './graphql/graphql-routes.js';
+import { createQuerygateYoga } from './graphql/yoga.js';
+import { createHttpApp } from './http/app.js';
+import { createLogger } from './logger.js';
 import { queriesDir } from './paths.js';
 import { createResolver, type Resolver } from './resolve/resolver.js';
 import type { Timers } from './resolve/time-source.js';
 import { createApiKeyCheck } from './rest/api-keys.js';
-import { parseRequestTarget } from './rest/request-target.js';
-import { sendError, sendJson } from './rest/respond.js';
-import { createRestHandler, type LogSink } from './rest/rest-handler.js';
+import { endpointRoutes } from './rest/endpoint-routes.js';
+import { ingestRoutes, type LogSink } from './rest/ingest-routes.js';
 import { createBigQueryLogSink } from './storage/bigquery-log-sink.js';
 import { openDatabase } from './storage/database.js';
 import type { DemoSeedOutcome } from './storage/demo-seed.js';
@@ -56,7 +57,7 @@ export interface StartOptions {
 
 /** Composes the store, the engine, the resolver layer and the faces, and starts listening. */
 export async function startQuerygate(config: Config, options: StartOptions = {}): Promise<Querygate> {
-  const logger = options.logger ?? pino({ level: config.logLevel });
+  const logger = options.logger ?? createLogger(config.logLevel);
   const now = options.now ?? (() => new Date());
   const apiKeys = config.apiKeys ?? [loadOrCreateApiKey(config.dataDir).key];
   const registry = loadEndpointRegistry(queriesDir);
@@ -97,6 +98,9 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
       queries: registry.endpoints,
       queriesDir,
       timeoutMs: config.queryTimeoutMs,
+      connections: config.duckdbConnections,
+      connectionsPerEndpoint: config.endpointConnections,
+      queuePerEndpoint: config.endpointQueue,
     });
     logs = writer;
     closeStore = async () => {
@@ -117,39 +121,41 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     onWarmError: (error, endpoint) =>
       logger.warn({ err: error, endpoint: endpoint.name }, 'cache warm run failed'),
   });
-  const graphql = createGraphQLFace({ registry, resolver, logger, maxReplayBytes: replayBytes });
-  const rest = createRestHandler({ registry, resolver, logs, maxBodyBytes: config.maxBodyBytes });
-  const isAuthorised = createApiKeyCheck(apiKeys);
-
-  const onUnexpected = (error: unknown) => logger.error({ err: error }, 'unexpected error');
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = parseRequestTarget(req.url ?? '/');
-    if (url.pathname === '/health') {
-      sendJson(res, 200, { status: 'ok', engine: engine.kind });
-      return;
-    }
-    if (graphql.isPageRequest(req, url)) {
-      await graphql.sendPage(req, res);
-      return;
-    }
-    if (!isAuthorised(headerValue(req, 'x-api-key'))) {
-      throw new QuerygateError('UNAUTHENTICATED', 'Missing or invalid X-API-KEY header');
-    }
-    if (url.pathname === graphql.path) {
-      await graphql.handle(req, res);
-      return;
-    }
-    if (await rest(req, res, url)) return;
-    throw new QuerygateError('NOT_FOUND', `No route for ${req.method} ${url.pathname}`);
-  }
-
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error) => sendError(res, error, onUnexpected));
+  const yoga = createQuerygateYoga({
+    registry,
+    resolver,
+    logger,
+    maxBatch: config.graphqlMaxBatch,
+    operationConcurrency: config.graphqlOperationConcurrency,
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
+  const app = await createHttpApp({
+    logger,
+    isAuthorised: createApiKeyCheck(apiKeys),
+    headersTimeoutMs: config.headersTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs,
+    keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+    maxConnections: config.maxConnections,
+    maxBodyBytes: config.maxBodyBytes,
+    corsOrigins: config.corsOrigins,
   });
+  // One plugin per face: each owns its routes and how it reads bodies. A new face (or route)
+  // is one more `app.register` here; the registry and yoga are read per request, so a reload
+  // can swap them.
+  app.get('/health', { config: { isPublic: () => true } }, async (_request, reply) =>
+    reply.send({ status: 'ok', engine: engine.kind }),
+  );
+  await app.register(endpointRoutes({ registry: () => registry, resolver }));
+  await app.register(ingestRoutes({ logs, maxBodyBytes: config.maxBodyBytes }));
+  await app.register(
+    graphqlRoutes({
+      yoga: () => yoga,
+      resolver,
+      maxReplayBytes: replayBytes,
+      maxBodyBytes: config.maxBodyBytes,
+    }),
+  );
+  await app.listen({ port: config.port, host: config.host });
+  const server = app.server;
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
@@ -165,9 +171,9 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     demo: demo?.atStart,
     async close() {
       await demo?.close();
-      // server.close() waits for every connection to end; kept-alive ones would hold it for
-      // seconds, so they are closed at once (their requests' runs are abandoned below).
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Closing waits for every connection to end; kept-alive ones would hold it for seconds,
+      // so they are closed at once (their requests' runs are abandoned below).
+      const closed = app.close();
       server.closeAllConnections();
       await closed;
       await resolver.close();
@@ -175,9 +181,4 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
       await closeStore();
     },
   };
-}
-
-function headerValue(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }

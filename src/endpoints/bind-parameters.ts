@@ -3,6 +3,7 @@ import { RE2JS } from 're2js';
 import type { ParameterValues } from '../engines/query-engine.js';
 import { badParameter } from '../errors.js';
 import type { ParameterContract } from './manifest.js';
+import { re2SizeProblem } from './re2-program-size.js';
 
 /** Longer values are refused before they reach an engine; no contract needs more. */
 export const maxParameterLength = 2048;
@@ -83,13 +84,14 @@ function checkRe2(name: string, pattern: string): void {
 
 /** What is wrong with a pattern, in the words of a BAD_PARAMETER message, or `noProblem`. */
 function re2Problem(pattern: string): string {
+  let compiled: RE2JS;
   try {
-    RE2JS.compile(pattern);
+    compiled = RE2JS.compile(pattern);
   } catch (error) {
     return `is not a valid RE2 regular expression: ${(error as Error).message}`;
   }
   if (/\(\?<[^=!]/.test(pattern)) return 'writes a named group as (?<name>...); write it as (?P<name>...)';
-  return noProblem;
+  return re2SizeProblem(compiled) ?? noProblem;
 }
 
 // The forms both engines read the same way: a date, or a date and time to at most microseconds,

@@ -8,11 +8,12 @@ import {
   TIMESTAMP,
   VARCHAR,
 } from '@duckdb/node-api';
-import { QuerygateError } from '../errors.js';
+import { isQuerygateError, QuerygateError } from '../errors.js';
 import { nowParameter, type Translation, translateToDuckDb } from '../sql/translate.js';
 import type { Database } from '../storage/database.js';
 import { decodeRows } from './duckdb-rows.js';
 import { type QueryableTable, readTableSchemas } from './duckdb-schema.js';
+import { createFairPool, type PoolLease } from './fair-pool.js';
 import type { ParameterValues, QueryEngine, QueryResult, RunOptions, SavedQuery } from './query-engine.js';
 
 export interface DuckDbEngineOptions {
@@ -25,9 +26,29 @@ export interface DuckDbEngineOptions {
   readonly queriesDir: string;
   /** Connections running queries side by side. @default 4 */
   readonly connections?: number;
-  /** A query still running after this long is interrupted and answered with ENGINE_TIMEOUT. */
+  /** Connections the calls of one endpoint may hold at once. @default half the connections, rounded up */
+  readonly connectionsPerEndpoint?: number;
+  /** Calls of one endpoint that may wait for a connection; more are refused (ENGINE_BUSY). @default 8 */
+  readonly queuePerEndpoint?: number;
+  /**
+   * A call not answered this long after it asked for a connection (waiting for one counts) is
+   * interrupted and answered with ENGINE_TIMEOUT.
+   */
   readonly timeoutMs: number;
+  /** The timers deadlines are kept with; tests pass manual ones. @default Node's */
+  readonly timers?: EngineTimers;
 }
+
+/** The timers a deadline needs (the resolver layer's `Timers` fit). */
+export interface EngineTimers {
+  setTimeout(callback: () => void, delayMs: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const nodeTimers: EngineTimers = {
+  setTimeout: (callback, delayMs) => setTimeout(callback, delayMs),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
 
 const udfFiles = ['generate_timestamp_trunc_array.duckdb.sql'];
 /** How often an interrupt is given again while the interrupted run has not ended. */
@@ -55,7 +76,14 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     setup.closeSync();
     throw error;
   }
-  const pool = await createConnectionPool(options.database, options.connections ?? 4);
+  const size = options.connections ?? 4;
+  const connections = await openConnections(options.database, size);
+  const pool = createFairPool(connections, {
+    perKeyLimit: options.connectionsPerEndpoint ?? Math.ceil(size / 2),
+    maxQueuedPerKey: options.queuePerEndpoint ?? 8,
+    maxWaitMs: options.timeoutMs,
+  });
+  const timers = options.timers ?? nodeTimers;
 
   async function run(
     query: SavedQuery,
@@ -67,24 +95,31 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       translation = await translate(query.sql);
       translations.set(query.id, translation);
     }
-    const lease = await pool.acquire(runOptions.signal);
+    // One stop for both ends of a call: its deadline, which starts when it asks for a connection
+    // (so a caller never waits longer than the timeout, queued or running), and its caller going away.
+    const stop = new AbortController();
     let timedOut = false;
-    let repeat: NodeJS.Timeout | undefined;
-    // DuckDB forgets an interrupt that comes before the query has begun (while it is prepared, or
-    // before a worker thread picks it up), so once given it is repeated until the run ends.
-    const interrupt = () => {
-      lease.connection.interrupt();
-      repeat ??= setInterval(() => lease.connection.interrupt(), interruptRepeatMs);
-    };
-    const timer = setTimeout(() => {
+    const timer = timers.setTimeout(() => {
       timedOut = true;
-      interrupt();
+      stop.abort();
     }, options.timeoutMs);
-    runOptions.signal?.addEventListener('abort', interrupt, { once: true });
-    // A caller who left while the connection was leased never fires 'abort' again.
-    if (runOptions.signal?.aborted) interrupt();
+    const onCallerGone = () => stop.abort();
+    runOptions.signal?.addEventListener('abort', onCallerGone, { once: true });
+    if (runOptions.signal?.aborted) stop.abort();
+    let lease: PoolLease<Connection> | undefined;
+    let repeat: NodeJS.Timeout | undefined;
     try {
-      const prepared = await lease.prepare(query.id, translation.sql);
+      lease = await pool.acquire(query.id, stop.signal);
+      const { connection } = lease.item;
+      // DuckDB forgets an interrupt that comes before the query has begun (while it is prepared,
+      // or before a worker thread picks it up), so once given it is repeated until the run ends.
+      const interrupt = () => {
+        connection.interrupt();
+        repeat ??= setInterval(() => connection.interrupt(), interruptRepeatMs);
+      };
+      stop.signal.addEventListener('abort', interrupt, { once: true });
+      if (stop.signal.aborted) interrupt();
+      const prepared = await lease.item.prepare(query.id, translation.sql);
       const values: Record<string, string | null | DuckDBTimestampValue> = {};
       const types: Record<string, DuckDBType> = {};
       for (const name of translation.parameters) {
@@ -99,10 +134,13 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       const reader = await prepared.streamAndReadUntil(query.maxRows);
       return decodeRows(reader, query.maxRows);
     } catch (error) {
+      if (isQuerygateError(error) && error.code === 'ENGINE_BUSY') throw error;
       if (timedOut) {
         throw new QuerygateError(
           'ENGINE_TIMEOUT',
-          `${query.name} did not finish within ${options.timeoutMs} ms`,
+          lease
+            ? `${query.name} did not finish within ${options.timeoutMs} ms`
+            : `${query.name} did not get a connection within ${options.timeoutMs} ms (other calls held them)`,
         );
       }
       if (runOptions.signal?.aborted) throw new QuerygateError('ENGINE_ERROR', `${query.name} was cancelled`);
@@ -114,10 +152,10 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         },
       );
     } finally {
-      clearTimeout(timer);
+      timers.clearTimeout(timer);
       clearInterval(repeat);
-      runOptions.signal?.removeEventListener('abort', interrupt);
-      lease.release();
+      runOptions.signal?.removeEventListener('abort', onCallerGone);
+      lease?.release();
     }
   }
 
@@ -126,7 +164,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     ready: async () => {},
     run,
     close: async () => {
-      pool.close();
+      for (const { connection } of connections) connection.closeSync();
       setup.closeSync();
     },
   };
@@ -153,23 +191,18 @@ async function assertBinds(
   }
 }
 
-interface Lease {
+interface Connection {
   readonly connection: DuckDBConnection;
   /** A statement prepared once per connection and query, reused by later calls. */
   prepare(key: string, sql: string): Promise<DuckDBPreparedStatement>;
-  release(): void;
 }
 
-/** A fixed set of connections handed out first come, first served. */
-async function createConnectionPool(database: Database, size: number) {
-  const idle: Lease[] = [];
-  const waiting: Array<(lease: Lease) => void> = [];
-  const all: DuckDBConnection[] = [];
+async function openConnections(database: Database, size: number): Promise<Connection[]> {
+  const opened: Connection[] = [];
   for (let i = 0; i < size; i++) {
     const connection = await database.connect();
-    all.push(connection);
     const statements = new Map<string, DuckDBPreparedStatement>();
-    const lease: Lease = {
+    opened.push({
       connection,
       async prepare(key, sql) {
         let statement = statements.get(key);
@@ -179,34 +212,7 @@ async function createConnectionPool(database: Database, size: number) {
         }
         return statement;
       },
-      release() {
-        const next = waiting.shift();
-        if (next) next(lease);
-        else idle.push(lease);
-      },
-    };
-    idle.push(lease);
+    });
   }
-  return {
-    acquire(signal?: AbortSignal): Promise<Lease> {
-      const lease = idle.pop();
-      if (lease) return Promise.resolve(lease);
-      return new Promise<Lease>((resolve, reject) => {
-        const onAbort = () => {
-          const index = waiting.indexOf(take);
-          if (index >= 0) waiting.splice(index, 1);
-          reject(new QuerygateError('ENGINE_ERROR', 'The query was cancelled before it started'));
-        };
-        const take = (leased: Lease) => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(leased);
-        };
-        waiting.push(take);
-        signal?.addEventListener('abort', onAbort, { once: true });
-      });
-    },
-    close() {
-      for (const connection of all) connection.closeSync();
-    },
-  };
+  return opened;
 }

@@ -13,6 +13,11 @@ export interface GraphQLContext {
    * same endpoint and parameters (e.g. two aliases of one field) run once.
    */
   readonly loadEndpoint: (endpoint: Endpoint, params: ParameterValues) => Promise<ResolvedResult>;
+  /**
+   * The operation has its answer (or none is wanted): calls it started and nobody awaits any more
+   * are abandoned, so their engine runs stop unless another caller shares them.
+   */
+  readonly endOperation: () => void;
 }
 
 export interface EndpointCall {
@@ -23,22 +28,49 @@ export interface EndpointCall {
 export interface GraphQLContextOptions {
   readonly registry: EndpointRegistry;
   readonly resolver: Resolver;
-  /** The operation's request; when the client goes away its runs may be abandoned. */
+  /** The operation's request; when the client goes away its runs are abandoned. */
   readonly signal?: AbortSignal | undefined;
   /**
    * Distinct endpoint calls one operation may make. Aliases let one request ask for many runs;
    * a REST request is one. @default 16
    */
   readonly maxCallsPerOperation?: number;
+  /**
+   * Calls of one operation that run (wait for or hold an engine connection) at once; the others
+   * wait their turn inside the operation, so one operation never fills the engine's queues.
+   * Cached results are answered without a turn. @default 2
+   */
+  readonly concurrency?: number;
   /** Told of every call answered, with its result (what a replayed response is made of). */
   readonly onResolved?: ((call: EndpointCall, resolved: ResolvedResult) => void) | undefined;
 }
 
 export const defaultMaxCallsPerOperation = 16;
+export const defaultOperationConcurrency = 2;
 
 /** A fresh context (and DataLoader) per operation, so deduplication never outlives a request. */
 export function createGraphQLContext(options: GraphQLContextOptions): GraphQLContext {
-  const { resolver, signal, onResolved } = options;
+  const { resolver, onResolved } = options;
+  // Every run the operation starts carries this signal: it fires when the client goes away, when
+  // the operation is refused, and when the operation has its answer.
+  const operation = new AbortController();
+  const { signal } = operation;
+  if (options.signal?.aborted) operation.abort();
+  else options.signal?.addEventListener('abort', () => operation.abort(), { once: true });
+  const turns = createTurns(options.concurrency ?? defaultOperationConcurrency, signal);
+  let refusal: QuerygateError | undefined;
+
+  async function resolve(call: EndpointCall): Promise<ResolvedResult> {
+    const hit = resolver.cached(call.endpoint, call.params);
+    if (hit) return hit;
+    const done = await turns.take();
+    try {
+      return await resolver.resolve(call.endpoint, call.params, { signal });
+    } finally {
+      done();
+    }
+  }
+
   // Not a batch in the SQL sense: every distinct call is its own run. The loader's cache is
   // what matters here: it keys calls by the resolver layer's canonical key.
   const loader = new DataLoader<EndpointCall, ResolvedResult, string>(
@@ -46,11 +78,12 @@ export function createGraphQLContext(options: GraphQLContextOptions): GraphQLCon
       Promise.all(
         calls.map(async (call) => {
           try {
-            const resolved = await resolver.resolve(call.endpoint, call.params, signal ? { signal } : {});
+            const resolved = await resolve(call);
             onResolved?.(call, resolved);
             return resolved;
           } catch (error) {
-            return asError(error);
+            // Runs cut short by the refusal fail with it, not with a cancellation of their own.
+            return refusal ?? asError(error);
           }
         }),
       ),
@@ -61,23 +94,59 @@ export function createGraphQLContext(options: GraphQLContextOptions): GraphQLCon
   return {
     registry: options.registry,
     loadEndpoint: (endpoint, params) => {
+      if (refusal) return Promise.reject(refusal);
       const call = { endpoint, params };
       distinct.add(canonicalKey(endpoint, params));
       if (distinct.size > maxCalls) {
-        return Promise.reject(
-          new QuerygateError(
-            'BAD_REQUEST',
-            `An operation may run at most ${maxCalls} distinct endpoint calls`,
-            {
-              details: { maxCallsPerOperation: maxCalls },
-            },
-          ),
+        refusal = new QuerygateError(
+          'BAD_REQUEST',
+          `An operation may run at most ${maxCalls} distinct endpoint calls`,
+          { details: { maxCallsPerOperation: maxCalls } },
         );
+        // A refused operation answers nothing, so the calls it already started are abandoned.
+        operation.abort();
+        return Promise.reject(refusal);
       }
       return loader.load(call);
     },
+    endOperation: () => operation.abort(),
   };
 }
+
+/** At most `limit` holders at once, first come first served; waiting ends when `signal` fires. */
+function createTurns(limit: number, signal: AbortSignal) {
+  let held = 0;
+  const waiting: Array<() => void> = [];
+  const done = () => {
+    const next = waiting.shift();
+    if (next) next();
+    else held -= 1;
+  };
+  return {
+    take(): Promise<() => void> {
+      if (signal.aborted) return Promise.reject(cancelled());
+      if (held < limit) {
+        held += 1;
+        return Promise.resolve(done);
+      }
+      return new Promise((resolve, reject) => {
+        const onAbort = () => {
+          waiting.splice(waiting.indexOf(grant), 1);
+          reject(cancelled());
+        };
+        const grant = () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(done);
+        };
+        waiting.push(grant);
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+    },
+  };
+}
+
+const cancelled = () =>
+  new QuerygateError('ENGINE_ERROR', 'The operation was cancelled before this call ran');
 
 /** DataLoader tells failures from results by `instanceof Error`. */
 function asError(error: unknown): Error {

@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
@@ -102,22 +101,27 @@ export function createGraphiQLPage(options: GraphiQLOptions = graphiqlOptions) {
     return page;
   };
   return {
-    async send(res: ServerResponse, acceptEncoding: string | undefined): Promise<void> {
+    /** The page's headers and body, gzipped when the browser accepts it. */
+    async load(
+      acceptEncoding: string | string[] | undefined,
+    ): Promise<{ headers: Record<string, string>; body: Buffer }> {
       const { plain, gzipped } = load();
-      const compressed = /\bgzip\b/i.test(acceptEncoding ?? '');
+      const accepted = Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : acceptEncoding;
+      const compressed = /\bgzip\b/i.test(accepted ?? '');
       const body = compressed ? await gzipped : plain;
-      res.writeHead(200, {
-        'content-type': 'text/html; charset=utf-8',
-        'content-length': body.length,
-        ...(compressed ? { 'content-encoding': 'gzip' } : {}),
-        // /graphql answers a browser with this page and a client with JSON.
-        vary: 'Accept, Accept-Encoding',
-        'cache-control': 'no-cache',
-        'content-security-policy': contentSecurityPolicy,
-        'x-content-type-options': 'nosniff',
-        'referrer-policy': 'no-referrer',
-      });
-      res.end(body);
+      return {
+        body,
+        headers: {
+          'content-type': 'text/html; charset=utf-8',
+          ...(compressed ? { 'content-encoding': 'gzip' } : {}),
+          // /graphql answers a browser with this page and a client with JSON.
+          vary: 'Accept, Accept-Encoding',
+          'cache-control': 'no-cache',
+          'content-security-policy': contentSecurityPolicy,
+          'x-content-type-options': 'nosniff',
+          'referrer-policy': 'no-referrer',
+        },
+      };
     },
   };
 }

@@ -1,9 +1,8 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { YogaServerInstance } from 'graphql-yoga';
+import type { IncomingHttpHeaders } from 'node:http';
 import { LRUCache } from 'lru-cache';
 import type { QueryResult } from '../engines/query-engine.js';
 import type { Resolver, ReusedCall } from '../resolve/resolver.js';
-import type { EndpointCall, GraphQLContext } from './context.js';
+import type { EndpointCall } from './context.js';
 
 /**
  * What answering one request read, filled in while yoga answers it: the endpoint calls with the
@@ -15,28 +14,47 @@ export interface Recording {
   clean: boolean;
 }
 
-/** What yoga's server context carries on the node:http mount. */
+/** What yoga's server context carries on the HTTP mount. */
 export type ReplayServerContext = {
-  req?: IncomingMessage;
-  res?: ServerResponse;
   recording?: Recording;
 };
 
 export interface ResponseReplayOptions {
-  readonly yoga: YogaServerInstance<ReplayServerContext, GraphQLContext>;
   readonly resolver: Resolver;
   /** Upper bound of the approximate bytes of the responses kept. @default 8 MiB */
   readonly maxBytes?: number;
-  /** Larger request bodies are left to yoga and never replayed. @default 64 KiB */
+  /** Larger request bodies are never replayed. @default 64 KiB */
   readonly maxRequestBytes?: number;
 }
 
-interface Replay {
-  readonly calls: ReadonlyArray<EndpointCall & { readonly result: WeakRef<QueryResult> }>;
+/** A response as sent: what is kept, and what is sent again. */
+export interface Answer {
   readonly status: number;
-  readonly statusText: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: Buffer;
+}
+
+/** A kept answer ready for the wire: its headers with its length, its body as Node writes it fastest. */
+export interface KeptAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | number>>;
+  readonly body: string | Buffer;
+}
+
+interface Replay extends KeptAnswer {
+  readonly calls: ReadonlyArray<EndpointCall & { readonly result: WeakRef<QueryResult> }>;
+  readonly size: number;
+}
+
+// Node writes a string body together with the response head in one write(2), a Buffer as a
+// second chunk of a writev(2): on a replay that syscall is most of the cost (see result-body.ts).
+const largestStringBody = 16 * 1024;
+
+/** The parts of a request its replay key is made of. */
+export interface ReplayableRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
 }
 
 /**
@@ -44,93 +62,75 @@ interface Replay {
  * the results it was made of are still the resolver layer's fresh cached results.
  *
  * Why: on a cache hit, yoga's fetch-API adapter, parsing, validation, execution and encoding
- * cost about ten times what node:http itself does. A response is a pure function of the request
- * (method, target, the headers yoga reads, body) and of the results of its endpoint calls
+ * cost about ten times what the HTTP server itself does. A response is a pure function of the
+ * request (method, target, the headers yoga reads, body) and of the results of its endpoint calls
  * (fields map rows, the registry and schema are fixed), so the bytes can be sent again while
  * those results are. Each replay still goes through `resolver.reuse`, so every call counts as the
  * same hit, keeps its key live for warming and is refused once its result expired or was replaced;
- * then yoga answers as usual and the new response is kept. Only 200 responses without errors
- * whose calls all cache are kept. Results are held weakly: replays never keep evicted results alive.
+ * then yoga answers as usual and the new response is kept. Only 200 responses to one operation
+ * without errors whose calls all cache are kept (a batch, an error, an APQ miss never are).
+ * Results are held weakly: replays never keep evicted results alive.
  *
  * Only plain requests take this path: GET, or POST with an `application/json` body of known
- * length and no content encoding, asking for no streamed media type. Anything else is left to
- * yoga untouched (`handle` returns false).
+ * length and no content encoding, asking for no streamed media type (`keyOf` is undefined).
  */
 export function createResponseReplay(options: ResponseReplayOptions) {
-  const { yoga, resolver } = options;
+  const { resolver } = options;
   const maxRequestBytes = options.maxRequestBytes ?? 64 * 1024;
   const replays = new LRUCache<string, Replay>({
     maxSize: options.maxBytes ?? 8 * 1024 * 1024,
-    sizeCalculation: (replay, key) => key.length + replay.body.length + 256 * (replay.calls.length + 1),
+    sizeCalculation: (replay, key) => key.length + replay.size + 256 * (replay.calls.length + 1),
   });
 
-  function serve(key: string, res: ServerResponse): boolean {
-    const replay = replays.get(key);
-    if (!replay) return false;
-    const calls: ReusedCall[] = replay.calls.map(({ endpoint, params, result }) => ({
-      endpoint,
-      params,
-      result: result.deref(),
-    }));
-    if (!resolver.reuse(calls)) return false;
-    send(res, replay);
-    return true;
-  }
+  return {
+    /** The replay key of a request, or undefined when it is not one to replay. */
+    keyOf(req: ReplayableRequest, body: Buffer | undefined): string | undefined {
+      const head = replayableHead(req, maxRequestBytes);
+      if (head === undefined) return undefined;
+      if (req.method !== 'POST') return head;
+      if (!body || body.length === 0) return undefined;
+      // latin1 maps bytes to characters one to one, so different bodies never share a key.
+      return `${head}\n${body.toString('latin1')}`;
+    },
 
-  async function answerAndRecord(req: IncomingMessage, res: ServerResponse, key: string, body?: Buffer) {
-    // As yoga's own node:http adapter does: the request is abandoned when the client goes away.
-    const abandoned = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) abandoned.abort();
-    });
-    const request = new yoga.fetchAPI.Request(`http://${req.headers.host ?? 'localhost'}${req.url}`, {
-      method: req.method as string,
-      headers: req.headers as Record<string, string>,
-      // A Buffer's memory is a plain ArrayBuffer; the DOM typings only cannot tell.
-      ...(body ? { body: body as Uint8Array<ArrayBuffer> } : {}),
-      signal: abandoned.signal,
-    });
-    const recording: Recording = { calls: [], clean: false };
-    const response = await yoga.fetch(request, { req, res, recording });
-    const answer: Replay = {
-      calls: recording.calls.map(({ endpoint, params, result }) => ({
+    /** The kept answer to send again, while every result it was made of is fresh. */
+    find(key: string): KeptAnswer | undefined {
+      const replay = replays.get(key);
+      if (!replay) return undefined;
+      const calls: ReusedCall[] = replay.calls.map(({ endpoint, params, result }) => ({
         endpoint,
         params,
-        result: new WeakRef(result),
-      })),
-      status: response.status,
-      statusText: response.statusText,
-      headers: headerRecord(response.headers),
-      // Never a stream: the request asked for no streamed media type and the schema has no
-      // subscriptions or @defer, so the body is one piece.
-      body: Buffer.from(await response.arrayBuffer()),
-    };
-    send(res, answer);
-    if (
-      answer.status === 200 &&
-      recording.clean &&
-      answer.calls.every(({ endpoint }) => endpoint.cacheSeconds > 0)
-    ) {
-      replays.set(key, answer);
-    }
-  }
+        result: result.deref(),
+      }));
+      return resolver.reuse(calls) ? replay : undefined;
+    },
 
-  return {
-    /** Answers a replayable request (from a kept response or through yoga); false leaves it to the caller. */
-    async handle(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
-      const head = replayableHead(req, maxRequestBytes);
-      if (head === undefined) return false;
-      let key = head;
-      let body: Buffer | undefined;
-      if (req.method === 'POST') {
-        body = await readBody(req);
-        // The client went away before it finished sending: nobody is left to answer.
-        if (!body) return true;
-        // latin1 maps bytes to characters one to one, so different bodies never share a key.
-        key = `${head}\n${body.toString('latin1')}`;
+    /** Forgets every kept answer (the schema they were answered with was replaced). */
+    clear(): void {
+      replays.clear();
+    },
+
+    /** Keeps yoga's answer to a request when it is one that may be replayed. */
+    keep(key: string, answer: Answer, recording: Recording): void {
+      if (
+        answer.status !== 200 ||
+        !recording.clean ||
+        !recording.calls.every(({ endpoint }) => endpoint.cacheSeconds > 0)
+      ) {
+        return;
       }
-      if (!serve(key, res)) await answerAndRecord(req, res, key, body);
-      return true;
+      const text = answer.body.length <= largestStringBody ? answer.body.toString('utf8') : undefined;
+      replays.set(key, {
+        status: answer.status,
+        headers: { ...answer.headers, 'content-length': answer.body.length },
+        body: text ?? answer.body,
+        size: 2 * answer.body.length,
+        calls: recording.calls.map(({ endpoint, params, result }) => ({
+          endpoint,
+          params,
+          result: new WeakRef(result),
+        })),
+      });
     },
   };
 }
@@ -139,7 +139,7 @@ export function createResponseReplay(options: ResponseReplayOptions) {
  * The key of everything but the body that yoga's answer depends on, or undefined when the
  * request is not one to replay. Yoga reads the method, the target, `content-type` and `accept`.
  */
-function replayableHead(req: IncomingMessage, maxRequestBytes: number): string | undefined {
+function replayableHead(req: ReplayableRequest, maxRequestBytes: number): string | undefined {
   const { accept = '', 'content-type': contentType = '' } = req.headers;
   if (streamedMediaTypes.test(accept)) return undefined;
   if (req.method === 'POST') {
@@ -166,32 +166,4 @@ const streamedMediaTypes = /text\/event-stream|multipart\/mixed|text\/html/i;
 
 function mediaType(contentType: string): string {
   return (contentType.split(';')[0] ?? '').trim().toLowerCase();
-}
-
-/** The whole request body, or undefined when the client went away before sending it all. */
-function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
-    // After 'end' these change nothing: a promise settles once.
-    req.once('error', () => resolve(undefined));
-    req.once('close', () => resolve(undefined));
-  });
-}
-
-/** A plain object of the headers, which writeHead is quickest with. */
-function headerRecord(headers: Headers): Record<string, string> {
-  const record: Record<string, string> = {};
-  headers.forEach((value, name) => {
-    record[name] = value;
-  });
-  return record;
-}
-
-/** Writes a response the way yoga's node:http adapter does: one writeHead, then the body. */
-function send(res: ServerResponse, replay: Replay): void {
-  if (res.destroyed || res.writableEnded) return;
-  res.writeHead(replay.status, replay.statusText, replay.headers);
-  res.end(replay.body);
 }

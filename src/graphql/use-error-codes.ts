@@ -1,4 +1,4 @@
-import { GraphQLError } from 'graphql';
+import { type ExecutionResult, GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { type ErrorCode, errorStatus } from '../errors.js';
 
@@ -20,34 +20,63 @@ export function codeOfRequestError(message: string): ErrorCode {
   return argumentProblems.some((pattern) => pattern.test(message)) ? 'BAD_PARAMETER' : 'BAD_REQUEST';
 }
 
-const isQuerygateCode = (code: unknown): boolean => typeof code === 'string' && code in errorStatus;
+// Codes yoga's own plugins give that clients act on: Apollo's persisted-queries link resends the
+// full query on PERSISTED_QUERY_NOT_FOUND.
+const protocolCodes = new Set(['PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_MISMATCH']);
+
+const keepsCode = (code: unknown): boolean =>
+  typeof code === 'string' && (code in errorStatus || protocolCodes.has(code));
 
 /**
  * Gives every error of a response an `extensions.code` from querygate's codes, the same REST
- * uses. Errors a resolver threw already carry one (QuerygateError); the errors graphql-js raises
- * before execution carry none or yoga's (GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED, ...),
- * which this replaces.
+ * uses, and the HTTP status the GraphQL-over-HTTP spec gives it. Errors a resolver threw already
+ * carry a code (QuerygateError); the errors graphql-js raises before execution carry none or
+ * yoga's (GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED, ...), which this replaces.
+ *
+ * Status: an error raised while executing a field (it has a `path`) must not fail the request:
+ * the response is 200 with `errors` and whatever `data` resolved, so a client such as Apollo
+ * reads `graphQLErrors` instead of a network error. So a field error loses its `extensions.http`
+ * (which yoga would answer with); request errors (JSON, parse, validation, variables) keep the
+ * 4xx yoga gives them.
  */
 export function useErrorCodes(): Plugin {
   return {
     onResultProcess({ result, setResult }) {
-      if (Array.isArray(result) || !('errors' in result) || !result.errors?.length) return;
-      if (result.errors.every((error) => isQuerygateCode(error.extensions?.code))) return;
-      setResult({
-        ...result,
-        errors: result.errors.map((error) =>
-          isQuerygateCode(error.extensions?.code)
-            ? error
-            : new GraphQLError(error.message, {
-                nodes: error.nodes,
-                source: error.source,
-                positions: error.positions,
-                path: error.path,
-                originalError: error.originalError,
-                extensions: { ...error.extensions, code: codeOfRequestError(error.message) },
-              }),
-        ),
-      });
+      if (Array.isArray(result)) {
+        setResult(result.map((one) => withCodes(one as ExecutionResult)));
+        return;
+      }
+      if (Symbol.asyncIterator in result) return;
+      const mapped = withCodes(result as ExecutionResult);
+      if (mapped !== result) setResult(mapped);
     },
   };
+}
+
+function withCodes(result: ExecutionResult): ExecutionResult {
+  if (!result.errors?.length) return result;
+  if (result.errors.every((error) => keepsCode(error.extensions?.code) && !isFieldErrorWithStatus(error))) {
+    return result;
+  }
+  return { ...result, errors: result.errors.map(recode) };
+}
+
+function isFieldErrorWithStatus(error: GraphQLError): boolean {
+  return error.path !== undefined && error.extensions?.http !== undefined;
+}
+
+function recode(error: GraphQLError): GraphQLError {
+  const code = keepsCode(error.extensions?.code) ? error.extensions.code : codeOfRequestError(error.message);
+  const { http, ...extensions } = error.extensions ?? {};
+  // A field error keeps the headers it asked for (ENGINE_BUSY's Retry-After), never its status.
+  const headers = (http as { headers?: unknown } | undefined)?.headers;
+  const kept: unknown = error.path === undefined ? http : headers === undefined ? undefined : { headers };
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions: { ...extensions, code, ...(kept !== undefined ? { http: kept } : {}) },
+  });
 }

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createInMemoryAPQStore, useAPQ } from '@graphql-yoga/plugin-apq';
 import { GraphQLError } from 'graphql';
 import { createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
@@ -6,10 +6,11 @@ import type { EndpointRegistry } from '../endpoints/registry.js';
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import type { Resolver } from '../resolve/resolver.js';
 import { createGraphQLContext, type GraphQLContext } from './context.js';
-import { createGraphiQLPage } from './graphiql-page.js';
-import { createResponseReplay, type ReplayServerContext } from './response-replay.js';
+import type { ReplayServerContext } from './response-replay.js';
 import { schema } from './schema.js';
 import { useErrorCodes } from './use-error-codes.js';
+import { useOperationEnd } from './use-operation-end.js';
+import { useDocumentLimits, useRequestParamsCheck } from './use-request-limits.js';
 import { useResponseRecording } from './use-response-recording.js';
 
 export const graphqlPath = '/graphql';
@@ -20,12 +21,18 @@ export interface GraphQLFaceOptions {
   readonly logger: Logger;
   /** Approximate bytes of GraphQL responses kept for replay (see response-replay.ts). @default 8 MiB */
   readonly maxReplayBytes?: number;
+  /** Operations one batched request (a JSON array) may carry. @default 10 */
+  readonly maxBatch?: number;
+  /** Queries kept for automatic persisted queries (APQ), least recently used first out. @default 1000 */
+  readonly maxPersistedQueries?: number;
+  /** Engine calls one operation runs at once (see `createGraphQLContext`). @default 2 */
+  readonly operationConcurrency?: number;
 }
 
 /**
  * The GraphQL face as a yoga server (usable in-process through `yoga.fetch`). Every field goes
  * through the registry and the resolver layer like REST does; yoga only parses, validates,
- * executes and encodes. GraphiQL is served separately (see `createGraphQLFace`), so yoga never
+ * executes and encodes. GraphiQL is served separately (see `graphqlRoutes`), so yoga never
  * renders HTML.
  */
 export function createQuerygateYoga(
@@ -44,6 +51,7 @@ export function createQuerygateYoga(
         registry: options.registry,
         resolver: options.resolver,
         signal: request.signal,
+        concurrency: options.operationConcurrency,
         onResolved:
           recording && ((call, resolved) => recording.calls.push({ ...call, result: resolved.result })),
       }),
@@ -67,7 +75,20 @@ export function createQuerygateYoga(
           ? logger.error({ err: args[0] }, 'unexpected error in GraphQL')
           : logger.error({ args }, 'graphql'),
     },
-    plugins: [useErrorCodes(), useResponseRecording()],
+    // Apollo's BatchHttpLink and graphql-request's batchRequests send a JSON array.
+    batching: { limit: options.maxBatch ?? 10 },
+    plugins: [
+      // First, so APQ and the limits below only ever see object-shaped variables and extensions.
+      useRequestParamsCheck(),
+      // Apollo's persisted-queries link: a hash alone, then the query once the hash is unknown.
+      useAPQ({
+        store: createInMemoryAPQStore({ max: options.maxPersistedQueries ?? 1000, ttl: 24 * 3600 * 1000 }),
+      }),
+      ...useDocumentLimits(),
+      useOperationEnd(),
+      useErrorCodes(),
+      useResponseRecording(),
+    ],
   });
 }
 
@@ -82,35 +103,9 @@ function findQuerygateError(error: unknown): QuerygateError | undefined {
 }
 
 /** Mirrors yoga's own rule for when a GET is a browser opening GraphiQL. */
-export function isGraphiQLPageRequest(req: IncomingMessage, url: Pick<URL, 'pathname'>): boolean {
-  return (
-    req.method === 'GET' && url.pathname === graphqlPath && (req.headers.accept ?? '').includes('text/html')
-  );
-}
-
-/** The GraphQL face mounted on the node:http server: GraphiQL's page and the yoga handler. */
-export function createGraphQLFace(options: GraphQLFaceOptions) {
-  const yoga = createQuerygateYoga(options);
-  const replay = createResponseReplay({
-    yoga,
-    resolver: options.resolver,
-    ...(options.maxReplayBytes === undefined ? {} : { maxBytes: options.maxReplayBytes }),
-  });
-  const page = createGraphiQLPage();
-  return {
-    yoga,
-    path: graphqlPath,
-    /** The GraphiQL page: a browser cannot send X-API-KEY to open it, so it needs none. */
-    isPageRequest: isGraphiQLPageRequest,
-    sendPage: (req: IncomingMessage, res: ServerResponse) =>
-      page.send(res, headerText(req.headers['accept-encoding'])),
-    /** A GraphQL operation on /graphql (the caller has checked the key). */
-    handle: async (req: IncomingMessage, res: ServerResponse) => {
-      if (!(await replay.handle(req, res))) await yoga.requestListener(req, res);
-    },
-  };
-}
-
-function headerText(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(',') : value;
+export function isGraphiQLPageRequest(req: {
+  readonly method: string;
+  readonly headers: { readonly accept?: string | undefined };
+}): boolean {
+  return req.method === 'GET' && (req.headers.accept ?? '').includes('text/html');
 }

@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 
 /**
  * Whether a presented key is one of the configured keys, in time that does not depend on how
@@ -38,4 +39,23 @@ function fixedWidth(target: Buffer, value: string): Buffer {
   target.fill(0);
   target.write(value);
   return target;
+}
+
+/**
+ * The key a request presents, in Logflare's forms: `X-API-KEY`, then `Authorization: Bearer`,
+ * then `?api_key=`. Only the first is looked at; it is compared, never logged or bound.
+ */
+export function presentedApiKey(
+  req: { readonly headers: IncomingHttpHeaders },
+  query: unknown,
+): string | undefined {
+  const header = req.headers['x-api-key'];
+  if (header !== undefined) return Array.isArray(header) ? header[0] : header;
+  const authorization = req.headers.authorization;
+  if (authorization !== undefined) {
+    const bearer = /^Bearer +(\S+) *$/i.exec(authorization);
+    return bearer ? bearer[1] : undefined;
+  }
+  const fromQuery = (query as Record<string, unknown> | undefined)?.api_key;
+  return typeof fromQuery === 'string' ? fromQuery : undefined;
 }

@@ -1,41 +1,56 @@
-import type { IncomingMessage } from 'node:http';
-import { Transform, type TransformCallback } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import { isQuerygateError, QuerygateError } from '../errors.js';
 
+const gunzipAsync = promisify(gunzip);
+
 /**
- * The body of Logflare's `POST /api/logs?source_name=...`: one event object, `{"batch": [...]}`
- * (a bare array is taken as a batch too), or NDJSON with `Content-Type: application/x-ndjson`,
- * each optionally `Content-Encoding: gzip`. Only the envelope is checked here; the log writer
- * checks each event and names it by index.
+ * The body of a Logflare ingest request: one event object, `{"batch": [...]}`, a bare array,
+ * or NDJSON (`application/x-ndjson`; Cloudflare Logpush sends it as `text/plain`), each
+ * optionally `Content-Encoding: gzip`. Fastify has read the bytes within the body limit; only
+ * the envelope is checked here, the log writer checks each event and names it by index.
  */
 
+export interface LogEventsBody {
+  readonly events: unknown[];
+  /** The top-level object of a JSON body (where `source_name` may be), undefined otherwise. */
+  readonly envelope: Readonly<Record<string, unknown>> | undefined;
+}
+
 export interface ReadLogEventsOptions {
-  /** The most bytes read from the wire and, separately, after decompression (gzip bombs). */
+  /** The most bytes after decompression (gzip bombs); the wire is limited by Fastify. */
   readonly maxBytes: number;
+  /** Whether `text/plain` is NDJSON, as Cloudflare Logpush sends it. */
+  readonly plainTextIsNdjson?: boolean;
 }
 
 const jsonTypes = new Set(['application/json']);
 const ndjsonTypes = new Set(['application/x-ndjson', 'application/ndjson', 'application/jsonl']);
 
 /**
- * Reads the events of one ingest request. Every failure is a QuerygateError: BAD_REQUEST for a
- * malformed, empty or interrupted body, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE. A refused
- * body may be left partly unread; Node's server discards the rest after the response.
+ * The events of one ingest request. Every failure is a QuerygateError: BAD_REQUEST for a
+ * malformed or empty body, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE.
  */
-export async function readLogEvents(req: IncomingMessage, options: ReadLogEventsOptions): Promise<unknown[]> {
-  const format = bodyFormat(req.headers['content-type']);
-  const gzip = isGzip(req.headers['content-encoding']);
-  const declaredLength = Number(req.headers['content-length']);
-  if (declaredLength > options.maxBytes) throw tooLarge(options.maxBytes);
-  const body = await readBody(req, gzip, options.maxBytes);
+export async function readLogEvents(
+  headers: { readonly [name: string]: string | string[] | undefined },
+  raw: Buffer | undefined,
+  options: ReadLogEventsOptions,
+): Promise<LogEventsBody> {
+  const format = bodyFormat(headerText(headers['content-type']), options.plainTextIsNdjson ?? false);
+  const gzip = isGzip(headerText(headers['content-encoding']));
+  const body = gzip ? await inflate(raw ?? Buffer.alloc(0), options.maxBytes) : (raw ?? Buffer.alloc(0));
   const text = decodeUtf8(body);
-  const events = format === 'ndjson' ? parseNdjson(text) : parseJsonBody(text);
-  if (events.length === 0) throw new QuerygateError('BAD_REQUEST', 'The request has no log events');
-  return events;
+  const parsed =
+    format === 'ndjson' ? { events: parseNdjson(text), envelope: undefined } : parseJsonBody(text);
+  if (parsed.events.length === 0) throw new QuerygateError('BAD_REQUEST', 'The request has no log events');
+  return parsed;
 }
 
-function bodyFormat(contentType: string | undefined): 'json' | 'ndjson' {
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function bodyFormat(contentType: string | undefined, plainTextIsNdjson: boolean): 'json' | 'ndjson' {
   const [mediaType = '', ...parameters] = (contentType ?? '')
     .split(';')
     .map((part) => part.trim().toLowerCase());
@@ -47,7 +62,7 @@ function bodyFormat(contentType: string | undefined): 'json' | 'ndjson' {
     throw new QuerygateError('UNSUPPORTED_MEDIA_TYPE', `Unsupported charset '${charset}'; send UTF-8`);
   }
   if (jsonTypes.has(mediaType)) return 'json';
-  if (ndjsonTypes.has(mediaType)) return 'ndjson';
+  if (ndjsonTypes.has(mediaType) || (plainTextIsNdjson && mediaType === 'text/plain')) return 'ndjson';
   throw new QuerygateError(
     'UNSUPPORTED_MEDIA_TYPE',
     `Unsupported Content-Type '${contentType ?? ''}'; send application/json or application/x-ndjson`,
@@ -70,48 +85,15 @@ function tooLarge(maxBytes: number): QuerygateError {
   });
 }
 
-/** Passes bytes through and fails as soon as more than `maxBytes` went by. */
-function byteLimit(maxBytes: number): Transform {
-  let seen = 0;
-  return new Transform({
-    transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
-      seen += chunk.length;
-      callback(seen > maxBytes ? tooLarge(maxBytes) : null, chunk);
-    },
-  });
-}
-
-async function readBody(req: IncomingMessage, gzip: boolean, maxBytes: number): Promise<Buffer> {
-  if (req.readableEnded) throw new QuerygateError('BAD_REQUEST', 'The request body was already read');
-  // The wire is limited before gunzip and the output after it: a small body may inflate a lot.
-  const wireLimit = byteLimit(maxBytes);
-  const gunzip = gzip ? createGunzip() : undefined;
-  const stages: Transform[] = gunzip ? [wireLimit, gunzip, byteLimit(maxBytes)] : [wireLimit];
-  const chunks: Buffer[] = [];
+/** Gunzips within `maxBytes` of output: a small body may inflate a lot. */
+async function inflate(body: Buffer, maxBytes: number): Promise<Buffer> {
   try {
-    await new Promise<void>((resolve, reject) => {
-      let source: NodeJS.ReadableStream = req;
-      for (const stage of stages) source = source.pipe(stage);
-      // pipe() does not pass errors along, so each stream reports its own.
-      for (const stage of stages) if (stage !== gunzip) stage.on('error', reject);
-      gunzip?.on('error', (error) =>
-        reject(new QuerygateError('BAD_REQUEST', 'The request body is not valid gzip', { cause: error })),
-      );
-      req.on('error', reject);
-      req.on('close', () => {
-        if (!req.complete) reject(new Error('the client closed the request before its end'));
-      });
-      const last = stages[stages.length - 1] as Transform;
-      last.on('data', (chunk: Buffer) => chunks.push(chunk));
-      last.on('end', resolve);
-    });
+    return await gunzipAsync(body, { maxOutputLength: maxBytes });
   } catch (error) {
-    req.unpipe();
-    for (const stage of stages) stage.destroy();
     if (isQuerygateError(error)) throw error;
-    throw new QuerygateError('BAD_REQUEST', 'The request body was not received in full', { cause: error });
+    if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(maxBytes);
+    throw new QuerygateError('BAD_REQUEST', 'The request body is not valid gzip', { cause: error });
   }
-  return Buffer.concat(chunks);
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -124,7 +106,7 @@ function decodeUtf8(body: Buffer): string {
   }
 }
 
-function parseJsonBody(text: string): unknown[] {
+function parseJsonBody(text: string): LogEventsBody {
   if (text.trim() === '') throw new QuerygateError('BAD_REQUEST', 'The request body is empty');
   let body: unknown;
   try {
@@ -134,17 +116,18 @@ function parseJsonBody(text: string): unknown[] {
       cause: error,
     });
   }
-  if (Array.isArray(body)) return body;
+  if (Array.isArray(body)) return { events: body, envelope: undefined };
   if (typeof body !== 'object' || body === null) {
     throw new QuerygateError(
       'BAD_REQUEST',
       'The request body must be a JSON object: one event or {"batch": [...]}',
     );
   }
-  if (!Object.hasOwn(body, 'batch')) return [body];
-  const batch = (body as { batch: unknown }).batch;
+  const envelope = body as Record<string, unknown>;
+  if (!Object.hasOwn(body, 'batch')) return { events: [body], envelope };
+  const batch = envelope.batch;
   if (!Array.isArray(batch)) throw new QuerygateError('BAD_REQUEST', '"batch" must be an array of events');
-  return batch;
+  return { events: batch, envelope };
 }
 
 function parseNdjson(text: string): unknown[] {

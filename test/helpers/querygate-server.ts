@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { startQuerygate } from '../../src/server.js';
+import { type Querygate, startQuerygate } from '../../src/server.js';
 import { type FixtureEvent, toIngestEvent } from '../fixtures/spec-fixture.js';
 
 /**
@@ -24,6 +25,8 @@ export interface QuerygateUnderTest {
   request(method: string, path: string, options?: RequestOptions): Promise<HttpResult>;
   /** POST /api/logs?source_name=... with `{"batch": events}`. */
   ingest(source: string, events: readonly unknown[]): Promise<HttpResult>;
+  /** The resolver layer's counters: runs (misses) and hits, to tell which calls shared a cache entry. */
+  resolverStats(): ReturnType<Querygate['resolver']['stats']>;
   close(): Promise<void>;
 }
 
@@ -52,7 +55,7 @@ export interface HttpResult {
 export const testApiKey = 'querygate-test-key-0123456789';
 
 /** The configuration of a server under test: port 0, no demo data, `testApiKey`, silent. */
-export function testConfig(dataDir: string) {
+export function testConfig(dataDir: string, environment: Readonly<Record<string, string>> = {}) {
   return loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -60,6 +63,7 @@ export function testConfig(dataDir: string) {
     QUERYGATE_DEMO: '0',
     QUERYGATE_API_KEYS: testApiKey,
     LOG_LEVEL: 'silent',
+    ...environment,
   });
 }
 
@@ -67,11 +71,13 @@ export function testConfig(dataDir: string) {
 export async function startQuerygateUnderTest(options: {
   readonly now: Date;
   readonly events?: readonly FixtureEvent[];
+  /** More environment variables, e.g. QUERYGATE_CORS_ORIGINS. */
+  readonly environment?: Readonly<Record<string, string>>;
 }): Promise<QuerygateUnderTest> {
   const dataDir = await mkdtemp(join(tmpdir(), 'querygate-rest-'));
   let app: Awaited<ReturnType<typeof startQuerygate>> | undefined;
   try {
-    const config = testConfig(dataDir);
+    const config = testConfig(dataDir, options.environment);
     const fixedNow = options.now.getTime();
     app = await startQuerygate(config, { now: () => new Date(fixedNow) });
   } catch (error) {
@@ -118,6 +124,7 @@ export async function startQuerygateUnderTest(options: {
         params: { source_name: source },
         body: JSON.stringify({ batch: events }),
       }),
+    resolverStats: () => started.resolver.stats(),
     async close() {
       try {
         await started.close();
@@ -190,4 +197,34 @@ export function byId(name: EndpointName): string {
 /** Whether a body shows a stack trace: `at fn (file:line:col)` frames, `node:internal`, `file.ts:12:3`. */
 export function leaksInternals(text: string): boolean {
   return /\n\s+at |\bat \S+ \([^)]*:\d+:\d+\)|node:internal|\.[cm]?[jt]s:\d+:\d+/.test(text);
+}
+
+/**
+ * One server for the whole test file: started in `beforeAll`, closed in `afterAll`. Returns the
+ * running server (call it inside tests).
+ */
+export function serveDuringFile(
+  options: Parameters<typeof startQuerygateUnderTest>[0],
+): () => QuerygateUnderTest {
+  let service: QuerygateUnderTest | undefined;
+  beforeAll(async () => {
+    service = await startQuerygateUnderTest(options);
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+  return () => {
+    if (!service) throw new Error('the server is not started yet');
+    return service;
+  };
+}
+
+/** Checks that no response a server gave was a 5xx or carried a stack trace or path. */
+export function expectNoServerErrors(service: QuerygateUnderTest): void {
+  const offenders = service.responses
+    .filter((response) => response.status >= 500 || leaksInternals(response.text))
+    .map(
+      (response) => `${response.status} ${response.method} ${response.path}: ${response.text.slice(0, 200)}`,
+    );
+  expect(offenders).toEqual([]);
 }

@@ -223,7 +223,7 @@ describe('unknown endpoints', () => {
     '/api/endpoints/query/00000000-0000-4000-8000-000000000000',
     `/api/endpoints/query/${endpointIds['logs.all'].replace(/.$/, (last) => (last === '0' ? '1' : '0'))}`,
     '/api/endpoints/query/not-a-uuid',
-    '/api/endpoints/query/logs.all',
+    '/api/endpoints/query/logs.nope',
     '/api/endpoints/logs.all/extra',
     '/api/endpoints/%E0%A4%A',
   ])('returns 404 for %s', async (path) => {

@@ -1,35 +1,41 @@
-import { createServer, request, type Server } from 'node:http';
+import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isQuerygateError } from '../../src/errors.js';
 import { readLogEvents } from '../../src/rest/read-log-events.js';
+import { toQuerygateError } from '../../src/rest/respond.js';
 
 const maxBytes = 64 * 1024;
-let server: Server;
+let app: FastifyInstance;
 let url: string;
 
 beforeAll(async () => {
-  // Answers with the events read, or the error's code: anything but a QuerygateError is a 500.
-  server = createServer((req, res) => {
-    readLogEvents(req, { maxBytes }).then(
-      (events) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ events })),
-      (error: unknown) => {
-        const known = isQuerygateError(error);
-        res
-          .writeHead(known ? error.status : 500, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ code: known ? error.code : 'UNEXPECTED', message: String(error) }));
-      },
-    );
+  // Fastify reads the bytes within the wire limit, as the ingest routes configure it; answers
+  // with the events read, or the error's code: anything but a QuerygateError is a 500.
+  app = Fastify();
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBytes }, (_request, body, done) =>
+    done(null, body),
+  );
+  app.post('/api/logs', async (request, reply) => {
+    const { events } = await readLogEvents(request.headers, request.body as Buffer | undefined, { maxBytes });
+    return reply.send({ events });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/logs?source_name=x`;
+  app.setErrorHandler((error, _request, reply) => {
+    const known = toQuerygateError(error);
+    void reply
+      .code(known.code === 'INTERNAL' ? 500 : known.status)
+      .send({ code: known.code === 'INTERNAL' ? 'UNEXPECTED' : known.code, message: String(error) });
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/logs?source_name=x`;
 });
 
 afterAll(async () => {
   // fetch keeps connections alive; without closing them close() waits out the keep-alive timeout.
-  server?.closeAllConnections();
-  await new Promise((resolve) => server?.close(resolve));
+  app.server.closeAllConnections();
+  await app.close();
 });
 
 async function post(body: string | Uint8Array, headers: Record<string, string>) {
@@ -91,7 +97,7 @@ describe('readLogEvents', () => {
   });
 
   it('returns 413 for a chunked body without Content-Length once it passes maxBytes', async () => {
-    const { port } = server.address() as AddressInfo;
+    const { port } = app.server.address() as AddressInfo;
     const status = await new Promise<number | undefined>((resolve, reject) => {
       const req = request({ port, method: 'POST', path: '/api/logs', headers: json }, (res) => {
         res.resume();

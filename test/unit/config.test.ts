@@ -24,9 +24,23 @@ describe('configuration from the environment', () => {
       queryTimeoutMs: 25_000,
       maxBodyBytes: 10_485_760,
       cacheMaxBytes: 67_108_864,
+      duckdbConnections: 4,
+      endpointConnections: 2,
+      endpointQueue: 8,
+      graphqlOperationConcurrency: 2,
       schemaLimits: { maxFields: 500, maxDepth: 15 },
       logLevel: 'info',
     });
+  });
+
+  it('gives one endpoint half the DuckDB connections, rounded up, unless told, and never more than all', () => {
+    expect(loadConfig({ QUERYGATE_DUCKDB_CONNECTIONS: '5' }).endpointConnections).toBe(3);
+    expect(loadConfig({ QUERYGATE_ENDPOINT_CONNECTIONS: '1' }).endpointConnections).toBe(1);
+    expect(
+      loadConfig({ QUERYGATE_DUCKDB_CONNECTIONS: '2', QUERYGATE_ENDPOINT_CONNECTIONS: '9' })
+        .endpointConnections,
+    ).toBe(2);
+    expect(refusal({ QUERYGATE_ENDPOINT_QUEUE: '-1' })).toMatch(/QUERYGATE_ENDPOINT_QUEUE: /);
   });
 
   it.each([

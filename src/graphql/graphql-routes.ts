@@ -1,0 +1,106 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { YogaServerInstance } from 'graphql-yoga';
+import { readBodiesAsBytes } from '../http/read-bodies.js';
+import { sendRaw } from '../http/send-raw.js';
+import type { Resolver } from '../resolve/resolver.js';
+import type { GraphQLContext } from './context.js';
+import { createGraphiQLPage } from './graphiql-page.js';
+import {
+  type Answer,
+  createResponseReplay,
+  type Recording,
+  type ReplayServerContext,
+} from './response-replay.js';
+import { graphqlPath, isGraphiQLPageRequest } from './yoga.js';
+
+export interface GraphQLRoutesOptions {
+  /** Swappable: `yoga()` is read per request, so a reload can put a new schema's server in place. */
+  readonly yoga: () => YogaServerInstance<ReplayServerContext, GraphQLContext>;
+  readonly resolver: Resolver;
+  /** Approximate bytes of GraphQL responses kept for replay. */
+  readonly maxReplayBytes?: number;
+  /** The most bytes of a request body. */
+  readonly maxBodyBytes: number;
+}
+
+type ServerContext = ReplayServerContext & { req: FastifyRequest; reply: FastifyReply };
+
+/**
+ * The GraphQL face on Fastify: `/graphql` served by yoga through its Fastify integration
+ * (`handleNodeRequestAndResponse` with Fastify's request and reply, the response sent by
+ * Fastify), GraphiQL's page for a browser without a key, and plain requests answered again from
+ * a kept response while its results are fresh (see response-replay.ts).
+ */
+export function graphqlRoutes(options: GraphQLRoutesOptions) {
+  const replay = createResponseReplay({
+    resolver: options.resolver,
+    ...(options.maxReplayBytes === undefined ? {} : { maxBytes: options.maxReplayBytes }),
+  });
+  const page = createGraphiQLPage();
+  let answeredBy: YogaServerInstance<ReplayServerContext, GraphQLContext> | undefined;
+
+  return async function routes(app: FastifyInstance) {
+    // Yoga reads every body itself (JSON, GraphQL, form, multipart) and answers each per the
+    // GraphQL-over-HTTP spec; Fastify only bounds its size.
+    readBodiesAsBytes(app, options.maxBodyBytes);
+
+    app.route({
+      method: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'],
+      url: graphqlPath,
+      // A browser cannot send a key to open the page; the page asks for one for every operation.
+      config: { isPublic: isGraphiQLPageRequest },
+      handler: async (request, reply) => {
+        if (isGraphiQLPageRequest(request)) {
+          const { headers, body } = await page.load(request.headers['accept-encoding']);
+          return reply.headers(headers).send(body);
+        }
+        const yoga = options.yoga();
+        if (yoga !== answeredBy) {
+          // A new schema: answers kept from the old one may no longer be its answers.
+          replay.clear();
+          answeredBy = yoga;
+        }
+        const body = request.body as Buffer | undefined;
+        const key = replay.keyOf(request.raw as { method: string; url: string } & typeof request.raw, body);
+        const kept = key === undefined ? undefined : replay.find(key);
+        if (kept) return sendRaw(reply, kept.status, kept.headers, kept.body);
+        const recording: Recording | undefined = key === undefined ? undefined : { calls: [], clean: false };
+        const context: ServerContext = { req: request, reply, ...(recording ? { recording } : {}) };
+        const response = hasNoBody(request, body)
+          ? // whatwg-node would read an empty body from the request stream Fastify has already
+            // drained and wait for ever; it gets the empty body it was sent instead.
+            await yoga.fetch(
+              `http://${request.headers.host ?? 'localhost'}${request.url}`,
+              { method: request.method, headers: request.headers as Record<string, string>, body: '' },
+              context,
+            )
+          : await yoga.handleNodeRequestAndResponse(request, reply, context);
+        const answer: Answer = {
+          status: response.status,
+          headers: headerRecord(response.headers),
+          // Never a stream worth streaming: the schema has no subscriptions or @defer.
+          body: Buffer.from(await response.arrayBuffer()),
+        };
+        if (key !== undefined && recording) replay.keep(key, answer, recording);
+        return send(reply, answer);
+      },
+    });
+  };
+}
+
+function hasNoBody(request: FastifyRequest, body: Buffer | undefined): boolean {
+  return request.method !== 'GET' && request.method !== 'HEAD' && (body === undefined || body.length === 0);
+}
+
+function send(reply: FastifyReply, answer: Answer): FastifyReply {
+  return reply.code(answer.status).headers(answer.headers).send(answer.body);
+}
+
+/** A plain object of the headers, without the length Fastify sets itself. */
+function headerRecord(headers: Headers): Record<string, string> {
+  const record: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    if (name !== 'content-length') record[name] = value;
+  });
+  return record;
+}

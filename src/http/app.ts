@@ -1,0 +1,164 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import cors from '@fastify/cors';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
+import type { Logger } from 'pino';
+import { QuerygateError } from '../errors.js';
+import { presentedApiKey } from '../rest/api-keys.js';
+import { errorBody, toQuerygateError } from '../rest/respond.js';
+
+/** The HTTP settings of the server (see `Config`). */
+export interface HttpAppOptions {
+  readonly logger: Logger;
+  /** Whether a presented key is valid (constant time, see `createApiKeyCheck`). */
+  readonly isAuthorised: (key: string | undefined) => boolean;
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  readonly maxConnections: number;
+  readonly maxBodyBytes: number;
+  /** Origins allowed to call from a browser; empty: no CORS at all. */
+  readonly corsOrigins: readonly string[];
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Requests this route answers without a key (`/health`, GraphiQL's page). */
+    isPublic?: (request: FastifyRequest) => boolean;
+  }
+}
+
+/** Every method a route of ours answers, so that a wrong one gets 405 with `Allow`, never 404. */
+export const allMethods = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+
+const badTarget = Symbol('badTarget');
+type MarkedRequest = IncomingMessage & { [badTarget]?: true };
+
+/**
+ * The Fastify instance every face registers its routes on, as a plugin (`app.register(face)`):
+ * errors encoded as `{"error": {code, message}}`, a key required before routing unless a route
+ * says otherwise (`config.isPublic`), CORS when configured, and the server's limits on slow or
+ * idle clients. Faces throw QuerygateError; anything else is logged and masked.
+ */
+export async function createHttpApp(options: HttpAppOptions): Promise<FastifyInstance> {
+  const { isAuthorised } = options;
+  const app = Fastify({
+    loggerInstance: options.logger as FastifyBaseLogger,
+    // A line per request would cost more than serving a cached hit; errors are logged.
+    logController: new LogController({ disableRequestLogging: true }),
+    // Errors are logged with the request they failed; a child logger per request is not worth it.
+    childLoggerFactory: (logger) => logger,
+    bodyLimit: options.maxBodyBytes,
+    // Node's own limits on the server below; Fastify's copies must agree with them.
+    requestTimeout: options.requestTimeoutMs,
+    keepAliveTimeout: options.keepAliveTimeoutMs,
+    // Long queries legitimately keep a socket quiet; slow senders are cut by the request timeout.
+    connectionTimeout: 0,
+    exposeHeadRoutes: false,
+    return503OnClosing: false,
+    serverFactory: (handler) =>
+      createServer(
+        {
+          headersTimeout: options.headersTimeoutMs,
+          requestTimeout: options.requestTimeoutMs,
+          keepAliveTimeout: options.keepAliveTimeoutMs,
+          // How often Node checks for the two timeouts above (its default is every 30 s).
+          connectionsCheckingInterval: Math.min(1_000, options.headersTimeoutMs),
+        },
+        handler,
+      ),
+    // An absolute-form target (`GET http://host/path`) is routed by its path; one that is no URL
+    // is marked here and refused before anything else.
+    rewriteUrl(req) {
+      const target = req.url ?? '/';
+      if (target.startsWith('/')) return target;
+      try {
+        const url = new URL(target, 'http://querygate.invalid');
+        return `${url.pathname}${url.search}`;
+      } catch {
+        (req as MarkedRequest)[badTarget] = true;
+        return '/';
+      }
+    },
+    frameworkErrors(error, request, reply) {
+      // A path that does not decode (`%E0%A4%A`) names no route; without a key it is still a 401.
+      // The router failed before the query string was parsed.
+      const query = Object.fromEntries(new URLSearchParams(request.raw.url?.split('?')[1] ?? ''));
+      const known = isAuthorised(presentedApiKey(request.raw, query))
+        ? new QuerygateError('NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`, {
+            cause: error,
+          })
+        : unauthenticated();
+      void (reply as unknown as FastifyReply)
+        .code(known.status)
+        .headers(errorHeaders(known))
+        .send(errorBody(known));
+    },
+  });
+  app.server.maxConnections = options.maxConnections;
+
+  if (options.corsOrigins.length > 0) {
+    // Registered first: its hook answers preflights before the key is asked for.
+    await app.register(cors, {
+      origin: options.corsOrigins.includes('*') ? '*' : [...options.corsOrigins],
+      methods: ['GET', 'HEAD', 'POST'],
+      allowedHeaders: ['x-api-key', 'authorization', 'content-type', 'x-source', 'cache-control'],
+      exposedHeaders: ['age', 'cache-control'],
+      maxAge: 600,
+    });
+  }
+
+  app.addHook('onRequest', (request, _reply, done) => {
+    if ((request.raw as MarkedRequest)[badTarget]) {
+      done(new QuerygateError('BAD_REQUEST', 'The request target is not a valid URL'));
+      return;
+    }
+    if (request.routeOptions.config.isPublic?.(request)) {
+      done();
+      return;
+    }
+    if (!isAuthorised(presentedApiKey(request.raw, request.query))) {
+      done(unauthenticated());
+      return;
+    }
+    done();
+  });
+
+  app.setNotFoundHandler((request) => {
+    throw new QuerygateError('NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`);
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const known = toQuerygateError(error);
+    if (known.code === 'INTERNAL') request.log.error({ err: error }, 'unexpected error');
+    if (reply.sent || reply.raw.headersSent) {
+      reply.raw.destroy();
+      return;
+    }
+    void reply.code(known.status).headers(errorHeaders(known)).send(errorBody(known));
+  });
+
+  return app;
+}
+
+function unauthenticated(): QuerygateError {
+  return new QuerygateError(
+    'UNAUTHENTICATED',
+    'Missing or invalid API key: send it as X-API-KEY, Authorization: Bearer or ?api_key=',
+  );
+}
+
+function errorHeaders(error: QuerygateError): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
+  if (error.code === 'UNAUTHENTICATED') headers['www-authenticate'] = 'X-API-KEY';
+  const allow = error.details?.allow;
+  if (typeof allow === 'string') headers.allow = allow;
+  const retryAfter = error.details?.retryAfterSeconds;
+  if (typeof retryAfter === 'number') headers['retry-after'] = String(retryAfter);
+  return headers;
+}

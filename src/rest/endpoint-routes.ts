@@ -1,0 +1,173 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { bindParameters } from '../endpoints/bind-parameters.js';
+import type { Endpoint, EndpointRegistry } from '../endpoints/registry.js';
+import { badParameter, QuerygateError } from '../errors.js';
+import { readBodiesAsBytes } from '../http/read-bodies.js';
+import { sendRaw } from '../http/send-raw.js';
+import type { Resolver } from '../resolve/resolver.js';
+import { allowMethods } from './allow-methods.js';
+import { cacheHeaders } from './cache-headers.js';
+import { toJson } from './respond.js';
+import { resultBody } from './result-body.js';
+
+export interface EndpointRoutesOptions {
+  /** Read per request, so a reload can put a new registry in place. */
+  readonly registry: () => EndpointRegistry;
+  readonly resolver: Resolver;
+}
+
+type Query = Record<string, string | string[] | undefined>;
+
+/**
+ * The endpoint list and every path Logflare answers an endpoint call on, plus querygate's own
+ * `/api/endpoints/<name>`. All of them bind the same contract and go through the same resolver,
+ * so every form of one call shares one cache entry. Logflare's paths take the endpoint's UUID or
+ * its name, and POST with parameters in a JSON object body as well as in the query string.
+ */
+export function endpointRoutes(options: EndpointRoutesOptions) {
+  const { registry, resolver } = options;
+
+  async function answer(endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply) {
+    const params = bindParameters(endpoint.parameters, parameterValues(request));
+    const refresh = asksForFreshResult(request);
+    // Most calls are hits: they are answered at once, without the cancellation a run needs.
+    const resolved =
+      (!refresh && resolver.cached(endpoint, params)) ||
+      (await resolver.resolve(endpoint, params, { signal: abandonSignal(reply), refresh }));
+    const body = resultBody(resolved.result);
+    const headers: Record<string, string | number> = {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': typeof body === 'string' ? Buffer.byteLength(body) : body.length,
+    };
+    const caching = cacheHeaders(resolved);
+    for (const name of Object.keys(caching)) headers[name] = caching[name] as string;
+    sendRaw(reply, 200, headers, body);
+  }
+
+  const logflareRoute = (request: FastifyRequest<{ Params: { ref: string } }>, reply: FastifyReply) => {
+    allowMethods(request, ['GET', 'HEAD', 'POST']);
+    const endpoint = registry().find(request.params.ref);
+    if (!endpoint)
+      throw new QuerygateError('NOT_FOUND', `No endpoint with id or name '${request.params.ref}'`);
+    return answer(endpoint, request, reply);
+  };
+
+  return async function routes(app: FastifyInstance) {
+    // Bodies are read as bytes and parsed here, so every malformed one gets our message.
+    readBodiesAsBytes(app);
+
+    for (const url of ['/api/endpoints', '/api/endpoints/']) {
+      app.route({
+        method: [...routeMethods],
+        url,
+        handler: async (request, reply) => {
+          allowMethods(request, ['GET', 'HEAD']);
+          return reply
+            .type('application/json; charset=utf-8')
+            .send(toJson({ result: registry().endpoints.map(describeEndpoint) }));
+        },
+      });
+    }
+    app.route<{ Params: { ref: string } }>({
+      method: [...routeMethods],
+      url: '/api/endpoints/:ref',
+      handler: (request, reply) => {
+        const endpoint = registry().find(request.params.ref);
+        if (!endpoint || endpoint.name !== request.params.ref) {
+          throw new QuerygateError('NOT_FOUND', `No endpoint named '${request.params.ref}'`);
+        }
+        allowMethods(request, ['GET', 'HEAD']);
+        return answer(endpoint, request, reply);
+      },
+    });
+    for (const prefix of ['/api/endpoints/query', '/endpoints/query']) {
+      for (const url of [`${prefix}/:ref`, `${prefix}/name/:ref`]) {
+        app.route<{ Params: { ref: string } }>({ method: [...routeMethods], url, handler: logflareRoute });
+      }
+    }
+  };
+}
+
+const routeMethods = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+
+/**
+ * The values of each parameter, from the query string and, for a POST, a JSON object body
+ * (numbers and booleans as their text). One value given in both places counts once; two
+ * different values are refused. `api_key` is a credential, never a parameter.
+ */
+function parameterValues(request: FastifyRequest): (name: string) => readonly string[] {
+  const query = request.query as Query;
+  const body = request.method === 'POST' ? bodyParameters(request.body) : undefined;
+  return (name) => {
+    if (name === 'api_key') return [];
+    const inQuery = query[name];
+    const fromQuery = inQuery === undefined ? [] : Array.isArray(inQuery) ? inQuery : [inQuery];
+    const fromBody = body?.get(name);
+    if (fromBody === undefined) return fromQuery;
+    if (fromQuery.length === 0) return [fromBody];
+    if (fromQuery.every((value) => value === fromBody)) return [fromBody];
+    throw badParameter(name, 'is given twice with different values (query string and body)');
+  };
+}
+
+function bodyParameters(body: unknown): Map<string, string> | undefined {
+  if (!Buffer.isBuffer(body) || body.length === 0) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new QuerygateError(
+      'BAD_REQUEST',
+      'The request body is not valid JSON; send a JSON object of parameters',
+    );
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new QuerygateError('BAD_REQUEST', 'The request body must be a JSON object of parameters');
+  }
+  const values = new Map<string, string>();
+  for (const [name, value] of Object.entries(parsed)) {
+    if (value === null) continue;
+    if (typeof value === 'string') values.set(name, value);
+    else if (typeof value === 'number' || typeof value === 'boolean') values.set(name, String(value));
+    else throw badParameter(name, 'must be a string, number or boolean in the body');
+  }
+  return values;
+}
+
+/** `Cache-Control: no-cache` (or `Pragma: no-cache`): the caller wants a result computed now. */
+function asksForFreshResult(request: FastifyRequest): boolean {
+  const { headers } = request;
+  if (headers['cache-control'] === undefined && headers.pragma === undefined) return false;
+  const directives = `${headers['cache-control'] ?? ''},${headers.pragma ?? ''}`.toLowerCase();
+  return directives.split(',').some((directive) => directive.trim() === 'no-cache');
+}
+
+/** Aborts when the caller hangs up before its answer: it abandons its query. */
+function abandonSignal(reply: FastifyReply): AbortSignal {
+  const abandoned = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) abandoned.abort();
+  });
+  return abandoned.signal;
+}
+
+/** The public description of an endpoint, in the snake_case of the REST API. */
+export function describeEndpoint(endpoint: Endpoint) {
+  return {
+    id: endpoint.id,
+    name: endpoint.name,
+    description: endpoint.description,
+    parameters: endpoint.parameters.map((parameter) => ({
+      name: parameter.name,
+      required: parameter.required,
+      description: parameter.description,
+      format: parameter.format,
+      ...(parameter.values ? { values: parameter.values, other_values: parameter.otherValues } : {}),
+      ...(parameter.fallback === undefined ? {} : { fallback: parameter.fallback }),
+    })),
+    max_rows: endpoint.maxRows,
+    cache_seconds: endpoint.cacheSeconds,
+    warm_seconds: endpoint.warmSeconds,
+    sandboxing: endpoint.sandboxed ? 'enabled' : 'disabled',
+  };
+}

@@ -1,0 +1,128 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { QuerygateError } from '../errors.js';
+import { readBodiesAsBytes } from '../http/read-bodies.js';
+import { findLogSourceByNameOrId, logSources } from '../storage/sources.js';
+import { allowMethods } from './allow-methods.js';
+import { fromLogflareEvent } from './logflare-event.js';
+import { readLogEvents } from './read-log-events.js';
+import { toJson } from './respond.js';
+
+/** What the ingestion routes need of the store. */
+export interface LogSink {
+  write(sourceName: string, events: unknown[]): Promise<{ ingested: number }>;
+}
+
+export interface IngestRoutesOptions {
+  readonly logs: LogSink;
+  /** The most bytes of a body, on the wire and after decompression. */
+  readonly maxBodyBytes: number;
+}
+
+// Every path Logflare's clients post logs to: one handler. `/json` and `/vector` are Logflare's
+// generic JSON and Vector endpoints; `/cloudflare` is Logpush, which sends NDJSON as text/plain.
+const basePaths = ['/logs', '/api/logs', '/api/events'];
+const subPaths = ['', '/json', '/vector', '/cloudflare'];
+const routeMethods = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+
+type Query = Record<string, string | string[] | undefined>;
+
+/**
+ * Log ingestion in every form Logflare accepts, and `GET /api/sources`. The source is named by
+ * `source_name` or `source` (its name or UUID) in the query string, the `x-source` header, or a
+ * JSON body's top level. A request is stored whole or not at all.
+ */
+export function ingestRoutes(options: IngestRoutesOptions) {
+  return async function routes(app: FastifyInstance) {
+    readBodiesAsBytes(app, options.maxBodyBytes);
+
+    for (const base of basePaths) {
+      for (const sub of subPaths) {
+        app.route({
+          method: [...routeMethods],
+          url: `${base}${sub}`,
+          handler: async (request, reply) => {
+            allowMethods(request, ['POST']);
+            const { events, envelope } = await readLogEvents(
+              request.headers,
+              request.body as Buffer | undefined,
+              {
+                maxBytes: options.maxBodyBytes,
+                plainTextIsNdjson: sub === '/cloudflare',
+              },
+            );
+            const source = sourceOf(request, envelope);
+            const stored =
+              envelope && !Array.isArray(envelope.batch) ? [withoutSourceFields(envelope)] : events;
+            const { ingested } = await options.logs.write(source, stored.map(fromLogflareEvent));
+            return reply
+              .type('application/json; charset=utf-8')
+              .send(toJson({ message: 'Logged!', ingested }));
+          },
+        });
+      }
+    }
+
+    app.route({
+      method: [...routeMethods],
+      url: '/api/sources',
+      handler: async (request, reply) => {
+        allowMethods(request, ['GET', 'HEAD']);
+        return reply.type('application/json; charset=utf-8').send(toJson({ result: sourceList }));
+      },
+    });
+  };
+}
+
+const sourceList = logSources.map((source) => ({
+  id: source.id,
+  token: source.id,
+  name: source.name,
+  description: source.description,
+  columns: [
+    { name: 'id', type: 'STRING' },
+    { name: 'timestamp', type: 'TIMESTAMP' },
+    { name: 'event_message', type: 'STRING' },
+    ...(source.hasProject ? [{ name: 'project', type: 'STRING' }] : []),
+    { name: 'metadata', type: 'RECORD', fields: source.metadata.struct },
+  ],
+}));
+
+const sourceFields = ['source_name', 'source', 'collection_name', 'collection'];
+
+/** The name of the source a request names; 400 naming the valid ones when it names none or an unknown one. */
+function sourceOf(request: FastifyRequest, envelope: Readonly<Record<string, unknown>> | undefined): string {
+  const query = request.query as Query;
+  const header = request.headers['x-source'];
+  const candidates: Array<[string, unknown]> = [
+    ...sourceFields.map((field): [string, unknown] => [field, query[field]]),
+    ['x-source', Array.isArray(header) ? header[0] : header],
+    ...sourceFields.map((field): [string, unknown] => [field, envelope?.[field]]),
+  ];
+  const named = candidates.find(([, value]) => value !== undefined && value !== '');
+  const valid = logSources.map((source) => `${source.name} (${source.id})`).join(', ');
+  if (!named) {
+    throw new QuerygateError(
+      'BAD_PARAMETER',
+      `Parameter 'source_name' is required (or 'source', the x-source header). Valid sources: ${valid}`,
+      { details: { parameter: 'source_name' } },
+    );
+  }
+  const [field, value] = named;
+  const reference = Array.isArray(value) ? value[0] : value;
+  const source = typeof reference === 'string' ? findLogSourceByNameOrId(reference) : undefined;
+  if (!source) {
+    throw new QuerygateError(
+      'BAD_PARAMETER',
+      `Parameter '${field}' names no log source: '${String(reference).slice(0, 200)}'. Valid sources: ${valid}`,
+      { details: { parameter: field } },
+    );
+  }
+  return source.name;
+}
+
+/** A one-event body without the fields that only named its source. */
+function withoutSourceFields(event: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const copy = { ...event };
+  for (const field of sourceFields) delete copy[field];
+  return copy;
+}

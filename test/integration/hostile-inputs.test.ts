@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  byName,
+  leaksInternals,
+  type QuerygateUnderTest,
+  startQuerygateUnderTest,
+} from '../helpers/querygate-server.js';
+
+/**
+ * The hostile inputs that used to answer 5xx (issue 11), each now a 400 naming what is wrong, on
+ * the real server over HTTP.
+ */
+
+let service: QuerygateUnderTest;
+
+beforeAll(async () => {
+  service = await startQuerygateUnderTest({ now: new Date('2026-05-15T12:00:00Z') });
+});
+
+afterAll(async () => {
+  await service?.close();
+});
+
+// DuckDB's RE2 refuses each of these ("pattern too large - compile failed"): \pL is ~390
+// instructions of RE2's UTF-8 program and the program may have ~174,700.
+const oversizedPatterns = ['\\pL{1000}', '(\\pL{30}){30}', '(?i)\\pL{1000}'];
+
+const graphqlPost = (body: unknown, headers: Record<string, string> = {}) =>
+  service.request('POST', '/graphql', {
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    headers,
+  });
+
+type GraphQLBody = { errors?: Array<{ message: string; extensions?: Record<string, unknown> }> };
+
+describe('a regex parameter larger than RE2 compiles', () => {
+  for (const pattern of oversizedPatterns) {
+    it(`answers ${pattern} over REST with 400 BAD_PARAMETER naming project`, async () => {
+      const response = await service.get(byName('usage.api-counts'), { project: pattern, interval: 'daily' });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({
+        error: {
+          code: 'BAD_PARAMETER',
+          message: expect.stringMatching(/^Parameter 'project' is too large for RE2/),
+        },
+      });
+    });
+
+    it(`answers ${pattern} over GraphQL with a field error BAD_PARAMETER naming the project argument (HTTP 200, as GraphQL over HTTP gives)`, async () => {
+      const response = await graphqlPost({
+        query:
+          /* GraphQL */ 'query ($p: String!) { usage { apiCounts(project: $p, interval: DAILY) { timestamp } } }',
+        variables: { p: pattern },
+      });
+      expect(response.status).toBe(200);
+      const [error] = (response.body as GraphQLBody).errors ?? [];
+      expect(error?.message).toMatch(/^Argument 'project' is too large for RE2/);
+      expect(error?.extensions).toMatchObject({ code: 'BAD_PARAMETER', argument: 'project' });
+    });
+  }
+});
+
+describe('GraphQL requests that cannot be read', () => {
+  it('answers a JSON body sent as multipart/form-data with 400', async () => {
+    const response = await graphqlPost(
+      { query: '{ endpoints { name } }' },
+      { 'content-type': 'multipart/form-data; boundary=x' },
+    );
+    expect(response.status).toBe(400);
+    expect((response.body as GraphQLBody).errors?.[0]?.extensions?.code).toBe('BAD_REQUEST');
+  });
+
+  for (const [name, value] of [
+    ['variables', '{bad'],
+    ['variables', 'not-an-object'],
+    ['variables', '[1]'],
+    ['extensions', 'bad'],
+    ['extensions', '7'],
+  ] as const) {
+    it(`answers GET with ${name}=${value} with 400 naming ${name}`, async () => {
+      const response = await service.get('/graphql', { query: '{ endpoints { name } }', [name]: value });
+      expect(response.status).toBe(400);
+      const [error] = (response.body as GraphQLBody).errors ?? [];
+      expect(error?.message).toBe(`'${name}' must be a JSON object`);
+      expect(error?.extensions).toMatchObject({ code: 'BAD_REQUEST', parameter: name });
+    });
+  }
+});
+
+describe('GraphQL documents beyond the limits', () => {
+  const nested = (depth: number) => `{ endpoints ${'{ name '.repeat(depth)}${'}'.repeat(depth)} }`;
+
+  it('answers a selection set nested 2,000 deep with 400, not a stack overflow', async () => {
+    const response = await graphqlPost({ query: nested(2000) });
+    expect(response.status).toBe(400);
+    expect((response.body as GraphQLBody).errors?.[0]).toMatchObject({
+      message: 'The document has more than 2000 tokens',
+      extensions: { code: 'BAD_REQUEST' },
+    });
+  });
+
+  it('answers a selection set nested deeper than 12 within the token limit with 400 naming the depth limit', async () => {
+    const response = await graphqlPost({ query: nested(20) });
+    expect(response.status).toBe(400);
+    expect((response.body as GraphQLBody).errors?.[0]?.message).toMatch(/depth limit of 12/);
+  });
+
+  it('answers more than 64 aliases with 400 naming the alias limit', async () => {
+    const aliases = Array.from({ length: 65 }, (_, i) => `a${i}: endpoints { name }`).join(' ');
+    const response = await graphqlPost({ query: `{ ${aliases} }` });
+    expect(response.status).toBe(400);
+    expect((response.body as GraphQLBody).errors?.[0]?.message).toMatch(/[Aa]liases limit of 64/);
+  });
+
+  it('still answers the introspection query GraphiQL sends', async () => {
+    const { getIntrospectionQuery } = await import('graphql');
+    const response = await graphqlPost({ query: getIntrospectionQuery() });
+    expect(response.status).toBe(200);
+    expect((response.body as GraphQLBody).errors).toBeUndefined();
+  });
+});
+
+describe('every response of this file', () => {
+  it('was never a 5xx and never carried a stack trace', () => {
+    expect(service.responses.length).toBeGreaterThan(10);
+    for (const response of service.responses) {
+      expect(response.status).toBeLessThan(500);
+      expect(leaksInternals(response.text)).toBe(false);
+    }
+  });
+});
