@@ -1,5 +1,5 @@
 import { type ExecutionResult, GraphQLError } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import type { GraphQLHTTPExtensions, Plugin } from 'graphql-yoga';
 import { type ErrorCode, errorStatus } from '../errors.js';
 
 // graphql-js reports a bad argument or variable value with these messages (graphql 16); they are
@@ -69,14 +69,15 @@ function recode(error: GraphQLError): GraphQLError {
   const code = keepsCode(error.extensions?.code) ? error.extensions.code : codeOfRequestError(error.message);
   const { http, ...extensions } = error.extensions ?? {};
   // A field error keeps the headers it asked for (ENGINE_BUSY's Retry-After), never its status.
-  const headers = (http as { headers?: unknown } | undefined)?.headers;
-  const kept: unknown = error.path === undefined ? http : headers === undefined ? undefined : { headers };
+  const headers = (http as GraphQLHTTPExtensions | undefined)?.headers;
+  const kept: GraphQLHTTPExtensions | undefined =
+    error.path === undefined ? (http as GraphQLHTTPExtensions | undefined) : headers && { headers };
   return new GraphQLError(error.message, {
     nodes: error.nodes,
     source: error.source,
     positions: error.positions,
     path: error.path,
     originalError: error.originalError,
-    extensions: { ...extensions, code, ...(kept !== undefined ? { http: kept } : {}) },
+    extensions: { ...extensions, code, ...(kept ? { http: kept } : {}) },
   });
 }
