@@ -1,7 +1,7 @@
-import { quoteIdent } from '../storage/field-type.js';
 import { type Ast, numberLiteral, stringLiteral, variant } from './bigquery-ast.js';
 import { translateFunction, unsupported } from './function-rules.js';
 import type { AggregateClauses } from './rules/rule.js';
+import { quoteIdent } from './table-schema.js';
 import { type FormContext, valueKind } from './value-forms.js';
 
 /**

@@ -1,6 +1,6 @@
-import { quoteIdent } from '../storage/field-type.js';
 import { type Ast, numberLiteral, stringLiteral, variant } from './bigquery-ast.js';
 import { unsupported } from './function-rules.js';
+import { quoteIdent } from './table-schema.js';
 
 /** How a form module reaches back into the translation of the query it is part of. */
 export interface FormContext {
