@@ -1,4 +1,5 @@
 import {
+  DuckDBBlobValue,
   DuckDBDecimalValue,
   DuckDBListType,
   DuckDBListValue,
@@ -113,6 +114,8 @@ function decodeValue(value: DuckDBValue, type: DuckDBType): EngineValue {
     );
   }
   if (value instanceof DuckDBDecimalValue) return Number(value.value) / 10 ** value.scale;
+  // BYTES are base64 in BigQuery's JSON, as Logflare passes them on.
+  if (value instanceof DuckDBBlobValue) return Buffer.from(value.bytes).toString('base64');
   return String(value);
 }
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { YogaServerInstance } from 'graphql-yoga';
+import type { Snapshot } from '../endpoints/snapshot.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
 import { sendRaw } from '../http/send-raw.js';
-import type { Snapshot } from '../endpoints/snapshot.js';
 import type { Resolver } from '../resolve/resolver.js';
 import type { GraphQLContext } from './context.js';
 import { createGraphiQLPage } from './graphiql-page.js';

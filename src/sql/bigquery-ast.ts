@@ -73,3 +73,21 @@ export function visitNodes(node: Ast, visit: (node: Ast) => void): void {
     for (const child of Object.values(node)) visitNodes(child, visit);
   }
 }
+
+/** The text of a string literal (quoted, triple-quoted or raw), or undefined. */
+export function stringLiteral(expression: Ast): string | undefined {
+  const value = expression?.Value?.value;
+  if (!value || typeof value !== 'object') return undefined;
+  const [kind, payload] = variant(value);
+  return /String/.test(kind) && typeof payload === 'string' ? payload : undefined;
+}
+
+/** The value of a number literal, a negated one included, or undefined. */
+export function numberLiteral(expression: Ast): number | undefined {
+  const number = expression?.Value?.value?.Number?.[0];
+  if (number !== undefined) return Number(number);
+  const negated = expression?.UnaryOp;
+  if (negated?.op !== 'Minus') return undefined;
+  const inner = numberLiteral(negated.expr);
+  return inner === undefined ? undefined : -inner;
+}

@@ -1,6 +1,15 @@
-import { type Ast, parseBigQuery, queryFunctions, queryParameters, variant } from './bigquery-ast.js';
+import {
+  type Ast,
+  parseBigQuery,
+  queryFunctions,
+  queryParameters,
+  stringLiteral,
+  variant,
+} from './bigquery-ast.js';
 import { constantCtes } from './constant-ctes.js';
-import { functionsReadingNow, nowParameter, quantileAt, translateFunction } from './function-rules.js';
+import { callSql, functionCallSql, windowSql } from './function-call.js';
+import { functionsReadingNow, nowParameter, quantileAt } from './function-rules.js';
+import { extract } from './rules/time.js';
 import {
   isListSqlType,
   isStructSqlType,
@@ -10,6 +19,7 @@ import {
 } from './table-schema.js';
 import { type Column, elementPath, followFields, type Resolved, Scope } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
+import { arrayIndexSql, castSql, type FormContext, structSql } from './value-forms.js';
 
 /** The DuckDB form of one saved BigQuery query. */
 export interface Translation {
@@ -62,16 +72,24 @@ const binaryOperators: Record<string, string> = {
   Divide: '/',
   Modulo: '%',
   StringConcat: '||',
+  BitwiseAnd: '&',
+  BitwiseOr: '|',
 };
 
-const castTypes: Record<string, string> = {
-  String: 'VARCHAR',
-  Int64: 'BIGINT',
-  Float64: 'DOUBLE',
-  Bool: 'BOOLEAN',
-  Date: 'DATE',
-  Datetime: 'TIMESTAMP_NS',
-  Timestamp: 'TIMESTAMP',
+/** How refusals name the expression forms that have no rule, in the words of the SQL text. */
+const expressionNames: Record<string, string> = {
+  AtTimeZone: 'AT TIME ZONE outside EXTRACT(... AT TIME ZONE ...)',
+  Collate: 'COLLATE',
+  IsUnknown: 'IS UNKNOWN',
+  IsNotUnknown: 'IS NOT UNKNOWN',
+  Position: 'POSITION(... IN ...)',
+  SimilarTo: 'SIMILAR TO',
+  RLike: 'RLIKE',
+  AnyOp: 'ANY (...)',
+  AllOp: 'ALL (...)',
+  Lambda: 'lambda expressions',
+  Dictionary: 'dictionary literals',
+  Map: 'MAP literals',
 };
 
 const intervalUnits = new Set([
@@ -83,6 +101,7 @@ const intervalUnits = new Set([
   'Day',
   'Week',
   'Month',
+  'Quarter',
   'Year',
 ]);
 
@@ -109,24 +128,6 @@ function outputNames(projection: readonly Ast[]): OutputNames {
 
 /** Output columns of a query or SELECT by lower-case name; undefined when not all are known. */
 type Columns = Map<string, Column> | undefined;
-
-/** Date parts are keywords in BigQuery's grammar (`TIMESTAMP_TRUNC(ts, HOUR)`) and parse as names. */
-const datePartNames = new Set([
-  'microsecond',
-  'millisecond',
-  'second',
-  'minute',
-  'hour',
-  'day',
-  'dayofweek',
-  'dayofyear',
-  'week',
-  'isoweek',
-  'month',
-  'quarter',
-  'year',
-  'isoyear',
-]);
 
 class Translator {
   /** Tables by lower-case name and alias. */
@@ -314,6 +315,7 @@ class Translator {
       if (sql !== '') fromItems.push(sql);
     }
     if (select.distinct && select.distinct !== 'Distinct') throw unsupported('SELECT DISTINCT ON');
+    if (select.value_table_mode) throw unsupported('SELECT AS STRUCT / SELECT AS VALUE');
     const outputs = outputNames(select.projection as Ast[]);
     const columns: Columns = new Map();
     let allKnown = true;
@@ -337,10 +339,14 @@ class Translator {
     if (groupBy) lines.push(groupBy);
     if (select.having)
       lines.push(`HAVING ${atNode(select.having, () => this.withAliases(select.having, scope, outputs))}`);
-    if (select.qualify)
-      atNode(select.qualify, () => {
-        throw unsupported('QUALIFY');
+    if (select.named_window.length > 0) {
+      const windows = (select.named_window as Ast[]).map(([name, spec]: Ast) => {
+        const window = atNode(spec, () => windowSql(spec, this.forms(scope)));
+        return `${quoteIdent(name.value)} AS ${window.startsWith('(') ? window : `(${window})`}`;
       });
+      lines.push(`WINDOW ${windows.join(', ')}`);
+    }
+    if (select.qualify) lines.push(`QUALIFY ${this.withOutputNames(select.qualify, scope, outputs)}`);
     return {
       sql: lines.join('\n'),
       scope,
@@ -371,6 +377,19 @@ class Translator {
     return this.expr(output?.expr ?? expression, scope);
   }
 
+  /**
+   * QUALIFY may name SELECT-list columns (`QUALIFY rank <= 3`), on DuckDB as in BigQuery: a name
+   * that is no range variable or column of the FROM clause is left to mean the output column.
+   */
+  private withOutputNames(expression: Ast, scope: Scope, outputs: OutputNames): string {
+    const withOutputs = scope.child();
+    for (const name of outputs.keys()) {
+      if (scope.lookup(name) === undefined && scope.resolveColumn(name) === 'unknown')
+        withOutputs.bind(name, { kind: 'element', alias: name });
+    }
+    return this.expr(expression, withOutputs);
+  }
+
   /** One select-list item and the output columns it makes (undefined when they are not known). */
   private selectItem(item: Ast, scope: Scope): { sql: string; columns: Column[] | undefined } {
     const [kind, node] = variant(item);
@@ -395,26 +414,52 @@ class Translator {
           columns: [{ name: node.alias.value, type: resolved.type }],
         };
       }
-      case 'Wildcard':
-        if (hasWildcardOptions(node)) throw unsupported('SELECT * with EXCEPT, REPLACE or RENAME');
-        return { sql: '*', columns: wildcardColumns(scope) };
+      case 'Wildcard': {
+        const options = this.wildcardOptions(node, scope);
+        // EXCEPT and REPLACE change which columns come out, and their types: DuckDB works them out.
+        return { sql: `*${options}`, columns: options ? undefined : wildcardColumns(scope) };
+      }
       case 'QualifiedWildcard': {
-        if (hasWildcardOptions(node[1])) throw unsupported('SELECT t.* with EXCEPT, REPLACE or RENAME');
         const [, name] = variant(node[0]);
         const parts: string[] = name.map((part: Ast) => variant(part)[1].value);
         const binding = parts.length === 1 ? scope.lookup(parts[0] as string) : undefined;
+        const options = this.wildcardOptions(node[1], scope);
         if (binding?.kind === 'object') {
+          if (options) throw unsupported(`SELECT ${parts[0]}.* with EXCEPT or REPLACE over a record`);
           // DuckDB's unnest() of a STRUCT spreads its fields into columns, as `m.*` does in BigQuery.
           const columns = Object.entries(binding.type.struct).map(([field, type]) => ({ name: field, type }));
           return { sql: `unnest(${binding.path})`, columns };
         }
         const columns =
-          binding?.kind === 'relation' && binding.columns ? [...binding.columns.values()] : undefined;
-        return { sql: `${parts.map(quoteIdent).join('.')}.*`, columns };
+          binding?.kind === 'relation' && binding.columns && !options
+            ? [...binding.columns.values()]
+            : undefined;
+        return { sql: `${parts.map(quoteIdent).join('.')}.*${options}`, columns };
       }
       default:
         throw unsupported(`select item ${kind}`);
     }
+  }
+
+  /** `* EXCEPT (a, b) REPLACE (expr AS c)`: DuckDB's `* EXCLUDE (...) REPLACE (...)`. */
+  private wildcardOptions(options: Ast, scope: Scope): string {
+    if (!options) return '';
+    if (options.opt_ilike || options.opt_exclude || options.opt_rename)
+      throw unsupported('this SELECT * modifier');
+    let sql = '';
+    const except = options.opt_except;
+    if (except) {
+      const names = [except.first_element, ...(except.additional_elements ?? [])];
+      sql += ` EXCLUDE (${names.map((name: Ast) => quoteIdent(name.value)).join(', ')})`;
+    }
+    const replace = options.opt_replace;
+    if (replace) {
+      const items = (replace.items as Ast[]).map(
+        (item) => `${this.expr(item.expr, scope)} AS ${quoteIdent(item.column_name.value)}`,
+      );
+      sql += ` REPLACE (${items.join(', ')})`;
+    }
+    return sql;
   }
 
   /**
@@ -531,6 +576,7 @@ class Translator {
     const parts = compoundParts(array);
     const target: Resolved = parts ? this.resolveName(parts, scope) : { sql: this.expr(array, scope) };
     if (isStructSqlType(target.type)) {
+      if (unnest.with_offset) throw unsupported('UNNEST ... WITH OFFSET over a record');
       scope.bind(alias, { kind: 'object', path: target.sql, type: target.type });
       if (isCross) impliedFilters.push(`${target.sql} IS NOT NULL`);
       return '';
@@ -540,7 +586,7 @@ class Translator {
         `UNNEST of ${parts?.join('.') ?? 'a value'}, which is a ${target.type}, not an array`,
       );
     scope.bind(alias, { kind: 'element', alias, type: listElement(target.type) });
-    const lateral = `unnest(${target.sql}) AS ${quoteIdent(alias)}(${quoteIdent(alias)})`;
+    const lateral = unnestElements(target.sql, alias, this.bindOffset(unnest, scope));
     return isCross ? `\nCROSS JOIN ${lateral}` : `\nLEFT JOIN ${lateral} ON TRUE`;
   }
 
@@ -551,13 +597,20 @@ class Translator {
     const parts = compoundParts(array);
     const target: Resolved = parts ? this.resolveName(parts, scope) : { sql: this.expr(array, scope) };
     if (isStructSqlType(target.type)) throw unsupported('FROM UNNEST of a record with nothing before it');
-    const sql = `unnest(${target.sql}) AS ${quoteIdent(alias)}(${quoteIdent(alias)})`;
     scope.bind(alias, { kind: 'element', alias, type: listElement(target.type) });
+    const sql = unnestElements(target.sql, alias, this.bindOffset(unnest, scope));
     return sql;
   }
 
+  /** `WITH OFFSET [AS o]`: binds the offset column (an INT64) and returns its name. */
+  private bindOffset(unnest: Ast, scope: Scope): string | undefined {
+    const name = offsetAlias(unnest);
+    if (name !== undefined) scope.bind(name, { kind: 'element', alias: name, type: 'BIGINT' });
+    return name;
+  }
+
   private unnestAlias(unnest: Ast): string {
-    if (unnest.with_offset || unnest.with_ordinality) throw unsupported('UNNEST ... WITH OFFSET');
+    if (unnest.with_ordinality) throw unsupported('UNNEST ... WITH ORDINALITY');
     if (unnest.array_exprs.length !== 1) throw unsupported('UNNEST of several arrays');
     const alias = unnest.alias?.name?.value;
     if (alias) return alias;
@@ -584,6 +637,9 @@ class Translator {
       case 'Value':
         return literal(node.value);
       case 'BinaryOp': {
+        // `^` is XOR in BigQuery and a power in DuckDB.
+        if (node.op === 'BitwiseXor')
+          return `xor(${this.expr(node.left, scope)}, ${this.expr(node.right, scope)})`;
         const operator = binaryOperators[node.op];
         if (!operator) throw unsupported(`operator ${node.op}`);
         return `${this.expr(node.left, scope)} ${operator} ${this.expr(node.right, scope)}`;
@@ -611,15 +667,19 @@ class Translator {
         return `${this.expr(node.expr, scope)}${node.negated ? ' NOT' : ''} BETWEEN ${this.expr(node.low, scope)} AND ${this.expr(node.high, scope)}`;
       case 'Like':
         if (node.any || node.escape_char) throw unsupported('LIKE ANY / ESCAPE');
-        return `${this.expr(node.expr, scope)}${node.negated ? ' NOT' : ''} LIKE ${this.expr(node.pattern, scope)}`;
+        // A backslash escapes %, _ and itself in BigQuery's LIKE; DuckDB's has no escape unless told.
+        return `${this.expr(node.expr, scope)}${node.negated ? ' NOT' : ''} LIKE ${this.expr(node.pattern, scope)} ESCAPE '\\'`;
       case 'Case':
         return this.caseExpression(node, scope);
       case 'Cast':
-        return this.cast(node, scope);
+        return castSql(node, this.forms(scope));
       case 'TypedString':
-        return this.cast({ kind: 'Cast', expr: { Value: node.value }, data_type: node.data_type }, scope);
+        return castSql(
+          { kind: 'Cast', expr: { Value: node.value }, data_type: node.data_type },
+          this.forms(scope),
+        );
       case 'Function':
-        return this.functionCall(node, scope);
+        return functionCallSql(node, this.forms(scope));
       case 'CompoundFieldAccess':
         return this.fieldAccess(node, scope);
       case 'Interval':
@@ -630,8 +690,44 @@ class Translator {
         return `(\n${indent(this.query(node, scope))}\n)`;
       case 'Exists':
         return `${node.negated ? 'NOT ' : ''}EXISTS (\n${indent(this.query(node.subquery, scope))}\n)`;
+      case 'IsDistinctFrom':
+      case 'IsNotDistinctFrom':
+        return `${this.expr(node[0], scope)} IS${kind === 'IsNotDistinctFrom' ? ' NOT' : ''} DISTINCT FROM ${this.expr(node[1], scope)}`;
+      // `x IN UNNEST(array)` keeps IN's NULL rules through a subquery over the elements.
+      case 'InUnnest':
+        return `${this.expr(node.expr, scope)}${node.negated ? ' NOT' : ''} IN (SELECT unnest(${this.expr(node.array_expr, scope)}))`;
+      case 'Substring':
+        return callSql(
+          'substr',
+          [node.expr, node.substring_from, node.substring_for].filter(Boolean),
+          this.forms(scope),
+        );
+      case 'Ceil':
+      case 'Floor':
+        if (node.field?.DateTimeField !== 'NoDateTime')
+          throw unsupported(`${kind.toUpperCase()} TO a date part`);
+        return callSql(kind.toLowerCase(), [node.expr], this.forms(scope));
+      case 'Trim':
+        if (node.trim_where) throw unsupported('TRIM(BOTH/LEADING/TRAILING ...)');
+        return callSql('trim', [node.expr, ...(node.trim_characters ?? [])], this.forms(scope));
+      case 'Extract': {
+        const [field, payload] = variant(node.field);
+        if (field === 'Week' && payload)
+          throw unsupported(`EXTRACT(WEEK(${payload.value.toUpperCase()}) ...)`);
+        const at = node.expr.AtTimeZone;
+        const value = this.expr(at ? at.timestamp : node.expr, scope);
+        const zone = at
+          ? { sql: this.expr(at.time_zone, scope), literal: stringLiteral(at.time_zone) }
+          : undefined;
+        return extract(field, value, zone);
+      }
+      // STRUCT(1 AS a, 'x' AS b), STRUCT<a INT64>(1) and (1, 'x').
+      case 'Struct':
+        return structSql(node, this.forms(scope));
+      case 'Tuple':
+        return `row(${(node as Ast[]).map((item) => this.expr(item, scope)).join(', ')})`;
       default:
-        throw unsupported(`expression ${kind}`);
+        throw unsupported(expressionNames[kind] ?? `expression ${kind}`);
     }
   }
 
@@ -692,81 +788,6 @@ class Translator {
     return lines.join('\n');
   }
 
-  /**
-   * CAST to TIMESTAMP of a string: BigQuery honours a `Z` or `+hh:mm` offset, DuckDB's cast to
-   * TIMESTAMP silently drops it. Parameters and literals (the strings a saved query casts) go
-   * through TIMESTAMPTZ, which applies the offset, and back to the UTC TIMESTAMP of the store.
-   */
-  private cast(node: Ast, scope: Scope): string {
-    const [typeName] = typeof node.data_type === 'string' ? [node.data_type] : variant(node.data_type);
-    const target = castTypes[typeName];
-    if (!target) throw unsupported(`CAST to ${typeName}`);
-    const value = this.expr(node.expr, scope);
-    const cast = node.kind === 'SafeCast' ? 'TRY_CAST' : node.kind === 'Cast' ? 'CAST' : null;
-    if (!cast) throw unsupported(`${node.kind}`);
-    if ((target === 'TIMESTAMP' || target === 'TIMESTAMP_NS') && isStringValued(node.expr)) {
-      return `${cast}(${cast}(${value} AS TIMESTAMPTZ) AS ${target})`;
-    }
-    return `${cast}(${value} AS ${target})`;
-  }
-
-  private functionCall(node: Ast, scope: Scope): string {
-    if (node.over) throw unsupported('window functions');
-    if (node.filter) throw unsupported('FILTER on an aggregate');
-    const name = (node.name as Ast[])
-      .map((part) => variant(part)[1].value)
-      .join('.')
-      .toLowerCase();
-    const [argsKind, argList] = variant(node.args);
-    const args: string[] = [];
-    const literals: (string | undefined)[] = [];
-    let datePart: string | undefined;
-    if (argsKind === 'List') {
-      if (argList.clauses.length > 0) throw unsupported(`${name.toUpperCase()} with ORDER BY/LIMIT inside`);
-      for (const arg of argList.args as Ast[]) {
-        const [argKind, argNode] = variant(arg);
-        if (argKind !== 'Unnamed') throw unsupported(`named arguments to ${name.toUpperCase()}`);
-        if (argNode === 'Wildcard') {
-          args.push('*');
-          literals.push(undefined);
-          continue;
-        }
-        const expression = argNode.Expr;
-        if (!expression) throw unsupported(`argument form of ${name.toUpperCase()}`);
-        // Date parts (`MINUTE`) are keywords in BigQuery's grammar and parse as bare names.
-        const bare = expression.Identifier;
-        if (
-          bare &&
-          !bare.quote_style &&
-          !bare.value.startsWith('@') &&
-          name === 'timestamp_trunc' &&
-          args.length === 1
-        ) {
-          datePart = bare.value.toLowerCase();
-        }
-        const value = expression.Value?.value;
-        literals.push(value?.SingleQuotedString ?? value?.DoubleQuotedString);
-        args.push(
-          bare && this.isDatePartKeyword(bare, scope) ? quoteIdent(bare.value) : this.expr(expression, scope),
-        );
-      }
-    }
-    return translateFunction({
-      name,
-      args,
-      literals,
-      datePart,
-      distinct: argList?.duplicate_treatment === 'Distinct',
-    });
-  }
-
-  /** A bare `HOUR` is a date part, unless the query has a range variable or column of that name. */
-  private isDatePartKeyword(identifier: Ast, scope: Scope): boolean {
-    const name = String(identifier.value);
-    if (identifier.quote_style || !datePartNames.has(name.toLowerCase()) || scope.lookup(name)) return false;
-    return scope.resolveColumn(name) === 'unknown';
-  }
-
   /** `a.b`, `arr[OFFSET(n)]`, and `APPROX_QUANTILES(x, n)[OFFSET(k)]`. */
   private fieldAccess(node: Ast, scope: Scope): string {
     const chain = node.access_chain as Ast[];
@@ -784,12 +805,14 @@ class Translator {
       return quantileAt(value, buckets, offset);
     }
     let sql = this.expr(node.root, scope);
+    // A field of a computed value (`STRUCT(1 AS a).a`) needs the value in parentheses.
+    if (!node.root.Identifier && !node.root.CompoundIdentifier && chain[0]?.Dot) sql = `(${sql})`;
     for (const access of chain) {
       const [kind, payload] = variant(access);
       if (kind === 'Dot') {
         sql = `${sql}.${quoteIdent(variant(payload)[1].value)}`;
       } else if (kind === 'Subscript') {
-        sql = `${sql}[${this.arrayIndex(payload, scope)}]`;
+        sql = `${sql}[${arrayIndexSql(payload, this.forms(scope))}]`;
       } else {
         throw unsupported(`access ${kind}`);
       }
@@ -797,19 +820,19 @@ class Translator {
     return sql;
   }
 
-  /** BigQuery's OFFSET is 0-based and ORDINAL 1-based; DuckDB lists are 1-based. */
-  private arrayIndex(subscript: Ast, scope: Scope): string {
-    const index = subscript.Index?.index;
-    const wrapper = index?.Function;
-    const wrapperName = wrapper ? variant(wrapper.name[0])[1].value.toLowerCase() : undefined;
-    if (!wrapper || !['offset', 'safe_offset', 'ordinal', 'safe_ordinal'].includes(wrapperName)) {
-      throw unsupported('array subscripts other than [OFFSET(n)] and [ORDINAL(n)]');
-    }
-    const literalOffset = subscriptOffset(subscript);
-    const inner = this.expr(wrapper.args.List.args[0].Unnamed.Expr, scope);
-    const zeroBased = wrapperName.endsWith('offset');
-    if (literalOffset !== undefined) return String(zeroBased ? literalOffset + 1 : literalOffset);
-    return zeroBased ? `(${inner}) + 1` : inner;
+  /** How the form modules (function-call.ts, value-forms.ts) reach back into this translation. */
+  private forms(scope: Scope): FormContext {
+    return {
+      expr: (node) => this.expr(node, scope),
+      // ORDER BY inside an aggregate or a window orders by expressions, never by SELECT aliases.
+      orderItem: (item) => this.orderItem(item, scope, new Map()),
+      query: (node) => indent(this.query(node, scope)),
+      columnType: (node) => {
+        const parts = compoundParts(node);
+        const type = parts ? this.resolveName(parts, scope).type : undefined;
+        return typeof type === 'string' ? type : undefined;
+      },
+    };
   }
 
   private interval(node: Ast, scope: Scope): string {
@@ -825,6 +848,23 @@ function subscriptOffset(subscript: Ast): number | undefined {
   const argument = subscript.Index?.index?.Function?.args?.List?.args?.[0]?.Unnamed?.Expr;
   const number = argument?.Value?.value?.Number?.[0];
   return number === undefined ? undefined : Number(number);
+}
+
+/** `WITH OFFSET [AS o]`: the offset column's name (BigQuery's default is `offset`). */
+function offsetAlias(unnest: Ast): string | undefined {
+  if (!unnest.with_offset) return undefined;
+  return unnest.with_offset_alias?.value ?? 'offset';
+}
+
+/**
+ * The lateral FROM item of an UNNEST over an array. WITH OFFSET numbers the elements from 0 in
+ * BigQuery; generate_subscripts runs beside unnest in step and counts from 1.
+ */
+function unnestElements(array: string, alias: string, offset: string | undefined): string {
+  const name = quoteIdent(alias);
+  if (offset === undefined) return `unnest(${array}) AS ${name}(${name})`;
+  const offsetName = quoteIdent(offset);
+  return `LATERAL (SELECT unnest(${array}) AS ${name}, generate_subscripts(${array}, 1) - 1 AS ${offsetName}) AS ${name}(${name}, ${offsetName})`;
 }
 
 function compoundParts(expression: Ast): string[] | undefined {
@@ -852,16 +892,6 @@ function listElement(type: SqlType | undefined): SqlType | undefined {
   return isListSqlType(type) ? type.list : undefined;
 }
 
-function hasWildcardOptions(options: Ast): boolean {
-  return Boolean(
-    options?.opt_except ||
-      options?.opt_exclude ||
-      options?.opt_replace ||
-      options?.opt_rename ||
-      options?.opt_ilike,
-  );
-}
-
 /** The columns `SELECT *` makes: every column of the tables and every UNNEST alias, when all are known. */
 function wildcardColumns(scope: Scope): Column[] | undefined {
   const columns: Column[] = [];
@@ -882,13 +912,6 @@ function isTrueConstraint(constraint: Ast): boolean {
   return constraint?.On?.Value?.value?.Boolean === true;
 }
 
-/** Parameters (always STRING on both engines) and string literals. */
-function isStringValued(expression: Ast): boolean {
-  const value = expression.Value?.value;
-  if (value?.SingleQuotedString !== undefined || value?.DoubleQuotedString !== undefined) return true;
-  return typeof expression.Identifier?.value === 'string' && expression.Identifier.value.startsWith('@');
-}
-
 function literal(value: Ast): string {
   if (value === 'Null') return 'NULL';
   const [kind, payload] = variant(value);
@@ -899,9 +922,16 @@ function literal(value: Ast): string {
     case 'DoubleQuotedString':
     case 'TripleSingleQuotedString':
     case 'TripleDoubleQuotedString':
+    case 'SingleQuotedRawStringLiteral':
+    case 'DoubleQuotedRawStringLiteral':
+    case 'TripleSingleQuotedRawStringLiteral':
+    case 'TripleDoubleQuotedRawStringLiteral':
       return `'${String(payload).replaceAll("'", "''")}'`;
     case 'Boolean':
       return payload ? 'TRUE' : 'FALSE';
+    case 'SingleQuotedByteStringLiteral':
+    case 'DoubleQuotedByteStringLiteral':
+      return `unhex('${Buffer.from(String(payload), 'utf8').toString('hex')}')`;
     default:
       throw unsupported(`literal ${kind}`);
   }

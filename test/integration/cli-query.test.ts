@@ -85,11 +85,11 @@ describe('querygate query', () => {
   it('prints a refused construct with its line and column', async () => {
     const output = await runQueryCommand(
       config,
-      'select id\nfrom edge_logs\nqualify row_number() over (order by id) = 1 and m.x = 1',
+      'select id\nfrom edge_logs\nwhere farm_fingerprint(id) = 1',
       defaults,
     );
     expect(output.ok).toBe(false);
-    expect(JSON.parse(output.text).error).toMatchObject({ code: 'UNSUPPORTED_SQL', line: 3, column: 9 });
+    expect(JSON.parse(output.text).error).toMatchObject({ code: 'UNSUPPORTED_SQL', line: 3, column: 7 });
     const field = await runQueryCommand(
       config,
       'select\n  metadata.nope\nfrom edge_logs cross join unnest(metadata) as metadata',

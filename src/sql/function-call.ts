@@ -1,0 +1,139 @@
+import { type Ast, numberLiteral, stringLiteral, variant } from './bigquery-ast.js';
+import { translateFunction, unsupported } from './function-rules.js';
+import type { AggregateClauses } from './rules/rule.js';
+import { quoteIdent } from './table-schema.js';
+import { type FormContext, valueKind } from './value-forms.js';
+
+/**
+ * A function call: its arguments, the clauses written inside an aggregate's parentheses
+ * (`IGNORE NULLS`, `ORDER BY`, `LIMIT`) and its window, read from the AST and handed to the
+ * function's rule (function-rules.ts), which writes the DuckDB SQL.
+ */
+export function functionCallSql(node: Ast, context: FormContext): string {
+  if (node.filter) throw unsupported('FILTER on an aggregate');
+  const name = (node.name as Ast[])
+    .map((part) => variant(part)[1].value)
+    .join('.')
+    .toLowerCase();
+  // `CURRENT_TIMESTAMP` without parentheses has no argument list at all.
+  if (node.args === 'None') return callSql(name, [], context);
+  const [argsKind, argList] = variant(node.args);
+  // ARRAY(subquery) is DuckDB's ARRAY(subquery) too.
+  if (argsKind === 'Subquery' && name === 'array') return `ARRAY(\n${context.query(argList)}\n)`;
+  if (argsKind !== 'List') throw unsupported(`${name.toUpperCase()} with this argument form`);
+  const args = (argList.args as Ast[]).map((arg) => {
+    const [argKind, argNode] = variant(arg);
+    if (argKind !== 'Unnamed') throw unsupported(`named arguments to ${name.toUpperCase()}`);
+    if (argNode === 'Wildcard') return wildcard;
+    if (!argNode.Expr) throw unsupported(`argument form of ${name.toUpperCase()}`);
+    return argNode.Expr;
+  });
+  const clauses: { ignoreNulls?: boolean; orderBy?: string; limit?: number } = {};
+  if (node.null_treatment) clauses.ignoreNulls = node.null_treatment === 'IgnoreNulls';
+  for (const clause of argList.clauses as Ast[]) {
+    const [clauseKind, payload] = variant(clause);
+    const limit = clauseKind === 'Limit' ? numberLiteral(payload) : undefined;
+    if (clauseKind === 'IgnoreOrRespectNulls') clauses.ignoreNulls = payload === 'IgnoreNulls';
+    else if (clauseKind === 'OrderBy') clauses.orderBy = (payload as Ast[]).map(context.orderItem).join(', ');
+    else if (limit !== undefined) clauses.limit = limit;
+    else throw unsupported(`${name.toUpperCase()} with ${clauseKind} inside`);
+  }
+  return callSql(name, args, context, {
+    distinct: argList.duplicate_treatment === 'Distinct',
+    clauses,
+    over: node.over ? windowSql(node.over, context) : undefined,
+  });
+}
+
+/** `COUNT(*)`'s argument. */
+const wildcard = Symbol('*');
+
+/** Where a function takes a date part (`DAY`, `WEEK(MONDAY)`), by argument index. */
+const datePartPositions: Record<string, number> = {
+  timestamp_trunc: 1,
+  date_trunc: 1,
+  datetime_trunc: 1,
+  last_day: 1,
+  timestamp_diff: 2,
+  date_diff: 2,
+  datetime_diff: 2,
+  time_trunc: 1,
+  time_diff: 2,
+};
+
+/** `DAY` → 'day', `WEEK(MONDAY)` → 'week(monday)': keywords in BigQuery's grammar, names to the parser. */
+function datePart(expression: Ast): string | undefined {
+  const bare = expression.Identifier;
+  if (bare && !bare.quote_style && !bare.value.startsWith('@')) return bare.value.toLowerCase();
+  const call = expression.Function;
+  const inner = call?.args?.List?.args?.[0]?.Unnamed?.Expr?.Identifier?.value;
+  if (call && call.name.length === 1 && variant(call.name[0])[1].value.toLowerCase() === 'week' && inner)
+    return `week(${String(inner).toLowerCase()})`;
+  return undefined;
+}
+
+/** Translates the arguments of a call (also of forms such as SUBSTRING and TRIM) and applies its rule. */
+export function callSql(
+  name: string,
+  args: readonly (Ast | typeof wildcard)[],
+  context: FormContext,
+  options: { distinct?: boolean; clauses?: AggregateClauses; over?: string | undefined } = {},
+): string {
+  const partAt = datePartPositions[name.replace(/^safe\./, '')];
+  const parts = args.map((arg, i) => (i === partAt && arg !== wildcard ? datePart(arg) : undefined));
+  const literal = <T>(read: (node: Ast) => T) =>
+    args.map((arg) => (arg === wildcard ? undefined : read(arg)));
+  return translateFunction(
+    {
+      name,
+      // A date part is passed to the rule by name only.
+      args: args.map((arg, i) =>
+        arg === wildcard ? '*' : parts[i] !== undefined ? `'${parts[i]}'` : context.expr(arg),
+      ),
+      literals: literal(stringLiteral),
+      numbers: literal(numberLiteral),
+      kinds: args.map((arg, i) =>
+        arg === wildcard || parts[i] !== undefined ? undefined : valueKind(arg, context),
+      ),
+      parts,
+      distinct: options.distinct ?? false,
+      clauses: options.clauses ?? {},
+    },
+    options.over,
+  );
+}
+
+/**
+ * What follows OVER: `(PARTITION BY ... ORDER BY ... ROWS BETWEEN ...)`, a named window `w`, or
+ * `(w ROWS ...)` building on one; also the definitions of the WINDOW clause. DuckDB reads all of
+ * them as BigQuery does, and its default frame is BigQuery's.
+ */
+export function windowSql(over: Ast, context: FormContext): string {
+  const [kind, spec] = variant(over);
+  if (kind === 'NamedWindow') return quoteIdent(spec.value);
+  if (kind !== 'WindowSpec') throw unsupported(`OVER ${kind}`);
+  const parts: string[] = spec.window_name ? [quoteIdent(spec.window_name.value)] : [];
+  if (spec.partition_by.length > 0)
+    parts.push(`PARTITION BY ${(spec.partition_by as Ast[]).map(context.expr).join(', ')}`);
+  if (spec.order_by.length > 0)
+    parts.push(`ORDER BY ${(spec.order_by as Ast[]).map(context.orderItem).join(', ')}`);
+  const frame = spec.window_frame;
+  if (frame) {
+    const units: Record<string, string> = { Rows: 'ROWS', Range: 'RANGE' };
+    if (!units[frame.units]) throw unsupported(`${frame.units} window frames`);
+    const bound = (value: Ast): string => {
+      const [boundKind, offset] = variant(value);
+      if (boundKind === 'CurrentRow') return 'CURRENT ROW';
+      const direction = boundKind === 'Preceding' ? 'PRECEDING' : 'FOLLOWING';
+      return offset ? `${context.expr(offset)} ${direction}` : `UNBOUNDED ${direction}`;
+    };
+    parts.push(
+      frame.end_bound
+        ? `${units[frame.units]} BETWEEN ${bound(frame.start_bound)} AND ${bound(frame.end_bound)}`
+        : `${units[frame.units]} ${bound(frame.start_bound)}`,
+    );
+  }
+  // `OVER (w)` is `OVER w`; DuckDB refuses to copy a window that has a frame, BigQuery does not.
+  if (spec.window_name && parts.length === 1) return parts[0] as string;
+  return `(${parts.join(' ')})`;
+}

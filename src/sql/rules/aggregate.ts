@@ -1,0 +1,164 @@
+import { type FunctionCall, type FunctionRule, type RuleTable, rule, unsupported } from './rule.js';
+
+const distinct = (call: FunctionCall) => (call.distinct ? 'DISTINCT ' : '');
+
+/** An aggregate whose DuckDB namesake (or `duckdbName`) means the same, with OVER allowed. */
+const aggregate = (min: number, max: number, duckdbName?: string): FunctionRule =>
+  rule(min, max, (args, call) => `${duckdbName ?? call.name}(${distinct(call)}${args.join(', ')})`, {
+    windowed: true,
+  });
+
+/** A window function, valid only with OVER; `IGNORE NULLS` is written inside as DuckDB reads it. */
+const windowFunction = (min: number, max: number): FunctionRule =>
+  rule(
+    min,
+    max,
+    (args, call) => {
+      if (call.clauses.orderBy !== undefined || call.clauses.limit !== undefined)
+        throw unsupported(`${call.name.toUpperCase()} with ORDER BY or LIMIT inside`);
+      return `${call.name}(${args.join(', ')}${call.clauses.ignoreNulls ? ' IGNORE NULLS' : ''})`;
+    },
+    { windowed: true, clauses: true },
+  );
+
+/**
+ * ARRAY_AGG(x [IGNORE NULLS] [ORDER BY ...] [LIMIT n]) as DuckDB's list(): ORDER BY goes inside,
+ * IGNORE NULLS becomes a FILTER, LIMIT a slice. Over no rows both give NULL. BigQuery refuses a
+ * result array holding NULL; DuckDB keeps the NULL element.
+ */
+function arrayAgg(args: readonly string[], call: FunctionCall): string {
+  const [value] = args;
+  const order = call.clauses.orderBy ? ` ORDER BY ${call.clauses.orderBy}` : '';
+  let sql = `list(${distinct(call)}${value}${order})`;
+  if (call.clauses.ignoreNulls) sql += ` FILTER (WHERE ${value} IS NOT NULL)`;
+  if (call.clauses.limit !== undefined) sql = `${sql}[1:${call.clauses.limit}]`;
+  return sql;
+}
+
+/** STRING_AGG(x [, delimiter] [ORDER BY ...] [LIMIT n]); the delimiter defaults to ','. NULLs are skipped on both. */
+function stringAgg(args: readonly string[], call: FunctionCall): string {
+  const [value, delimiter = "','"] = args;
+  const order = call.clauses.orderBy ? ` ORDER BY ${call.clauses.orderBy}` : '';
+  if (call.clauses.limit === undefined) return `string_agg(${distinct(call)}${value}, ${delimiter}${order})`;
+  return `array_to_string(list(${distinct(call)}${value}${order}) FILTER (WHERE ${value} IS NOT NULL)[1:${call.clauses.limit}], ${delimiter})`;
+}
+
+/**
+ * APPROX_QUANTILES(x, n) alone is the whole array of n + 1 quantiles; the usual
+ * APPROX_QUANTILES(x, n)[OFFSET(k)] is handled by `quantileAt` instead. Both are the exact
+ * quantile_disc, which the approximation approaches; BigQuery's answer may differ within its
+ * documented error.
+ */
+function approxQuantiles(args: readonly string[], call: FunctionCall): string {
+  const buckets = call.numbers[1];
+  if (buckets === undefined || !Number.isInteger(buckets) || buckets < 1)
+    throw unsupported('APPROX_QUANTILES needs a literal bucket count');
+  if (call.clauses.ignoreNulls === false) throw unsupported('APPROX_QUANTILES with RESPECT NULLS');
+  const fractions = Array.from({ length: buckets + 1 }, (_, i) => i / buckets);
+  return `quantile_disc(${args[0]}, [${fractions.join(', ')}])`;
+}
+
+/**
+ * APPROX_TOP_COUNT(x, n): the n most frequent values with their counts, most frequent first, as
+ * ARRAY<STRUCT<value, count>>. Computed exactly from DuckDB's histogram (which skips NULL values;
+ * BigQuery counts NULL as a value).
+ */
+function approxTopCount(args: readonly string[], call: FunctionCall): string {
+  const count = call.numbers[1];
+  if (count === undefined || !Number.isInteger(count) || count < 1)
+    throw unsupported('APPROX_TOP_COUNT needs a literal number');
+  const sorted = `list_sort(list_transform(map_entries(histogram(${args[0]})), e -> {'n': -e.value, 'value': e.key}))`;
+  return `list_transform(${sorted}, e -> {'value': e.value, 'count': -e.n})[1:${count}]`;
+}
+
+function percentile(
+  duckdbName: string,
+  value: string | undefined,
+  fraction: string | undefined,
+  call: FunctionCall,
+): string {
+  if (call.clauses.ignoreNulls === false) throw unsupported(`${call.name.toUpperCase()} with RESPECT NULLS`);
+  if (call.clauses.orderBy !== undefined || call.clauses.limit !== undefined)
+    throw unsupported(`${call.name.toUpperCase()} with ORDER BY or LIMIT inside`);
+  return `${duckdbName}(${value}, ${fraction})`;
+}
+
+export const aggregateRules: RuleTable = {
+  count: aggregate(1, 1),
+  sum: aggregate(1, 1),
+  avg: aggregate(1, 1),
+  min: aggregate(1, 1),
+  max: aggregate(1, 1),
+  // Both skip NULLs and return NULL when every value is NULL.
+  any_value: aggregate(1, 1),
+  // DuckDB's count_if returns NULL over no rows; BigQuery's COUNTIF returns 0, as a filtered
+  // count(*) does.
+  countif: rule(1, 1, ([condition]) => `count(*) FILTER (WHERE ${condition})`, { windowed: true }),
+  logical_and: aggregate(1, 1, 'bool_and'),
+  logical_or: aggregate(1, 1, 'bool_or'),
+  bit_and: aggregate(1, 1),
+  bit_or: aggregate(1, 1),
+  bit_xor: aggregate(1, 1),
+  stddev: aggregate(1, 1, 'stddev_samp'),
+  stddev_samp: aggregate(1, 1),
+  stddev_pop: aggregate(1, 1),
+  variance: aggregate(1, 1, 'var_samp'),
+  var_samp: aggregate(1, 1),
+  var_pop: aggregate(1, 1),
+  corr: aggregate(2, 2),
+  covar_pop: aggregate(2, 2),
+  covar_samp: aggregate(2, 2),
+  // Exact on DuckDB: the count the approximation approaches.
+  approx_count_distinct: rule(1, 1, ([value]) => `count(DISTINCT ${value})`),
+  approx_quantiles: rule(2, 2, approxQuantiles, { clauses: true }),
+  approx_top_count: rule(2, 2, approxTopCount),
+  array_agg: rule(1, 1, arrayAgg, { windowed: true, clauses: true }),
+  string_agg: rule(1, 2, stringAgg, { windowed: true, clauses: true }),
+  // PERCENTILE_CONT/DISC(x, p) OVER (...) skip NULLs (BigQuery's default) as quantile_cont/disc do.
+  percentile_cont: rule(
+    2,
+    2,
+    ([value, fraction], call) => percentile('quantile_cont', value, fraction, call),
+    {
+      windowed: true,
+      clauses: true,
+    },
+  ),
+  percentile_disc: rule(
+    2,
+    2,
+    ([value, fraction], call) => percentile('quantile_disc', value, fraction, call),
+    {
+      windowed: true,
+      clauses: true,
+    },
+  ),
+  row_number: windowFunction(0, 0),
+  rank: windowFunction(0, 0),
+  dense_rank: windowFunction(0, 0),
+  percent_rank: windowFunction(0, 0),
+  cume_dist: windowFunction(0, 0),
+  ntile: windowFunction(1, 1),
+  lag: windowFunction(1, 3),
+  lead: windowFunction(1, 3),
+  first_value: windowFunction(1, 1),
+  last_value: windowFunction(1, 1),
+  nth_value: windowFunction(2, 2),
+};
+
+/** Functions that are only valid with OVER. */
+export const windowOnly = new Set([
+  'percentile_cont',
+  'percentile_disc',
+  'row_number',
+  'rank',
+  'dense_rank',
+  'percent_rank',
+  'cume_dist',
+  'ntile',
+  'lag',
+  'lead',
+  'first_value',
+  'last_value',
+  'nth_value',
+]);

@@ -1,0 +1,16 @@
+import { type RuleTable, rule } from './rule.js';
+
+/**
+ * BYTES functions. BYTES are BLOBs here and come back base64-encoded, as BigQuery's REST API
+ * returns them. DuckDB's hash functions return hex text where BigQuery's return BYTES, so the
+ * hex is turned back into bytes; TO_HEX is lower case in BigQuery and upper case in DuckDB.
+ */
+export const bytesRules: RuleTable = {
+  md5: rule(1, 1, ([value]) => `unhex(md5(${value}))`),
+  sha1: rule(1, 1, ([value]) => `unhex(sha1(${value}))`),
+  sha256: rule(1, 1, ([value]) => `unhex(sha256(${value}))`),
+  to_hex: rule(1, 1, ([value]) => `lower(hex(${value}))`),
+  from_hex: rule(1, 1, ([value]) => `unhex(${value})`),
+  to_base64: rule(1, 1, ([value]) => `to_base64(${value})`),
+  from_base64: rule(1, 1, ([value]) => `from_base64(${value})`),
+};

@@ -1,0 +1,13 @@
+import { type RuleTable, rule } from './rule.js';
+
+/** IF, IFNULL, NULLIF, COALESCE (CASE is a form, in translate.ts). */
+export const conditionalRules: RuleTable = {
+  if: rule(
+    3,
+    3,
+    ([condition, then, otherwise]) => `CASE WHEN ${condition} THEN ${then} ELSE ${otherwise} END`,
+  ),
+  ifnull: rule(2, 2, (args) => `coalesce(${args.join(', ')})`),
+  nullif: rule(2, 2, (args) => `nullif(${args.join(', ')})`),
+  coalesce: rule(1, Number.POSITIVE_INFINITY, (args) => `coalesce(${args.join(', ')})`),
+};

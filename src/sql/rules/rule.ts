@@ -1,0 +1,71 @@
+import { unsupported } from '../unsupported.js';
+
+/**
+ * One call of a BigQuery function, its arguments already translated to DuckDB SQL. Rules read
+ * the raw facts they need (a literal pattern, a bare date part) from the other fields.
+ */
+export interface FunctionCall {
+  readonly name: string;
+  readonly args: readonly string[];
+  /** Per argument, its value when it is a string literal. */
+  readonly literals: readonly (string | undefined)[];
+  /** Per argument, its value when it is a number literal. */
+  readonly numbers: readonly (number | undefined)[];
+  /**
+   * Per argument, the date part written there (`MINUTE`, `WEEK(MONDAY)`), lower case: date parts
+   * are keywords in BigQuery's grammar and parse as bare names or calls.
+   */
+  readonly parts: readonly (string | undefined)[];
+  /** Per argument, DATE, DATETIME or TIMESTAMP where the text shows which (a literal, a cast, a function). */
+  readonly kinds: readonly ('date' | 'datetime' | 'timestamp' | undefined)[];
+  readonly distinct: boolean;
+  /** `IGNORE NULLS`, `ORDER BY` and `LIMIT` written inside an aggregate's parentheses. */
+  readonly clauses: AggregateClauses;
+}
+
+export interface AggregateClauses {
+  readonly ignoreNulls?: boolean;
+  /** The ORDER BY items, translated (`x DESC`). */
+  readonly orderBy?: string;
+  readonly limit?: number;
+}
+
+export interface FunctionRule {
+  readonly arity: readonly [min: number, max: number];
+  readonly translate: (args: readonly string[], call: FunctionCall) => string;
+  /** Whether it is an aggregate or window function, so `OVER (...)` may follow it. */
+  readonly windowed?: boolean;
+  /** Whether it reads `IGNORE NULLS`/`ORDER BY`/`LIMIT` clauses; other rules refuse them. */
+  readonly clauses?: boolean;
+}
+
+export type RuleTable = Readonly<Record<string, FunctionRule>>;
+
+export const rule = (
+  min: number,
+  max: number,
+  translate: (args: readonly string[], call: FunctionCall) => string,
+  options: { windowed?: boolean; clauses?: boolean } = {},
+): FunctionRule => ({ arity: [min, max], translate, ...options });
+
+/** A rule for a function whose DuckDB namesake (or `duckdbName`) means the same. */
+export const same = (min: number, max: number, duckdbName?: string): FunctionRule =>
+  rule(min, max, (args, call) => `${duckdbName ?? call.name}(${args.join(', ')})`);
+
+/** Refusals carry UNSUPPORTED_SQL, and the translator adds their line and column (unsupported.ts). */
+export { unsupported };
+
+/** The instant `CURRENT_TIMESTAMP()` stands for, bound per call so tests can fix the clock. */
+export const nowParameter = '$__now';
+
+/** A SQL string literal. */
+export function quoteString(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/** A literal argument a rule needs to decide its DuckDB form, or a refusal naming it. */
+export function literalArgument(call: FunctionCall, index: number, what: string): string {
+  const value = call.literals[index];
+  if (value === undefined) throw unsupported(`${call.name.toUpperCase()} needs a literal ${what}`);
+  return value;
+}

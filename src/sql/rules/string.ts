@@ -1,0 +1,103 @@
+import { type FunctionCall, quoteString, type RuleTable, rule, same, unsupported } from './rule.js';
+
+/**
+ * SUBSTR(value, position[, length]): 1-based; 0 means 1; a negative position counts from the
+ * end, and one before the start means 1. DuckDB's substring agrees for positive positions only,
+ * so other positions are mapped onto it.
+ */
+export function substr(
+  value: string,
+  position: string,
+  length: string | undefined,
+  call?: FunctionCall,
+): string {
+  const literal = call?.numbers[1];
+  const start =
+    literal !== undefined && literal > 0
+      ? position
+      : `CASE WHEN (${position}) > 0 THEN (${position}) WHEN (${position}) = 0 THEN 1 ELSE greatest(length(${value}) + (${position}) + 1, 1) END`;
+  // A negative length is an error in BigQuery; DuckDB's substring would count backwards.
+  const count = length === undefined ? undefined : `CASE WHEN (${length}) >= 0 THEN (${length}) END`;
+  return count === undefined ? `substring(${value}, ${start})` : `substring(${value}, ${start}, ${count})`;
+}
+
+/**
+ * FORMAT(format, ...): printf-style. A NULL argument makes the result NULL except under %t,
+ * which prints 'NULL'; DuckDB's printf has the same NULL rule, and %t becomes a cast to text.
+ */
+function format(args: readonly string[], call: FunctionCall): string {
+  const pattern = call.literals[0];
+  if (pattern === undefined) throw unsupported('FORMAT needs a literal format string');
+  const values = args.slice(1);
+  const out: string[] = [];
+  let used = 0;
+  const spec = /%([-+ #0']*)(\d+|\*)?(?:\.(\d+|\*))?([a-zA-Z%])/g;
+  let last = 0;
+  let text = '';
+  for (const match of pattern.matchAll(spec)) {
+    text += pattern.slice(last, match.index);
+    last = (match.index ?? 0) + match[0].length;
+    const [, flags = '', width, precision, conversion] = match;
+    if (conversion === '%') {
+      text += '%%';
+      continue;
+    }
+    if (width === '*' || precision === '*' || flags.includes("'"))
+      throw unsupported(`FORMAT element ${match[0]} (width or precision from an argument, or grouping)`);
+    const value = values[used++];
+    if (value === undefined) throw unsupported('FORMAT has fewer arguments than format elements');
+    if (conversion === 't') {
+      // %t prints the value as text, NULL as 'NULL'. (%T, a literal of the value's type, is refused.)
+      text += `%${flags}${width ?? ''}s`;
+      out.push(`coalesce(CAST(${value} AS VARCHAR), 'NULL')`);
+    } else if (conversion === 's') {
+      text += match[0];
+      out.push(`CAST(${value} AS VARCHAR)`);
+    } else if ('dixXofFeEgG'.includes(conversion ?? '')) {
+      text += conversion === 'i' ? match[0].replace(/i$/, 'd') : match[0];
+      out.push(value);
+    } else {
+      throw unsupported(`FORMAT element ${match[0]}`);
+    }
+  }
+  text += pattern.slice(last);
+  if (used !== values.length) throw unsupported('FORMAT has more arguments than format elements');
+  return `printf(${[quoteString(text), ...out].join(', ')})`;
+}
+
+export const stringRules: RuleTable = {
+  // BigQuery's CONCAT is NULL when any argument is; DuckDB's concat() skips NULLs, `||` does not.
+  concat: rule(1, Number.POSITIVE_INFINITY, (args) => `(${args.join(' || ')})`),
+  length: same(1, 1),
+  char_length: same(1, 1, 'length'),
+  character_length: same(1, 1, 'length'),
+  byte_length: same(1, 1, 'strlen'),
+  lower: same(1, 1),
+  upper: same(1, 1),
+  substr: rule(2, 3, ([value, position, length], call) =>
+    substr(value as string, position as string, length, call),
+  ),
+  substring: rule(2, 3, ([value, position, length], call) =>
+    substr(value as string, position as string, length, call),
+  ),
+  left: rule(2, 2, ([value, count]) => `left(${value}, ${count})`),
+  right: rule(2, 2, ([value, count]) => `right(${value}, ${count})`),
+  strpos: same(2, 2),
+  instr: rule(2, 2, ([value, search]) => `strpos(${value}, ${search})`),
+  starts_with: same(2, 2),
+  ends_with: same(2, 2),
+  // SPLIT's delimiter defaults to a comma; an empty delimiter splits into characters on both.
+  split: rule(1, 2, ([value, delimiter]) => `string_split(${value}, ${delimiter ?? "','"})`),
+  trim: rule(1, 2, (args) => `trim(${args.join(', ')})`),
+  ltrim: rule(1, 2, (args) => `ltrim(${args.join(', ')})`),
+  rtrim: rule(1, 2, (args) => `rtrim(${args.join(', ')})`),
+  // An empty search string replaces nothing on both engines.
+  replace: same(3, 3),
+  translate: same(3, 3),
+  lpad: rule(2, 3, ([value, length, pad]) => `lpad(${value}, ${length}, ${pad ?? "' '"})`),
+  rpad: rule(2, 3, ([value, length, pad]) => `rpad(${value}, ${length}, ${pad ?? "' '"})`),
+  reverse: same(1, 1),
+  repeat: same(2, 2),
+  ascii: same(1, 1),
+  format: rule(1, Number.POSITIVE_INFINITY, format),
+};

@@ -1,0 +1,51 @@
+import { unsupported } from './rule.js';
+
+/**
+ * Time zones as BigQuery takes them: an IANA name ('America/Los_Angeles', 'UTC') or an offset
+ * ('+05:30', '-08'). DuckDB's ICU knows the names but not bare offsets, so offsets become
+ * interval arithmetic. The store keeps TIMESTAMP as UTC and the session time zone is UTC.
+ */
+export interface Zone {
+  /** The zone argument as DuckDB SQL. */
+  readonly sql: string;
+  /** Its text when it is a literal. */
+  readonly literal?: string | undefined;
+}
+
+function offsetMinutes(literal: string): number | undefined {
+  const match = /^(?:UTC)?([+-])(\d{1,2})(?::?(\d{2}))?$/i.exec(literal.trim());
+  if (!match) return undefined;
+  const minutes = Number(match[2]) * 60 + Number(match[3] ?? 0);
+  return match[1] === '-' ? -minutes : minutes;
+}
+
+function isUtc(zone: Zone | undefined): boolean {
+  return zone === undefined || /^(utc|etc\/utc|z|gmt)$/i.test(zone.literal?.trim() ?? '');
+}
+
+/** The civil time (TIMESTAMP without zone) an instant shows in `zone`. */
+export function toCivil(instant: string, zone: Zone | undefined): string {
+  if (zone === undefined || isUtc(zone)) return instant;
+  const offset = zone.literal === undefined ? undefined : offsetMinutes(zone.literal);
+  if (offset !== undefined) return `(${instant} + INTERVAL (${offset}) MINUTE)`;
+  return `timezone(${zone.sql}, CAST(${instant} AS TIMESTAMPTZ))`;
+}
+
+/** The instant (UTC TIMESTAMP) at which `zone` shows the civil time `civil`. */
+export function fromCivil(civil: string, zone: Zone | undefined): string {
+  if (zone === undefined || isUtc(zone)) return civil;
+  const offset = zone.literal === undefined ? undefined : offsetMinutes(zone.literal);
+  if (offset !== undefined) return `(${civil} - INTERVAL (${offset}) MINUTE)`;
+  return `CAST(timezone(${zone.sql}, CAST(${civil} AS TIMESTAMP)) AS TIMESTAMP)`;
+}
+
+/** The name %Z prints and the offset %z prints, where the zone is known when translating. */
+export function zoneLabels(zone: Zone | undefined): { name: string; offset: string } {
+  if (isUtc(zone)) return { name: 'UTC', offset: '+0000' };
+  const offset = zone?.literal === undefined ? undefined : offsetMinutes(zone.literal);
+  if (offset === undefined) throw unsupported('%Z or %z with a time zone other than UTC or a fixed offset');
+  const sign = offset < 0 ? '-' : '+';
+  const hours = String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0');
+  const minutes = String(Math.abs(offset) % 60).padStart(2, '0');
+  return { name: `UTC${sign}${hours}:${minutes}`, offset: `${sign}${hours}${minutes}` };
+}

@@ -1,0 +1,244 @@
+import {
+  type FunctionCall,
+  literalArgument,
+  nowParameter,
+  quoteString,
+  type RuleTable,
+  rule,
+  unsupported,
+} from './rule.js';
+import { formatTime, parseFormat } from './time-format.js';
+import { fromCivil, toCivil, type Zone } from './time-zone.js';
+
+/**
+ * DATE, DATETIME and TIMESTAMP functions. The types map as: TIMESTAMP → TIMESTAMP holding UTC
+ * (the session time zone is UTC), DATETIME → TIMESTAMP_NS (so results print as BigQuery's civil
+ * DATETIME), DATE → DATE.
+ */
+
+const weekdays = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+
+/**
+ * BigQuery weeks start on Sunday (WEEK) or the named day (WEEK(<WEEKDAY>)); DuckDB's start on
+ * Monday. Moving a value forward by this many days moves its week's first day onto a Monday.
+ */
+function weekShift(part: string): number | undefined {
+  if (part === 'isoweek') return 0;
+  if (part === 'week') return 1;
+  const match = /^week\((\w+)\)$/.exec(part);
+  if (!match) return undefined;
+  const day = weekdays.indexOf(match[1] as string);
+  if (day < 0) throw unsupported(`date part ${part.toUpperCase()}`);
+  return (1 - day + 7) % 7;
+}
+
+const shifted = (value: string, days: number) => (days === 0 ? value : `(${value} + INTERVAL ${days} DAY)`);
+
+const truncParts = new Set([
+  'microsecond',
+  'millisecond',
+  'second',
+  'minute',
+  'hour',
+  'day',
+  'month',
+  'quarter',
+  'year',
+  'isoyear',
+]);
+
+/** A civil time (or date) truncated to `part`. */
+function truncCivil(value: string, part: string | undefined): string {
+  if (part === undefined) throw unsupported('a TRUNC without a literal date part');
+  if (truncParts.has(part)) return `date_trunc('${part}', ${value})`;
+  const shift = weekShift(part);
+  if (shift === undefined) throw unsupported(`truncating to ${part.toUpperCase()}`);
+  if (shift === 0) return `date_trunc('week', ${value})`;
+  return `(date_trunc('week', ${shifted(value, shift)}) - INTERVAL ${shift} DAY)`;
+}
+
+export function zoneArgument(call: FunctionCall, index: number): Zone | undefined {
+  const sql = call.args[index];
+  return sql === undefined ? undefined : { sql, literal: call.literals[index] };
+}
+
+export const diffParts = new Set(['microsecond', 'millisecond', 'second', 'minute', 'hour', 'day']);
+
+/** DATE_DIFF and DATETIME_DIFF count the part boundaries between the two, as DuckDB's date_diff does but for weeks. */
+function boundaryDiff(later: string, earlier: string, part: string | undefined, call: FunctionCall): string {
+  if (part === undefined) throw unsupported(`${call.name.toUpperCase()} needs a literal date part`);
+  if (truncParts.has(part)) return `date_diff('${part}', ${earlier}, ${later})`;
+  if (weekShift(part) === undefined) throw unsupported(`${call.name.toUpperCase()} by ${part.toUpperCase()}`);
+  // DuckDB's date_diff('week') counts whole weeks elapsed, not week boundaries: the boundaries
+  // are counted as the days between the two weeks' first days, over 7.
+  return `(date_diff('day', ${truncCivil(earlier, part)}, ${truncCivil(later, part)}) // 7)`;
+}
+
+/** Offsets in a timestamp string, which win over a time zone argument. */
+const offsetSuffix = String.raw`\d:\d\d(:\d\d(\.\d+)?)?\s*([zZ]|[+-]\d{1,2}(:?\d\d)?)$`;
+
+function timestamp(args: readonly string[], call: FunctionCall): string {
+  const [value] = args;
+  const zone = zoneArgument(call, 1);
+  if (zone === undefined) return `CAST(CAST(${value} AS TIMESTAMPTZ) AS TIMESTAMP)`;
+  const civil = fromCivil(`CAST(${value} AS TIMESTAMP)`, zone);
+  const literal = call.literals[0];
+  if (literal !== undefined) {
+    return new RegExp(offsetSuffix).test(literal)
+      ? `CAST(CAST(${value} AS TIMESTAMPTZ) AS TIMESTAMP)`
+      : civil;
+  }
+  return `CASE WHEN regexp_matches(CAST(${value} AS VARCHAR), '${offsetSuffix}') THEN CAST(CAST(${value} AS TIMESTAMPTZ) AS TIMESTAMP) ELSE ${civil} END`;
+}
+
+/** PARSE_TIMESTAMP/DATE/DATETIME/TIME(format, text [, zone]). */
+export function parse(kind: 'timestamp' | 'date' | 'datetime' | 'time') {
+  return (args: readonly string[], call: FunctionCall): string => {
+    const { pattern, hasOffset, hasYear } = parseFormat(literalArgument(call, 0, 'format string'));
+    const text = hasYear ? args[1] : `('1970 ' || ${args[1]})`;
+    const parsed = `strptime(${text}, ${quoteString(hasYear ? pattern : `%Y ${pattern}`)})`;
+    if (kind === 'date') return `CAST(${parsed} AS DATE)`;
+    if (kind === 'datetime') return `CAST(${parsed} AS TIMESTAMP_NS)`;
+    if (kind === 'time') return `CAST(${parsed} AS TIME)`;
+    return hasOffset ? `CAST(${parsed} AS TIMESTAMP)` : fromCivil(parsed, zoneArgument(call, 2));
+  };
+}
+
+function formatRule(kind: 'timestamp' | 'date' | 'datetime') {
+  return (args: readonly string[], call: FunctionCall): string => {
+    const format = literalArgument(call, 0, 'format string');
+    const value = args[1] as string;
+    if (kind !== 'timestamp') return formatTime(format, `CAST(${value} AS TIMESTAMP)`, {});
+    const zone = zoneArgument(call, 2);
+    return formatTime(format, toCivil(value, zone), { instant: value, ...(zone ? { zone } : {}) });
+  };
+}
+
+export const timeRules: RuleTable = {
+  current_timestamp: rule(0, 0, () => nowParameter),
+  current_date: rule(0, 1, (_args, call) => `CAST(${toCivil(nowParameter, zoneArgument(call, 0))} AS DATE)`),
+  current_datetime: rule(
+    0,
+    1,
+    (_args, call) => `CAST(${toCivil(nowParameter, zoneArgument(call, 0))} AS TIMESTAMP_NS)`,
+  ),
+  timestamp: rule(1, 2, timestamp),
+  // DATE(timestamp[, zone]), DATE(datetime), DATE(year, month, day).
+  date: rule(1, 3, (args, call) => {
+    if (args.length === 3) return `make_date(${args.join(', ')})`;
+    if (args.length === 2) return `CAST(${toCivil(args[0] as string, zoneArgument(call, 1))} AS DATE)`;
+    return `CAST(${args[0]} AS DATE)`;
+  }),
+  // DATETIME(timestamp[, zone]) or DATETIME(year, month, day, hour, minute, second).
+  datetime: rule(1, 6, (args, call) => {
+    if (args.length === 6) return `CAST(make_timestamp(${args.join(', ')}) AS TIMESTAMP_NS)`;
+    if (args.length > 2) throw unsupported('DATETIME takes 1, 2 or 6 arguments');
+    // DATETIME(date, time) and DATETIME(timestamp, zone) differ only by type: a zone is taken
+    // when it is a literal or a parameter (parameters are strings), anything else is refused.
+    if (args.length === 2 && call.literals[1] === undefined && !args[1]?.startsWith('$'))
+      throw unsupported('DATETIME(date, time), or a time zone that is not a literal or a parameter');
+    return `CAST(${toCivil(args[0] as string, zoneArgument(call, 1))} AS TIMESTAMP_NS)`;
+  }),
+  timestamp_add: rule(2, 2, ([value, interval]) => `(${value} + ${interval})`),
+  timestamp_sub: rule(2, 2, ([value, interval]) => `(${value} - ${interval})`),
+  datetime_add: rule(2, 2, ([value, interval]) => `CAST(${value} + ${interval} AS TIMESTAMP_NS)`),
+  datetime_sub: rule(2, 2, ([value, interval]) => `CAST(${value} - ${interval} AS TIMESTAMP_NS)`),
+  // DuckDB clamps month arithmetic to the month's last day as BigQuery does.
+  date_add: rule(2, 2, ([value, interval]) => `CAST(${value} + ${interval} AS DATE)`),
+  date_sub: rule(2, 2, ([value, interval]) => `CAST(${value} - ${interval} AS DATE)`),
+  // TIMESTAMP_DIFF counts whole elapsed parts (truncating toward zero), DuckDB's date_sub.
+  timestamp_diff: rule(3, 3, ([later, earlier], call) => {
+    const part = call.parts[2];
+    if (part === undefined || !diffParts.has(part))
+      throw unsupported(`TIMESTAMP_DIFF by ${(part ?? 'a non-literal part').toUpperCase()}`);
+    return `date_sub('${part}', ${earlier}, ${later})`;
+  }),
+  date_diff: rule(3, 3, ([later, earlier], call) =>
+    boundaryDiff(`CAST(${later} AS DATE)`, `CAST(${earlier} AS DATE)`, call.parts[2], call),
+  ),
+  datetime_diff: rule(3, 3, ([later, earlier], call) =>
+    boundaryDiff(later as string, earlier as string, call.parts[2], call),
+  ),
+  timestamp_trunc: rule(2, 3, ([value], call) => {
+    const zone = zoneArgument(call, 2);
+    return fromCivil(truncCivil(toCivil(value as string, zone), call.parts[1]), zone);
+  }),
+  // DATE_TRUNC also takes DATETIME and TIMESTAMP (with a zone) and returns the same type; DuckDB's
+  // date_trunc always returns TIMESTAMP. The type is taken from the store's schema for a column,
+  // or from the text (a literal, a cast, a function); any other value is taken as a DATE,
+  // DATE_TRUNC's first signature.
+  date_trunc: rule(2, 3, ([value], call) => {
+    const kind = call.kinds[0];
+    if (kind === 'timestamp') {
+      const zone = zoneArgument(call, 2);
+      return fromCivil(truncCivil(toCivil(value as string, zone), call.parts[1]), zone);
+    }
+    if (call.args.length === 3)
+      throw unsupported('DATE_TRUNC with a time zone of a value not known to be a TIMESTAMP');
+    const type = kind === 'datetime' ? 'TIMESTAMP_NS' : 'DATE';
+    return `CAST(${truncCivil(value as string, call.parts[1])} AS ${type})`;
+  }),
+  datetime_trunc: rule(
+    2,
+    2,
+    ([value], call) => `CAST(${truncCivil(value as string, call.parts[1])} AS TIMESTAMP_NS)`,
+  ),
+  last_day: rule(1, 2, ([value], call) => {
+    if (call.args.length === 2 && call.parts[1] !== 'month')
+      throw unsupported('LAST_DAY other than by MONTH');
+    return `last_day(${value})`;
+  }),
+  format_timestamp: rule(2, 3, formatRule('timestamp')),
+  format_date: rule(2, 2, formatRule('date')),
+  format_datetime: rule(2, 2, formatRule('datetime')),
+  parse_timestamp: rule(2, 3, parse('timestamp')),
+  parse_date: rule(2, 2, parse('date')),
+  parse_datetime: rule(2, 2, parse('datetime')),
+  // UNIX_* round down to whole units (toward the past); DuckDB's epoch_ms truncates toward zero.
+  unix_seconds: rule(1, 1, ([value]) => `fdiv(epoch_us(${value}), 1000000)::BIGINT`),
+  unix_millis: rule(1, 1, ([value]) => `fdiv(epoch_us(${value}), 1000)::BIGINT`),
+  unix_micros: rule(1, 1, ([value]) => `epoch_us(${value})`),
+  unix_date: rule(1, 1, ([value]) => `date_diff('day', DATE '1970-01-01', ${value})`),
+  timestamp_seconds: rule(1, 1, ([value]) => `make_timestamp(CAST(${value} AS BIGINT) * 1000000)`),
+  timestamp_millis: rule(1, 1, ([value]) => `make_timestamp(CAST(${value} AS BIGINT) * 1000)`),
+  timestamp_micros: rule(1, 1, ([value]) => `make_timestamp(CAST(${value} AS BIGINT))`),
+  date_from_unix_date: rule(1, 1, ([value]) => `CAST(DATE '1970-01-01' + CAST(${value} AS INTEGER) AS DATE)`),
+};
+
+/** EXTRACT(part FROM value [AT TIME ZONE zone]). `field` is the parser's name of the part. */
+export function extract(field: string, value: string, zone: Zone | undefined): string {
+  const civil = toCivil(value, zone);
+  switch (field.toLowerCase()) {
+    case 'year':
+    case 'quarter':
+    case 'month':
+    case 'day':
+    case 'hour':
+    case 'minute':
+    case 'second':
+    case 'dayofyear':
+    case 'isoyear':
+      return `${field.toLowerCase()}(${civil})`;
+    // BigQuery numbers days 1 (Sunday) to 7; DuckDB's dayofweek is 0 (Sunday) to 6.
+    case 'dayofweek':
+      return `(dayofweek(${civil}) + 1)`;
+    // DuckDB's millisecond and microsecond include the seconds; BigQuery's do not.
+    case 'millisecond':
+      return `(millisecond(${civil}) % 1000)`;
+    case 'microsecond':
+      return `(microsecond(${civil}) % 1000000)`;
+    case 'isoweek':
+      return `week(${civil})`;
+    // WEEK: weeks starting on Sunday, days before the year's first Sunday in week 0 (strftime %U).
+    case 'week':
+      return `CAST(strftime(${civil}, '%U') AS BIGINT)`;
+    case 'date':
+      return `CAST(${civil} AS DATE)`;
+    case 'datetime':
+      return `CAST(${civil} AS TIMESTAMP_NS)`;
+    case 'time':
+      return `CAST(${civil} AS TIME)`;
+    default:
+      throw unsupported(`EXTRACT(${field.toUpperCase()} ...)`);
+  }
+}

@@ -1,0 +1,188 @@
+import { type Ast, numberLiteral, stringLiteral, variant } from './bigquery-ast.js';
+import { unsupported } from './function-rules.js';
+import { quoteIdent } from './table-schema.js';
+
+/** How a form module reaches back into the translation of the query it is part of. */
+export interface FormContext {
+  /** An expression, translated in the current scope. */
+  expr(node: Ast): string;
+  /** One ORDER BY item (`x DESC NULLS LAST`). */
+  orderItem(item: Ast): string;
+  /** A subquery. */
+  query(node: Ast): string;
+  /** The DuckDB type of a column or field reference, where the store's schema tells it. */
+  columnType(node: Ast): string | undefined;
+}
+
+/** BigQuery type names and their DuckDB types (DATETIME is TIMESTAMP_NS: see the datetime rule). */
+const castTypes: Record<string, string> = {
+  String: 'VARCHAR',
+  Int64: 'BIGINT',
+  Float64: 'DOUBLE',
+  Bool: 'BOOLEAN',
+  Date: 'DATE',
+  Datetime: 'TIMESTAMP_NS',
+  Timestamp: 'TIMESTAMP',
+  Time: 'TIME',
+  Numeric: 'DECIMAL(38, 9)',
+  Bytes: 'BLOB',
+};
+
+function duckdbType(dataType: Ast): string {
+  const [typeName] = typeof dataType === 'string' ? [dataType] : variant(dataType);
+  const type = castTypes[typeName];
+  if (!type) throw unsupported(`CAST to ${String(typeName).toUpperCase()}`);
+  return type;
+}
+
+/**
+ * CAST and SAFE_CAST (and typed literals, `DATE '2020-01-01'`). A string cast to TIMESTAMP:
+ * BigQuery honours a `Z` or `+hh:mm` offset, DuckDB's cast to TIMESTAMP silently drops it, so
+ * parameters and literals go through TIMESTAMPTZ, which applies the offset, and back to the UTC
+ * TIMESTAMP of the store.
+ */
+export function castSql(node: Ast, context: FormContext): string {
+  if (node.array) throw unsupported('CAST to an ARRAY type');
+  if (node.format) throw unsupported('CAST ... FORMAT');
+  const target = duckdbType(node.data_type);
+  const value = context.expr(node.expr);
+  const cast = node.kind === 'SafeCast' ? 'TRY_CAST' : node.kind === 'Cast' ? 'CAST' : null;
+  if (!cast) throw unsupported(`${node.kind}`);
+  // STRING to BYTES is the text's UTF-8 bytes; DuckDB's CAST to BLOB would read `\x..` escapes.
+  if (target === 'BLOB') return `encode(${value})`;
+  if ((target === 'TIMESTAMP' || target === 'TIMESTAMP_NS') && isStringValued(node.expr)) {
+    return `${cast}(${cast}(${value} AS TIMESTAMPTZ) AS ${target})`;
+  }
+  // FLOAT64 to INT64 rounds halfway cases away from zero in BigQuery and to even in DuckDB;
+  // through DECIMAL, DuckDB rounds them away from zero too. Strings and integers cast directly.
+  if (
+    target === 'BIGINT' &&
+    !isStringValued(node.expr) &&
+    !/^\d+$/.test(node.expr.Value?.value?.Number?.[0])
+  ) {
+    return `${cast}(${cast}(${value} AS DECIMAL(38, 9)) AS BIGINT)`;
+  }
+  return `${cast}(${value} AS ${target})`;
+}
+
+/** `STRUCT(1 AS a, 'x' AS b)`, `STRUCT<a INT64>(1)` and `STRUCT(1, 'x')` (unnamed fields). */
+export function structSql(node: Ast, context: FormContext): string {
+  const values = node.values as Ast[];
+  const fields = node.fields as Ast[];
+  if (fields.length > 0) {
+    if (fields.length !== values.length) throw unsupported('STRUCT<...> with a different number of values');
+    const items = values.map((value, i) => {
+      const field = fields[i];
+      if (!field.field_name) throw unsupported('STRUCT<...> with an unnamed field');
+      return `${quoteIdent(field.field_name.value)} := CAST(${context.expr(value)} AS ${duckdbType(field.field_type)})`;
+    });
+    return `struct_pack(${items.join(', ')})`;
+  }
+  const named = values.map((value) => variant(value));
+  if (named.every(([kind]) => kind === 'Named')) {
+    const items = named.map(([, item]) => `${quoteIdent(item.name.value)} := ${context.expr(item.expr)}`);
+    return `struct_pack(${items.join(', ')})`;
+  }
+  if (named.some(([kind]) => kind === 'Named'))
+    throw unsupported('STRUCT with some fields named and some not');
+  return `row(${values.map((value) => context.expr(value)).join(', ')})`;
+}
+
+/**
+ * The DuckDB index of `[OFFSET(n)]`, `[ORDINAL(n)]`, their SAFE_ forms and a bare `[n]` (which
+ * is OFFSET). BigQuery's OFFSET is 0-based and ORDINAL 1-based; DuckDB lists are 1-based and read
+ * negative indexes from the end, so a position before the start is NULL here. (Out of range,
+ * BigQuery's OFFSET and ORDINAL raise an error where DuckDB gives NULL, as the SAFE_ forms do.)
+ */
+export function arrayIndexSql(subscript: Ast, context: FormContext): string {
+  const index = subscript.Index?.index;
+  if (!index) throw unsupported('array slices');
+  const wrapper = index.Function;
+  const wrapperName = wrapper ? variant(wrapper.name[0])[1].value.toLowerCase() : undefined;
+  let position: Ast = index;
+  let zeroBased = true;
+  if (wrapper && ['offset', 'safe_offset', 'ordinal', 'safe_ordinal'].includes(wrapperName)) {
+    position = wrapper.args.List.args[0].Unnamed.Expr;
+    zeroBased = wrapperName.endsWith('offset');
+  } else if (stringLiteral(index) !== undefined) {
+    throw unsupported(`subscript ['${stringLiteral(index)}'] (JSON subscripts)`);
+  }
+  const literal = numberLiteral(position);
+  if (literal !== undefined) {
+    const oneBased = zeroBased ? literal + 1 : literal;
+    return oneBased >= 1 ? String(oneBased) : 'NULL';
+  }
+  const inner = context.expr(position);
+  return zeroBased
+    ? `CASE WHEN (${inner}) >= 0 THEN (${inner}) + 1 END`
+    : `CASE WHEN (${inner}) >= 1 THEN (${inner}) END`;
+}
+
+/** The BigQuery type of a value where the text shows it; undefined where it takes column types. */
+export type ValueKind = 'date' | 'datetime' | 'timestamp';
+
+const functionKinds: Record<string, ValueKind> = {
+  current_date: 'date',
+  date: 'date',
+  date_add: 'date',
+  date_sub: 'date',
+  parse_date: 'date',
+  date_from_unix_date: 'date',
+  last_day: 'date',
+  current_datetime: 'datetime',
+  datetime: 'datetime',
+  datetime_add: 'datetime',
+  datetime_sub: 'datetime',
+  datetime_trunc: 'datetime',
+  parse_datetime: 'datetime',
+  current_timestamp: 'timestamp',
+  timestamp: 'timestamp',
+  timestamp_add: 'timestamp',
+  timestamp_sub: 'timestamp',
+  timestamp_trunc: 'timestamp',
+  timestamp_seconds: 'timestamp',
+  timestamp_millis: 'timestamp',
+  timestamp_micros: 'timestamp',
+  parse_timestamp: 'timestamp',
+};
+
+const typeKinds: Record<string, ValueKind> = { Date: 'date', Datetime: 'datetime', Timestamp: 'timestamp' };
+
+const columnKinds: Record<string, ValueKind> = {
+  DATE: 'date',
+  TIMESTAMP_NS: 'datetime',
+  TIMESTAMP: 'timestamp',
+};
+
+/**
+ * DATE, DATETIME or TIMESTAMP, for literals, casts, the functions that return one, and columns
+ * whose type the store's schema gives.
+ */
+export function valueKind(expression: Ast, context: FormContext): ValueKind | undefined {
+  const columnType =
+    expression.Identifier || expression.CompoundIdentifier ? context.columnType(expression) : undefined;
+  return columnType === undefined ? syntacticKind(expression) : columnKinds[columnType];
+}
+
+function syntacticKind(expression: Ast): ValueKind | undefined {
+  const [kind, node] = variant(expression);
+  if (kind === 'TypedString' || kind === 'Cast') {
+    const [typeName] = typeof node.data_type === 'string' ? [node.data_type] : variant(node.data_type);
+    return typeKinds[typeName];
+  }
+  if (kind === 'Nested') return syntacticKind(node);
+  if (kind === 'Function') {
+    const name = (node.name as Ast[])
+      .map((part) => variant(part)[1].value)
+      .join('.')
+      .toLowerCase();
+    return functionKinds[name.replace(/^safe\./, '')];
+  }
+  return undefined;
+}
+
+/** Parameters (always STRING on both engines) and string literals. */
+export function isStringValued(expression: Ast): boolean {
+  if (stringLiteral(expression) !== undefined) return true;
+  return typeof expression.Identifier?.value === 'string' && expression.Identifier.value.startsWith('@');
+}

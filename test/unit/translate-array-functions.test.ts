@@ -1,0 +1,165 @@
+import { describe, expect, it } from 'vitest';
+import { micros, translationOf, useTranslatedQueries } from '../helpers/translated-row.js';
+
+// Expected values are the documented results of BigQuery's array functions, array subscripts,
+// STRUCT, UNNEST and SELECT forms:
+// https://cloud.google.com/bigquery/docs/reference/standard-sql/array_functions
+// https://cloud.google.com/bigquery/docs/reference/standard-sql/operators (array subscript, field access)
+// https://cloud.google.com/bigquery/docs/reference/standard-sql/query-syntax (UNNEST, SELECT * EXCEPT/REPLACE)
+const { row, rows } = useTranslatedQueries();
+
+describe('BigQuery arrays on DuckDB', () => {
+  it('ARRAY_LENGTH, ARRAY_TO_STRING, ARRAY_CONCAT and ARRAY_REVERSE', async () => {
+    // Docs: ARRAY_LENGTH(['coffee', NULL, 'milk']) = 3; ARRAY_TO_STRING(['coffee', 'tea', 'milk', NULL], '--', 'MISSING')
+    // = 'coffee--tea--milk--MISSING'; ARRAY_TO_STRING(['cake', 'pie', NULL], '--') = 'cake--pie';
+    // ARRAY_CONCAT([1, 2], [3, 4], [5, 6]) = [1, 2, 3, 4, 5, 6], NULL when an argument is NULL; ARRAY_REVERSE([1, 2, 3]) = [3, 2, 1].
+    expect(
+      await row(`select array_length(['coffee', null, 'milk']) as a,
+        array_to_string(['coffee', 'tea', 'milk', null], '--', 'MISSING') as b, array_to_string(['cake', 'pie', null], '--') as c,
+        array_concat([1, 2], [3, 4], [5, 6]) as d, array_concat([1], null) is null as e,
+        array_reverse([1, 2, 3]) as f`),
+    ).toEqual({
+      a: 3,
+      b: 'coffee--tea--milk--MISSING',
+      c: 'cake--pie',
+      d: [1, 2, 3, 4, 5, 6],
+      e: true,
+      f: [3, 2, 1],
+    });
+  });
+
+  it('reads elements with OFFSET, ORDINAL, SAFE_OFFSET, SAFE_ORDINAL and a bare 0-based index', async () => {
+    // Docs: ['coffee', 'tea', 'milk'][OFFSET(1)] = 'tea'; [ORDINAL(1)] = 'coffee'; [SAFE_OFFSET(3)] = NULL;
+    // array[1] is array[OFFSET(1)] = 'tea'. A computed position counts the same way, and one before the
+    // start is NULL under SAFE_ (never an element counted from the end).
+    expect(
+      await row(`select ['coffee', 'tea', 'milk'][offset(1)] as a, ['coffee', 'tea', 'milk'][ordinal(1)] as b,
+        ['coffee', 'tea', 'milk'][safe_offset(3)] as c, ['coffee', 'tea', 'milk'][1] as d,
+        ['coffee', 'tea', 'milk'][safe_ordinal(0)] as e,
+        ['coffee', 'tea', 'milk'][safe_offset(array_length(['x']) - 2)] as f,
+        ['coffee', 'tea', 'milk'][offset(array_length(['x']) + 1)] as g`),
+    ).toEqual({ a: 'tea', b: 'coffee', c: null, d: 'tea', e: null, f: null, g: 'milk' });
+  });
+
+  it('GENERATE_ARRAY includes both ends and steps either way', async () => {
+    // Docs: GENERATE_ARRAY(1, 5) = [1, 2, 3, 4, 5]; (0, 10, 3) = [0, 3, 6, 9]; (10, 0, -3) = [10, 7, 4, 1];
+    // (4, 4, 10) = [4]; (10, 0, 3) = [].
+    expect(
+      await row(`select generate_array(1, 5) as a, generate_array(0, 10, 3) as b, generate_array(10, 0, -3) as c,
+        generate_array(4, 4, 10) as d, generate_array(10, 0, 3) as e`),
+    ).toEqual({ a: [1, 2, 3, 4, 5], b: [0, 3, 6, 9], c: [10, 7, 4, 1], d: [4], e: [] });
+  });
+
+  it('GENERATE_DATE_ARRAY steps by a day by default, or by the given interval', async () => {
+    // Docs: GENERATE_DATE_ARRAY('2016-10-05', '2016-10-08') = [2016-10-05, 2016-10-06, 2016-10-07, 2016-10-08];
+    // GENERATE_DATE_ARRAY('2016-10-05', '2016-10-09', INTERVAL 2 DAY) = [2016-10-05, 2016-10-07, 2016-10-09];
+    // GENERATE_DATE_ARRAY('2016-01-01', '2016-12-31', INTERVAL 2 MONTH) = [01-01, 03-01, 05-01, 07-01, 09-01, 11-01].
+    expect(
+      await row(`select generate_date_array('2016-10-05', '2016-10-08') as a,
+        generate_date_array('2016-10-05', '2016-10-09', interval 2 day) as b,
+        generate_date_array(date '2016-01-01', date '2016-12-31', interval 2 month) as c`),
+    ).toEqual({
+      a: ['2016-10-05', '2016-10-06', '2016-10-07', '2016-10-08'],
+      b: ['2016-10-05', '2016-10-07', '2016-10-09'],
+      c: ['2016-01-01', '2016-03-01', '2016-05-01', '2016-07-01', '2016-09-01', '2016-11-01'],
+    });
+  });
+
+  it('GENERATE_TIMESTAMP_ARRAY steps by the interval from the start to the end', async () => {
+    // Docs: GENERATE_TIMESTAMP_ARRAY('2016-10-05 00:00:00', '2016-10-07 00:00:00', INTERVAL 1 DAY) =
+    // [2016-10-05 00:00:00+00, 2016-10-06 00:00:00+00, 2016-10-07 00:00:00+00].
+    expect(
+      await row(`select generate_timestamp_array('2016-10-05 00:00:00', '2016-10-07 00:00:00', interval 1 day) as a,
+        generate_timestamp_array(timestamp '2016-10-05 00:00:00+00', timestamp '2016-10-05 00:00:02+00', interval 1 second) as b`),
+    ).toEqual({
+      a: ['2016-10-05', '2016-10-06', '2016-10-07'].map((day) => micros(`${day}T00:00:00Z`)),
+      b: ['00', '01', '02'].map((second) => micros(`2016-10-05T00:00:${second}Z`)),
+    });
+  });
+
+  it('numbers UNNEST elements from 0 WITH OFFSET, in a FROM item and in a join', async () => {
+    // Docs: SELECT * FROM UNNEST(['foo', 'bar', 'baz', ...]) AS element WITH OFFSET AS offset gives offsets 0, 1, 2, ...
+    expect(
+      await rows(
+        "select * from unnest(['foo', 'bar', 'baz']) as element with offset as offset order by offset",
+      ),
+    ).toEqual([
+      { element: 'foo', offset: 0 },
+      { element: 'bar', offset: 1 },
+      { element: 'baz', offset: 2 },
+    ]);
+    const joined =
+      await rows(`select t.k, e, pos from unnest([struct('a' as k, [10, 20] as xs), struct('b' as k, [30] as xs)]) as t
+      cross join unnest(t.xs) as e with offset as pos order by t.k, pos`);
+    expect(joined).toEqual([
+      { k: 'a', e: 10, pos: 0 },
+      { k: 'a', e: 20, pos: 1 },
+      { k: 'b', e: 30, pos: 0 },
+    ]);
+    expect(await rows("select x, offset from unnest(['p', 'q']) as x with offset order by offset")).toEqual([
+      { x: 'p', offset: 0 },
+      { x: 'q', offset: 1 },
+    ]);
+  });
+
+  it('ARRAY(subquery) collects the rows of a subquery', async () => {
+    // Docs: ARRAY(SELECT ...) returns an array with one element per row of the subquery, in its order.
+    expect(await row('select array(select x from unnest([3, 1, 2]) as x order by x) as a')).toEqual({
+      a: [1, 2, 3],
+    });
+  });
+});
+
+describe('BigQuery STRUCT and SELECT forms on DuckDB', () => {
+  it('constructs STRUCTs with named, typed and tuple syntax and reads their fields', async () => {
+    // Docs: STRUCT(1 AS a, 'abc' AS b).b = 'abc'; STRUCT<x INT64, y STRING>(1, 't').y = 't'; (1, 'a') is a STRUCT.
+    expect(
+      await row(`select struct(1 as a, 'abc' as b).b as b, struct<x int64, y string>(1, 't').y as y,
+        struct(1 as a, struct(2 as c) as n).n.c as nested`),
+    ).toEqual({ b: 'abc', y: 't', nested: 2 });
+    expect(await rows('select s.a from unnest([struct(1 as a), struct(2 as a)]) as s order by s.a')).toEqual([
+      { a: 1 },
+      { a: 2 },
+    ]);
+  });
+
+  it('SELECT * EXCEPT leaves columns out and SELECT * REPLACE replaces them', async () => {
+    // Docs: with orders AS (SELECT 5 AS order_id, 'sprocket' AS item_name, 200 AS quantity):
+    // SELECT * EXCEPT (order_id) = {item_name: 'sprocket', quantity: 200};
+    // SELECT * REPLACE ('widget' AS item_name) = {order_id: 5, item_name: 'widget', quantity: 200};
+    // SELECT * REPLACE (quantity / 2 AS quantity) = {order_id: 5, item_name: 'sprocket', quantity: 100}.
+    const orders = "with orders as (select 5 as order_id, 'sprocket' as item_name, 200 as quantity) ";
+    expect(await row(`${orders}select * except (order_id) from orders`)).toEqual({
+      item_name: 'sprocket',
+      quantity: 200,
+    });
+    expect(await row(`${orders}select * replace ('widget' as item_name) from orders`)).toEqual({
+      order_id: 5,
+      item_name: 'widget',
+      quantity: 200,
+    });
+    expect(await row(`${orders}select orders.* replace (quantity / 2 as quantity) from orders`)).toEqual({
+      order_id: 5,
+      item_name: 'sprocket',
+      quantity: 100,
+    });
+  });
+
+  it('SELECT DISTINCT keeps one row per distinct value', async () => {
+    expect(await rows('select distinct x from unnest([1, 1, 2]) as x order by x')).toEqual([
+      { x: 1 },
+      { x: 2 },
+    ]);
+  });
+
+  it.each([
+    ['a JSON subscript', "select ['a']['k']"],
+    [
+      'UNNEST ... WITH OFFSET over a record',
+      'select o from `cloudflare.logs.prod` as t cross join unnest(t.metadata) as m with offset as o',
+    ],
+    ['SELECT AS STRUCT', 'select as struct 1 as a'],
+  ])('refuses %s', (_what, sql) => {
+    expect(() => translationOf(sql)).toThrow(/Cannot translate to DuckDB/);
+  });
+});

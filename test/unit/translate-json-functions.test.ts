@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { translationOf, useTranslatedQueries } from '../helpers/translated-row.js';
+
+// Expected values are the documented results of BigQuery's JSON functions over JSON-formatted
+// strings: https://cloud.google.com/bigquery/docs/reference/standard-sql/json_functions
+const { row } = useTranslatedQueries();
+
+describe('BigQuery JSON functions on DuckDB', () => {
+  it('JSON_VALUE returns the scalar at a path as text, NULL for an array or object', async () => {
+    // Docs: JSON_VALUE('{"name": "Jakob", "age": "6"}', '$.age') = '6';
+    // JSON_VALUE('{"fruits": ["apple", "banana"]}', '$.fruits') = NULL;
+    // JSON_VALUE('{"a.b": {"c": "world"}}', '$."a.b".c') = 'world'.
+    expect(
+      await row(`select json_value('{"name": "Jakob", "age": "6"}', '$.age') as age,
+        json_value('{"fruits": ["apple", "banana"]}', '$.fruits') as fruits,
+        json_value('{"a.b": {"c": "world"}}', '$."a.b".c') as quoted,
+        json_value('{"a": {"b": [10, 20]}}', '$.a.b[1]') as indexed,
+        json_value('{"a": 5}', '$.missing') as missing, json_value('"plain"') as whole`),
+    ).toEqual({ age: '6', fruits: null, quoted: 'world', indexed: '20', missing: null, whole: 'plain' });
+  });
+
+  it('JSON_EXTRACT_SCALAR reads the legacy bracket path', async () => {
+    // Docs: JSON_EXTRACT_SCALAR('{"a.b": {"c": "world"}}', "$['a.b'].c") = 'world';
+    // JSON_EXTRACT_SCALAR('{"name": "Jakob", "age": "6"}', '$.name') = 'Jakob'.
+    expect(
+      await row(`select json_extract_scalar('{"a.b": {"c": "world"}}', "$['a.b'].c") as a,
+        json_extract_scalar('{"name": "Jakob", "age": "6"}', '$.name') as b`),
+    ).toEqual({ a: 'world', b: 'Jakob' });
+  });
+
+  it('JSON_QUERY and JSON_EXTRACT return JSON text, and SQL NULL for a JSON null', async () => {
+    // Docs: JSON_QUERY('{"class": {"students": [{"name": "Jane"}]}}', '$.class') = '{"students":[{"name":"Jane"}]}';
+    // JSON_QUERY('{"a.b": {"c": "world"}}', '$."a.b"') = '{"c":"world"}';
+    // JSON_EXTRACT('{"a.b": {"c": "world"}}', "$['a.b']") = '{"c":"world"}';
+    // JSON_EXTRACT('{"a": null}', "$.a") is SQL NULL for a JSON-formatted STRING.
+    expect(
+      await row(`select json_query('{"class": {"students": [{"name": "Jane"}]}}', '$.class') as a,
+        json_query('{"a.b": {"c": "world"}}', '$."a.b"') as b,
+        json_extract('{"a.b": {"c": "world"}}', "$['a.b']") as c,
+        json_extract('{"a": null}', '$.a') as d, json_query('{"a": "x"}', '$.a') as e`),
+    ).toEqual({
+      a: '{"students":[{"name":"Jane"}]}',
+      b: '{"c":"world"}',
+      c: '{"c":"world"}',
+      d: null,
+      e: '"x"',
+    });
+  });
+
+  it('JSON_QUERY_ARRAY and JSON_EXTRACT_ARRAY return the elements as JSON texts', async () => {
+    // Docs: JSON_QUERY_ARRAY('{"fruits": ["apples", "oranges", "grapes"]}', '$.fruits') =
+    // ['"apples"', '"oranges"', '"grapes"']; JSON_EXTRACT_ARRAY('[1,2,3]') = ['1', '2', '3'].
+    expect(
+      await row(`select json_query_array('{"fruits": ["apples", "oranges", "grapes"]}', '$.fruits') as a,
+        json_extract_array('[1,2,3]') as b`),
+    ).toEqual({ a: ['"apples"', '"oranges"', '"grapes"'], b: ['1', '2', '3'] });
+  });
+
+  it.each([
+    ['a wildcard JSONPath', "select json_value('{}', '$.a[*]')"],
+    ['a JSONPath that is not a literal', "select json_value('{}', @path)"],
+  ])('refuses %s', (_what, sql) => {
+    expect(() => translationOf(sql)).toThrow(/Cannot translate to DuckDB: .*JSON/);
+  });
+});

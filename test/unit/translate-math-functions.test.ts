@@ -1,0 +1,191 @@
+import { describe, expect, it } from 'vitest';
+import { translationOf, useTranslatedQueries } from '../helpers/translated-row.js';
+
+// Expected values are the documented results of BigQuery's mathematical and conditional
+// functions, operators and conversions:
+// https://cloud.google.com/bigquery/docs/reference/standard-sql/mathematical_functions
+// https://cloud.google.com/bigquery/docs/reference/standard-sql/conditional_expressions
+// https://cloud.google.com/bigquery/docs/reference/standard-sql/operators
+// https://cloud.google.com/bigquery/docs/reference/standard-sql/conversion_functions
+const { row } = useTranslatedQueries();
+
+describe('BigQuery math functions on DuckDB', () => {
+  it('SAFE_DIVIDE divides as FLOAT64 and is NULL for a zero divisor', async () => {
+    // Docs: SAFE_DIVIDE(20, 4) = 5; SAFE_DIVIDE(0, 20) = 0; SAFE_DIVIDE(20, 0) = NULL.
+    expect(
+      await row(
+        'select safe_divide(20, 4) as a, safe_divide(0, 20) as b, safe_divide(20, 0) as c, safe_divide(5, 2) as d',
+      ),
+    ).toEqual({
+      a: 5,
+      b: 0,
+      c: null,
+      d: 2.5,
+    });
+  });
+
+  it('IEEE_DIVIDE gives infinities and NaN for a zero divisor', async () => {
+    // Docs: IEEE_DIVIDE(20.0, 4.0) = 5; (0.0, 25.0) = 0; (25.0, 0.0) = +inf; (-25.0, 0.0) = -inf; (0.0, 0.0) = NaN.
+    expect(
+      await row(`select ieee_divide(20.0, 4.0) as a, ieee_divide(0.0, 25.0) as b, ieee_divide(25.0, 0.0) as c,
+        ieee_divide(-25.0, 0.0) as d, ieee_divide(0.0, 0.0) as e`),
+    ).toEqual({ a: 5, b: 0, c: Number.POSITIVE_INFINITY, d: Number.NEGATIVE_INFINITY, e: Number.NaN });
+  });
+
+  it('`/` always divides as FLOAT64, integers included', async () => {
+    // Docs (arithmetic operators): the result type of `/` is FLOAT64 for INT64 inputs.
+    expect(await row('select 5 / 2 as a, 4 / 2 as b, -7 / 2 as c')).toEqual({ a: 2.5, b: 2, c: -3.5 });
+  });
+
+  it('DIV truncates toward zero and MOD takes the sign of the dividend', async () => {
+    // Docs: DIV(20, 4) = 5; DIV(12, -7) = -1; DIV(20, 3) = 6; DIV(0, 20) = 0;
+    // MOD(25, 12) = 1; MOD(-25, 12) = -1; MOD(25, -12) = 1.
+    expect(
+      await row(`select div(20, 4) as a, div(12, -7) as b, div(20, 3) as c, div(0, 20) as d,
+        mod(25, 12) as e, mod(-25, 12) as f, mod(25, -12) as g`),
+    ).toEqual({ a: 5, b: -1, c: 6, d: 0, e: 1, f: -1, g: 1 });
+  });
+
+  it('ROUND rounds halfway cases away from zero, to digits left or right of the point', async () => {
+    // Docs: ROUND(2.0) = 2; ROUND(2.3) = 2; ROUND(2.8) = 3; ROUND(2.5) = 3; ROUND(-2.3) = -2;
+    // ROUND(-2.8) = -3; ROUND(-2.5) = -3; ROUND(123.7, -1) = 120; ROUND(1.235, 2) = 1.24.
+    expect(
+      await row(`select round(2.0) as a, round(2.3) as b, round(2.8) as c, round(2.5) as d, round(-2.3) as e,
+        round(-2.8) as f, round(-2.5) as g, round(123.7, -1) as h, round(1.235, 2) as i,
+        round(cast(2.5 as float64)) as j, round(cast(-2.5 as float64)) as k`),
+    ).toEqual({ a: 2, b: 2, c: 3, d: 3, e: -2, f: -3, g: -3, h: 120, i: 1.24, j: 3, k: -3 });
+  });
+
+  it('TRUNC, CEIL, CEILING and FLOOR', async () => {
+    // Docs: TRUNC(2.8) = 2; TRUNC(-2.8) = -2; CEIL(2.3) = 3; CEIL(-2.3) = -2; FLOOR(2.3) = 2; FLOOR(-2.3) = -3.
+    expect(
+      await row(`select trunc(2.8) as a, trunc(-2.8) as b, trunc(1.27, 1) as c, ceil(2.3) as d, ceiling(-2.3) as e,
+        floor(2.3) as f, floor(-2.3) as g`),
+    ).toEqual({ a: 2, b: -2, c: 1.2, d: 3, e: -2, f: 2, g: -3 });
+  });
+
+  it('LOG is the natural logarithm with one argument, and LN, LOG10, POW, SQRT, EXP, ABS, SIGN', async () => {
+    // Docs: LOG(100, 10) = 2; LOG(X) is the natural logarithm (DuckDB's log is base 10);
+    // LN(1) = 0; LOG10(100) = 2; POW(2, 2) = 4; POW(2, -2) = 0.25; SQRT(25) = 5; EXP(0) = 1; ABS(-25) = 25; SIGN(-25) = -1.
+    const result =
+      await row(`select log(100, 10) as a, log(exp(2)) as b, ln(1) as c, log10(100) as d, pow(2, 2) as e,
+      power(2, -2) as f, sqrt(25) as g, exp(0) as h, abs(-25) as i, sign(-25) as j, sign(0) as k`);
+    expect(result.b).toBeCloseTo(2, 12);
+    expect({ ...result, b: 2 }).toEqual({
+      a: 2,
+      b: 2,
+      c: 0,
+      d: 2,
+      e: 4,
+      f: 0.25,
+      g: 5,
+      h: 1,
+      i: 25,
+      j: -1,
+      k: 0,
+    });
+  });
+
+  it('GREATEST and LEAST are NULL when any argument is NULL', async () => {
+    // Docs: GREATEST/LEAST "return NULL if any of the inputs is NULL".
+    expect(
+      await row(
+        'select greatest(3, 5, 1) as a, least(3, 5, 1) as b, greatest(1, null) as c, least(1, null) as d',
+      ),
+    ).toEqual({ a: 5, b: 1, c: null, d: null });
+  });
+
+  it('IS_INF, IS_NAN, RAND and the trigonometric functions', async () => {
+    // Docs: IS_INF(+inf) = true; IS_NAN(NaN) = true; RAND() is in [0, 1); SIN(0) = 0; COS(0) = 1; ATAN2(0, 1) = 0.
+    const result =
+      await row(`select is_inf(ieee_divide(1.0, 0.0)) as a, is_nan(ieee_divide(0.0, 0.0)) as b, rand() as r,
+      sin(0) as c, cos(0) as d, tan(0) as e, asin(0) as f, acos(1) as g, atan(0) as h, atan2(0, 1) as i`);
+    expect(result.r).toBeGreaterThanOrEqual(0);
+    expect(result.r).toBeLessThan(1);
+    expect({ ...result, r: 0 }).toEqual({ a: true, b: true, r: 0, c: 0, d: 1, e: 0, f: 0, g: 0, h: 0, i: 0 });
+  });
+
+  it('SAFE_ADD, SAFE_SUBTRACT, SAFE_MULTIPLY and SAFE_NEGATE are NULL on overflow', async () => {
+    // Docs: SAFE_ADD(5, 4) = 9; SAFE_SUBTRACT(5, 4) = 1; SAFE_MULTIPLY(20, 4) = 80; SAFE_NEGATE(1) = -1;
+    // overflow gives NULL.
+    expect(
+      await row(`select safe_add(5, 4) as a, safe_subtract(5, 4) as b, safe_multiply(20, 4) as c, safe_negate(1) as d,
+        safe_add(9223372036854775807, 1) as e`),
+    ).toEqual({ a: 9, b: 1, c: 80, d: -1, e: null });
+  });
+
+  it('SAFE.<function> returns NULL where the function would raise an error', async () => {
+    // Docs (SAFE. prefix): SAFE.SQRT(-1), SAFE.LN(0) and SAFE.LOG(-1, 10) return NULL instead of an error.
+    expect(
+      await row('select safe.sqrt(-1) as a, safe.ln(0) as b, safe.log(-1, 10) as c, safe.sqrt(4) as d'),
+    ).toEqual({
+      a: null,
+      b: null,
+      c: null,
+      d: 2,
+    });
+  });
+});
+
+describe('BigQuery conditional expressions on DuckDB', () => {
+  it('IF, IFNULL, NULLIF, COALESCE and CASE', async () => {
+    // Docs: IFNULL(NULL, 0) = 0; IFNULL(10, 0) = 10; NULLIF(0, 0) = NULL; NULLIF(10, 0) = 10;
+    // COALESCE(NULL, 'B', 'C') = 'B'; IF(condition, a, b); CASE with and without an operand.
+    expect(
+      await row(`select if(1 < 2, 'yes', 'no') as a, ifnull(null, 0) as b, ifnull(10, 0) as c, nullif(0, 0) as d,
+        nullif(10, 0) as e, coalesce(null, 'B', 'C') as f, case 2 when 1 then 'one' when 2 then 'two' end as g,
+        case when false then 1 else 3 end as h, if(null, 'yes', 'no') as i`),
+    ).toEqual({ a: 'yes', b: 0, c: 10, d: null, e: 10, f: 'B', g: 'two', h: 3, i: 'no' });
+  });
+});
+
+describe('BigQuery conversions and operators on DuckDB', () => {
+  it('CAST and SAFE_CAST to the BigQuery type names', async () => {
+    // Docs: "Casting from a floating point type to an integer rounds halfway cases away from zero";
+    // SAFE_CAST('apple' AS INT64) = NULL; CAST('true' AS BOOL) = true.
+    expect(
+      await row(`select cast(2.5 as int64) as a, cast(-2.5 as int64) as b, cast(cast(2.5 as float64) as int64) as c,
+        safe_cast('apple' as int64) as d, cast('true' as bool) as e, cast(123 as string) as f, cast('12' as int64) as g,
+        cast('2008-12-25' as date) as h, cast('123.456' as numeric) as i, cast('1.5' as float64) as j,
+        cast('15:30:00' as time) as k, cast('2008-12-25 15:30:00' as datetime) as l`),
+    ).toEqual({
+      a: 3,
+      b: -3,
+      c: 3,
+      d: null,
+      e: true,
+      f: '123',
+      g: 12,
+      h: '2008-12-25',
+      i: 123.456,
+      j: 1.5,
+      k: '15:30:00',
+      l: '2008-12-25T15:30:00',
+    });
+  });
+
+  it('bitwise operators, IS DISTINCT FROM and IN UNNEST', async () => {
+    // Docs: 5 & 3 = 1; 5 | 3 = 7; 5 ^ 3 = 6 (XOR, not a power); NULL IS DISTINCT FROM 1 is true;
+    // x IN UNNEST(array) is true when an element equals x, NULL for a NULL x.
+    expect(
+      await row(`select 5 & 3 as a, 5 | 3 as b, 5 ^ 3 as c, null is distinct from 1 as d, 1 is not distinct from 1 as e,
+        2 in unnest([1, 2]) as f, 3 in unnest([1, 2]) as g, null in unnest([1]) as h, 3 not in unnest([1, 2]) as i`),
+    ).toEqual({ a: 1, b: 7, c: 6, d: true, e: true, f: true, g: false, h: null, i: true });
+  });
+
+  it('LIKE matches % and _ as wildcards and reads a backslash as their escape', async () => {
+    // Docs (LIKE operator): % matches any characters, _ one; "You can escape \\, _, or % using two
+    // backslashes", so 'a\\_b' in a query is the pattern a\_b, matching only 'a_b'.
+    expect(
+      await row(String.raw`select 'a_b' like 'a\\_b' as a, 'axb' like 'a\\_b' as b, 'axb' like 'a_b' as c,
+        'apple' like 'a%' as d, '100%' like '100\\%' as e, 'apple' not like 'b%' as f`),
+    ).toEqual({ a: true, b: false, c: true, d: true, e: true, f: true });
+  });
+
+  it.each([
+    ['CAST to BIGNUMERIC', "select cast('1' as bignumeric)"],
+    ['CAST ... FORMAT', "select cast(current_date() as string format 'YYYY')"],
+  ])('refuses %s', (_what, sql) => {
+    expect(() => translationOf(sql)).toThrow(/Cannot translate to DuckDB: CAST/);
+  });
+});

@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest';
+import { translationOf, useTranslatedQueries } from '../helpers/translated-row.js';
+
+// Expected values are the documented results of BigQuery's string functions:
+// https://cloud.google.com/bigquery/docs/reference/standard-sql/string_functions
+const { row } = useTranslatedQueries();
+
+describe('BigQuery string functions on DuckDB', () => {
+  it('CONCAT joins its arguments, casting numbers, and is NULL when any argument is NULL', async () => {
+    // Docs: CONCAT('T.P.', ' ', 'Bar') = 'T.P. Bar'; CONCAT('Summer', ' ', 1923) = 'Summer 1923'.
+    expect(
+      await row(
+        "select concat('T.P.', ' ', 'Bar') as a, concat('Summer', ' ', 1923) as b, concat('a', null) as c",
+      ),
+    ).toEqual({ a: 'T.P. Bar', b: 'Summer 1923', c: null });
+  });
+
+  it('LENGTH counts characters and BYTE_LENGTH bytes', async () => {
+    // Docs: LENGTH('абвгд') = 5, BYTE_LENGTH('абвгд') = 10.
+    expect(
+      await row("select length('абвгд') as chars, byte_length('абвгд') as bytes, char_length('абвгд') as c"),
+    ).toEqual({
+      chars: 5,
+      bytes: 10,
+      c: 5,
+    });
+  });
+
+  it('LOWER and UPPER change case', async () => {
+    expect(await row("select lower('FOO') as l, upper('foo') as u")).toEqual({ l: 'foo', u: 'FOO' });
+  });
+
+  it('SUBSTR counts from 1, reads negative positions from the end and positions off the left end as 1', async () => {
+    // Docs: SUBSTR('apple', 2) = 'pple'; SUBSTR('apple', 2, 2) = 'pp'; SUBSTR('apple', -2) = 'le';
+    // SUBSTR('apple', 1, 123) = 'apple'; SUBSTR('apple', 123) = ''. "If position is a position off
+    // the left end of the STRING (position = 0 or position < -LENGTH(value)), the function starts
+    // from position = 1."
+    expect(
+      await row(`select substr('apple', 2) as a, substr('apple', 2, 2) as b, substr('apple', -2) as c,
+        substr('apple', 1, 123) as d, substr('apple', 123) as e, substr('apple', 0, 2) as f,
+        substr('apple', -7, 3) as g, substring('apple', -3, 2) as h`),
+    ).toEqual({ a: 'pple', b: 'pp', c: 'le', d: 'apple', e: '', f: 'ap', g: 'app', h: 'pl' });
+  });
+
+  it('STRPOS and INSTR give the 1-based position of the first occurrence, 0 when absent', async () => {
+    // Docs: STRPOS('foo@example.com', '@') = 4.
+    expect(
+      await row(
+        "select strpos('foo@example.com', '@') as at, strpos('foo', 'z') as none, instr('banana', 'an') as i",
+      ),
+    ).toEqual({ at: 4, none: 0, i: 2 });
+  });
+
+  it('STARTS_WITH and ENDS_WITH test a prefix and a suffix', async () => {
+    // Docs: STARTS_WITH('bar', 'b') = true, STARTS_WITH('foo', 'b') = false; ENDS_WITH('apple', 'e') = true.
+    expect(
+      await row(
+        "select starts_with('bar', 'b') as a, starts_with('foo', 'b') as b, ends_with('apple', 'e') as c",
+      ),
+    ).toEqual({ a: true, b: false, c: true });
+  });
+
+  it('SPLIT splits on a comma by default and an empty string into one empty element', async () => {
+    // Docs: the default delimiter is a comma; "Splitting an empty STRING returns an ARRAY with a
+    // single empty STRING"; an empty delimiter splits into characters.
+    expect(
+      await row(
+        "select split('a b c d', ' ') as a, split('b,c,d') as b, split('') as c, split('abc', '') as d",
+      ),
+    ).toEqual({ a: ['a', 'b', 'c', 'd'], b: ['b', 'c', 'd'], c: [''], d: ['a', 'b', 'c'] });
+  });
+
+  it('TRIM, LTRIM and RTRIM remove whitespace or the given characters', async () => {
+    // Docs: TRIM('   apple   ') = 'apple'; TRIM('***apple***', '*') = 'apple';
+    // TRIM('xzxapplexxy', 'xyz') = 'apple'; LTRIM('   apple   ') = 'apple   '; RTRIM('***apple***', '*') = '***apple'.
+    expect(
+      await row(`select trim('   apple   ') as a, trim('***apple***', '*') as b, trim('xzxapplexxy', 'xyz') as c,
+        ltrim('   apple   ') as d, rtrim('***apple***', '*') as e`),
+    ).toEqual({ a: 'apple', b: 'apple', c: 'apple', d: 'apple   ', e: '***apple' });
+  });
+
+  it('REPLACE replaces every occurrence and nothing for an empty search string', async () => {
+    // Docs: REPLACE('apple pie', 'pie', 'cobbler') = 'apple cobbler'; "If from_pattern is empty, no replacement is made."
+    expect(
+      await row("select replace('apple pie', 'pie', 'cobbler') as a, replace('abc', '', 'x') as b"),
+    ).toEqual({
+      a: 'apple cobbler',
+      b: 'abc',
+    });
+  });
+
+  it('LPAD and RPAD pad with spaces or a pattern and truncate longer values', async () => {
+    // Docs: LPAD('abc', 5) = '  abc'; LPAD('abc', 2) = 'ab'; LPAD('abc', 8, 'def') = 'defdeabc';
+    // RPAD('abc', 8, 'def') = 'abcdefde'; RPAD('abc', 5, '-') = 'abc--'.
+    expect(
+      await row(`select lpad('abc', 5) as a, lpad('abc', 2) as b, lpad('abc', 8, 'def') as c,
+        rpad('abc', 8, 'def') as d, rpad('abc', 5, '-') as e`),
+    ).toEqual({ a: '  abc', b: 'ab', c: 'defdeabc', d: 'abcdefde', e: 'abc--' });
+  });
+
+  it('REVERSE, REPEAT, LEFT, RIGHT, ASCII and TRANSLATE', async () => {
+    // Docs: REVERSE('abc') = 'cba'; REPEAT('abc', 3) = 'abcabcabc'; LEFT('apple', 3) = 'app';
+    // RIGHT('apple', 3) = 'ple'; ASCII('abcd') = 97; TRANSLATE('This is a cookie', 'sco', 'zku') = 'Thiz iz a kuukie'.
+    expect(
+      await row(`select reverse('abc') as a, repeat('abc', 3) as b, left('apple', 3) as c, right('apple', 3) as d,
+        ascii('abcd') as e, translate('This is a cookie', 'sco', 'zku') as f`),
+    ).toEqual({ a: 'cba', b: 'abcabcabc', c: 'app', d: 'ple', e: 97, f: 'Thiz iz a kuukie' });
+  });
+
+  it("FORMAT prints %d, widths, zero padding, %s, %f and %E as BigQuery's printf does", async () => {
+    // Docs: FORMAT('%d', 10) = '10'; FORMAT('|%10d|', 11) = '|        11|'; FORMAT('+%010d+', 12) =
+    // '+0000000012+'; FORMAT('-|%s|-', 'abcd') = '-|abcd|-'; FORMAT('%f %E', 1.1, 2.2) = '1.100000 2.200000E+00';
+    // a NULL argument gives NULL except under %t, which prints 'NULL'.
+    expect(
+      await row(`select format('%d', 10) as a, format('|%10d|', 11) as b, format('+%010d+', 12) as c,
+        format('-|%s|-', 'abcd') as d, format('%f %E', 1.1, 2.2) as e, format('%d', null) as f,
+        format('%t!', null) as g, format('100%%') as h`),
+    ).toEqual({
+      a: '10',
+      b: '|        11|',
+      c: '+0000000012+',
+      d: '-|abcd|-',
+      e: '1.100000 2.200000E+00',
+      f: null,
+      g: 'NULL!',
+      h: '100%',
+    });
+  });
+
+  it.each([
+    ['FORMAT with %T (a typed literal)', "select format('%T', 'a')"],
+    ["FORMAT with grouping (%'d)", 'select format("%\'d", 1000)'],
+    ['FORMAT with a format that is not a literal', 'select format(@f, 1)'],
+  ])('refuses %s', (_what, sql) => {
+    expect(() => translationOf(sql)).toThrow(/Cannot translate to DuckDB: .*FORMAT/);
+  });
+});
+
+describe('BigQuery BYTES functions on DuckDB', () => {
+  it('MD5, SHA1 and SHA256 return BYTES, which come back base64-encoded', async () => {
+    // Docs: MD5('Hello World') = b'\xb1\n\x8d\xb1d\xe0uA\x05\xb7\xa9\x9b\xe7.?\xe5', shown as 'sQqNsWTgdUEFt6mb5y4/5Q==';
+    // SHA1('Hello World') = 'Ck1VqNd45QIvq3AZd8XYQLvEhtA='; SHA256('Hello World') = 'pZGm1Av0IEBKARczz7exkNYsZb8LzaMrV7J32a2fFG4='.
+    expect(
+      await row(
+        "select md5('Hello World') as md5, sha1('Hello World') as sha1, sha256('Hello World') as sha256",
+      ),
+    ).toEqual({
+      md5: 'sQqNsWTgdUEFt6mb5y4/5Q==',
+      sha1: 'Ck1VqNd45QIvq3AZd8XYQLvEhtA=',
+      sha256: 'pZGm1Av0IEBKARczz7exkNYsZb8LzaMrV7J32a2fFG4=',
+    });
+  });
+
+  it('TO_HEX, FROM_HEX, TO_BASE64, FROM_BASE64, bytes literals and CAST to BYTES', async () => {
+    // Docs: TO_HEX(b'foobar') = '666f6f626172'; FROM_HEX('666f6f626172') = b'foobar' ('Zm9vYmFy' in base64);
+    // TO_BASE64(b'\377\340') = '/+A='; FROM_BASE64('/+A=') = b'\377\340'; TO_HEX(MD5('Hello World')) is the hex digest;
+    // CAST('abc' AS BYTES) is the UTF-8 bytes of the text ('YWJj').
+    expect(
+      await row(`select to_hex(b'foobar') as a, from_hex('666f6f626172') as b, to_base64(from_hex('ffe0')) as c,
+        from_base64('/+A=') as d, to_hex(md5('Hello World')) as e, cast('abc' as bytes) as f`),
+    ).toEqual({
+      a: '666f6f626172',
+      b: 'Zm9vYmFy',
+      c: '/+A=',
+      d: '/+A=',
+      e: 'b10a8db164e0754105b7a99be72e3fe5',
+      f: 'YWJj',
+    });
+  });
+});

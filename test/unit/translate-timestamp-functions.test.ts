@@ -1,0 +1,444 @@
+import { describe, expect, it } from 'vitest';
+import { micros, translationOf, useTranslatedQueries } from '../helpers/translated-row.js';
+
+// Expected values are the documented results of BigQuery's date, datetime and timestamp
+// functions and format elements:
+// https://cloud.google.com/bigquery/docs/reference/standard-sql/timestamp_functions
+// https://cloud.google.com/bigquery/docs/reference/standard-sql/date_functions
+// https://cloud.google.com/bigquery/docs/reference/standard-sql/datetime_functions
+// https://cloud.google.com/bigquery/docs/reference/standard-sql/format-elements
+// TIMESTAMP results come back as microseconds, DATE as 'YYYY-MM-DD', DATETIME as 'YYYY-MM-DDTHH:MM:SS'.
+const { row, scratch } = useTranslatedQueries();
+const refused = (sql: string) => () => translationOf(sql);
+
+describe('BigQuery timestamp functions on DuckDB', () => {
+  it('CURRENT_TIMESTAMP, CURRENT_DATE and CURRENT_DATETIME read the bound now, in a time zone when given', async () => {
+    // now is 2026-03-10T12:34:56.789Z; Auckland is UTC+13 then, so its date is already the 11th.
+    expect(
+      await row(`select current_timestamp() as ts, current_timestamp as bare, current_date() as d,
+        current_date('Pacific/Auckland') as auckland, current_datetime('+05:30') as kolkata`),
+    ).toEqual({
+      ts: micros('2026-03-10T12:34:56.789Z'),
+      bare: micros('2026-03-10T12:34:56.789Z'),
+      d: '2026-03-10',
+      auckland: '2026-03-11',
+      kolkata: '2026-03-10T18:04:56.789000',
+    });
+  });
+
+  it('TIMESTAMP reads strings with offsets, in a time zone, and DATE and DATETIME values as UTC', async () => {
+    // Docs: TIMESTAMP('2008-12-25 15:30:00+00') = 2008-12-25 15:30:00 UTC;
+    // TIMESTAMP('2008-12-25 15:30:00', 'America/Los_Angeles') = 2008-12-25 23:30:00 UTC;
+    // TIMESTAMP(DATETIME '2008-12-25 15:30:00') = 2008-12-25 15:30:00 UTC; TIMESTAMP(DATE '2008-12-25') = 2008-12-25 00:00:00 UTC.
+    expect(
+      await row(
+        `select timestamp('2008-12-25 15:30:00+00') as a,
+        timestamp('2008-12-25 15:30:00', 'America/Los_Angeles') as b,
+        timestamp(datetime '2008-12-25 15:30:00') as c, timestamp(date '2008-12-25') as d,
+        timestamp(@s, 'America/Los_Angeles') as e`,
+        { s: '2008-12-25 15:30:00' },
+      ),
+    ).toEqual({
+      a: micros('2008-12-25T15:30:00Z'),
+      b: micros('2008-12-25T23:30:00Z'),
+      c: micros('2008-12-25T15:30:00Z'),
+      d: micros('2008-12-25T00:00:00Z'),
+      e: micros('2008-12-25T23:30:00Z'),
+    });
+  });
+
+  it('DATE builds a date from parts, a DATETIME, or a TIMESTAMP in a time zone', async () => {
+    // Docs: DATE(2016, 12, 25) = 2016-12-25; DATE(DATETIME '2016-12-25 23:59:59') = 2016-12-25;
+    // DATE(TIMESTAMP '2016-12-25 05:30:00+07', 'America/Los_Angeles') = 2016-12-24.
+    expect(
+      await row(`select date(2016, 12, 25) as a, date(datetime '2016-12-25 23:59:59') as b,
+        date(timestamp '2016-12-25 05:30:00+07', 'America/Los_Angeles') as c`),
+    ).toEqual({ a: '2016-12-25', b: '2016-12-25', c: '2016-12-24' });
+  });
+
+  it('DATETIME builds a civil time from parts or from a TIMESTAMP in a time zone', async () => {
+    // Docs: DATETIME(2008, 12, 25, 05, 30, 00) = 2008-12-25T05:30:00;
+    // DATETIME(TIMESTAMP '2008-12-25 05:30:00+00', 'America/Los_Angeles') = 2008-12-24T21:30:00.
+    expect(
+      await row(`select datetime(2008, 12, 25, 05, 30, 00) as a,
+        datetime(timestamp '2008-12-25 05:30:00+00', 'America/Los_Angeles') as b,
+        datetime(timestamp '2008-12-25 05:30:00+00', '+05:30') as c`),
+    ).toEqual({ a: '2008-12-25T05:30:00', b: '2008-12-24T21:30:00', c: '2008-12-25T11:00:00' });
+  });
+
+  it('TIMESTAMP_ADD and TIMESTAMP_SUB move by an interval', async () => {
+    // Docs: TIMESTAMP_ADD(TIMESTAMP '2008-12-25 15:30:00+00', INTERVAL 10 MINUTE) = 15:40:00;
+    // TIMESTAMP_SUB(TIMESTAMP '2008-12-25 15:30:00+00', INTERVAL 60 MINUTE) = 14:30:00.
+    expect(
+      await row(`select timestamp_add(timestamp '2008-12-25 15:30:00+00', interval 10 minute) as later,
+        timestamp_sub(timestamp '2008-12-25 15:30:00+00', interval 60 minute) as earlier`),
+    ).toEqual({ later: micros('2008-12-25T15:40:00Z'), earlier: micros('2008-12-25T14:30:00Z') });
+  });
+
+  it('TIMESTAMP_DIFF counts whole elapsed parts, negative when the first is earlier', async () => {
+    // Docs: TIMESTAMP_DIFF(TIMESTAMP '2010-07-07 10:20:00+00', TIMESTAMP '2008-12-25 15:30:00+00', HOUR) = 13410;
+    // TIMESTAMP_DIFF(TIMESTAMP '2018-08-14', TIMESTAMP '2018-10-14', DAY) = -61;
+    // TIMESTAMP_DIFF(TIMESTAMP '2001-02-01 01:00:00', TIMESTAMP '2001-02-01 00:00:01', HOUR) = 0.
+    expect(
+      await row(`select timestamp_diff(timestamp '2010-07-07 10:20:00+00', timestamp '2008-12-25 15:30:00+00', hour) as a,
+        timestamp_diff(timestamp '2018-08-14', timestamp '2018-10-14', day) as b,
+        timestamp_diff(timestamp '2001-02-01 01:00:00', timestamp '2001-02-01 00:00:01', hour) as c`),
+    ).toEqual({ a: 13410, b: -61, c: 0 });
+  });
+
+  it('TIMESTAMP_TRUNC truncates in UTC or the given zone, with WEEK(<day>) and ISOYEAR', async () => {
+    // Docs: TIMESTAMP_TRUNC(TIMESTAMP '2008-12-25 15:30:00+00', DAY, 'UTC') = 2008-12-25 00:00:00 UTC, and
+    // with 'America/Los_Angeles' = 2008-12-25 08:00:00 UTC;
+    // TIMESTAMP_TRUNC(TIMESTAMP '2017-11-06 00:00:00+12', WEEK(MONDAY), 'Pacific/Auckland') = 2017-11-05 11:00:00 UTC;
+    // TIMESTAMP_TRUNC('2015-06-15 00:00:00+00', ISOYEAR) = 2014-12-29 00:00:00 UTC.
+    expect(
+      await row(`select timestamp_trunc(timestamp '2008-12-25 15:30:00+00', day, 'UTC') as a,
+        timestamp_trunc(timestamp '2008-12-25 15:30:00+00', day, 'America/Los_Angeles') as b,
+        timestamp_trunc(timestamp '2017-11-06 00:00:00+12', week(monday), 'Pacific/Auckland') as c,
+        timestamp_trunc(timestamp '2015-06-15 00:00:00+00', isoyear) as d,
+        timestamp_trunc(timestamp '2017-11-08 10:00:00+00', week) as e`),
+    ).toEqual({
+      a: micros('2008-12-25T00:00:00Z'),
+      b: micros('2008-12-25T08:00:00Z'),
+      c: micros('2017-11-05T11:00:00Z'),
+      d: micros('2014-12-29T00:00:00Z'),
+      // WEEK starts on Sunday: 2017-11-08 is a Wednesday.
+      e: micros('2017-11-05T00:00:00Z'),
+    });
+  });
+
+  it('DATE_ADD and DATE_SUB move by days and clamp month arithmetic to the last day', async () => {
+    // Docs: DATE_ADD(DATE '2008-12-25', INTERVAL 5 DAY) = 2008-12-30; DATE_SUB(DATE '2008-12-25', INTERVAL 5 DAY) = 2008-12-20;
+    // "If the resulting month has fewer days than the original date's day, then the resulting date
+    // is the last date of that month."
+    expect(
+      await row(`select date_add(date '2008-12-25', interval 5 day) as a, date_sub(date '2008-12-25', interval 5 day) as b,
+        date_add(date '2008-12-31', interval 2 month) as c, date_add(date '2008-12-31', interval 1 quarter) as d`),
+    ).toEqual({ a: '2008-12-30', b: '2008-12-20', c: '2009-02-28', d: '2009-03-31' });
+  });
+
+  it('DATE_DIFF counts part boundaries, weeks starting on Sunday unless named', async () => {
+    // Docs: DATE_DIFF(DATE '2010-07-07', DATE '2008-12-25', DAY) = 559;
+    // DATE_DIFF(DATE '2017-10-15', DATE '2017-10-14', DAY) = 1 and WEEK = 1;
+    // DATE_DIFF('2017-12-30', '2014-12-30', YEAR) = 3 and ISOYEAR = 2;
+    // DATE_DIFF('2017-12-18', '2017-12-17', WEEK) = 0, WEEK(MONDAY) = 1, ISOWEEK = 1.
+    expect(
+      await row(`select date_diff(date '2010-07-07', date '2008-12-25', day) as a,
+        date_diff(date '2017-10-15', date '2017-10-14', day) as b, date_diff(date '2017-10-15', date '2017-10-14', week) as c,
+        date_diff(date '2017-12-30', date '2014-12-30', year) as d, date_diff(date '2017-12-30', date '2014-12-30', isoyear) as e,
+        date_diff(date '2017-12-18', date '2017-12-17', week) as f, date_diff(date '2017-12-18', date '2017-12-17', week(monday)) as g,
+        date_diff(date '2017-12-18', date '2017-12-17', isoweek) as h`),
+    ).toEqual({ a: 559, b: 1, c: 1, d: 3, e: 2, f: 0, g: 1, h: 1 });
+  });
+
+  it('DATE_TRUNC truncates to a month, WEEK, WEEK(MONDAY) or ISOYEAR', async () => {
+    // Docs: DATE_TRUNC(DATE '2008-12-25', MONTH) = 2008-12-01; DATE_TRUNC(DATE '2017-11-05', WEEK(MONDAY)) = 2017-10-30;
+    // DATE_TRUNC('2015-06-15', ISOYEAR) = 2014-12-29.
+    expect(
+      await row(`select date_trunc(date '2008-12-25', month) as a, date_trunc(date '2017-11-05', week(monday)) as b,
+        date_trunc(date '2015-06-15', isoyear) as c, date_trunc(date '2017-11-08', week) as d`),
+    ).toEqual({ a: '2008-12-01', b: '2017-10-30', c: '2014-12-29', d: '2017-11-05' });
+  });
+
+  it('DATE_TRUNC of a TIMESTAMP or DATETIME returns that type, truncated in the zone for a TIMESTAMP', async () => {
+    // Docs: DATE_TRUNC(date_value | datetime_value | timestamp_value, granularity [, time_zone]) returns
+    // the type it is given; DATE_TRUNC(TIMESTAMP '2008-12-25 15:30:00+00', DAY, 'America/Los_Angeles')
+    // truncates in Los Angeles, as TIMESTAMP_TRUNC does: 2008-12-25 08:00:00 UTC.
+    expect(
+      await row(`select date_trunc(timestamp '2008-12-25 15:30:00+00', month) as a,
+        date_trunc(timestamp '2008-12-25 15:30:00+00', day, 'America/Los_Angeles') as b,
+        date_trunc(datetime '2008-12-25 15:30:00', hour) as c, date_trunc(current_date(), year) as d`),
+    ).toEqual({
+      a: micros('2008-12-01T00:00:00Z'),
+      b: micros('2008-12-25T08:00:00Z'),
+      c: '2008-12-25T15:00:00',
+      d: '2026-01-01',
+    });
+    // A TIMESTAMP column (the store's schema says so) truncates to a TIMESTAMP too.
+    await scratch().duckdb(
+      `INSERT INTO "postgres.logs" (id, timestamp, event_message) VALUES ('trunc', TIMESTAMP '2008-12-25 15:30:00', 'x')`,
+    );
+    expect(
+      await row("select date_trunc(t.timestamp, month) as m from `postgres.logs` as t where t.id = 'trunc'"),
+    ).toEqual({
+      m: micros('2008-12-01T00:00:00Z'),
+    });
+  });
+
+  it('DATETIME_ADD, DATETIME_SUB, DATETIME_DIFF and DATETIME_TRUNC keep civil time', async () => {
+    // Docs: DATETIME_ADD(DATETIME '2008-12-25 15:30:00', INTERVAL 10 MINUTE) = 2008-12-25T15:40:00;
+    // DATETIME_SUB(DATETIME '2008-12-25 15:30:00', INTERVAL 10 MINUTE) = 2008-12-25T15:20:00;
+    // DATETIME_DIFF(DATETIME '2010-07-07 10:20:00', DATETIME '2008-12-25 15:30:00', DAY) = 559;
+    // DATETIME_TRUNC(DATETIME '2008-12-25 15:30:00', DAY) = 2008-12-25T00:00:00.
+    expect(
+      await row(`select datetime_add(datetime '2008-12-25 15:30:00', interval 10 minute) as a,
+        datetime_sub(datetime '2008-12-25 15:30:00', interval 10 minute) as b,
+        datetime_diff(datetime '2010-07-07 10:20:00', datetime '2008-12-25 15:30:00', day) as c,
+        datetime_trunc(datetime '2008-12-25 15:30:00', day) as d`),
+    ).toEqual({ a: '2008-12-25T15:40:00', b: '2008-12-25T15:20:00', c: 559, d: '2008-12-25T00:00:00' });
+  });
+
+  it('EXTRACT numbers DAYOFWEEK from 1 (Sunday), WEEK from the first Sunday, and ISO weeks and years', async () => {
+    // Docs (EXTRACT for DATE): 2016-01-03 is ISOYEAR 2015, ISOWEEK 53, YEAR 2016, WEEK 1;
+    // 2015-12-31 is ISOYEAR 2015, ISOWEEK 53, YEAR 2015, WEEK 52; DAYOFWEEK is 1 (Sunday) to 7.
+    expect(
+      await row(`select extract(isoyear from date '2016-01-03') as iy, extract(isoweek from date '2016-01-03') as iw,
+        extract(year from date '2016-01-03') as y, extract(week from date '2016-01-03') as w,
+        extract(week from date '2015-12-31') as w2, extract(dayofweek from date '2016-01-03') as dow,
+        extract(dayofyear from date '2016-02-01') as doy, extract(quarter from date '2016-05-01') as q`),
+    ).toEqual({ iy: 2015, iw: 53, y: 2016, w: 1, w2: 52, dow: 1, doy: 32, q: 2 });
+  });
+
+  it('EXTRACT reads sub-second parts without the seconds, and in a time zone with AT TIME ZONE', async () => {
+    // Docs: EXTRACT(DAY FROM TIMESTAMP '2008-12-25 05:30:00+00' AT TIME ZONE 'UTC') = 25, and 24 in
+    // 'America/Los_Angeles'. MILLISECOND is 0-999 and MICROSECOND 0-999999 within the second.
+    expect(
+      await row(`select extract(day from timestamp '2008-12-25 05:30:00+00' at time zone 'UTC') as utc,
+        extract(day from timestamp '2008-12-25 05:30:00+00' at time zone 'America/Los_Angeles') as la,
+        extract(second from timestamp '2008-12-25 05:30:45.123456+00') as s,
+        extract(millisecond from timestamp '2008-12-25 05:30:45.123456+00') as ms,
+        extract(microsecond from timestamp '2008-12-25 05:30:45.123456+00') as us,
+        extract(date from timestamp '2008-12-25 05:30:00+00' at time zone 'America/Los_Angeles') as d`),
+    ).toEqual({ utc: 25, la: 24, s: 45, ms: 123, us: 123456, d: '2008-12-24' });
+  });
+
+  it('FORMAT_TIMESTAMP, FORMAT_DATE and FORMAT_DATETIME print the documented examples', async () => {
+    // Docs: FORMAT_TIMESTAMP('%c', TIMESTAMP '2050-12-25 15:30:55+00', 'UTC') = 'Sun Dec 25 15:30:55 2050';
+    // FORMAT_TIMESTAMP('%b-%d-%Y', ...) = 'Dec-25-2050'; FORMAT_TIMESTAMP('%b %Y', ...) = 'Dec 2050';
+    // FORMAT_TIMESTAMP('%Y-%m-%dT%H:%M:%SZ', TIMESTAMP '2050-12-25 15:30:55', 'UTC') = '2050-12-25T15:30:55Z';
+    // FORMAT_DATE('%x', DATE '2008-12-25') = '12/25/08'; FORMAT_DATE('%b-%d-%Y', DATE '2008-12-25') = 'Dec-25-2008';
+    // FORMAT_DATETIME('%c', DATETIME '2008-12-25 15:30:00') = 'Thu Dec 25 15:30:00 2008'.
+    expect(
+      await row(`select format_timestamp('%c', timestamp '2050-12-25 15:30:55+00', 'UTC') as a,
+        format_timestamp('%b-%d-%Y', timestamp '2050-12-25 15:30:55+00') as b,
+        format_timestamp('%b %Y', timestamp '2050-12-25 15:30:55+00') as c,
+        format_timestamp('%Y-%m-%dT%H:%M:%SZ', timestamp '2050-12-25 15:30:55', 'UTC') as d,
+        format_date('%x', date '2008-12-25') as e, format_date('%b-%d-%Y', date '2008-12-25') as f,
+        format_datetime('%c', datetime '2008-12-25 15:30:00') as g,
+        format_timestamp('%H:%M', timestamp '2008-12-25 15:30:00+00', 'America/Los_Angeles') as h`),
+    ).toEqual({
+      a: 'Sun Dec 25 15:30:55 2050',
+      b: 'Dec-25-2050',
+      c: 'Dec 2050',
+      d: '2050-12-25T15:30:55Z',
+      e: '12/25/08',
+      f: 'Dec-25-2008',
+      g: 'Thu Dec 25 15:30:00 2008',
+      h: '07:30',
+    });
+  });
+
+  it('prints every format element of the format-elements page as described there', async () => {
+    // The page's examples are for Wednesday 2021-01-20 21:47:00; each value below follows the
+    // element's description (e.g. %e and %l pad single digits with a space, %g is the ISO year's
+    // last two digits, %Q the quarter, %s seconds since the epoch).
+    const elements = [
+      'A',
+      'a',
+      'B',
+      'b',
+      'C',
+      'c',
+      'D',
+      'd',
+      'e',
+      'F',
+      'G',
+      'g',
+      'H',
+      'h',
+      'I',
+      'j',
+      'k',
+      'l',
+      'M',
+      'm',
+      'P',
+      'p',
+      'Q',
+      'R',
+      'S',
+      's',
+      'T',
+      'U',
+      'u',
+      'V',
+      'W',
+      'w',
+      'X',
+      'x',
+      'Y',
+      'y',
+      'Z',
+      'z',
+      'Ez',
+      'E3S',
+      'E*S',
+      'E4Y',
+      '%',
+    ];
+    const select = elements
+      .map(
+        (element, i) => `format_timestamp('%${element}', timestamp '2021-01-20 21:47:00.123456+00') as e${i}`,
+      )
+      .join(', ');
+    const result = await row(`select ${select}`);
+    const expected = [
+      'Wednesday',
+      'Wed',
+      'January',
+      'Jan',
+      '20',
+      'Wed Jan 20 21:47:00 2021',
+      '01/20/21',
+      '20',
+      '20',
+      '2021-01-20',
+      '2021',
+      '21',
+      '21',
+      'Jan',
+      '09',
+      '020',
+      '21',
+      ' 9',
+      '47',
+      '01',
+      'pm',
+      'PM',
+      '1',
+      '21:47',
+      '00',
+      '1611179220',
+      '21:47:00',
+      '03',
+      '3',
+      '03',
+      '03',
+      '3',
+      '21:47:00',
+      '01/20/21',
+      '2021',
+      '21',
+      'UTC',
+      '+0000',
+      '+00:00',
+      '00.123',
+      '00.123456',
+      '2021',
+      '%',
+    ];
+    expect(Object.fromEntries(elements.map((element, i) => [element, result[`e${i}`]]))).toEqual(
+      Object.fromEntries(elements.map((element, i) => [element, expected[i]])),
+    );
+  });
+
+  it('PARSE_TIMESTAMP, PARSE_DATE and PARSE_DATETIME read the documented examples', async () => {
+    // Docs: PARSE_TIMESTAMP('%c', 'Thu Dec 25 07:30:00 2008') = 2008-12-25 07:30:00 UTC, and
+    // 2008-12-25 15:30:00 UTC in 'America/Los_Angeles'; PARSE_DATE('%A %b %e %Y', 'Thursday Dec 25 2008') = 2008-12-25;
+    // PARSE_DATE('%Y%m%d', '20081225') = 2008-12-25; PARSE_DATE('%x', '12/25/08') = 2008-12-25;
+    // PARSE_DATETIME('%m/%d/%Y %I:%M:%S %p', '8/30/2018 2:23:38 pm') = 2018-08-30T14:23:38.
+    // Fields the format leaves out are 1970-01-01 00:00:00.
+    expect(
+      await row(`select parse_timestamp('%c', 'Thu Dec 25 07:30:00 2008') as a,
+        parse_timestamp('%c', 'Thu Dec 25 07:30:00 2008', 'America/Los_Angeles') as b,
+        parse_date('%A %b %e %Y', 'Thursday Dec 25 2008') as c, parse_date('%Y%m%d', '20081225') as d,
+        parse_date('%x', '12/25/08') as e, parse_datetime('%m/%d/%Y %I:%M:%S %p', '8/30/2018 2:23:38 pm') as f,
+        parse_timestamp('%H:%M', '05:30') as g, parse_timestamp('%Y-%m-%d %H:%M:%S%z', '2008-12-25 07:30:00+0100') as h`),
+    ).toEqual({
+      a: micros('2008-12-25T07:30:00Z'),
+      b: micros('2008-12-25T15:30:00Z'),
+      c: '2008-12-25',
+      d: '2008-12-25',
+      e: '2008-12-25',
+      f: '2018-08-30T14:23:38',
+      g: micros('1970-01-01T05:30:00Z'),
+      h: micros('2008-12-25T06:30:00Z'),
+    });
+  });
+
+  it('SAFE.PARSE_DATE returns NULL for text that does not parse', async () => {
+    // Docs (SAFE. prefix): "If you begin a function with the SAFE. prefix, it will return NULL instead of an error."
+    expect(await row("select safe.parse_date('%Y-%m-%d', 'not a date') as d")).toEqual({ d: null });
+  });
+
+  it('UNIX_SECONDS, UNIX_MILLIS and UNIX_MICROS count from the epoch, rounding down', async () => {
+    // Docs: UNIX_SECONDS(TIMESTAMP '2008-12-25 15:30:00+00') = 1230219000; UNIX_MILLIS(...) = 1230219000000;
+    // UNIX_MICROS(...) = 1230219000000000; UNIX_MILLIS(TIMESTAMP '1970-01-01 00:00:00.0018+00') = 1.
+    // "Truncates higher levels of precision by rounding down": half a millisecond before the epoch is -1.
+    expect(
+      await row(`select unix_seconds(timestamp '2008-12-25 15:30:00+00') as s, unix_millis(timestamp '2008-12-25 15:30:00+00') as ms,
+        unix_micros(timestamp '2008-12-25 15:30:00+00') as us, unix_millis(timestamp '1970-01-01 00:00:00.0018+00') as small,
+        unix_millis(timestamp '1969-12-31 23:59:59.9995+00') as before, unix_date(date '2008-12-25') as days`),
+    ).toEqual({ s: 1230219000, ms: 1230219000000, us: 1230219000000000, small: 1, before: -1, days: 14238 });
+  });
+
+  it('TIMESTAMP_SECONDS, TIMESTAMP_MILLIS, TIMESTAMP_MICROS and DATE_FROM_UNIX_DATE build values from epoch counts', async () => {
+    // Docs: TIMESTAMP_SECONDS(1230219000) = TIMESTAMP_MILLIS(1230219000000) = TIMESTAMP_MICROS(1230219000000000)
+    // = 2008-12-25 15:30:00 UTC; DATE_FROM_UNIX_DATE(14238) = 2008-12-25.
+    expect(
+      await row(`select timestamp_seconds(1230219000) as s, timestamp_millis(1230219000000) as ms,
+        timestamp_micros(1230219000000000) as us, date_from_unix_date(14238) as d`),
+    ).toEqual({
+      s: micros('2008-12-25T15:30:00Z'),
+      ms: micros('2008-12-25T15:30:00Z'),
+      us: micros('2008-12-25T15:30:00Z'),
+      d: '2008-12-25',
+    });
+  });
+
+  it('TIME, TIME_ADD, TIME_SUB, TIME_DIFF, TIME_TRUNC, FORMAT_TIME, PARSE_TIME and CURRENT_TIME', async () => {
+    // Docs: TIME(15, 30, 00) = 15:30:00; TIME(TIMESTAMP '2008-12-25 15:30:00+08', 'America/Los_Angeles') = 23:30:00;
+    // TIME_ADD(TIME '15:30:00', INTERVAL 10 MINUTE) = 15:40:00, and adding an hour to 23:30:00 gives 00:30:00;
+    // TIME_SUB(TIME '15:30:00', INTERVAL 10 MINUTE) = 15:20:00; TIME_DIFF(TIME '15:30:00', TIME '14:35:00', MINUTE) = 55;
+    // TIME_TRUNC(TIME '15:30:00', HOUR) = 15:00:00; FORMAT_TIME('%R', TIME '15:30:00') = '15:30';
+    // PARSE_TIME('%H', '15') = 15:00:00; PARSE_TIME('%I:%M:%S %p', '2:23:38 pm') = 14:23:38.
+    expect(
+      await row(`select time(15, 30, 00) as a, time(timestamp '2008-12-25 15:30:00+08', 'America/Los_Angeles') as b,
+        time_add(time '15:30:00', interval 10 minute) as c, time_add(time '23:30:00', interval 1 hour) as d,
+        time_sub(time '15:30:00', interval 10 minute) as e, time_diff(time '15:30:00', time '14:35:00', minute) as f,
+        time_trunc(time '15:30:00', hour) as g, format_time('%R', time '15:30:00') as h, parse_time('%H', '15') as i,
+        parse_time('%I:%M:%S %p', '2:23:38 pm') as j, current_time() as k`),
+    ).toEqual({
+      a: '15:30:00',
+      b: '23:30:00',
+      c: '15:40:00',
+      d: '00:30:00',
+      e: '15:20:00',
+      f: 55,
+      g: '15:00:00',
+      h: '15:30',
+      i: '15:00:00',
+      j: '14:23:38',
+      k: '12:34:56.789',
+    });
+  });
+
+  it('LAST_DAY gives the last day of the month', async () => {
+    // Docs: LAST_DAY(DATE '2008-11-25', MONTH) = 2008-11-30.
+    expect(
+      await row("select last_day(date '2008-11-25', month) as a, last_day(date '2008-02-03') as b"),
+    ).toEqual({
+      a: '2008-11-30',
+      b: '2008-02-29',
+    });
+  });
+
+  it.each([
+    [
+      'TIMESTAMP_DIFF by MONTH, which BigQuery does not define for TIMESTAMP',
+      'select timestamp_diff(current_timestamp(), current_timestamp(), month)',
+    ],
+    ['a format element DuckDB cannot parse', "select parse_date('%U', '01')"],
+    ['%Z for a named time zone', "select format_timestamp('%Z', current_timestamp(), 'America/Los_Angeles')"],
+    ['a format string that is not a literal', 'select format_timestamp(@f, current_timestamp())'],
+    ['EXTRACT(WEEK(MONDAY) ...)', 'select extract(week(monday) from current_date())'],
+    ['AT TIME ZONE outside EXTRACT', "select current_timestamp() at time zone 'UTC'"],
+    [
+      'DATETIME(date, time), whose second argument is not a zone',
+      "select datetime(current_date(), cast('10:00:00' as time))",
+    ],
+  ])('refuses %s', (_what, sql) => {
+    expect(refused(sql)).toThrow(/Cannot translate to DuckDB/);
+  });
+});
