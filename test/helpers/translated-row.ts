@@ -1,8 +1,8 @@
 import { afterAll, beforeAll } from 'vitest';
+import { logSources } from '../../src/endpoints/sources.js';
 import type { ParameterValues } from '../../src/engines/query-engine.js';
 import { type Translation, translateToDuckDb } from '../../src/sql/translate.js';
 import { seedTableSchema } from '../../src/storage/log-tables.js';
-import { logSources } from '../../src/endpoints/sources.js';
 import { createScratchEngine, type ScratchEngine } from './scratch-engine.js';
 
 /** The clock the translator's rule tests run at. */
