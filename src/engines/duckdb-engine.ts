@@ -14,6 +14,7 @@ import {
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import { nowParameter, type Translation, translateToDuckDb } from '../sql/translate.js';
 import type { Database } from '../storage/database.js';
+import { systemTimers, type Timers } from '../timers.js';
 import { decodeRows, describeColumns } from './duckdb-rows.js';
 import { type QueryableTable, readTableSchemas } from './duckdb-schema.js';
 import { createFairPool, type PoolLease } from './fair-pool.js';
@@ -47,19 +48,8 @@ export interface DuckDbEngineOptions {
    */
   readonly timeoutMs: number;
   /** The timers deadlines are kept with; tests pass manual ones. @default Node's */
-  readonly timers?: EngineTimers;
+  readonly timers?: Timers;
 }
-
-/** The timers a deadline needs (the resolver layer's `Timers` fit). */
-export interface EngineTimers {
-  setTimeout(callback: () => void, delayMs: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-const nodeTimers: EngineTimers = {
-  setTimeout: (callback, delayMs) => setTimeout(callback, delayMs),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
 
 const udfFiles = ['generate_timestamp_trunc_array.duckdb.sql'];
 /** How often an interrupt is given again while the interrupted run has not ended. */
@@ -95,7 +85,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     maxQueuedPerKey: options.queuePerEndpoint ?? 8,
     maxWaitMs: options.timeoutMs,
   });
-  const timers = options.timers ?? nodeTimers;
+  const timers = options.timers ?? systemTimers;
 
   async function translationOf(query: SavedQuery): Promise<Translation> {
     let translation = translations.get(planKey(query));

@@ -3,11 +3,11 @@ import { bindParameters } from '../endpoints/bind-parameters.js';
 import type { Endpoint, EndpointRegistry } from '../endpoints/registry.js';
 import { badParameter, QuerygateError } from '../errors.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
+import { toJson } from '../http/respond.js';
 import { sendRaw } from '../http/send-raw.js';
 import type { Resolver } from '../resolve/resolver.js';
 import { allowMethods } from './allow-methods.js';
 import { cacheHeaders } from './cache-headers.js';
-import { toJson } from './respond.js';
 import { resultBody } from './result-body.js';
 
 export interface EndpointRoutesOptions {
