@@ -83,10 +83,11 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     baseEngine = await createBigQueryEngine({
       config: config.bigquery,
       queries: registry.endpoints,
+      sources: registry.sources,
       queriesDir,
       client,
     });
-    logs = createBigQueryLogSink({ config: config.bigquery, client, now });
+    logs = createBigQueryLogSink({ config: config.bigquery, client, sources: registry.sources, now });
   } else {
     const database = await openDatabase(join(config.dataDir, 'querygate.duckdb'));
     const writer = createLogWriter(database, {

@@ -1,8 +1,8 @@
 import type { BigQuery, Job } from '@google-cloud/bigquery';
 import type { ParameterContract } from '../endpoints/contract.js';
 import { type EndpointRegistry, loadEndpointRegistry } from '../endpoints/registry.js';
-import { logSources } from '../endpoints/sources.js';
-import { type BigQueryConfig, tableParts } from '../engines/bigquery-config.js';
+import { readSources } from '../endpoints/sources.js';
+import { type BigQueryConfig, bigQueryTables, tableParts } from '../engines/bigquery-config.js';
 import { bigQueryNaming, createBigQueryClient, queryJobRequest } from '../engines/bigquery-engine.js';
 import {
   bigQueryMessage,
@@ -19,7 +19,10 @@ import { sourceTableDdl, sourceTableDescription, sourceTableSchema } from '../st
 /** What both `querygate bigquery` commands take. */
 export interface BigQueryCommandOptions {
   readonly config: BigQueryConfig;
-  /** @default the package's queries/ */
+  /**
+   * The served queries directory: its endpoints and its `sources.yaml` (the UDFs always come
+   * from the package's own queries/). @default the package's queries/
+   */
   readonly queriesDir?: string;
   /** @default createBigQueryClient(config), with application-default credentials */
   readonly client?: BigQuery;
@@ -30,7 +33,7 @@ export interface BigQueryCommandOptions {
 export interface BigQuerySetupOptions extends BigQueryCommandOptions {
   /** Print the DDL instead of running it (`--print`); nothing is sent to BigQuery. */
   readonly printOnly?: boolean;
-  /** Also create the nine source tables, partitioned by day on `timestamp` (`--tables`). */
+  /** Also create the queries directory's source tables, partitioned by day on `timestamp` (`--tables`). */
   readonly tables?: boolean;
 }
 
@@ -47,9 +50,14 @@ const writeLine = (line: string) => {
 export async function runBigQuerySetup(options: BigQuerySetupOptions): Promise<void> {
   const { config } = options;
   const print = options.print ?? writeLine;
-  const udfs = readBigQueryUdfs(options.queriesDir ?? defaultQueriesDir, config);
+  const queriesDir = options.queriesDir ?? defaultQueriesDir;
+  // The UDFs are querygate's own, shipped beside its queries, whichever directory is served.
+  const udfs = readBigQueryUdfs(defaultQueriesDir, config);
+  // The directory's sources.yaml says which sources exist; a mapping of any other is refused here.
+  const sources = readSources(queriesDir);
+  const qualifiedOf = bigQueryTables(config, sources);
   const tables = options.tables
-    ? logSources.map((source) => ({ source, qualified: config.tables[source.name] as string }))
+    ? sources.map((source) => ({ source, qualified: qualifiedOf[source.name] as string }))
     : [];
   if (options.printOnly) {
     for (const udf of udfs) print(`${udf.ddl.trim()}\n`);
@@ -180,7 +188,7 @@ export async function runBigQueryCheck(
   const queriesDir = options.queriesDir ?? defaultQueriesDir;
   const registry = options.registry ?? loadEndpointRegistry(queriesDir);
   const client = options.client ?? createBigQueryClient(config);
-  const naming = bigQueryNaming(config, queriesDir);
+  const naming = bigQueryNaming(config, registry.sources, defaultQueriesDir);
   const results: EndpointCheck[] = [];
   for (const endpoint of registry.endpoints) {
     const qualified = qualifyForBigQuery(endpoint.sql, naming);

@@ -97,13 +97,17 @@ const bigquery = program
 
 bigquery
   .command('setup')
-  .description('Create the UDF in the dataset (idempotent); with --tables also the nine source tables')
+  .description(
+    "Create the UDF in the dataset (idempotent); with --tables also the queries directory's source tables",
+  )
   .option('--print', 'print the DDL instead of running it')
   .option('--tables', 'also create the source tables, partitioned by day on timestamp')
-  .action(async (options: { print?: boolean; tables?: boolean }) => {
+  .option('--queries <dir>', 'the queries directory (QUERYGATE_QUERIES_DIR; default: the shipped queries/)')
+  .action(async (options: { print?: boolean; tables?: boolean; queries?: string }) => {
     const { runBigQuerySetup } = await import('./bigquery-commands.js');
     await runBigQuerySetup({
       config: loadBigQueryConfig(),
+      queriesDir: loadConfig(withQueriesDir(options.queries)).queriesDir,
       printOnly: options.print ?? false,
       tables: options.tables ?? false,
     });
@@ -112,9 +116,13 @@ bigquery
 bigquery
   .command('check')
   .description('Dry-run every endpoint: does it compile, how many bytes would it scan')
-  .action(async () => {
+  .option('--queries <dir>', 'the queries directory (QUERYGATE_QUERIES_DIR; default: the shipped queries/)')
+  .action(async (options: { queries?: string }) => {
     const { runBigQueryCheck } = await import('./bigquery-commands.js');
-    const { ok } = await runBigQueryCheck({ config: loadBigQueryConfig() });
+    const { ok } = await runBigQueryCheck({
+      config: loadBigQueryConfig(),
+      queriesDir: loadConfig(withQueriesDir(options.queries)).queriesDir,
+    });
     if (!ok) process.exitCode = 1;
   });
 

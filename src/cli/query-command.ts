@@ -104,8 +104,13 @@ async function onDuckDb(config: Config, request: QueryRequest): Promise<string> 
 async function onBigQuery(config: Config, request: QueryRequest): Promise<string> {
   if (!config.bigquery) throw new Error('QUERYGATE_ENGINE=bigquery needs the QUERYGATE_BIGQUERY_* variables');
   if (request.explain)
-    return qualifyForBigQuery(request.sql, bigQueryNaming(config.bigquery, queriesDir)).sql;
-  const engine = await createBigQueryEngine({ config: config.bigquery, queries: [], queriesDir });
+    return qualifyForBigQuery(request.sql, bigQueryNaming(config.bigquery, logSources, queriesDir)).sql;
+  const engine = await createBigQueryEngine({
+    config: config.bigquery,
+    queries: [],
+    sources: logSources,
+    queriesDir,
+  });
   return runOn(engine, request);
 }
 

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { type LogSource, logSources } from '../endpoints/sources.js';
 
 /**
  * What the BigQuery engine, its log sink and its CLI commands need to know. Credentials are not
@@ -15,10 +14,11 @@ export interface BigQueryConfig {
   /** Where jobs run, e.g. `US`, `EU`, `europe-west1`. @default the dataset's location, found by BigQuery */
   readonly location: string | undefined;
   /**
-   * The fully-qualified `project.dataset.table` of every logical source, the mapped ones from
-   * QUERYGATE_BIGQUERY_TABLES and the others `<project>.<dataset>.<defaultTableName>`.
+   * QUERYGATE_BIGQUERY_TABLES as given: source name → `project.dataset.table` or `dataset.table`.
+   * Which sources exist is the served queries directory's business, so the names are checked,
+   * and every source's table resolved, by `bigQueryTables` once the sources are known.
    */
-  readonly tables: Readonly<Record<string, string>>;
+  readonly tableMapping: Readonly<Record<string, string>>;
   /** A job still running after this long is cancelled and answered with ENGINE_TIMEOUT. @default 25000 */
   readonly timeoutMs: number;
   /** Bytes a job may bill, as an INT64 string; an endpoint's manifest entry overrides it. @default no cap */
@@ -35,15 +35,55 @@ const datasetPattern = /^[A-Za-z0-9_]{1,1024}$/;
 const tablePattern = /^[\p{L}\p{M}\p{N}\p{Pc}\p{Pd}]{1,1024}$/u;
 
 /**
+ * What the BigQuery side needs of a log source: its name and the other names queries may use
+ * for its table. The composer hands in the served directory's sources, whose type fits this.
+ */
+export interface BigQuerySource {
+  readonly name: string;
+  readonly aliases: readonly string[];
+}
+
+/**
  * The table a source gets when QUERYGATE_BIGQUERY_TABLES does not map it: the logical name in
  * lower case with every character BigQuery's table ids do not take written `_`
  * (`cloudflare.logs.prod` → `cloudflare_logs_prod`).
  */
-export function defaultTableName(source: LogSource): string {
+export function defaultTableName(source: Pick<BigQuerySource, 'name'>): string {
   return source.name.toLowerCase().replace(/[^a-z0-9_]/g, '_');
 }
 
-const sourceNames = logSources.map((source) => source.name);
+/**
+ * The fully-qualified `project.dataset.table` of every source: the mapped ones as
+ * QUERYGATE_BIGQUERY_TABLES says (a `dataset.table` in the configured project), the others
+ * `<project>.<dataset>.<defaultTableName>`. A mapping naming a source that `sources` lacks is
+ * refused, naming the valid sources: it would otherwise be silently ignored.
+ */
+export function bigQueryTables(
+  config: BigQueryConfig,
+  sources: readonly BigQuerySource[],
+): Readonly<Record<string, string>> {
+  const names = sources.map((source) => source.name);
+  const unknown = Object.keys(config.tableMapping).filter((name) => !names.includes(name));
+  if (unknown.length > 0) {
+    const lines = unknown.map(
+      (name) =>
+        `  QUERYGATE_BIGQUERY_TABLES: '${name}' is not a log source; the sources are ${names.join(', ')}`,
+    );
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return Object.freeze(
+    Object.fromEntries(
+      sources.map((source) => {
+        const mapped = config.tableMapping[source.name];
+        const parts = mapped === undefined ? undefined : splitTableReference(mapped);
+        const table = parts
+          ? `${parts[0] ?? config.projectId}.${parts[1]}.${parts[2]}`
+          : `${config.projectId}.${config.dataset}.${defaultTableName(source)}`;
+        return [source.name, table];
+      }),
+    ),
+  );
+}
 
 /** `logical=project.dataset.table` pairs, from a JSON object or a comma-separated list. */
 function readTableMapping(text: string, context: z.RefinementCtx): Record<string, string> {
@@ -79,10 +119,10 @@ function readTableMapping(text: string, context: z.RefinementCtx): Record<string
   }
   const mapping: Record<string, string> = {};
   for (const [source, table] of pairs) {
-    if (!sourceNames.includes(source)) {
+    if (source === '') {
       context.addIssue({
         code: 'custom',
-        message: `'${source}' is not a log source; the sources are ${sourceNames.join(', ')}`,
+        message: `the table ${JSON.stringify(table)} is mapped to no source name`,
       });
     } else if (typeof table !== 'string' || !isTableReference(table)) {
       context.addIssue({
@@ -168,18 +208,7 @@ export const bigQueryEnvironmentSchema = z
       projectId: env.QUERYGATE_BIGQUERY_PROJECT,
       dataset: env.QUERYGATE_BIGQUERY_DATASET,
       location: env.QUERYGATE_BIGQUERY_LOCATION,
-      tables: Object.freeze(
-        Object.fromEntries(
-          logSources.map((source) => {
-            const mapped = env.QUERYGATE_BIGQUERY_TABLES[source.name];
-            const parts = mapped === undefined ? undefined : splitTableReference(mapped);
-            const table = parts
-              ? `${parts[0] ?? env.QUERYGATE_BIGQUERY_PROJECT}.${parts[1]}.${parts[2]}`
-              : `${env.QUERYGATE_BIGQUERY_PROJECT}.${env.QUERYGATE_BIGQUERY_DATASET}.${defaultTableName(source)}`;
-            return [source.name, table];
-          }),
-        ),
-      ),
+      tableMapping: Object.freeze(env.QUERYGATE_BIGQUERY_TABLES),
       timeoutMs: env.QUERYGATE_BIGQUERY_TIMEOUT_MS,
       maximumBytesBilled: env.QUERYGATE_BIGQUERY_MAX_BYTES_BILLED,
       apiEndpoint: env.QUERYGATE_BIGQUERY_API_ENDPOINT?.replace(/\/+$/, ''),
@@ -201,7 +230,7 @@ export function routineName(config: BigQueryConfig, routine: string): string {
   return `${config.projectId}.${config.dataset}.${routine}`;
 }
 
-/** `[project, dataset, table]` of a fully-qualified table name from `BigQueryConfig.tables`. */
+/** `[project, dataset, table]` of a fully-qualified table name from `bigQueryTables`. */
 export function tableParts(qualified: string): [project: string, dataset: string, table: string] {
   const parts = splitTableReference(qualified);
   if (!parts || parts[0] === undefined) throw new Error(`Not a fully-qualified table: ${qualified}`);

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { BigQuery, type BigQueryOptions, type Job, type Query } from '@google-cloud/bigquery';
-import { logSources } from '../endpoints/sources.js';
 import { QuerygateError } from '../errors.js';
 import { type BigQueryNaming, type QualifiedQuery, qualifyForBigQuery } from '../sql/qualify-for-bigquery.js';
-import type { BigQueryConfig } from './bigquery-config.js';
+import { type BigQueryConfig, type BigQuerySource, bigQueryTables } from './bigquery-config.js';
 import { bigQueryMessage, bigQueryReason, bigQueryStatus, toQuerygateError } from './bigquery-errors.js';
 import {
   decodeColumns,
@@ -19,6 +18,8 @@ export interface BigQueryEngineOptions {
   readonly config: BigQueryConfig;
   /** The saved queries, qualified once here so a query that does not parse stops start-up. */
   readonly queries: readonly SavedQuery[];
+  /** The log sources of the served queries directory: each reads its table from `bigQueryTables`. */
+  readonly sources: readonly BigQuerySource[];
   /** Where `udf/*.bigquery.sql` live: their names are the routines the queries call. */
   readonly queriesDir: string;
   /** The client; tests point one at a fake server. @default createBigQueryClient(config) */
@@ -48,15 +49,22 @@ export function createBigQueryClient(config: BigQueryConfig, overrides: BigQuery
   });
 }
 
-/** The fully-qualified names of the sources and UDFs. */
-export function bigQueryNaming(config: BigQueryConfig, queriesDir: string): BigQueryNaming {
+/**
+ * The fully-qualified names of the sources (and their aliases) and UDFs. Throws, naming the
+ * valid sources, when QUERYGATE_BIGQUERY_TABLES maps a source that `sources` lacks.
+ */
+export function bigQueryNaming(
+  config: BigQueryConfig,
+  sources: readonly BigQuerySource[],
+  queriesDir: string,
+): BigQueryNaming {
+  const tables = bigQueryTables(config, sources);
   // A Logs Explorer name (`edge_logs`) reads the same table as the source it stands for.
-  const aliases = logSources.flatMap((source) => {
-    const table = config.tables[source.name];
-    return table === undefined ? [] : source.aliases.map((alias) => [alias, table] as const);
-  });
+  const aliases = sources.flatMap((source) =>
+    source.aliases.map((alias) => [alias, tables[source.name] as string] as const),
+  );
   return {
-    tables: { ...config.tables, ...Object.fromEntries(aliases) },
+    tables: { ...tables, ...Object.fromEntries(aliases) },
     routines: Object.fromEntries(
       readBigQueryUdfs(queriesDir, config).map((udf) => [udf.name, udf.qualifiedName]),
     ),
@@ -115,7 +123,7 @@ export function queryJobRequest(
 export async function createBigQueryEngine(options: BigQueryEngineOptions): Promise<QueryEngine> {
   const { config, queriesDir } = options;
   const client = options.client ?? createBigQueryClient(config);
-  const naming = bigQueryNaming(config, queriesDir);
+  const naming = bigQueryNaming(config, options.sources, queriesDir);
   // Keyed by the query's hash as well as its id: a changed query is qualified anew.
   const planKey = (query: SavedQuery) => (query.hash === undefined ? query.id : `${query.id}:${query.hash}`);
   const qualified = new Map<string, QualifiedQuery>(

@@ -1,6 +1,6 @@
 import type { BigQuery, Table } from '@google-cloud/bigquery';
 import type { LogSource } from '../endpoints/sources.js';
-import { type BigQueryConfig, tableParts } from '../engines/bigquery-config.js';
+import { type BigQueryConfig, bigQueryTables, tableParts } from '../engines/bigquery-config.js';
 import { bigQueryStatus, toQuerygateError } from '../engines/bigquery-errors.js';
 import type { WireField } from '../engines/bigquery-rows.js';
 import { QuerygateError } from '../errors.js';
@@ -19,6 +19,8 @@ import { extraColumn } from './log-tables.js';
 export interface BigQueryLogSinkOptions {
   readonly config: BigQueryConfig;
   readonly client: BigQuery;
+  /** The sources ingestion may write: the served queries directory's. */
+  readonly sources: readonly LogSource[];
   /** The clock that stamps events sent without a timestamp. @default () => new Date() */
   readonly now?: () => Date;
   /** How long a table's schema is used before tables.get reads it again. @default 60000 */
@@ -40,6 +42,7 @@ const batchSize = 500;
 export function createBigQueryLogSink(options: BigQueryLogSinkOptions): BigQueryLogSink {
   const now = options.now ?? (() => new Date());
   const ttl = options.schemaTtlMs ?? 60_000;
+  const tables = bigQueryTables(options.config, options.sources);
   const schemas = new Map<string, { fields: readonly WireField[]; readAt: number }>();
 
   function tableOf(qualified: string): Table {
@@ -73,9 +76,9 @@ export function createBigQueryLogSink(options: BigQueryLogSinkOptions): BigQuery
 
   return {
     async write(sourceName, events) {
-      const { source, events: checked } = checkLogEvents(sourceName, events, now());
+      const { source, events: checked } = checkLogEvents(sourceName, events, now(), options.sources);
       if (checked.length === 0) return { ingested: 0 };
-      const qualified = options.config.tables[source.name] as string;
+      const qualified = tables[source.name] as string;
       const fields = await fieldsOf(source, qualified);
       const rows = checked.map((event) => ({ insertId: event.id, json: toTableRow(event, source, fields) }));
       for (let start = 0; start < rows.length; start += batchSize) {

@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import type { BigQuery, BigQueryOptions } from '@google-cloud/bigquery';
 import { afterEach } from 'vitest';
 import type { Config } from '../../src/config.js';
-import { type BigQueryConfig, parseBigQueryEnvironment } from '../../src/engines/bigquery-config.js';
+import { type LogSource, logSources } from '../../src/endpoints/sources.js';
+import {
+  type BigQueryConfig,
+  bigQueryTables,
+  parseBigQueryEnvironment,
+} from '../../src/engines/bigquery-config.js';
 import { bigQueryNaming, createBigQueryClient } from '../../src/engines/bigquery-engine.js';
 import { readBigQueryUdfs } from '../../src/engines/bigquery-udfs.js';
 import { queriesDir } from '../../src/paths.js';
@@ -22,6 +27,10 @@ export interface BigQueryHarness {
   /** The fake's store: rows inserted here are what BigQuery "has". */
   readonly store: ScratchEngine;
   readonly config: BigQueryConfig;
+  /** The sources the fake holds tables of: `HarnessOptions.sources`. */
+  readonly sources: readonly LogSource[];
+  /** The fully-qualified table of each source, as `bigQueryTables` resolves it. */
+  readonly tables: Readonly<Record<string, string>>;
   /** A client of the fake with a stub token, built as the engine builds its own. */
   client(overrides?: BigQueryOptions): BigQuery;
   close(): Promise<void>;
@@ -32,6 +41,8 @@ export interface HarnessOptions {
   readonly environment?: Record<string, string>;
   readonly now?: () => Date;
   readonly pageSize?: number;
+  /** The sources of the served queries directory. @default the nine shipped ones */
+  readonly sources?: readonly LogSource[];
   /** Create the UDF routines in the fake up front, as `querygate bigquery setup` would. @default true */
   readonly withUdfs?: boolean;
 }
@@ -46,7 +57,8 @@ export async function startBigQueryHarness(options: HarnessOptions = {}): Promis
     QUERYGATE_BIGQUERY_DATASET: testDataset,
     ...options.environment,
   });
-  const naming = bigQueryNaming(partial, queriesDir);
+  const sources = options.sources ?? logSources;
+  const naming = bigQueryNaming(partial, sources, queriesDir);
   const fake = await startFakeBigQuery({
     projectId: testProject,
     database: store.database,
@@ -63,6 +75,8 @@ export async function startBigQueryHarness(options: HarnessOptions = {}): Promis
     fake,
     store,
     config,
+    sources,
+    tables: bigQueryTables(config, sources),
     client: (overrides = {}) => createBigQueryClient(config, { authClient: fakeAuthClient(), ...overrides }),
     async close() {
       await fake.close();
@@ -78,15 +92,21 @@ export async function startBigQueryHarness(options: HarnessOptions = {}): Promis
  */
 export async function startQuerygateOnBigQuery(
   harness: BigQueryHarness,
-  options: { readonly now?: () => Date } = {},
+  options: { readonly now?: () => Date; readonly queriesDir?: string } = {},
 ): Promise<Querygate> {
   // BigQuery holds the logs; the data directory is only where a generated key would go.
   const dataDir = await mkdtemp(join(tmpdir(), 'querygate-bq-'));
   const removeDataDir = () => rm(dataDir, { recursive: true, force: true });
-  const config: Config = { ...testConfig(dataDir), engine: 'bigquery', bigquery: harness.config };
+  const { queriesDir: ownQueries, ...startOptions } = options;
+  const config: Config = {
+    ...testConfig(dataDir),
+    ...(ownQueries ? { queriesDir: ownQueries } : {}),
+    engine: 'bigquery',
+    bigquery: harness.config,
+  };
   let app: Querygate;
   try {
-    app = await startQuerygate(config, { bigQueryClient: harness.client(), ...options });
+    app = await startQuerygate(config, { bigQueryClient: harness.client(), ...startOptions });
   } catch (error) {
     await removeDataDir();
     throw error;

@@ -32,7 +32,13 @@ async function start(options: HarnessOptions = {}) {
 describe('querygate bigquery setup', () => {
   it('creates the UDF in the dataset by running its DDL, and running it again is harmless', async () => {
     const { harness, lines, print, client } = await start();
-    const engine = await createBigQueryEngine({ config: harness.config, queries: [], queriesDir, client });
+    const engine = await createBigQueryEngine({
+      config: harness.config,
+      queries: [],
+      sources: harness.sources,
+      queriesDir,
+      client,
+    });
     await expect(engine.ready()).rejects.toMatchObject({ code: 'NOT_READY' });
     await runBigQuerySetup({ config: harness.config, client, print });
     await runBigQuerySetup({ config: harness.config, client, print });
@@ -60,9 +66,7 @@ describe('querygate bigquery setup', () => {
   it('with --tables creates every source table, partitioned by day on timestamp, and leaves existing ones', async () => {
     const { harness, lines, print, client } = await start();
     await runBigQuerySetup({ config: harness.config, client, print, tables: true });
-    expect([...harness.fake.createdTables.keys()].sort()).toEqual(
-      Object.values(harness.config.tables).sort(),
-    );
+    expect([...harness.fake.createdTables.keys()].sort()).toEqual(Object.values(harness.tables).sort());
     const edge = harness.fake.createdTables.get('querygate-test.logs.cloudflare_logs_prod');
     expect(edge.timePartitioning).toEqual({ type: 'DAY', field: 'timestamp' });
     expect(
@@ -111,7 +115,7 @@ describe('querygate bigquery setup', () => {
     const tableNames = statements
       .slice(1)
       .map((parsed) => parsed[0].CreateTable.name.map((part: Ast) => part.Identifier.value).join('.'));
-    expect(tableNames).toEqual(logSources.map((source) => harness.config.tables[source.name]));
+    expect(tableNames).toEqual(logSources.map((source) => harness.tables[source.name]));
     expect(lines[1]).toContain('metadata ARRAY<STRUCT<request ARRAY<STRUCT<url STRING, path STRING');
     expect(
       lines.slice(1).every((line) => line.includes('PARTITION BY TIMESTAMP_TRUNC(timestamp, DAY)')),

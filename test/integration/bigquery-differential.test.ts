@@ -159,6 +159,7 @@ beforeAll(async () => {
   bigquery = await createBigQueryEngine({
     config: harness.config,
     queries: registry.endpoints,
+    sources: harness.sources,
     queriesDir,
     client: harness.client(),
   });

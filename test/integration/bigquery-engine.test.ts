@@ -33,6 +33,7 @@ async function start(options: HarnessOptions = {}, queries: readonly SavedQuery[
   engine = await createBigQueryEngine({
     config: harness.config,
     queries,
+    sources: harness.sources,
     queriesDir,
     client: harness.client(),
   });
@@ -92,7 +93,7 @@ describe('BigQuery job requests', () => {
     const { configuration, jobReference } = insert?.body ?? {};
     // Expected text: the saved file with each backticked source replaced by its configured table.
     let expectedSql = readFileSync(join(queriesDir, 'logs.all.sql'), 'utf8');
-    for (const [logical, table] of Object.entries(harness.config.tables)) {
+    for (const [logical, table] of Object.entries(harness.tables)) {
       expectedSql = expectedSql.replaceAll(`\`${logical}\``, `\`${table}\``);
     }
     expect(configuration.query.query).toBe(expectedSql);

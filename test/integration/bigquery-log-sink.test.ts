@@ -18,7 +18,15 @@ async function start({ tables = true } = {}): Promise<{ harness: BigQueryHarness
   harness = await startBigQueryHarness();
   const client = harness.client();
   if (tables) await runBigQuerySetup({ config: harness.config, client, tables: true, print: () => {} });
-  return { harness, sink: createBigQueryLogSink({ config: harness.config, client, now: () => fixedNow }) };
+  return {
+    harness,
+    sink: createBigQueryLogSink({
+      config: harness.config,
+      client,
+      sources: harness.sources,
+      now: () => fixedNow,
+    }),
+  };
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<QuerygateError> {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { bigQueryEnvironmentSchema, parseBigQueryEnvironment } from '../../src/engines/bigquery-config.js';
+import { logSources } from '../../src/endpoints/sources.js';
+import {
+  bigQueryEnvironmentSchema,
+  bigQueryTables,
+  parseBigQueryEnvironment,
+} from '../../src/engines/bigquery-config.js';
 
 const required = { QUERYGATE_BIGQUERY_PROJECT: 'acme-logs-prod', QUERYGATE_BIGQUERY_DATASET: 'logflare' };
 
@@ -15,7 +20,7 @@ function failureOf(environment: Record<string, string>): string {
 describe('BigQuery configuration', () => {
   it('defaults every source to <project>.<dataset>.<name with underscores>, a 25 s timeout and no cap', () => {
     const config = parseBigQueryEnvironment(required);
-    expect(config.tables).toEqual({
+    expect(bigQueryTables(config, logSources)).toEqual({
       'cloudflare.logs.prod': 'acme-logs-prod.logflare.cloudflare_logs_prod',
       'postgres.logs': 'acme-logs-prod.logflare.postgres_logs',
       'deno-relay-logs': 'acme-logs-prod.logflare.deno_relay_logs',
@@ -38,9 +43,10 @@ describe('BigQuery configuration', () => {
       QUERYGATE_BIGQUERY_TABLES:
         'cloudflare.logs.prod=edge-project.edge.requests, deno-relay-logs=functions.relay',
     });
-    expect(config.tables['cloudflare.logs.prod']).toBe('edge-project.edge.requests');
-    expect(config.tables['deno-relay-logs']).toBe('acme-logs-prod.functions.relay');
-    expect(config.tables['postgres.logs']).toBe('acme-logs-prod.logflare.postgres_logs');
+    const tables = bigQueryTables(config, logSources);
+    expect(tables['cloudflare.logs.prod']).toBe('edge-project.edge.requests');
+    expect(tables['deno-relay-logs']).toBe('acme-logs-prod.functions.relay');
+    expect(tables['postgres.logs']).toBe('acme-logs-prod.logflare.postgres_logs');
   });
 
   it('reads the table mapping as a JSON object, domain-scoped projects included', () => {
@@ -48,7 +54,7 @@ describe('BigQuery configuration', () => {
       ...required,
       QUERYGATE_BIGQUERY_TABLES: JSON.stringify({ 'gotrue.logs.prod': 'example.com:auth-logs.auth.events' }),
     });
-    expect(config.tables['gotrue.logs.prod']).toBe('example.com:auth-logs.auth.events');
+    expect(bigQueryTables(config, logSources)['gotrue.logs.prod']).toBe('example.com:auth-logs.auth.events');
   });
 
   it('reads the timeout, the bytes cap, the location and the API endpoint', () => {
@@ -73,10 +79,33 @@ describe('BigQuery configuration', () => {
     expect(message).toContain('QUERYGATE_BIGQUERY_DATASET: is required');
   });
 
-  it('refuses a mapping of an unknown source and lists the sources', () => {
-    const message = failureOf({ ...required, QUERYGATE_BIGQUERY_TABLES: 'cloudflare=p-123456.d.t' });
-    expect(message).toContain("QUERYGATE_BIGQUERY_TABLES: 'cloudflare' is not a log source");
-    expect(message).toContain('cloudflare.logs.prod');
+  it('refuses a mapping of a source the served directory lacks once the sources are known, listing them', () => {
+    const config = parseBigQueryEnvironment({
+      ...required,
+      QUERYGATE_BIGQUERY_TABLES: 'cloudflare=p-123456.d.t',
+    });
+    expect(() => bigQueryTables(config, logSources)).toThrow(
+      "QUERYGATE_BIGQUERY_TABLES: 'cloudflare' is not a log source; the sources are cloudflare.logs.prod, postgres.logs",
+    );
+  });
+
+  it("resolves a directory's own sources, mapped or by default, and refuses a shipped source it does not declare", () => {
+    const own = [
+      { name: 'checkout.events', aliases: [] },
+      { name: 'Billing-Runs', aliases: ['billing'] },
+    ];
+    const config = parseBigQueryEnvironment({
+      ...required,
+      QUERYGATE_BIGQUERY_TABLES: 'Billing-Runs=finance.runs',
+    });
+    expect(bigQueryTables(config, own)).toEqual({
+      'checkout.events': 'acme-logs-prod.logflare.checkout_events',
+      'Billing-Runs': 'acme-logs-prod.finance.runs',
+    });
+    const shipped = parseBigQueryEnvironment({ ...required, QUERYGATE_BIGQUERY_TABLES: 'postgres.logs=a.b' });
+    expect(() => bigQueryTables(shipped, own)).toThrow(
+      "'postgres.logs' is not a log source; the sources are checkout.events, Billing-Runs",
+    );
   });
 
   it('refuses a table that is not project.dataset.table or dataset.table', () => {

@@ -68,9 +68,9 @@ describe('qualifying saved SQL for BigQuery', () => {
       QUERYGATE_BIGQUERY_PROJECT: 'acme-logs-prod',
       QUERYGATE_BIGQUERY_DATASET: 'logflare',
     });
-    const { tables } = bigQueryNaming(config, queriesDir);
+    const { tables } = bigQueryNaming(config, logSources, queriesDir);
     for (const source of logSources) {
-      for (const alias of source.aliases) expect(tables[alias], alias).toBe(config.tables[source.name]);
+      for (const alias of source.aliases) expect(tables[alias], alias).toBe(tables[source.name]);
     }
     expect(tables.edge_logs).toBe('acme-logs-prod.logflare.cloudflare_logs_prod');
   });
