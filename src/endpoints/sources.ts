@@ -60,6 +60,11 @@ const sourceSchema = z.looseObject({
   name: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'source names are letters, digits, dots, dashes and underscores'),
+  id: z
+    .uuid('must be a UUID, the source token of POST /api/logs?source=')
+    .transform((id) => id.toLowerCase()),
+  // Optional in the file: a user's own source rarely has Logs Explorer names.
+  aliases: z.array(z.string().min(1)).default([]),
   description: z.string().min(1),
   hasProject: z.boolean(),
   metadata: structSchema,

@@ -51,19 +51,20 @@ export const testProject = 'querygate-test';
 export const testDataset = 'logs';
 
 export async function startBigQueryHarness(options: HarnessOptions = {}): Promise<BigQueryHarness> {
-  const store = await createScratchEngine();
+  const sources = options.sources ?? logSources;
+  const store = await createScratchEngine(sources);
   const partial = parseBigQueryEnvironment({
     QUERYGATE_BIGQUERY_PROJECT: testProject,
     QUERYGATE_BIGQUERY_DATASET: testDataset,
     ...options.environment,
   });
-  const sources = options.sources ?? logSources;
   const naming = bigQueryNaming(partial, sources, queriesDir);
   const fake = await startFakeBigQuery({
     projectId: testProject,
     database: store.database,
     tables: naming.tables,
     routines: naming.routines,
+    sources,
     ...(options.now ? { now: options.now } : {}),
     ...(options.pageSize ? { pageSize: options.pageSize } : {}),
   });

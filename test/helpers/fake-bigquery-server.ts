@@ -12,15 +12,13 @@ import {
 } from '@duckdb/node-api';
 import type { BigQueryOptions } from '@google-cloud/bigquery';
 import { parse } from '@guanmingchiu/sqlparser-ts';
-import { logSources } from '../../src/endpoints/sources.js';
+import { type LogSource, logSources } from '../../src/endpoints/sources.js';
 import { isoMicros } from '../../src/engines/iso-micros.js';
 import { type Ast, variant } from '../../src/sql/bigquery-ast.js';
 import { renameObjects } from '../../src/sql/qualify-for-bigquery.js';
 import { nowParameter, translateToDuckDb } from '../../src/sql/translate.js';
 import type { Database } from '../../src/storage/database.js';
 import { seedTableSchema } from '../../src/storage/log-tables.js';
-
-const seedTables = logSources.map(seedTableSchema);
 
 import {
   encodeRows,
@@ -79,7 +77,7 @@ export interface InjectedFailure {
 
 export interface FakeBigQueryOptions {
   readonly projectId: string;
-  /** A DuckDB with the nine source tables under their logical names and the UDF macro. */
+  /** A DuckDB with a table per source under its logical name, and the UDF macro. */
   readonly database: Database;
   /** `project.dataset.table` by logical source name, as the engine's configuration has them. */
   readonly tables: Readonly<Record<string, string>>;
@@ -87,6 +85,8 @@ export interface FakeBigQueryOptions {
   readonly routines: Readonly<Record<string, string>>;
   /** The clock `CURRENT_TIMESTAMP()` reads. @default () => new Date() */
   readonly now?: () => Date;
+  /** The sources `database` has tables of. @default the nine shipped ones */
+  readonly sources?: readonly LogSource[];
   /** Most rows one results page holds, whatever maxResults asks. @default 100000 */
   readonly pageSize?: number;
 }
@@ -187,6 +187,7 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
   const jobs = new Map<string, FakeJob>();
   const requests: RecordedRequest[] = [];
   const failures: InjectedFailure[] = [];
+  const seedTables = (options.sources ?? logSources).map(seedTableSchema);
   const logicalTables = new Map(
     Object.entries(options.tables).map(([logical, qualified]) => [qualified, `\`${logical}\``]),
   );

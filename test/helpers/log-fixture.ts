@@ -1,6 +1,6 @@
 import type { FieldType } from '../../src/endpoints/field-type.js';
 import { isListType, isStructType, quoteIdent } from '../../src/endpoints/field-type.js';
-import { findLogSource } from '../../src/endpoints/sources.js';
+import { findLogSource, type LogSource, logSources } from '../../src/endpoints/sources.js';
 
 /** One log record of a fixture, in the seed shape of its source (missing fields are NULL). */
 export interface FixtureRecord {
@@ -19,8 +19,12 @@ export function fixtureMicros(timestamp: string): number {
 }
 
 /** A plain-DuckDB INSERT of `records` into the table of `sourceName` (seed shape, as scratch-engine makes it). */
-export function insertStatement(sourceName: string, records: readonly FixtureRecord[]): string {
-  const source = findLogSource(sourceName);
+export function insertStatement(
+  sourceName: string,
+  records: readonly FixtureRecord[],
+  sources: readonly LogSource[] = logSources,
+): string {
+  const source = findLogSource(sourceName, sources);
   if (!source) throw new Error(`No source ${sourceName}`);
   const rows = records.map((record) => {
     const values = [

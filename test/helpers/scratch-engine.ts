@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { duckdbType, quoteIdent } from '../../src/endpoints/field-type.js';
-import { logSources } from '../../src/endpoints/sources.js';
+import { type LogSource, logSources } from '../../src/endpoints/sources.js';
 import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
 import type { ParameterValues, QueryEngine, QueryResult } from '../../src/engines/query-engine.js';
 import { queriesDir } from '../../src/paths.js';
@@ -20,10 +20,13 @@ export interface ScratchEngine {
   close(): Promise<void>;
 }
 
-export async function createScratchEngine(): Promise<ScratchEngine> {
+/** `sources`: the tables to make. @default the nine shipped sources */
+export async function createScratchEngine(
+  sources: readonly LogSource[] = logSources,
+): Promise<ScratchEngine> {
   const database = await openDatabase(':memory:');
   const connection = await database.connect();
-  for (const source of logSources) {
+  for (const source of sources) {
     await connection.run(
       `CREATE TABLE ${quoteIdent(source.name)} (id VARCHAR, timestamp TIMESTAMP, event_message VARCHAR, ${
         source.hasProject ? 'project VARCHAR, ' : ''
@@ -43,7 +46,7 @@ export async function createScratchEngine(): Promise<ScratchEngine> {
     async bigquery(sql, params = {}, now = new Date()) {
       engine ??= await createDuckDbEngine({
         database,
-        sources: logSources,
+        sources,
         queries: [],
         queriesDir,
         timeoutMs: 10_000,
