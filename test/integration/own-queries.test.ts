@@ -1,17 +1,15 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runQueriesCheck, runQueriesLock } from '../../src/cli/queries-commands.js';
-import { packageRoot } from '../../src/paths.js';
 import { callEveryOperation, openApiProblems } from '../helpers/openapi-check.js';
+import { serveExamplesCopy, stopChild } from '../helpers/querygate-child.js';
 
 // A user's own queries directory, served by the real CLI in a child process: a copy of
 // examples/queries in a temporary directory, changed on disk and reloaded with SIGHUP.
 
 const apiKey = 'own-queries-test-key-0123456789';
-const cli = join(packageRoot, 'src/cli/main.ts');
 let dir: string;
 let queries: string;
 let server: ChildProcess;
@@ -111,28 +109,16 @@ function expectedErrorRate(minStatus: number) {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'querygate-own-'));
-  queries = join(dir, 'queries');
-  cpSync(join(packageRoot, 'examples', 'queries'), queries, { recursive: true });
-  server = spawn(process.execPath, ['--import', 'tsx', cli, 'serve', '--queries', queries], {
-    cwd: packageRoot,
-    env: {
-      ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      QUERYGATE_DATA_DIR: join(dir, 'data'),
-      QUERYGATE_DEMO: '0',
-      QUERYGATE_API_KEYS: apiKey,
-      LOG_LEVEL: 'info',
+  ({
+    dir,
+    queries,
+    child: server,
+  } = serveExamplesCopy({
+    apiKey,
+    onOutput: (text) => {
+      output += text;
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server.stdout?.on('data', (chunk) => {
-    output += String(chunk);
-  });
-  server.stderr?.on('data', (chunk) => {
-    output += String(chunk);
-  });
+  }));
   const listening = await outputLine(/querygate is listening on /, 0);
   url = /listening on (http:\/\/[^ ]+)/.exec(listening)?.[1] as string;
   await ingest(
@@ -160,11 +146,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (server && server.exitCode === null && server.signalCode === null) {
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    server.kill('SIGTERM');
-    await exited;
-  }
+  await stopChild(server);
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
