@@ -121,11 +121,14 @@ export async function createBigQueryEngine(options: BigQueryEngineOptions): Prom
   const qualified = new Map<string, QualifiedQuery>(
     options.queries.map((query) => [planKey(query), qualifyForBigQuery(query.sql, naming)]),
   );
+  // The plan keys of the queries served, once a reload said which (see retain).
+  let retained: ReadonlySet<string> | undefined;
   function qualifiedOf(query: SavedQuery): QualifiedQuery {
-    let prepared = qualified.get(planKey(query));
+    const key = planKey(query);
+    let prepared = qualified.get(key);
     if (!prepared) {
       prepared = qualifyForBigQuery(query.sql, naming);
-      qualified.set(planKey(query), prepared);
+      if (retained === undefined || retained.has(key)) qualified.set(key, prepared);
     }
     return prepared;
   }
@@ -218,6 +221,11 @@ export async function createBigQueryEngine(options: BigQueryEngineOptions): Prom
       }
     },
     run,
+    retain(queries) {
+      retained = new Set(queries.map(planKey));
+      for (const key of qualified.keys()) if (!retained.has(key)) qualified.delete(key);
+    },
+    plans: () => ({ texts: qualified.size, statements: 0 }),
     async describe(query) {
       // A dry run with every parameter unset: BigQuery checks the query and says its schema.
       const request = queryJobRequest(query, qualifiedOf(query), {}, config);
