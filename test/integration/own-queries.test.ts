@@ -365,4 +365,27 @@ describe("a user's own queries directory", () => {
     );
     expect(answer.errors).toBeUndefined();
   });
+
+  it('refuses a reload that changes sources.yaml, with a log line asking for a restart', async () => {
+    const sourcesFile = join(queries, 'sources.yaml');
+    const sources = readFileSync(sourcesFile, 'utf8');
+    writeFileSync(
+      sourcesFile,
+      `${sources.trimEnd()}\n  - name: shop.audit\n    id: 9b2e4c6a-8d1f-4e3a-b5c7-2a4f6e8d0c1b\n    description: Audit trail of a shop\n    hasProject: true\n    metadata: { actor: STRING }\n`,
+    );
+    try {
+      const before = ((await get('/openapi.json')).body as { info: { version: string } }).info.version;
+      const refused = await reload();
+      expect(refused.msg, JSON.stringify(refused.problems)).toMatch(
+        /^reload refused: sources\.yaml changed, which needs a restart; still serving/,
+      );
+      expect(refused.problems).toEqual([
+        `${sourcesFile}: source shop.audit is new: sources apply only at start, so restart querygate to serve this directory`,
+      ]);
+      expect(((await get('/openapi.json')).body as { info: { version: string } }).info.version).toBe(before);
+      expect((await get('/api/endpoints/checkout.orders', { project: 'shop' })).status).toBe(200);
+    } finally {
+      writeFileSync(sourcesFile, sources);
+    }
+  });
 });
