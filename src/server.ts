@@ -19,6 +19,7 @@ import { createHttpApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { openApiFor, openApiPath } from './openapi/document.js';
 import { queriesDir } from './paths.js';
+import { createClientAdmission } from './resolve/client-admission.js';
 import { createResolver, type Resolver } from './resolve/resolver.js';
 import type { Timers } from './resolve/time-source.js';
 import { createApiKeyCheck } from './rest/api-keys.js';
@@ -140,6 +141,10 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     now,
     ...(options.timers ? { timers: options.timers } : {}),
     maxCacheBytes: config.cacheMaxBytes - replayBytes,
+    clientAdmission: createClientAdmission({
+      maxRunsPerClient: config.clientEngineCalls,
+      maxWaitMs: config.queryTimeoutMs,
+    }),
     onWarmError: (error, endpoint) =>
       logger.warn({ err: error, endpoint: endpoint.name }, 'cache warm run failed'),
   });
@@ -168,6 +173,8 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     logger,
     maxBatch: config.graphqlMaxBatch,
     operationConcurrency: config.graphqlOperationConcurrency,
+    // Node's timers, as the engine's deadlines use: a test's manual clock moves cache time only.
+    operationTimeoutMs: config.queryTimeoutMs,
   });
   const app = await createHttpApp({
     logger,
