@@ -13,7 +13,6 @@ import {
 } from '@duckdb/node-api';
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import { nowParameter, type Translation, translateToDuckDb } from '../sql/translate.js';
-import type { Database } from '../storage/database.js';
 import { systemTimers, type Timers } from '../timers.js';
 import { decodeRows, describeColumns } from './duckdb-rows.js';
 import { type QueryableTable, readTableSchemas } from './duckdb-schema.js';
@@ -28,8 +27,16 @@ import type {
   SavedQuery,
 } from './query-engine.js';
 
+/**
+ * The DuckDB file the engine reads: anything that hands out connections to it. The store
+ * (`storage/database.ts`) opens it; the engine only connects, so it never imports the store.
+ */
+export interface DuckDbConnector {
+  connect(): Promise<DuckDBConnection>;
+}
+
 export interface DuckDbEngineOptions {
-  readonly database: Database;
+  readonly database: DuckDbConnector;
   /** The tables queries may read (the log sources) and the other names they answer to. */
   readonly sources: readonly QueryableTable[];
   /** The saved queries, translated once here so a query that cannot run stops start-up. */
@@ -293,7 +300,7 @@ interface Connection {
   prepare(key: string, sql: string): Promise<DuckDBPreparedStatement>;
 }
 
-async function openConnections(database: Database, size: number): Promise<Connection[]> {
+async function openConnections(database: DuckDbConnector, size: number): Promise<Connection[]> {
   const opened: Connection[] = [];
   for (let i = 0; i < size; i++) {
     const connection = await database.connect();
