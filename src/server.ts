@@ -15,14 +15,13 @@ import type { QueryEngine } from './engines/query-engine.js';
 import { graphqlRoutes } from './graphql/graphql-routes.js';
 import { schemaFor } from './graphql/schema.js';
 import { createQuerygateYoga } from './graphql/yoga.js';
+import { createApiKeyCheck } from './http/api-keys.js';
 import { createHttpApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { openApiFor, openApiPath } from './openapi/document.js';
 import { queriesDir } from './paths.js';
 import { createClientAdmission } from './resolve/client-admission.js';
 import { createResolver, type Resolver } from './resolve/resolver.js';
-import type { Timers } from './resolve/time-source.js';
-import { createApiKeyCheck } from './rest/api-keys.js';
 import { endpointRoutes } from './rest/endpoint-routes.js';
 import { ingestRoutes, type LogSink } from './rest/ingest-routes.js';
 import { createBigQueryLogSink } from './storage/bigquery-log-sink.js';
@@ -30,6 +29,7 @@ import { openDatabase } from './storage/database.js';
 import type { DemoSeedOutcome } from './storage/demo-seed.js';
 import { type DemoTraffic, startDemoTraffic } from './storage/demo-traffic.js';
 import { createLogWriter } from './storage/log-writer.js';
+import type { Timers } from './timers.js';
 
 export interface Querygate {
   readonly server: Server;

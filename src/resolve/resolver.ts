@@ -1,10 +1,10 @@
 import type { Endpoint } from '../endpoints/registry.js';
 import type { ParameterValues, QueryEngine, QueryResult } from '../engines/query-engine.js';
+import { systemTimers, type Timers } from '../timers.js';
 import { canonicalKey } from './canonical-key.js';
 import type { ClientAdmission } from './client-admission.js';
 import { type CacheEntry, createCacheEntry, createResultCache, isFresh } from './result-cache.js';
 import { createSingleFlight } from './single-flight.js';
-import { systemTimers, type Timers } from './time-source.js';
 import { createWarmer } from './warmer.js';
 
 /** The one way both faces run an endpoint: cached, warmed and coalesced. */

@@ -4,11 +4,11 @@ import type { Endpoint, EndpointRegistry } from '../endpoints/registry.js';
 import { badParameter, QuerygateError } from '../errors.js';
 import { clientIdentity } from '../http/client-identity.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
+import { toJson } from '../http/respond.js';
 import { sendRaw } from '../http/send-raw.js';
 import type { Resolver } from '../resolve/resolver.js';
 import { allowMethods } from './allow-methods.js';
 import { cacheHeaders } from './cache-headers.js';
-import { toJson } from './respond.js';
 import { resultBody } from './result-body.js';
 
 export interface EndpointRoutesOptions {
