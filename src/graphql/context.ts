@@ -4,7 +4,7 @@ import type { ParameterValues } from '../engines/query-engine.js';
 import { QuerygateError } from '../errors.js';
 import { canonicalKey } from '../resolve/canonical-key.js';
 import type { ResolvedResult, Resolver } from '../resolve/resolver.js';
-import { systemTimers, type Timers } from '../resolve/time-source.js';
+import { systemTimers, type Timers } from '../timers.js';
 
 /** What every resolver of one GraphQL operation sees. */
 export interface GraphQLContext {

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Snapshot } from '../endpoints/snapshot.js';
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import type { Resolver } from '../resolve/resolver.js';
-import type { Timers } from '../resolve/time-source.js';
+import type { Timers } from '../timers.js';
 import { createGraphQLContext, type GraphQLContext } from './context.js';
 import type { ReplayServerContext } from './response-replay.js';
 import { schemaFor } from './schema.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { presentedApiKey } from '../rest/api-keys.js';
+import { presentedApiKey } from './api-keys.js';
 
 /**
  * Who a request comes from, for the per-client bound on engine runs: its API key and remote
