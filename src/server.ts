@@ -16,13 +16,13 @@ import { graphqlRoutes } from './graphql/graphql-routes.js';
 import { createResponseReplay } from './graphql/response-replay.js';
 import { schemaFor } from './graphql/schema.js';
 import { createQuerygateYoga } from './graphql/yoga.js';
+import { createApiKeyCheck } from './http/api-keys.js';
 import { createHttpApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { openApiFor, openApiPath } from './openapi/document.js';
 import { queriesDir } from './paths.js';
+import { createClientAdmission } from './resolve/client-admission.js';
 import { createResolver, type Resolver } from './resolve/resolver.js';
-import type { Timers } from './resolve/time-source.js';
-import { createApiKeyCheck } from './rest/api-keys.js';
 import { endpointRoutes } from './rest/endpoint-routes.js';
 import { ingestRoutes, type LogSink } from './rest/ingest-routes.js';
 import { createBigQueryLogSink } from './storage/bigquery-log-sink.js';
@@ -30,6 +30,7 @@ import { openDatabase } from './storage/database.js';
 import type { DemoSeedOutcome } from './storage/demo-seed.js';
 import { type DemoTraffic, startDemoTraffic } from './storage/demo-traffic.js';
 import { createLogWriter } from './storage/log-writer.js';
+import type { Timers } from './timers.js';
 
 export interface Querygate {
   readonly server: Server;
@@ -141,6 +142,10 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     now,
     ...(options.timers ? { timers: options.timers } : {}),
     maxCacheBytes: config.cacheMaxBytes - replayBytes,
+    clientAdmission: createClientAdmission({
+      maxRunsPerClient: config.clientEngineCalls,
+      maxWaitMs: config.queryTimeoutMs,
+    }),
     onWarmError: (error, endpoint) =>
       logger.warn({ err: error, endpoint: endpoint.name }, 'cache warm run failed'),
   });
@@ -175,6 +180,8 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     logger,
     maxBatch: config.graphqlMaxBatch,
     operationConcurrency: config.graphqlOperationConcurrency,
+    // Node's timers, as the engine's deadlines use: a test's manual clock moves cache time only.
+    operationTimeoutMs: config.queryTimeoutMs,
   });
   const app = await createHttpApp({
     logger,

@@ -13,7 +13,7 @@ import {
 } from '@duckdb/node-api';
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import { nowParameter, type Translation, translateToDuckDb } from '../sql/translate.js';
-import type { Database } from '../storage/database.js';
+import { systemTimers, type Timers } from '../timers.js';
 import { decodeRows, describeColumns } from './duckdb-rows.js';
 import { type QueryableTable, readTableSchemas } from './duckdb-schema.js';
 import { createFairPool, type PoolLease } from './fair-pool.js';
@@ -27,8 +27,16 @@ import type {
   SavedQuery,
 } from './query-engine.js';
 
+/**
+ * The DuckDB file the engine reads: anything that hands out connections to it. The store
+ * (`storage/database.ts`) opens it; the engine only connects, so it never imports the store.
+ */
+export interface DuckDbConnector {
+  connect(): Promise<DuckDBConnection>;
+}
+
 export interface DuckDbEngineOptions {
-  readonly database: Database;
+  readonly database: DuckDbConnector;
   /** The tables queries may read (the log sources) and the other names they answer to. */
   readonly sources: readonly QueryableTable[];
   /** The saved queries, translated once here so a query that cannot run stops start-up. */
@@ -47,19 +55,8 @@ export interface DuckDbEngineOptions {
    */
   readonly timeoutMs: number;
   /** The timers deadlines are kept with; tests pass manual ones. @default Node's */
-  readonly timers?: EngineTimers;
+  readonly timers?: Timers;
 }
-
-/** The timers a deadline needs (the resolver layer's `Timers` fit). */
-export interface EngineTimers {
-  setTimeout(callback: () => void, delayMs: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-const nodeTimers: EngineTimers = {
-  setTimeout: (callback, delayMs) => setTimeout(callback, delayMs),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
 
 const udfFiles = ['generate_timestamp_trunc_array.duckdb.sql'];
 /** How often an interrupt is given again while the interrupted run has not ended. */
@@ -98,7 +95,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     maxQueuedPerKey: options.queuePerEndpoint ?? 8,
     maxWaitMs: options.timeoutMs,
   });
-  const timers = options.timers ?? nodeTimers;
+  const timers = options.timers ?? systemTimers;
 
   async function translationOf(query: SavedQuery): Promise<Translation> {
     let translation = translations.get(planKey(query));
@@ -322,7 +319,7 @@ interface Connection {
 }
 
 async function openConnections(
-  database: Database,
+  database: DuckDbConnector,
   size: number,
   isRetained: (key: string) => boolean,
 ): Promise<Connection[]> {

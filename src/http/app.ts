@@ -9,8 +9,8 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import { QuerygateError } from '../errors.js';
-import { presentedApiKey } from '../rest/api-keys.js';
-import { errorBody, toQuerygateError } from '../rest/respond.js';
+import { presentedApiKey } from './api-keys.js';
+import { errorBody, toQuerygateError } from './respond.js';
 
 /** The HTTP settings of the server (see `Config`). */
 export interface HttpAppOptions {

@@ -1,5 +1,5 @@
+import type { Timers } from '../timers.js';
 import { type CacheEntry, isFresh, isLive, lifetimeMs, type ResultCache } from './result-cache.js';
-import type { Timers } from './time-source.js';
 
 export interface WarmerOptions {
   readonly cache: Pick<ResultCache, 'peek' | 'delete'>;

@@ -2,10 +2,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { findLogSourceByNameOrId, type LogSource, logSources } from '../endpoints/sources.js';
 import { QuerygateError } from '../errors.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
+import { toJson } from '../http/respond.js';
 import { allowMethods } from './allow-methods.js';
 import { fromLogflareEvent } from './logflare-event.js';
 import { readLogEvents } from './read-log-events.js';
-import { toJson } from './respond.js';
 
 /** What the ingestion routes need of the store. */
 export interface LogSink {

@@ -1,5 +1,5 @@
+import { toJson } from '../http/respond.js';
 import { deriveOnce } from '../resolve/derived.js';
-import { toJson } from './respond.js';
 
 // Node writes a string body together with the response head in one write(2), but a Buffer body
 // as a second chunk of a writev(2): on a cached hit that syscall is most of the cost, and the

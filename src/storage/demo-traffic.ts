@@ -1,4 +1,4 @@
-import { systemTimers, type Timers } from '../resolve/time-source.js';
+import { systemTimers, type Timers } from '../timers.js';
 import type { Database } from './database.js';
 import { type DemoSeedOutcome, type DemoTrafficShape, seedDemoLogs, topUpDemoLogs } from './demo-seed.js';
 import type { LogWriter } from './log-writer.js';

@@ -1,4 +1,4 @@
-import type { Timers } from '../../src/resolve/time-source.js';
+import type { Timers } from '../../src/timers.js';
 
 /**
  * A clock and timers that move only when a test says so: `advance(ms)` fires every timer due

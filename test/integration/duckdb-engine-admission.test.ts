@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logSources } from '../../src/endpoints/sources.js';
-import { createDuckDbEngine, type EngineTimers } from '../../src/engines/duckdb-engine.js';
+import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
 import type { QueryEngine, SavedQuery } from '../../src/engines/query-engine.js';
 import { isQuerygateError } from '../../src/errors.js';
 import { queriesDir } from '../../src/paths.js';
 import { type Database, openDatabase } from '../../src/storage/database.js';
 import { createLogWriter } from '../../src/storage/log-writer.js';
+import type { Timers } from '../../src/timers.js';
 
 /**
  * Admission to the DuckDB engine's connections on a real store file: a call's deadline counts
@@ -59,7 +60,7 @@ function engineWith(options: {
   connections: number;
   connectionsPerEndpoint?: number;
   queuePerEndpoint?: number;
-  timers?: EngineTimers;
+  timers?: Timers;
 }): Promise<QueryEngine> {
   return createDuckDbEngine({
     database,
@@ -90,7 +91,7 @@ function track<T>(promise: Promise<T>) {
 /** Deadlines that fire only when the test says, one by one in the order they were set. */
 function createHandFiredTimers() {
   const deadlines: Array<{ callback: () => void; cleared: boolean }> = [];
-  const timers: EngineTimers = {
+  const timers: Timers = {
     setTimeout(callback) {
       deadlines.push({ callback, cleared: false });
       return deadlines.length - 1;

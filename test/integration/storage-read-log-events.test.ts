@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toQuerygateError } from '../../src/http/respond.js';
 import { readLogEvents } from '../../src/rest/read-log-events.js';
-import { toQuerygateError } from '../../src/rest/respond.js';
 
 const maxBytes = 64 * 1024;
 let app: FastifyInstance;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createApiKeyCheck } from '../../src/rest/api-keys.js';
+import { createApiKeyCheck } from '../../src/http/api-keys.js';
 
 const short = 'short-key-0123456789';
 const long = 'a-much-longer-key-0123456789abcdefghijklmnop';

@@ -1,6 +1,6 @@
 /**
- * Timers as the resolver layer uses them. Injected together with the clock so tests move time
- * by hand: expiry and warming over fifteen minutes run in milliseconds.
+ * Timers as the resolver layer, the engines and demo traffic use them. Injected with the clock
+ * so tests move time by hand: expiry and warming over fifteen minutes run in milliseconds.
  */
 export interface Timers {
   setTimeout(callback: () => void, delayMs: number): unknown;
