@@ -121,8 +121,10 @@ export async function createBigQueryEngine(options: BigQueryEngineOptions): Prom
   const qualified = new Map<string, QualifiedQuery>(
     options.queries.map((query) => [planKey(query), qualifyForBigQuery(query.sql, naming)]),
   );
-  // The plan keys of the queries served, once a reload said which (see retain).
-  let retained: ReadonlySet<string> | undefined;
+  // The plan keys of the queries served (see retain): those given at start, until a reload says
+  // which, so a refused reload's texts leave no plans. Without queries at start, all are kept.
+  let retained: ReadonlySet<string> | undefined =
+    options.queries.length > 0 ? new Set(options.queries.map(planKey)) : undefined;
   function qualifiedOf(query: SavedQuery): QualifiedQuery {
     const key = planKey(query);
     let prepared = qualified.get(key);

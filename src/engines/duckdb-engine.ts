@@ -85,8 +85,11 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     setup.closeSync();
     throw error;
   }
-  // The plan keys of the queries served, once a reload said which (see retain).
-  let retained: ReadonlySet<string> | undefined;
+  // The plan keys of the queries served (see retain): those given at start, until a reload says
+  // which. So a reload refused after describing its texts leaves no plans of them. Without
+  // queries at start (scratch engines), every plan is kept.
+  let retained: ReadonlySet<string> | undefined =
+    options.queries.length > 0 ? new Set(options.queries.map(planKey)) : undefined;
   const isRetained = (key: string) => retained === undefined || retained.has(key);
   const size = options.connections ?? 4;
   const connections = await openConnections(options.database, size, isRetained);

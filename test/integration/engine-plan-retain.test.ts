@@ -71,6 +71,10 @@ describe('DuckDB engine plans after a reload', () => {
   it('drops the translation and prepared statement of a replaced text and keeps the served one', async () => {
     const engine = await duckdbEngine();
     expect((await engine.run(first, {}, now)).rows).toEqual(rowsOf(ids));
+    // A reload describes the new text first; until it serves, no plan of it is kept.
+    await engine.describe(second);
+    expect(engine.plans?.()).toEqual({ texts: 1, statements: 1 });
+    engine.retain?.([first, second]);
     expect((await engine.run(second, {}, now)).rows).toEqual(rowsOf([...ids].reverse()));
     expect(engine.plans?.()).toEqual({ texts: 2, statements: 2 });
     engine.retain?.([second]);
@@ -112,6 +116,9 @@ describe('BigQuery engine qualified texts after a reload', () => {
 
   it('drops the qualified text of a replaced query, and plans a late run of it without keeping it', async () => {
     const engine = await bigQueryEngine();
+    await engine.describe(second);
+    expect(engine.plans?.().texts).toBe(1);
+    engine.retain?.([first, second]);
     expect((await engine.run(second, {}, now)).rows).toEqual(rowsOf([...ids].reverse()));
     expect(engine.plans?.().texts).toBe(2);
     engine.retain?.([second]);
