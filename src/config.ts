@@ -36,6 +36,7 @@ const environmentSchema = z.object({
   QUERYGATE_DUCKDB_CONNECTIONS: z.coerce.number().int().min(1).max(256).default(4),
   QUERYGATE_ENDPOINT_CONNECTIONS: z.coerce.number().int().min(1).optional(),
   QUERYGATE_ENDPOINT_QUEUE: z.coerce.number().int().min(0).default(8),
+  QUERYGATE_CLIENT_ENGINE_CALLS: z.coerce.number().int().min(1).optional(),
   QUERYGATE_GRAPHQL_OPERATION_CONCURRENCY: z.coerce.number().int().min(1).default(2),
   QUERYGATE_MAX_BODY_BYTES: z.coerce
     .number()
@@ -90,6 +91,11 @@ export interface Config {
   readonly endpointConnections: number;
   /** Calls of one endpoint that may wait for a connection; beyond it they get 503 ENGINE_BUSY. */
   readonly endpointQueue: number;
+  /**
+   * Engine calls one client (API key + remote address) may have running or waiting at once,
+   * across every endpoint; beyond it they get 503 ENGINE_BUSY. Cache hits never count.
+   */
+  readonly clientEngineCalls: number;
   /** Engine calls one GraphQL operation runs at once; its other calls wait their turn. */
   readonly graphqlOperationConcurrency: number;
   readonly maxBodyBytes: number;
@@ -148,6 +154,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
       env.QUERYGATE_DUCKDB_CONNECTIONS,
     ),
     endpointQueue: env.QUERYGATE_ENDPOINT_QUEUE,
+    clientEngineCalls: env.QUERYGATE_CLIENT_ENGINE_CALLS ?? env.QUERYGATE_DUCKDB_CONNECTIONS,
     graphqlOperationConcurrency: env.QUERYGATE_GRAPHQL_OPERATION_CONCURRENCY,
     maxBodyBytes: env.QUERYGATE_MAX_BODY_BYTES,
     cacheMaxBytes: env.QUERYGATE_CACHE_MAX_BYTES,

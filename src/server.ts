@@ -13,6 +13,7 @@ import { createBigQueryClient, createBigQueryEngine } from './engines/bigquery-e
 import { createDuckDbEngine } from './engines/duckdb-engine.js';
 import type { QueryEngine } from './engines/query-engine.js';
 import { graphqlRoutes } from './graphql/graphql-routes.js';
+import { createResponseReplay } from './graphql/response-replay.js';
 import { schemaFor } from './graphql/schema.js';
 import { createQuerygateYoga } from './graphql/yoga.js';
 import { createApiKeyCheck } from './http/api-keys.js';
@@ -20,6 +21,7 @@ import { createHttpApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { openApiFor, openApiPath } from './openapi/document.js';
 import { queriesDir } from './paths.js';
+import { createClientAdmission } from './resolve/client-admission.js';
 import { createResolver, type Resolver } from './resolve/resolver.js';
 import { endpointRoutes } from './rest/endpoint-routes.js';
 import { ingestRoutes, type LogSink } from './rest/ingest-routes.js';
@@ -141,9 +143,14 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     now,
     ...(options.timers ? { timers: options.timers } : {}),
     maxCacheBytes: config.cacheMaxBytes - replayBytes,
+    clientAdmission: createClientAdmission({
+      maxRunsPerClient: config.clientEngineCalls,
+      maxWaitMs: config.queryTimeoutMs,
+    }),
     onWarmError: (error, endpoint) =>
       logger.warn({ err: error, endpoint: endpoint.name }, 'cache warm run failed'),
   });
+  const replay = createResponseReplay({ resolver, maxBytes: replayBytes });
   // The endpoints served, checked in full (shapes from the engine, the GraphQL schema, the
   // OpenAPI document) before use: every face is built from a snapshot before it serves.
   const check = (snapshot: Snapshot) => {
@@ -157,9 +164,14 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     engine,
     logger,
     check,
-    // Results (with their warm timers and the GraphQL responses made of them) of changed or
-    // removed endpoints go; the others stay.
-    onSwap: (_next, gone) => resolver.retain((endpoint) => !gone(endpoint)),
+    // Results (with their warm timers), the GraphQL responses made of them and the engine's
+    // plans of changed or removed endpoints go; the others stay.
+    onSwap: (next, gone) => {
+      resolver.retain((endpoint) => !gone(endpoint));
+      replay.retain((endpoint) => !gone(endpoint));
+      // The engine's plans of the old texts (requests still running on them keep theirs).
+      baseEngine.retain?.(next.endpoints);
+    },
   });
   const current = served.current;
   // One yoga over a schema factory: each operation gets the schema of the snapshot it began on.
@@ -169,6 +181,8 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     logger,
     maxBatch: config.graphqlMaxBatch,
     operationConcurrency: config.graphqlOperationConcurrency,
+    // Node's timers, as the engine's deadlines use: a test's manual clock moves cache time only.
+    operationTimeoutMs: config.queryTimeoutMs,
   });
   const app = await createHttpApp({
     logger,
@@ -194,8 +208,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     graphqlRoutes({
       yoga: () => yoga,
       snapshot: current,
-      resolver,
-      maxReplayBytes: replayBytes,
+      replay,
       maxBodyBytes: config.maxBodyBytes,
     }),
   );

@@ -4,6 +4,7 @@ import type { ParameterValues } from '../engines/query-engine.js';
 import { QuerygateError } from '../errors.js';
 import { canonicalKey } from '../resolve/canonical-key.js';
 import type { ResolvedResult, Resolver } from '../resolve/resolver.js';
+import { systemTimers, type Timers } from '../timers.js';
 
 /** What every resolver of one GraphQL operation sees. */
 export interface GraphQLContext {
@@ -28,6 +29,16 @@ export interface GraphQLContextOptions {
   readonly resolver: Resolver;
   /** The operation's request; when the client goes away its runs are abandoned. */
   readonly signal?: AbortSignal | undefined;
+  /** Who is calling (see `ResolveOptions.client`): the runs the operation starts count against it. */
+  readonly client?: string | undefined;
+  /**
+   * The longest the operation may take, from now: calls still waiting for their turn then fail
+   * with ENGINE_TIMEOUT without ever starting, and calls running are abandoned with it. Each
+   * engine run keeps its own deadline as well. @default none
+   */
+  readonly timeoutMs?: number | undefined;
+  /** The timers the deadline is kept with. @default Node's, unref'd */
+  readonly timers?: Timers | undefined;
   /**
    * Distinct endpoint calls one operation may make. Aliases let one request ask for many runs;
    * a REST request is one. @default 16
@@ -48,22 +59,41 @@ export const defaultOperationConcurrency = 2;
 
 /** A fresh context (and DataLoader) per operation, so deduplication never outlives a request. */
 export function createGraphQLContext(options: GraphQLContextOptions): GraphQLContext {
-  const { resolver, onResolved } = options;
+  const { resolver, onResolved, client } = options;
   // Every run the operation starts carries this signal: it fires when the client goes away, when
-  // the operation is refused, and when the operation has its answer.
+  // the operation is refused, when its deadline passes and when the operation has its answer.
   const operation = new AbortController();
   const { signal } = operation;
   if (options.signal?.aborted) operation.abort();
   else options.signal?.addEventListener('abort', () => operation.abort(), { once: true });
   const turns = createTurns(options.concurrency ?? defaultOperationConcurrency, signal);
+  // Why the operation stopped early, when it did: the calls cut short fail with it.
   let refusal: QuerygateError | undefined;
+  const timers = options.timers ?? systemTimers;
+  const { timeoutMs } = options;
+  // The engine's deadline starts with each run; turns waited inside the operation come before
+  // it, so the operation keeps its own over all its calls, from the first that needs a run (an
+  // operation answered from the cache, or refused before it executes, never sets one).
+  let deadline: unknown;
+  function startDeadline(): void {
+    if (timeoutMs === undefined || deadline !== undefined || signal.aborted) return;
+    deadline = timers.setTimeout(() => {
+      refusal ??= new QuerygateError(
+        'ENGINE_TIMEOUT',
+        `The operation did not finish within ${timeoutMs} ms; its calls not yet started were not run`,
+      );
+      operation.abort();
+    }, timeoutMs);
+    signal.addEventListener('abort', () => timers.clearTimeout(deadline), { once: true });
+  }
 
   async function resolve(call: EndpointCall): Promise<ResolvedResult> {
     const hit = resolver.cached(call.endpoint, call.params);
     if (hit) return hit;
+    startDeadline();
     const done = await turns.take();
     try {
-      return await resolver.resolve(call.endpoint, call.params, { signal });
+      return await resolver.resolve(call.endpoint, call.params, { signal, client });
     } finally {
       done();
     }
@@ -80,7 +110,7 @@ export function createGraphQLContext(options: GraphQLContextOptions): GraphQLCon
             onResolved?.(call, resolved);
             return resolved;
           } catch (error) {
-            // Runs cut short by the refusal fail with it, not with a cancellation of their own.
+            // Runs cut short by a refusal or the deadline fail with it, not with a cancellation.
             return refusal ?? asError(error);
           }
         }),

@@ -1,32 +1,26 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { YogaServerInstance } from 'graphql-yoga';
 import type { Snapshot } from '../endpoints/snapshot.js';
+import { clientIdentity } from '../http/client-identity.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
 import { sendRaw } from '../http/send-raw.js';
-import type { Resolver } from '../resolve/resolver.js';
 import type { GraphQLContext } from './context.js';
 import { createGraphiQLPage } from './graphiql-page.js';
-import {
-  type Answer,
-  createResponseReplay,
-  type Recording,
-  type ReplayServerContext,
-} from './response-replay.js';
-import { graphqlPath, isGraphiQLPageRequest } from './yoga.js';
+import type { Answer, Recording, ResponseReplay } from './response-replay.js';
+import { type FaceServerContext, graphqlPath, isGraphiQLPageRequest } from './yoga.js';
 
 export interface GraphQLRoutesOptions {
   /** Swappable: `yoga()` is read per request, so a reload can put a new schema's server in place. */
-  readonly yoga: () => YogaServerInstance<ReplayServerContext, GraphQLContext>;
-  readonly resolver: Resolver;
+  readonly yoga: () => YogaServerInstance<FaceServerContext, GraphQLContext>;
+  /** The answers kept for replay; the server drops those of endpoints a reload changed. */
+  readonly replay: ResponseReplay;
   /** The endpoints served now: GraphiQL's example tabs are made from them. */
   readonly snapshot: () => Snapshot;
-  /** Approximate bytes of GraphQL responses kept for replay. */
-  readonly maxReplayBytes?: number;
   /** The most bytes of a request body. */
   readonly maxBodyBytes: number;
 }
 
-type ServerContext = ReplayServerContext & { req: FastifyRequest; reply: FastifyReply };
+type ServerContext = FaceServerContext & { req: FastifyRequest; reply: FastifyReply };
 
 /**
  * The GraphQL face on Fastify: `/graphql` served by yoga through its Fastify integration
@@ -35,12 +29,9 @@ type ServerContext = ReplayServerContext & { req: FastifyRequest; reply: Fastify
  * a kept response while its results are fresh (see response-replay.ts).
  */
 export function graphqlRoutes(options: GraphQLRoutesOptions) {
-  const replay = createResponseReplay({
-    resolver: options.resolver,
-    ...(options.maxReplayBytes === undefined ? {} : { maxBytes: options.maxReplayBytes }),
-  });
+  const { replay } = options;
   const page = createGraphiQLPage(options.snapshot);
-  let answeredBy: YogaServerInstance<ReplayServerContext, GraphQLContext> | undefined;
+  let answeredBy: YogaServerInstance<FaceServerContext, GraphQLContext> | undefined;
 
   return async function routes(app: FastifyInstance) {
     // Yoga reads every body itself (JSON, GraphQL, form, multipart) and answers each per the
@@ -68,7 +59,12 @@ export function graphqlRoutes(options: GraphQLRoutesOptions) {
         const kept = key === undefined ? undefined : replay.find(key);
         if (kept) return sendRaw(reply, kept.status, kept.headers, kept.body);
         const recording: Recording | undefined = key === undefined ? undefined : { calls: [], clean: false };
-        const context: ServerContext = { req: request, reply, ...(recording ? { recording } : {}) };
+        const context: ServerContext = {
+          req: request,
+          reply,
+          client: clientIdentity(request.raw, request.query),
+          ...(recording ? { recording } : {}),
+        };
         const response = hasNoBody(request, body)
           ? // whatwg-node would read an empty body from the request stream Fastify has already
             // drained and wait for ever; it gets the empty body it was sent instead.

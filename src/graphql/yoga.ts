@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Snapshot } from '../endpoints/snapshot.js';
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import type { Resolver } from '../resolve/resolver.js';
+import type { Timers } from '../timers.js';
 import { createGraphQLContext, type GraphQLContext } from './context.js';
 import type { ReplayServerContext } from './response-replay.js';
 import { schemaFor } from './schema.js';
@@ -14,6 +15,12 @@ import { useDocumentLimits, useRequestParamsCheck } from './use-request-limits.j
 import { useResponseRecording } from './use-response-recording.js';
 
 export const graphqlPath = '/graphql';
+
+/** What the HTTP face hands yoga with each request. */
+export type FaceServerContext = ReplayServerContext & {
+  /** Who is calling (see `clientIdentity`); the operation's runs count against its bound. */
+  readonly client?: string | undefined;
+};
 
 export interface GraphQLFaceOptions {
   /** The endpoints served now; each operation runs on the schema of the snapshot it started with. */
@@ -28,6 +35,10 @@ export interface GraphQLFaceOptions {
   readonly maxPersistedQueries?: number;
   /** Engine calls one operation runs at once (see `createGraphQLContext`). @default 2 */
   readonly operationConcurrency?: number;
+  /** The longest one operation may take, its waiting turns included (the query timeout). @default none */
+  readonly operationTimeoutMs?: number | undefined;
+  /** The timers operation deadlines are kept with. @default Node's, unref'd */
+  readonly timers?: Timers | undefined;
 }
 
 /**
@@ -38,9 +49,9 @@ export interface GraphQLFaceOptions {
  */
 export function createQuerygateYoga(
   options: GraphQLFaceOptions,
-): YogaServerInstance<ReplayServerContext, GraphQLContext> {
+): YogaServerInstance<FaceServerContext, GraphQLContext> {
   const { logger } = options;
-  return createYoga<ReplayServerContext, GraphQLContext>({
+  return createYoga<FaceServerContext, GraphQLContext>({
     // A schema factory: a reload swaps the snapshot, and the next operation gets its schema.
     schema: () => schemaFor(options.snapshot()),
     graphqlEndpoint: graphqlPath,
@@ -48,11 +59,14 @@ export function createQuerygateYoga(
     landingPage: false,
     // Same origin only: GraphiQL is served from here, and other sites have no business calling.
     cors: false,
-    context: ({ request, recording }) =>
+    context: ({ request, recording, client }) =>
       createGraphQLContext({
         resolver: options.resolver,
         signal: request.signal,
+        client,
         concurrency: options.operationConcurrency,
+        timeoutMs: options.operationTimeoutMs,
+        timers: options.timers,
         onResolved:
           recording && ((call, resolved) => recording.calls.push({ ...call, result: resolved.result })),
       }),

@@ -2,6 +2,7 @@ import type { Endpoint } from '../endpoints/registry.js';
 import type { ParameterValues, QueryEngine, QueryResult } from '../engines/query-engine.js';
 import { systemTimers, type Timers } from '../timers.js';
 import { canonicalKey } from './canonical-key.js';
+import type { ClientAdmission } from './client-admission.js';
 import { type CacheEntry, createCacheEntry, createResultCache, isFresh } from './result-cache.js';
 import { createSingleFlight } from './single-flight.js';
 import { createWarmer } from './warmer.js';
@@ -43,6 +44,12 @@ export interface ResolveOptions {
    * which may have begun before the caller asked.
    */
   readonly refresh?: boolean;
+  /**
+   * Who is calling: an opaque id (a hash of the API key and remote address, see
+   * `clientIdentity`). A run the call starts counts against this client's limit (see
+   * `ResolverOptions.clientAdmission`); a hit or a join of a run under way does not.
+   */
+  readonly client?: string | undefined;
 }
 
 /** A call whose answer a face already holds, for `Resolver.reuse`. */
@@ -95,9 +102,16 @@ export interface ResolverOptions {
   readonly warmConcurrency?: number;
   /** Told of each failed warm run; the previous result keeps being served until it expires. */
   readonly onWarmError?: (error: unknown, endpoint: Endpoint) => void;
+  /**
+   * Bounds the runs one client has under way; a call that would start one more is refused with
+   * ENGINE_BUSY before it reaches the engine. Warm runs belong to no client. @default no bound
+   */
+  readonly clientAdmission?: ClientAdmission;
 }
 
 export const defaultMaxCacheBytes = 64 * 1024 * 1024;
+
+const noRelease = () => {};
 
 /**
  * The resolver layer. Cache key: endpoint UUID + canonical contract parameters. A result is
@@ -169,6 +183,12 @@ export function createResolver(options: ResolverOptions): Resolver {
     };
   }
 
+  /** Counts a run `client` starts (refused at its limit); calls without a client are not bounded. */
+  function admit(client: string | undefined): () => void {
+    const { clientAdmission } = options;
+    return client === undefined || !clientAdmission ? noRelease : clientAdmission.admit(client);
+  }
+
   function answer(
     endpoint: Endpoint,
     result: QueryResult,
@@ -217,34 +237,51 @@ export function createResolver(options: ResolverOptions): Resolver {
       for (const key of keys) countHit(cache.get(key) as CacheEntry, requestedAt);
       return true;
     },
-    async resolve(endpoint, params, { signal, refresh = false } = {}) {
+    async resolve(endpoint, params, { signal, refresh = false, client } = {}) {
       const requestedAt = nowMs();
       if (endpoint.cacheSeconds <= 0) {
         // Never cached means every call runs, and runs alone: joining another call's run could
         // hand back a result that began before a write this caller has just made.
+        const release = admit(client);
         counters.uncached += 1;
-        const result = await engine.run(endpoint, params, { now: new Date(requestedAt), signal });
-        return answer(endpoint, result, requestedAt);
+        try {
+          const result = await engine.run(endpoint, params, { now: new Date(requestedAt), signal });
+          return answer(endpoint, result, requestedAt);
+        } finally {
+          release();
+        }
       }
       const key = canonicalKey(endpoint, params);
       if (refresh) {
+        const release = admit(client);
         counters.refreshes += 1;
-        const entry = await computeAndStore(
-          key,
-          endpoint,
-          params,
-          requestedAt,
-        )(signal ?? new AbortController().signal);
-        return answer(endpoint, entry.result, entry.computedAt);
+        try {
+          const entry = await computeAndStore(
+            key,
+            endpoint,
+            params,
+            requestedAt,
+          )(signal ?? new AbortController().signal);
+          return answer(endpoint, entry.result, entry.computedAt);
+        } finally {
+          release();
+        }
       }
       const fresh = hit(key, endpoint, requestedAt);
       if (fresh) return fresh;
-      const flight = flights.run(key, computeAndStore(key, endpoint, params, requestedAt), signal);
-      counters.misses += 1;
-      if (flight.joined) counters.coalesced += 1;
-      const entry = await flight.promise;
-      entry.lastRequestedAt = Math.max(entry.lastRequestedAt, requestedAt);
-      return answer(endpoint, entry.result, entry.computedAt);
+      // Joining a run under way adds no load, so only the call that starts a run is counted, until
+      // the run settles (even when other callers keep it going after this one has gone).
+      const release = flights.joinable(key) ? noRelease : admit(client);
+      try {
+        const flight = flights.run(key, computeAndStore(key, endpoint, params, requestedAt), signal);
+        counters.misses += 1;
+        if (flight.joined) counters.coalesced += 1;
+        const entry = await flight.promise;
+        entry.lastRequestedAt = Math.max(entry.lastRequestedAt, requestedAt);
+        return answer(endpoint, entry.result, entry.computedAt);
+      } finally {
+        release();
+      }
     },
     retain: (keep) => cache.retain((entry) => keep(entry.endpoint)),
     stats: () => ({ ...counters, entries: cache.entries, bytes: cache.bytes }),

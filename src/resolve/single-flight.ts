@@ -5,6 +5,8 @@
  */
 export interface SingleFlight<T> {
   run(key: string, task: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal): Flight<T>;
+  /** Whether `run(key, ...)` called now would join a run under way rather than start one. */
+  joinable(key: string): boolean;
   /** Cancels every run under way (shutdown). */
   abortAll(): void;
 }
@@ -56,11 +58,16 @@ export function createSingleFlight<T>(): SingleFlight<T> {
     run.promise.then(detach, detach);
   }
 
+  // A run whose callers have all gone is finishing its cancellation: a new caller starts afresh.
+  function live(key: string): Run<T> | undefined {
+    const current = runs.get(key);
+    return current && !current.controller.signal.aborted ? current : undefined;
+  }
+
   return {
+    joinable: (key) => live(key) !== undefined,
     run(key, task, signal) {
-      // A run whose callers have all gone is finishing its cancellation: a new caller starts afresh.
-      const current = runs.get(key);
-      const existing = current && !current.controller.signal.aborted ? current : undefined;
+      const existing = live(key);
       const run = existing ?? start(key, task);
       attach(run, signal);
       return { promise: run.promise, joined: existing !== undefined };

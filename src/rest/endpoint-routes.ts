@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bindParameters } from '../endpoints/bind-parameters.js';
 import type { Endpoint, EndpointRegistry } from '../endpoints/registry.js';
 import { badParameter, QuerygateError } from '../errors.js';
+import { clientIdentity } from '../http/client-identity.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
 import { toJson } from '../http/respond.js';
 import { sendRaw } from '../http/send-raw.js';
@@ -33,7 +34,11 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
     // Most calls are hits: they are answered at once, without the cancellation a run needs.
     const resolved =
       (!refresh && resolver.cached(endpoint, params)) ||
-      (await resolver.resolve(endpoint, params, { signal: abandonSignal(reply), refresh }));
+      (await resolver.resolve(endpoint, params, {
+        signal: abandonSignal(reply),
+        refresh,
+        client: clientIdentity(request.raw, request.query),
+      }));
     const body = resultBody(resolved.result);
     const headers: Record<string, string | number> = {
       'content-type': 'application/json; charset=utf-8',

@@ -27,6 +27,7 @@ describe('configuration from the environment', () => {
       duckdbConnections: 4,
       endpointConnections: 2,
       endpointQueue: 8,
+      clientEngineCalls: 4,
       graphqlOperationConcurrency: 2,
       schemaLimits: { maxFields: 500, maxDepth: 15 },
       logLevel: 'info',
@@ -41,6 +42,14 @@ describe('configuration from the environment', () => {
         .endpointConnections,
     ).toBe(2);
     expect(refusal({ QUERYGATE_ENDPOINT_QUEUE: '-1' })).toMatch(/QUERYGATE_ENDPOINT_QUEUE: /);
+  });
+
+  it('lets one client have as many engine calls under way as there are DuckDB connections, unless told', () => {
+    expect(loadConfig({ QUERYGATE_DUCKDB_CONNECTIONS: '6' }).clientEngineCalls).toBe(6);
+    expect(loadConfig({ QUERYGATE_CLIENT_ENGINE_CALLS: '3' }).clientEngineCalls).toBe(3);
+    expect(refusal({ QUERYGATE_CLIENT_ENGINE_CALLS: '0' })).toMatch(
+      /^Invalid configuration:\n {2}QUERYGATE_CLIENT_ENGINE_CALLS: /,
+    );
   });
 
   it.each([

@@ -168,6 +168,39 @@ describe('limits', () => {
     expect(engine.callsOf('usage.api-counts')).toHaveLength(2);
   });
 
+  it('fails the calls still waiting for their turn with ENGINE_TIMEOUT when the operation deadline passes, never starting them', async () => {
+    const clock = createManualTime(t0);
+    engine.hold();
+    const context = createGraphQLContext({ resolver, concurrency: 1, timeoutMs: 1000, timers: clock.timers });
+    const usage = endpointNamed(store.registry, 'usage.api-counts');
+    const outcomes = ['p1', 'p2', 'p3'].map((project) =>
+      context.loadEndpoint(usage, { project, interval: 'hourly' }).then(
+        () => 'answered',
+        (error: unknown) => (error as QuerygateError).code,
+      ),
+    );
+    // One call runs (held by the engine), two wait their turn inside the operation.
+    await expect.poll(() => engine.running).toBe(1);
+    await clock.advance(999);
+    expect(engine.calls[0]?.signal?.aborted).toBe(false);
+    await clock.advance(1);
+    // The running call is abandoned with the operation; the waiting ones never reach the engine.
+    expect(engine.calls[0]?.signal?.aborted).toBe(true);
+    engine.release();
+    expect(await Promise.all(outcomes)).toEqual(['ENGINE_TIMEOUT', 'ENGINE_TIMEOUT', 'ENGINE_TIMEOUT']);
+    expect(engine.callsOf('usage.api-counts')).toHaveLength(1);
+  });
+
+  it('clears the operation deadline once the operation ends, so it never fires afterwards', async () => {
+    const clock = createManualTime(t0);
+    const context = createGraphQLContext({ resolver, timeoutMs: 1000, timers: clock.timers });
+    const usage = endpointNamed(store.registry, 'usage.api-counts');
+    await context.loadEndpoint(usage, { project: 'p1', interval: 'hourly' });
+    expect(clock.pending).toBe(1);
+    context.endOperation();
+    expect(clock.pending).toBe(0);
+  });
+
   it('runs at most two calls of one operation at once, the rest after them', async () => {
     engine.hold();
     const aliases = Array.from(
