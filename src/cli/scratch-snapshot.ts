@@ -32,6 +32,7 @@ export async function loadScratchSnapshot(
     const engine = await createBigQueryEngine({
       config: bigquery.config,
       queries: [],
+      sources: registry.sources,
       queriesDir: shippedQueriesDir,
       ...(bigquery.client ? { client: bigquery.client } : {}),
     });

@@ -107,6 +107,7 @@ describe('BigQuery engine qualified texts after a reload', () => {
     const engine = await createBigQueryEngine({
       config: harness.config,
       queries: [first],
+      sources: harness.sources,
       queriesDir,
       client: harness.client(),
     });
