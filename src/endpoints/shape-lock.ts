@@ -1,8 +1,21 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { ShapeColumn } from './snapshot.js';
+import type { ColumnType } from '../engines/query-engine.js';
 import { issueLines } from './yaml-file.js';
+
+/**
+ * A result column as the faces expose it: the engine's type, except where the contract declares
+ * JSON (then nested fields that grow with ingestion never change it), and the contract's
+ * nullability (the engines cannot tell).
+ */
+export interface ShapeColumn {
+  readonly name: string;
+  readonly type: ColumnType;
+  readonly nullable: boolean;
+  /** RECORD only: the fields of each record of the repeated record. */
+  readonly fields?: readonly ShapeColumn[];
+}
 
 /**
  * The output-shape lock: each endpoint's result shape as the faces expose it (column names,

@@ -1,19 +1,8 @@
 import type { ColumnType, QueryEngine, ResultColumn } from '../engines/query-engine.js';
 import type { Endpoint, EndpointRegistry } from './registry.js';
-import { lockFileOf, readLock, shapeDifferences } from './shape-lock.js';
+import { lockFileOf, readLock, type ShapeColumn, shapeDifferences } from './shape-lock.js';
 
-/**
- * A result column as the faces expose it: the engine's type, except where the contract declares
- * JSON (then nested fields that grow with ingestion never change it), and the contract's
- * nullability (the engines cannot tell).
- */
-export interface ShapeColumn {
-  readonly name: string;
-  readonly type: ColumnType;
-  readonly nullable: boolean;
-  /** RECORD only: the fields of each record of the repeated record. */
-  readonly fields?: readonly ShapeColumn[];
-}
+export type { ShapeColumn } from './shape-lock.js';
 
 /**
  * One loaded, checked set of endpoints: the registry with each endpoint's result shape as the
