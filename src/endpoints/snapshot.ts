@@ -1,4 +1,4 @@
-import type { ColumnType, QueryEngine, ResultColumn } from '../engines/query-engine.js';
+import type { QueryEngine, ResultColumn } from '../engines/query-engine.js';
 import type { Endpoint, EndpointRegistry } from './registry.js';
 import { lockFileOf, readLock, type ShapeColumn, shapeDifferences } from './shape-lock.js';
 
