@@ -13,6 +13,7 @@ import { createBigQueryClient, createBigQueryEngine } from './engines/bigquery-e
 import { createDuckDbEngine } from './engines/duckdb-engine.js';
 import type { QueryEngine } from './engines/query-engine.js';
 import { graphqlRoutes } from './graphql/graphql-routes.js';
+import { createResponseReplay } from './graphql/response-replay.js';
 import { schemaFor } from './graphql/schema.js';
 import { createQuerygateYoga } from './graphql/yoga.js';
 import { createApiKeyCheck } from './http/api-keys.js';
@@ -150,6 +151,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     onWarmError: (error, endpoint) =>
       logger.warn({ err: error, endpoint: endpoint.name }, 'cache warm run failed'),
   });
+  const replay = createResponseReplay({ resolver, maxBytes: replayBytes });
   // The endpoints served, checked in full (shapes from the engine, the GraphQL schema, the
   // OpenAPI document) before use: every face is built from a snapshot before it serves.
   const check = (snapshot: Snapshot) => {
@@ -163,9 +165,14 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     engine,
     logger,
     check,
-    // Results (with their warm timers and the GraphQL responses made of them) of changed or
-    // removed endpoints go; the others stay.
-    onSwap: (_next, gone) => resolver.retain((endpoint) => !gone(endpoint)),
+    // Results (with their warm timers), the GraphQL responses made of them and the engine's
+    // plans of changed or removed endpoints go; the others stay.
+    onSwap: (next, gone) => {
+      resolver.retain((endpoint) => !gone(endpoint));
+      replay.retain((endpoint) => !gone(endpoint));
+      // The engine's plans of the old texts (requests still running on them keep theirs).
+      baseEngine.retain?.(next.endpoints);
+    },
   });
   const current = served.current;
   // One yoga over a schema factory: each operation gets the schema of the snapshot it began on.
@@ -202,8 +209,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     graphqlRoutes({
       yoga: () => yoga,
       snapshot: current,
-      resolver,
-      maxReplayBytes: replayBytes,
+      replay,
       maxBodyBytes: config.maxBodyBytes,
     }),
   );

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError } from 'commander';
-import { loadBigQueryConfig, loadConfig } from '../config.js';
+import { type Config, loadBigQueryConfig, loadConfig } from '../config.js';
+import type { BigQueryConfig } from '../engines/bigquery-config.js';
 import { startQuerygate } from '../server.js';
 import { printWelcome } from './welcome.js';
 
@@ -48,22 +49,26 @@ const queries = program
 queries
   .command('check')
   .description(
-    'Run every check the server makes before serving, without serving; exits 1 naming each problem',
+    'Run every check the server makes before serving, without serving (on BigQuery with QUERYGATE_ENGINE=bigquery); exits 1 naming each problem',
   )
   .option('--queries <dir>', 'the queries directory (QUERYGATE_QUERIES_DIR; default: the shipped queries/)')
   .action(async (options: { queries?: string }) => {
     const { runQueriesCheck } = await import('./queries-commands.js');
-    const ok = await runQueriesCheck({ queriesDir: loadConfig(withQueriesDir(options.queries)).queriesDir });
+    const config = loadConfig(withQueriesDir(options.queries));
+    const ok = await runQueriesCheck({ queriesDir: config.queriesDir, bigquery: bigQueryOf(config) });
     if (!ok) process.exitCode = 1;
   });
 
 queries
   .command('lock')
-  .description("Write each endpoint's result shape to <name>.lock.json, accepting changed shapes")
+  .description(
+    "Write each endpoint's result shape (from BigQuery with QUERYGATE_ENGINE=bigquery) to <name>.lock.json, accepting changed shapes",
+  )
   .option('--queries <dir>', 'the queries directory (QUERYGATE_QUERIES_DIR; default: the shipped queries/)')
   .action(async (options: { queries?: string }) => {
     const { runQueriesLock } = await import('./queries-commands.js');
-    const ok = await runQueriesLock({ queriesDir: loadConfig(withQueriesDir(options.queries)).queriesDir });
+    const config = loadConfig(withQueriesDir(options.queries));
+    const ok = await runQueriesLock({ queriesDir: config.queriesDir, bigquery: bigQueryOf(config) });
     if (!ok) process.exitCode = 1;
   });
 
@@ -117,6 +122,11 @@ bigquery
     const { ok } = await runBigQueryCheck({ config: loadBigQueryConfig() });
     if (!ok) process.exitCode = 1;
   });
+
+/** With QUERYGATE_ENGINE=bigquery, where `queries check|lock` dry-run the endpoints. */
+function bigQueryOf(config: Config): { config: BigQueryConfig } | undefined {
+  return config.engine === 'bigquery' && config.bigquery ? { config: config.bigquery } : undefined;
+}
 
 /** The environment, with `--queries` taking the place of QUERYGATE_QUERIES_DIR where given. */
 function withQueriesDir(dir: string | undefined): NodeJS.ProcessEnv {

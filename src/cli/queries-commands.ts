@@ -2,26 +2,32 @@ import { resolve } from 'node:path';
 import { writeLock } from '../endpoints/shape-lock.js';
 import type { Snapshot, SnapshotOptions } from '../endpoints/snapshot.js';
 import { schemaFor } from '../graphql/schema.js';
-import { loadScratchSnapshot } from './scratch-snapshot.js';
+import { loadScratchSnapshot, type ScratchBigQuery } from './scratch-snapshot.js';
 
 export interface QueriesCommandOptions {
   readonly queriesDir: string;
   /** Where lines go. @default process.stdout */
   readonly print?: (line: string) => void;
+  /**
+   * With QUERYGATE_ENGINE=bigquery: derive shapes by dry-running each endpoint on BigQuery (as the
+   * server does at start). @default an empty DuckDB store
+   */
+  readonly bigquery?: ScratchBigQuery | undefined;
 }
 
 /**
  * `querygate queries check`: every check the server makes before serving a queries directory,
  * without serving it: the contracts and sources validate, the SQL parses and translates, its
  * `@params` match the contract, each statement prepares on an empty DuckDB store with the declared
- * sources, each shape equals its lock (a missing lock is a problem here), and the GraphQL schema
+ * sources (or dry-runs on the configured BigQuery), each shape equals its lock (a missing lock is a problem here), and the GraphQL schema
  * builds. One line per problem; false when there was any.
  */
 export async function runQueriesCheck(options: QueriesCommandOptions): Promise<boolean> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const snapshot = await attempt(options, { locks: 'require' }, print);
   if (!snapshot) return false;
-  print(`✓ ${snapshot.endpoints.length} endpoints in ${resolve(options.queriesDir)} pass every check`);
+  const on = options.bigquery ? ' on BigQuery' : '';
+  print(`✓ ${snapshot.endpoints.length} endpoints in ${resolve(options.queriesDir)} pass every check${on}`);
   return true;
 }
 
@@ -42,7 +48,11 @@ async function attempt(
   print: (line: string) => void,
 ): Promise<Snapshot | undefined> {
   try {
-    const snapshot = await loadScratchSnapshot(resolve(options.queriesDir), snapshotOptions);
+    const snapshot = await loadScratchSnapshot(
+      resolve(options.queriesDir),
+      snapshotOptions,
+      options.bigquery,
+    );
     schemaFor(snapshot);
     return snapshot;
   } catch (error) {

@@ -1,8 +1,11 @@
 import { type FSWatcher, watch } from 'node:fs';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import type { QueryEngine } from '../engines/query-engine.js';
-import type { Endpoint } from './registry.js';
-import { loadSnapshot, type Snapshot } from './snapshot.js';
+import { type Endpoint, loadEndpointRegistry } from './registry.js';
+import { type Snapshot, snapshotOf } from './snapshot.js';
+import { type LogSource, sourcesFileName } from './sources.js';
 
 export interface ServedEndpointsOptions {
   readonly initial: Snapshot;
@@ -29,7 +32,9 @@ export type ReloadOutcome =
  * the new set in full (contracts, SQL, shapes from the engine and their locks, the faces); only
  * then does it replace the old set, in one assignment, so REST, GraphQL and OpenAPI change
  * together and a request keeps the snapshot it started with. If anything fails the old set keeps
- * serving and the log says why. Reloads run one at a time; one asked for meanwhile runs after.
+ * serving and the log says why. A changed `sources.yaml` is refused with a log line asking for a
+ * restart: the store's tables and the ingest routes are made from the sources at start.
+ * Reloads run one at a time; one asked for meanwhile runs after.
  */
 export function createServedEndpoints(options: ServedEndpointsOptions) {
   const { engine, logger } = options;
@@ -43,7 +48,20 @@ export function createServedEndpoints(options: ServedEndpointsOptions) {
     const old = current;
     let next: Snapshot;
     try {
-      next = await loadSnapshot(old.queriesDir, engine, { version: old.version + 1 });
+      const registry = loadEndpointRegistry(old.queriesDir);
+      const sourceChanges = sourcesChanged(old.sources, registry.sources);
+      if (sourceChanges.length > 0) {
+        // The store's tables and the ingest routes were made from the sources at start.
+        const problems = [
+          `${join(old.queriesDir, sourcesFileName)}: ${sourceChanges.join('; ')}: sources apply only at start, so restart querygate to serve this directory`,
+        ];
+        logger.error(
+          { problems, version: old.version },
+          `reload refused: ${sourcesFileName} changed, which needs a restart; still serving version ${old.version}`,
+        );
+        return { ok: false, version: old.version, problems };
+      }
+      next = await snapshotOf(registry, old.queriesDir, engine, { version: old.version + 1 });
       options.check(next);
     } catch (error) {
       const problems = (error as Error).message.split('\n');
@@ -105,4 +123,17 @@ export function createServedEndpoints(options: ServedEndpointsOptions) {
       watcher?.close();
     },
   };
+}
+
+/** How the sources differ, by name: `source x is new`, `source y is gone`, `source z changed`. */
+function sourcesChanged(before: readonly LogSource[], after: readonly LogSource[]): string[] {
+  const old = new Map(before.map((source) => [source.name, source]));
+  const next = new Map(after.map((source) => [source.name, source]));
+  return [
+    ...after.filter((source) => !old.has(source.name)).map((source) => `source ${source.name} is new`),
+    ...before.filter((source) => !next.has(source.name)).map((source) => `source ${source.name} is gone`),
+    ...after
+      .filter((source) => old.has(source.name) && !isDeepStrictEqual(old.get(source.name), source))
+      .map((source) => `source ${source.name} changed`),
+  ];
 }

@@ -1,5 +1,5 @@
 import type { ColumnType, QueryEngine, ResultColumn } from '../engines/query-engine.js';
-import { type Endpoint, type EndpointRegistry, loadEndpointRegistry } from './registry.js';
+import type { Endpoint, EndpointRegistry } from './registry.js';
 import { lockFileOf, readLock, shapeDifferences } from './shape-lock.js';
 
 /**
@@ -26,18 +26,6 @@ export interface Snapshot extends EndpointRegistry {
   readonly queriesDir: string;
   /** By endpoint name. */
   readonly shapes: ReadonlyMap<string, readonly ShapeColumn[]>;
-}
-
-/**
- * Loads a queries directory and derives every endpoint's result shape from the engine. Any
- * problem anywhere refuses the whole set, with one line per problem.
- */
-export async function loadSnapshot(
-  queriesDir: string,
-  engine: QueryEngine,
-  options: SnapshotOptions = {},
-): Promise<Snapshot> {
-  return snapshotOf(loadEndpointRegistry(queriesDir), queriesDir, engine, options);
 }
 
 export interface SnapshotOptions {

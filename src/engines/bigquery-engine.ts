@@ -121,11 +121,16 @@ export async function createBigQueryEngine(options: BigQueryEngineOptions): Prom
   const qualified = new Map<string, QualifiedQuery>(
     options.queries.map((query) => [planKey(query), qualifyForBigQuery(query.sql, naming)]),
   );
+  // The plan keys of the queries served (see retain): those given at start, until a reload says
+  // which, so a refused reload's texts leave no plans. Without queries at start, all are kept.
+  let retained: ReadonlySet<string> | undefined =
+    options.queries.length > 0 ? new Set(options.queries.map(planKey)) : undefined;
   function qualifiedOf(query: SavedQuery): QualifiedQuery {
-    let prepared = qualified.get(planKey(query));
+    const key = planKey(query);
+    let prepared = qualified.get(key);
     if (!prepared) {
       prepared = qualifyForBigQuery(query.sql, naming);
-      qualified.set(planKey(query), prepared);
+      if (retained === undefined || retained.has(key)) qualified.set(key, prepared);
     }
     return prepared;
   }
@@ -218,6 +223,11 @@ export async function createBigQueryEngine(options: BigQueryEngineOptions): Prom
       }
     },
     run,
+    retain(queries) {
+      retained = new Set(queries.map(planKey));
+      for (const key of qualified.keys()) if (!retained.has(key)) qualified.delete(key);
+    },
+    plans: () => ({ texts: qualified.size, statements: 0 }),
     async describe(query) {
       // A dry run with every parameter unset: BigQuery checks the query and says its schema.
       const request = queryJobRequest(query, qualifiedOf(query), {}, config);

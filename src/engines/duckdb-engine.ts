@@ -85,8 +85,14 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     setup.closeSync();
     throw error;
   }
+  // The plan keys of the queries served (see retain): those given at start, until a reload says
+  // which. So a reload refused after describing its texts leaves no plans of them. Without
+  // queries at start (scratch engines), every plan is kept.
+  let retained: ReadonlySet<string> | undefined =
+    options.queries.length > 0 ? new Set(options.queries.map(planKey)) : undefined;
+  const isRetained = (key: string) => retained === undefined || retained.has(key);
   const size = options.connections ?? 4;
-  const connections = await openConnections(options.database, size);
+  const connections = await openConnections(options.database, size, isRetained);
   const pool = createFairPool(connections, {
     perKeyLimit: options.connectionsPerEndpoint ?? Math.ceil(size / 2),
     maxQueuedPerKey: options.queuePerEndpoint ?? 8,
@@ -98,7 +104,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     let translation = translations.get(planKey(query));
     if (!translation) {
       translation = await translate(query.sql);
-      translations.set(planKey(query), translation);
+      if (isRetained(planKey(query))) translations.set(planKey(query), translation);
     }
     return translation;
   }
@@ -194,6 +200,15 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     ready: async () => {},
     run,
     describe,
+    retain(queries) {
+      retained = new Set(queries.map(planKey));
+      for (const key of translations.keys()) if (!isRetained(key)) translations.delete(key);
+      // Prepared statements go when their connection is next leased: only its lessee uses them.
+    },
+    plans: () => ({
+      texts: translations.size,
+      statements: connections.reduce((sum, connection) => sum + connection.statements(), 0),
+    }),
     close: async () => {
       for (const { connection } of connections) connection.closeSync();
       setup.closeSync();
@@ -296,18 +311,35 @@ function boundValue(type: ParameterType, text: string | null): BoundValue {
 
 interface Connection {
   readonly connection: DuckDBConnection;
-  /** A statement prepared once per connection and query, reused by later calls. */
+  /**
+   * A statement prepared once per connection and query, reused by later calls. Only the caller
+   * holding the connection's lease calls it, so it also destroys the statements of plans no
+   * longer retained: no other run can be using them.
+   */
   prepare(key: string, sql: string): Promise<DuckDBPreparedStatement>;
+  /** How many statements it keeps. */
+  statements(): number;
 }
 
-async function openConnections(database: DuckDbConnector, size: number): Promise<Connection[]> {
+async function openConnections(
+  database: DuckDbConnector,
+  size: number,
+  isRetained: (key: string) => boolean,
+): Promise<Connection[]> {
   const opened: Connection[] = [];
   for (let i = 0; i < size; i++) {
     const connection = await database.connect();
     const statements = new Map<string, DuckDBPreparedStatement>();
     opened.push({
       connection,
+      statements: () => statements.size,
       async prepare(key, sql) {
+        for (const [kept, statement] of statements) {
+          if (kept !== key && !isRetained(kept)) {
+            statements.delete(kept);
+            statement.destroySync();
+          }
+        }
         let statement = statements.get(key);
         if (!statement) {
           statement = await connection.prepare(sql);

@@ -77,6 +77,13 @@ export interface RunOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
+export interface PlanCounts {
+  /** Query texts made ready to run: DuckDB translations, BigQuery qualified texts. */
+  readonly texts: number;
+  /** Prepared statements, over every connection (DuckDB). */
+  readonly statements: number;
+}
+
 export interface QueryEngine {
   readonly kind: 'duckdb' | 'bigquery';
   /** Resolves when the engine can answer queries (tables exist, UDFs installed). */
@@ -87,5 +94,14 @@ export interface QueryEngine {
    * BigQuery dry-runs the job. Throws (ENGINE_ERROR) when the query does not prepare.
    */
   describe(query: SavedQuery): Promise<readonly ResultColumn[]>;
+  /**
+   * Keeps the plans (translations, prepared statements, qualified texts) of these queries only,
+   * after a reload replaced the others: an engine otherwise keeps one per text it ever ran. A run
+   * under way keeps the plan it holds; a later run of a query not retained plans it again and
+   * does not keep it.
+   */
+  retain?(queries: readonly SavedQuery[]): void;
+  /** How many plans the engine keeps, for metrics (and tests of retain). */
+  plans?(): PlanCounts;
   close(): Promise<void>;
 }

@@ -4,20 +4,18 @@ import type { Snapshot } from '../endpoints/snapshot.js';
 import { clientIdentity } from '../http/client-identity.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
 import { sendRaw } from '../http/send-raw.js';
-import type { Resolver } from '../resolve/resolver.js';
 import type { GraphQLContext } from './context.js';
 import { createGraphiQLPage } from './graphiql-page.js';
-import { type Answer, createResponseReplay, type Recording } from './response-replay.js';
+import type { Answer, Recording, ResponseReplay } from './response-replay.js';
 import { type FaceServerContext, graphqlPath, isGraphiQLPageRequest } from './yoga.js';
 
 export interface GraphQLRoutesOptions {
   /** Swappable: `yoga()` is read per request, so a reload can put a new schema's server in place. */
   readonly yoga: () => YogaServerInstance<FaceServerContext, GraphQLContext>;
-  readonly resolver: Resolver;
+  /** The answers kept for replay; the server drops those of endpoints a reload changed. */
+  readonly replay: ResponseReplay;
   /** The endpoints served now: GraphiQL's example tabs are made from them. */
   readonly snapshot: () => Snapshot;
-  /** Approximate bytes of GraphQL responses kept for replay. */
-  readonly maxReplayBytes?: number;
   /** The most bytes of a request body. */
   readonly maxBodyBytes: number;
 }
@@ -31,10 +29,7 @@ type ServerContext = FaceServerContext & { req: FastifyRequest; reply: FastifyRe
  * a kept response while its results are fresh (see response-replay.ts).
  */
 export function graphqlRoutes(options: GraphQLRoutesOptions) {
-  const replay = createResponseReplay({
-    resolver: options.resolver,
-    ...(options.maxReplayBytes === undefined ? {} : { maxBytes: options.maxReplayBytes }),
-  });
+  const { replay } = options;
   const page = createGraphiQLPage(options.snapshot);
   let answeredBy: YogaServerInstance<FaceServerContext, GraphQLContext> | undefined;
 

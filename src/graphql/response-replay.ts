@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { LRUCache } from 'lru-cache';
+import type { Endpoint } from '../endpoints/registry.js';
 import type { QueryResult } from '../engines/query-engine.js';
 import type { Resolver, ReusedCall } from '../resolve/resolver.js';
 import type { EndpointCall } from './context.js';
@@ -110,6 +111,21 @@ export function createResponseReplay(options: ResponseReplayOptions) {
       replays.clear();
     },
 
+    /**
+     * Forgets every kept answer made of a call to an endpoint `keep` refuses (a reload changed or
+     * removed it): its bytes go now, not when the LRU gets round to them.
+     */
+    retain(keep: (endpoint: Endpoint) => boolean): void {
+      for (const [key, replay] of replays.entries()) {
+        if (!replay.calls.every(({ endpoint }) => keep(endpoint))) replays.delete(key);
+      }
+    },
+
+    /** How many answers are kept. */
+    get size(): number {
+      return replays.size;
+    },
+
     /** Keeps yoga's answer to a request when it is one that may be replayed. */
     keep(key: string, answer: Answer, recording: Recording): void {
       if (
@@ -134,6 +150,8 @@ export function createResponseReplay(options: ResponseReplayOptions) {
     },
   };
 }
+
+export type ResponseReplay = ReturnType<typeof createResponseReplay>;
 
 /**
  * The key of everything but the body that yoga's answer depends on, or undefined when the

@@ -1,17 +1,15 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runQueriesCheck, runQueriesLock } from '../../src/cli/queries-commands.js';
-import { packageRoot } from '../../src/paths.js';
 import { callEveryOperation, openApiProblems } from '../helpers/openapi-check.js';
+import { serveExamplesCopy, stopChild } from '../helpers/querygate-child.js';
 
 // A user's own queries directory, served by the real CLI in a child process: a copy of
 // examples/queries in a temporary directory, changed on disk and reloaded with SIGHUP.
 
 const apiKey = 'own-queries-test-key-0123456789';
-const cli = join(packageRoot, 'src/cli/main.ts');
 let dir: string;
 let queries: string;
 let server: ChildProcess;
@@ -111,28 +109,16 @@ function expectedErrorRate(minStatus: number) {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'querygate-own-'));
-  queries = join(dir, 'queries');
-  cpSync(join(packageRoot, 'examples', 'queries'), queries, { recursive: true });
-  server = spawn(process.execPath, ['--import', 'tsx', cli, 'serve', '--queries', queries], {
-    cwd: packageRoot,
-    env: {
-      ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      QUERYGATE_DATA_DIR: join(dir, 'data'),
-      QUERYGATE_DEMO: '0',
-      QUERYGATE_API_KEYS: apiKey,
-      LOG_LEVEL: 'info',
+  ({
+    dir,
+    queries,
+    child: server,
+  } = serveExamplesCopy({
+    apiKey,
+    onOutput: (text) => {
+      output += text;
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server.stdout?.on('data', (chunk) => {
-    output += String(chunk);
-  });
-  server.stderr?.on('data', (chunk) => {
-    output += String(chunk);
-  });
+  }));
   const listening = await outputLine(/querygate is listening on /, 0);
   url = /listening on (http:\/\/[^ ]+)/.exec(listening)?.[1] as string;
   await ingest(
@@ -160,11 +146,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (server && server.exitCode === null && server.signalCode === null) {
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    server.kill('SIGTERM');
-    await exited;
-  }
+  await stopChild(server);
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -382,5 +364,28 @@ describe("a user's own queries directory", () => {
       `{ edge { errorRate(project: "shop", since: "${since}", minStatus: 500) { failures } } }`,
     );
     expect(answer.errors).toBeUndefined();
+  });
+
+  it('refuses a reload that changes sources.yaml, with a log line asking for a restart', async () => {
+    const sourcesFile = join(queries, 'sources.yaml');
+    const sources = readFileSync(sourcesFile, 'utf8');
+    writeFileSync(
+      sourcesFile,
+      `${sources.trimEnd()}\n  - name: shop.audit\n    id: 9b2e4c6a-8d1f-4e3a-b5c7-2a4f6e8d0c1b\n    description: Audit trail of a shop\n    hasProject: true\n    metadata: { actor: STRING }\n`,
+    );
+    try {
+      const before = ((await get('/openapi.json')).body as { info: { version: string } }).info.version;
+      const refused = await reload();
+      expect(refused.msg, JSON.stringify(refused.problems)).toMatch(
+        /^reload refused: sources\.yaml changed, which needs a restart; still serving/,
+      );
+      expect(refused.problems).toEqual([
+        `${sourcesFile}: source shop.audit is new: sources apply only at start, so restart querygate to serve this directory`,
+      ]);
+      expect(((await get('/openapi.json')).body as { info: { version: string } }).info.version).toBe(before);
+      expect((await get('/api/endpoints/checkout.orders', { project: 'shop' })).status).toBe(200);
+    } finally {
+      writeFileSync(sourcesFile, sources);
+    }
   });
 });

@@ -1,0 +1,63 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { cpSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { packageRoot } from '../../src/paths.js';
+
+/**
+ * A copy of examples/queries in a new temporary directory (`<dir>/queries`), served by
+ * `spawnQuerygate` with its store in `<dir>/data`. Remove `dir` when done.
+ */
+export function serveExamplesCopy(options: {
+  readonly apiKey: string;
+  readonly args?: readonly string[];
+  readonly onOutput: (text: string) => void;
+}): { dir: string; queries: string; child: ChildProcess } {
+  const dir = mkdtempSync(join(tmpdir(), 'querygate-examples-'));
+  const queries = join(dir, 'queries');
+  cpSync(join(packageRoot, 'examples', 'queries'), queries, { recursive: true });
+  return { dir, queries, child: spawnQuerygate({ ...options, queries, dataDir: join(dir, 'data') }) };
+}
+
+/**
+ * `querygate serve --queries <queries> [...args]`: the real CLI in a child process on port 0,
+ * without demo data, its store in `dataDir`, `apiKey` its one key. Everything it prints (stdout
+ * and the log) goes to `onOutput`.
+ */
+export function spawnQuerygate(options: {
+  readonly queries: string;
+  readonly dataDir: string;
+  readonly apiKey: string;
+  readonly args?: readonly string[];
+  readonly onOutput: (text: string) => void;
+}): ChildProcess {
+  const cli = join(packageRoot, 'src/cli/main.ts');
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', cli, 'serve', '--queries', options.queries, ...(options.args ?? [])],
+    {
+      cwd: packageRoot,
+      env: {
+        ...process.env,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        QUERYGATE_DATA_DIR: options.dataDir,
+        QUERYGATE_DEMO: '0',
+        QUERYGATE_API_KEYS: options.apiKey,
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  child.stdout?.on('data', (chunk) => options.onOutput(String(chunk)));
+  child.stderr?.on('data', (chunk) => options.onOutput(String(chunk)));
+  return child;
+}
+
+/** Stops a child with SIGTERM, if it still runs, and waits for it to exit. */
+export async function stopChild(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
