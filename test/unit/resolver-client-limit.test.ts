@@ -271,6 +271,22 @@ describe('the per-client bound in the resolver layer', () => {
     expect(engine.calls).toHaveLength(2);
   });
 
+  it('answers a queued call from the fresh result its key got while it waited, without a run', async () => {
+    // The client's two turns are taken (as by runs under way elsewhere), so its call waits.
+    const turns = [await admission.admit('a'), await admission.admit('a')];
+    const queued = resolver.resolve(usage, hourly('p3'), { client: 'a' });
+    await expect.poll(() => admission.load('a')).toEqual({ running: 2, waiting: 1 });
+    // Another client runs the same key meanwhile and caches its result.
+    const other = await resolver.resolve(usage, hourly('p3'), { client: 'b' });
+    turns[0]?.();
+    expect((await queued).result).toBe(other.result);
+    expect(engine.calls).toHaveLength(1);
+    expect(resolver.stats().hits).toBe(1);
+    // The turn it got went back unused.
+    expect(admission.load('a')).toEqual({ running: 1, waiting: 0 });
+    turns[1]?.();
+  });
+
   it('has queued calls of one key join the run the first of them starts (one engine call)', async () => {
     engine.hold();
     const held = ['p1', 'p2'].map((project) =>
