@@ -37,6 +37,7 @@ const environmentSchema = z.object({
   QUERYGATE_ENDPOINT_CONNECTIONS: z.coerce.number().int().min(1).optional(),
   QUERYGATE_ENDPOINT_QUEUE: z.coerce.number().int().min(0).default(8),
   QUERYGATE_CLIENT_ENGINE_CALLS: z.coerce.number().int().min(1).optional(),
+  QUERYGATE_CLIENT_QUEUE: z.coerce.number().int().min(0).default(16),
   QUERYGATE_GRAPHQL_OPERATION_CONCURRENCY: z.coerce.number().int().min(1).default(2),
   QUERYGATE_MAX_BODY_BYTES: z.coerce
     .number()
@@ -92,10 +93,13 @@ export interface Config {
   /** Calls of one endpoint that may wait for a connection; beyond it they get 503 ENGINE_BUSY. */
   readonly endpointQueue: number;
   /**
-   * Engine calls one client (API key + remote address) may have running or waiting at once,
-   * across every endpoint; beyond it they get 503 ENGINE_BUSY. Cache hits never count.
+   * Engine calls one client (API key + remote address) may have under way at once, across every
+   * endpoint (one less than the DuckDB connections unless set, so one client never holds them
+   * all); its further calls wait for a turn. Cache hits and joins never count.
    */
   readonly clientEngineCalls: number;
+  /** Calls of one client that may wait for a turn; beyond it they get 503 ENGINE_BUSY. */
+  readonly clientQueue: number;
   /** Engine calls one GraphQL operation runs at once; its other calls wait their turn. */
   readonly graphqlOperationConcurrency: number;
   readonly maxBodyBytes: number;
@@ -154,7 +158,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
       env.QUERYGATE_DUCKDB_CONNECTIONS,
     ),
     endpointQueue: env.QUERYGATE_ENDPOINT_QUEUE,
-    clientEngineCalls: env.QUERYGATE_CLIENT_ENGINE_CALLS ?? env.QUERYGATE_DUCKDB_CONNECTIONS,
+    clientEngineCalls: env.QUERYGATE_CLIENT_ENGINE_CALLS ?? Math.max(1, env.QUERYGATE_DUCKDB_CONNECTIONS - 1),
+    clientQueue: env.QUERYGATE_CLIENT_QUEUE,
     graphqlOperationConcurrency: env.QUERYGATE_GRAPHQL_OPERATION_CONCURRENCY,
     maxBodyBytes: env.QUERYGATE_MAX_BODY_BYTES,
     cacheMaxBytes: env.QUERYGATE_CACHE_MAX_BYTES,

@@ -103,8 +103,9 @@ export interface ResolverOptions {
   /** Told of each failed warm run; the previous result keeps being served until it expires. */
   readonly onWarmError?: (error: unknown, endpoint: Endpoint) => void;
   /**
-   * Bounds the runs one client has under way; a call that would start one more is refused with
-   * ENGINE_BUSY before it reaches the engine. Warm runs belong to no client. @default no bound
+   * Bounds the runs one client has under way; a call that would start one more waits for a turn
+   * (or is refused when the client's queue is full) before it reaches the engine. Warm runs
+   * belong to no client. @default no bound
    */
   readonly clientAdmission?: ClientAdmission;
 }
@@ -183,10 +184,12 @@ export function createResolver(options: ResolverOptions): Resolver {
     };
   }
 
-  /** Counts a run `client` starts (refused at its limit); calls without a client are not bounded. */
-  function admit(client: string | undefined): () => void {
+  /** Counts a run `client` starts (waiting at its limit); calls without a client are not bounded. */
+  function admit(client: string | undefined, signal: AbortSignal | undefined): Promise<() => void> {
     const { clientAdmission } = options;
-    return client === undefined || !clientAdmission ? noRelease : clientAdmission.admit(client);
+    return client === undefined || !clientAdmission
+      ? Promise.resolve(noRelease)
+      : clientAdmission.admit(client, signal);
   }
 
   function answer(
@@ -242,7 +245,7 @@ export function createResolver(options: ResolverOptions): Resolver {
       if (endpoint.cacheSeconds <= 0) {
         // Never cached means every call runs, and runs alone: joining another call's run could
         // hand back a result that began before a write this caller has just made.
-        const release = admit(client);
+        const release = await admit(client, signal);
         counters.uncached += 1;
         try {
           const result = await engine.run(endpoint, params, { now: new Date(requestedAt), signal });
@@ -253,7 +256,7 @@ export function createResolver(options: ResolverOptions): Resolver {
       }
       const key = canonicalKey(endpoint, params);
       if (refresh) {
-        const release = admit(client);
+        const release = await admit(client, signal);
         counters.refreshes += 1;
         try {
           const entry = await computeAndStore(
@@ -271,11 +274,26 @@ export function createResolver(options: ResolverOptions): Resolver {
       if (fresh) return fresh;
       // Joining a run under way adds no load, so only the call that starts a run is counted, until
       // the run settles (even when other callers keep it going after this one has gone).
-      const release = flights.joinable(key) ? noRelease : admit(client);
+      let release = noRelease;
+      if (!flights.joinable(key)) {
+        release = await admit(client, signal);
+        // The call may have waited for its turn, and meanwhile a run of the key may have stored
+        // a fresh result: answer it without a run.
+        const later = hit(key, endpoint, nowMs());
+        if (later) {
+          release();
+          return later;
+        }
+      }
       try {
         const flight = flights.run(key, computeAndStore(key, endpoint, params, requestedAt), signal);
         counters.misses += 1;
-        if (flight.joined) counters.coalesced += 1;
+        if (flight.joined) {
+          counters.coalesced += 1;
+          // A run of the key started while this call waited for its turn: joining it adds no
+          // load, so the turn goes back to the client's next waiter now (an end counts once).
+          release();
+        }
         const entry = await flight.promise;
         entry.lastRequestedAt = Math.max(entry.lastRequestedAt, requestedAt);
         return answer(endpoint, entry.result, entry.computedAt);

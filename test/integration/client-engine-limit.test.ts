@@ -12,6 +12,7 @@ import { byName, testConfig } from '../helpers/querygate-server.js';
 const keyA = 'client-a-key-0123456789';
 const keyB = 'client-b-key-0123456789';
 const limit = 2;
+const queue = 5;
 
 let dataDir: string;
 let app: Querygate;
@@ -23,6 +24,7 @@ beforeAll(async () => {
     testConfig(dataDir, {
       QUERYGATE_API_KEYS: `${keyA},${keyB}`,
       QUERYGATE_CLIENT_ENGINE_CALLS: String(limit),
+      QUERYGATE_CLIENT_QUEUE: String(queue),
     }),
     {
       wrapEngine: (inner) => {
@@ -57,25 +59,30 @@ function graphqlApiCounts(apiKey: string, project: string) {
   });
 }
 
-it('refuses a client over its cap with 503 ENGINE_BUSY and Retry-After while another client’s call of the same endpoint still runs', async () => {
+it('queues a client’s burst past its cap and answers it all, refusing with 503 ENGINE_BUSY and Retry-After only past its queue, while another client’s call still runs', async () => {
   engine.hold();
-  const held = [apiCounts(keyA, 'p1'), apiCounts(keyA, 'p2')];
-  await expect.poll(() => engine.running).toBe(limit);
-
-  const refused = await apiCounts(keyA, 'p3');
+  // A dashboard page from one client (Studio fires its report's calls at once): the cap runs,
+  // the queue waits, and the one call past both is refused, whichever of them arrives last.
+  const burst = Array.from({ length: limit + queue + 1 }, (_, index) => apiCounts(keyA, `p${index}`));
+  const refused = await Promise.race(burst);
   expect(refused.status).toBe(503);
   expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   expect(await refused.json()).toMatchObject({ error: { code: 'ENGINE_BUSY' } });
   // The GraphQL face counts against the same client.
-  const refusedOperation = await graphqlApiCounts(keyA, 'p4');
+  const refusedOperation = await graphqlApiCounts(keyA, 'q1');
   expect((await refusedOperation.json()).errors?.[0]?.extensions?.code).toBe('ENGINE_BUSY');
+  await expect.poll(() => engine.running).toBe(limit);
   expect(engine.calls).toHaveLength(limit);
 
-  const other = apiCounts(keyB, 'p3');
+  const other = apiCounts(keyB, 'q2');
   await expect.poll(() => engine.running).toBe(limit + 1);
   engine.release();
-  const statuses = await Promise.all([...held, other].map(async (response) => (await response).status));
-  expect(statuses).toEqual([200, 200, 200]);
+  const statuses = await Promise.all([...burst, other].map(async (response) => (await response).status));
+  expect(statuses.filter((status) => status === 200)).toHaveLength(limit + queue + 1);
+  expect(statuses.filter((status) => status === 503)).toHaveLength(1);
+  // Every call answered ran once; the refused one never reached the engine.
+  expect(engine.calls).toHaveLength(limit + queue + 1);
+  expect(engine.maxRunning).toBe(limit + 1);
   // Its calls answered, the client is under its cap again.
-  expect((await apiCounts(keyA, 'p3')).status).toBe(200);
+  expect((await apiCounts(keyA, 'q3')).status).toBe(200);
 });

@@ -27,7 +27,8 @@ describe('configuration from the environment', () => {
       duckdbConnections: 4,
       endpointConnections: 2,
       endpointQueue: 8,
-      clientEngineCalls: 4,
+      clientEngineCalls: 3,
+      clientQueue: 16,
       graphqlOperationConcurrency: 2,
       schemaLimits: { maxFields: 500, maxDepth: 15 },
       logLevel: 'info',
@@ -44,11 +45,16 @@ describe('configuration from the environment', () => {
     expect(refusal({ QUERYGATE_ENDPOINT_QUEUE: '-1' })).toMatch(/QUERYGATE_ENDPOINT_QUEUE: /);
   });
 
-  it('lets one client have as many engine calls under way as there are DuckDB connections, unless told', () => {
-    expect(loadConfig({ QUERYGATE_DUCKDB_CONNECTIONS: '6' }).clientEngineCalls).toBe(6);
-    expect(loadConfig({ QUERYGATE_CLIENT_ENGINE_CALLS: '3' }).clientEngineCalls).toBe(3);
+  it('lets one client have one engine call fewer under way than there are DuckDB connections (at least one), unless told', () => {
+    expect(loadConfig({ QUERYGATE_DUCKDB_CONNECTIONS: '6' }).clientEngineCalls).toBe(5);
+    expect(loadConfig({ QUERYGATE_DUCKDB_CONNECTIONS: '1' }).clientEngineCalls).toBe(1);
+    expect(loadConfig({ QUERYGATE_CLIENT_ENGINE_CALLS: '7' }).clientEngineCalls).toBe(7);
     expect(refusal({ QUERYGATE_CLIENT_ENGINE_CALLS: '0' })).toMatch(
       /^Invalid configuration:\n {2}QUERYGATE_CLIENT_ENGINE_CALLS: /,
+    );
+    expect(loadConfig({ QUERYGATE_CLIENT_QUEUE: '0' }).clientQueue).toBe(0);
+    expect(refusal({ QUERYGATE_CLIENT_QUEUE: '-1' })).toMatch(
+      /^Invalid configuration:\n {2}QUERYGATE_CLIENT_QUEUE: /,
     );
   });
 
