@@ -12,7 +12,14 @@ import {
   type WireSchema,
 } from './bigquery-rows.js';
 import { readBigQueryUdfs } from './bigquery-udfs.js';
-import type { ParameterValues, QueryEngine, QueryResult, RunOptions, SavedQuery } from './query-engine.js';
+import {
+  type ParameterValues,
+  type QueryEngine,
+  type QueryResult,
+  type RunOptions,
+  remainingMs,
+  type SavedQuery,
+} from './query-engine.js';
 
 export interface BigQueryEngineOptions {
   readonly config: BigQueryConfig;
@@ -180,10 +187,11 @@ export async function createBigQueryEngine(options: BigQueryEngineOptions): Prom
     const stop = new AbortController();
     let timedOut = false;
     const started = Date.now();
+    const budgetMs = remainingMs(config.timeoutMs, runOptions);
     const timer = setTimeout(() => {
       timedOut = true;
       stop.abort();
-    }, config.timeoutMs);
+    }, budgetMs);
     const onCallerGone = () => stop.abort();
     runOptions.signal?.addEventListener('abort', onCallerGone, { once: true });
     const jobId = `querygate_${labelValue(query.name)}_${randomUUID()}`;
@@ -191,7 +199,7 @@ export async function createBigQueryEngine(options: BigQueryEngineOptions): Prom
     try {
       inserted = insertJob(request, jobId);
       const job = await untilAborted(inserted, stop.signal);
-      return await readResults(client, job, query.maxRows, started + config.timeoutMs, stop.signal);
+      return await readResults(client, job, query.maxRows, started + budgetMs, stop.signal);
     } catch (error) {
       if (timedOut) {
         throw new QuerygateError(

@@ -18,13 +18,14 @@ import { decodeRows, describeColumns } from './duckdb-rows.js';
 import { type QueryableTable, readTableSchemas } from './duckdb-schema.js';
 import { createFairPool, type PoolLease } from './fair-pool.js';
 import { isoMicros } from './iso-micros.js';
-import type {
-  ParameterType,
-  ParameterValues,
-  QueryEngine,
-  QueryResult,
-  RunOptions,
-  SavedQuery,
+import {
+  type ParameterType,
+  type ParameterValues,
+  type QueryEngine,
+  type QueryResult,
+  type RunOptions,
+  remainingMs,
+  type SavedQuery,
 } from './query-engine.js';
 
 /**
@@ -120,10 +121,13 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     // (so a caller never waits longer than the timeout, queued or running), and its caller going away.
     const stop = new AbortController();
     let timedOut = false;
-    const timer = timers.setTimeout(() => {
-      timedOut = true;
-      stop.abort();
-    }, options.timeoutMs);
+    const timer = timers.setTimeout(
+      () => {
+        timedOut = true;
+        stop.abort();
+      },
+      remainingMs(options.timeoutMs, runOptions),
+    );
     const onCallerGone = () => stop.abort();
     runOptions.signal?.addEventListener('abort', onCallerGone, { once: true });
     if (runOptions.signal?.aborted) stop.abort();

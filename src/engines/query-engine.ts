@@ -75,6 +75,12 @@ export interface RunOptions {
   readonly now: Date;
   /** Abandons the run (and cancels the engine's job) when the caller is gone. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Milliseconds the call already waited before it reached the engine (a client's turn, see
+   * `resolve/client-admission.ts`): the engine's timeout counts them, so one call never takes
+   * longer than the query timeout in all. @default 0
+   */
+  readonly waitedMs?: number | undefined;
 }
 
 export interface PlanCounts {
@@ -104,4 +110,9 @@ export interface QueryEngine {
   /** How many plans the engine keeps, for metrics (and tests of retain). */
   plans?(): PlanCounts;
   close(): Promise<void>;
+}
+
+/** What is left of a call's timeout once the time it waited before the engine is taken off. */
+export function remainingMs(timeoutMs: number, options: RunOptions): number {
+  return Math.max(0, timeoutMs - (options.waitedMs ?? 0));
 }

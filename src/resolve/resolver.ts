@@ -166,10 +166,11 @@ export function createResolver(options: ResolverOptions): Resolver {
     endpoint: Endpoint,
     params: ParameterValues,
     requestedAt: number | undefined,
+    waitedMs?: number,
   ) {
     return async (signal: AbortSignal): Promise<CacheEntry> => {
       const computedAt = nowMs();
-      const result = await engine.run(endpoint, params, { now: new Date(computedAt), signal });
+      const result = await engine.run(endpoint, params, { now: new Date(computedAt), signal, waitedMs });
       const lastRequestedAt = requestedAt ?? cache.peek(key)?.lastRequestedAt;
       const entry = createCacheEntry({
         key,
@@ -248,7 +249,11 @@ export function createResolver(options: ResolverOptions): Resolver {
         const release = await admit(client, signal);
         counters.uncached += 1;
         try {
-          const result = await engine.run(endpoint, params, { now: new Date(requestedAt), signal });
+          const result = await engine.run(endpoint, params, {
+            now: new Date(requestedAt),
+            signal,
+            waitedMs: nowMs() - requestedAt,
+          });
           return answer(endpoint, result, requestedAt);
         } finally {
           release();
@@ -264,6 +269,7 @@ export function createResolver(options: ResolverOptions): Resolver {
             endpoint,
             params,
             requestedAt,
+            nowMs() - requestedAt,
           )(signal ?? new AbortController().signal);
           return answer(endpoint, entry.result, entry.computedAt);
         } finally {
@@ -286,7 +292,11 @@ export function createResolver(options: ResolverOptions): Resolver {
         }
       }
       try {
-        const flight = flights.run(key, computeAndStore(key, endpoint, params, requestedAt), signal);
+        const flight = flights.run(
+          key,
+          computeAndStore(key, endpoint, params, requestedAt, nowMs() - requestedAt),
+          signal,
+        );
         counters.misses += 1;
         if (flight.joined) {
           counters.coalesced += 1;

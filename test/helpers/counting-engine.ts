@@ -7,6 +7,8 @@ export interface EngineCall {
   readonly now: Date;
   /** The signal the run was given: aborted when every caller waiting for it has gone. */
   readonly signal: AbortSignal | undefined;
+  /** What the call had waited before it reached the engine, which the engine's timeout counts. */
+  readonly waitedMs: number | undefined;
 }
 
 /**
@@ -40,7 +42,13 @@ export function createCountingEngine(inner: QueryEngine): CountingEngine {
     close: () => inner.close(),
     describe: (query) => inner.describe(query),
     async run(query: SavedQuery, params: ParameterValues, options: RunOptions) {
-      calls.push({ endpoint: query.name, params: { ...params }, now: options.now, signal: options.signal });
+      calls.push({
+        endpoint: query.name,
+        params: { ...params },
+        now: options.now,
+        signal: options.signal,
+        waitedMs: options.waitedMs,
+      });
       running += 1;
       maxRunning = Math.max(maxRunning, running);
       try {

@@ -90,10 +90,10 @@ function track<T>(promise: Promise<T>) {
 
 /** Deadlines that fire only when the test says, one by one in the order they were set. */
 function createHandFiredTimers() {
-  const deadlines: Array<{ callback: () => void; cleared: boolean }> = [];
+  const deadlines: Array<{ callback: () => void; cleared: boolean; delayMs: number }> = [];
   const timers: Timers = {
-    setTimeout(callback) {
-      deadlines.push({ callback, cleared: false });
+    setTimeout(callback, delayMs) {
+      deadlines.push({ callback, cleared: false, delayMs });
       return deadlines.length - 1;
     },
     clearTimeout(handle) {
@@ -107,6 +107,20 @@ function createHandFiredTimers() {
 const codeOf = (error: unknown) => (isQuerygateError(error) ? error.code : String(error));
 
 describe('a call waiting for a connection', () => {
+  it('gives a call only what is left of the timeout once the time it waited before the engine is taken off', async () => {
+    const { timers, deadlines } = createHandFiredTimers();
+    const engine = await engineWith({ connections: 1, timers });
+    try {
+      const call = track(engine.run(cheap, {}, { now, waitedMs: 250_000 }));
+      await call.done;
+      expect(call.state.error).toBeUndefined();
+      // The engine's timeout is 600,000 ms; 250,000 of them were spent before it was called.
+      expect(deadlines.map((deadline) => deadline.delayMs)).toEqual([350_000]);
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('times out while waiting: its deadline starts when it asks for a connection, not when it gets one', async () => {
     const { timers, deadlines } = createHandFiredTimers();
     const engine = await engineWith({ connections: 1, timers });

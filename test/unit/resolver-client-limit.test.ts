@@ -201,6 +201,19 @@ describe('the per-client bound in the resolver layer', () => {
     expect(admission.load('a')).toEqual({ running: 0, waiting: 0 });
   });
 
+  it('tells the engine how long a queued call waited for its turn, so the query timeout counts the wait', async () => {
+    engine.hold();
+    const calls = ['p1', 'p2', 'p3'].map((project) =>
+      codeOf(resolver.resolve(usage, hourly(project), { client: 'a' })),
+    );
+    await expect.poll(() => admission.load('a')).toEqual({ running: 2, waiting: 1 });
+    await time.advance(4_000);
+    engine.release();
+    expect(await Promise.all(calls)).toEqual(['answered', 'answered', 'answered']);
+    const waited = Object.fromEntries(engine.calls.map((call) => [call.params.project, call.waitedMs]));
+    expect(waited).toEqual({ p1: 0, p2: 0, p3: 4_000 });
+  });
+
   it('refuses a client with its runs and queue full at once, before the engine, while another client still runs', async () => {
     engine.hold();
     const held = ['p1', 'p2', 'p3', 'p4'].map((project) =>
