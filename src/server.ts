@@ -145,6 +145,8 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     maxCacheBytes: config.cacheMaxBytes - replayBytes,
     clientAdmission: createClientAdmission({
       maxRunsPerClient: config.clientEngineCalls,
+      // One endpoint's calls hold no more of a client's turns than of the engine's connections.
+      maxRunsPerClientEndpoint: config.endpointConnections,
       maxQueuedPerClient: config.clientQueue,
       // Node's timers, as the engine's deadlines use: a test's manual clock moves cache time only.
       maxWaitMs: config.queryTimeoutMs,

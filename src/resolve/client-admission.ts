@@ -11,6 +11,12 @@ import { systemTimers, type Timers } from '../timers.js';
  * waiters are served first come first served, each freed turn handed to the client's first
  * waiter. Only a client whose runs and queue are both full is refused at once with ENGINE_BUSY
  * (503 and a Retry-After). Only runs a call starts count: cache hits and joins add no load.
+ *
+ * Within a client, one endpoint holds at most its share of the client's turns (the engine's
+ * per-endpoint connection share): otherwise a client's slow calls of one endpoint, waiting in the
+ * engine for that endpoint's connections, would hold every turn, and its cheap call of another
+ * endpoint would queue behind them although the engine had a connection free for it. So a freed
+ * turn goes to the client's first waiter whose endpoint is under its share.
  */
 export interface ClientAdmission {
   /**
@@ -19,7 +25,7 @@ export interface ClientAdmission {
    * ENGINE_BUSY when the client's queue is full too, with ENGINE_TIMEOUT when no turn came within
    * `maxWaitMs`, and with a cancellation when `signal` fires first (no turn is taken then).
    */
-  admit(client: string, signal?: AbortSignal): Promise<() => void>;
+  admit(client: string, signal?: AbortSignal, endpoint?: string): Promise<() => void>;
   /** Runs `client` has under way, and its calls waiting for a turn, for tests and metrics. */
   load(client: string): { readonly running: number; readonly waiting: number };
 }
@@ -27,6 +33,8 @@ export interface ClientAdmission {
 export interface ClientAdmissionOptions {
   /** Runs one client may have under way at once. */
   readonly maxRunsPerClient: number;
+  /** Turns one client's calls of one endpoint may hold at once. @default maxRunsPerClient */
+  readonly maxRunsPerClientEndpoint?: number;
   /** Calls of one client that may wait for a turn; more are refused. @default 0 */
   readonly maxQueuedPerClient?: number;
   /** The query timeout: the longest a call waits for a turn, and the most Retry-After advises. */
@@ -39,14 +47,17 @@ export interface ClientAdmissionOptions {
 
 interface ClientState {
   running: number;
-  /** Hands a freed turn to a waiter, first in first. */
-  readonly waiters: Array<(end: () => void) => void>;
+  /** Turns held, by endpoint. */
+  readonly byEndpoint: Map<string, number>;
+  /** Waiters, first in first; a freed turn goes to the first whose endpoint is under its share. */
+  readonly waiters: Array<{ readonly endpoint: string; readonly grant: (end: () => void) => void }>;
 }
 
 export function createClientAdmission(options: ClientAdmissionOptions): ClientAdmission {
   const nowMs = options.nowMs ?? (() => performance.now());
   const timers = options.timers ?? systemTimers;
   const maxQueued = options.maxQueuedPerClient ?? 0;
+  const perEndpoint = options.maxRunsPerClientEndpoint ?? options.maxRunsPerClient;
   const clients = new Map<string, ClientState>();
   /** Smoothed milliseconds a counted run takes: how soon a client at its limit can expect a free turn. */
   let averageRunMs: number | undefined;
@@ -61,8 +72,13 @@ export function createClientAdmission(options: ClientAdmissionOptions): ClientAd
     if (state.running === 0 && state.waiters.length === 0) clients.delete(client);
   }
 
-  /** What ends one counted run: its turn goes to the client's first waiter, or is given back. */
-  function turn(client: string, state: ClientState): () => void {
+  const mayRun = (state: ClientState, endpoint: string): boolean =>
+    state.running < options.maxRunsPerClient && (state.byEndpoint.get(endpoint) ?? 0) < perEndpoint;
+
+  /** Takes a turn for `endpoint` and returns what ends it (its turn then goes to a waiter). */
+  function take(client: string, state: ClientState, endpoint: string): () => void {
+    state.running += 1;
+    state.byEndpoint.set(endpoint, (state.byEndpoint.get(endpoint) ?? 0) + 1);
     const since = nowMs();
     let ended = false;
     return () => {
@@ -70,28 +86,29 @@ export function createClientAdmission(options: ClientAdmissionOptions): ClientAd
       ended = true;
       const took = nowMs() - since;
       averageRunMs = averageRunMs === undefined ? took : 0.8 * averageRunMs + 0.2 * took;
-      const next = state.waiters.shift();
+      state.running -= 1;
+      const left = (state.byEndpoint.get(endpoint) ?? 1) - 1;
+      if (left === 0) state.byEndpoint.delete(endpoint);
+      else state.byEndpoint.set(endpoint, left);
+      const index = state.waiters.findIndex((waiter) => mayRun(state, waiter.endpoint));
+      const next = index < 0 ? undefined : state.waiters.splice(index, 1)[0];
       if (next) {
-        next(turn(client, state));
+        next.grant(take(client, state, next.endpoint));
         return;
       }
-      state.running -= 1;
       forget(client, state);
     };
   }
 
   return {
-    admit(client, signal) {
+    admit(client, signal, endpoint = '') {
       if (signal?.aborted) return Promise.reject(cancelled());
       let state = clients.get(client);
       if (!state) {
-        state = { running: 0, waiters: [] };
+        state = { running: 0, byEndpoint: new Map(), waiters: [] };
         clients.set(client, state);
       }
-      if (state.running < options.maxRunsPerClient) {
-        state.running += 1;
-        return Promise.resolve(turn(client, state));
-      }
+      if (mayRun(state, endpoint)) return Promise.resolve(take(client, state, endpoint));
       if (state.waiters.length >= maxQueued) {
         const seconds = retryAfterSeconds(state);
         return Promise.reject(
@@ -105,7 +122,7 @@ export function createClientAdmission(options: ClientAdmissionOptions): ClientAd
       const queued = state;
       return new Promise((resolve, reject) => {
         const leave = (error: QuerygateError) => {
-          queued.waiters.splice(queued.waiters.indexOf(grant), 1);
+          queued.waiters.splice(queued.waiters.indexOf(waiter), 1);
           signal?.removeEventListener('abort', onAbort);
           forget(client, queued);
           reject(error);
@@ -125,12 +142,15 @@ export function createClientAdmission(options: ClientAdmissionOptions): ClientAd
             ),
           options.maxWaitMs,
         );
-        const grant = (end: () => void) => {
-          timers.clearTimeout(deadline);
-          signal?.removeEventListener('abort', onAbort);
-          resolve(end);
+        const waiter = {
+          endpoint,
+          grant: (end: () => void) => {
+            timers.clearTimeout(deadline);
+            signal?.removeEventListener('abort', onAbort);
+            resolve(end);
+          },
         };
-        queued.waiters.push(grant);
+        queued.waiters.push(waiter);
         signal?.addEventListener('abort', onAbort, { once: true });
       });
     },

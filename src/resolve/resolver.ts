@@ -186,11 +186,15 @@ export function createResolver(options: ResolverOptions): Resolver {
   }
 
   /** Counts a run `client` starts (waiting at its limit); calls without a client are not bounded. */
-  function admit(client: string | undefined, signal: AbortSignal | undefined): Promise<() => void> {
+  function admit(
+    client: string | undefined,
+    signal: AbortSignal | undefined,
+    endpoint: Endpoint,
+  ): Promise<() => void> {
     const { clientAdmission } = options;
     return client === undefined || !clientAdmission
       ? Promise.resolve(noRelease)
-      : clientAdmission.admit(client, signal);
+      : clientAdmission.admit(client, signal, endpoint.id);
   }
 
   function answer(
@@ -246,7 +250,7 @@ export function createResolver(options: ResolverOptions): Resolver {
       if (endpoint.cacheSeconds <= 0) {
         // Never cached means every call runs, and runs alone: joining another call's run could
         // hand back a result that began before a write this caller has just made.
-        const release = await admit(client, signal);
+        const release = await admit(client, signal, endpoint);
         counters.uncached += 1;
         try {
           const result = await engine.run(endpoint, params, {
@@ -261,7 +265,7 @@ export function createResolver(options: ResolverOptions): Resolver {
       }
       const key = canonicalKey(endpoint, params);
       if (refresh) {
-        const release = await admit(client, signal);
+        const release = await admit(client, signal, endpoint);
         counters.refreshes += 1;
         try {
           const entry = await computeAndStore(
@@ -282,7 +286,7 @@ export function createResolver(options: ResolverOptions): Resolver {
       // the run settles (even when other callers keep it going after this one has gone).
       let release = noRelease;
       if (!flights.joinable(key)) {
-        release = await admit(client, signal);
+        release = await admit(client, signal, endpoint);
         // The call may have waited for its turn, and meanwhile a run of the key may have stored
         // a fresh result: answer it without a run.
         const later = hit(key, endpoint, nowMs());

@@ -86,6 +86,38 @@ describe('client admission accounting', () => {
     expect(admission.load('a')).toEqual({ running: 0, waiting: 0 });
   });
 
+  it("holds one endpoint to its share of a client's turns, so the client's call of another endpoint runs at once", async () => {
+    const admission = createClientAdmission({
+      maxRunsPerClient: 3,
+      maxRunsPerClientEndpoint: 2,
+      maxQueuedPerClient: 4,
+      maxWaitMs: 25_000,
+    });
+    const slowRuns = [
+      await admission.admit('a', undefined, 'slow'),
+      await admission.admit('a', undefined, 'slow'),
+    ];
+    let thirdSlow: (() => void) | undefined;
+    const queuedSlow = admission.admit('a', undefined, 'slow').then((end) => {
+      thirdSlow = end;
+      return end;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    // Under the client's cap of 3, but the slow endpoint has its 2: the third slow call waits.
+    expect(thirdSlow).toBeUndefined();
+    expect(admission.load('a')).toEqual({ running: 2, waiting: 1 });
+    const cheap = await admission.admit('a', undefined, 'cheap');
+    expect(admission.load('a')).toEqual({ running: 3, waiting: 1 });
+    // The cheap run ending frees a client turn, but not one the slow endpoint may take.
+    cheap();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(thirdSlow).toBeUndefined();
+    slowRuns[0]?.();
+    (await queuedSlow)();
+    slowRuns[1]?.();
+    expect(admission.load('a')).toEqual({ running: 0, waiting: 0 });
+  });
+
   it('lets a waiter whose caller aborts leave the queue without taking a turn', async () => {
     const admission = oneRunQueueing(1);
     const first = await admission.admit('a');
