@@ -168,11 +168,11 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     engine,
     logger,
     check,
-    // Results (with their warm timers), the GraphQL responses made of them and the engine's
-    // plans of changed or removed endpoints go; the others stay.
+    // Results (with their warm timers) and the engine's plans of changed or removed endpoints go;
+    // the others stay. Kept GraphQL answers all go: any of them may show the old schema.
     onSwap: (next, gone) => {
       resolver.retain((endpoint) => !gone(endpoint));
-      replay.retain((endpoint) => !gone(endpoint));
+      replay.clear();
       // The engine's plans of the old texts (requests still running on them keep theirs).
       baseEngine.retain?.(next.endpoints);
     },
@@ -210,7 +210,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
   await app.register(ingestRoutes({ logs, sources: registry.sources, maxBodyBytes: config.maxBodyBytes }));
   await app.register(
     graphqlRoutes({
-      yoga: () => yoga,
+      yoga,
       snapshot: current,
       replay,
       maxBodyBytes: config.maxBodyBytes,

@@ -10,9 +10,9 @@ import type { Answer, Recording, ResponseReplay } from './response-replay.js';
 import { type FaceServerContext, graphqlPath, isGraphiQLPageRequest } from './yoga.js';
 
 export interface GraphQLRoutesOptions {
-  /** Swappable: `yoga()` is read per request, so a reload can put a new schema's server in place. */
-  readonly yoga: () => YogaServerInstance<FaceServerContext, GraphQLContext>;
-  /** The answers kept for replay; the server drops those of endpoints a reload changed. */
+  /** One server over a schema factory: each operation gets the schema of the snapshot it began on. */
+  readonly yoga: YogaServerInstance<FaceServerContext, GraphQLContext>;
+  /** The answers kept for replay; the server empties it when a reload swaps the snapshot. */
   readonly replay: ResponseReplay;
   /** The endpoints served now: GraphiQL's example tabs are made from them. */
   readonly snapshot: () => Snapshot;
@@ -29,9 +29,8 @@ type ServerContext = FaceServerContext & { req: FastifyRequest; reply: FastifyRe
  * a kept response while its results are fresh (see response-replay.ts).
  */
 export function graphqlRoutes(options: GraphQLRoutesOptions) {
-  const { replay } = options;
+  const { replay, yoga } = options;
   const page = createGraphiQLPage(options.snapshot);
-  let answeredBy: YogaServerInstance<FaceServerContext, GraphQLContext> | undefined;
 
   return async function routes(app: FastifyInstance) {
     // Yoga reads every body itself (JSON, GraphQL, form, multipart) and answers each per the
@@ -47,12 +46,6 @@ export function graphqlRoutes(options: GraphQLRoutesOptions) {
         if (isGraphiQLPageRequest(request)) {
           const { headers, body } = await page.load(request.headers['accept-encoding']);
           return reply.headers(headers).send(body);
-        }
-        const yoga = options.yoga();
-        if (yoga !== answeredBy) {
-          // A new schema: answers kept from the old one may no longer be its answers.
-          replay.clear();
-          answeredBy = yoga;
         }
         const body = request.body as Buffer | undefined;
         const key = replay.keyOf(request.raw as { method: string; url: string } & typeof request.raw, body);

@@ -1,6 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { LRUCache } from 'lru-cache';
-import type { Endpoint } from '../endpoints/registry.js';
 import type { QueryResult } from '../engines/query-engine.js';
 import type { Resolver, ReusedCall } from '../resolve/resolver.js';
 import type { EndpointCall } from './context.js';
@@ -106,19 +105,12 @@ export function createResponseReplay(options: ResponseReplayOptions) {
       return resolver.reuse(calls) ? replay : undefined;
     },
 
-    /** Forgets every kept answer (the schema they were answered with was replaced). */
+    /**
+     * Forgets every kept answer: a reload replaced the schema they were answered with, and an
+     * answer may hold more of it than its endpoint calls (`endpoints`, introspection).
+     */
     clear(): void {
       replays.clear();
-    },
-
-    /**
-     * Forgets every kept answer made of a call to an endpoint `keep` refuses (a reload changed or
-     * removed it): its bytes go now, not when the LRU gets round to them.
-     */
-    retain(keep: (endpoint: Endpoint) => boolean): void {
-      for (const [key, replay] of replays.entries()) {
-        if (!replay.calls.every(({ endpoint }) => keep(endpoint))) replays.delete(key);
-      }
     },
 
     /** How many answers are kept. */

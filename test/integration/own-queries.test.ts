@@ -262,6 +262,13 @@ describe("a user's own queries directory", () => {
   });
 
   it('adds an endpoint on SIGHUP to REST, GraphQL and OpenAPI together', async () => {
+    const listed = async () =>
+      ((await graphql('{ endpoints { name } }')).data?.endpoints as Array<{ name: string }>).map(
+        (endpoint) => endpoint.name,
+      );
+    // Asked twice, so the answer is kept for replay: a reload must not leave it answering.
+    await listed();
+    expect(await listed()).not.toContain('edge.requests');
     writeFileSync(
       join(queries, 'edge.requests.sql'),
       'select count(*) as requests from `cloudflare.logs.prod` as t where t.project = @project',
@@ -296,6 +303,7 @@ describe("a user's own queries directory", () => {
     expect((await graphql('{ edge { requests(project: "shop") { requests } } }')).data).toEqual({
       edge: { requests: [{ requests: edgeRequests.length }] },
     });
+    expect(await listed()).toContain('edge.requests');
     const document = (await get('/openapi.json')).body as { paths: Record<string, unknown> };
     expect(Object.keys(document.paths)).toContain('/api/endpoints/edge.requests');
   });
