@@ -262,10 +262,12 @@ describe("a user's own queries directory", () => {
   });
 
   it('adds an endpoint on SIGHUP to REST, GraphQL and OpenAPI together', async () => {
-    const listed = async () =>
-      ((await graphql('{ endpoints { name } }')).data?.endpoints as Array<{ name: string }>).map(
-        (endpoint) => endpoint.name,
-      );
+    const listed = async () => {
+      const endpoints = (await graphql('{ endpoints { name } }')).data?.endpoints as
+        | Array<{ name: string }>
+        | undefined;
+      return (endpoints ?? []).map((endpoint) => endpoint.name);
+    };
     // Asked twice, so the answer is kept for replay: a reload must not leave it answering.
     await listed();
     expect(await listed()).not.toContain('edge.requests');
