@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
-import { logSources } from '../endpoints/sources.js';
+import { readSources } from '../endpoints/sources.js';
 import { bigQueryNaming, createBigQueryEngine } from '../engines/bigquery-engine.js';
 import { createDuckDbEngine } from '../engines/duckdb-engine.js';
 import { readTableSchemas } from '../engines/duckdb-schema.js';
 import type { QueryEngine } from '../engines/query-engine.js';
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import { toJson } from '../http/respond.js';
+// The UDFs (queries/udf) ship with querygate, whatever queries directory is served.
 import { queriesDir } from '../paths.js';
 import { parseBigQuery, queryParameters } from '../sql/bigquery-ast.js';
 import { qualifyForBigQuery } from '../sql/qualify-for-bigquery.js';
@@ -73,15 +74,17 @@ interface QueryRequest {
 }
 
 async function onDuckDb(config: Config, request: QueryRequest): Promise<string> {
+  // The sources the server would serve (QUERYGATE_QUERIES_DIR), not only the shipped nine.
+  const sources = readSources(config.queriesDir);
   const database = await openDatabase(join(config.dataDir, 'querygate.duckdb'));
   // The writer creates the source tables of a new store, so a query over it binds (to no rows).
-  const writer = createLogWriter(database);
+  const writer = createLogWriter(database, { sources });
   try {
     await writer.ready();
     if (request.explain) {
       const connection = await database.connect();
       try {
-        const tables = await readTableSchemas(connection, logSources);
+        const tables = await readTableSchemas(connection, sources);
         return translateToDuckDb(request.sql, { tables }).sql;
       } finally {
         connection.closeSync();
@@ -89,7 +92,7 @@ async function onDuckDb(config: Config, request: QueryRequest): Promise<string> 
     }
     const engine = await createDuckDbEngine({
       database,
-      sources: logSources,
+      sources,
       queries: [],
       queriesDir,
       timeoutMs: config.queryTimeoutMs,
@@ -103,12 +106,13 @@ async function onDuckDb(config: Config, request: QueryRequest): Promise<string> 
 
 async function onBigQuery(config: Config, request: QueryRequest): Promise<string> {
   if (!config.bigquery) throw new Error('QUERYGATE_ENGINE=bigquery needs the QUERYGATE_BIGQUERY_* variables');
+  const sources = readSources(config.queriesDir);
   if (request.explain)
-    return qualifyForBigQuery(request.sql, bigQueryNaming(config.bigquery, logSources, queriesDir)).sql;
+    return qualifyForBigQuery(request.sql, bigQueryNaming(config.bigquery, sources, queriesDir)).sql;
   const engine = await createBigQueryEngine({
     config: config.bigquery,
     queries: [],
-    sources: logSources,
+    sources,
     queriesDir,
   });
   return runOn(engine, request);

@@ -59,6 +59,21 @@ describe('querygate query', () => {
     expect(JSON.parse(output.text)).toEqual({ result: [{ n: 3 }] });
   });
 
+  it("reads the sources of the served queries directory, so a directory's own source can be queried", async () => {
+    const own = loadConfig({
+      QUERYGATE_DATA_DIR: await mkdtemp(join(tmpdir(), 'querygate-cli-query-own-')),
+      QUERYGATE_API_KEYS: 'k'.repeat(16),
+      QUERYGATE_QUERIES_DIR: join(import.meta.dirname, '../../examples/queries'),
+    });
+    try {
+      // A new store: the example's own source `checkout.events` gets its table, empty.
+      const output = await runQueryCommand(own, 'select count(*) as n from `checkout.events`', defaults);
+      expect(output).toEqual({ ok: true, text: '{"result":[{"n":0}]}' });
+    } finally {
+      await rm(own.dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('prints the DuckDB translation with --explain', async () => {
     const output = await runQueryCommand(config, 'select id from edge_logs', { ...defaults, explain: true });
     expect(output.ok).toBe(true);
