@@ -18,7 +18,7 @@ import type { RE2JS } from 're2js';
  * under the bound compiles; one over it by less than that margin is refused here although RE2
  * would take it (`\pL{48}` to `\pL{448}`), a price paid only by patterns no caller needs.
  */
-export const re2MaxInstructions = Math.floor((Math.floor((8 * 1024 * 1024 * 2) / 3) - 1024) / 4 / 8);
+const re2MaxInstructions = Math.floor((Math.floor((8 * 1024 * 1024 * 2) / 3) - 1024) / 4 / 8);
 
 /** A BAD_PARAMETER message when the pattern is over RE2's program size, else undefined. */
 export function re2SizeProblem(compiled: RE2JS): string | undefined {
@@ -44,7 +44,7 @@ const runeAnyNotNl = 11;
 const foldCase = 1;
 
 /** RE2's instruction count for the compiled pattern, at most; undefined when RE2JS's program cannot be read. */
-export function re2InstructionBound(compiled: RE2JS): number | undefined {
+function re2InstructionBound(compiled: RE2JS): number | undefined {
   const inst = (compiled as unknown as { re2Input?: { prog?: { inst?: unknown } } }).re2Input?.prog?.inst;
   if (!Array.isArray(inst)) return undefined;
   let total = programOverhead;

@@ -54,8 +54,8 @@ export interface GraphQLContextOptions {
   readonly onResolved?: ((call: EndpointCall, resolved: ResolvedResult) => void) | undefined;
 }
 
-export const defaultMaxCallsPerOperation = 16;
-export const defaultOperationConcurrency = 2;
+const defaultMaxCallsPerOperation = 16;
+const defaultOperationConcurrency = 2;
 
 /** A fresh context (and DataLoader) per operation, so deduplication never outlives a request. */
 export function createGraphQLContext(options: GraphQLContextOptions): GraphQLContext {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { YogaServerInstance } from 'graphql-yoga';
 import type { Snapshot } from '../endpoints/snapshot.js';
+import { allMethods } from '../http/app.js';
 import { clientIdentity } from '../http/client-identity.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
 import { sendRaw } from '../http/send-raw.js';
@@ -38,7 +39,7 @@ export function graphqlRoutes(options: GraphQLRoutesOptions) {
     readBodiesAsBytes(app, options.maxBodyBytes);
 
     app.route({
-      method: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'],
+      method: [...allMethods],
       url: graphqlPath,
       // A browser cannot send a key to open the page; the page asks for one for every operation.
       config: { isPublic: isGraphiQLPageRequest },

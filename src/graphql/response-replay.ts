@@ -35,7 +35,7 @@ export interface Answer {
 }
 
 /** A kept answer ready for the wire: its headers with its length, its body as Node writes it fastest. */
-export interface KeptAnswer {
+interface KeptAnswer {
   readonly status: number;
   readonly headers: Readonly<Record<string, string | number>>;
   readonly body: string | Buffer;
@@ -51,7 +51,7 @@ interface Replay extends KeptAnswer {
 const largestStringBody = 16 * 1024;
 
 /** The parts of a request its replay key is made of. */
-export interface ReplayableRequest {
+interface ReplayableRequest {
   readonly method: string;
   readonly url: string;
   readonly headers: IncomingHttpHeaders;

@@ -16,7 +16,7 @@ const argumentProblems = [
 ];
 
 /** The code a GraphQL-level error (syntax, validation, variables) gets, like REST's for the same fault. */
-export function codeOfRequestError(message: string): ErrorCode {
+function codeOfRequestError(message: string): ErrorCode {
   return argumentProblems.some((pattern) => pattern.test(message)) ? 'BAD_PARAMETER' : 'BAD_REQUEST';
 }
 

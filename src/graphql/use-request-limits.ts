@@ -14,7 +14,7 @@ function refuse(_context: unknown, error: GraphQLError): void {
 const onReject = [refuse];
 
 /** Bounds of one GraphQL document. */
-export interface DocumentLimits {
+interface DocumentLimits {
   /**
    * Tokens one document may have. Also what keeps the parser's recursion shallow: a selection
    * set nested 2,000 deep (6,000 tokens) overflowed the stack before validation could refuse it.

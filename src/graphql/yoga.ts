@@ -27,8 +27,6 @@ export interface GraphQLFaceOptions {
   readonly snapshot: () => Snapshot;
   readonly resolver: Resolver;
   readonly logger: Logger;
-  /** Approximate bytes of GraphQL responses kept for replay (see response-replay.ts). @default 8 MiB */
-  readonly maxReplayBytes?: number;
   /** Operations one batched request (a JSON array) may carry. @default 10 */
   readonly maxBatch?: number;
   /** Queries kept for automatic persisted queries (APQ), least recently used first out. @default 1000 */

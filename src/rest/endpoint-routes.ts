@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bindParameters } from '../endpoints/bind-parameters.js';
 import type { Endpoint, EndpointRegistry } from '../endpoints/registry.js';
 import { badParameter, QuerygateError } from '../errors.js';
+import { allMethods } from '../http/app.js';
 import { clientIdentity } from '../http/client-identity.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
 import { toJson } from '../http/respond.js';
@@ -63,7 +64,7 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
 
     for (const url of ['/api/endpoints', '/api/endpoints/']) {
       app.route({
-        method: [...routeMethods],
+        method: [...allMethods],
         url,
         handler: async (request, reply) => {
           allowMethods(request, ['GET', 'HEAD']);
@@ -74,7 +75,7 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
       });
     }
     app.route<{ Params: { ref: string } }>({
-      method: [...routeMethods],
+      method: [...allMethods],
       url: '/api/endpoints/:ref',
       handler: (request, reply) => {
         const endpoint = registry().find(request.params.ref);
@@ -87,13 +88,11 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
     });
     for (const prefix of ['/api/endpoints/query', '/endpoints/query']) {
       for (const url of [`${prefix}/:ref`, `${prefix}/name/:ref`]) {
-        app.route<{ Params: { ref: string } }>({ method: [...routeMethods], url, handler: logflareRoute });
+        app.route<{ Params: { ref: string } }>({ method: [...allMethods], url, handler: logflareRoute });
       }
     }
   };
 }
-
-const routeMethods = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
 /**
  * The values of each parameter, from the query string and, for a POST, a JSON object body
@@ -157,7 +156,7 @@ function abandonSignal(reply: FastifyReply): AbortSignal {
 }
 
 /** The public description of an endpoint, in the snake_case of the REST API. */
-export function describeEndpoint(endpoint: Endpoint) {
+function describeEndpoint(endpoint: Endpoint) {
   return {
     id: endpoint.id,
     name: endpoint.name,

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { findLogSourceByNameOrId, type LogSource, logSources } from '../endpoints/sources.js';
 import { QuerygateError } from '../errors.js';
+import { allMethods } from '../http/app.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
 import { toJson } from '../http/respond.js';
 import { allowMethods } from './allow-methods.js';
@@ -24,7 +25,6 @@ export interface IngestRoutesOptions {
 // generic JSON and Vector endpoints; `/cloudflare` is Logpush, which sends NDJSON as text/plain.
 const basePaths = ['/logs', '/api/logs', '/api/events'];
 const subPaths = ['', '/json', '/vector', '/cloudflare'];
-const routeMethods = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
 type Query = Record<string, string | string[] | undefined>;
 
@@ -42,7 +42,7 @@ export function ingestRoutes(options: IngestRoutesOptions) {
     for (const base of basePaths) {
       for (const sub of subPaths) {
         app.route({
-          method: [...routeMethods],
+          method: [...allMethods],
           url: `${base}${sub}`,
           handler: async (request, reply) => {
             allowMethods(request, ['POST']);
@@ -67,7 +67,7 @@ export function ingestRoutes(options: IngestRoutesOptions) {
     }
 
     app.route({
-      method: [...routeMethods],
+      method: [...allMethods],
       url: '/api/sources',
       handler: async (request, reply) => {
         allowMethods(request, ['GET', 'HEAD']);
