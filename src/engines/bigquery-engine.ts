@@ -14,6 +14,7 @@ import {
 import { readBigQueryUdfs } from './bigquery-udfs.js';
 import {
   type ParameterValues,
+  planKey,
   type QueryEngine,
   type QueryResult,
   type RunOptions,
@@ -132,7 +133,6 @@ export async function createBigQueryEngine(options: BigQueryEngineOptions): Prom
   const client = options.client ?? createBigQueryClient(config);
   const naming = bigQueryNaming(config, options.sources, queriesDir);
   // Keyed by the query's hash as well as its id: a changed query is qualified anew.
-  const planKey = (query: SavedQuery) => (query.hash === undefined ? query.id : `${query.id}:${query.hash}`);
   const qualified = new Map<string, QualifiedQuery>(
     options.queries.map((query) => [planKey(query), qualifyForBigQuery(query.sql, naming)]),
   );

@@ -21,6 +21,7 @@ import { isoMicros } from './iso-micros.js';
 import {
   type ParameterType,
   type ParameterValues,
+  planKey,
   type QueryEngine,
   type QueryResult,
   type RunOptions,
@@ -239,11 +240,6 @@ async function assertBinds(
       { cause: error, details: { construct: 'the translated query' } },
     );
   }
-}
-
-/** What translations and prepared statements are kept under: the query's text, not only its id. */
-function planKey(query: SavedQuery): string {
-  return query.hash === undefined ? query.id : `${query.id}:${query.hash}`;
 }
 
 /** Binds every parameter with its type, and `CURRENT_TIMESTAMP()` as `now`. */

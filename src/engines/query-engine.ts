@@ -116,3 +116,8 @@ export interface QueryEngine {
 export function remainingMs(timeoutMs: number, options: RunOptions): number {
   return Math.max(0, timeoutMs - (options.waitedMs ?? 0));
 }
+
+/** What an engine keeps a query's plan under: its id and, once loaded from files, its content hash. */
+export function planKey(query: SavedQuery): string {
+  return query.hash === undefined ? query.id : `${query.id}:${query.hash}`;
+}

@@ -9,6 +9,7 @@ import {
 import { constantCtes } from './constant-ctes.js';
 import { callSql, functionCallSql, windowSql } from './function-call.js';
 import { functionsReadingNow, nowParameter, quantileAt } from './function-rules.js';
+import { quoteString } from './rules/rule.js';
 import { extract } from './rules/time.js';
 import {
   isListSqlType,
@@ -926,7 +927,7 @@ function literal(value: Ast): string {
     case 'DoubleQuotedRawStringLiteral':
     case 'TripleSingleQuotedRawStringLiteral':
     case 'TripleDoubleQuotedRawStringLiteral':
-      return `'${String(payload).replaceAll("'", "''")}'`;
+      return quoteString(String(payload));
     case 'Boolean':
       return payload ? 'TRUE' : 'FALSE';
     case 'SingleQuotedByteStringLiteral':
