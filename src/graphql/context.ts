@@ -29,8 +29,11 @@ export interface GraphQLContextOptions {
   readonly resolver: Resolver;
   /** The operation's request; when the client goes away its runs are abandoned. */
   readonly signal?: AbortSignal | undefined;
-  /** Who is calling (see `ResolveOptions.client`): the runs the operation starts count against it. */
-  readonly client?: string | undefined;
+  /**
+   * Who is calling (see `ResolveOptions.client`): the runs the operation starts count against it.
+   * Asked only when a call is to run, once per operation: a cache hit needs no identity.
+   */
+  readonly client?: (() => string) | undefined;
   /**
    * The longest the operation may take, from now: calls still waiting for their turn then fail
    * with ENGINE_TIMEOUT without ever starting, and calls running are abandoned with it. Each
@@ -59,7 +62,12 @@ const defaultOperationConcurrency = 2;
 
 /** A fresh context (and DataLoader) per operation, so deduplication never outlives a request. */
 export function createGraphQLContext(options: GraphQLContextOptions): GraphQLContext {
-  const { resolver, onResolved, client } = options;
+  const { resolver, onResolved } = options;
+  let client: string | undefined;
+  const who = () => {
+    client ??= options.client?.();
+    return client;
+  };
   // Every run the operation starts carries this signal: it fires when the client goes away, when
   // the operation is refused, when its deadline passes and when the operation has its answer.
   const operation = new AbortController();
@@ -93,7 +101,7 @@ export function createGraphQLContext(options: GraphQLContextOptions): GraphQLCon
     startDeadline();
     const done = await turns.take();
     try {
-      return await resolver.resolve(call.endpoint, call.params, { signal, client });
+      return await resolver.resolve(call.endpoint, call.params, { signal, client: who() });
     } finally {
       done();
     }

@@ -56,7 +56,7 @@ export function graphqlRoutes(options: GraphQLRoutesOptions) {
         const context: ServerContext = {
           req: request,
           reply,
-          client: clientIdentity(request.raw, request.query),
+          client: () => clientIdentity(request.raw, request.query),
           ...(recording ? { recording } : {}),
         };
         const response = hasNoBody(request, body)

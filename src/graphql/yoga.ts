@@ -18,8 +18,8 @@ export const graphqlPath = '/graphql';
 
 /** What the HTTP face hands yoga with each request. */
 export type FaceServerContext = ReplayServerContext & {
-  /** Who is calling (see `clientIdentity`); the operation's runs count against its bound. */
-  readonly client?: string | undefined;
+  /** Who is calling (see `clientIdentity`), asked only when a call is to run; its runs count against its bound. */
+  readonly client?: (() => string) | undefined;
 };
 
 export interface GraphQLFaceOptions {
