@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -92,7 +93,11 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     logs = createBigQueryLogSink({ config: config.bigquery, client, sources: registry.sources, now });
   } else {
     const database = await openDatabase(join(config.dataDir, 'querygate.duckdb'));
+    // Batch files get a directory of their own: the only one DuckDB may read once locked down.
+    const batchDir = join(config.dataDir, 'ingest-batches');
+    mkdirSync(batchDir, { recursive: true });
     const writer = createLogWriter(database, {
+      tempDir: batchDir,
       now,
       schemaLimits: config.schemaLimits,
       log: logger,
@@ -126,6 +131,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
       connections: config.duckdbConnections,
       connectionsPerEndpoint: config.endpointConnections,
       queuePerEndpoint: config.endpointQueue,
+      lockdown: { allowedDirectories: [`${batchDir}/`] },
     });
     logs = writer;
     closeStore = async () => {

@@ -14,6 +14,8 @@ import {
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import { nowParameter, type Translation, translateToDuckDb } from '../sql/translate.js';
 import { systemTimers, type Timers } from '../timers.js';
+import { callerSqlError } from './caller-sql-errors.js';
+import { type DuckDbLockdown, lockDownDuckDb } from './duckdb-lockdown.js';
 import { decodeRows, describeColumns } from './duckdb-rows.js';
 import { type QueryableTable, readTableSchemas } from './duckdb-schema.js';
 import { createFairPool, type PoolLease } from './fair-pool.js';
@@ -58,6 +60,12 @@ export interface DuckDbEngineOptions {
   readonly timeoutMs: number;
   /** The timers deadlines are kept with; tests pass manual ones. @default Node's */
   readonly timers?: Timers;
+  /**
+   * Turns external access off and locks the configuration of the whole DuckDB instance once the
+   * engine is set up (see duckdb-lockdown.ts); the server passes it, one-off commands need not.
+   * @default left as it is
+   */
+  readonly lockdown?: DuckDbLockdown;
 }
 
 const udfFiles = ['generate_timestamp_trunc_array.duckdb.sql'];
@@ -83,6 +91,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     );
     for (const file of udfFiles) await setup.run(readFileSync(join(options.queriesDir, 'udf', file), 'utf8'));
     for (const query of options.queries) await assertBinds(setup, query, translations.get(planKey(query)));
+    if (options.lockdown) await lockDownDuckDb(setup, options.lockdown);
   } catch (error) {
     setup.closeSync();
     throw error;
@@ -117,7 +126,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     runOptions: RunOptions,
   ): Promise<QueryResult> {
     // No await when the translation is at hand: the call's deadline starts at once.
-    const translation = translations.get(planKey(query)) ?? (await translationOf(query));
+    const translation = translations.get(planKey(query)) ?? (await callerPlaced(query, translationOf(query)));
     // One stop for both ends of a call: its deadline, which starts when it asks for a connection
     // (so a caller never waits longer than the timeout, queued or running), and its caller going away.
     const stop = new AbortController();
@@ -160,6 +169,8 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         );
       }
       if (runOptions.signal?.aborted) throw new QuerygateError('ENGINE_ERROR', `${query.name} was cancelled`);
+      const callers = callerSqlError(query, error);
+      if (callers) throw callers;
       throw new QuerygateError(
         'ENGINE_ERROR',
         `${query.name} failed on DuckDB: ${(error as Error).message}`,
@@ -219,6 +230,15 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       setup.closeSync();
     },
   };
+}
+
+/** A translation; for a caller's SQL, a refusal placed in the caller's text. */
+async function callerPlaced<T>(query: SavedQuery, pending: Promise<T>): Promise<T> {
+  try {
+    return await pending;
+  } catch (error) {
+    throw callerSqlError(query, error) ?? error;
+  }
 }
 
 /**

@@ -163,7 +163,7 @@ function applyEdits(sql: string, edits: readonly Edit[]): string {
  * counts lines at `\n` and columns in Unicode scalar values (a `\r` or a tab is one column), while
  * a JavaScript string counts UTF-16 units: an emoji earlier on the line is two of them.
  */
-function createLocator(sql: string): (position: Position) => number {
+export function createLocator(sql: string): (position: Position) => number {
   const lineStarts = [0];
   for (let i = 0; i < sql.length; i++) if (sql[i] === '\n') lineStarts.push(i + 1);
   return ({ line, column }) => {

@@ -1,0 +1,45 @@
+import { isQuerygateError, QuerygateError } from '../errors.js';
+import type { SavedQuery } from './query-engine.js';
+
+/**
+ * How an engine answers a failure of a caller's SQL (a sandboxed call): what the translator
+ * refuses is placed in the caller's text, not the merged one, and a query the caller got wrong
+ * (an unknown column, a bad cast) or made too large is the caller's 400, not the engine's 502.
+ */
+export function callerSqlError(query: SavedQuery, error: unknown): QuerygateError | undefined {
+  const offset = query.callerLineOffset;
+  if (offset === undefined) return undefined;
+  if (isQuerygateError(error)) {
+    const line = error.details?.line;
+    if (error.code !== 'UNSUPPORTED_SQL' || typeof line !== 'number' || line <= offset) return undefined;
+    const construct = String(error.details?.construct ?? 'this construct');
+    const column = error.details?.column;
+    return new QuerygateError(
+      'UNSUPPORTED_SQL',
+      `Cannot translate sql to DuckDB: ${construct} (line ${line - offset}, column ${column})`,
+      { details: { parameter: 'sql', construct, line: line - offset, column }, cause: error },
+    );
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (/out of memory/i.test(message)) {
+    return new QuerygateError(
+      'SANDBOX_TOO_EXPENSIVE',
+      `${query.name}: sql needs more memory than one call may have; narrow it (a time range, a LIMIT, fewer joins)`,
+      { details: { parameter: 'sql' }, cause: error },
+    );
+  }
+  const kind = /^(Binder|Parser|Conversion|Invalid Input|Catalog|Permission|Out of Range) Error/.exec(
+    message,
+  );
+  if (kind) {
+    return new QuerygateError('SANDBOX_INVALID_SQL', `sql does not run: ${firstLine(message)}`, {
+      details: { parameter: 'sql' },
+      cause: error,
+    });
+  }
+  return undefined;
+}
+
+function firstLine(message: string): string {
+  return message.split('\n', 1)[0] ?? message;
+}
