@@ -12,6 +12,7 @@ import {
   type WireSchema,
 } from './bigquery-rows.js';
 import { readBigQueryUdfs } from './bigquery-udfs.js';
+import { callerSqlError } from './caller-sql-errors.js';
 import {
   type ParameterValues,
   planKey,
@@ -208,10 +209,13 @@ export async function createBigQueryEngine(options: BigQueryEngineOptions): Prom
         );
       }
       if (stop.signal.aborted) throw new QuerygateError('ENGINE_ERROR', `${query.name} was cancelled`);
-      throw toQuerygateError(error, {
-        subject: query.name,
-        maximumBytesBilled: request.maximumBytesBilled,
-      });
+      throw (
+        callerSqlError(query, error) ??
+        toQuerygateError(error, {
+          subject: query.name,
+          maximumBytesBilled: request.maximumBytesBilled,
+        })
+      );
     } finally {
       clearTimeout(timer);
       runOptions.signal?.removeEventListener('abort', onCallerGone);

@@ -1,4 +1,5 @@
 import { isQuerygateError, QuerygateError } from '../errors.js';
+import { bigQueryReason } from './bigquery-errors.js';
 import type { SavedQuery } from './query-engine.js';
 
 /**
@@ -21,6 +22,17 @@ export function callerSqlError(query: SavedQuery, error: unknown): QuerygateErro
     );
   }
   const message = error instanceof Error ? error.message : String(error);
+  // BigQuery's verdict on a query it cannot run (an unknown column, a type error) is the caller's.
+  if (bigQueryReason(error) === 'invalidQuery') {
+    return new QuerygateError(
+      'SANDBOX_INVALID_SQL',
+      `sql is not a valid BigQuery query: ${firstLine(message)}`,
+      {
+        details: { parameter: 'sql' },
+        cause: error,
+      },
+    );
+  }
   if (/out of memory/i.test(message)) {
     return new QuerygateError(
       'SANDBOX_TOO_EXPENSIVE',
