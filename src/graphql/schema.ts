@@ -15,6 +15,7 @@ import type { GraphQLContext } from './context.js';
 import './scalars.js';
 import './endpoints.js';
 import { projectEndpoints } from './projection.js';
+import { sandboxedQueryField } from './sandboxed-query.js';
 
 // The parts that do not depend on the endpoints (the scalars, the Endpoint list's types) are
 // written with Pothos once; each snapshot's schema adds its endpoints' fields to them.
@@ -47,12 +48,18 @@ export function schemaFor(snapshot: Snapshot): GraphQLSchema {
         name: 'Query',
         description:
           'Saved analytics queries over stored log data. Dotted endpoint names are namespaces: logs.all is logs { all }.',
-        fields: { ...projectEndpoints(snapshot, scalars), endpoints },
+        fields: { ...projectEndpoints(snapshot, scalars), endpoints, ...sandboxedFields(snapshot) },
       }),
     });
     schemas.set(snapshot, schema);
   }
   return schema;
+}
+
+/** `sandboxedQuery`, where the snapshot has a sandboxed endpoint (see sandboxed-query.ts). */
+function sandboxedFields(snapshot: Snapshot): Record<string, GraphQLFieldConfig<unknown, GraphQLContext>> {
+  const field = sandboxedQueryField(snapshot, scalars);
+  return field ? { sandboxedQuery: field } : {};
 }
 
 /** The SDL as checked in at schema/schema.graphql: types and fields in alphabetical order. */

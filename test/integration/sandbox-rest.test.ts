@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixtureEvents, fixtureNow } from '../fixtures/spec-fixture.js';
+import { callEveryOperation, openApiProblems } from '../helpers/openapi-check.js';
 import { expectNoServerErrors, serveDuringFile } from '../helpers/querygate-server.js';
 import {
   alpha,
@@ -167,7 +168,74 @@ describe('a sandboxed endpoint on DuckDB', () => {
     expect(response.status).toBe(200);
   });
 
+  it("answers GraphQL's sandboxedQuery with the caller's columns and rows", async () => {
+    const response = await service().request('POST', '/graphql', {
+      body: JSON.stringify({
+        query: /* GraphQL */ `
+          query ($sql: String!) {
+            sandboxedQuery(endpoint: "logs.sandboxed", sql: $sql, params: { project: "alpha-ref" }) {
+              columns { name type }
+              rows
+            }
+          }
+        `,
+        variables: { sql: 'select count(*) as n, max(id) as last_id from edge_logs' },
+      }),
+    });
+    expect(response.status).toBe(200);
+    const ids = edgeRecords(alpha)
+      .map((event) => event.id)
+      .sort();
+    expect(response.body).toEqual({
+      data: {
+        sandboxedQuery: {
+          columns: [
+            { name: 'n', type: 'INT64' },
+            { name: 'last_id', type: 'STRING' },
+          ],
+          rows: [{ n: ids.length, last_id: ids.at(-1) }],
+        },
+      },
+    });
+  });
+
+  it("refuses a GraphQL sandboxedQuery with the sandbox's code", async () => {
+    const response = await service().request('POST', '/graphql', {
+      body: JSON.stringify({
+        query: /* GraphQL */ `{ sandboxedQuery(endpoint: "logs.sandboxed", sql: "select * from edge_logs", params: { project: "alpha-ref" }) { rows } }`,
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({
+      data: { sandboxedQuery: null },
+      errors: [{ extensions: { code: 'SANDBOX_WILDCARD' } }],
+    });
+  });
+
   it('answers nothing but 2xx and 4xx, and leaks no stack or path', () => {
     expectNoServerErrors(service());
+  });
+});
+
+describe('the OpenAPI document of a sandboxed endpoint', () => {
+  it('documents the sql parameter, is valid OpenAPI 3.1, and describes both answers', async () => {
+    const document = (await service().get('/openapi.json')).body as {
+      paths: Record<string, { get: { parameters: Array<{ name: string }> } }>;
+    };
+    expect(await openApiProblems(document)).toEqual([]);
+    const sandboxed = document.paths['/api/endpoints/logs.sandboxed']?.get.parameters.map((p) => p.name);
+    expect(sandboxed).toEqual(['project', 'sql']);
+    const shipped = document.paths['/api/endpoints/logs.all']?.get.parameters.map((p) => p.name);
+    expect(shipped).not.toContain('sql');
+    // The example sql is sent with every sandboxed operation: its rows hold as the document says.
+    const { problems, called } = await callEveryOperation(
+      document,
+      (path, params) => service().get(path, params),
+      {
+        project: alpha,
+      },
+    );
+    expect(called.length).toBeGreaterThan(2);
+    expect(problems).toEqual([]);
   });
 });
