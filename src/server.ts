@@ -5,6 +5,8 @@ import type { BigQuery } from '@google-cloud/bigquery';
 import type { Logger } from 'pino';
 import { loadOrCreateApiKey } from './api-key-file.js';
 import type { Config } from './config.js';
+import type { DemoSeedOutcome } from './demo/seed.js';
+import { type DemoTraffic, startDemoTraffic } from './demo/traffic.js';
 import { loadEndpointRegistry } from './endpoints/registry.js';
 import { createServedEndpoints, type ReloadOutcome } from './endpoints/reload.js';
 import { type Snapshot, snapshotOf } from './endpoints/snapshot.js';
@@ -27,8 +29,6 @@ import { endpointRoutes } from './rest/endpoint-routes.js';
 import { ingestRoutes, type LogSink } from './rest/ingest-routes.js';
 import { createBigQueryLogSink } from './storage/bigquery-log-sink.js';
 import { openDatabase } from './storage/database.js';
-import type { DemoSeedOutcome } from './storage/demo-seed.js';
-import { type DemoTraffic, startDemoTraffic } from './storage/demo-traffic.js';
 import { createLogWriter } from './storage/log-writer.js';
 import type { Timers } from './timers.js';
 
