@@ -1,7 +1,9 @@
 import { QuerygateError } from '../errors.js';
+import { createKeyedSemaphore } from '../keyed-semaphore.js';
 
 /**
- * Admission to a fixed set of engine connections, shared fairly between keys (endpoints).
+ * Admission to a fixed set of engine connections, shared fairly between keys (endpoints): a
+ * keyed semaphore (`keyed-semaphore.ts`) whose permits are the connections.
  *
  * Modelled on resource groups (Trino's `hardConcurrencyLimit` and `maxQueued`): each key may hold
  * at most `perKeyLimit` connections at once and keep at most `maxQueuedPerKey` callers waiting;
@@ -39,126 +41,38 @@ export interface FairPoolOptions {
   readonly nowMs?: () => number;
 }
 
-interface Waiter<T> {
-  readonly seq: number;
-  readonly grant: (lease: PoolLease<T>) => void;
-}
-
-interface KeyState<T> {
-  running: number;
-  readonly waiters: Waiter<T>[];
-  /** Smoothed milliseconds a lease of this key is held: what a waiter can expect per turn. */
-  averageHoldMs: number | undefined;
-}
-
 export function createFairPool<T>(items: readonly T[], options: FairPoolOptions): FairPool<T> {
-  const nowMs = options.nowMs ?? (() => performance.now());
   const idle = [...items];
-  const keys = new Map<string, KeyState<T>>();
-  let seq = 0;
-
-  const stateOf = (key: string): KeyState<T> => {
-    let state = keys.get(key);
-    if (!state) {
-      state = { running: 0, waiters: [], averageHoldMs: undefined };
-      keys.set(key, state);
-    }
-    return state;
-  };
-
-  function lease(key: string, state: KeyState<T>, item: T): PoolLease<T> {
-    state.running += 1;
-    const since = nowMs();
-    let released = false;
-    return {
-      item,
-      release() {
-        if (released) return;
-        released = true;
-        state.running -= 1;
-        const held = nowMs() - since;
-        state.averageHoldMs =
-          state.averageHoldMs === undefined ? held : 0.8 * state.averageHoldMs + 0.2 * held;
-        handOn(item);
-        if (state.running === 0 && state.waiters.length === 0) keys.delete(key);
-      },
-    };
-  }
-
-  /** A freed connection goes to the waiting key holding the fewest, oldest waiter first among equals. */
-  function handOn(item: T): void {
-    let chosen: [string, KeyState<T>] | undefined;
-    for (const entry of keys) {
-      const [, state] = entry;
-      const head = state.waiters[0];
-      if (!head || state.running >= options.perKeyLimit) continue;
-      const best = chosen?.[1];
-      if (
-        !best ||
-        state.running < best.running ||
-        (state.running === best.running && head.seq < (best.waiters[0] as Waiter<T>).seq)
-      ) {
-        chosen = entry;
-      }
-    }
-    if (!chosen) {
-      idle.push(item);
-      return;
-    }
-    const [key, state] = chosen;
-    (state.waiters.shift() as Waiter<T>).grant(lease(key, state, item));
-  }
-
-  function retryAfterSeconds(state: KeyState<T>): number {
-    // One turn of the queue ahead: every waiter and runner of the key served at its usual pace
-    // (a second each while the key has no history yet).
-    const turnMs = ((state.averageHoldMs ?? 1000) * (state.waiters.length + 1)) / options.perKeyLimit;
-    return Math.max(1, Math.ceil(Math.min(turnMs, options.maxWaitMs) / 1000));
-  }
-
+  const slots = createKeyedSemaphore({
+    capacity: items.length,
+    perKey: options.perKeyLimit,
+    maxWaitingPerKey: options.maxQueuedPerKey,
+    handOff: 'fewest-held',
+    maxWaitMs: options.maxWaitMs,
+    ...(options.nowMs ? { nowMs: options.nowMs } : {}),
+    busy: ({ running, waiting }, seconds) =>
+      new QuerygateError(
+        'ENGINE_BUSY',
+        `Too many calls of this endpoint are running or waiting (${running} running, ${waiting} waiting); try again in ${seconds} s`,
+        { details: { retryAfterSeconds: seconds } },
+      ),
+  });
   return {
-    acquire(key, signal) {
-      if (signal.aborted) return Promise.reject(signal.reason);
-      const state = stateOf(key);
-      if (state.running < options.perKeyLimit && idle.length > 0) {
-        return Promise.resolve(lease(key, state, idle.pop() as T));
-      }
-      if (state.waiters.length >= options.maxQueuedPerKey) {
-        const seconds = retryAfterSeconds(state);
-        return Promise.reject(
-          new QuerygateError(
-            'ENGINE_BUSY',
-            `Too many calls of this endpoint are running or waiting (${state.running} running, ${state.waiters.length} waiting); try again in ${seconds} s`,
-            { details: { retryAfterSeconds: seconds } },
-          ),
-        );
-      }
-      return new Promise<PoolLease<T>>((resolve, reject) => {
-        const onAbort = () => {
-          const index = state.waiters.indexOf(waiter);
-          if (index >= 0) state.waiters.splice(index, 1);
-          if (state.running === 0 && state.waiters.length === 0) keys.delete(key);
-          reject(signal.reason);
-        };
-        const waiter: Waiter<T> = {
-          seq: seq++,
-          grant: (granted) => {
-            signal.removeEventListener('abort', onAbort);
-            resolve(granted);
-          },
-        };
-        state.waiters.push(waiter);
-        signal.addEventListener('abort', onAbort, { once: true });
-      });
+    async acquire(key, signal) {
+      const release = await slots.acquire(key, { signal });
+      // A permit is a connection: the semaphore never grants more permits than are idle.
+      const item = idle.pop() as T;
+      let released = false;
+      return {
+        item,
+        release() {
+          if (released) return;
+          released = true;
+          idle.push(item);
+          release();
+        },
+      };
     },
-    load() {
-      let running = 0;
-      let waiting = 0;
-      for (const state of keys.values()) {
-        running += state.running;
-        waiting += state.waiters.length;
-      }
-      return { running, waiting };
-    },
+    load: () => slots.load(),
   };
 }
