@@ -29,6 +29,11 @@ export interface AcquireOptions {
   readonly signal?: AbortSignal | undefined;
   /** Which part of the key the permit is for (e.g. the endpoint of a client's call). @default '' */
   readonly part?: string;
+  /**
+   * The longest this caller waits (what is left of its timeout), with `timedOut`.
+   * @default the semaphore's maxWaitMs
+   */
+  readonly maxWaitMs?: number;
 }
 
 export interface SemaphoreLoad {
@@ -60,8 +65,8 @@ export interface KeyedSemaphoreOptions {
   readonly paceOf?: 'key' | 'all';
   /** The refusal of a caller beyond its key's queue. @default a generic ENGINE_BUSY */
   readonly busy?: (load: SemaphoreLoad, retryAfterSeconds: number) => QuerygateError;
-  /** When given, a caller still waiting after `maxWaitMs` leaves with this error. */
-  readonly timedOut?: (load: SemaphoreLoad) => QuerygateError;
+  /** When given, a caller still waiting after its `maxWaitMs` leaves with this error. */
+  readonly timedOut?: (load: SemaphoreLoad, waitedMs: number) => QuerygateError;
   /** What a caller whose signal fired is rejected with. @default the signal's reason */
   readonly cancelled?: (signal: AbortSignal) => unknown;
   /** The clock hold times are measured with. @default performance.now */
@@ -170,7 +175,7 @@ export function createKeyedSemaphore(options: KeyedSemaphoreOptions): KeyedSemap
   });
 
   return {
-    acquire(key, { signal, part = '' } = {}) {
+    acquire(key, { signal, part = '', maxWaitMs: waitMs = maxWaitMs } = {}) {
       if (signal?.aborted) return Promise.reject(cancelled(signal));
       const state = stateOf(key);
       if (mayTake(state, part)) return Promise.resolve(take(key, state, part));
@@ -203,7 +208,7 @@ export function createKeyedSemaphore(options: KeyedSemaphoreOptions): KeyedSemap
         signal?.addEventListener('abort', onAbort, { once: true });
         const { timedOut } = options;
         // The wait counts against the caller's timeout, not on top of an unbounded queue.
-        if (timedOut) deadline = timers.setTimeout(() => leave(timedOut(loadOf(state))), maxWaitMs);
+        if (timedOut) deadline = timers.setTimeout(() => leave(timedOut(loadOf(state), waitMs)), waitMs);
       });
     },
     load(key) {

@@ -24,6 +24,7 @@ import { createLogger } from './logger.js';
 import { openApiFor, openApiPath } from './openapi/document.js';
 import { queriesDir } from './paths.js';
 import { createClientAdmission } from './resolve/client-admission.js';
+import { createFairEngine } from './resolve/fair-engine.js';
 import { createResolver, type Resolver } from './resolve/resolver.js';
 import { endpointRoutes } from './rest/endpoint-routes.js';
 import { ingestRoutes, type LogSink } from './rest/ingest-routes.js';
@@ -124,8 +125,6 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
       queriesDir,
       timeoutMs: config.queryTimeoutMs,
       connections: config.duckdbConnections,
-      connectionsPerEndpoint: config.endpointConnections,
-      queuePerEndpoint: config.endpointQueue,
     });
     logs = writer;
     closeStore = async () => {
@@ -133,7 +132,14 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
       database.close();
     };
   }
-  const engine = options.wrapEngine ? options.wrapEngine(baseEngine) : baseEngine;
+  // Whichever engine runs them, its calls are shared fairly between endpoints before they reach it.
+  const fairEngine = createFairEngine(baseEngine, {
+    engineCalls: config.engineCalls,
+    callsPerEndpoint: config.endpointConnections,
+    queuePerEndpoint: config.endpointQueue,
+    timeoutMs: config.bigquery?.timeoutMs ?? config.queryTimeoutMs,
+  });
+  const engine = options.wrapEngine ? options.wrapEngine(fairEngine) : fairEngine;
   await engine.ready();
   // One memory budget for everything cached: results with their encodings, and an eighth of it
   // for the GraphQL responses kept for replay.
@@ -145,7 +151,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     maxCacheBytes: config.cacheMaxBytes - replayBytes,
     clientAdmission: createClientAdmission({
       maxRunsPerClient: config.clientEngineCalls,
-      // One endpoint's calls hold no more of a client's turns than of the engine's connections.
+      // One endpoint's calls hold no more of a client's turns than of the engine's calls.
       maxRunsPerClientEndpoint: config.endpointConnections,
       maxQueuedPerClient: config.clientQueue,
       // Node's timers, as the engine's deadlines use: a test's manual clock moves cache time only.
