@@ -50,6 +50,18 @@ describe('the sandbox attack corpus on DuckDB', () => {
     },
   );
 
+  it('read no record of a source the endpoint has no CTE of', () => {
+    // The database, auth and storage records are there (ingested at start): none may show.
+    const unreachable = fixtureEvents
+      .filter((event) => event.source !== 'cloudflare.logs.prod' && event.source !== 'deno-relay-logs')
+      .map((event) => event.id);
+    expect(unreachable.length).toBeGreaterThan(0);
+    const leaked = service().responses.filter((response) =>
+      unreachable.some((id) => response.text.includes(`"${id}"`)),
+    );
+    expect(leaked.map((response) => response.text.slice(0, 200))).toEqual([]);
+  });
+
   it('wrote nothing, dropped nothing and still answers the saved query', async () => {
     expect(existsSync(target)).toBe(false);
     const saved = await service().get(sandboxedPath, { project: alpha });
