@@ -71,6 +71,14 @@ describe('a sandboxed endpoint on DuckDB', () => {
     expect((byGetBody.body as Rows).result).toEqual(expected);
   });
 
+  it('refuses a GET body whose sql is too long or that is no JSON object', async () => {
+    const path = `${sandboxedPath}?project=${alpha}`;
+    const huge = await getWithJsonBody(service().url, path, service().apiKey, { sql: 'x'.repeat(2_000_000) });
+    expect(huge).toMatchObject({ status: 400, body: { error: { code: 'SANDBOX_INVALID_SQL' } } });
+    const notAnObject = await getWithJsonBody(service().url, path, service().apiKey, ['select 1']);
+    expect(notAnObject).toMatchObject({ status: 400, body: { error: { code: 'BAD_REQUEST' } } });
+  });
+
   it("replaces the saved ORDER BY and LIMIT with the caller's", async () => {
     const response = await call('select id from edge_logs order by timestamp asc, id limit 3');
     const expected = [...edgeRecords(alpha)]
