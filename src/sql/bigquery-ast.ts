@@ -10,7 +10,14 @@ import { QuerygateError } from '../errors.js';
 // biome-ignore lint/suspicious/noExplicitAny: untyped JSON from WASM, narrowed by `variant` below
 export type Ast = any;
 
-await init();
+/**
+ * Loads the parser's WASM module; `parseBigQuery` needs it loaded. Each entry point (the CLI, the
+ * server, the engines, the test setup) awaits it once at start; the library keeps the one module
+ * and the one promise, so a second call costs nothing and no module of ours holds state for it.
+ */
+export function loadSqlParser(): Promise<void> {
+  return init();
+}
 
 /** Parses one BigQuery Standard SQL query; anything but a single query statement is refused. */
 export function parseBigQuery(sql: string): Ast {
@@ -18,6 +25,9 @@ export function parseBigQuery(sql: string): Ast {
   try {
     statements = parse(sql, 'bigquery') as Ast[];
   } catch (error) {
+    // A missing `await loadSqlParser()` is our defect, not a fault of the caller's SQL.
+    if ((error as Error).name === 'WasmInitError')
+      throw new Error('The SQL parser is not loaded: await loadSqlParser() before parsing', { cause: error });
     throw new QuerygateError('BAD_REQUEST', `SQL does not parse: ${(error as Error).message}`, {
       cause: error,
     });
