@@ -39,7 +39,19 @@ export function parseBigQuery(sql: string): Ast {
   return statement.Query;
 }
 
+/**
+ * The `[kind, payload]` pairs of an enum type declared in ast.ts, one per variant, so that a
+ * switch on `kind` narrows `payload`; a bare string is a unit variant without payload.
+ */
+type VariantOf<T> = T extends string
+  ? readonly [T, undefined]
+  : { [K in keyof T & string]: readonly [K, T[K]] }[keyof T & string];
+
+/** What `variant` returns: typed pairs for a declared node, `[string, Ast]` for an untyped one. */
+type Variant<T> = 0 extends 1 & T ? [string, Ast] : VariantOf<T>;
+
 /** The variant name and payload of an enum node; a bare string is a unit variant. */
+export function variant<T extends object | string>(node: T): Variant<T>;
 export function variant(node: Ast): [string, Ast] {
   if (typeof node === 'string') return [node, undefined];
   const keys = Object.keys(node);

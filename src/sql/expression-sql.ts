@@ -1,6 +1,8 @@
+import type { Expr, Payload, Value } from './ast.js';
 import { type Ast, stringLiteral, variant } from './bigquery-ast.js';
 import { callSql, functionCallSql } from './function-call.js';
 import { quantileAt } from './function-rules.js';
+import { bareName, compoundParts } from './names.js';
 import { quoteString } from './rules/rule.js';
 import { extract } from './rules/time.js';
 import { quoteIdent } from './table-schema.js';
@@ -62,18 +64,18 @@ const intervalUnits = new Set([
  * An expression in the context's scope. Names go to names.ts, function calls to their rules
  * (function-call.ts), casts, structs and subscripts to value-forms.ts; the rest is here.
  */
-export function expressionSql(expression: Ast, context: TranslationContext): string {
+export function expressionSql(expression: Expr, context: TranslationContext): string {
   return atNode(expression, () => expressionAt(expression, context));
 }
 
-function expressionAt(expression: Ast, context: TranslationContext): string {
+function expressionAt(expression: Expr, context: TranslationContext): string {
   const expr = context.expr;
   const [kind, node] = variant(expression);
   switch (kind) {
     case 'Identifier':
       return context.resolveName([node.value]).sql;
     case 'CompoundIdentifier':
-      return context.resolveName(node.map((part: Ast) => part.value)).sql;
+      return context.resolveName(node.map((part) => part.value)).sql;
     case 'Value':
       return literal(node.value);
     case 'BinaryOp': {
@@ -98,7 +100,7 @@ function expressionAt(expression: Ast, context: TranslationContext): string {
     case 'IsFalse':
       return `${expr(node)} IS FALSE`;
     case 'InList':
-      return `${expr(node.expr)}${node.negated ? ' NOT' : ''} IN (${node.list.map((item: Ast) => expr(item)).join(', ')})`;
+      return `${expr(node.expr)}${node.negated ? ' NOT' : ''} IN (${node.list.map((item) => expr(item)).join(', ')})`;
     case 'InSubquery':
       return `${expr(node.expr)}${node.negated ? ' NOT' : ''} IN (${context.queryWithColumns(node.subquery).sql})`;
     case 'Between':
@@ -120,7 +122,7 @@ function expressionAt(expression: Ast, context: TranslationContext): string {
     case 'Interval':
       return intervalSql(node, context);
     case 'Array':
-      return `[${(node.elem as Ast[]).map((item) => expr(item)).join(', ')}]`;
+      return `[${node.elem.map((item) => expr(item)).join(', ')}]`;
     case 'Subquery':
       return `(\n${context.query(node)}\n)`;
     case 'Exists':
@@ -144,7 +146,7 @@ function expressionAt(expression: Ast, context: TranslationContext): string {
     case 'Extract': {
       const [field, payload] = variant(node.field);
       if (field === 'Week' && payload) throw unsupported(`EXTRACT(WEEK(${payload.value.toUpperCase()}) ...)`);
-      const at = node.expr.AtTimeZone;
+      const at = 'AtTimeZone' in node.expr ? node.expr.AtTimeZone : undefined;
       const value = expr(at ? at.timestamp : node.expr);
       const zone = at ? { sql: expr(at.time_zone), literal: stringLiteral(at.time_zone) } : undefined;
       return extract(field, value, zone);
@@ -153,15 +155,15 @@ function expressionAt(expression: Ast, context: TranslationContext): string {
     case 'Struct':
       return structSql(node, context);
     case 'Tuple':
-      return `row(${(node as Ast[]).map((item) => expr(item)).join(', ')})`;
+      return `row(${node.map((item) => expr(item)).join(', ')})`;
     default:
       throw unsupported(expressionNames[kind] ?? `expression ${kind}`);
   }
 }
 
-function caseSql(node: Ast, context: TranslationContext): string {
+function caseSql(node: Payload<'Case'>, context: TranslationContext): string {
   const lines = [`CASE${node.operand ? ` ${context.expr(node.operand)}` : ''}`];
-  for (const branch of node.conditions as Ast[]) {
+  for (const branch of node.conditions) {
     lines.push(`  WHEN ${context.expr(branch.condition)} THEN ${context.expr(branch.result)}`);
   }
   if (node.else_result) lines.push(`  ELSE ${context.expr(node.else_result)}`);
@@ -170,28 +172,27 @@ function caseSql(node: Ast, context: TranslationContext): string {
 }
 
 /** `a.b`, `arr[OFFSET(n)]`, and `APPROX_QUANTILES(x, n)[OFFSET(k)]`. */
-function fieldAccessSql(node: Ast, context: TranslationContext): string {
-  const chain = node.access_chain as Ast[];
+function fieldAccessSql(node: Payload<'CompoundFieldAccess'>, context: TranslationContext): string {
+  const { root, access_chain: chain } = node;
   const first = chain[0];
-  const quantiles = node.root.Function;
-  if (
-    quantiles &&
-    variant(quantiles.name[0])[1].value.toLowerCase() === 'approx_quantiles' &&
-    first?.Subscript
-  ) {
-    const offset = subscriptOffset(first.Subscript);
+  const quantiles = 'Function' in root ? root.Function : undefined;
+  const subscript = first && 'Subscript' in first ? first.Subscript : undefined;
+  if (quantiles && variant(quantiles.name[0])[1].value.toLowerCase() === 'approx_quantiles' && subscript) {
+    const offset = subscriptOffset(subscript);
     if (offset === undefined || chain.length > 1)
       throw unsupported('APPROX_QUANTILES needs a literal OFFSET');
     const [value, buckets] = quantiles.args.List.args.map((arg: Ast) => context.expr(arg.Unnamed.Expr));
     return quantileAt(value, buckets, offset);
   }
-  let sql = context.expr(node.root);
+  let sql = context.expr(root);
   // A field of a computed value (`STRUCT(1 AS a).a`) needs the value in parentheses.
-  if (!node.root.Identifier && !node.root.CompoundIdentifier && chain[0]?.Dot) sql = `(${sql})`;
+  if (compoundParts(root) === undefined && first && 'Dot' in first) sql = `(${sql})`;
   for (const access of chain) {
     const [kind, payload] = variant(access);
     if (kind === 'Dot') {
-      sql = `${sql}.${quoteIdent(variant(payload)[1].value)}`;
+      const field = bareName(payload);
+      if (!field) throw unsupported('access to a field by an expression');
+      sql = `${sql}.${quoteIdent(field.value)}`;
     } else if (kind === 'Subscript') {
       sql = `${sql}[${arrayIndexSql(payload, context)}]`;
     } else {
@@ -208,14 +209,14 @@ function subscriptOffset(subscript: Ast): number | undefined {
   return number === undefined ? undefined : Number(number);
 }
 
-function intervalSql(node: Ast, context: TranslationContext): string {
+function intervalSql(node: Payload<'Interval'>, context: TranslationContext): string {
   const unit = node.leading_field;
   if (!unit || !intervalUnits.has(unit) || node.last_field) throw unsupported('this INTERVAL form');
   const value = context.expr(node.value);
   return `INTERVAL (${value}) ${unit.toUpperCase()}`;
 }
 
-function literal(value: Ast): string {
+function literal(value: Value): string {
   if (value === 'Null') return 'NULL';
   const [kind, payload] = variant(value);
   switch (kind) {

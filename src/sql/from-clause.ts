@@ -1,4 +1,5 @@
-import { type Ast, variant } from './bigquery-ast.js';
+import type { JoinConstraint, TableFactor, TableWithJoins, Unnest } from './ast.js';
+import { variant } from './bigquery-ast.js';
 import { quoteIdent } from './table-schema.js';
 import { indent, type TranslationContext } from './translation-context.js';
 import { arrayPathUnnest, arrayUnnestSql, joinUnnestSql } from './unnest-sql.js';
@@ -10,7 +11,7 @@ import { atNode, unsupported } from './unsupported.js';
  * print, comma-separated, and the WHERE filters that UNNESTs over objects imply.
  */
 export function fromClauseSql(
-  from: readonly Ast[],
+  from: readonly TableWithJoins[],
   context: TranslationContext,
 ): { fromItems: string[]; impliedFilters: string[] } {
   // Filters implied by CROSS JOIN UNNEST over objects: a record without the object is dropped.
@@ -20,7 +21,7 @@ export function fromClauseSql(
     const sql = atNode(item, () => {
       // `FROM t, UNNEST(t.a) AS x` is a correlated CROSS JOIN, as if written with the keywords.
       // With nothing printed before it (a constant CTE was inlined), it is a FROM item of its own.
-      const unnest = item.relation.UNNEST ?? arrayPathUnnest(item.relation, context.scope);
+      const unnest = unnestOf(item.relation, context);
       if (index > 0 && unnest && fromItems.length > 0) {
         const joined = joinUnnestSql(unnest, 'CrossJoin', undefined, context, impliedFilters);
         fromItems[fromItems.length - 1] += joined + joinsSql(item, context, impliedFilters);
@@ -40,24 +41,30 @@ export function fromClauseSql(
  * A constant one-row CTE joined with a comma beside other FROM items is not joined at all: its
  * alias is bound to the CTE's expressions. Returns '' when inlined, undefined otherwise.
  */
-function inlineConstant(item: Ast, context: TranslationContext, fromItems: number): string | undefined {
-  const table = item.relation.Table;
-  if (!table || item.joins.length > 0 || fromItems < 2 || table.name.length !== 1) return undefined;
-  const name = String(variant(table.name[0])[1].value);
+function inlineConstant(
+  item: TableWithJoins,
+  context: TranslationContext,
+  fromItems: number,
+): string | undefined {
+  const table = 'Table' in item.relation ? item.relation.Table : undefined;
+  const [only, ...more] = table?.name ?? [];
+  if (!table || !only || more.length > 0 || item.joins.length > 0 || fromItems < 2) return undefined;
+  const name = only.Identifier.value;
   const columns = context.ctes.constants.get(name.toLowerCase());
   if (!columns || context.ctes.find(name) === false) return undefined;
-  context.scope.bind(table.alias?.name?.value ?? name, { kind: 'constant', columns });
+  context.scope.bind(table.alias?.name.value ?? name, { kind: 'constant', columns });
   return '';
 }
 
 /** The JOIN clauses of a FROM item, after its first relation. */
-function joinsSql(item: Ast, context: TranslationContext, impliedFilters: string[]): string {
+function joinsSql(item: TableWithJoins, context: TranslationContext, impliedFilters: string[]): string {
   let sql = '';
-  for (const join of item.joins as Ast[]) {
+  for (const join of item.joins) {
     sql += atNode(join, () => {
+      // `{ Left: constraint }`, or a bare name (`'CrossJoin'`) for an operator without one.
       const [operator, constraint] = variant(join.join_operator);
       const relation = join.relation;
-      const unnest = relation.UNNEST ?? arrayPathUnnest(relation, context.scope);
+      const unnest = unnestOf(relation, context);
       if (unnest) return joinUnnestSql(unnest, operator, constraint, context, impliedFilters);
       const right = relationSql(relation, context);
       if (operator === 'CrossJoin') return `\nCROSS JOIN ${right}`;
@@ -71,22 +78,22 @@ function joinsSql(item: Ast, context: TranslationContext, impliedFilters: string
   return sql;
 }
 
-function joinConstraint(constraint: Ast, context: TranslationContext): string {
-  const [kind, node] = variant(constraint);
+function joinConstraint(constraint: JoinConstraint | undefined, context: TranslationContext): string {
+  const [kind, node] = variant(constraint ?? 'None');
   if (kind === 'On') return ` ON ${context.expr(node)}`;
   if (kind === 'Using')
-    return ` USING (${node.map((name: Ast) => quoteIdent(variant(name[0] ?? name)[1].value ?? '')).join(', ')})`;
+    return ` USING (${node.map((name) => quoteIdent(name[0]?.Identifier.value ?? '')).join(', ')})`;
   throw unsupported(`join constraint ${kind}`);
 }
 
-function relationSql(relation: Ast, context: TranslationContext): string {
+function relationSql(relation: TableFactor, context: TranslationContext): string {
   const [kind, node] = variant(relation);
-  const alias: string | undefined = node?.alias?.name?.value;
+  const alias = node.alias?.name.value;
   switch (kind) {
     case 'Table': {
       // `cloudflare.logs.prod` comes back from the parser as three identifiers; the logical
       // source name is the whole dotted name, and so is its DuckDB table name.
-      const parts: string[] = (node.name as Ast[]).map((part) => variant(part)[1].value);
+      const parts = node.name.map((part) => part.Identifier.value);
       const name = parts.join('.');
       // BigQuery's implicit alias of a table is the last part of its name.
       const rangeName = alias ?? (parts.at(-1) as string);
@@ -117,4 +124,9 @@ function relationSql(relation: Ast, context: TranslationContext): string {
     default:
       throw unsupported(`FROM item ${kind}`);
   }
+}
+
+/** The UNNEST a FROM item stands for, written out or implied by a path; undefined for others. */
+function unnestOf(relation: TableFactor, context: TranslationContext): Unnest | undefined {
+  return 'UNNEST' in relation ? relation.UNNEST : arrayPathUnnest(relation, context.scope);
 }

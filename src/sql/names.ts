@@ -1,4 +1,4 @@
-import type { Ast } from './bigquery-ast.js';
+import type { Expr, Ident } from './ast.js';
 import { quoteIdent } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
 import { elementPath, followFields, type Resolved, Scope } from './unnest-scope.js';
@@ -52,8 +52,13 @@ export function resolveName(parts: readonly string[], context: TranslationContex
 }
 
 /** The parts of a name (`a`, `a.b.c`), or undefined when the expression is not a name. */
-export function compoundParts(expression: Ast): string[] | undefined {
-  if (expression.Identifier) return [expression.Identifier.value];
-  if (expression.CompoundIdentifier) return expression.CompoundIdentifier.map((part: Ast) => part.value);
+export function compoundParts(expression: Expr): string[] | undefined {
+  if ('Identifier' in expression) return [expression.Identifier.value];
+  if ('CompoundIdentifier' in expression) return expression.CompoundIdentifier.map((part) => part.value);
   return undefined;
+}
+
+/** The name of a bare identifier (`a`, `@p`), or undefined for any other expression. */
+export function bareName(expression: Expr): Ident | undefined {
+  return 'Identifier' in expression ? expression.Identifier : undefined;
 }

@@ -1,5 +1,7 @@
-import { type Ast, variant } from './bigquery-ast.js';
+import type { OrderByExpr, Query, SetExpr } from './ast.js';
+import { variant } from './bigquery-ast.js';
 import { constantCtes } from './constant-ctes.js';
+import { bareName } from './names.js';
 import { selectSql } from './select-sql.js';
 import { quoteIdent } from './table-schema.js';
 import {
@@ -17,14 +19,14 @@ import { atNode, unsupported } from './unsupported.js';
  * BY and LIMIT. CTEs are printed in order, each visible to the ones after it and to the body;
  * the ones nothing reaches are dropped.
  */
-export function querySql(query: Ast, context: TranslationContext): QuerySql {
+export function querySql(query: Query, context: TranslationContext): QuerySql {
   const ctes: Array<{ name: string; sql: string; uses: Set<string> }> = [];
   return context.ctes.withLevel((define) => {
     if (query.with) {
       if (query.with.recursive) throw unsupported('WITH RECURSIVE');
       for (const [name, columns] of constantCtes(query)) context.ctes.constants.set(name, columns);
-      for (const cte of query.with.cte_tables as Ast[]) {
-        const name = String(cte.alias.name.value);
+      for (const cte of query.with.cte_tables) {
+        const name = cte.alias.name.value;
         const { result, uses } = context.ctes.tracingUse(() =>
           atNode(cte, () => context.queryWithColumns(cte.query)),
         );
@@ -52,7 +54,7 @@ export function querySql(query: Ast, context: TranslationContext): QuerySql {
   });
 }
 
-function queryBody(query: Ast, context: TranslationContext): QuerySql {
+function queryBody(query: Query, context: TranslationContext): QuerySql {
   const parts: string[] = [];
   const { sql, scope, columns, outputs } = setExpression(query.body, context);
   const inScope = context.within(scope);
@@ -61,7 +63,7 @@ function queryBody(query: Ast, context: TranslationContext): QuerySql {
     const [kind, items] = variant(query.order_by.kind);
     if (kind !== 'Expressions') throw unsupported('ORDER BY ALL');
     parts.push(
-      `ORDER BY ${items.map((item: Ast) => atNode(item, () => orderItemSql(item, inScope, outputs))).join(', ')}`,
+      `ORDER BY ${items.map((item) => atNode(item, () => orderItemSql(item, inScope, outputs))).join(', ')}`,
     );
   }
   if (query.limit_clause) {
@@ -79,7 +81,7 @@ function queryBody(query: Ast, context: TranslationContext): QuerySql {
  * the expression it names, which also keeps it apart from a field of the same name elsewhere.
  * Inside an aggregate or a window `outputs` is empty: there ORDER BY orders by expressions only.
  */
-export function orderItemSql(item: Ast, context: TranslationContext, outputs: OutputNames): string {
+export function orderItemSql(item: OrderByExpr, context: TranslationContext, outputs: OutputNames): string {
   const direction = item.options?.asc === false ? ' DESC' : item.options?.asc === true ? ' ASC' : '';
   // BigQuery sorts NULLs first ascending and last descending; the DuckDB engine sets that order.
   const nulls =
@@ -88,13 +90,14 @@ export function orderItemSql(item: Ast, context: TranslationContext, outputs: Ou
       : item.options?.nulls_first === false
         ? ' NULLS LAST'
         : '';
-  const bare = item.expr.Identifier;
-  const output = bare ? outputs.get(String(bare.value).toLowerCase()) : undefined;
-  const sql = output
-    ? output.explicit
-      ? quoteIdent(bare.value)
-      : context.expr(output.expr)
-    : context.expr(item.expr);
+  const name = bareName(item.expr)?.value;
+  const output = name === undefined ? undefined : outputs.get(name.toLowerCase());
+  const sql =
+    name === undefined || output === undefined
+      ? context.expr(item.expr)
+      : output.explicit
+        ? quoteIdent(name)
+        : context.expr(output.expr);
   return `${sql}${direction}${nulls}`;
 }
 
@@ -106,7 +109,7 @@ const setOperators: Record<string, string> = {
 
 /** A query body; the scope of its SELECT is returned so ORDER BY can see the FROM names. */
 function setExpression(
-  body: Ast,
+  body: SetExpr,
   context: TranslationContext,
 ): { sql: string; scope: Scope; columns: Columns; outputs: OutputNames } {
   const [kind, node] = variant(body);

@@ -1,7 +1,8 @@
-import { type Ast, variant } from './bigquery-ast.js';
+import type { Expr, Select, SelectItem, WildcardOptions } from './ast.js';
+import { variant } from './bigquery-ast.js';
 import { fromClauseSql } from './from-clause.js';
 import { windowSql } from './function-call.js';
-import { compoundParts } from './names.js';
+import { bareName, compoundParts } from './names.js';
 import { quoteIdent } from './table-schema.js';
 import { type Columns, indent, type OutputNames, type TranslationContext } from './translation-context.js';
 import type { Column, Scope } from './unnest-scope.js';
@@ -13,17 +14,17 @@ import { atNode, unsupported } from './unsupported.js';
  * names are returned for the ORDER BY of the query around it.
  */
 export function selectSql(
-  select: Ast,
+  select: Select,
   outer: TranslationContext,
 ): { sql: string; scope: Scope; columns: Columns; outputs: OutputNames } {
   const context = outer.within(outer.scope.child());
-  const { fromItems, impliedFilters } = fromClauseSql(select.from as Ast[], context);
+  const { fromItems, impliedFilters } = fromClauseSql(select.from, context);
   if (select.distinct && select.distinct !== 'Distinct') throw unsupported('SELECT DISTINCT ON');
   if (select.value_table_mode) throw unsupported('SELECT AS STRUCT / SELECT AS VALUE');
-  const outputs = outputNames(select.projection as Ast[]);
+  const outputs = outputNames(select.projection);
   const columns: Columns = new Map();
   let allKnown = true;
-  const projection = (select.projection as Ast[]).map((item) =>
+  const projection = select.projection.map((item) =>
     atNode(item, () => {
       const printed = selectItem(item, context);
       if (printed.columns === undefined) allKnown = false;
@@ -41,10 +42,10 @@ export function selectSql(
   if (where.length > 1) lines.push(`WHERE (${where[0]})\n  AND ${where.slice(1).join('\n  AND ')}`);
   const groupBy = groupBySql(select, context, outputs);
   if (groupBy) lines.push(groupBy);
-  if (select.having)
-    lines.push(`HAVING ${atNode(select.having, () => withAliases(select.having, context, outputs))}`);
+  const having = select.having;
+  if (having) lines.push(`HAVING ${atNode(having, () => withAliases(having, context, outputs))}`);
   if (select.named_window.length > 0) {
-    const windows = (select.named_window as Ast[]).map(([name, spec]: Ast) => {
+    const windows = select.named_window.map(([name, spec]) => {
       const window = atNode(spec, () => windowSql(spec, context));
       return `${quoteIdent(name.value)} AS ${window.startsWith('(') ? window : `(${window})`}`;
     });
@@ -59,8 +60,8 @@ export function selectSql(
   };
 }
 
-function outputNames(projection: readonly Ast[]): OutputNames {
-  const names = new Map<string, { expr: Ast; explicit: boolean }>();
+function outputNames(projection: readonly SelectItem[]): OutputNames {
+  const names = new Map<string, { expr: Expr; explicit: boolean }>();
   for (const item of projection) {
     const [kind, node] = variant(item);
     if (kind === 'ExprWithAlias')
@@ -68,7 +69,8 @@ function outputNames(projection: readonly Ast[]): OutputNames {
   }
   for (const item of projection) {
     const [kind, node] = variant(item);
-    const name = kind === 'UnnamedExpr' ? compoundParts(node)?.at(-1)?.toLowerCase() : undefined;
+    if (kind !== 'UnnamedExpr') continue;
+    const name = compoundParts(node)?.at(-1)?.toLowerCase();
     if (name !== undefined && !names.has(name)) names.set(name, { expr: node, explicit: false });
   }
   return names;
@@ -78,10 +80,10 @@ function outputNames(projection: readonly Ast[]): OutputNames {
  * GROUP BY names resolve to SELECT-list names first in BigQuery, and to FROM columns first in
  * DuckDB: a name of the SELECT list is replaced by the expression it names.
  */
-function groupBySql(select: Ast, context: TranslationContext, outputs: OutputNames): string | undefined {
+function groupBySql(select: Select, context: TranslationContext, outputs: OutputNames): string | undefined {
   const [kind, node] = variant(select.group_by);
   if (kind !== 'Expressions') throw unsupported('GROUP BY ALL');
-  const [expressions] = node as [Ast[], Ast[]];
+  const [expressions] = node;
   if (expressions.length === 0) return undefined;
   const items = expressions.map((expression) =>
     atNode(expression, () => withAliases(expression, context, outputs)),
@@ -90,8 +92,8 @@ function groupBySql(select: Ast, context: TranslationContext, outputs: OutputNam
 }
 
 /** An expression where a bare name may name a SELECT-list column (GROUP BY, HAVING): that wins. */
-function withAliases(expression: Ast, context: TranslationContext, outputs: OutputNames): string {
-  const name = expression.Identifier?.value?.toLowerCase();
+function withAliases(expression: Expr, context: TranslationContext, outputs: OutputNames): string {
+  const name = bareName(expression)?.value.toLowerCase();
   const output = name === undefined ? undefined : outputs.get(name);
   return context.expr(output?.expr ?? expression);
 }
@@ -100,7 +102,7 @@ function withAliases(expression: Ast, context: TranslationContext, outputs: Outp
  * QUALIFY may name SELECT-list columns (`QUALIFY rank <= 3`), on DuckDB as in BigQuery: a name
  * that is no range variable or column of the FROM clause is left to mean the output column.
  */
-function withOutputNames(expression: Ast, context: TranslationContext, outputs: OutputNames): string {
+function withOutputNames(expression: Expr, context: TranslationContext, outputs: OutputNames): string {
   const { scope } = context;
   const withOutputs = scope.child();
   for (const name of outputs.keys()) {
@@ -111,7 +113,10 @@ function withOutputNames(expression: Ast, context: TranslationContext, outputs: 
 }
 
 /** One select-list item and the output columns it makes (undefined when they are not known). */
-function selectItem(item: Ast, context: TranslationContext): { sql: string; columns: Column[] | undefined } {
+function selectItem(
+  item: SelectItem,
+  context: TranslationContext,
+): { sql: string; columns: Column[] | undefined } {
   const [kind, node] = variant(item);
   switch (kind) {
     case 'UnnamedExpr': {
@@ -141,7 +146,7 @@ function selectItem(item: Ast, context: TranslationContext): { sql: string; colu
     }
     case 'QualifiedWildcard': {
       const [, name] = variant(node[0]);
-      const parts: string[] = name.map((part: Ast) => variant(part)[1].value);
+      const parts = name.map((part) => part.Identifier.value);
       const binding = parts.length === 1 ? context.scope.lookup(parts[0] as string) : undefined;
       const options = wildcardOptions(node[1], context);
       if (binding?.kind === 'object') {
@@ -162,7 +167,7 @@ function selectItem(item: Ast, context: TranslationContext): { sql: string; colu
 }
 
 /** `* EXCEPT (a, b) REPLACE (expr AS c)`: DuckDB's `* EXCLUDE (...) REPLACE (...)`. */
-function wildcardOptions(options: Ast, context: TranslationContext): string {
+function wildcardOptions(options: WildcardOptions | undefined, context: TranslationContext): string {
   if (!options) return '';
   if (options.opt_ilike || options.opt_exclude || options.opt_rename)
     throw unsupported('this SELECT * modifier');
@@ -170,11 +175,11 @@ function wildcardOptions(options: Ast, context: TranslationContext): string {
   const except = options.opt_except;
   if (except) {
     const names = [except.first_element, ...(except.additional_elements ?? [])];
-    sql += ` EXCLUDE (${names.map((name: Ast) => quoteIdent(name.value)).join(', ')})`;
+    sql += ` EXCLUDE (${names.map((name) => quoteIdent(name.value)).join(', ')})`;
   }
   const replace = options.opt_replace;
   if (replace) {
-    const items = (replace.items as Ast[]).map(
+    const items = replace.items.map(
       (item) => `${context.expr(item.expr)} AS ${quoteIdent(item.column_name.value)}`,
     );
     sql += ` REPLACE (${items.join(', ')})`;

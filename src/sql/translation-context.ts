@@ -1,4 +1,4 @@
-import type { Ast } from './bigquery-ast.js';
+import type { Expr, Query } from './ast.js';
 import type { CteScopes } from './cte-scopes.js';
 import type { TableSchema } from './table-schema.js';
 import type { Column, Resolved, Scope } from './unnest-scope.js';
@@ -17,7 +17,7 @@ export interface QuerySql {
  * The names a SELECT list gives its columns (lower case): explicit aliases, and the implicit ones
  * BigQuery gives a path (`p.user_name` is `user_name`); an explicit alias wins.
  */
-export type OutputNames = ReadonlyMap<string, { readonly expr: Ast; readonly explicit: boolean }>;
+export type OutputNames = ReadonlyMap<string, { readonly expr: Expr; readonly explicit: boolean }>;
 
 /**
  * One statement's translation as each room of the translator sees it, bound to the scope being
@@ -38,7 +38,7 @@ export interface TranslationContext extends FormContext {
   /** A (possibly dotted) name as BigQuery resolves it here. */
   resolveName(parts: readonly string[]): Resolved;
   /** A query (CTE body, derived table, subquery), unindented, with its output columns. */
-  queryWithColumns(query: Ast): QuerySql;
+  queryWithColumns(query: Query): QuerySql;
 }
 
 export function indent(text: string): string {

@@ -1,4 +1,4 @@
-import type { Ast } from './bigquery-ast.js';
+import type { Expr, JoinConstraint, TableFactor, Unnest } from './ast.js';
 import { compoundParts } from './names.js';
 import { isListSqlType, isStructSqlType, quoteIdent, type SqlType } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
@@ -11,14 +11,14 @@ import { unsupported } from './unsupported.js';
  * ... ON TRUE needs none. Over an array it stays a lateral join. See unnest-scope.ts for why.
  */
 export function joinUnnestSql(
-  unnest: Ast,
+  unnest: Unnest,
   operator: string,
-  constraint: Ast,
+  constraint: JoinConstraint | undefined,
   context: TranslationContext,
   impliedFilters: string[],
 ): string {
   const alias = unnestAlias(unnest);
-  const [array] = unnest.array_exprs as Ast[];
+  const array = unnest.array_exprs[0] as Expr;
   const isLeftOnTrue = (operator === 'Left' || operator === 'LeftOuter') && isTrueConstraint(constraint);
   const isCross =
     operator === 'CrossJoin' ||
@@ -41,9 +41,9 @@ export function joinUnnestSql(
 }
 
 /** `FROM UNNEST(array) AS a` as the first FROM item. */
-export function arrayUnnestSql(unnest: Ast, context: TranslationContext): string {
+export function arrayUnnestSql(unnest: Unnest, context: TranslationContext): string {
   const alias = unnestAlias(unnest);
-  const [array] = unnest.array_exprs as Ast[];
+  const array = unnest.array_exprs[0] as Expr;
   const parts = compoundParts(array);
   const target: Resolved = parts ? context.resolveName(parts) : { sql: context.expr(array) };
   if (isStructSqlType(target.type)) throw unsupported('FROM UNNEST of a record with nothing before it');
@@ -56,32 +56,30 @@ export function arrayUnnestSql(unnest: Ast, context: TranslationContext): string
  * from a range variable in scope as an implicit UNNEST of that path. Returned as the UNNEST node it
  * stands for, or undefined for a table name.
  */
-export function arrayPathUnnest(relation: Ast, scope: Scope): Ast | undefined {
+export function arrayPathUnnest(relation: TableFactor, scope: Scope): Unnest | undefined {
+  if (!('Table' in relation)) return undefined;
   const table = relation.Table;
-  const parts = table?.name?.map((part: Ast) => part?.Identifier?.value);
-  if (!parts || parts.length < 2 || parts.some((part: unknown) => typeof part !== 'string')) return undefined;
-  if (!scope.lookup(parts[0])) return undefined;
-  const path = { CompoundIdentifier: table.name.map((part: Ast) => part.Identifier) };
+  const [head, ...rest] = table.name;
+  if (head === undefined || rest.length === 0 || !scope.lookup(head.Identifier.value)) return undefined;
+  const path = { CompoundIdentifier: table.name.map((part) => part.Identifier) };
   return { alias: table.alias, array_exprs: [path], with_offset: false, with_ordinality: false };
 }
 
 /** `WITH OFFSET [AS o]`: binds the offset column (an INT64) and returns its name. */
-function bindOffset(unnest: Ast, scope: Scope): string | undefined {
+function bindOffset(unnest: Unnest, scope: Scope): string | undefined {
   // BigQuery's default name for the offset column is `offset`.
-  const name: string | undefined = unnest.with_offset
-    ? (unnest.with_offset_alias?.value ?? 'offset')
-    : undefined;
+  const name = unnest.with_offset ? (unnest.with_offset_alias?.value ?? 'offset') : undefined;
   if (name !== undefined) scope.bind(name, { kind: 'element', alias: name, type: 'BIGINT' });
   return name;
 }
 
-function unnestAlias(unnest: Ast): string {
+function unnestAlias(unnest: Unnest): string {
   if (unnest.with_ordinality) throw unsupported('UNNEST ... WITH ORDINALITY');
   if (unnest.array_exprs.length !== 1) throw unsupported('UNNEST of several arrays');
   const alias = unnest.alias?.name?.value;
   if (alias) return alias;
   // Without an alias, BigQuery names the value table after the last part of its path.
-  const parts = compoundParts(unnest.array_exprs[0]);
+  const parts = compoundParts(unnest.array_exprs[0] as Expr);
   if (!parts) throw unsupported('UNNEST of an expression without an alias');
   return parts.at(-1) as string;
 }
@@ -102,6 +100,9 @@ function listElement(type: SqlType | undefined): SqlType | undefined {
   return isListSqlType(type) ? type.list : undefined;
 }
 
-function isTrueConstraint(constraint: Ast): boolean {
-  return constraint?.On?.Value?.value?.Boolean === true;
+function isTrueConstraint(constraint: JoinConstraint | undefined): boolean {
+  if (typeof constraint !== 'object' || !('On' in constraint)) return false;
+  const on = constraint.On;
+  const value = 'Value' in on ? on.Value.value : undefined;
+  return typeof value === 'object' && 'Boolean' in value && value.Boolean === true;
 }
