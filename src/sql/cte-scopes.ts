@@ -1,5 +1,5 @@
 import type { Ast } from './bigquery-ast.js';
-import type { Columns } from './translation-context.js';
+import type { Columns } from './unnest-scope.js';
 
 /**
  * The CTEs of one statement's translation: which are visible where (each WITH opens a level,

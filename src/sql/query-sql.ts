@@ -4,14 +4,8 @@ import { constantCtes } from './constant-ctes.js';
 import { bareName } from './names.js';
 import { selectSql } from './select-sql.js';
 import { quoteIdent } from './table-schema.js';
-import {
-  type Columns,
-  indent,
-  type OutputNames,
-  type QuerySql,
-  type TranslationContext,
-} from './translation-context.js';
-import type { Scope } from './unnest-scope.js';
+import { indent, type OutputNames, type QuerySql, type TranslationContext } from './translation-context.js';
+import type { Columns, Scope } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
 
 /**

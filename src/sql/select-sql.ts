@@ -4,8 +4,8 @@ import { fromClauseSql } from './from-clause.js';
 import { windowSql } from './function-call.js';
 import { bareName, compoundParts } from './names.js';
 import { quoteIdent } from './table-schema.js';
-import { type Columns, indent, type OutputNames, type TranslationContext } from './translation-context.js';
-import type { Column, Scope } from './unnest-scope.js';
+import { indent, type OutputNames, type TranslationContext } from './translation-context.js';
+import type { Column, Columns, Scope } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
 
 /**

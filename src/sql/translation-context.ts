@@ -1,11 +1,8 @@
 import type { Expr, Query } from './ast.js';
 import type { CteScopes } from './cte-scopes.js';
 import type { TableSchema } from './table-schema.js';
-import type { Column, Resolved, Scope } from './unnest-scope.js';
+import type { Columns, Resolved, Scope } from './unnest-scope.js';
 import type { FormContext } from './value-forms.js';
-
-/** Output columns of a query or SELECT by lower-case name; undefined when not all are known. */
-export type Columns = Map<string, Column> | undefined;
 
 /** A query translated to DuckDB SQL, with the columns it outputs. */
 export interface QuerySql {
