@@ -1,4 +1,5 @@
-import { type Ast, parseBigQuery, queryFunctions, queryParameters } from './bigquery-ast.js';
+import type { Query } from './ast.js';
+import { parseBigQuery, queryFunctions, queryParameters } from './bigquery-ast.js';
 import { CteScopes } from './cte-scopes.js';
 import { expressionSql } from './expression-sql.js';
 import { functionsReadingNow, nowParameter } from './function-rules.js';
@@ -41,7 +42,7 @@ export function translateToDuckDb(bigQuerySql: string, options: TranslateOptions
  * Translates a query statement already parsed (`parseBigQuery`), or built or merged from parsed
  * ones: the AST is read, never changed. Parameters and `usesNow` are found in the AST.
  */
-export function translateStatement(query: Ast, options: TranslateOptions): Translation {
+export function translateStatement(query: Query, options: TranslateOptions): Translation {
   const tables = new Map<string, TableSchema>();
   for (const table of options.tables) {
     for (const name of [table.name, ...(table.aliases ?? [])]) tables.set(name.toLowerCase(), table);
