@@ -118,7 +118,8 @@ export async function measurePeers(
     );
     const floor = results['bare node:http'].requestsPerSecond;
     const rows = Object.entries(results).map(([name, result]) => {
-      if (result.non2xx > 0) throw new Error(`${name} answered ${result.non2xx} requests with a non-2xx status`);
+      if (result.non2xx > 0)
+        throw new Error(`${name} answered ${result.non2xx} requests with a non-2xx status`);
       return { case: name, ...result, servingRatio: ratio(result.requestsPerSecond, floor) };
     });
     return {

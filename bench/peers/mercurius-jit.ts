@@ -18,7 +18,9 @@ for (const [namespace, fields] of Object.entries(answers)) {
   const query = resolvers.Query as Record<string, () => unknown>;
   query[namespace] = () => ({});
   const typeName = `${namespace[0]?.toUpperCase()}${namespace.slice(1)}Queries`;
-  resolvers[typeName] = Object.fromEntries(Object.entries(fields).map(([field, rows]) => [field, () => rows]));
+  resolvers[typeName] = Object.fromEntries(
+    Object.entries(fields).map(([field, rows]) => [field, () => rows]),
+  );
 }
 
 const app = Fastify({ logger: false });
