@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
+import { createDuckDbEngine } from '../src/backends/duckdb/engine.js';
 import { loadEndpointRegistry } from '../src/endpoints/registry.js';
 import { logSources } from '../src/endpoints/sources.js';
-import { createDuckDbEngine } from '../src/engines/duckdb-engine.js';
 import { packageRoot, queriesDir } from '../src/paths.js';
 import { openDatabase } from '../src/storage/database.js';
 import { createLogWriter } from '../src/storage/log-writer.js';

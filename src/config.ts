@@ -4,7 +4,7 @@ import {
   type BigQueryConfig,
   bigQueryEnvironmentSchema,
   parseBigQueryEnvironment,
-} from './engines/bigquery-config.js';
+} from './backends/bigquery/config.js';
 import { queriesDir as shippedQueriesDir } from './paths.js';
 
 const flag = z

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError } from 'commander';
+import type { BigQueryConfig } from '../backends/bigquery/config.js';
 import { type Config, loadBigQueryConfig, loadConfig } from '../config.js';
-import type { BigQueryConfig } from '../engines/bigquery-config.js';
 import { startQuerygate } from '../server.js';
 import { printWelcome } from './welcome.js';
 
@@ -109,7 +109,7 @@ bigquery
   .option('--tables', 'also create the source tables, partitioned by day on timestamp')
   .option('--queries <dir>', 'the queries directory (QUERYGATE_QUERIES_DIR; default: the shipped queries/)')
   .action(async (options: { print?: boolean; tables?: boolean; queries?: string }) => {
-    const { runBigQuerySetup } = await import('./bigquery-commands.js');
+    const { runBigQuerySetup } = await import('../backends/bigquery/commands.js');
     await runBigQuerySetup({
       config: loadBigQueryConfig(),
       queriesDir: loadConfig(withQueriesDir(options.queries)).queriesDir,
@@ -123,7 +123,7 @@ bigquery
   .description('Dry-run every endpoint: does it compile, how many bytes would it scan')
   .option('--queries <dir>', 'the queries directory (QUERYGATE_QUERIES_DIR; default: the shipped queries/)')
   .action(async (options: { queries?: string }) => {
-    const { runBigQueryCheck } = await import('./bigquery-commands.js');
+    const { runBigQueryCheck } = await import('../backends/bigquery/commands.js');
     const { ok } = await runBigQueryCheck({
       config: loadBigQueryConfig(),
       queriesDir: loadConfig(withQueriesDir(options.queries)).queriesDir,

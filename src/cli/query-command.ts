@@ -1,17 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { bigQueryNaming, createBigQueryEngine } from '../backends/bigquery/engine.js';
+import { qualifyForBigQuery } from '../backends/bigquery/qualify.js';
+import { createDuckDbEngine } from '../backends/duckdb/engine.js';
+import { readTableSchemas } from '../backends/duckdb/table-schemas.js';
 import type { Config } from '../config.js';
 import { readSources } from '../endpoints/sources.js';
-import { bigQueryNaming, createBigQueryEngine } from '../engines/bigquery-engine.js';
-import { createDuckDbEngine } from '../engines/duckdb-engine.js';
-import { readTableSchemas } from '../engines/duckdb-schema.js';
 import type { QueryEngine } from '../engines/query-engine.js';
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import { toJson } from '../http/respond.js';
 // The UDFs (queries/udf) ship with querygate, whatever queries directory is served.
 import { queriesDir } from '../paths.js';
 import { parseBigQuery, queryParameters } from '../sql/bigquery-ast.js';
-import { qualifyForBigQuery } from '../sql/qualify-for-bigquery.js';
 import { translateToDuckDb } from '../sql/translate.js';
 import { openDatabase } from '../storage/database.js';
 import { createLogWriter } from '../storage/log-writer.js';

@@ -1,9 +1,9 @@
 import type { BigQuery } from '@google-cloud/bigquery';
+import type { BigQueryConfig } from '../backends/bigquery/config.js';
+import { createBigQueryEngine } from '../backends/bigquery/engine.js';
+import { createDuckDbEngine } from '../backends/duckdb/engine.js';
 import { loadEndpointRegistry } from '../endpoints/registry.js';
 import { type Snapshot, type SnapshotOptions, snapshotOf } from '../endpoints/snapshot.js';
-import type { BigQueryConfig } from '../engines/bigquery-config.js';
-import { createBigQueryEngine } from '../engines/bigquery-engine.js';
-import { createDuckDbEngine } from '../engines/duckdb-engine.js';
 import type { QueryEngine } from '../engines/query-engine.js';
 import { queriesDir as shippedQueriesDir } from '../paths.js';
 import { openDatabase } from '../storage/database.js';

@@ -12,10 +12,10 @@ import {
 } from '@duckdb/node-api';
 import type { BigQueryOptions } from '@google-cloud/bigquery';
 import { parse } from '@guanmingchiu/sqlparser-ts';
+import { renameObjects } from '../../src/backends/bigquery/qualify.js';
 import { type LogSource, logSources } from '../../src/endpoints/sources.js';
 import { isoMicros } from '../../src/engines/iso-micros.js';
 import { type Ast, variant } from '../../src/sql/bigquery-ast.js';
-import { renameObjects } from '../../src/sql/qualify-for-bigquery.js';
 import { nowParameter, translateToDuckDb } from '../../src/sql/translate.js';
 import type { Database } from '../../src/storage/database.js';
 import { seedTableSchema } from '../../src/storage/log-tables.js';

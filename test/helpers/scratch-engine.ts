@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
 import { duckdbType, quoteIdent } from '../../src/endpoints/field-type.js';
 import { type LogSource, logSources } from '../../src/endpoints/sources.js';
-import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
 import type { ParameterValues, QueryEngine, QueryResult } from '../../src/engines/query-engine.js';
 import { queriesDir } from '../../src/paths.js';
 import { type Database, openDatabase } from '../../src/storage/database.js';

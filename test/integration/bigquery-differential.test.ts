@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBigQueryEngine } from '../../src/backends/bigquery/engine.js';
+import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
 import type { Endpoint } from '../../src/endpoints/registry.js';
 import { loadEndpointRegistry } from '../../src/endpoints/registry.js';
 import { logSources } from '../../src/endpoints/sources.js';
-import { createBigQueryEngine } from '../../src/engines/bigquery-engine.js';
-import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
 import type { ParameterValues, QueryEngine, QueryResult } from '../../src/engines/query-engine.js';
 import { toJson } from '../../src/http/respond.js';
 import { queriesDir } from '../../src/paths.js';

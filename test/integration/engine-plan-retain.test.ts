@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createBigQueryEngine } from '../../src/backends/bigquery/engine.js';
+import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
 import { logSources } from '../../src/endpoints/sources.js';
-import { createBigQueryEngine } from '../../src/engines/bigquery-engine.js';
-import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
 import type { QueryEngine, SavedQuery } from '../../src/engines/query-engine.js';
 import { queriesDir } from '../../src/paths.js';
 import { type BigQueryHarness, startBigQueryHarness } from '../helpers/bigquery-harness.js';

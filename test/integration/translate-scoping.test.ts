@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
 import { logSources } from '../../src/endpoints/sources.js';
-import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
 import type { QueryEngine } from '../../src/engines/query-engine.js';
 import { isQuerygateError } from '../../src/errors.js';
 import { queriesDir } from '../../src/paths.js';

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
 import { quoteIdent } from '../../src/endpoints/field-type.js';
 import { logSources } from '../../src/endpoints/sources.js';
-import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
 import { queriesDir } from '../../src/paths.js';
 import { type Database, openDatabase } from '../../src/storage/database.js';
 import { type DemoLogEvent, generateDemoLogs } from '../../src/storage/demo-logs.js';

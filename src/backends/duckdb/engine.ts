@@ -11,13 +11,8 @@ import {
   TIMESTAMP,
   VARCHAR,
 } from '@duckdb/node-api';
-import { isQuerygateError, QuerygateError } from '../errors.js';
-import { nowParameter, type Translation, translateToDuckDb } from '../sql/translate.js';
-import { systemTimers, type Timers } from '../timers.js';
-import { decodeRows, describeColumns } from './duckdb-rows.js';
-import { type QueryableTable, readTableSchemas } from './duckdb-schema.js';
-import { createFairPool, type PoolLease } from './fair-pool.js';
-import { isoMicros } from './iso-micros.js';
+import { createFairPool, type PoolLease } from '../../engines/fair-pool.js';
+import { isoMicros } from '../../engines/iso-micros.js';
 import {
   type ParameterType,
   type ParameterValues,
@@ -27,7 +22,12 @@ import {
   type RunOptions,
   remainingMs,
   type SavedQuery,
-} from './query-engine.js';
+} from '../../engines/query-engine.js';
+import { isQuerygateError, QuerygateError } from '../../errors.js';
+import { nowParameter, type Translation, translateToDuckDb } from '../../sql/translate.js';
+import { systemTimers, type Timers } from '../../timers.js';
+import { decodeRows, describeColumns } from './rows.js';
+import { type QueryableTable, readTableSchemas } from './table-schemas.js';
 
 /**
  * The DuckDB file the engine reads: anything that hands out connections to it. The store

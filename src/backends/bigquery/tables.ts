@@ -1,6 +1,6 @@
-import { type FieldType, isListType, isStructType } from '../endpoints/field-type.js';
-import type { LogSource } from '../endpoints/sources.js';
-import { extraColumn } from './log-tables.js';
+import { type FieldType, isListType, isStructType } from '../../endpoints/field-type.js';
+import type { LogSource } from '../../endpoints/sources.js';
+import { extraColumn } from '../../storage/log-tables.js';
 
 /**
  * The BigQuery table of a log source as `querygate bigquery setup --tables` creates it: the

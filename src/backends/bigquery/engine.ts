@@ -1,17 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { BigQuery, type BigQueryOptions, type Job, type Query } from '@google-cloud/bigquery';
-import { QuerygateError } from '../errors.js';
-import { type BigQueryNaming, type QualifiedQuery, qualifyForBigQuery } from '../sql/qualify-for-bigquery.js';
-import { type BigQueryConfig, type BigQuerySource, bigQueryTables } from './bigquery-config.js';
-import { bigQueryMessage, bigQueryReason, bigQueryStatus, toQuerygateError } from './bigquery-errors.js';
-import {
-  decodeColumns,
-  decodeWireRows,
-  describeWireSchema,
-  type WireRow,
-  type WireSchema,
-} from './bigquery-rows.js';
-import { readBigQueryUdfs } from './bigquery-udfs.js';
 import {
   type ParameterValues,
   planKey,
@@ -20,7 +8,13 @@ import {
   type RunOptions,
   remainingMs,
   type SavedQuery,
-} from './query-engine.js';
+} from '../../engines/query-engine.js';
+import { QuerygateError } from '../../errors.js';
+import { type BigQueryConfig, type BigQuerySource, bigQueryTables } from './config.js';
+import { bigQueryMessage, bigQueryReason, bigQueryStatus, toQuerygateError } from './errors.js';
+import { type BigQueryNaming, type QualifiedQuery, qualifyForBigQuery } from './qualify.js';
+import { decodeColumns, decodeWireRows, describeWireSchema, type WireRow, type WireSchema } from './rows.js';
+import { readBigQueryUdfs } from './udfs.js';
 
 export interface BigQueryEngineOptions {
   readonly config: BigQueryConfig;
