@@ -91,7 +91,8 @@ export interface PlanCounts {
 }
 
 export interface QueryEngine {
-  readonly kind: 'duckdb' | 'bigquery';
+  /** The backend it belongs to, as QUERYGATE_ENGINE names it (`GET /health` reports it). */
+  readonly kind: string;
   /** Resolves when the engine can answer queries (tables exist, UDFs installed). */
   ready(): Promise<void>;
   run(query: SavedQuery, params: ParameterValues, options: RunOptions): Promise<QueryResult>;

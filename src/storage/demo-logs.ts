@@ -1,4 +1,5 @@
-import { type LogSource, logSources } from '../endpoints/sources.js';
+import { type LogSource, readSources } from '../endpoints/sources.js';
+import { queriesDir as shippedQueriesDir } from '../paths.js';
 
 /**
  * Deterministic demo traffic for the nine log sources, shaped like Logflare's Supabase sources
@@ -439,7 +440,7 @@ const demoSources: Record<string, DemoSource> = {
 };
 
 /**
- * Demo events for every source of `logSources`, keyed by source name, oldest first, in
+ * Demo events for every shipped source, keyed by source name, oldest first, in
  * `(after, now]`. The same options always give the same events.
  */
 export function generateDemoLogs(options: DemoLogsOptions): Map<string, DemoLogEvent[]> {
@@ -447,7 +448,8 @@ export function generateDemoLogs(options: DemoLogsOptions): Map<string, DemoLogE
   const nowMs = now.getTime();
   const fromMs = Math.max(nowMs - days * DAY, after?.getTime() ?? Number.NEGATIVE_INFINITY);
   const result = new Map<string, DemoLogEvent[]>();
-  for (const source of logSources) {
+  // The demo is of the nine sources shipped in queries/sources.yaml, whatever directory is served.
+  for (const source of readSources(shippedQueriesDir)) {
     const demo = demoSources[source.name];
     if (!demo) continue;
     const events: [us: number, event: DemoLogEvent][] = [];

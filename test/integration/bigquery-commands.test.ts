@@ -6,7 +6,6 @@ import { runBigQueryCheck, runBigQuerySetup } from '../../src/backends/bigquery/
 import { createBigQueryEngine } from '../../src/backends/bigquery/engine.js';
 import { readBigQueryUdfs } from '../../src/backends/bigquery/udfs.js';
 import { type Endpoint, loadEndpointRegistry } from '../../src/endpoints/registry.js';
-import { logSources } from '../../src/endpoints/sources.js';
 import { queriesDir } from '../../src/paths.js';
 import type { Ast } from '../../src/sql/bigquery-ast.js';
 import {
@@ -14,6 +13,7 @@ import {
   type HarnessOptions,
   startBigQueryHarness,
 } from '../helpers/bigquery-harness.js';
+import { logSources } from '../helpers/shipped-sources.js';
 
 const registry = loadEndpointRegistry(queriesDir);
 let harness: BigQueryHarness | undefined;

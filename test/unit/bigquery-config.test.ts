@@ -4,7 +4,7 @@ import {
   bigQueryTables,
   parseBigQueryEnvironment,
 } from '../../src/backends/bigquery/config.js';
-import { logSources } from '../../src/endpoints/sources.js';
+import { logSources } from '../helpers/shipped-sources.js';
 
 const required = { QUERYGATE_BIGQUERY_PROJECT: 'acme-logs-prod', QUERYGATE_BIGQUERY_DATASET: 'logflare' };
 

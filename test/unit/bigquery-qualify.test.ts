@@ -5,9 +5,9 @@ import { parseBigQueryEnvironment } from '../../src/backends/bigquery/config.js'
 import { bigQueryNaming } from '../../src/backends/bigquery/engine.js';
 import { qualifyForBigQuery, renameObjects } from '../../src/backends/bigquery/qualify.js';
 import { loadEndpointRegistry } from '../../src/endpoints/registry.js';
-import { logSources } from '../../src/endpoints/sources.js';
 import { queriesDir } from '../../src/paths.js';
 import { type Ast, parseBigQuery } from '../../src/sql/bigquery-ast.js';
+import { logSources } from '../helpers/shipped-sources.js';
 
 const naming = {
   tables: {

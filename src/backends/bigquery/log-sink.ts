@@ -1,9 +1,9 @@
 import type { BigQuery, Table } from '@google-cloud/bigquery';
+import { extraColumn } from '../../endpoints/log-record.js';
 import type { LogSource } from '../../endpoints/sources.js';
 import { QuerygateError } from '../../errors.js';
 import { parseEventTimestamp } from '../../storage/event-timestamp.js';
 import { checkLogEvents, type LogEvent } from '../../storage/log-event.js';
-import { extraColumn } from '../../storage/log-tables.js';
 import { type BigQueryConfig, bigQueryTables, tableParts } from './config.js';
 import { bigQueryStatus, toQuerygateError } from './errors.js';
 import type { WireField } from './rows.js';
