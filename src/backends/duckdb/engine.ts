@@ -11,8 +11,10 @@ import {
   TIMESTAMP,
   VARCHAR,
 } from '@duckdb/node-api';
+import { startDeadline } from '../../engines/deadline.js';
 import { createFairPool, type PoolLease } from '../../engines/fair-pool.js';
 import { isoMicros } from '../../engines/iso-micros.js';
+import { createPlanCache, type PlanCache } from '../../engines/plan-cache.js';
 import {
   type ParameterType,
   type ParameterValues,
@@ -20,7 +22,6 @@ import {
   type QueryEngine,
   type QueryResult,
   type RunOptions,
-  remainingMs,
   type SavedQuery,
 } from '../../engines/query-engine.js';
 import { isQuerygateError, QuerygateError } from '../../errors.js';
@@ -71,30 +72,22 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
   // Each saved query is translated against the tables as the store has them when it loads.
   const translate = async (sql: string) =>
     translateToDuckDb(sql, { tables: await readTableSchemas(setup, options.sources) });
-  let translations: Map<string, Translation>;
+  let translations: PlanCache<Translation>;
   try {
     // BigQuery sorts NULLs first ascending and last descending; DuckDB's default puts them last
     // both ways. Set for the whole database so ORDER BY anywhere (windows, aggregates) agrees.
     await setup.run(`SET GLOBAL default_null_order = 'nulls_first_on_asc_last_on_desc'`);
     const tables = await readTableSchemas(setup, options.sources);
-    // Keyed by the query's hash: a changed query is translated and prepared anew.
-    translations = new Map(
-      options.queries.map((query) => [planKey(query), translateToDuckDb(query.sql, { tables })]),
-    );
+    translations = createPlanCache(options.queries, (query) => translateToDuckDb(query.sql, { tables }));
     for (const file of udfFiles) await setup.run(readFileSync(join(options.queriesDir, 'udf', file), 'utf8'));
-    for (const query of options.queries) await assertBinds(setup, query, translations.get(planKey(query)));
+    for (const query of options.queries) await assertBinds(setup, query, translations.get(query));
   } catch (error) {
     setup.closeSync();
     throw error;
   }
-  // The plan keys of the queries served (see retain): those given at start, until a reload says
-  // which. So a reload refused after describing its texts leaves no plans of them. Without
-  // queries at start (scratch engines), every plan is kept.
-  let retained: ReadonlySet<string> | undefined =
-    options.queries.length > 0 ? new Set(options.queries.map(planKey)) : undefined;
-  const isRetained = (key: string) => retained === undefined || retained.has(key);
   const size = options.connections ?? 4;
-  const connections = await openConnections(options.database, size, isRetained);
+  // Prepared statements follow the translations: a plan no longer retained loses both.
+  const connections = await openConnections(options.database, size, translations.isRetained);
   const pool = createFairPool(connections, {
     perKeyLimit: options.connectionsPerEndpoint ?? Math.ceil(size / 2),
     maxQueuedPerKey: options.queuePerEndpoint ?? 8,
@@ -103,12 +96,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
   const timers = options.timers ?? systemTimers;
 
   async function translationOf(query: SavedQuery): Promise<Translation> {
-    let translation = translations.get(planKey(query));
-    if (!translation) {
-      translation = await translate(query.sql);
-      if (isRetained(planKey(query))) translations.set(planKey(query), translation);
-    }
-    return translation;
+    return translations.get(query) ?? translations.keep(query, await translate(query.sql));
   }
 
   async function run(
@@ -117,25 +105,13 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     runOptions: RunOptions,
   ): Promise<QueryResult> {
     // No await when the translation is at hand: the call's deadline starts at once.
-    const translation = translations.get(planKey(query)) ?? (await translationOf(query));
-    // One stop for both ends of a call: its deadline, which starts when it asks for a connection
-    // (so a caller never waits longer than the timeout, queued or running), and its caller going away.
-    const stop = new AbortController();
-    let timedOut = false;
-    const timer = timers.setTimeout(
-      () => {
-        timedOut = true;
-        stop.abort();
-      },
-      remainingMs(options.timeoutMs, runOptions),
-    );
-    const onCallerGone = () => stop.abort();
-    runOptions.signal?.addEventListener('abort', onCallerGone, { once: true });
-    if (runOptions.signal?.aborted) stop.abort();
+    const translation = translations.get(query) ?? (await translationOf(query));
+    // The deadline starts when the call asks for a connection: waiting for one counts.
+    const deadline = startDeadline(options.timeoutMs, runOptions, timers);
     let lease: PoolLease<Connection> | undefined;
     let repeat: NodeJS.Timeout | undefined;
     try {
-      lease = await pool.acquire(query.id, stop.signal);
+      lease = await pool.acquire(query.id, deadline.signal);
       const { connection } = lease.item;
       // DuckDB forgets an interrupt that comes before the query has begun (while it is prepared,
       // or before a worker thread picks it up), so once given it is repeated until the run ends.
@@ -143,15 +119,15 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         connection.interrupt();
         repeat ??= setInterval(() => connection.interrupt(), interruptRepeatMs);
       };
-      stop.signal.addEventListener('abort', interrupt, { once: true });
-      if (stop.signal.aborted) interrupt();
+      deadline.signal.addEventListener('abort', interrupt, { once: true });
+      if (deadline.signal.aborted) interrupt();
       const prepared = await lease.item.prepare(planKey(query), translation.sql);
       bindAll(prepared, query, translation, params, runOptions.now);
       const reader = await prepared.streamAndReadUntil(query.maxRows);
       return decodeRows(reader, query.maxRows);
     } catch (error) {
       if (isQuerygateError(error) && error.code === 'ENGINE_BUSY') throw error;
-      if (timedOut) {
+      if (deadline.timedOut) {
         throw new QuerygateError(
           'ENGINE_TIMEOUT',
           lease
@@ -168,9 +144,8 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         },
       );
     } finally {
-      timers.clearTimeout(timer);
+      deadline.end();
       clearInterval(repeat);
-      runOptions.signal?.removeEventListener('abort', onCallerGone);
       lease?.release();
     }
   }
@@ -206,8 +181,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     run,
     describe,
     retain(queries) {
-      retained = new Set(queries.map(planKey));
-      for (const key of translations.keys()) if (!isRetained(key)) translations.delete(key);
+      translations.retain(queries);
       // Prepared statements go when their connection is next leased: only its lessee uses them.
     },
     plans: () => ({
