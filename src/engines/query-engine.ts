@@ -4,6 +4,18 @@
  * GraphQL face never needs to know which engine answered.
  */
 
+import type { Timers } from '../timers.js';
+
+/** What every engine is created with, beside its own options. */
+export interface EngineOptions {
+  /** The saved queries, planned once here so a query that cannot run stops start-up. */
+  readonly queries: readonly SavedQuery[];
+  /** Where `udf/` lives: the UDFs (DuckDB macros, BigQuery routines) the saved queries call. */
+  readonly queriesDir: string;
+  /** The timers deadlines are kept with; tests pass manual ones. @default Node's */
+  readonly timers?: Timers;
+}
+
 /** What an engine needs to know of a saved query. */
 export interface SavedQuery {
   readonly id: string;

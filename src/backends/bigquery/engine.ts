@@ -3,6 +3,7 @@ import { BigQuery, type BigQueryOptions, type Job, type Query } from '@google-cl
 import { startDeadline } from '../../engines/deadline.js';
 import { createPlanCache } from '../../engines/plan-cache.js';
 import type {
+  EngineOptions,
   ParameterValues,
   QueryEngine,
   QueryResult,
@@ -10,25 +11,19 @@ import type {
   SavedQuery,
 } from '../../engines/query-engine.js';
 import { QuerygateError } from '../../errors.js';
-import { systemTimers, type Timers } from '../../timers.js';
+import { systemTimers } from '../../timers.js';
 import { type BigQueryConfig, type BigQuerySource, bigQueryTables } from './config.js';
 import { bigQueryMessage, bigQueryReason, bigQueryStatus, toQuerygateError } from './errors.js';
 import { type BigQueryNaming, type QualifiedQuery, qualifyForBigQuery } from './qualify.js';
 import { decodeColumns, decodeWireRows, describeWireSchema, type WireRow, type WireSchema } from './rows.js';
 import { readBigQueryUdfs } from './udfs.js';
 
-export interface BigQueryEngineOptions {
+export interface BigQueryEngineOptions extends EngineOptions {
   readonly config: BigQueryConfig;
-  /** The saved queries, qualified once here so a query that does not parse stops start-up. */
-  readonly queries: readonly SavedQuery[];
   /** The log sources of the served queries directory: each reads its table from `bigQueryTables`. */
   readonly sources: readonly BigQuerySource[];
-  /** Where `udf/*.bigquery.sql` live: their names are the routines the queries call. */
-  readonly queriesDir: string;
   /** The client; tests point one at a fake server. @default createBigQueryClient(config) */
   readonly client?: BigQuery;
-  /** The timers deadlines are kept with. @default Node's */
-  readonly timers?: Timers;
 }
 
 /**

@@ -16,6 +16,7 @@ import { createFairPool, type PoolLease } from '../../engines/fair-pool.js';
 import { isoMicros } from '../../engines/iso-micros.js';
 import { createPlanCache, type PlanCache } from '../../engines/plan-cache.js';
 import {
+  type EngineOptions,
   type ParameterType,
   type ParameterValues,
   planKey,
@@ -26,7 +27,7 @@ import {
 } from '../../engines/query-engine.js';
 import { isQuerygateError, QuerygateError } from '../../errors.js';
 import { nowParameter, type Translation, translateToDuckDb } from '../../sql/translate.js';
-import { systemTimers, type Timers } from '../../timers.js';
+import { systemTimers } from '../../timers.js';
 import { decodeRows, describeColumns } from './rows.js';
 import { type QueryableTable, readTableSchemas } from './table-schemas.js';
 
@@ -38,14 +39,10 @@ export interface DuckDbConnector {
   connect(): Promise<DuckDBConnection>;
 }
 
-export interface DuckDbEngineOptions {
+export interface DuckDbEngineOptions extends EngineOptions {
   readonly database: DuckDbConnector;
   /** The tables queries may read (the log sources) and the other names they answer to. */
   readonly sources: readonly QueryableTable[];
-  /** The saved queries, translated once here so a query that cannot run stops start-up. */
-  readonly queries: readonly SavedQuery[];
-  /** Where `udf/*.duckdb.sql` (the DuckDB macros standing in for BigQuery UDFs) live. */
-  readonly queriesDir: string;
   /** Connections running queries side by side. @default 4 */
   readonly connections?: number;
   /** Connections the calls of one endpoint may hold at once. @default half the connections, rounded up */
@@ -57,8 +54,6 @@ export interface DuckDbEngineOptions {
    * interrupted and answered with ENGINE_TIMEOUT.
    */
   readonly timeoutMs: number;
-  /** The timers deadlines are kept with; tests pass manual ones. @default Node's */
-  readonly timers?: Timers;
 }
 
 const udfFiles = ['generate_timestamp_trunc_array.duckdb.sql'];
