@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { loadOrCreateApiKey } from './api-key-file.js';
 import { openBackend } from './backends/registry.js';
 import type { Config } from './config.js';
+import type { DemoSeedOutcome } from './demo/seed.js';
 import { loadEndpointRegistry } from './endpoints/registry.js';
 import { createServedEndpoints, type ReloadOutcome } from './endpoints/reload.js';
 import { type Snapshot, snapshotOf } from './endpoints/snapshot.js';
@@ -18,10 +19,10 @@ import { createHttpApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { openApiFor, openApiPath } from './openapi/document.js';
 import { createClientAdmission } from './resolve/client-admission.js';
+import { createFairEngine } from './resolve/fair-engine.js';
 import { createResolver, type Resolver } from './resolve/resolver.js';
 import { endpointRoutes } from './rest/endpoint-routes.js';
 import { ingestRoutes } from './rest/ingest-routes.js';
-import type { DemoSeedOutcome } from './storage/demo-seed.js';
 import type { Timers } from './timers.js';
 
 export interface Querygate {
@@ -76,7 +77,14 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
   });
   const baseEngine = backend.engine;
   const { logs, demo } = backend;
-  const engine = options.wrapEngine ? options.wrapEngine(baseEngine) : baseEngine;
+  // Whichever engine runs them, its calls are shared fairly between endpoints before they reach it.
+  const fairEngine = createFairEngine(baseEngine, {
+    engineCalls: config.engineCalls,
+    callsPerEndpoint: config.endpointConnections,
+    queuePerEndpoint: config.endpointQueue,
+    timeoutMs: backend.timeoutMs,
+  });
+  const engine = options.wrapEngine ? options.wrapEngine(fairEngine) : fairEngine;
   await engine.ready();
   // One memory budget for everything cached: results with their encodings, and an eighth of it
   // for the GraphQL responses kept for replay.
@@ -88,7 +96,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     maxCacheBytes: config.cacheMaxBytes - replayBytes,
     clientAdmission: createClientAdmission({
       maxRunsPerClient: config.clientEngineCalls,
-      // One endpoint's calls hold no more of a client's turns than of the engine's connections.
+      // One endpoint's calls hold no more of a client's turns than of the engine's calls.
       maxRunsPerClientEndpoint: config.endpointConnections,
       maxQueuedPerClient: config.clientQueue,
       // Node's timers, as the engine's deadlines use: a test's manual clock moves cache time only.

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import type { DemoSeedOutcome } from '../demo/seed.js';
 import type { LogSink } from '../endpoints/log-record.js';
 import type { LogSource } from '../endpoints/sources.js';
 import type { QueryEngine, SavedQuery } from '../engines/query-engine.js';
-import type { DemoSeedOutcome } from '../storage/demo-seed.js';
 import type { Timers } from '../timers.js';
 
 /**
@@ -16,6 +16,11 @@ import type { Timers } from '../timers.js';
 export interface Backend<Own = unknown> {
   /** Its name in prose ("on BigQuery"), for messages. */
   readonly title: string;
+  /**
+   * The variable (of `config.ts`'s schema) saying how many calls its engine runs at once: the
+   * engine's calls, shared fairly between endpoints and clients, default from it.
+   */
+  readonly engineCallsVariable: string;
   /**
    * Its own environment variables (QUERYGATE_<KIND>_*), parsed by `loadConfig` only when it is
    * the engine chosen; the result is `config[kind]`. Absent: it reads none of its own.
@@ -48,8 +53,6 @@ export interface BackendSettings {
   /** Deadline of an engine call, from asking for a connection to its last row. */
   readonly queryTimeoutMs: number;
   readonly duckdbConnections: number;
-  readonly endpointConnections: number;
-  readonly endpointQueue: number;
   readonly schemaLimits: { readonly maxFields: number; readonly maxDepth: number };
 }
 
@@ -75,6 +78,8 @@ export interface OpenBackend {
   readonly engine: QueryEngine;
   /** Where ingestion writes. */
   readonly logs: LogSink;
+  /** The deadline of its engine calls, which fair sharing waits no longer than. */
+  readonly timeoutMs: number;
   /** Demo traffic it keeps current; undefined where it keeps none. */
   readonly demo?: DemoHandle | undefined;
   /** Closes what it opened besides the engine (the engine is closed first, on its own). */

@@ -4,10 +4,10 @@ import { DuckDBTimestampValue, type DuckDBType, TIMESTAMP, VARCHAR } from '@duck
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
 import { decodeRows } from '../../src/backends/duckdb/rows.js';
+import { generateDemoLogs } from '../../src/demo/sampler.js';
 import type { QueryEngine, ResultRow } from '../../src/engines/query-engine.js';
 import { isQuerygateError } from '../../src/errors.js';
 import { queriesDir } from '../../src/paths.js';
-import { generateDemoLogs } from '../../src/storage/demo-logs.js';
 import { logSources } from '../helpers/shipped-sources.js';
 import { openTempStore, type TempStore } from '../helpers/temp-store.js';
 

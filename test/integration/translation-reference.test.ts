@@ -5,11 +5,11 @@ import { type DuckDBConnection, DuckDBTimestampValue, TIMESTAMP, VARCHAR } from 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
 import { decodeRows } from '../../src/backends/duckdb/rows.js';
+import { demoProjects, generateDemoLogs } from '../../src/demo/sampler.js';
 import { type Endpoint, loadEndpointRegistry } from '../../src/endpoints/registry.js';
 import type { ParameterValues, QueryEngine } from '../../src/engines/query-engine.js';
 import { queriesDir } from '../../src/paths.js';
 import { type Database, openDatabase } from '../../src/storage/database.js';
-import { demoProjects, generateDemoLogs } from '../../src/storage/demo-logs.js';
 import { createLogWriter } from '../../src/storage/log-writer.js';
 import { logSources } from '../helpers/shipped-sources.js';
 

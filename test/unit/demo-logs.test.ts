@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { type DemoLogEvent, demoProjects, generateDemoLogs } from '../../src/demo/sampler.js';
 import type { FieldType } from '../../src/endpoints/field-type.js';
-import { type DemoLogEvent, demoProjects, generateDemoLogs } from '../../src/storage/demo-logs.js';
 import { logSources } from '../helpers/shipped-sources.js';
 
 const now = new Date('2026-05-15T12:34:56.789Z');

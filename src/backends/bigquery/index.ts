@@ -20,6 +20,7 @@ function required(own: BigQueryConfig | undefined): BigQueryConfig {
  */
 export const bigqueryBackend: Backend<BigQueryConfig> = {
   title: 'BigQuery',
+  engineCallsVariable: 'QUERYGATE_BIGQUERY_CONCURRENT_JOBS',
   checkedOn: 'BigQuery',
   environment: bigQueryEnvironmentSchema,
 
@@ -34,7 +35,7 @@ export const bigqueryBackend: Backend<BigQueryConfig> = {
       client: bigquery,
     });
     const logs = createBigQueryLogSink({ config, client: bigquery, sources, now });
-    return { engine, logs, close: async () => {} };
+    return { engine, logs, timeoutMs: config.timeoutMs, close: async () => {} };
   },
 
   scratch: ({ own, sources, client }) =>

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
+import { type DemoTraffic, startDemoTraffic } from '../../demo/traffic.js';
 import { readSources } from '../../endpoints/sources.js';
 import { queriesDir as shippedQueriesDir } from '../../paths.js';
 import type { Database } from '../../storage/database.js';
-import { type DemoTraffic, startDemoTraffic } from '../../storage/demo-traffic.js';
 import type { LogWriter } from '../../storage/log-writer.js';
 import type { Timers } from '../../timers.js';
 

@@ -12,7 +12,6 @@ import {
   VARCHAR,
 } from '@duckdb/node-api';
 import { startDeadline } from '../../engines/deadline.js';
-import { createFairPool, type PoolLease } from '../../engines/fair-pool.js';
 import { isoMicros } from '../../engines/iso-micros.js';
 import { createPlanCache, type PlanCache } from '../../engines/plan-cache.js';
 import {
@@ -25,9 +24,10 @@ import {
   type RunOptions,
   type SavedQuery,
 } from '../../engines/query-engine.js';
-import { isQuerygateError, QuerygateError } from '../../errors.js';
+import { QuerygateError } from '../../errors.js';
 import { nowParameter, type Translation, translateToDuckDb } from '../../sql/translate.js';
 import { systemTimers } from '../../timers.js';
+import { createConnectionPool, type PoolLease } from './connection-pool.js';
 import { decodeRows, describeColumns } from './rows.js';
 import { type QueryableTable, readTableSchemas } from './table-schemas.js';
 
@@ -43,12 +43,11 @@ export interface DuckDbEngineOptions extends EngineOptions {
   readonly database: DuckDbConnector;
   /** The tables queries may read (the log sources) and the other names they answer to. */
   readonly sources: readonly QueryableTable[];
-  /** Connections running queries side by side. @default 4 */
+  /**
+   * Connections running queries side by side, lent first come first served (the resolver layer
+   * shares the engine's calls fairly between endpoints). @default 4
+   */
   readonly connections?: number;
-  /** Connections the calls of one endpoint may hold at once. @default half the connections, rounded up */
-  readonly connectionsPerEndpoint?: number;
-  /** Calls of one endpoint that may wait for a connection; more are refused (ENGINE_BUSY). @default 8 */
-  readonly queuePerEndpoint?: number;
   /**
    * A call not answered this long after it asked for a connection (waiting for one counts) is
    * interrupted and answered with ENGINE_TIMEOUT.
@@ -83,11 +82,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
   const size = options.connections ?? 4;
   // Prepared statements follow the translations: a plan no longer retained loses both.
   const connections = await openConnections(options.database, size, translations.isRetained);
-  const pool = createFairPool(connections, {
-    perKeyLimit: options.connectionsPerEndpoint ?? Math.ceil(size / 2),
-    maxQueuedPerKey: options.queuePerEndpoint ?? 8,
-    maxWaitMs: options.timeoutMs,
-  });
+  const pool = createConnectionPool(connections);
   const timers = options.timers ?? systemTimers;
 
   async function translationOf(query: SavedQuery): Promise<Translation> {
@@ -106,7 +101,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     let lease: PoolLease<Connection> | undefined;
     let repeat: NodeJS.Timeout | undefined;
     try {
-      lease = await pool.acquire(query.id, deadline.signal);
+      lease = await pool.acquire(deadline.signal);
       const { connection } = lease.item;
       // DuckDB forgets an interrupt that comes before the query has begun (while it is prepared,
       // or before a worker thread picks it up), so once given it is repeated until the run ends.
@@ -121,7 +116,6 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       const reader = await prepared.streamAndReadUntil(query.maxRows);
       return decodeRows(reader, query.maxRows);
     } catch (error) {
-      if (isQuerygateError(error) && error.code === 'ENGINE_BUSY') throw error;
       if (deadline.timedOut) {
         throw new QuerygateError(
           'ENGINE_TIMEOUT',

@@ -19,6 +19,7 @@ const storeFile = 'querygate.duckdb';
  */
 export const duckdbBackend: Backend<undefined> = {
   title: 'DuckDB',
+  engineCallsVariable: 'QUERYGATE_DUCKDB_CONNECTIONS',
 
   async open({ settings, sources, queries, now, timers, logger }) {
     const database = await openDatabase(join(settings.dataDir, storeFile));
@@ -47,12 +48,11 @@ export const duckdbBackend: Backend<undefined> = {
       queriesDir: shippedQueriesDir,
       timeoutMs: settings.queryTimeoutMs,
       connections: settings.duckdbConnections,
-      connectionsPerEndpoint: settings.endpointConnections,
-      queuePerEndpoint: settings.endpointQueue,
     });
     return {
       engine,
       logs: writer,
+      timeoutMs: settings.queryTimeoutMs,
       demo,
       async close() {
         await writer.close();
