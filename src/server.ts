@@ -23,6 +23,7 @@ import { createFairEngine } from './resolve/fair-engine.js';
 import { createResolver, type Resolver } from './resolve/resolver.js';
 import { endpointRoutes } from './rest/endpoint-routes.js';
 import { ingestRoutes } from './rest/ingest-routes.js';
+import { loadSqlParser } from './sql/bigquery-ast.js';
 import type { Timers } from './timers.js';
 
 export interface Querygate {
@@ -64,6 +65,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
   const logger = options.logger ?? createLogger(config.logLevel);
   const now = options.now ?? (() => new Date());
   const apiKeys = config.apiKeys ?? [loadOrCreateApiKey(config.dataDir).key];
+  await loadSqlParser();
   const registry = loadEndpointRegistry(config.queriesDir);
 
   // The store or warehouse, its engine and its log sink: whichever backend QUERYGATE_ENGINE names.
