@@ -3,6 +3,7 @@ import type { ParameterValues, QueryEngine, QueryResult } from '../engines/query
 import { systemTimers, type Timers } from '../timers.js';
 import { canonicalKey } from './canonical-key.js';
 import type { ClientAdmission } from './client-admission.js';
+import { createEncodings, type Encodings } from './encodings.js';
 import { type CacheEntry, createCacheEntry, createResultCache, isFresh } from './result-cache.js';
 import { createSingleFlight } from './single-flight.js';
 import { createWarmer } from './warmer.js';
@@ -60,7 +61,8 @@ export interface ReusedCall {
   readonly result: QueryResult | undefined;
 }
 
-export interface ResolvedResult {
+/** An answer: the result, its age, and (through `encoded`) what faces make of it, kept with it. */
+export interface ResolvedResult extends Encodings {
   readonly result: QueryResult;
   /** The "now" the result was computed with (a cached result is older than the call). */
   readonly computedAt: Date;
@@ -199,12 +201,13 @@ export function createResolver(options: ResolverOptions): Resolver {
 
   function answer(
     endpoint: Endpoint,
-    result: QueryResult,
-    computedAt: number,
+    entry: Pick<CacheEntry, 'result' | 'computedAt' | 'encoded'>,
     answeredAt = nowMs(),
   ): ResolvedResult {
+    const { result, computedAt } = entry;
     return {
       result,
+      encoded: entry.encoded,
       computedAt: new Date(computedAt),
       maxAgeSeconds: endpoint.cacheSeconds,
       ageSeconds: Math.max(0, Math.floor((answeredAt - computedAt) / 1000)),
@@ -217,7 +220,7 @@ export function createResolver(options: ResolverOptions): Resolver {
     if (!cached || !isFresh(cached, requestedAt)) return undefined;
     countHit(cached, requestedAt);
     // A hit is answered in the instant it was asked: one reading of the clock serves both.
-    return answer(endpoint, cached.result, cached.computedAt, requestedAt);
+    return answer(endpoint, cached, requestedAt);
   }
 
   function countHit(entry: CacheEntry, requestedAt: number): void {
@@ -258,7 +261,7 @@ export function createResolver(options: ResolverOptions): Resolver {
             signal,
             waitedMs: nowMs() - requestedAt,
           });
-          return answer(endpoint, result, requestedAt);
+          return answer(endpoint, { result, computedAt: requestedAt, ...createEncodings(result) });
         } finally {
           release();
         }
@@ -275,7 +278,7 @@ export function createResolver(options: ResolverOptions): Resolver {
             requestedAt,
             nowMs() - requestedAt,
           )(signal ?? new AbortController().signal);
-          return answer(endpoint, entry.result, entry.computedAt);
+          return answer(endpoint, entry);
         } finally {
           release();
         }
@@ -310,7 +313,7 @@ export function createResolver(options: ResolverOptions): Resolver {
         }
         const entry = await flight.promise;
         entry.lastRequestedAt = Math.max(entry.lastRequestedAt, requestedAt);
-        return answer(endpoint, entry.result, entry.computedAt);
+        return answer(endpoint, entry);
       } finally {
         release();
       }
