@@ -37,9 +37,8 @@ export function graphqlFace(options: GraphQLFacePluginOptions) {
       operationConcurrency: options.operationConcurrency,
       // Node's timers, as the engine's deadlines use: a test's manual clock moves cache time only.
       operationTimeoutMs: options.operationTimeoutMs,
+      replay,
     });
-    await graphqlRoutes({ yoga, snapshot: options.snapshot, replay, maxBodyBytes: options.maxBodyBytes })(
-      app,
-    );
+    await graphqlRoutes({ yoga, snapshot: options.snapshot, maxBodyBytes: options.maxBodyBytes })(app);
   };
 }
