@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { loadOrCreateApiKey } from './api-key-file.js';
 import type { Config } from './config.js';
+import type { DemoSeedOutcome } from './demo/seed.js';
 import { type EndpointRegistry, loadEndpointRegistry } from './endpoints/registry.js';
 import type { ReloadOutcome } from './endpoints/reload.js';
 import type { Snapshot } from './endpoints/snapshot.js';
@@ -24,7 +25,6 @@ import { splitCacheBudget } from './resolve/cache-budget.js';
 import type { Resolver } from './resolve/resolver.js';
 import { endpointRoutes } from './rest/endpoint-routes.js';
 import { ingestRoutes } from './rest/ingest-routes.js';
-import type { DemoSeedOutcome } from './storage/demo-seed.js';
 import type { Timers } from './timers.js';
 
 export interface Querygate {

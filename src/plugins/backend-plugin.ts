@@ -8,6 +8,7 @@ import { createBigQueryClient, createBigQueryEngine } from '../engines/bigquery-
 import { createDuckDbEngine } from '../engines/duckdb-engine.js';
 import type { QueryEngine } from '../engines/query-engine.js';
 import { queriesDir } from '../paths.js';
+import { createFairEngine } from '../resolve/fair-engine.js';
 import type { LogSink } from '../rest/ingest-routes.js';
 import { createBigQueryLogSink } from '../storage/bigquery-log-sink.js';
 import { type Database, openDatabase } from '../storage/database.js';
@@ -86,12 +87,17 @@ export const backendPlugin = fp<BackendPluginOptions>(
         queriesDir,
         timeoutMs: config.queryTimeoutMs,
         connections: config.duckdbConnections,
-        connectionsPerEndpoint: config.endpointConnections,
-        queuePerEndpoint: config.endpointQueue,
       });
       logs = writer;
     }
-    const engine = options.wrapEngine ? options.wrapEngine(baseEngine) : baseEngine;
+    // Whichever engine runs them, its calls are shared fairly between endpoints before they reach it.
+    const fairEngine = createFairEngine(baseEngine, {
+      engineCalls: config.engineCalls,
+      callsPerEndpoint: config.endpointConnections,
+      queuePerEndpoint: config.endpointQueue,
+      timeoutMs: config.bigquery?.timeoutMs ?? config.queryTimeoutMs,
+    });
+    const engine = options.wrapEngine ? options.wrapEngine(fairEngine) : fairEngine;
     // onClose hooks of one plugin run last-added first: the engine closes before the store.
     app.addHook('onClose', () => engine.close());
     await engine.ready();

@@ -1,9 +1,9 @@
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
+import type { DemoSeedOutcome } from '../demo/seed.js';
+import { startDemoTraffic } from '../demo/traffic.js';
 import type { EndpointRegistry } from '../endpoints/registry.js';
 import { logSources } from '../endpoints/sources.js';
-import type { DemoSeedOutcome } from '../storage/demo-seed.js';
-import { startDemoTraffic } from '../storage/demo-traffic.js';
 import type { Timers } from '../timers.js';
 
 declare module 'fastify' {

@@ -33,7 +33,7 @@ export const resolverPlugin = fp<ResolverPluginOptions>(
       maxCacheBytes: splitCacheBudget(config.cacheMaxBytes).results,
       clientAdmission: createClientAdmission({
         maxRunsPerClient: config.clientEngineCalls,
-        // One endpoint's calls hold no more of a client's turns than of the engine's connections.
+        // One endpoint's calls hold no more of a client's turns than of the engine's calls.
         maxRunsPerClientEndpoint: config.endpointConnections,
         maxQueuedPerClient: config.clientQueue,
         // Node's timers, as the engine's deadlines use: a test's manual clock moves cache time only.
