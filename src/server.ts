@@ -25,6 +25,7 @@ import { splitCacheBudget } from './resolve/cache-budget.js';
 import type { Resolver } from './resolve/resolver.js';
 import { endpointRoutes } from './rest/endpoint-routes.js';
 import { ingestRoutes } from './rest/ingest-routes.js';
+import { loadSqlParser } from './sql/bigquery-ast.js';
 import type { Timers } from './timers.js';
 
 export interface Querygate {
@@ -70,6 +71,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
   const logger = options.logger ?? createLogger(config.logLevel);
   const now = options.now ?? (() => new Date());
   const apiKeys = config.apiKeys ?? [loadOrCreateApiKey(config.dataDir).key];
+  await loadSqlParser();
   const registry = loadEndpointRegistry(config.queriesDir);
   const app = await createHttpApp({
     logger,
