@@ -1,5 +1,4 @@
 import { isQuerygateError, QuerygateError } from '../errors.js';
-import { bigQueryReason } from './bigquery-errors.js';
 import type { SavedQuery } from './query-engine.js';
 
 /**
@@ -7,7 +6,11 @@ import type { SavedQuery } from './query-engine.js';
  * refuses is placed in the caller's text, not the merged one, and a query the caller got wrong
  * (an unknown column, a bad cast) or made too large is the caller's 400, not the engine's 502.
  */
-export function callerSqlError(query: SavedQuery, error: unknown): QuerygateError | undefined {
+export function callerSqlError(
+  query: SavedQuery,
+  error: unknown,
+  faultOf: CallerFaultOf,
+): QuerygateError | undefined {
   const offset = query.callerLineOffset;
   if (offset === undefined) return undefined;
   if (isQuerygateError(error)) {
@@ -22,28 +25,15 @@ export function callerSqlError(query: SavedQuery, error: unknown): QuerygateErro
     );
   }
   const message = error instanceof Error ? error.message : String(error);
-  // BigQuery's verdict on a query it cannot run (an unknown column, a type error) is the caller's.
-  if (bigQueryReason(error) === 'invalidQuery') {
-    return new QuerygateError(
-      'SANDBOX_INVALID_SQL',
-      `sql is not a valid BigQuery query: ${firstLine(message)}`,
-      {
-        details: { parameter: 'sql' },
-        cause: error,
-      },
-    );
-  }
-  if (/out of memory/i.test(message)) {
+  const fault = faultOf(error, message);
+  if (fault === 'too-expensive') {
     return new QuerygateError(
       'SANDBOX_TOO_EXPENSIVE',
       `${query.name}: sql needs more memory than one call may have; narrow it (a time range, a LIMIT, fewer joins)`,
       { details: { parameter: 'sql' }, cause: error },
     );
   }
-  const kind = /^(Binder|Parser|Conversion|Invalid Input|Catalog|Permission|Out of Range) Error/.exec(
-    message,
-  );
-  if (kind) {
+  if (fault === 'invalid') {
     return new QuerygateError('SANDBOX_INVALID_SQL', `sql does not run: ${firstLine(message)}`, {
       details: { parameter: 'sql' },
       cause: error,
@@ -51,6 +41,12 @@ export function callerSqlError(query: SavedQuery, error: unknown): QuerygateErro
   }
   return undefined;
 }
+
+/**
+ * Which failures of a run are the caller's SQL at fault, in an engine's own terms: a query the
+ * engine cannot bind or run as written (`invalid`), or one too large for a call (`too-expensive`).
+ */
+export type CallerFaultOf = (error: unknown, message: string) => 'invalid' | 'too-expensive' | undefined;
 
 function firstLine(message: string): string {
   return message.split('\n', 1)[0] ?? message;

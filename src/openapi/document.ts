@@ -9,8 +9,6 @@ export const openApiPath = '/openapi.json';
 
 type Schema = Record<string, unknown>;
 
-const documents = new WeakMap<Snapshot, Schema>();
-
 /**
  * The OpenAPI 3.1 document of a snapshot's REST face: each endpoint by name and by UUID, its
  * parameters with types, enums and formats, its response from the locked shape in the REST
@@ -19,12 +17,7 @@ const documents = new WeakMap<Snapshot, Schema>();
  * changes it together with the other faces.
  */
 export function openApiFor(snapshot: Snapshot): Schema {
-  let document = documents.get(snapshot);
-  if (!document) {
-    document = buildDocument(snapshot);
-    documents.set(snapshot, document);
-  }
-  return document;
+  return snapshot.derived(buildDocument);
 }
 
 function buildDocument(snapshot: Snapshot): Schema {

@@ -44,7 +44,7 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
         refresh,
         client: clientIdentity(request.raw, request.query),
       }));
-    const body = resultBody(resolved.result);
+    const body = resolved.encoded(resultBody);
     const headers: Record<string, string | number> = {
       'content-type': 'application/json; charset=utf-8',
       'content-length': typeof body === 'string' ? Buffer.byteLength(body) : body.length,

@@ -1,8 +1,8 @@
 import { format, parse } from '@guanmingchiu/sqlparser-ts';
 import { QuerygateError } from '../errors.js';
 import { type Ast, parseBigQuery, queryParameters } from './bigquery-ast.js';
-import { createLocator } from './qualify-for-bigquery.js';
 import { checkCallerQuery, cteNames, sandboxRefusal } from './sandbox-checks.js';
+import { createLocator } from './source-position.js';
 
 /**
  * Logflare's sandboxed endpoints: the saved query is a WITH query whose CTEs are the tables a

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { logSources } from '../../src/endpoints/sources.js';
-import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
+import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
 import type { QueryEngine, SavedQuery } from '../../src/engines/query-engine.js';
 import { queriesDir } from '../../src/paths.js';
 import { sandboxSql } from '../../src/sql/sandbox.js';
 import { insertStatement } from '../helpers/log-fixture.js';
 import { createScratchEngine, type ScratchEngine } from '../helpers/scratch-engine.js';
+import { logSources } from '../helpers/shipped-sources.js';
 
 // Every caller's SQL is a text of its own: the engine must not keep a plan per text, or distinct
 // callers' queries would grow its memory without bound.
