@@ -16,8 +16,10 @@ import { createApiKeyCheck } from './http/api-keys.js';
 import { createHttpApp } from './http/app.js';
 import { healthRoute } from './http/health-route.js';
 import { createLogger } from './logger.js';
+import { metricsRoutes } from './metrics/metrics-routes.js';
 import { openApiRoute } from './openapi/openapi-route.js';
 import { backendPlugin } from './plugins/backend-plugin.js';
+import { metricsPlugin } from './plugins/metrics-plugin.js';
 import { resolverPlugin } from './plugins/resolver-plugin.js';
 import { servedEndpointsPlugin } from './plugins/served-endpoints-plugin.js';
 import { splitCacheBudget } from './resolve/cache-budget.js';
@@ -63,8 +65,9 @@ export interface StartOptions {
 
 /**
  * Composes querygate as Fastify plugins registered in order, each closing itself in `onClose`
- * (Fastify closes them last-registered first): the backend (store, engine, log sink and demo
- * traffic), the resolver layer, the endpoints served, then the faces. Then it listens.
+ * (Fastify closes them last-registered first): the metrics every part counts into, the backend
+ * (store, engine, log sink and demo traffic), the resolver layer, the endpoints served, then the
+ * faces. Then it listens.
  */
 export async function startQuerygate(config: Config, options: StartOptions = {}): Promise<Querygate> {
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -101,6 +104,7 @@ async function registerParts(
 ): Promise<void> {
   const { queriesDir } = config;
   app.decorate('swaps', createSnapshotSwaps());
+  await app.register(metricsPlugin);
   await app.register(backendPlugin, {
     config,
     logger,
@@ -114,18 +118,19 @@ async function registerParts(
   await app.register(servedEndpointsPlugin, { registry, queriesDir, logger });
   // The faces, one plugin each, owning their routes and how they read bodies. The snapshot is
   // read per request, so a reload swaps what they serve.
-  const { resolver, served } = app;
+  const { resolver, served, metrics } = app;
   await app.register(healthRoute({ engine: app.engine.kind }));
   await app.register(openApiRoute({ snapshot: served.current }));
-  await app.register(endpointRoutes({ registry: served.current, resolver }));
+  await app.register(endpointRoutes({ registry: served.current, resolver, metrics }));
   await app.register(
-    ingestRoutes({ logs: app.logs, sources: registry.sources, maxBodyBytes: config.maxBodyBytes }),
+    ingestRoutes({ logs: app.logs, sources: registry.sources, maxBodyBytes: config.maxBodyBytes, metrics }),
   );
   await app.register(
     graphqlFace({
       snapshot: served.current,
       swaps: app.swaps,
       resolver,
+      metrics,
       logger,
       maxBodyBytes: config.maxBodyBytes,
       replayBytes: splitCacheBudget(config.cacheMaxBytes).replay,
@@ -134,6 +139,7 @@ async function registerParts(
       operationTimeoutMs: config.queryTimeoutMs,
     }),
   );
+  await app.register(metricsRoutes(metrics));
 }
 
 /** What tests and the CLI hold of a started server. */

@@ -82,6 +82,8 @@ export interface OpenBackend {
   readonly timeoutMs: number;
   /** Demo traffic it keeps current; undefined where it keeps none. */
   readonly demo?: DemoHandle | undefined;
+  /** Bytes its store takes on disk now, for metrics; absent where it keeps none (a warehouse). */
+  storeBytes?(): number;
   /** Closes what it opened besides the engine (the engine is closed first, on its own). */
   close(): Promise<void>;
 }

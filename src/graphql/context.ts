@@ -3,6 +3,7 @@ import type { Endpoint } from '../endpoints/registry.js';
 import type { ParameterValues } from '../engines/query-engine.js';
 import { QuerygateError } from '../errors.js';
 import { createKeyedSemaphore } from '../keyed-semaphore.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { canonicalKey } from '../resolve/canonical-key.js';
 import type { ResolvedResult, Resolver } from '../resolve/resolver.js';
 import { systemTimers, type Timers } from '../timers.js';
@@ -19,6 +20,8 @@ export interface GraphQLContext {
    * are abandoned, so their engine runs stop unless another caller shares them.
    */
   readonly endOperation: () => void;
+  /** Where endpoint field calls are counted (see `countedCall`); undefined where none are. */
+  readonly metrics: Pick<Metrics, 'endpoint'> | undefined;
 }
 
 export interface EndpointCall {
@@ -28,6 +31,8 @@ export interface EndpointCall {
 
 export interface GraphQLContextOptions {
   readonly resolver: Resolver;
+  /** Where endpoint field calls are counted. @default none */
+  readonly metrics?: Pick<Metrics, 'endpoint'> | undefined;
   /** The operation's request; when the client goes away its runs are abandoned. */
   readonly signal?: AbortSignal | undefined;
   /**
@@ -147,6 +152,7 @@ export function createGraphQLContext(options: GraphQLContextOptions): GraphQLCon
       return loader.load(call);
     },
     endOperation: () => operation.abort(),
+    metrics: options.metrics,
   };
 }
 

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Snapshot } from '../endpoints/snapshot.js';
 import type { SnapshotSwaps } from '../endpoints/snapshot-swaps.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Resolver } from '../resolve/resolver.js';
 import { graphqlRoutes } from './graphql-routes.js';
 import { createResponseReplay } from './response-replay.js';
@@ -13,6 +14,8 @@ export interface GraphQLFacePluginOptions {
   /** Announces reloads: the kept responses all go, since any of them may show the old schema. */
   readonly swaps: SnapshotSwaps;
   readonly resolver: Resolver;
+  /** Where each endpoint field call (executed or replayed) is counted. */
+  readonly metrics: Pick<Metrics, 'endpoint'>;
   readonly logger: Logger;
   /** The most bytes of a request body. */
   readonly maxBodyBytes: number;
@@ -27,11 +30,16 @@ export interface GraphQLFacePluginOptions {
 /** The GraphQL face: one yoga over a schema factory, on `/graphql`, with its kept responses. */
 export function graphqlFace(options: GraphQLFacePluginOptions) {
   return async function face(app: FastifyInstance) {
-    const replay = createResponseReplay({ resolver: options.resolver, maxBytes: options.replayBytes });
+    const replay = createResponseReplay({
+      resolver: options.resolver,
+      metrics: options.metrics,
+      maxBytes: options.replayBytes,
+    });
     options.swaps.subscribe(() => replay.clear());
     const yoga = createQuerygateYoga({
       snapshot: options.snapshot,
       resolver: options.resolver,
+      metrics: options.metrics,
       logger: options.logger,
       maxBatch: options.maxBatch,
       operationConcurrency: options.operationConcurrency,

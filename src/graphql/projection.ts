@@ -18,10 +18,11 @@ import { bindParameters } from '../endpoints/bind-parameters.js';
 import type { ParameterContract } from '../endpoints/contract.js';
 import type { Endpoint } from '../endpoints/registry.js';
 import type { ShapeColumn, Snapshot } from '../endpoints/snapshot.js';
-import type { EngineValue } from '../engines/query-engine.js';
+import type { EngineValue, ParameterValues } from '../engines/query-engine.js';
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import type { Encoding } from '../resolve/encodings.js';
 import type { GraphQLContext } from './context.js';
+import { countedCall } from './counted-call.js';
 import { createRowMapper, numberValue, textValue } from './result-rows.js';
 import { dateTimeText, jsonValue } from './scalars.js';
 
@@ -158,23 +159,33 @@ function endpointField(
     description: endpoint.graphql.description ?? `${endpoint.description} (endpoint ${endpoint.name})`,
     args,
     resolve: async (_namespace, values, context) => {
-      const raw = new Map<string, string>();
-      for (const [argument, parameter] of parameterOf) {
-        const value = values[argument];
-        if (value !== null && value !== undefined) raw.set(parameter.name, String(value));
-      }
-      let params: ReturnType<typeof bindParameters>;
-      try {
-        params = bindParameters(endpoint.parameters, (name) => {
-          const value = raw.get(name);
-          return value === undefined ? [] : [value];
-        });
-      } catch (error) {
-        throw inArgumentTerms(error, parameterOf);
-      }
-      return (await context.loadEndpoint(endpoint, params)).encoded(toRows);
+      const resolved = await countedCall(context, endpoint, () =>
+        context.loadEndpoint(endpoint, bindArguments(endpoint, parameterOf, values)),
+      );
+      return resolved.encoded(toRows);
     },
   };
+}
+
+/** A field's arguments bound as the endpoint's parameters; a bad one is refused in argument terms. */
+function bindArguments(
+  endpoint: Endpoint,
+  parameterOf: ReadonlyMap<string, ParameterContract>,
+  values: Args,
+): ParameterValues {
+  const raw = new Map<string, string>();
+  for (const [argument, parameter] of parameterOf) {
+    const value = values[argument];
+    if (value !== null && value !== undefined) raw.set(parameter.name, String(value));
+  }
+  try {
+    return bindParameters(endpoint.parameters, (name) => {
+      const value = raw.get(name);
+      return value === undefined ? [] : [value];
+    });
+  } catch (error) {
+    throw inArgumentTerms(error, parameterOf);
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { LRUCache } from 'lru-cache';
 import type { QueryResult } from '../engines/query-engine.js';
+import type { CacheOutcome, Metrics } from '../metrics/metrics.js';
 import type { Resolver, ReusedCall } from '../resolve/resolver.js';
 import type { EndpointCall } from './context.js';
 
@@ -9,6 +10,8 @@ export type KeptCall = EndpointCall & { readonly result: QueryResult };
 
 export interface ResponseReplayOptions {
   readonly resolver: Resolver;
+  /** Where the endpoint calls of a replayed answer are counted, as hits. @default none */
+  readonly metrics?: Pick<Metrics, 'endpoint'> | undefined;
   /** Upper bound of the approximate bytes of the responses kept. @default 8 MiB */
   readonly maxBytes?: number;
   /** Larger request bodies are never replayed. @default 64 KiB */
@@ -52,7 +55,7 @@ interface ReplayableRequest {
  * length and no content encoding, asking for no streamed media type (`keyOf` is undefined).
  */
 export function createResponseReplay(options: ResponseReplayOptions) {
-  const { resolver } = options;
+  const { resolver, metrics } = options;
   const maxRequestBytes = options.maxRequestBytes ?? 64 * 1024;
   const replays = new LRUCache<string, Replay>({
     maxSize: options.maxBytes ?? 8 * 1024 * 1024,
@@ -72,6 +75,7 @@ export function createResponseReplay(options: ResponseReplayOptions) {
 
     /** The kept answer to send again, while every result it was made of is fresh. */
     find(key: string): Answer | undefined {
+      const startedAt = performance.now();
       const replay = replays.get(key);
       if (!replay) return undefined;
       const calls: ReusedCall[] = replay.calls.map(({ endpoint, params, result }) => ({
@@ -79,7 +83,11 @@ export function createResponseReplay(options: ResponseReplayOptions) {
         params,
         result: result.deref(),
       }));
-      return resolver.reuse(calls) ? replay : undefined;
+      const counted =
+        metrics &&
+        ((call: ReusedCall, cache: CacheOutcome) =>
+          metrics.endpoint(call.endpoint.name).answered('graphql', cache, startedAt));
+      return resolver.reuse(calls, counted) ? replay : undefined;
     },
 
     /**

@@ -4,6 +4,7 @@ import { createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Snapshot } from '../endpoints/snapshot.js';
 import { isQuerygateError, QuerygateError } from '../errors.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Resolver } from '../resolve/resolver.js';
 import type { Timers } from '../timers.js';
 import { createGraphQLContext, type GraphQLContext } from './context.js';
@@ -26,6 +27,8 @@ export interface GraphQLFaceOptions {
   /** The endpoints served now; each operation runs on the schema of the snapshot it started with. */
   readonly snapshot: () => Snapshot;
   readonly resolver: Resolver;
+  /** Where each endpoint field call is counted. @default none */
+  readonly metrics?: Pick<Metrics, 'endpoint'> | undefined;
   readonly logger: Logger;
   /** Operations one batched request (a JSON array) may carry. @default 10 */
   readonly maxBatch?: number;
@@ -62,6 +65,7 @@ export function createQuerygateYoga(
     context: ({ request, client }) =>
       createGraphQLContext({
         resolver: options.resolver,
+        metrics: options.metrics,
         signal: request.signal,
         client,
         concurrency: options.operationConcurrency,

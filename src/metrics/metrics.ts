@@ -1,16 +1,18 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+
+import { isQuerygateError } from '../errors.js';
+import { HistogramCounts, registerCountedFamily, type Sample } from './counted-families.js';
 
 /** Which face answered. */
 export type Face = 'rest' | 'graphql';
 
 /**
- * How the resolver layer answered an endpoint call: from a fresh cached result (`hit`), from one
- * whose latest warm run failed (`stale`), by starting a run (`miss`), by joining a run of the same
- * key under way (`joined`), by a run of an endpoint that never caches (`uncached`), by a run the
- * caller asked for with `Cache-Control: no-cache` (`refresh`), or not at all (`none`: refused
- * before the resolver, such as a bad parameter).
+ * How the resolver layer answered an endpoint call with a result: from a fresh cached result
+ * (`hit`), from one whose latest warm run failed (`stale`), by starting a run (`miss`), by joining
+ * a run of the same key under way (`joined`), by a run of an endpoint that never caches
+ * (`uncached`), or by a run the caller asked for with `Cache-Control: no-cache` (`refresh`).
  */
-export type CacheOutcome = 'hit' | 'stale' | 'miss' | 'joined' | 'uncached' | 'refresh' | 'none';
+export type CacheOutcome = 'hit' | 'stale' | 'miss' | 'joined' | 'uncached' | 'refresh';
 
 /** What the registry cannot count itself: read when Prometheus scrapes, never per request. */
 export interface MetricsSources {
@@ -20,14 +22,21 @@ export interface MetricsSources {
   readonly storeBytes?: () => number | undefined;
 }
 
-/** The counters of one endpoint, bound to its label once so a request only counts. */
+/**
+ * The counters of one endpoint, bound to its label once so a call only counts. `startedAt` is
+ * the `performance.now()` at which the call reached its face (REST) or its field started (GraphQL).
+ */
 export interface EndpointMetrics {
-  /** A call answered by a face, with its HTTP status (200 for a GraphQL field error: see `code`). */
-  answered(face: Face, status: number, cache: CacheOutcome, seconds: number): void;
-  /** A run of the engine: its time in the engine and the time it waited for its turn before. */
+  /** A call answered with a result (HTTP 200), and how the resolver layer got it. */
+  answered(face: Face, cache: CacheOutcome, startedAt: number): void;
+  /**
+   * A call answered with an error: counted under the HTTP status REST gives its code (also for a
+   * GraphQL field error, whose response is a 200) with cache `none`, and as a refusal when the
+   * code is ENGINE_BUSY or ENGINE_TIMEOUT.
+   */
+  failed(face: Face, error: unknown, startedAt: number): void;
+  /** A run of the engine: its time in the engine and the time it waited for its turns before. */
   ran(runSeconds: number, waitSeconds: number): void;
-  /** A call refused for load or time (ENGINE_BUSY, ENGINE_TIMEOUT). */
-  refused(code: string): void;
   /** A warm run, and whether it failed. */
   warmed(failed: boolean): void;
 }
@@ -44,138 +53,221 @@ export interface Metrics {
   evicted(entries: number): void;
 }
 
+/** The codes counted as refusals for load or time. */
+const refusalCodes = new Set(['ENGINE_BUSY', 'ENGINE_TIMEOUT']);
+
+/** The HTTP status REST answers an error with (see http/app.ts's error handler). */
+function statusOf(error: unknown): number {
+  if (isQuerygateError(error)) return error.status;
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === 'number' && status >= 400 && status < 600 ? status : 500;
+}
+
 // Seconds, from a cached hit (tens of µs) to a query at the default timeout (30 s).
 const latencyBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
+const faces: readonly Face[] = ['rest', 'graphql'];
+const cacheOutcomes: readonly CacheOutcome[] = ['hit', 'stale', 'miss', 'joined', 'uncached', 'refresh'];
+
+/** What one endpoint has counted: plain numbers, read at scrape time. */
+interface EndpointCounts {
+  readonly name: string;
+  /** Calls answered with a result, by face and cache outcome. */
+  readonly results: Record<Face, Record<CacheOutcome, number>>;
+  /** Calls answered with an error, by face and status: `${face} ${status}`. */
+  readonly errors: Map<string, number>;
+  readonly latency: Record<Face, HistogramCounts>;
+  readonly run: HistogramCounts;
+  readonly wait: HistogramCounts;
+  readonly refusals: Map<string, number>;
+  warmOk: number;
+  warmFailed: number;
+}
+
+interface SourceCounts {
+  records: number;
+  bytes: number;
+  readonly commit: HistogramCounts;
+}
+
+const zeroPerOutcome = (): Record<CacheOutcome, number> => ({
+  hit: 0,
+  stale: 0,
+  miss: 0,
+  joined: 0,
+  uncached: 0,
+  refresh: 0,
+});
+
+const secondsSince = (startedAt: number) => (performance.now() - startedAt) / 1000;
+
+const add = (counts: Map<string, number>, key: string, by = 1) =>
+  counts.set(key, (counts.get(key) ?? 0) + by);
+
 /**
  * The server's Prometheus metrics, in a registry of its own (two servers in one process, as in
- * the tests, never share counters). Every per-request figure is a counter or histogram child
- * bound once per endpoint and label set, so a request adds, never builds; gauges are read from
- * `sources` at scrape time. Process metrics (CPU, RSS, heap, event-loop lag, GC) are prom-client's.
+ * the tests, never share counters). A call only adds to numbers kept per endpoint (see
+ * counted-families.ts); the samples are made when Prometheus scrapes, and the gauges read
+ * `sources` then. Process metrics (CPU, RSS, heap, event-loop lag, GC) are prom-client's.
  */
 export function createMetrics(sources: MetricsSources = {}): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'querygate_' });
+  const endpoints = new Map<string, EndpointCounts & EndpointMetrics>();
+  const ingestion = new Map<string, SourceCounts>();
+  let evictions = 0;
 
-  const requests = new Counter({
+  const perEndpoint = (samplesOf: (counts: EndpointCounts) => Sample[]) => () =>
+    [...endpoints.values()].flatMap(samplesOf);
+  const perSource = (samplesOf: (source: string, counts: SourceCounts) => Sample[]) => () =>
+    [...ingestion].flatMap(([source, counts]) => samplesOf(source, counts));
+
+  registerCountedFamily(registry, {
     name: 'querygate_endpoint_requests_total',
-    help: 'Endpoint calls answered, by face, endpoint, HTTP status and cache outcome.',
-    labelNames: ['face', 'endpoint', 'status', 'cache'] as const,
-    registers: [registry],
+    help: 'Endpoint calls answered, by face, endpoint, HTTP status and cache outcome (none for an error).',
+    type: 'counter',
+    collect: perEndpoint(({ name, results, errors }) => [
+      ...faces.flatMap((face) =>
+        cacheOutcomes
+          .filter((cache) => results[face][cache] > 0)
+          .map((cache) => ({
+            labels: { face, endpoint: name, status: '200', cache },
+            value: results[face][cache],
+          })),
+      ),
+      ...[...errors].map(([key, value]) => {
+        const [face = '', status = ''] = key.split(' ');
+        return { labels: { face, endpoint: name, status, cache: 'none' }, value };
+      }),
+    ]),
   });
-  const latency = new Histogram({
+  registerCountedFamily(registry, {
     name: 'querygate_endpoint_request_duration_seconds',
-    help: 'Time from a call reaching its face to its answer, by face and endpoint.',
-    labelNames: ['face', 'endpoint'] as const,
-    buckets: latencyBuckets,
-    registers: [registry],
+    help: 'Time from a call reaching its face (REST) or its field starting (GraphQL) to its answer, by face and endpoint.',
+    type: 'histogram',
+    collect: perEndpoint(({ name, latency }) =>
+      faces
+        .filter((face) => latency[face].count > 0)
+        .flatMap((face) =>
+          latency[face].samples('querygate_endpoint_request_duration_seconds', { face, endpoint: name }),
+        ),
+    ),
   });
-  const engineRun = new Histogram({
+  registerCountedFamily(registry, {
     name: 'querygate_engine_run_duration_seconds',
-    help: 'Time a query spent in the engine, by endpoint (warm runs included).',
-    labelNames: ['endpoint'] as const,
-    buckets: latencyBuckets,
-    registers: [registry],
+    help: 'Time a query spent in the engine once it had its turn, by endpoint (warm runs included).',
+    type: 'histogram',
+    collect: perEndpoint(({ name, run }) =>
+      run.count > 0 ? run.samples('querygate_engine_run_duration_seconds', { endpoint: name }) : [],
+    ),
   });
-  const queueWait = new Histogram({
+  registerCountedFamily(registry, {
     name: 'querygate_engine_queue_wait_seconds',
-    help: "Time a run waited for its client's turn before it reached the engine, by endpoint.",
-    labelNames: ['endpoint'] as const,
-    buckets: latencyBuckets,
-    registers: [registry],
+    help: "Time a run waited for its turns (its client's, then its endpoint's share of the engine), by endpoint.",
+    type: 'histogram',
+    collect: perEndpoint(({ name, wait }) =>
+      wait.count > 0 ? wait.samples('querygate_engine_queue_wait_seconds', { endpoint: name }) : [],
+    ),
   });
-  const refusals = new Counter({
+  registerCountedFamily(registry, {
     name: 'querygate_engine_refusals_total',
-    help: 'Calls refused for load or time, by endpoint and code (ENGINE_BUSY, ENGINE_TIMEOUT).',
-    labelNames: ['endpoint', 'code'] as const,
-    registers: [registry],
+    help: 'Calls answered with a refusal for load or time, by endpoint and code (ENGINE_BUSY, ENGINE_TIMEOUT).',
+    type: 'counter',
+    collect: perEndpoint(({ name, refusals }) =>
+      [...refusals].map(([code, value]) => ({ labels: { endpoint: name, code }, value })),
+    ),
   });
-  const warmRuns = new Counter({
+  registerCountedFamily(registry, {
     name: 'querygate_warm_runs_total',
     help: 'Runs that refreshed a cached result ahead of use, by endpoint and outcome (ok, failed).',
-    labelNames: ['endpoint', 'outcome'] as const,
-    registers: [registry],
+    type: 'counter',
+    collect: perEndpoint(({ name, warmOk, warmFailed }) => [
+      ...(warmOk > 0 ? [{ labels: { endpoint: name, outcome: 'ok' }, value: warmOk }] : []),
+      ...(warmFailed > 0 ? [{ labels: { endpoint: name, outcome: 'failed' }, value: warmFailed }] : []),
+    ]),
   });
-  const evictions = new Counter({
+  registerCountedFamily(registry, {
     name: 'querygate_cache_evictions_total',
     help: "Cached results dropped to stay within the cache's byte budget.",
-    registers: [registry],
+    type: 'counter',
+    collect: () => [{ labels: {}, value: evictions }],
   });
-  const ingestedRecords = new Counter({
+  registerCountedFamily(registry, {
     name: 'querygate_ingested_records_total',
     help: 'Records committed to the store, by source.',
-    labelNames: ['source'] as const,
-    registers: [registry],
+    type: 'counter',
+    collect: perSource((source, { records }) => [{ labels: { source }, value: records }]),
   });
-  const ingestedBytes = new Counter({
+  registerCountedFamily(registry, {
     name: 'querygate_ingested_bytes_total',
     help: 'Request body bytes of the committed ingestion requests, by source.',
-    labelNames: ['source'] as const,
-    registers: [registry],
+    type: 'counter',
+    collect: perSource((source, { bytes }) => [{ labels: { source }, value: bytes }]),
   });
-  const commitLatency = new Histogram({
+  registerCountedFamily(registry, {
     name: 'querygate_ingest_commit_duration_seconds',
     help: "Time from an ingestion request's records being read to their commit, by source.",
-    labelNames: ['source'] as const,
-    buckets: latencyBuckets,
-    registers: [registry],
-  });
-  const { cache, storeBytes } = sources;
-  new Gauge({
-    name: 'querygate_cache_entries',
-    help: 'Results held in the cache.',
-    registers: [registry],
-    collect() {
-      if (cache) this.set(cache().entries);
-    },
-  });
-  new Gauge({
-    name: 'querygate_cache_bytes',
-    help: 'Approximate bytes of the results held in the cache.',
-    registers: [registry],
-    collect() {
-      if (cache) this.set(cache().bytes);
-    },
-  });
-  new Gauge({
-    name: 'querygate_store_bytes',
-    help: 'Bytes of the store on disk: the DuckDB file, its WAL and the ingest journal.',
-    registers: [registry],
-    collect() {
-      const bytes = storeBytes?.();
-      if (bytes !== undefined) this.set(bytes);
-    },
+    type: 'histogram',
+    collect: perSource((source, { commit }) =>
+      commit.samples('querygate_ingest_commit_duration_seconds', { source }),
+    ),
   });
 
-  const endpoints = new Map<string, EndpointMetrics>();
-  function endpointMetrics(endpoint: string): EndpointMetrics {
-    const answered = new Map<string, Counter.Internal>();
-    const latencyOf = {
-      rest: latency.labels({ face: 'rest', endpoint }),
-      graphql: latency.labels({ face: 'graphql', endpoint }),
-    };
-    const run = engineRun.labels({ endpoint });
-    const wait = queueWait.labels({ endpoint });
-    const warmOk = warmRuns.labels({ endpoint, outcome: 'ok' });
-    const warmFailed = warmRuns.labels({ endpoint, outcome: 'failed' });
-    return {
-      answered(face, status, cacheOutcome, seconds) {
-        const key = `${face} ${status} ${cacheOutcome}`;
-        let counter = answered.get(key);
-        if (!counter) {
-          counter = requests.labels({ face, endpoint, status: String(status), cache: cacheOutcome });
-          answered.set(key, counter);
-        }
-        counter.inc();
-        latencyOf[face].observe(seconds);
+  // Gauges read at scrape time; a figure a source cannot give (the store on BigQuery) is absent, not 0.
+  const { cache, storeBytes } = sources;
+  const gauge = (name: string, help: string, read: () => number | undefined) =>
+    registerCountedFamily(registry, {
+      name,
+      help,
+      type: 'gauge',
+      collect: () => {
+        const value = read();
+        return value === undefined ? [] : [{ labels: {}, value }];
+      },
+    });
+  gauge('querygate_cache_entries', 'Results held in the cache.', () => cache?.().entries);
+  gauge(
+    'querygate_cache_bytes',
+    'Approximate bytes of the results held in the cache.',
+    () => cache?.().bytes,
+  );
+  gauge(
+    'querygate_store_bytes',
+    'Bytes of the store on disk: the DuckDB file, its WAL and the ingest journal (absent on BigQuery).',
+    () => storeBytes?.(),
+  );
+
+  function endpointCounts(name: string): EndpointCounts & EndpointMetrics {
+    const counts: EndpointCounts & EndpointMetrics = {
+      name,
+      results: { rest: zeroPerOutcome(), graphql: zeroPerOutcome() },
+      errors: new Map(),
+      latency: { rest: new HistogramCounts(latencyBuckets), graphql: new HistogramCounts(latencyBuckets) },
+      run: new HistogramCounts(latencyBuckets),
+      wait: new HistogramCounts(latencyBuckets),
+      refusals: new Map(),
+      warmOk: 0,
+      warmFailed: 0,
+      answered(face, cacheOutcome, startedAt) {
+        counts.results[face][cacheOutcome] += 1;
+        counts.latency[face].observe(secondsSince(startedAt));
+      },
+      failed(face, error, startedAt) {
+        add(counts.errors, `${face} ${statusOf(error)}`);
+        counts.latency[face].observe(secondsSince(startedAt));
+        const code = isQuerygateError(error) ? error.code : undefined;
+        if (code !== undefined && refusalCodes.has(code)) add(counts.refusals, code);
       },
       ran(runSeconds, waitSeconds) {
-        run.observe(runSeconds);
-        wait.observe(waitSeconds);
+        counts.run.observe(runSeconds);
+        counts.wait.observe(waitSeconds);
       },
-      refused: (code) => refusals.labels({ endpoint, code }).inc(),
-      warmed: (failed) => (failed ? warmFailed : warmOk).inc(),
+      warmed(failed) {
+        if (failed) counts.warmFailed += 1;
+        else counts.warmOk += 1;
+      },
     };
+    return counts;
   }
 
   return {
@@ -184,16 +276,23 @@ export function createMetrics(sources: MetricsSources = {}): Metrics {
     endpoint(name) {
       let found = endpoints.get(name);
       if (!found) {
-        found = endpointMetrics(name);
+        found = endpointCounts(name);
         endpoints.set(name, found);
       }
       return found;
     },
     ingested(source, records, bytes, commitSeconds) {
-      ingestedRecords.labels({ source }).inc(records);
-      ingestedBytes.labels({ source }).inc(bytes);
-      commitLatency.labels({ source }).observe(commitSeconds);
+      let counts = ingestion.get(source);
+      if (!counts) {
+        counts = { records: 0, bytes: 0, commit: new HistogramCounts(latencyBuckets) };
+        ingestion.set(source, counts);
+      }
+      counts.records += records;
+      counts.bytes += bytes;
+      counts.commit.observe(commitSeconds);
     },
-    evicted: (entries) => evictions.inc(entries),
+    evicted(entries) {
+      evictions += entries;
+    },
   };
 }

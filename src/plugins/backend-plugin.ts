@@ -17,6 +17,8 @@ declare module 'fastify' {
     readonly logs: LogSink;
     /** What the start did with demo traffic; `atStart` undefined when the backend keeps none. */
     readonly demoTraffic: { readonly atStart: DemoSeedOutcome | undefined };
+    /** Bytes the store takes on disk now; undefined where the backend keeps none (BigQuery). */
+    readonly storeBytes: () => number | undefined;
   }
 }
 
@@ -57,6 +59,7 @@ export const backendPlugin = fp<BackendPluginOptions>(
       callsPerEndpoint: config.endpointConnections,
       queuePerEndpoint: config.endpointQueue,
       timeoutMs: backend.timeoutMs,
+      onRan: (query, runMs, waitedMs) => app.metrics.endpoint(query.name).ran(runMs / 1000, waitedMs / 1000),
     });
     const engine = options.wrapEngine ? options.wrapEngine(fairEngine) : fairEngine;
     app.addHook('onClose', () => engine.close());
@@ -68,6 +71,7 @@ export const backendPlugin = fp<BackendPluginOptions>(
     app.decorate('engine', engine);
     app.decorate('logs', backend.logs);
     app.decorate('demoTraffic', { atStart: demo?.atStart });
+    app.decorate('storeBytes', () => backend.storeBytes?.());
   },
-  { name: 'querygate-backend' },
+  { name: 'querygate-backend', dependencies: ['querygate-metrics'] },
 );

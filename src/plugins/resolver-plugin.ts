@@ -39,13 +39,17 @@ export const resolverPlugin = fp<ResolverPluginOptions>(
         // Node's timers, as the engine's deadlines use: a test's manual clock moves cache time only.
         maxWaitMs: config.queryTimeoutMs,
       }),
-      onWarmError: (error, endpoint) =>
-        logger.warn({ err: error, endpoint: endpoint.name }, 'cache warm run failed'),
+      onWarmError: (error, endpoint) => {
+        app.metrics.endpoint(endpoint.name).warmed(true);
+        logger.warn({ err: error, endpoint: endpoint.name }, 'cache warm run failed');
+      },
+      onWarmed: (endpoint) => app.metrics.endpoint(endpoint.name).warmed(false),
+      onEvicted: () => app.metrics.evicted(1),
     });
     app.addHook('onClose', () => resolver.close());
     // Results (with their warm timers) of changed or removed endpoints go; the others stay.
     app.swaps.subscribe((_next, gone) => resolver.retain((endpoint) => !gone(endpoint)));
     app.decorate('resolver', resolver);
   },
-  { name: 'querygate-resolver', dependencies: ['querygate-backend'] },
+  { name: 'querygate-resolver', dependencies: ['querygate-metrics', 'querygate-backend'] },
 );

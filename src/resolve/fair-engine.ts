@@ -1,4 +1,4 @@
-import type { QueryEngine } from '../engines/query-engine.js';
+import type { QueryEngine, SavedQuery } from '../engines/query-engine.js';
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import { createKeyedSemaphore } from '../keyed-semaphore.js';
 import type { Timers } from '../timers.js';
@@ -33,6 +33,11 @@ export interface FairEngineOptions {
   readonly nowMs?: () => number;
   /** The timers waiters' deadlines are kept with. @default Node's, unref'd */
   readonly timers?: Timers;
+  /**
+   * Told of each call the engine ran (or failed), once it settles: its milliseconds in the engine
+   * after it had its turn, and all it waited for turns before (its client's and its endpoint's).
+   */
+  readonly onRan?: (query: SavedQuery, runMs: number, waitedMs: number) => void;
 }
 
 export const defaultQueuePerEndpoint = 8;
@@ -82,10 +87,13 @@ export function createFairEngine(engine: QueryEngine, options: FairEngineOptions
           if (!isQuerygateError(error) || error.code === 'ENGINE_BUSY') throw error;
           throw new QuerygateError(error.code, `${query.name} ${error.message}`);
         });
+      const started = nowMs();
+      const waitedMs = waitedBefore + started - asked;
       try {
-        return await engine.run(query, params, { ...runOptions, waitedMs: waitedBefore + nowMs() - asked });
+        return await engine.run(query, params, { ...runOptions, waitedMs });
       } finally {
         release();
+        options.onRan?.(query, nowMs() - started, waitedMs);
       }
     },
   };

@@ -1,5 +1,6 @@
 import type { Endpoint } from '../endpoints/registry.js';
 import type { ParameterValues } from '../engines/query-engine.js';
+import type { CacheOutcome } from '../metrics/metrics.js';
 import { canonicalKey } from './canonical-key.js';
 import { createEncodings } from './encodings.js';
 import { answer, noRelease, type ResolverLayer } from './resolver-layer.js';
@@ -31,7 +32,12 @@ export async function runUncached(layer: ResolverLayer, call: Call): Promise<Res
       signal,
       waitedMs: layer.nowMs() - requestedAt,
     });
-    return answer(endpoint, { result, computedAt: requestedAt, ...createEncodings(result) }, layer.nowMs());
+    return answer(
+      endpoint,
+      { result, computedAt: requestedAt, ...createEncodings(result) },
+      layer.nowMs(),
+      'uncached',
+    );
   } finally {
     release();
   }
@@ -51,7 +57,7 @@ export async function runRefresh(layer: ResolverLayer, call: Call): Promise<Reso
       requestedAt,
       layer.nowMs() - requestedAt,
     )(signal ?? new AbortController().signal);
-    return answer(endpoint, entry, layer.nowMs());
+    return answer(endpoint, entry, layer.nowMs(), 'refresh');
   } finally {
     release();
   }
@@ -92,14 +98,18 @@ export async function resolveCached(layer: ResolverLayer, call: Call): Promise<R
     }
     const entry = await flight.promise;
     entry.lastRequestedAt = Math.max(entry.lastRequestedAt, requestedAt);
-    return answer(endpoint, entry, nowMs());
+    return answer(endpoint, entry, nowMs(), flight.joined ? 'joined' : 'miss');
   } finally {
     release();
   }
 }
 
 /** `Resolver.reuse`: all or nothing, each call counted as the hit it would have been. */
-export function reuseAnswers(layer: ResolverLayer, calls: readonly ReusedCall[]): boolean {
+export function reuseAnswers(
+  layer: ResolverLayer,
+  calls: readonly ReusedCall[],
+  reused?: (call: ReusedCall, cache: CacheOutcome) => void,
+): boolean {
   const requestedAt = layer.nowMs();
   const keys: string[] = [];
   // A caller that cannot reuse every answer runs the calls, which count then.
@@ -110,6 +120,10 @@ export function reuseAnswers(layer: ResolverLayer, calls: readonly ReusedCall[])
     if (entry?.result !== result || !isFresh(entry, requestedAt)) return false;
     keys.push(key);
   }
-  for (const key of keys) layer.countHit(layer.cache.get(key) as CacheEntry, requestedAt);
+  keys.forEach((key, index) => {
+    const entry = layer.cache.get(key) as CacheEntry;
+    layer.countHit(entry, requestedAt);
+    reused?.(calls[index] as ReusedCall, entry.warmFailed ? 'stale' : 'hit');
+  });
   return true;
 }

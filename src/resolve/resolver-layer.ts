@@ -1,5 +1,6 @@
 import type { Endpoint } from '../endpoints/registry.js';
 import type { ParameterValues, QueryEngine } from '../engines/query-engine.js';
+import type { CacheOutcome } from '../metrics/metrics.js';
 import { systemTimers } from '../timers.js';
 import {
   defaultMaxCacheBytes,
@@ -69,6 +70,7 @@ export function createResolverLayer(options: ResolverOptions): ResolverLayer {
   const cache = createResultCache({
     maxBytes: options.maxCacheBytes ?? defaultMaxCacheBytes,
     onRemove: (entry) => warmer.cancel(entry),
+    onEvict: options.onEvicted,
   });
   const warmer = createWarmer({
     cache,
@@ -78,6 +80,7 @@ export function createResolverLayer(options: ResolverOptions): ResolverLayer {
     refresh: async (entry) => {
       await flights.run(entry.key, computeAndStore(entry.key, entry.endpoint, entry.params, undefined))
         .promise;
+      options.onWarmed?.(entry.endpoint);
     },
     onRun: () => {
       counters.warmRuns += 1;
@@ -137,7 +140,7 @@ export function createResolverLayer(options: ResolverOptions): ResolverLayer {
       if (!cached || !isFresh(cached, requestedAt)) return undefined;
       countHit(cached, requestedAt);
       // A hit is answered in the instant it was asked: one reading of the clock serves both.
-      return answer(endpoint, cached, requestedAt);
+      return answer(endpoint, cached, requestedAt, cached.warmFailed ? 'stale' : 'hit');
     },
     countHit,
   };
@@ -148,6 +151,7 @@ export function answer(
   endpoint: Endpoint,
   entry: Pick<CacheEntry, 'result' | 'computedAt' | 'encoded'>,
   answeredAt: number,
+  cache: CacheOutcome,
 ): ResolvedResult {
   const { result, computedAt } = entry;
   return {
@@ -156,5 +160,6 @@ export function answer(
     computedAt: new Date(computedAt),
     maxAgeSeconds: endpoint.cacheSeconds,
     ageSeconds: Math.max(0, Math.floor((answeredAt - computedAt) / 1000)),
+    cache,
   };
 }

@@ -1,6 +1,7 @@
 // The resolver layer's interface, apart from its making (resolver.ts) so its parts can share it.
 import type { Endpoint } from '../endpoints/registry.js';
 import type { ParameterValues, QueryEngine, QueryResult } from '../engines/query-engine.js';
+import type { CacheOutcome } from '../metrics/metrics.js';
 import type { Timers } from '../timers.js';
 import type { ClientAdmission } from './client-admission.js';
 import type { Encodings } from './encodings.js';
@@ -17,9 +18,10 @@ export interface Resolver {
   /**
    * For a face that kept what it made of some results (an encoded response): when every call has
    * a fresh cached result and it is the very result given, counts each call as the hit `resolve`
-   * would and returns true; otherwise changes nothing and returns false.
+   * would, tells `reused` of each (a hit, or stale), and returns true; otherwise changes nothing
+   * and returns false.
    */
-  reuse(calls: readonly ReusedCall[]): boolean;
+  reuse(calls: readonly ReusedCall[], reused?: (call: ReusedCall, cache: CacheOutcome) => void): boolean;
   /**
    * Drops the cached results (and so their warm timers) of every endpoint `keep` says no to: a
    * reload's changed and removed endpoints. Runs under way finish for their callers.
@@ -67,6 +69,8 @@ export interface ResolvedResult extends Encodings {
   readonly maxAgeSeconds: number;
   /** Whole seconds from `computedAt` to the answer. */
   readonly ageSeconds: number;
+  /** How the call was answered (a hit, a run it started or joined, ...), for metrics. */
+  readonly cache: CacheOutcome;
 }
 
 export interface ResolverStats {
@@ -101,6 +105,10 @@ export interface ResolverOptions {
   readonly warmConcurrency?: number;
   /** Told of each failed warm run; the previous result keeps being served until it expires. */
   readonly onWarmError?: (error: unknown, endpoint: Endpoint) => void;
+  /** Told of each warm run that stored a new result. */
+  readonly onWarmed?: (endpoint: Endpoint) => void;
+  /** Told of each result evicted to stay within `maxCacheBytes`. */
+  readonly onEvicted?: () => void;
   /**
    * Bounds the runs one client has under way; a call that would start one more waits for a turn
    * (or is refused when the client's queue is full) before it reaches the engine. Warm runs

@@ -26,7 +26,7 @@ export function createResolver(options: ResolverOptions): Resolver {
       if (endpoint.cacheSeconds <= 0) return undefined;
       return layer.hit(canonicalKey(endpoint, params), endpoint, layer.nowMs());
     },
-    reuse: (calls) => reuseAnswers(layer, calls),
+    reuse: (calls, reused) => reuseAnswers(layer, calls, reused),
     resolve(endpoint, params, { signal, refresh = false, client } = {}) {
       const call = { endpoint, params, signal, client, requestedAt: layer.nowMs() };
       if (endpoint.cacheSeconds <= 0) return runUncached(layer, call);

@@ -32,6 +32,8 @@ export interface ResultCacheOptions {
   readonly maxBytes: number;
   /** Called whenever an entry leaves the cache: replaced, deleted, evicted or cleared. */
   readonly onRemove: (entry: CacheEntry) => void;
+  /** Called when an entry is evicted to stay within `maxBytes` (metrics). */
+  readonly onEvict?: (() => void) | undefined;
 }
 
 export interface ResultCache {
@@ -62,7 +64,10 @@ export function createResultCache(options: ResultCacheOptions): ResultCache {
   const lru = new LRUCache<string, Held>({
     maxSize: options.maxBytes,
     sizeCalculation: (held) => held.entry.size,
-    dispose: (held) => options.onRemove(held.entry),
+    dispose: (held, _key, reason) => {
+      options.onRemove(held.entry);
+      if (reason === 'evict') options.onEvict?.();
+    },
   });
   const holds = (entry: CacheEntry) => lru.peek(entry.key)?.entry === entry;
   return {

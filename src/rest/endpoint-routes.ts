@@ -9,6 +9,7 @@ import { readBodiesAsBytes } from '../http/read-bodies.js';
 import { readGetBody } from '../http/read-get-body.js';
 import { toJson } from '../http/respond.js';
 import { sendRaw } from '../http/send-raw.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Resolver } from '../resolve/resolver.js';
 import { allowMethods } from './allow-methods.js';
 import { cacheHeaders } from './cache-headers.js';
@@ -18,6 +19,8 @@ export interface EndpointRoutesOptions {
   /** Read per request, so a reload can put a new registry in place. */
   readonly registry: () => EndpointRegistry;
   readonly resolver: Resolver;
+  /** Where each answered call is counted. */
+  readonly metrics: Pick<Metrics, 'endpoint'>;
 }
 
 type Query = Record<string, string | string[] | undefined>;
@@ -29,9 +32,21 @@ type Query = Record<string, string | string[] | undefined>;
  * its name, and POST with parameters in a JSON object body as well as in the query string.
  */
 export function endpointRoutes(options: EndpointRoutesOptions) {
-  const { registry, resolver } = options;
+  const { registry, resolver, metrics } = options;
 
+  /** Answers a call and counts it, with its cache outcome or its error. */
   async function answer(saved: Endpoint, request: FastifyRequest, reply: FastifyReply) {
+    const startedAt = performance.now();
+    const counts = metrics.endpoint(saved.name);
+    try {
+      counts.answered('rest', await respond(saved, request, reply), startedAt);
+    } catch (error) {
+      counts.failed('rest', error, startedAt);
+      throw error;
+    }
+  }
+
+  async function respond(saved: Endpoint, request: FastifyRequest, reply: FastifyReply) {
     const values = parameterValues(request, await requestBody(saved, request));
     const endpoint = saved.sandboxed ? withCallerSql(saved, values) : saved;
     const params = bindParameters(endpoint.parameters, values);
@@ -52,6 +67,7 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
     const caching = cacheHeaders(resolved);
     for (const name of Object.keys(caching)) headers[name] = caching[name] as string;
     sendRaw(reply, 200, headers, body);
+    return resolved.cache;
   }
 
   const logflareRoute = (request: FastifyRequest<{ Params: { ref: string } }>, reply: FastifyReply) => {

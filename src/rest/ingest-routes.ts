@@ -5,6 +5,7 @@ import { QuerygateError } from '../errors.js';
 import { allMethods } from '../http/app.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
 import { toJson } from '../http/respond.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { allowMethods } from './allow-methods.js';
 import { fromLogflareEvent } from './logflare-event.js';
 import { readLogEvents } from './read-log-events.js';
@@ -15,6 +16,8 @@ export interface IngestRoutesOptions {
   readonly sources: readonly LogSource[];
   /** The most bytes of a body, on the wire and after decompression. */
   readonly maxBodyBytes: number;
+  /** Where each committed request is counted. */
+  readonly metrics: Pick<Metrics, 'ingested'>;
 }
 
 // Every path Logflare's clients post logs to: one handler. `/json` and `/vector` are Logflare's
@@ -42,18 +45,22 @@ export function ingestRoutes(options: IngestRoutesOptions) {
           url: `${base}${sub}`,
           handler: async (request, reply) => {
             allowMethods(request, ['POST']);
-            const { events, envelope } = await readLogEvents(
-              request.headers,
-              request.body as Buffer | undefined,
-              {
-                maxBytes: options.maxBodyBytes,
-                plainTextIsNdjson: sub === '/cloudflare',
-              },
-            );
+            const body = request.body as Buffer | undefined;
+            const { events, envelope } = await readLogEvents(request.headers, body, {
+              maxBytes: options.maxBodyBytes,
+              plainTextIsNdjson: sub === '/cloudflare',
+            });
             const source = sourceOf(request, envelope, sources);
             const stored =
               envelope && !Array.isArray(envelope.batch) ? [withoutSourceFields(envelope)] : events;
+            const writing = performance.now();
             const { ingested } = await options.logs.write(source, stored.map(fromLogflareEvent));
+            options.metrics.ingested(
+              source,
+              ingested,
+              body?.length ?? 0,
+              (performance.now() - writing) / 1000,
+            );
             return reply
               .type('application/json; charset=utf-8')
               .send(toJson({ message: 'Logged!', ingested }));

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { queriesDir as shippedQueriesDir } from '../../paths.js';
 import { translateToDuckDb } from '../../sql/translate.js';
@@ -63,6 +63,8 @@ export const duckdbBackend: Backend<undefined> = {
       logs: writer,
       timeoutMs: settings.queryTimeoutMs,
       demo,
+      // The file, its write-ahead log and the writer's ingest journal (see storage/log-writer.ts).
+      storeBytes: () => fileBytes([database.path, `${database.path}.wal`, `${database.path}.journal`]),
       async close() {
         await writer.close();
         database.close();
@@ -136,3 +138,8 @@ export const duckdbBackend: Backend<undefined> = {
     };
   },
 };
+
+/** The bytes of the files that exist among `paths`. */
+function fileBytes(paths: readonly string[]): number {
+  return paths.reduce((total, path) => total + (statSync(path, { throwIfNoEntry: false })?.size ?? 0), 0);
+}
