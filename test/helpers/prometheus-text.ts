@@ -97,11 +97,22 @@ function parseSample(line: string, where: string): PrometheusSample {
   }
   const value = /^ (\S+)(?: (-?\d+))?$/.exec(rest);
   if (!value) throw new Error(`${where}: no value after the name and labels`);
-  const text = value[1] ?? '';
-  const number =
-    text === '+Inf' ? Number.POSITIVE_INFINITY : text === '-Inf' ? Number.NEGATIVE_INFINITY : Number(text);
-  if (text !== 'NaN' && Number.isNaN(number)) throw new Error(`${where}: ${text} is not a number`);
-  return { name, labels, value: number };
+  return { name, labels, value: floatValue(value[1] ?? '', where) };
+}
+
+/**
+ * A value as Go's ParseFloat reads it, as the format says: a decimal or exponent number, or
+ * NaN, Inf, +Inf, -Inf, Infinity in any case (prom-client writes `Nan`).
+ */
+function floatValue(text: string, where: string): number {
+  const special = /^([+-]?)(inf|infinity|nan)$/i.exec(text);
+  if (special) {
+    if ((special[2] ?? '').toLowerCase() === 'nan') return Number.NaN;
+    return special[1] === '-' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+  }
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text))
+    throw new Error(`${where}: ${text} is not a number`);
+  return Number(text);
 }
 
 /** The value of the one sample named `name` whose labels include `labels`; 0 when there is none. */
