@@ -13,6 +13,16 @@ const flag = z
   })
   .transform((value) => ['1', 'true', 'on', 'yes'].includes(value));
 
+// DuckDB's spelling of a size: KB, MB, ... are powers of 1000, KiB, MiB, ... of 1024.
+const sizePattern = /^(\d+(?:\.\d+)?)\s*(K|M|G|T)(i?)B$/i;
+
+/** Bytes of a size as DuckDB reads it (`512MB`, `1GiB`). */
+export function sizeBytes(size: string): number {
+  const [, amount, unit, binary] = sizePattern.exec(size.trim()) ?? [];
+  const power = 'KMGT'.indexOf((unit ?? '').toUpperCase()) + 1;
+  return Math.floor(Number(amount) * (binary ? 1024 : 1000) ** power);
+}
+
 const environmentSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
@@ -34,6 +44,14 @@ const environmentSchema = z.object({
   QUERYGATE_ENGINE: z.enum(['duckdb', 'bigquery']).default('duckdb'),
   QUERYGATE_QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(25_000),
   QUERYGATE_DUCKDB_CONNECTIONS: z.coerce.number().int().min(1).max(256).default(4),
+  QUERYGATE_DUCKDB_MEMORY_LIMIT: z
+    .string()
+    .trim()
+    .regex(sizePattern, { message: 'must be a size such as 512MB, 384MiB or 2GB' })
+    .default('512MB'),
+  QUERYGATE_DUCKDB_THREADS: z.coerce.number().int().min(1).max(256).optional(),
+  QUERYGATE_RETENTION_DAYS: z.coerce.number().int().min(0).default(90),
+  QUERYGATE_SCHEMA_CHANGE_INTERVAL_MS: z.coerce.number().int().min(0).default(10_000),
   QUERYGATE_ENDPOINT_CONNECTIONS: z.coerce.number().int().min(1).optional(),
   QUERYGATE_ENDPOINT_QUEUE: z.coerce.number().int().min(0).default(8),
   QUERYGATE_CLIENT_ENGINE_CALLS: z.coerce.number().int().min(1).optional(),
@@ -88,6 +106,16 @@ export interface Config {
   readonly queryTimeoutMs: number;
   /** DuckDB connections running queries side by side. */
   readonly duckdbConnections: number;
+  /** DuckDB's memory_limit, as written: its buffer pool stays within it (see database.ts). */
+  readonly duckdbMemoryLimit: string;
+  /** The same in bytes. */
+  readonly duckdbMemoryLimitBytes: number;
+  /** DuckDB's worker threads; undefined leaves DuckDB's default (one per core). */
+  readonly duckdbThreads: number | undefined;
+  /** Days the embedded store keeps a source's records unless sources.yaml says; 0 keeps them for ever. */
+  readonly retentionDays: number;
+  /** Least time between two schema changes of one source; new fields wait in `_extra` meanwhile. */
+  readonly schemaChangeIntervalMs: number;
   /** Connections the calls of one endpoint may hold at once (half the pool unless set). */
   readonly endpointConnections: number;
   /** Calls of one endpoint that may wait for a connection; beyond it they get 503 ENGINE_BUSY. */
@@ -153,6 +181,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     engine: env.QUERYGATE_ENGINE,
     queryTimeoutMs: env.QUERYGATE_QUERY_TIMEOUT_MS,
     duckdbConnections: env.QUERYGATE_DUCKDB_CONNECTIONS,
+    duckdbMemoryLimit: env.QUERYGATE_DUCKDB_MEMORY_LIMIT,
+    duckdbMemoryLimitBytes: sizeBytes(env.QUERYGATE_DUCKDB_MEMORY_LIMIT),
+    duckdbThreads: env.QUERYGATE_DUCKDB_THREADS,
+    retentionDays: env.QUERYGATE_RETENTION_DAYS,
+    schemaChangeIntervalMs: env.QUERYGATE_SCHEMA_CHANGE_INTERVAL_MS,
     endpointConnections: Math.min(
       env.QUERYGATE_ENDPOINT_CONNECTIONS ?? Math.ceil(env.QUERYGATE_DUCKDB_CONNECTIONS / 2),
       env.QUERYGATE_DUCKDB_CONNECTIONS,

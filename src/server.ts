@@ -30,7 +30,8 @@ import { openDatabase } from './storage/database.js';
 import type { DemoSeedOutcome } from './storage/demo-seed.js';
 import { type DemoTraffic, startDemoTraffic } from './storage/demo-traffic.js';
 import { createLogWriter } from './storage/log-writer.js';
-import type { Timers } from './timers.js';
+import { retentionPolicy, startRetention } from './storage/retention.js';
+import { systemTimers, type Timers } from './timers.js';
 
 export interface Querygate {
   readonly server: Server;
@@ -91,14 +92,30 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     });
     logs = createBigQueryLogSink({ config: config.bigquery, client, sources: registry.sources, now });
   } else {
-    const database = await openDatabase(join(config.dataDir, 'querygate.duckdb'));
+    const database = await openDatabase(join(config.dataDir, 'querygate.duckdb'), {
+      memoryLimit: config.duckdbMemoryLimit,
+      threads: config.duckdbThreads,
+    });
+    const retentionDays = retentionPolicy(config.retentionDays);
     const writer = createLogWriter(database, {
       now,
       schemaLimits: config.schemaLimits,
+      schemaChangeIntervalMs: config.schemaChangeIntervalMs,
+      // A quarter of DuckDB's memory for data not yet checkpointed, the rest for queries.
+      checkpointMemoryBytes: Math.floor(config.duckdbMemoryLimitBytes / 4),
+      retention: retentionDays,
       log: logger,
       sources: registry.sources,
     });
     await writer.ready();
+    const retention = startRetention({
+      writer,
+      sources: registry.sources,
+      policy: retentionDays,
+      now,
+      timers: options.timers ?? systemTimers,
+      log: logger,
+    });
     // Seeds or tops up the demo store, then keeps adding traffic until close().
     // Demo traffic is written to the nine shipped sources; a queries directory without them gets none.
     const demoSources = logSources.every((source) =>
@@ -129,6 +146,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     });
     logs = writer;
     closeStore = async () => {
+      await retention.stop();
       await writer.close();
       database.close();
     };

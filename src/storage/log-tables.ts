@@ -7,7 +7,8 @@ import {
   type StructType,
 } from '../endpoints/field-type.js';
 import { type LogSource, logSources } from '../endpoints/sources.js';
-import { changeColumnTypeStatement, withMissingFields } from './schema-evolution.js';
+import { changeColumnTypeStatement } from './schema-change.js';
+import { withMissingFields } from './schema-evolution.js';
 
 /**
  * The embedded log store: one table per source, named exactly as the source (so the saved SQL's
