@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Command } from 'commander';
 import { packageRoot } from '../src/paths.js';
 
 /**
@@ -16,14 +17,22 @@ import { packageRoot } from '../src/paths.js';
  */
 
 export interface MemoryOptions {
-  /** Seconds of each loaded phase. */
+  /** Seconds of the churn phase, and of the serving phase unless `servingSeconds` says. */
   readonly seconds: number;
+  readonly servingSeconds?: number;
+  /**
+   * New fields after which the churn phase ends, if before `seconds`: a fixed amount of schema
+   * growth, so that runs on machines of different speed (or loads) compare. @default unbounded
+   */
+  readonly newFields?: number;
   /** Readers calling endpoints during the serving and churn phases. @default 4 */
   readonly readers?: number;
   /** Writers posting new fields during the churn phase. @default 2 */
   readonly writers?: number;
   /** Run the built CLI (dist) or the sources through tsx. @default 'dist' */
   readonly build?: 'dist' | 'tsx';
+  /** The checkout whose server runs (to compare with another commit's). @default this one */
+  readonly root?: string;
   /** Extra environment of the server (e.g. QUERYGATE_DUCKDB_MEMORY_LIMIT). */
   readonly env?: Readonly<Record<string, string>>;
 }
@@ -39,8 +48,10 @@ export interface MemoryResult {
   readonly reads: number;
   /** Ingestion requests answered 200 during the churn phase, each with one new field. */
   readonly newFieldRequests: number;
-  /** Answers other than 200 (a 503 of a full queue counts here). */
-  readonly failures: number;
+  /** Reads answered other than 200 (a 503 of a full queue counts here). */
+  readonly readFailures: number;
+  /** New-field requests answered other than 200: a field refused or lost. */
+  readonly writeFailures: number;
   /** Every RSS sample of the churn phase: [ms since its start, bytes]. */
   readonly churnSamples: readonly (readonly [number, number])[];
 }
@@ -73,26 +84,39 @@ export async function measureMemory(options: MemoryOptions): Promise<MemoryResul
     const pid = server.child.pid as number;
     await sleep(2000);
     const idleBytes = residentBytes(pid) ?? 0;
-    const counts = { reads: 0, writes: 0, failures: 0 };
-    const serving = await sampleWhile(pid, options.seconds, (until) =>
-      Promise.all(range(options.readers ?? 4).map((r) => readLoop(server.url, r, until, counts))),
+    const counts = { reads: 0, writes: 0, readFailures: 0, writeFailures: 0 };
+    const serving = await sampleWhile(pid, options.servingSeconds ?? options.seconds, (until) =>
+      Promise.all(
+        range(options.readers ?? 4).map((r) => readLoop(server.url, r, { until, done: false }, counts)),
+      ),
     );
     let field = 0;
-    const churn = await sampleWhile(pid, options.seconds, (until) =>
-      Promise.all([
-        ...range(options.readers ?? 4).map((r) => readLoop(server.url, r, until, counts)),
-        ...range(options.writers ?? 2).map((w) =>
-          writeLoop(server.url, until, counts, () => `churn_w${w}_f${field++}`),
+    const newFields = options.newFields ?? Number.POSITIVE_INFINITY;
+    const churn = await sampleWhile(pid, options.seconds, (until) => {
+      // The phase ends at `until` or once the writers have sent `newFields` fields.
+      const phase = { until, done: false };
+      const writers = Promise.all(
+        range(options.writers ?? 2).map((w) =>
+          writeLoop(server.url, phase, counts, () =>
+            field < newFields ? `churn_w${w}_f${field++}` : undefined,
+          ),
         ),
-      ]),
-    );
+      ).finally(() => {
+        phase.done = true;
+      });
+      return Promise.all([
+        writers,
+        ...range(options.readers ?? 4).map((r) => readLoop(server.url, r, phase, counts)),
+      ]);
+    });
     return {
       idleBytes,
       servingPeakBytes: Math.max(...serving.map(([, bytes]) => bytes)),
       churnPeakBytes: Math.max(...churn.map(([, bytes]) => bytes)),
       reads: counts.reads,
       newFieldRequests: counts.writes,
-      failures: counts.failures,
+      readFailures: counts.readFailures,
+      writeFailures: counts.writeFailures,
       churnSamples: churn,
     };
   } finally {
@@ -123,33 +147,41 @@ async function sampleWhile(
   return samples;
 }
 
+/** A loaded phase: its deadline, and whether it ended before. */
+interface Phase {
+  readonly until: number;
+  done: boolean;
+}
+
 async function readLoop(
   url: string,
   reader: number,
-  until: number,
-  counts: { reads: number; failures: number },
+  phase: Phase,
+  counts: { reads: number; readFailures: number },
 ): Promise<void> {
-  for (let i = reader; Date.now() < until; i++) {
+  for (let i = reader; Date.now() < phase.until && !phase.done; i++) {
     const response = await fetch(`${url}${studioReads[i % studioReads.length]}`, {
       headers: { 'x-api-key': apiKey },
     }).catch(() => undefined);
     await response?.arrayBuffer().catch(() => undefined);
     if (response?.status === 200) counts.reads++;
-    else counts.failures++;
+    else counts.readFailures++;
   }
 }
 
 async function writeLoop(
   url: string,
-  until: number,
-  counts: { writes: number; failures: number },
-  nextField: () => string,
+  phase: Phase,
+  counts: { writes: number; writeFailures: number },
+  nextField: () => string | undefined,
 ): Promise<void> {
-  while (Date.now() < until) {
+  while (Date.now() < phase.until) {
+    const name = nextField();
+    if (name === undefined) return;
     const event = {
       message: 'GET /rest/v1/items 200',
       timestamp: new Date().toISOString(),
-      metadata: { [nextField()]: 'x', request: { method: 'GET', path: '/rest/v1/items' } },
+      metadata: { [name]: 'x', request: { method: 'GET', path: '/rest/v1/items' } },
     };
     const response = await fetch(`${url}/api/logs?source_name=cloudflare.logs.prod`, {
       method: 'POST',
@@ -158,7 +190,7 @@ async function writeLoop(
     }).catch(() => undefined);
     await response?.arrayBuffer().catch(() => undefined);
     if (response?.status === 200) counts.writes++;
-    else counts.failures++;
+    else counts.writeFailures++;
   }
 }
 
@@ -170,12 +202,13 @@ interface Server {
 
 /** `querygate serve` with the demo store in `dir`, once it listens. */
 function startServer(dir: string, options: MemoryOptions): Promise<Server> {
+  const root = options.root ?? packageRoot;
   const args =
     options.build === 'tsx'
-      ? ['--import', 'tsx', join(packageRoot, 'src/cli/main.ts'), 'serve']
-      : [join(packageRoot, 'dist/cli/main.js'), 'serve'];
+      ? ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'serve']
+      : [join(root, 'dist/cli/main.js'), 'serve'];
   const child = spawn(process.execPath, args, {
-    cwd: packageRoot,
+    cwd: root,
     env: {
       ...process.env,
       PORT: '0',
@@ -208,7 +241,9 @@ function startServer(dir: string, options: MemoryOptions): Promise<Server> {
     child.stderr?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
     });
-    child.once('exit', (code) => reject(new Error(`querygate exited with ${code} before it listened:\n${output}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`querygate exited with ${code} before it listened:\n${output}`)),
+    );
   });
 }
 
@@ -223,18 +258,38 @@ function sleep(ms: number): Promise<void> {
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 
 /** One line per phase, as the bench prints it. */
-export function describeMemory(result: MemoryResult): string {
+export function describeMemory(result: Omit<MemoryResult, 'churnSamples'>): string {
   return [
     `RSS idle (demo store): ${mib(result.idleBytes)}`,
     `RSS serving Studio's endpoints (peak): ${mib(result.servingPeakBytes)}`,
     `RSS under one new field per request beside readers (peak): ${mib(result.churnPeakBytes)} ` +
-      `(${result.newFieldRequests} new-field requests, ${result.reads} reads, ${result.failures} failures)`,
+      `(${result.newFieldRequests} new-field requests acknowledged, ${result.writeFailures} refused; ` +
+      `${result.reads} reads answered, ${result.readFailures} not)`,
   ].join('\n');
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const secondsArg = process.argv.indexOf('--seconds');
-  const seconds = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 20;
-  const result = await measureMemory({ seconds, build: 'tsx' });
+  const program = new Command()
+    .name('bench/memory.ts')
+    .option('--seconds <n>', 'duration of the serving and of the churn phase', Number, 20)
+    .option('--build <kind>', "'dist' (npm run build first) or 'tsx'", 'tsx')
+    .option('--serving-seconds <n>', 'duration of the serving phase (default: --seconds)', Number)
+    .option('--fields <n>', 'end the churn phase after this many new fields', Number)
+    .option('--root <dir>', 'the checkout to run (e.g. an older commit, to compare)')
+    .parse();
+  const { seconds, servingSeconds, build, root, fields } = program.opts<{
+    seconds: number;
+    servingSeconds?: number;
+    build: 'dist' | 'tsx';
+    root?: string;
+    fields?: number;
+  }>();
+  const result = await measureMemory({
+    seconds,
+    build,
+    ...(servingSeconds ? { servingSeconds } : {}),
+    ...(root ? { root } : {}),
+    ...(fields ? { newFields: fields } : {}),
+  });
   console.log(describeMemory(result));
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent, type StructType } from '../endpoints/field-type.js';
-import { findLogSource, type LogSource } from '../endpoints/sources.js';
+import type { LogSource } from '../endpoints/sources.js';
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import type { Database } from './database.js';
 import { createGroupCommit } from './group-commit.js';
@@ -133,11 +133,16 @@ export function createLogWriter(db: Database, options: LogWriterOptions = {}): L
   const commit = async (state: WriterState, source: LogSource, events: readonly LogEvent[]) => {
     const stored = state.types.get(source.name) as StructType;
     const batch = pacing.fit(source, stored, events);
-    await insertBatch(state.connection, source, batch.records.map((record) => recordLine(record, source)), {
-      ...batchFiles,
-      alterTo: batch.changesSchema ? batch.type : undefined,
-      type: batch.type,
-    });
+    await insertBatch(
+      state.connection,
+      source,
+      batch.records.map((record) => recordLine(record, source)),
+      {
+        ...batchFiles,
+        alterTo: batch.changesSchema ? batch.type : undefined,
+        type: batch.type,
+      },
+    );
     state.types.set(source.name, batch.type);
     pacing.committed(source, batch);
     return batch.changesSchema;
@@ -177,8 +182,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions = {}): L
           commit: async (source, events) => {
             await commit(state, source, events);
           },
-          expiredBefore: (source) =>
-            options.retention && expiredBefore(options.retention, source, now()),
+          expiredBefore: (source) => options.retention && expiredBefore(options.retention, source, now()),
         });
         if (restored > 0) options.log?.warn({ restored }, 'restored records from the ingest journal');
         // Should it fail, the journal is kept and still covers every record: the store opens anyway.

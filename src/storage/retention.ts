@@ -107,7 +107,8 @@ export function startRetention(options: RetentionOptions): Retention {
               options.log?.info?.({ deleted: result.deleted }, 'retention deleted expired records');
             }
           },
-          (error: unknown) => options.log?.warn({ err: error }, 'retention pass failed; the next one retries'),
+          (error: unknown) =>
+            options.log?.warn({ err: error }, 'retention pass failed; the next one retries'),
         )
         .finally(() => {
           if (!stopped) schedule(intervalMs);

@@ -2,7 +2,6 @@ import {
   type FieldType,
   isListType,
   isStructType,
-  quoteIdent,
   type ScalarType,
   type StructType,
 } from '../endpoints/field-type.js';
