@@ -46,7 +46,7 @@ const program = new Command()
   )
   .option(
     '--memory-seconds <n>',
-    'duration of the memory section\'s serving and new-field phases',
+    "duration of the memory section's serving and new-field phases",
     (value) => Number(value),
     60,
   )
