@@ -5,6 +5,8 @@ import type { BigQuery } from '@google-cloud/bigquery';
 import type { Logger } from 'pino';
 import { loadOrCreateApiKey } from './api-key-file.js';
 import type { Config } from './config.js';
+import type { DemoSeedOutcome } from './demo/seed.js';
+import { type DemoTraffic, startDemoTraffic } from './demo/traffic.js';
 import { loadEndpointRegistry } from './endpoints/registry.js';
 import { createServedEndpoints, type ReloadOutcome } from './endpoints/reload.js';
 import { type Snapshot, snapshotOf } from './endpoints/snapshot.js';
@@ -22,13 +24,13 @@ import { createLogger } from './logger.js';
 import { openApiFor, openApiPath } from './openapi/document.js';
 import { queriesDir } from './paths.js';
 import { createClientAdmission } from './resolve/client-admission.js';
+import { createFairEngine } from './resolve/fair-engine.js';
 import { createResolver, type Resolver } from './resolve/resolver.js';
 import { endpointRoutes } from './rest/endpoint-routes.js';
 import { ingestRoutes, type LogSink } from './rest/ingest-routes.js';
+import { loadSqlParser } from './sql/bigquery-ast.js';
 import { createBigQueryLogSink } from './storage/bigquery-log-sink.js';
 import { openDatabase } from './storage/database.js';
-import type { DemoSeedOutcome } from './storage/demo-seed.js';
-import { type DemoTraffic, startDemoTraffic } from './storage/demo-traffic.js';
 import { createLogWriter } from './storage/log-writer.js';
 import { retentionPolicy, startRetention } from './storage/retention.js';
 import { systemTimers, type Timers } from './timers.js';
@@ -72,6 +74,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
   const logger = options.logger ?? createLogger(config.logLevel);
   const now = options.now ?? (() => new Date());
   const apiKeys = config.apiKeys ?? [loadOrCreateApiKey(config.dataDir).key];
+  await loadSqlParser();
   const registry = loadEndpointRegistry(config.queriesDir);
 
   let baseEngine: QueryEngine;
@@ -141,8 +144,6 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
       queriesDir,
       timeoutMs: config.queryTimeoutMs,
       connections: config.duckdbConnections,
-      connectionsPerEndpoint: config.endpointConnections,
-      queuePerEndpoint: config.endpointQueue,
     });
     logs = writer;
     closeStore = async () => {
@@ -151,7 +152,14 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
       database.close();
     };
   }
-  const engine = options.wrapEngine ? options.wrapEngine(baseEngine) : baseEngine;
+  // Whichever engine runs them, its calls are shared fairly between endpoints before they reach it.
+  const fairEngine = createFairEngine(baseEngine, {
+    engineCalls: config.engineCalls,
+    callsPerEndpoint: config.endpointConnections,
+    queuePerEndpoint: config.endpointQueue,
+    timeoutMs: config.bigquery?.timeoutMs ?? config.queryTimeoutMs,
+  });
+  const engine = options.wrapEngine ? options.wrapEngine(fairEngine) : fairEngine;
   await engine.ready();
   // One memory budget for everything cached: results with their encodings, and an eighth of it
   // for the GraphQL responses kept for replay.
@@ -163,7 +171,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     maxCacheBytes: config.cacheMaxBytes - replayBytes,
     clientAdmission: createClientAdmission({
       maxRunsPerClient: config.clientEngineCalls,
-      // One endpoint's calls hold no more of a client's turns than of the engine's connections.
+      // One endpoint's calls hold no more of a client's turns than of the engine's calls.
       maxRunsPerClientEndpoint: config.endpointConnections,
       maxQueuedPerClient: config.clientQueue,
       // Node's timers, as the engine's deadlines use: a test's manual clock moves cache time only.
