@@ -215,29 +215,11 @@ export function createLogWriter(db: Database, options: LogWriterOptions = {}): L
     }
   };
 
-  /**
-   * A failure of the store rather than of the request: ENGINE_ERROR (502), as the BigQuery sink
-   * answers a failed insert. The client gets a reference; the log gets DuckDB's message (which
-   * names files and paths) in full under it.
-   */
-  const storeFailure = (source: LogSource, error: unknown): QuerygateError => {
-    if (isQuerygateError(error)) return error;
-    const reference = randomUUID();
-    const cause = error instanceof JournalFailure ? error.cause : error;
-    options.log?.error({ err: cause, source: source.name, reference }, 'storing events failed');
-    return new QuerygateError(
-      'ENGINE_ERROR',
-      `Storing events in ${source.name} failed in the store; nothing of this request was ` +
-        `acknowledged (the server log has the details under reference ${reference})`,
-      { cause },
-    );
-  };
-
   const commitInGroup = createGroupCommit({
     enqueue,
     store,
     isFinal: (error) => error instanceof JournalFailure,
-    failure: storeFailure,
+    failure: (source, error) => storeFailure(options.log, source, error),
     onRetry: (source, error, requests) =>
       options.log?.warn(
         { err: error, source: source.name, requests },
@@ -259,14 +241,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions = {}): L
       enqueue(async () => {
         const state = await open();
         if (!state.types.has(sourceName)) throw new Error(`No log source ${sourceName}`);
-        const table = quoteIdent(sourceName);
-        // rowid picks the batch: one short transaction, whatever the number of expired records.
-        const result = await state.connection.run(
-          `DELETE FROM ${table} WHERE rowid IN ` +
-            `(SELECT rowid FROM ${table} WHERE "timestamp" < make_timestamp($before::BIGINT) LIMIT $limit)`,
-          { before, limit: maxRows },
-        );
-        return Number(result.rowsChanged);
+        return deleteOlderRecords(state.connection, sourceName, before, maxRows);
       }),
     checkpoint: () =>
       enqueue(async () => {
@@ -284,6 +259,41 @@ export function createLogWriter(db: Database, options: LogWriterOptions = {}): L
       state.connection.closeSync();
     },
   };
+}
+
+/**
+ * A failure of the store rather than of the request: ENGINE_ERROR (502), as the BigQuery sink
+ * answers a failed insert. The client gets a reference; the log gets DuckDB's message (which
+ * names files and paths) in full under it.
+ */
+function storeFailure(log: StoreLog | undefined, source: LogSource, error: unknown): QuerygateError {
+  if (isQuerygateError(error)) return error;
+  const reference = randomUUID();
+  const cause = error instanceof JournalFailure ? error.cause : error;
+  log?.error({ err: cause, source: source.name, reference }, 'storing events failed');
+  return new QuerygateError(
+    'ENGINE_ERROR',
+    `Storing events in ${source.name} failed in the store; nothing of this request was ` +
+      `acknowledged (the server log has the details under reference ${reference})`,
+    { cause },
+  );
+}
+
+/** Deletes at most `maxRows` records of `table` older than `before` (µs); answers how many. */
+async function deleteOlderRecords(
+  connection: DuckDBConnection,
+  table: string,
+  before: bigint,
+  maxRows: number,
+): Promise<number> {
+  const quoted = quoteIdent(table);
+  // rowid picks the batch: one short transaction, whatever the number of expired records.
+  const result = await connection.run(
+    `DELETE FROM ${quoted} WHERE rowid IN ` +
+      `(SELECT rowid FROM ${quoted} WHERE "timestamp" < make_timestamp($before::BIGINT) LIMIT $limit)`,
+    { before, limit: maxRows },
+  );
+  return Number(result.rowsChanged);
 }
 
 /** Memory DuckDB holds for committed data not yet checkpointed (0 when it cannot tell). */
