@@ -7,7 +7,7 @@ import type { LogEvent } from './log-event.js';
 export interface JournalReplayOptions {
   readonly connection: DuckDBConnection;
   readonly journal: IngestJournal;
-  readonly sources: readonly LogSource[] | undefined;
+  readonly sources: readonly LogSource[];
   /** Stores events in one transaction, as the writer does. */
   readonly commit: (source: LogSource, events: readonly LogEvent[]) => Promise<void>;
   /**

@@ -11,6 +11,7 @@ import { createLogWriter } from '../../src/storage/log-writer.js';
 import { retentionPolicy, startRetention } from '../../src/storage/retention.js';
 import { runUntilOkThenKill } from '../helpers/killed-child.js';
 import { createManualTime } from '../helpers/manual-time.js';
+import { logSources } from '../helpers/shipped-sources.js';
 
 /**
  * Retention on a real DuckDB file over simulated weeks: a manual clock drives both the records'
@@ -60,11 +61,11 @@ describe('retention over 60 simulated days at a steady rate, 7 days kept', () =>
     const time = createManualTime(start);
     const policy = retentionPolicy(7);
     const db = await openDatabase(path);
-    const writer = createLogWriter(db, { now: time.now, retention: policy });
+    const writer = createLogWriter(db, { now: time.now, retention: policy, sources: logSources });
     await writer.ready();
     const retention = startRetention({
       writer,
-      sources: [findLogSource(source) as NonNullable<ReturnType<typeof findLogSource>>],
+      sources: [findLogSource(source, logSources) as NonNullable<ReturnType<typeof findLogSource>>],
       policy,
       now: time.now,
       timers: time.timers,
@@ -134,8 +135,10 @@ describe('a retention pass', () => {
     const dir = await tempDir();
     const now = new Date('2026-03-01T00:00:00Z');
     const time = createManualTime(now);
-    const edge = findLogSource(source) as NonNullable<ReturnType<typeof findLogSource>>;
-    const postgres = findLogSource('postgres.logs') as NonNullable<ReturnType<typeof findLogSource>>;
+    const edge = findLogSource(source, logSources) as NonNullable<ReturnType<typeof findLogSource>>;
+    const postgres = findLogSource('postgres.logs', logSources) as NonNullable<
+      ReturnType<typeof findLogSource>
+    >;
     const sources = [{ ...edge, retentionDays: 30 }, postgres];
     const policy = retentionPolicy(3);
     const db = await openDatabase(join(dir, 'logs.duckdb'));
@@ -159,9 +162,9 @@ describe('a retention pass', () => {
 
   it('deletes nothing when retention is 0 (kept for ever)', async () => {
     const policy = retentionPolicy(0);
-    expect(policy.days(findLogSource(source) as NonNullable<ReturnType<typeof findLogSource>>)).toBe(
-      undefined,
-    );
+    expect(
+      policy.days(findLogSource(source, logSources) as NonNullable<ReturnType<typeof findLogSource>>),
+    ).toBe(undefined);
   });
 });
 
@@ -195,7 +198,11 @@ setInterval(() => {}, 1000);
 
     const db = await openDatabase(path);
     expect(db.walSetAside).toBeDefined();
-    const writer = createLogWriter(db, { now: () => new Date(now), retention: retentionPolicy(7) });
+    const writer = createLogWriter(db, {
+      now: () => new Date(now),
+      retention: retentionPolicy(7),
+      sources: logSources,
+    });
     await writer.ready();
     const connection = await db.connect();
     const rows = await connection.runAndReadAll(`SELECT id FROM "${source}" ORDER BY id`);
