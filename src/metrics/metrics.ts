@@ -1,5 +1,4 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
-
 import { isQuerygateError } from '../errors.js';
 import { HistogramCounts, registerCountedFamily, type Sample } from './counted-families.js';
 
