@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { QuerygateError } from '../../src/errors.js';
 import { HistogramCounts } from '../../src/metrics/counted-families.js';
 import { createMetrics } from '../../src/metrics/metrics.js';
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text.js';
@@ -67,5 +68,30 @@ describe('metric histograms', () => {
     const requests = 'querygate_endpoint_requests_total';
     expect(sampleValue(parsePrometheusText(await one.exposition()), requests, { cache: 'hit' })).toBe(1);
     expect(sampleValue(parsePrometheusText(await other.exposition()), requests, { cache: 'hit' })).toBe(0);
+  });
+});
+
+describe('endpoint counts', () => {
+  it('counts an error under its REST status with cache none, and ENGINE_BUSY and ENGINE_TIMEOUT as refusals', async () => {
+    const metrics = createMetrics();
+    const counts = metrics.endpoint('e');
+    const startedAt = performance.now();
+    counts.failed('rest', new QuerygateError('ENGINE_BUSY', 'busy'), startedAt);
+    counts.failed('graphql', new QuerygateError('ENGINE_TIMEOUT', 'late'), startedAt);
+    counts.failed('rest', new QuerygateError('BAD_PARAMETER', 'bad'), startedAt);
+    counts.failed('rest', new Error('unexpected'), startedAt);
+    const families = parsePrometheusText(await metrics.exposition());
+    const requests = 'querygate_endpoint_requests_total';
+    expect(sampleValue(families, requests, { face: 'rest', status: '503', cache: 'none' })).toBe(1);
+    expect(sampleValue(families, requests, { face: 'graphql', status: '504', cache: 'none' })).toBe(1);
+    expect(sampleValue(families, requests, { face: 'rest', status: '400', cache: 'none' })).toBe(1);
+    expect(sampleValue(families, requests, { face: 'rest', status: '500', cache: 'none' })).toBe(1);
+    const refusals = 'querygate_engine_refusals_total';
+    expect(sampleValue(families, refusals, { endpoint: 'e', code: 'ENGINE_BUSY' })).toBe(1);
+    expect(sampleValue(families, refusals, { endpoint: 'e', code: 'ENGINE_TIMEOUT' })).toBe(1);
+    expect(families.get(refusals)?.samples).toHaveLength(2);
+    expect(sampleValue(families, 'querygate_endpoint_request_duration_seconds_count', { face: 'rest' })).toBe(
+      3,
+    );
   });
 });
