@@ -7,9 +7,11 @@ import { loadOrCreateApiKey } from './api-key-file.js';
 import type { Config } from './config.js';
 import type { DemoSeedOutcome } from './demo/seed.js';
 import { type DemoTraffic, startDemoTraffic } from './demo/traffic.js';
+import { healthOf } from './endpoints/health.js';
+import { refusalLine } from './endpoints/refusal.js';
 import { loadEndpointRegistry } from './endpoints/registry.js';
 import { createServedEndpoints, type ReloadOutcome } from './endpoints/reload.js';
-import { type Snapshot, snapshotOf } from './endpoints/snapshot.js';
+import { admitToFaces, type Snapshot, snapshotOf } from './endpoints/snapshot.js';
 import { logSources } from './endpoints/sources.js';
 import { createBigQueryClient, createBigQueryEngine } from './engines/bigquery-engine.js';
 import { createDuckDbEngine } from './engines/duckdb-engine.js';
@@ -72,7 +74,9 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
   const logger = options.logger ?? createLogger(config.logLevel);
   const now = options.now ?? (() => new Date());
   const apiKeys = config.apiKeys ?? [loadOrCreateApiKey(config.dataDir).key];
-  const registry = loadEndpointRegistry(config.queriesDir);
+  // A refused endpoint is reported and the others serve, unless strict (then any refusal stops).
+  const refusals = config.strict ? 'strict' : 'partial';
+  const registry = loadEndpointRegistry(config.queriesDir, { refusals });
 
   let baseEngine: QueryEngine;
   let logs: LogSink;
@@ -167,13 +171,19 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     schemaFor(snapshot);
     openApiFor(snapshot);
   };
-  const initial = await snapshotOf(registry, config.queriesDir, engine);
-  check(initial);
+  const initial = admitToFaces(
+    await snapshotOf(registry, config.queriesDir, engine, { refusals }),
+    check,
+    refusals,
+  );
+  for (const refusal of initial.refused)
+    logger.error({ refusal }, `endpoint ${refusal.endpoint} refused: ${refusalLine(refusal)}`);
   const served = createServedEndpoints({
     initial,
     engine,
     logger,
     check,
+    refusals,
     // Results (with their warm timers) and the engine's plans of changed or removed endpoints go;
     // the others stay. Kept GraphQL answers all go: any of them may show the old schema.
     onSwap: (next, gone) => {
@@ -208,7 +218,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
   // is one more `app.register` here; the registry and yoga are read per request, so a reload
   // can swap them.
   app.get('/health', { config: { isPublic: () => true } }, async (_request, reply) =>
-    reply.send({ status: 'ok', engine: engine.kind }),
+    reply.send(healthOf(engine.kind, current())),
   );
   // The OpenAPI document of the snapshot served, behind the key like the API it describes.
   app.get(openApiPath, async (_request, reply) => reply.send(openApiFor(current())));

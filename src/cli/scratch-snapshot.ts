@@ -27,7 +27,7 @@ export async function loadScratchSnapshot(
   options: SnapshotOptions = {},
   bigquery?: ScratchBigQuery,
 ): Promise<Snapshot> {
-  const registry = loadEndpointRegistry(queriesDir);
+  const registry = loadEndpointRegistry(queriesDir, { refusals: options.refusals ?? 'strict' });
   if (bigquery) {
     const engine = await createBigQueryEngine({
       config: bigquery.config,

@@ -15,6 +15,8 @@ export interface ShapeColumn {
   readonly nullable: boolean;
   /** RECORD only: the fields of each record of the repeated record. */
   readonly fields?: readonly ShapeColumn[];
+  /** RECORD only: `NULLABLE` for a lone record answered as one object (a STRUCT), see ResultColumn. */
+  readonly mode?: 'NULLABLE';
 }
 
 /**
@@ -33,6 +35,7 @@ const columnSchema: z.ZodType<ShapeColumn> = z.lazy(() =>
     type: z.enum(['TIMESTAMP', 'DATETIME', 'INT64', 'FLOAT64', 'STRING', 'BOOL', 'RECORD', 'JSON']),
     nullable: z.boolean(),
     fields: z.array(columnSchema).optional(),
+    mode: z.literal('NULLABLE').optional(),
   }),
 );
 const lockSchema = z.object({ endpoint: z.string(), columns: z.array(columnSchema) });
@@ -83,6 +86,10 @@ export function shapeDifferences(
         `column ${name} was ${before.nullable ? 'nullable' : 'non-null'}, is ${column.nullable ? 'nullable' : 'non-null'}`,
       );
     }
+    if ((before.mode ?? 'REPEATED') !== (column.mode ?? 'REPEATED'))
+      lines.push(
+        `column ${name} was ${before.mode === 'NULLABLE' ? 'one record' : 'a repeated record'}, is ${column.mode === 'NULLABLE' ? 'one record' : 'a repeated record'}`,
+      );
     if (before.type === 'RECORD' && column.type === 'RECORD') {
       lines.push(...shapeDifferences(before.fields ?? [], column.fields ?? [], `${name}.`));
     }

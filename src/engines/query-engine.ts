@@ -51,6 +51,12 @@ export interface ResultColumn {
   readonly type: ColumnType;
   /** RECORD only, where the engine knows them: the fields of each record of the repeated record. */
   readonly fields?: readonly ResultColumn[] | undefined;
+  /**
+   * RECORD only: `NULLABLE` for a lone record (a STRUCT column of a table source), which the
+   * engine answers as one object or null, as BigQuery does; absent for a repeated record, the
+   * shape Logflare gives every object of a log source.
+   */
+  readonly mode?: 'NULLABLE' | undefined;
   /** Whether the engine says it may be null; undefined where it cannot say. */
   readonly nullable?: boolean | undefined;
 }

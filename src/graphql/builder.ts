@@ -13,5 +13,7 @@ export const builder = new SchemaBuilder<{
     /** ISO 8601 in UTC, passed as text so microseconds survive both ways. */
     DateTime: { Input: string; Output: string };
     JSON: { Input: unknown; Output: unknown };
+    /** INT64 as its decimal text, exact to 64 bits. */
+    BigInt: { Input: string; Output: string };
   };
 }>({ defaultFieldNullability: false });

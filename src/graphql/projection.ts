@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import {
   GraphQLEnumType as EnumType,
   GraphQLBoolean,
@@ -16,18 +17,21 @@ import {
 } from 'graphql';
 import { bindParameters } from '../endpoints/bind-parameters.js';
 import type { ParameterContract } from '../endpoints/contract.js';
+import { EndpointRefusedError } from '../endpoints/refusal.js';
 import type { Endpoint } from '../endpoints/registry.js';
 import type { ShapeColumn, Snapshot } from '../endpoints/snapshot.js';
 import type { EngineValue, QueryResult } from '../engines/query-engine.js';
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import type { GraphQLContext } from './context.js';
-import { createRowMapper, numberValue, textValue } from './result-rows.js';
+import { createRowMapper, int32Value, numberValue, textValue } from './result-rows.js';
 import { dateTimeText, jsonValue } from './scalars.js';
 
 /** The scalars the projection types columns and arguments with. */
 export interface ProjectionScalars {
   readonly DateTime: GraphQLScalarType;
   readonly JSON: GraphQLScalarType;
+  /** INT64 exact to 64 bits, as a decimal string (see scalars.ts for why). */
+  readonly BigInt: GraphQLScalarType;
 }
 
 type Args = Readonly<Record<string, unknown>>;
@@ -69,7 +73,7 @@ export function projectEndpoints(
         description: typeDescription ?? `The saved queries named ${namespace}.*.`,
         fields,
       }),
-      `namespace ${namespace}`,
+      { what: `namespace ${namespace}` },
     );
     query[namespace] = {
       type: new GraphQLNonNull(type),
@@ -100,28 +104,68 @@ function pascal(text: string): string {
   return camelled.charAt(0).toUpperCase() + camelled.slice(1);
 }
 
-/** Every type name is claimed once; a second claim with another meaning is a contract problem. */
-class TypeNames {
-  private readonly claimed = new Map<string, { type: GraphQLEnumType | GraphQLObjectType; by: string }>();
+/** Who claims a type name: a namespace, or an endpoint (which alone can be refused for it). */
+interface TypeOwner {
+  readonly what: string;
+  readonly endpoint?: Endpoint;
+}
 
-  claim<T extends GraphQLEnumType | GraphQLObjectType>(type: T, by: string): T {
+/**
+ * Every type name is claimed once. A second claim of an object type with the same fields (names
+ * and types) shares the first one's type, the first's descriptions included: a copied endpoint
+ * keeps its type. A claim with other fields refuses the later endpoint, naming both files and the
+ * key to change.
+ */
+class TypeNames {
+  private readonly claimed = new Map<string, { type: GraphQLEnumType | GraphQLObjectType; by: TypeOwner }>();
+
+  claim<T extends GraphQLEnumType | GraphQLObjectType>(type: T, by: TypeOwner): T {
     const first = this.claimed.get(type.name);
-    if (first) throw new Error(`the GraphQL type ${type.name} of ${by} is also the type of ${first.by}`);
-    this.claimed.set(type.name, { type, by });
-    return type;
+    if (!first) {
+      this.claimed.set(type.name, { type, by });
+      return type;
+    }
+    if (
+      first.type instanceof GraphQLObjectType &&
+      type instanceof GraphQLObjectType &&
+      fieldsOf(first.type) === fieldsOf(type)
+    )
+      return first.type as T;
+    const { endpoint } = by;
+    const other = first.by.endpoint
+      ? `endpoint ${first.by.endpoint.name} (${basename(first.by.endpoint.contractFile)})`
+      : first.by.what;
+    if (!endpoint)
+      throw new Error(`the GraphQL type ${type.name} of ${by.what} is also the type of ${other}`);
+    throw new EndpointRefusedError(
+      endpoint.name,
+      endpoint.contractFile,
+      `${endpoint.contractFile}: graphql.type: the GraphQL type ${type.name} of ${by.what} is also the type of ${other} with other fields; name another type in graphql.type of ${basename(endpoint.contractFile)}`,
+    );
   }
 
   /** An enum declared by several parameters is one type, if they declare it alike. */
-  enum(type: GraphQLEnumType, by: string): GraphQLEnumType {
+  enum(type: GraphQLEnumType, by: TypeOwner): GraphQLEnumType {
     const first = this.claimed.get(type.name);
     if (!first) return this.claim(type, by);
     const same =
       first.type instanceof EnumType &&
       JSON.stringify(first.type.getValues().map((v) => [v.name, v.value, v.description])) ===
         JSON.stringify(type.getValues().map((v) => [v.name, v.value, v.description]));
-    if (!same) throw new Error(`the GraphQL enum ${type.name} of ${by} differs from the one of ${first.by}`);
-    return first.type as GraphQLEnumType;
+    if (same) return first.type as GraphQLEnumType;
+    const message = `the GraphQL enum ${type.name} of ${by.what} differs from the one of ${first.by.what}`;
+    if (!by.endpoint) throw new Error(message);
+    throw new EndpointRefusedError(
+      by.endpoint.name,
+      by.endpoint.contractFile,
+      `${by.endpoint.contractFile}: parameters: ${message}; name another enum in its graphql.enum`,
+    );
   }
+}
+
+/** An object type's shape: its fields' names and types, in order. */
+function fieldsOf(type: GraphQLObjectType): string {
+  return JSON.stringify(Object.values(type.getFields()).map((field) => [field.name, String(field.type)]));
 }
 
 function endpointField(
@@ -149,11 +193,14 @@ function endpointField(
     (column) => endpoint.columns[column]?.description,
     scalars,
     names,
-    `endpoint ${endpoint.name}`,
+    { what: `endpoint ${endpoint.name}`, endpoint },
+    (column) => endpoint.columns[column]?.graphql.type === 'Int',
   );
-  const toRows = rowMapper(shape);
+  const toRows = rowMapper(shape, (column) => endpoint.columns[column]?.graphql.type === 'Int');
   return {
-    type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(rowType))),
+    // Nullable, so an endpoint that fails answers null with its error and its siblings in the
+    // same operation still answer (GraphQL's own guidance: fields that can fail are nullable).
+    type: new GraphQLList(new GraphQLNonNull(rowType)),
     description: endpoint.graphql.description ?? `${endpoint.description} (endpoint ${endpoint.name})`,
     args,
     resolve: async (_namespace, values, context) => {
@@ -202,7 +249,7 @@ function argumentType(
           ]),
         ),
       }),
-      `${endpoint.name} parameter ${parameter.name}`,
+      { what: `${endpoint.name} parameter ${parameter.name}`, endpoint },
     );
   }
   if (parameter.type === 'timestamp' || parameter.format === 'iso8601') return scalars.DateTime;
@@ -218,6 +265,9 @@ function argumentType(
   }
 }
 
+/** Whether a top-level INT64 column is declared to fit 32 bits (`graphql: { type: Int }`). */
+type Int32Columns = (column: string) => boolean;
+
 function objectType(
   name: string,
   description: string,
@@ -225,11 +275,12 @@ function objectType(
   describe: (column: string) => string | undefined,
   scalars: ProjectionScalars,
   names: TypeNames,
-  by: string,
+  by: TypeOwner,
+  int32: Int32Columns = () => false,
 ): GraphQLObjectType {
   const fields: Record<string, GraphQLFieldConfig<Row, GraphQLContext>> = {};
   for (const column of columns) {
-    const type = columnType(name, column, scalars, names, by);
+    const type = columnType(name, column, scalars, names, by, int32(column.name));
     fields[camel(column.name)] = {
       type: column.nullable ? type : new GraphQLNonNull(type),
       description: describe(column.name) ?? `The field ${column.name}.`,
@@ -238,17 +289,22 @@ function objectType(
   return names.claim(new GraphQLObjectType<Row, GraphQLContext>({ name, description, fields }), by);
 }
 
-/** The GraphQL type of a column; a repeated record is a list of its own object type. */
+/**
+ * The GraphQL type of a column: a repeated record is a list of its own object type, a lone record
+ * (`mode: NULLABLE`, a STRUCT) that object type itself. INT64 is BigInt unless the contract
+ * declares the column fits 32 bits.
+ */
 function columnType(
   parent: string,
   column: ShapeColumn,
   scalars: ProjectionScalars,
   names: TypeNames,
-  by: string,
+  by: TypeOwner,
+  int32: boolean,
 ): GraphQLOutputType {
   switch (column.type) {
     case 'INT64':
-      return GraphQLInt;
+      return int32 ? GraphQLInt : scalars.BigInt;
     case 'FLOAT64':
       return GraphQLFloat;
     case 'BOOL':
@@ -269,7 +325,7 @@ function columnType(
         names,
         by,
       );
-      return new GraphQLList(new GraphQLNonNull(record));
+      return column.mode === 'NULLABLE' ? record : new GraphQLList(new GraphQLNonNull(record));
     }
     default:
       return GraphQLString;
@@ -277,8 +333,11 @@ function columnType(
 }
 
 /** Rows of a result as the row type's objects, made once per (cached) result. */
-function rowMapper(shape: readonly ShapeColumn[]): (result: QueryResult) => readonly Row[] {
-  const convert = recordConverter(shape);
+function rowMapper(
+  shape: readonly ShapeColumn[],
+  int32: Int32Columns,
+): (result: QueryResult) => readonly Row[] {
+  const convert = recordConverter(shape, int32);
   return createRowMapper(({ row, typeOf }) => convert(row, typeOf));
 }
 
@@ -287,11 +346,11 @@ type Converter = (
   typeOf?: (column: string) => string | undefined,
 ) => Row;
 
-function recordConverter(columns: readonly ShapeColumn[]): Converter {
+function recordConverter(columns: readonly ShapeColumn[], int32: Int32Columns = () => false): Converter {
   const parts = columns.map((column) => ({
     from: column.name,
     to: camel(column.name),
-    value: valueConverter(column),
+    value: valueConverter(column, int32(column.name)),
   }));
   return (record, typeOf) => {
     const row: Record<string, unknown> = {};
@@ -303,9 +362,18 @@ function recordConverter(columns: readonly ShapeColumn[]): Converter {
   };
 }
 
-function valueConverter(column: ShapeColumn): (value: EngineValue, type: string | undefined) => unknown {
+/**
+ * A converter from an engine value to the field's value. A value the field's type cannot hold
+ * becomes an error value: graphql-js reports a resolved Error as that field's error (code and
+ * message, HTTP 200), and the rest of the answer stands.
+ */
+function valueConverter(
+  column: ShapeColumn,
+  int32: boolean,
+): (value: EngineValue, type: string | undefined) => unknown {
   switch (column.type) {
     case 'INT64':
+      return int32 ? (value) => int32Value(value, column.name) : (value) => textValue(value);
     case 'FLOAT64':
       return (value) => numberValue(value);
     case 'TIMESTAMP':
@@ -319,10 +387,12 @@ function valueConverter(column: ShapeColumn): (value: EngineValue, type: string 
     case 'RECORD': {
       if (!column.fields?.length) return (value) => jsonValue(value);
       const convert = recordConverter(column.fields);
-      return (value) =>
-        (Array.isArray(value) ? value : [value]).map((item) =>
-          convert(item as Readonly<Record<string, EngineValue>>),
-        );
+      const each = (item: EngineValue) => convert(item as Readonly<Record<string, EngineValue>>);
+      if (column.mode === 'NULLABLE')
+        // An engine answering Logflare's wire gives a lone record as a repeated record of one.
+        return (value) =>
+          Array.isArray(value) ? (value[0] === undefined ? null : each(value[0])) : each(value);
+      return (value) => (Array.isArray(value) ? value : [value]).map(each);
     }
     default:
       return (value) => textValue(value);

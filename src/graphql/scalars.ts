@@ -42,7 +42,39 @@ export const DateTimeScalar = new GraphQLScalarType<string, string>({
   },
 });
 
+// INT64 whose values may pass 2^31: a decimal string, exact to 64 bits in every JSON client.
+// PostGraphile's BigInt is a string for this reason, and Hasura serializes its BigQuery backend's
+// INT64 as strings (and Postgres bigint with stringify-numeric-types). graphql-scalars' BigInt
+// (and its alias Long) answers a number up to 2^53 and a string beyond, so one field's JSON type
+// would depend on its value, which no typed client can read; its SafeInt stops at 2^53, short
+// of INT64 (GA4's microsecond timestamps are near 2^51 today, ids use all 64 bits).
+const int64Range = { min: -(2n ** 63n), max: 2n ** 63n - 1n };
+
+function int64Text(value: unknown): string {
+  let integer: bigint | undefined;
+  if (typeof value === 'bigint') integer = value;
+  else if (typeof value === 'number' && Number.isSafeInteger(value)) integer = BigInt(value);
+  else if (typeof value === 'string' && /^-?\d{1,20}$/.test(value)) integer = BigInt(value);
+  if (integer === undefined || integer < int64Range.min || integer > int64Range.max)
+    throw new TypeError(`BigInt cannot represent ${JSON.stringify(String(value))}: not a 64-bit integer`);
+  return integer.toString();
+}
+
+export const BigIntScalar = new GraphQLScalarType<string, string>({
+  name: 'BigInt',
+  description:
+    'A signed 64-bit integer (BigQuery INT64) as a decimal string, such as "1700000000000000": exact beyond 2^53, where JSON numbers are not. Arguments take the string or an integer literal.',
+  serialize: int64Text,
+  parseValue: int64Text,
+  parseLiteral: (ast) => {
+    if (ast.kind !== Kind.STRING && ast.kind !== Kind.INT)
+      throw new TypeError(`BigInt cannot represent a non-integer value: ${print(ast)}`);
+    return int64Text(ast.value);
+  },
+});
+
 builder.addScalarType('DateTime', DateTimeScalar);
+builder.addScalarType('BigInt', BigIntScalar);
 builder.addScalarType('JSON', JSONResolver);
 
 /**

@@ -23,6 +23,7 @@ const fixed = builder.toSchema({ sortSchema: false });
 const scalars = {
   DateTime: fixed.getType('DateTime') as GraphQLScalarType,
   JSON: fixed.getType('JSON') as GraphQLScalarType,
+  BigInt: fixed.getType('BigInt') as GraphQLScalarType,
 };
 const endpointType = fixed.getType('Endpoint') as GraphQLOutputType;
 
