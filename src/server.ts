@@ -77,6 +77,9 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
   // A refused endpoint is reported and the others serve, unless strict (then any refusal stops).
   const refusals = config.strict ? 'strict' : 'partial';
   const registry = loadEndpointRegistry(config.queriesDir, { refusals });
+  // Strict: the engine translates every query at start, and one that cannot run stops it. Else
+  // each is checked on its own when the snapshot describes it, and a refused one is reported.
+  const atStart = refusals === 'strict' ? registry.endpoints : [];
 
   let baseEngine: QueryEngine;
   let logs: LogSink;
@@ -89,7 +92,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     const client = options.bigQueryClient ?? createBigQueryClient(config.bigquery);
     baseEngine = await createBigQueryEngine({
       config: config.bigquery,
-      queries: registry.endpoints,
+      queries: atStart,
       sources: registry.sources,
       queriesDir,
       client,
@@ -125,7 +128,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     baseEngine = await createDuckDbEngine({
       database,
       sources: registry.sources,
-      queries: registry.endpoints,
+      queries: atStart,
       queriesDir,
       timeoutMs: config.queryTimeoutMs,
       connections: config.duckdbConnections,
@@ -178,6 +181,8 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
   );
   for (const refusal of initial.refused)
     logger.error({ refusal }, `endpoint ${refusal.endpoint} refused: ${refusalLine(refusal)}`);
+  // The plans of the endpoints served only (describing kept every plan it made).
+  baseEngine.retain?.(initial.endpoints);
   const served = createServedEndpoints({
     initial,
     engine,
