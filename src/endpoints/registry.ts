@@ -191,8 +191,8 @@ function duplicateOf(
   endpoint: Endpoint,
   key: 'name' | 'id',
 ): string | undefined {
-  const valueOf = (it: Endpoint) => (key === 'id' ? it.id.toLowerCase() : it.name);
-  const first = endpoints.find((it) => valueOf(it) === valueOf(endpoint));
+  const keyOf = (it: Endpoint) => (key === 'id' ? it.id.toLowerCase() : it.name);
+  const first = endpoints.find((it) => keyOf(it) === keyOf(endpoint));
   if (first === undefined || first === endpoint) return undefined;
-  return `${endpoint.contractFile}: ${key}: ${valueOf(endpoint)} is also the ${key} of ${first.contractFile}`;
+  return `${endpoint.contractFile}: ${key}: ${keyOf(endpoint)} is also the ${key} of ${first.contractFile}`;
 }
