@@ -168,6 +168,6 @@ function faceColumn(column: ResultColumn, nullable: boolean): ShapeColumn {
     ...(column.type === 'RECORD'
       ? { fields: (column.fields ?? []).map((field) => faceColumn(field, true)) }
       : {}),
-    ...(column.type === 'RECORD' && column.mode === 'NULLABLE' ? { mode: 'NULLABLE' as const } : {}),
+    ...(column.mode === undefined ? {} : { mode: column.mode }),
   };
 }

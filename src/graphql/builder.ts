@@ -15,5 +15,8 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: unknown; Output: unknown };
     /** INT64 as its decimal text, exact to 64 bits. */
     BigInt: { Input: string; Output: string };
+    Date: { Input: string; Output: string };
+    Time: { Input: string; Output: string };
+    Bytes: { Input: string; Output: string };
   };
 }>({ defaultFieldNullability: false });

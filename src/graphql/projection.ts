@@ -32,6 +32,9 @@ export interface ProjectionScalars {
   readonly JSON: GraphQLScalarType;
   /** INT64 exact to 64 bits, as a decimal string (see scalars.ts for why). */
   readonly BigInt: GraphQLScalarType;
+  readonly Date: GraphQLScalarType;
+  readonly Time: GraphQLScalarType;
+  readonly Bytes: GraphQLScalarType;
 }
 
 type Args = Readonly<Record<string, unknown>>;
@@ -302,6 +305,11 @@ function columnType(
   by: TypeOwner,
   int32: boolean,
 ): GraphQLOutputType {
+  // BigQuery arrays hold no NULL element.
+  if (column.mode === 'REPEATED' && column.type !== 'RECORD')
+    return new GraphQLList(
+      new GraphQLNonNull(columnType(parent, { ...column, mode: undefined }, scalars, names, by, int32)),
+    );
   switch (column.type) {
     case 'INT64':
       return int32 ? GraphQLInt : scalars.BigInt;
@@ -314,6 +322,12 @@ function columnType(
       return scalars.DateTime;
     case 'JSON':
       return scalars.JSON;
+    case 'DATE':
+      return scalars.Date;
+    case 'TIME':
+      return scalars.Time;
+    case 'BYTES':
+      return scalars.Bytes;
     case 'RECORD': {
       if (!column.fields?.length) return scalars.JSON;
       const record = objectType(
@@ -371,6 +385,13 @@ function valueConverter(
   column: ShapeColumn,
   int32: boolean,
 ): (value: EngineValue, type: string | undefined) => unknown {
+  if (column.mode === 'REPEATED' && column.type !== 'RECORD') {
+    const element = valueConverter({ ...column, mode: undefined }, int32);
+    return (value) =>
+      (Array.isArray(value) ? value : [value]).map((item) =>
+        item === null ? null : element(item, undefined),
+      );
+  }
   switch (column.type) {
     case 'INT64':
       return int32 ? (value) => int32Value(value, column.name) : (value) => textValue(value);

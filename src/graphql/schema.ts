@@ -24,6 +24,9 @@ const scalars = {
   DateTime: fixed.getType('DateTime') as GraphQLScalarType,
   JSON: fixed.getType('JSON') as GraphQLScalarType,
   BigInt: fixed.getType('BigInt') as GraphQLScalarType,
+  Date: fixed.getType('Date') as GraphQLScalarType,
+  Time: fixed.getType('Time') as GraphQLScalarType,
+  Bytes: fixed.getType('Bytes') as GraphQLScalarType,
 };
 const endpointType = fixed.getType('Endpoint') as GraphQLOutputType;
 

@@ -61,7 +61,9 @@ describe('querygate queries check on BigQuery', () => {
     expect(ok).toBe(false);
     // One line for the refused endpoint, then the count of those that pass.
     expect(lines).toHaveLength(2);
-    expect(lines[1]).toMatch(/^✗ 2 endpoints in .* pass every check on BigQuery \(1 refused; the server would serve the others\)$/);
+    expect(lines[1]).toMatch(
+      /^✗ 2 endpoints in .* pass every check on BigQuery \(1 refused; the server would serve the others\)$/,
+    );
     expect(lines[0]).toMatch(/^✗ .*functions\.invocation-stats\.yaml: .*functions\.invocation-stats/);
     expect(lines[0]).toContain('Unrecognized name: no_such_column');
   });
@@ -80,7 +82,9 @@ describe('querygate queries check on BigQuery', () => {
     expect(ok).toBe(false);
     // One line for the refused endpoint, then the count of those that pass.
     expect(lines).toHaveLength(2);
-    expect(lines[1]).toMatch(/^✗ 2 endpoints in .* pass every check on BigQuery \(1 refused; the server would serve the others\)$/);
+    expect(lines[1]).toMatch(
+      /^✗ 2 endpoints in .* pass every check on BigQuery \(1 refused; the server would serve the others\)$/,
+    );
     expect(lines[0]).toMatch(/^✗ .*usage\.api-counts\.lock\.json: the result of usage\.api-counts differs/);
     expect(lines[0]).toContain(changed.name);
   });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runQueriesCheck } from '../../src/cli/queries-commands.js';
 import { type Querygate, startQuerygate } from '../../src/server.js';
+import { callEveryOperation, openApiProblems } from '../helpers/openapi-check.js';
 import { testApiKey, testConfig } from '../helpers/querygate-server.js';
 
 // A user's directory as most start one: the shipped three, a copy of usage.api-counts under a new
@@ -248,5 +249,88 @@ describe('a reload where another file breaks', () => {
     } finally {
       writeFileSync(copySql, before);
     }
+  });
+});
+
+describe('DATE, TIME, DATETIME, BYTES and arrays of scalars', () => {
+  it('answers REST in BigQuery JSON forms and GraphQL with typed scalars and lists', async () => {
+    const rest = await call('/api/endpoints/types.scalars');
+    expect(rest.body).toEqual({
+      result: [
+        {
+          day: '2024-01-02',
+          time_of_day: '10:11:12.345678',
+          civil: '2024-01-02T03:04:05.500000',
+          raw: Buffer.from('abc').toString('base64'),
+          ints: [1700000000000000, 2],
+          words: ['x', 'y'],
+          days: ['2024-01-02', '2024-02-29'],
+        },
+      ],
+    });
+    const answer = await graphql(
+      /* GraphQL */ `{ types { scalars { day timeOfDay civil raw ints words days } } }`,
+    );
+    expect(answer.body.errors).toBeUndefined();
+    const row = (answer.body.data as { types: { scalars: Array<{ civil: string }> } }).types.scalars[0];
+    // DATETIME is the DateTime scalar, read as UTC: the same instant, whatever its fraction digits.
+    expect(new Date(row?.civil ?? '').toISOString()).toBe('2024-01-02T03:04:05.500Z');
+    expect(answer.body.data).toEqual({
+      types: {
+        scalars: [
+          {
+            day: '2024-01-02',
+            timeOfDay: '10:11:12.345678',
+            civil: row?.civil,
+            raw: 'YWJj',
+            ints: ['1700000000000000', '2'],
+            words: ['x', 'y'],
+            days: ['2024-01-02', '2024-02-29'],
+          },
+        ],
+      },
+    });
+    const types = await graphql(
+      '{ __type(name: "TypesScalarsRow") { fields { name type { kind name ofType { kind name ofType { kind name ofType { name } } } } } } }',
+    );
+    const typeOf = (name: string) =>
+      JSON.stringify(
+        (
+          types.body.data as { __type: { fields: Array<{ name: string; type: unknown }> } }
+        ).__type.fields.find((field) => field.name === name)?.type,
+      );
+    expect(typeOf('day')).toContain('"name":"Date"');
+    expect(typeOf('timeOfDay')).toContain('"name":"Time"');
+    expect(typeOf('raw')).toContain('"name":"Bytes"');
+    expect(typeOf('words')).toMatch(/"kind":"LIST".*"name":"String"/);
+  });
+
+  it('publishes OpenAPI types that the real responses of every endpoint validate against', async () => {
+    const document = (await call('/openapi.json')).body;
+    expect(await openApiProblems(document)).toEqual([]);
+    const schemas = (
+      document as {
+        components: {
+          schemas: Record<
+            string,
+            { properties: { result: { items: { properties: Record<string, unknown> } } } }
+          >;
+        };
+      }
+    ).components.schemas;
+    const scalars = Object.values(schemas).find(
+      (schema) => schema.properties?.result?.items?.properties?.time_of_day,
+    );
+    expect(scalars?.properties.result.items.properties.words).toMatchObject({
+      type: 'array',
+      items: { type: 'string' },
+    });
+    expect(scalars?.properties.result.items.properties.day).toMatchObject({ type: 'string', format: 'date' });
+    const { called, problems } = await callEveryOperation(document, async (path, params) => {
+      const response = await call(`${path}?${new URLSearchParams(params)}`);
+      return { status: response.status, body: response.body };
+    });
+    expect(problems).toEqual([]);
+    expect(called.length).toBeGreaterThanOrEqual(2 * 6);
   });
 });
