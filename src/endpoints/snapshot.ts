@@ -57,14 +57,26 @@ export async function snapshotOf(
   }
   if (refusals === 'strict' && problems.length > 0) throw new Error(problems.join('\n'));
   const served = registry.endpoints.filter((endpoint) => shapes.has(endpoint.name));
-  // Spread first, so whatever else a registry carries (table sources) is kept.
-  return Object.freeze({
-    ...registry,
-    ...registryOf(served, registry.sources, refused),
+  return sealed(
+    { ...registry, ...registryOf(served, registry.sources, refused) },
     version,
     queriesDir,
     shapes,
-  });
+  );
+}
+
+/**
+ * The one place a snapshot is made: whatever else a registry carries (table sources) is kept, and
+ * what belongs to one snapshot alone (its version, shapes, and anything memoised per snapshot)
+ * is set here last, so a snapshot made from another never inherits it.
+ */
+function sealed(
+  registry: EndpointRegistry,
+  version: number,
+  queriesDir: string,
+  shapes: ReadonlyMap<string, readonly ShapeColumn[]>,
+): Snapshot {
+  return Object.freeze({ ...registry, version, queriesDir, shapes });
 }
 
 /** The snapshot with these endpoints added after its own (their shapes given), or some taken out. */
@@ -83,11 +95,15 @@ export function snapshotWith(
   const shapes = new Map(snapshot.shapes);
   if (change.drop !== undefined) shapes.delete(change.drop);
   for (const added of change.add ?? []) shapes.set(added.endpoint.name, added.shape);
-  return Object.freeze({
-    ...snapshot,
-    ...registryOf(endpoints, snapshot.sources, [...snapshot.refused, ...(change.refused ?? [])]),
+  return sealed(
+    {
+      ...snapshot,
+      ...registryOf(endpoints, snapshot.sources, [...snapshot.refused, ...(change.refused ?? [])]),
+    },
+    snapshot.version,
+    snapshot.queriesDir,
     shapes,
-  });
+  );
 }
 
 /**
