@@ -1,19 +1,24 @@
 import { join, resolve } from 'node:path';
+import { type BackendChoice, backendOf, ownSettingsOf } from '../backends/registry.js';
 import { refusalLine } from '../endpoints/refusal.js';
 import { writeLock } from '../endpoints/shape-lock.js';
 import { admitToFaces, type Snapshot, type SnapshotOptions } from '../endpoints/snapshot.js';
 import { schemaFor } from '../graphql/schema.js';
-import { loadScratchSnapshot, type ScratchBigQuery } from './scratch-snapshot.js';
+import { chosenIn, loadScratchSnapshot, type ShapesOn } from './scratch-snapshot.js';
 
-export interface QueriesCommandOptions {
+/**
+ * With a backend named (`bigquery: { config }`, as QUERYGATE_ENGINE=bigquery gives): derive shapes
+ * on it, as the server does at start (BigQuery dry-runs each endpoint). @default an empty DuckDB store
+ */
+export interface QueriesCommandOptions extends ShapesOn {
   readonly queriesDir: string;
   /** Where lines go. @default process.stdout */
   readonly print?: (line: string) => void;
-  /**
-   * With QUERYGATE_ENGINE=bigquery: derive shapes by dry-running each endpoint on BigQuery (as the
-   * server does at start). @default an empty DuckDB store
-   */
-  readonly bigquery?: ScratchBigQuery | undefined;
+}
+
+/** The configured backend, for `queries check|lock` to derive shapes as the server would. */
+export function shapesOn(config: BackendChoice): ShapesOn {
+  return { [config.engine]: { config: ownSettingsOf(config) } };
 }
 
 /**
@@ -28,7 +33,8 @@ export async function runQueriesCheck(options: QueriesCommandOptions): Promise<b
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const snapshot = await attempt(options, { locks: 'require' }, print);
   if (!snapshot) return false;
-  const on = options.bigquery ? ' on BigQuery' : '';
+  const checkedOn = backendOf(chosenIn(options).kind).checkedOn;
+  const on = checkedOn ? ` on ${checkedOn}` : '';
   const dir = resolve(options.queriesDir);
   const refused = new Set(snapshot.refused.map((refusal) => refusal.endpoint)).size;
   const others = refused > 0 ? ` (${refused} refused; the server would serve the others)` : '';
@@ -56,11 +62,7 @@ async function attempt(
 ): Promise<Snapshot | undefined> {
   try {
     const dir = resolve(options.queriesDir);
-    const loaded = await loadScratchSnapshot(
-      dir,
-      { ...snapshotOptions, refusals: 'partial' },
-      options.bigquery,
-    );
+    const loaded = await loadScratchSnapshot(dir, { ...snapshotOptions, refusals: 'partial' }, options);
     const snapshot = admitToFaces(loaded, (it) => schemaFor(it), 'partial');
     for (const refusal of snapshot.refused) print(`✗ ${join(dir, refusalLine(refusal))}`);
     return snapshot;
