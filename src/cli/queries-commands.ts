@@ -1,9 +1,9 @@
 import { join, resolve } from 'node:path';
 import { type BackendChoice, backendOf, ownSettingsOf } from '../backends/registry.js';
+import { checkSnapshot } from '../check-snapshot.js';
 import { refusalLine } from '../endpoints/refusal.js';
 import { writeLock } from '../endpoints/shape-lock.js';
 import { admitToFaces, type Snapshot, type SnapshotOptions } from '../endpoints/snapshot.js';
-import { schemaFor } from '../graphql/schema.js';
 import { chosenIn, loadScratchSnapshot, type ShapesOn } from './scratch-snapshot.js';
 
 /**
@@ -25,9 +25,10 @@ export function shapesOn(config: BackendChoice): ShapesOn {
  * `querygate queries check`: every check the server makes before serving a queries directory,
  * without serving it: the contracts and sources validate, the SQL parses and translates, its
  * `@params` match the contract, each statement prepares on an empty DuckDB store with the declared
- * sources (or dry-runs on the configured BigQuery), each shape equals its lock (a missing lock is a problem here), and the GraphQL schema
- * builds. One line per problem, naming its file and the key to change (each refused endpoint is
- * checked on its own, as the server serves the others); false when there was any.
+ * sources (or dry-runs on the configured BigQuery), each shape equals its lock (a missing lock is
+ * a problem here), and every face builds from it (`checkSnapshot`: the GraphQL schema, the OpenAPI
+ * document). One line per problem, naming its file and the key to change (each refused endpoint
+ * is checked on its own, as the server serves the others); false when there was any.
  */
 export async function runQueriesCheck(options: QueriesCommandOptions): Promise<boolean> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -63,7 +64,7 @@ async function attempt(
   try {
     const dir = resolve(options.queriesDir);
     const loaded = await loadScratchSnapshot(dir, { ...snapshotOptions, refusals: 'partial' }, options);
-    const snapshot = admitToFaces(loaded, (it) => schemaFor(it), 'partial');
+    const snapshot = admitToFaces(loaded, checkSnapshot, 'partial');
     for (const refusal of snapshot.refused) print(`✗ ${join(dir, refusalLine(refusal))}`);
     return snapshot;
   } catch (error) {

@@ -5,6 +5,7 @@ import type { ParameterType, SavedQuery } from '../engines/query-engine.js';
 import { parseBigQuery, queryParameters } from '../sql/bigquery-ast.js';
 import { contractSchema, type EndpointContract, type ParameterContract } from './contract.js';
 import { type Refusal, refusalsOf } from './refusal.js';
+import { assertSandboxable } from './sandboxed-call.js';
 import { type LogSource, readSources, sourcesFileName } from './sources.js';
 import { readYamlFile } from './yaml-file.js';
 
@@ -156,6 +157,7 @@ function loadEndpoint(queriesDir: string, stem: string): Endpoint {
       .map((name) => `the contract declares ${name}, which the SQL does not use`),
   ];
   if (drift.length > 0) throw new Error(`Endpoint ${contract.name}: ${drift.join('; ')}`);
+  if (contract.sandboxed) assertSandboxable(contractFile, sql, [...declared]);
   const hash = createHash('sha256')
     .update(sql)
     .update('\0')
