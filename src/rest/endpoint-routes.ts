@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bindParameters } from '../endpoints/bind-parameters.js';
 import type { Endpoint, EndpointRegistry } from '../endpoints/registry.js';
 import { badParameter, QuerygateError } from '../errors.js';
+import { abandonSignal } from '../http/abandon-signal.js';
 import { allMethods } from '../http/app.js';
 import { clientIdentity } from '../http/client-identity.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
@@ -144,15 +145,6 @@ function asksForFreshResult(request: FastifyRequest): boolean {
   if (headers['cache-control'] === undefined && headers.pragma === undefined) return false;
   const directives = `${headers['cache-control'] ?? ''},${headers.pragma ?? ''}`.toLowerCase();
   return directives.split(',').some((directive) => directive.trim() === 'no-cache');
-}
-
-/** Aborts when the caller hangs up before its answer: it abandons its query. */
-function abandonSignal(reply: FastifyReply): AbortSignal {
-  const abandoned = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) abandoned.abort();
-  });
-  return abandoned.signal;
 }
 
 /** The public description of an endpoint, in the snake_case of the REST API. */
