@@ -32,8 +32,20 @@ export interface CompiledOperations {
     operationName: string | null | undefined,
     execute: Executor,
   ): void;
+  /**
+   * Runs a compiled operation. undefined when its variables were refused: graphql-jit coerces
+   * them before any resolver runs, but words its refusals its own way, so the caller lets yoga
+   * (graphql-js) refuse them with the messages clients (and our error codes) know.
+   */
+  run(
+    operation: CompiledOperation,
+    contextValue: unknown,
+    variableValues: Readonly<Record<string, unknown>> | null | undefined,
+  ): ExecutionResult | Promise<ExecutionResult> | undefined;
   /** Documents compiled so far (a document is compiled once while it stays in the cache). */
   readonly compilations: number;
+  /** Operations run compiled so far (their variables accepted). */
+  readonly runs: number;
 }
 
 /** Distinct documents kept compiled per snapshot; the least recently used goes first. */
@@ -52,6 +64,7 @@ function createCompiledOperations(snapshot: Snapshot): CompiledOperations {
   // A document that failed to compile is remembered as such, so it is not tried again.
   const plans = new LRUCache<string, CompiledOperation | { failed: true }>({ max: maxCompiledOperations });
   let compilations = 0;
+  let runs = 0;
   const keyOf = (query: string, operationName: string | null | undefined) =>
     `${operationName ?? ''}\n${query}`;
   return {
@@ -76,25 +89,19 @@ function createCompiledOperations(snapshot: Snapshot): CompiledOperations {
           : { failed: true },
       );
     },
+    run({ plan }, contextValue, variableValues) {
+      const result = plan.query(undefined, contextValue, (variableValues ?? {}) as Record<string, unknown>);
+      if (isRequestError(result)) return undefined;
+      runs++;
+      return result as ExecutionResult | Promise<ExecutionResult>;
+    },
     get compilations() {
       return compilations;
     },
+    get runs() {
+      return runs;
+    },
   };
-}
-
-/**
- * Runs a compiled operation. undefined when its variables were refused: graphql-jit coerces them
- * before any resolver runs, but words its refusals its own way, so the caller lets graphql-js
- * refuse them with the messages clients (and our error codes) know.
- */
-export function runCompiled(
-  { plan }: CompiledOperation,
-  contextValue: unknown,
-  variableValues: Readonly<Record<string, unknown>> | null | undefined,
-): ExecutionResult | Promise<ExecutionResult> | undefined {
-  const result = plan.query(undefined, contextValue, (variableValues ?? {}) as Record<string, unknown>);
-  if (isRequestError(result)) return undefined;
-  return result as ExecutionResult | Promise<ExecutionResult>;
 }
 
 /** An answer with no data at all: refused before execution began (its variables). */

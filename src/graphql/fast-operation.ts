@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ExecutionResult, GraphQLError } from 'graphql';
 import { type FetchAPI, processRegularResult } from 'graphql-yoga';
 import type { Snapshot } from '../endpoints/snapshot.js';
-import { compiledOperationsOf, runCompiled } from './compiled-operations.js';
+import { compiledOperationsOf } from './compiled-operations.js';
 import type { GraphQLContext } from './context.js';
 import type { Answer } from './response-replay.js';
 import type { AnsweredMediaTypes } from './use-compiled-operations.js';
@@ -91,7 +91,7 @@ export function createFastOperations(options: FastOperationOptions) {
         ? { ...context, loadEndpoint: recordingLoad(context.loadEndpoint, recording) }
         : context;
       const variables = params.variables as Record<string, unknown> | null | undefined;
-      let result = await runCompiled(operation, contextValue, variables);
+      let result = await operations.run(operation, contextValue, variables);
       if (result === undefined) return undefined;
       try {
         if (result.errors?.length) {
