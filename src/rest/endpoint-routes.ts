@@ -11,7 +11,7 @@ import { sendRaw } from '../http/send-raw.js';
 import type { Resolver } from '../resolve/resolver.js';
 import { allowMethods } from './allow-methods.js';
 import { cacheHeaders } from './cache-headers.js';
-import { resultBody } from './result-body.js';
+import { resultResponse } from './result-body.js';
 
 export interface EndpointRoutesOptions {
   /** Read per request, so a reload can put a new registry in place. */
@@ -41,10 +41,10 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
         refresh,
         client: clientIdentity(request.raw, request.query),
       }));
-    const body = resolved.encoded(resultBody);
+    const { body, length } = resolved.encoded(resultResponse);
     const headers: Record<string, string | number> = {
       'content-type': 'application/json; charset=utf-8',
-      'content-length': typeof body === 'string' ? Buffer.byteLength(body) : body.length,
+      'content-length': length,
     };
     const caching = cacheHeaders(resolved);
     for (const name of Object.keys(caching)) headers[name] = caching[name] as string;
