@@ -2,6 +2,7 @@ import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLSchema } from
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 import type { Snapshot } from '../endpoints/snapshot.js';
+import { type SplicedOperation, splicedOperationOf } from './encoded-fields.js';
 import { schemaFor } from './schema.js';
 
 /** The executor yoga ran a document with: it answers whatever the compiled plan cannot. */
@@ -13,6 +14,8 @@ export interface CompiledOperation {
   readonly document: DocumentNode;
   readonly operationName: string | undefined;
   readonly execute: Executor;
+  /** Its spliced form, where it has one (see encoded-fields.ts). */
+  readonly spliced: SplicedOperation | undefined;
 }
 
 /** Operations compiled for one snapshot's schema, by document text and operation name. */
@@ -46,6 +49,10 @@ export interface CompiledOperations {
   readonly compilations: number;
   /** Operations run compiled so far (their variables accepted). */
   readonly runs: number;
+  /** Counts an operation answered from its fields' kept encodings (see encoded-fields.ts). */
+  countSpliced(): void;
+  /** Operations answered from their fields' kept encodings so far. */
+  readonly splices: number;
 }
 
 /** Distinct documents kept compiled per snapshot; the least recently used goes first. */
@@ -65,6 +72,7 @@ function createCompiledOperations(snapshot: Snapshot): CompiledOperations {
   const plans = new LRUCache<string, CompiledOperation | { failed: true }>({ max: maxCompiledOperations });
   let compilations = 0;
   let runs = 0;
+  let splices = 0;
   const keyOf = (query: string, operationName: string | null | undefined) =>
     `${operationName ?? ''}\n${query}`;
   return {
@@ -85,7 +93,13 @@ function createCompiledOperations(snapshot: Snapshot): CompiledOperations {
       plans.set(
         key,
         isCompiledQuery(plan)
-          ? { plan, document, operationName: operationName ?? undefined, execute }
+          ? {
+              plan,
+              document,
+              operationName: operationName ?? undefined,
+              execute,
+              spliced: splicedOperationOf(schema, document, operationName ?? undefined),
+            }
           : { failed: true },
       );
     },
@@ -100,6 +114,12 @@ function createCompiledOperations(snapshot: Snapshot): CompiledOperations {
     },
     get runs() {
       return runs;
+    },
+    countSpliced() {
+      splices++;
+    },
+    get splices() {
+      return splices;
     },
   };
 }

@@ -4,6 +4,7 @@ import { type FetchAPI, processRegularResult } from 'graphql-yoga';
 import type { Snapshot } from '../endpoints/snapshot.js';
 import { compiledOperationsOf } from './compiled-operations.js';
 import type { GraphQLContext } from './context.js';
+import { runSpliced } from './encoded-fields.js';
 import type { Answer } from './response-replay.js';
 import type { AnsweredMediaTypes } from './use-compiled-operations.js';
 import { withErrorCodes } from './use-error-codes.js';
@@ -91,6 +92,15 @@ export function createFastOperations(options: FastOperationOptions) {
         ? { ...context, loadEndpoint: recordingLoad(context.loadEndpoint, recording) }
         : context;
       const variables = params.variables as Record<string, unknown> | null | undefined;
+      if (operation.spliced) {
+        const data = await runSpliced(operation.spliced, operations.schema, contextValue, variables);
+        if (data !== undefined) {
+          context.endOperation();
+          operations.countSpliced();
+          if (recording) recording.clean = true;
+          return processed({ data: null, stringify: () => `{"data":${data}}` } as ExecutionResult, mediaType);
+        }
+      }
       let result = await operations.run(operation, contextValue, variables);
       if (result === undefined) return undefined;
       try {
@@ -125,6 +135,17 @@ export function createFastOperations(options: FastOperationOptions) {
 }
 
 export type FastOperations = ReturnType<typeof createFastOperations>;
+
+/** The body, status and headers yoga's result processor makes of a result. */
+function processed(result: ExecutionResult, mediaType: string): Answer {
+  const response = processRegularResult(result, bodyAndInit as unknown as FetchAPI, mediaType) as unknown as {
+    readonly body: string;
+    readonly init: { readonly status: number; readonly headers: Record<string, string> };
+  };
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.init.headers)) headers[name.toLowerCase()] = value;
+  return { status: response.init.status, headers, body: response.body };
+}
 
 /**
  * Stands in for the fetch API's Response, to which yoga's result processor hands the body it
