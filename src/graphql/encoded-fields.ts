@@ -63,8 +63,7 @@ export function splicedOperationOf(
 ): SplicedOperation | undefined {
   const operations = document.definitions.filter((d) => d.kind === 'OperationDefinition');
   const operation = operationName ? operations.find((o) => o.name?.value === operationName) : operations[0];
-  if (!operation || operation.operation !== 'query' || (!operationName && operations.length !== 1))
-    return undefined;
+  if (operation?.operation !== 'query' || (!operationName && operations.length !== 1)) return undefined;
   if (operation.directives?.length) return undefined;
   const query = schema.getQueryType();
   if (!query) return undefined;
