@@ -143,6 +143,8 @@ export async function runSpliced(
       }
     }
   } catch {
+    // Execution raises the same error; the calls already started are answered to it then.
+    for (const load of loads) load.catch(() => undefined);
     return undefined;
   }
   const settled = await Promise.allSettled(loads);
