@@ -18,7 +18,6 @@ import { healthRoute } from './http/health-route.js';
 import { createLogger } from './logger.js';
 import { openApiRoute } from './openapi/openapi-route.js';
 import { backendPlugin } from './plugins/backend-plugin.js';
-import { demoTrafficPlugin } from './plugins/demo-traffic-plugin.js';
 import { resolverPlugin } from './plugins/resolver-plugin.js';
 import { servedEndpointsPlugin } from './plugins/served-endpoints-plugin.js';
 import { splitCacheBudget } from './resolve/cache-budget.js';
@@ -64,8 +63,8 @@ export interface StartOptions {
 
 /**
  * Composes querygate as Fastify plugins registered in order, each closing itself in `onClose`
- * (Fastify closes them last-registered first): the backend (store, engine, log sink), demo
- * traffic, the resolver layer, the endpoints served, then the faces. Then it listens.
+ * (Fastify closes them last-registered first): the backend (store, engine, log sink and demo
+ * traffic), the resolver layer, the endpoints served, then the faces. Then it listens.
  */
 export async function startQuerygate(config: Config, options: StartOptions = {}): Promise<Querygate> {
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -107,16 +106,9 @@ async function registerParts(
     logger,
     now,
     registry,
-    wrapEngine: options.wrapEngine,
-    bigQueryClient: options.bigQueryClient,
-  });
-  await app.register(demoTrafficPlugin, {
-    enabled: config.demo,
-    registry,
-    queriesDir,
-    logger,
-    now,
     timers: options.timers,
+    wrapEngine: options.wrapEngine,
+    client: options.bigQueryClient,
   });
   await app.register(resolverPlugin, { config, logger, now, timers: options.timers });
   await app.register(servedEndpointsPlugin, { registry, queriesDir, logger });
