@@ -14,6 +14,7 @@ import { createBuilder } from './builder.js';
 import type { GraphQLContext } from './context.js';
 import { addEndpointTypes } from './endpoints.js';
 import { projectEndpoints } from './projection.js';
+import { sandboxedQueryField } from './sandboxed-query.js';
 import { addScalars } from './scalars.js';
 
 /**
@@ -49,7 +50,7 @@ function buildSchema(snapshot: Snapshot): GraphQLSchema {
       name: 'Query',
       description:
         'Saved analytics queries over stored log data. Dotted endpoint names are namespaces: logs.all is logs { all }.',
-      fields: { ...projectEndpoints(snapshot, scalars), endpoints },
+      fields: { ...projectEndpoints(snapshot, scalars), endpoints, ...sandboxedFields(snapshot, scalars) },
     }),
   });
 }
@@ -57,4 +58,13 @@ function buildSchema(snapshot: Snapshot): GraphQLSchema {
 /** The SDL as checked in at schema/schema.graphql: types and fields in alphabetical order. */
 export function printSortedSchema(schema: GraphQLSchema): string {
   return `${printSchema(lexicographicSortSchema(schema))}\n`;
+}
+
+/** `sandboxedQuery`, where the snapshot has a sandboxed endpoint (see sandboxed-query.ts). */
+function sandboxedFields(
+  snapshot: Snapshot,
+  scalars: Parameters<typeof sandboxedQueryField>[1],
+): Record<string, GraphQLFieldConfig<unknown, GraphQLContext>> {
+  const field = sandboxedQueryField(snapshot, scalars);
+  return field ? { sandboxedQuery: field } : {};
 }

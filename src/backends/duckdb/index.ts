@@ -1,9 +1,12 @@
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { queriesDir as shippedQueriesDir } from '../../paths.js';
 import { translateToDuckDb } from '../../sql/translate.js';
 import { openDatabase } from '../../storage/database.js';
 import { ensureLogTables } from '../../storage/log-tables.js';
 import { createLogWriter } from '../../storage/log-writer.js';
+import { retentionPolicy, startRetention } from '../../storage/retention.js';
+import { systemTimers } from '../../timers.js';
 import type { Backend } from '../backend.js';
 import { startShippedDemo } from './demo.js';
 import { createDuckDbEngine } from './engine.js';
@@ -11,6 +14,8 @@ import { readTableSchemas } from './table-schemas.js';
 
 /** The file of the embedded store, in the data directory. */
 const storeFile = 'querygate.duckdb';
+/** Where the log writer stages batch files for read_json, in the data directory. */
+const batchDirectory = 'ingest-batches';
 
 /**
  * The embedded backend: the logs in one DuckDB file of the data directory (`storage/`), the saved
@@ -22,14 +27,34 @@ export const duckdbBackend: Backend<undefined> = {
   engineCallsVariable: 'QUERYGATE_DUCKDB_CONNECTIONS',
 
   async open({ settings, sources, queries, now, timers, logger }) {
-    const database = await openDatabase(join(settings.dataDir, storeFile));
+    const database = await openDatabase(join(settings.dataDir, storeFile), {
+      memoryLimit: settings.duckdbMemoryLimit,
+      threads: settings.duckdbThreads,
+    });
+    const retentionDays = retentionPolicy(settings.retentionDays);
+    // Batch files get a directory of their own: the only one DuckDB may read once locked down.
+    const batchDir = join(settings.dataDir, batchDirectory);
+    mkdirSync(batchDir, { recursive: true });
     const writer = createLogWriter(database, {
+      tempDir: batchDir,
       now,
       schemaLimits: settings.schemaLimits,
+      schemaChangeIntervalMs: settings.schemaChangeIntervalMs,
+      // A quarter of DuckDB's memory for data not yet checkpointed, the rest for queries.
+      checkpointMemoryBytes: Math.floor(settings.duckdbMemoryLimitBytes / 4),
+      retention: retentionDays,
       log: logger,
       sources,
     });
     await writer.ready();
+    const retention = startRetention({
+      writer,
+      sources,
+      policy: retentionDays,
+      now,
+      timers: timers ?? systemTimers,
+      log: logger,
+    });
     const demo = settings.demo
       ? await startShippedDemo({
           database,
@@ -48,6 +73,8 @@ export const duckdbBackend: Backend<undefined> = {
       queriesDir: shippedQueriesDir,
       timeoutMs: settings.queryTimeoutMs,
       connections: settings.duckdbConnections,
+      // Caller SQL of sandboxed endpoints runs here: DuckDB itself refuses files and settings.
+      lockdown: { allowedDirectories: [`${batchDir}/`] },
     });
     return {
       engine,
@@ -55,6 +82,7 @@ export const duckdbBackend: Backend<undefined> = {
       timeoutMs: settings.queryTimeoutMs,
       demo,
       async close() {
+        await retention.stop();
         await writer.close();
         database.close();
       },
@@ -92,7 +120,10 @@ export const duckdbBackend: Backend<undefined> = {
   },
 
   async querySession({ settings, sources }) {
-    const database = await openDatabase(join(settings.dataDir, storeFile));
+    const database = await openDatabase(join(settings.dataDir, storeFile), {
+      memoryLimit: settings.duckdbMemoryLimit,
+      threads: settings.duckdbThreads,
+    });
     // The writer creates the source tables of a new store, so a query over it binds (to no rows).
     const writer = createLogWriter(database, { sources });
     const close = async () => {
