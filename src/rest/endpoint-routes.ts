@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bindParameters } from '../endpoints/bind-parameters.js';
 import type { Endpoint, EndpointRegistry } from '../endpoints/registry.js';
-import { callerSqlParameter, sandboxedEndpoint } from '../endpoints/sandboxed-call.js';
+import { callerSqlParameter } from '../endpoints/sandboxable.js';
+import { sandboxedEndpoint } from '../endpoints/sandboxed-call.js';
 import { badParameter, QuerygateError } from '../errors.js';
 import { abandonSignal } from '../http/abandon-signal.js';
 import { allMethods } from '../http/app.js';
