@@ -5,7 +5,7 @@ import type { ParameterType, SavedQuery } from '../engines/query-engine.js';
 import { parseBigQuery, queryParameters } from '../sql/bigquery-ast.js';
 import { contractSchema, type EndpointContract, type ParameterContract } from './contract.js';
 import { type Refusal, refusalsOf } from './refusal.js';
-import { assertSandboxable } from './sandboxed-call.js';
+import { assertSandboxable } from './sandboxable.js';
 import { type LogSource, readSources, sourcesFileName } from './sources.js';
 import { readYamlFile } from './yaml-file.js';
 
