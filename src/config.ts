@@ -44,6 +44,7 @@ const environmentSchema = z.object({
       message: 'every key must be at least 16 characters long',
     }),
   QUERYGATE_DEMO: flag.default(true),
+  QUERYGATE_STRICT: flag.default(false),
   QUERYGATE_ENGINE: z.enum(backendKinds).default(defaultBackendKind),
   QUERYGATE_QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(25_000),
   QUERYGATE_DUCKDB_CONNECTIONS: z.coerce.number().int().min(1).max(256).default(4),
@@ -109,6 +110,12 @@ export interface Config extends BackendChoice {
   /** Keys from QUERYGATE_API_KEYS; when unset, one is generated and kept in the data dir. */
   readonly apiKeys: readonly string[] | undefined;
   readonly demo: boolean;
+  /**
+   * Refuse to serve (at start) or to reload when any endpoint is refused, for deploy pipelines.
+   * Otherwise the endpoints that pass serve and each refused one is reported (log, `/health`).
+   * @default false (QUERYGATE_STRICT)
+   */
+  readonly strict: boolean;
   readonly engine: BackendKind;
   /** Deadline of an engine call, from asking for a connection to its last row. */
   readonly queryTimeoutMs: number;
@@ -192,6 +199,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
       env.QUERYGATE_QUERIES_DIR === undefined ? shippedQueriesDir : resolve(env.QUERYGATE_QUERIES_DIR),
     apiKeys: env.QUERYGATE_API_KEYS?.length ? Object.freeze(env.QUERYGATE_API_KEYS) : undefined,
     demo: env.QUERYGATE_DEMO,
+    strict: env.QUERYGATE_STRICT,
     engine: env.QUERYGATE_ENGINE,
     queryTimeoutMs: env.QUERYGATE_QUERY_TIMEOUT_MS,
     duckdbConnections: env.QUERYGATE_DUCKDB_CONNECTIONS,
