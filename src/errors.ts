@@ -10,6 +10,8 @@ export const errorStatus = {
   /** Saved SQL using a construct the DuckDB translator has no rule for; refused when it loads. */
   UNSUPPORTED_SQL: 400,
   UNAUTHENTICATED: 401,
+  /** A valid key without the scope the route needs (an ingest-only key on a query route). */
+  FORBIDDEN: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,

@@ -16,7 +16,7 @@ import { graphqlRoutes } from './graphql/graphql-routes.js';
 import { createResponseReplay } from './graphql/response-replay.js';
 import { schemaFor } from './graphql/schema.js';
 import { createQuerygateYoga } from './graphql/yoga.js';
-import { createApiKeyCheck } from './http/api-keys.js';
+import { createKeyScopeCheck } from './http/api-keys.js';
 import { createHttpApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { openApiFor, openApiPath } from './openapi/document.js';
@@ -190,7 +190,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
   });
   const app = await createHttpApp({
     logger,
-    isAuthorised: createApiKeyCheck(apiKeys),
+    keyScope: createKeyScopeCheck({ all: apiKeys, ingest: config.ingestKeys }),
     headersTimeoutMs: config.headersTimeoutMs,
     requestTimeoutMs: config.requestTimeoutMs,
     keepAliveTimeoutMs: config.keepAliveTimeoutMs,
