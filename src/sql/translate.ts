@@ -320,9 +320,12 @@ class Translator {
     const outputs = outputNames(select.projection as Ast[]);
     const columns: Columns = new Map();
     let allKnown = true;
+    // BigQuery names the columns of unaliased expressions f0_, f1_, ... in the order they come.
+    let anonymous = 0;
+    const nextAnonymous = () => `f${anonymous++}_`;
     const projection = (select.projection as Ast[]).map((item) =>
       atNode(item, () => {
-        const printed = this.selectItem(item, scope);
+        const printed = this.selectItem(item, scope, nextAnonymous);
         if (printed.columns === undefined) allKnown = false;
         for (const column of printed.columns ?? []) columns.set(column.name.toLowerCase(), column);
         return printed.sql;
@@ -392,12 +395,17 @@ class Translator {
   }
 
   /** One select-list item and the output columns it makes (undefined when they are not known). */
-  private selectItem(item: Ast, scope: Scope): { sql: string; columns: Column[] | undefined } {
+  private selectItem(
+    item: Ast,
+    scope: Scope,
+    nextAnonymous: () => string,
+  ): { sql: string; columns: Column[] | undefined } {
     const [kind, node] = variant(item);
     switch (kind) {
       case 'UnnamedExpr': {
         const parts = compoundParts(node);
-        if (!parts) return { sql: this.expr(node, scope), columns: [] };
+        // An anonymous column: BigQuery's generated name, which no query can refer to.
+        if (!parts) return { sql: `${this.expr(node, scope)} AS ${quoteIdent(nextAnonymous())}`, columns: [] };
         const resolved = this.resolveName(parts, scope);
         // BigQuery names the column after the last part; DuckDB would name a path after its
         // last field, which for a bare UNNEST alias (`select request`) is another name.

@@ -33,6 +33,30 @@ afterAll(async () => {
 const rows = async (sql: string, params = {}) => (await scratch.bigquery(sql, params, now)).rows;
 
 describe('BigQuery to DuckDB translation', () => {
+  it('names columns as BigQuery does: a path by its last part, an unaliased expression f0_, f1_, ...', async () => {
+    // BigQuery: `SELECT x, COUNT(*)` answers the columns x and f0_; anonymous columns are numbered
+    // in order among themselves, an alias or a path takes no number.
+    const result = await scratch.bigquery(
+      `select count(*), t.id, m.function_id, 1 + 1, max(t.id) as last_id, upper(t.id), (select 1)
+       from \`deno-relay-logs\` as t cross join unnest(t.metadata) as m
+       group by t.id, m.function_id order by t.id limit 1`,
+      {},
+      now,
+    );
+    expect(result.columns.map((column) => column.name)).toEqual([
+      'f0_',
+      'id',
+      'function_id',
+      'f1_',
+      'last_id',
+      'f2_',
+      'f3_',
+    ]);
+    expect(result.rows).toEqual([
+      { f0_: 1, id: 'r1', function_id: 'f1', f1_: 2, last_id: 'r1', f2_: 'R1', f3_: 1 },
+    ]);
+  });
+
   it('reads a source named with backticks and dots as its table', async () => {
     expect(await rows('select count(*) as n from `cloudflare.logs.prod`')).toEqual([{ n: 2 }]);
   });
