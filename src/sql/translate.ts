@@ -1,5 +1,6 @@
 import {
   type Ast,
+  numberLiteral,
   parseBigQuery,
   queryFunctions,
   queryParameters,
@@ -405,7 +406,8 @@ class Translator {
       case 'UnnamedExpr': {
         const parts = compoundParts(node);
         // An anonymous column: BigQuery's generated name, which no query can refer to.
-        if (!parts) return { sql: `${this.expr(node, scope)} AS ${quoteIdent(nextAnonymous())}`, columns: [] };
+        if (!parts)
+          return { sql: `${this.expr(node, scope)} AS ${quoteIdent(nextAnonymous())}`, columns: [] };
         const resolved = this.resolveName(parts, scope);
         // BigQuery names the column after the last part; DuckDB would name a path after its
         // last field, which for a bare UNNEST alias (`select request`) is another name.
@@ -813,6 +815,8 @@ class Translator {
       const [value, buckets] = quantiles.args.List.args.map((arg: Ast) => this.expr(arg.Unnamed.Expr, scope));
       return quantileAt(value, buckets, offset);
     }
+    const constantField = this.constantRowField(node, scope);
+    if (constantField !== undefined) return constantField;
     let sql = this.expr(node.root, scope);
     // A field of a computed value (`STRUCT(1 AS a).a`) needs the value in parentheses.
     if (!node.root.Identifier && !node.root.CompoundIdentifier && chain[0]?.Dot) sql = `(${sql})`;
@@ -827,6 +831,27 @@ class Translator {
       }
     }
     return sql;
+  }
+
+  /**
+   * `dates[0]` where `dates` is a constant one-row CTE (Logflare's usage.api-counts): BigQuery
+   * reads a range variable as a STRUCT of its row and subscripts it by position, OFFSET from 0.
+   */
+  private constantRowField(node: Ast, scope: Scope): string | undefined {
+    const chain = node.access_chain as Ast[];
+    const name = node.root.Identifier?.value;
+    const binding = typeof name === 'string' ? scope.lookup(name) : undefined;
+    if (binding?.kind !== 'constant' || chain.length !== 1 || !chain[0]?.Subscript) return undefined;
+    const index = chain[0].Subscript.Index?.index;
+    const wrapper = index?.Function ? variant(index.Function.name[0])[1].value.toLowerCase() : undefined;
+    const position = wrapper
+      ? numberLiteral(index.Function.args.List.args[0].Unnamed.Expr)
+      : numberLiteral(index);
+    if (position === undefined || (wrapper !== undefined && wrapper !== 'offset' && wrapper !== 'ordinal'))
+      throw unsupported(`${name}[...]: a row is subscripted by a literal OFFSET or ORDINAL`);
+    const expression = [...binding.columns.values()][wrapper === 'ordinal' ? position - 1 : position];
+    if (!expression) throw unsupported(`${name}[${position}]: the row has no such field`);
+    return `(${this.expr(expression, new Scope())})`;
   }
 
   /** How the form modules (function-call.ts, value-forms.ts) reach back into this translation. */

@@ -57,6 +57,20 @@ describe('BigQuery to DuckDB translation', () => {
     ]);
   });
 
+  it('reads a field of a one-row CTE by position, dates[0] and dates[ORDINAL(2)], as BigQuery subscripts a row', async () => {
+    // Logflare's usage.api-counts filters with `f0.timestamp >= dates[0]`, dates a one-row CTE.
+    expect(
+      await rows(`with dates as (select timestamp_sub(current_timestamp(), interval 2 hour) as start, 'x' as label)
+        select t.id, dates[ordinal(2)] as label from dates, \`deno-relay-logs\` as t
+        where t.timestamp >= dates[0] order by t.id`),
+    ).toEqual([
+      { id: 'r1', label: 'x' },
+      { id: 'r2', label: 'x' },
+      { id: 'r3', label: 'x' },
+      { id: 'r4', label: 'x' },
+    ]);
+  });
+
   it('reads a source named with backticks and dots as its table', async () => {
     expect(await rows('select count(*) as n from `cloudflare.logs.prod`')).toEqual([{ n: 2 }]);
   });
