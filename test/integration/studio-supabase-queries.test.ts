@@ -331,22 +331,20 @@ describe('logs.all without sql (the collection pages’ time range; Logflare pri
     const { body } = await studioCall('logs.all', {});
     const first = body.result?.[0];
     const record = projectEdge.find((r) => r.id === first?.id);
-    // supabase/sources.yaml declares request.url, request.host and response.origin_time, which
-    // Kong's lines lack: as in a BigQuery table, a field of the schema a record lacks is null.
-    expect(first?.metadata).toEqual([
-      {
-        request: [
-          {
-            method: 'GET',
-            path: record?.path,
-            protocol: 'HTTP/1.1',
-            headers: [{ user_agent: 'curl/8' }],
-            url: null,
-            host: null,
-          },
-        ],
-        response: [{ status_code: record?.status, origin_time: null }],
-      },
-    ]);
+    // supabase/sources.yaml declares more fields than Kong's lines carry (request.url, the
+    // headers Studio's reports read, ...): as in a BigQuery table, a field a record lacks is null.
+    const metadata = first?.metadata as {
+      request: Record<string, unknown>[];
+      response: Record<string, unknown>[];
+    }[];
+    expect(metadata).toHaveLength(1);
+    expect(metadata[0]?.request[0]).toMatchObject({
+      method: 'GET',
+      path: record?.path,
+      protocol: 'HTTP/1.1',
+      url: null,
+      headers: [expect.objectContaining({ user_agent: 'curl/8', referer: null })],
+    });
+    expect(metadata[0]?.response[0]).toMatchObject({ status_code: record?.status, origin_time: null });
   });
 });
