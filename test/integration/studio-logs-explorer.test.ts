@@ -242,6 +242,108 @@ describe('the Auth collection page (auth_logs)', () => {
   });
 });
 
+describe('the reports (their SQL as Studio sends it, no filters)', () => {
+  const hour = (ms: number) => Math.floor(ms / HOUR) * HOUR;
+
+  it('API report, total requests (Reports.constants.ts at 9a5f1be, totalRequests): per hour', async (context) => {
+    needsSandbox(context);
+    const sql = `
+        -- reports-api-total-requests
+        select
+          cast(timestamp_trunc(t.timestamp, hour) as datetime) as timestamp,
+          count(t.id) as count
+        FROM edge_logs t
+          cross join unnest(metadata) as m
+          cross join unnest(m.response) as response
+          cross join unnest(m.request) as request
+          cross join unnest(request.headers) as headers
+          
+        GROUP BY
+          timestamp
+        ORDER BY
+          timestamp ASC`;
+    const { body } = await logsAll(sql, range);
+    const counts = new Map<number, number>();
+    for (const r of projectEdge.filter(inRange)) counts.set(hour(r.ms), (counts.get(hour(r.ms)) ?? 0) + 1);
+    const expected = [...counts]
+      .sort(([a], [b]) => a - b)
+      .map(([ms, count]) => ({ timestamp: iso(ms).slice(0, 19), count }));
+    expect(body.result).toEqual(expected);
+  });
+
+  it('Auth report, total sign-ups (auth.config.ts at 92010a2, TotalSignUps): per hour, newest first', async (context) => {
+    needsSandbox(context);
+    const sql = `
+        --total-signups
+        select 
+          timestamp_trunc(timestamp, hour) as timestamp,
+          
+          count(*) as count
+        from auth_logs
+        where json_value(event_message, "$.auth_event.action") = 'user_signedup'
+        
+        group by timestamp
+        order by timestamp desc
+      `;
+    const { body } = await logsAll(sql, range);
+    const counts = new Map<number, number>();
+    for (const r of authRecords.filter(
+      (r) => r.project === project && inRange(r) && r.action === 'user_signedup',
+    ))
+      counts.set(hour(r.ms), (counts.get(hour(r.ms)) ?? 0) + 1);
+    const expected = [...counts]
+      .sort(([a], [b]) => b - a)
+      .map(([ms, count]) => ({ timestamp: ms * 1000, count }));
+    expect(expected.length).toBeGreaterThan(0);
+    expect(body.result).toEqual(expected);
+  });
+
+  it('Storage report, cache hit rate: no rows, as Kong’s lines on self-hosted carry no response headers', async (context) => {
+    needsSandbox(context);
+    const sql = `
+        -- reports-storage-cache-hit-rate
+SELECT
+  timestamp_trunc(timestamp, hour) as timestamp,
+  countif( h.cf_cache_status in ('HIT', 'STALE', 'REVALIDATED', 'UPDATING') ) as hit_count,
+  countif( h.cf_cache_status in ('MISS', 'NONE/UNKNOWN', 'EXPIRED', 'BYPASS', 'DYNAMIC') ) as miss_count
+from edge_logs f
+  cross join unnest(f.metadata) as m
+  cross join unnest(m.request) as r
+  cross join unnest(m.response) as res
+  cross join unnest(res.headers) as h
+where starts_with(r.path, '/storage/v1/object') and r.method = 'GET'
+  
+group by timestamp
+order by timestamp desc
+`;
+    expect(await logsAll(sql, range)).toEqual({ status: 200, body: { result: [] } });
+  });
+
+  it('Edge function report, invocations (edge-functions.config.ts at f1b0fbf): no rows without response headers', async (context) => {
+    needsSandbox(context);
+    const sql = `
+--edgefn-report-invocations
+select
+  timestamp_trunc(timestamp, hour) as timestamp,
+  function_id,
+  count(*) as count
+from
+  function_edge_logs
+  CROSS JOIN UNNEST(metadata) AS m
+  CROSS JOIN UNNEST(m.request) AS request
+  CROSS JOIN UNNEST(m.response) AS response
+  CROSS JOIN UNNEST(response.headers) AS h
+  
+group by
+  timestamp,
+  function_id
+order by
+  timestamp desc;
+`;
+    expect(await logsAll(sql, range)).toEqual({ status: 200, body: { result: [] } });
+  });
+});
+
 describe('SQL self-hosted Supabase cannot run either', () => {
   it('refuses a table that is none of the nine CTEs (the "Auth Audit Logs" template) with a 400', async (context) => {
     needsSandbox(context);
