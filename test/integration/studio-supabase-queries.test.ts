@@ -9,6 +9,7 @@ import {
   supabaseNow,
   toLogEvent,
 } from '../fixtures/supabase-fixture.js';
+import { postGraphQL } from '../helpers/graphql-request.js';
 import {
   expectNoServerErrors,
   type QuerygateUnderTest,
@@ -280,6 +281,27 @@ describe('auth.metrics (apps/studio/data/auth/auth-overview-query.ts at 3d6466d;
       expectedPeriod('previous', now - 2 * HOUR, now - HOUR),
     ];
     expect(body.result).toEqual(expected);
+  });
+});
+
+describe('the same endpoints over GraphQL', () => {
+  it('answers auth.metrics as auth { metrics } with the rows REST gives, camel-cased', async () => {
+    const rest = await studioCall('auth.metrics', { interval: '1day' });
+    const graphql = await postGraphQL<{ auth: { metrics: Record<string, unknown>[] } }>(
+      service,
+      /* GraphQL */ `{ auth { metrics(project: "default", interval: ONE_DAY) { period activeUsers signUpCount apiTotalRequests } } }`,
+      undefined,
+      { apiKey: studioToken },
+    );
+    expect(graphql.errors).toEqual([]);
+    expect(graphql.data?.auth.metrics).toEqual(
+      (rest.body.result ?? []).map((row) => ({
+        period: row.period,
+        activeUsers: row.active_users,
+        signUpCount: row.sign_up_count,
+        apiTotalRequests: row.api_total_requests,
+      })),
+    );
   });
 });
 
