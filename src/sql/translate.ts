@@ -489,6 +489,7 @@ class Translator {
 
   private fromItem(item: Ast, scope: Scope, impliedFilters: string[]): string {
     const sql = this.relation(item.relation, scope);
+    if ((item.joins as Ast[]).some((join) => join.relation.NestedJoin)) scope.qualifyRelations();
     return sql + this.joins(item, scope, impliedFilters);
   }
 
@@ -501,6 +502,8 @@ class Translator {
         const relation = join.relation;
         const unnest = relation.UNNEST ?? arrayPathUnnest(relation, scope);
         if (unnest) return this.joinUnnest(unnest, operator, constraint, scope, impliedFilters);
+        if (relation.NestedJoin)
+          return this.joinNested(relation.NestedJoin, operator, constraint, scope, impliedFilters);
         const right = this.relation(relation, scope);
         if (operator === 'CrossJoin') return `\nCROSS JOIN ${right}`;
         if (operator === 'Inner' || operator === 'Join')
@@ -511,6 +514,40 @@ class Translator {
       });
     }
     return sql;
+  }
+
+  /**
+   * `LEFT JOIN (edge_logs AS e CROSS JOIN UNNEST(metadata) AS m ...) ON ...` (Studio's unified
+   * logs). Inside the parentheses a bare name means a column of their own tables, as in BigQuery,
+   * so they are resolved apart and written qualified; their aliases are then visible outside.
+   * What their UNNESTs over records imply (`m IS NOT NULL`) filters the parenthesized side: in
+   * the ON clause of an outer join, which keeps the left rows that match nothing.
+   */
+  private joinNested(
+    nested: Ast,
+    operator: string,
+    constraint: Ast,
+    scope: Scope,
+    implied: string[],
+  ): string {
+    if (nested.alias) throw unsupported('an alias on a parenthesized join');
+    const inner = scope.sibling();
+    let sql = this.relation(nested.table_with_joins.relation, inner);
+    inner.qualifyRelations();
+    const innerFilters: string[] = [];
+    sql += this.joins(nested.table_with_joins, inner, innerFilters);
+    for (const [alias, binding] of inner.own()) scope.bind(alias, binding);
+    const right = sql.includes('\n') ? `(${sql})` : sql;
+    if (operator === 'CrossJoin') {
+      implied.push(...innerFilters);
+      return `\nCROSS JOIN ${right}`;
+    }
+    const [kind, on] = variant(constraint);
+    if (kind !== 'On') throw unsupported('a parenthesized join without ON');
+    const condition = [this.expr(on, scope), ...innerFilters].map((part) => `(${part})`).join(' AND ');
+    if (operator === 'Inner' || operator === 'Join') return `\nJOIN ${right} ON ${condition}`;
+    if (operator === 'Left' || operator === 'LeftOuter') return `\nLEFT JOIN ${right} ON ${condition}`;
+    throw unsupported(`${operator} joins`);
   }
 
   private joinConstraint(constraint: Ast, scope: Scope): string {

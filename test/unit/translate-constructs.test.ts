@@ -71,6 +71,25 @@ describe('BigQuery to DuckDB translation', () => {
     ]);
   });
 
+  it('joins a parenthesized join, whose bare names mean its own tables, keeping unmatched left rows', async () => {
+    // Studio's unified logs: `left join (edge_logs as e cross join unnest(metadata) as ...) on ...`.
+    // Inside the parentheses `metadata` is e's, although t has one too; r3 (no response) and r4
+    // (no metadata) drop out of t's own CROSS JOIN UNNEST; c2 (no response) matches nothing.
+    expect(
+      await rows(`select t.id, e.id as edge_id from \`deno-relay-logs\` as t
+        cross join unnest(t.metadata) as m
+        cross join unnest(m.response) as mr
+        left join (\`cloudflare.logs.prod\` as e
+          cross join unnest(metadata) as em
+          cross join unnest(em.response) as er)
+        on er.status_code = mr.status_code
+        order by t.id`),
+    ).toEqual([
+      { id: 'r1', edge_id: 'c1' },
+      { id: 'r2', edge_id: null },
+    ]);
+  });
+
   it('reads a source named with backticks and dots as its table', async () => {
     expect(await rows('select count(*) as n from `cloudflare.logs.prod`')).toEqual([{ n: 2 }]);
   });
