@@ -1,0 +1,169 @@
+import type { JoinConstraint, NestedJoin, TableFactor, TableWithJoins, Unnest } from './ast.js';
+import { variant } from './bigquery-ast.js';
+import { quoteIdent } from './table-schema.js';
+import { indent, type TranslationContext } from './translation-context.js';
+import { arrayPathUnnest, arrayUnnestSql, joinUnnestSql } from './unnest-sql.js';
+import { atNode, unsupported } from './unsupported.js';
+
+/**
+ * A SELECT's FROM clause, binding each name it introduces in the SELECT's scope (`context.scope`)
+ * as it goes: tables, CTEs, derived tables and UNNESTs (unnest-sql.ts). Returns the FROM items to
+ * print, comma-separated, and the WHERE filters that UNNESTs over objects imply.
+ */
+export function fromClauseSql(
+  from: readonly TableWithJoins[],
+  context: TranslationContext,
+): { fromItems: string[]; impliedFilters: string[] } {
+  // Filters implied by CROSS JOIN UNNEST over objects: a record without the object is dropped.
+  const impliedFilters: string[] = [];
+  const fromItems: string[] = [];
+  for (const [index, item] of from.entries()) {
+    const sql = atNode(item, () => {
+      // `FROM t, UNNEST(t.a) AS x` is a correlated CROSS JOIN, as if written with the keywords.
+      // With nothing printed before it (a constant CTE was inlined), it is a FROM item of its own.
+      const unnest = unnestOf(item.relation, context);
+      if (index > 0 && unnest && fromItems.length > 0) {
+        const joined = joinUnnestSql(unnest, 'CrossJoin', undefined, context, impliedFilters);
+        fromItems[fromItems.length - 1] += joined + joinsSql(item, context, impliedFilters);
+        return '';
+      }
+      const inlined = inlineConstant(item, context, from.length);
+      if (inlined !== undefined) return inlined;
+      const first = relationSql(item.relation, context);
+      if (item.joins.some((join) => 'NestedJoin' in join.relation)) context.scope.qualifyRelations();
+      return first + joinsSql(item, context, impliedFilters);
+    });
+    if (sql !== '') fromItems.push(sql);
+  }
+  return { fromItems, impliedFilters };
+}
+
+/**
+ * A constant one-row CTE joined with a comma beside other FROM items is not joined at all: its
+ * alias is bound to the CTE's expressions. Returns '' when inlined, undefined otherwise.
+ */
+function inlineConstant(
+  item: TableWithJoins,
+  context: TranslationContext,
+  fromItems: number,
+): string | undefined {
+  const table = 'Table' in item.relation ? item.relation.Table : undefined;
+  const [only, ...more] = table?.name ?? [];
+  if (!table || !only || more.length > 0 || item.joins.length > 0 || fromItems < 2) return undefined;
+  const name = only.Identifier.value;
+  const columns = context.ctes.constants.get(name.toLowerCase());
+  if (!columns || context.ctes.find(name) === false) return undefined;
+  context.scope.bind(table.alias?.name.value ?? name, { kind: 'constant', columns });
+  return '';
+}
+
+/** The JOIN clauses of a FROM item, after its first relation. */
+function joinsSql(item: TableWithJoins, context: TranslationContext, impliedFilters: string[]): string {
+  let sql = '';
+  for (const join of item.joins) {
+    sql += atNode(join, () => {
+      // `{ Left: constraint }`, or a bare name (`'CrossJoin'`) for an operator without one.
+      const [operator, constraint] = variant(join.join_operator);
+      const relation = join.relation;
+      const unnest = unnestOf(relation, context);
+      if (unnest) return joinUnnestSql(unnest, operator, constraint, context, impliedFilters);
+      if ('NestedJoin' in relation)
+        return nestedJoinSql(relation.NestedJoin, operator, constraint, context, impliedFilters);
+      const right = relationSql(relation, context);
+      if (operator === 'CrossJoin') return `\nCROSS JOIN ${right}`;
+      if (operator === 'Inner' || operator === 'Join')
+        return `\nJOIN ${right}${joinConstraint(constraint, context)}`;
+      if (operator === 'Left' || operator === 'LeftOuter')
+        return `\nLEFT JOIN ${right}${joinConstraint(constraint, context)}`;
+      throw unsupported(`${operator} joins`);
+    });
+  }
+  return sql;
+}
+
+/**
+ * `LEFT JOIN (edge_logs AS e CROSS JOIN UNNEST(metadata) AS m ...) ON ...` (Studio's unified
+ * logs). Inside the parentheses a bare name means a column of their own tables, as in BigQuery,
+ * so they are resolved apart and written qualified; their aliases are then visible outside.
+ * What their UNNESTs over records imply (`m IS NOT NULL`) filters the parenthesized side: in the
+ * ON clause of an outer join, which keeps the left rows that match nothing.
+ */
+function nestedJoinSql(
+  nested: NestedJoin,
+  operator: string,
+  constraint: JoinConstraint | undefined,
+  context: TranslationContext,
+  impliedFilters: string[],
+): string {
+  if (nested.alias) throw unsupported('an alias on a parenthesized join');
+  const inner = context.within(context.scope.sibling());
+  let sql = relationSql(nested.table_with_joins.relation, inner);
+  inner.scope.qualifyRelations();
+  const innerFilters: string[] = [];
+  sql += joinsSql(nested.table_with_joins, inner, innerFilters);
+  for (const [alias, binding] of inner.scope.own()) context.scope.bind(alias, binding);
+  const right = sql.includes('\n') ? `(${sql})` : sql;
+  if (operator === 'CrossJoin') {
+    impliedFilters.push(...innerFilters);
+    return `\nCROSS JOIN ${right}`;
+  }
+  const [kind, on] = variant(constraint ?? 'None');
+  if (kind !== 'On') throw unsupported('a parenthesized join without ON');
+  const condition = [context.expr(on), ...innerFilters].map((part) => `(${part})`).join(' AND ');
+  if (operator === 'Inner' || operator === 'Join') return `\nJOIN ${right} ON ${condition}`;
+  if (operator === 'Left' || operator === 'LeftOuter') return `\nLEFT JOIN ${right} ON ${condition}`;
+  throw unsupported(`${operator} joins`);
+}
+
+function joinConstraint(constraint: JoinConstraint | undefined, context: TranslationContext): string {
+  const [kind, node] = variant(constraint ?? 'None');
+  if (kind === 'On') return ` ON ${context.expr(node)}`;
+  if (kind === 'Using')
+    return ` USING (${node.map((name) => quoteIdent(name[0]?.Identifier.value ?? '')).join(', ')})`;
+  throw unsupported(`join constraint ${kind}`);
+}
+
+function relationSql(relation: TableFactor, context: TranslationContext): string {
+  const [kind, node] = variant(relation);
+  const alias = node.alias?.name.value;
+  switch (kind) {
+    case 'Table': {
+      // `cloudflare.logs.prod` comes back from the parser as three identifiers; the logical
+      // source name is the whole dotted name, and so is its DuckDB table name.
+      const parts = node.name.map((part) => part.Identifier.value);
+      const name = parts.join('.');
+      // BigQuery's implicit alias of a table is the last part of its name.
+      const rangeName = alias ?? (parts.at(-1) as string);
+      const cte = parts.length === 1 ? context.ctes.find(name) : false;
+      if (cte !== false) {
+        context.ctes.use(name);
+        context.scope.bind(rangeName, { kind: 'relation', alias: rangeName, columns: cte });
+        return `${quoteIdent(name)}${alias ? ` AS ${quoteIdent(alias)}` : ''}`;
+      }
+      const table = context.tables.get(name.toLowerCase());
+      if (!table) throw unsupported(`no table or source named ${name}`);
+      const columns = new Map(
+        Object.entries(table.columns).map(([column, type]) => [column.toLowerCase(), { name: column, type }]),
+      );
+      context.scope.bind(rangeName, { kind: 'relation', alias: rangeName, columns });
+      return rangeName === table.name
+        ? quoteIdent(table.name)
+        : `${quoteIdent(table.name)} AS ${quoteIdent(rangeName)}`;
+    }
+    case 'Derived': {
+      const inner = context.queryWithColumns(node.subquery);
+      const sql = `(\n${indent(inner.sql)}\n)`;
+      if (alias) context.scope.bind(alias, { kind: 'relation', alias, columns: inner.columns });
+      return `${sql}${alias ? ` AS ${quoteIdent(alias)}` : ''}`;
+    }
+    case 'UNNEST':
+      return arrayUnnestSql(node, context);
+    default:
+      throw unsupported(`FROM item ${kind}`);
+  }
+}
+
+/** The UNNEST a FROM item stands for, written out or implied by a path; undefined for others. */
+function unnestOf(relation: TableFactor, context: TranslationContext): Unnest | undefined {
+  return 'UNNEST' in relation ? relation.UNNEST : arrayPathUnnest(relation, context.scope);
+}
