@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Config } from '../config.js';
+import { readSources } from '../endpoints/sources.js';
 import { openDatabase } from '../storage/database.js';
 import { importLogFile } from '../storage/log-import.js';
 import { createLogWriter } from '../storage/log-writer.js';
@@ -11,7 +12,8 @@ import { createLogWriter } from '../storage/log-writer.js';
  */
 export async function runImport(config: Config, source: string, file: string): Promise<void> {
   const database = await openDatabase(join(config.dataDir, 'querygate.duckdb'));
-  const writer = createLogWriter(database);
+  // The sources the server would serve (QUERYGATE_QUERIES_DIR), as ingestion over HTTP accepts.
+  const writer = createLogWriter(database, { sources: readSources(config.queriesDir) });
   try {
     const started = performance.now();
     const count = await importLogFile(writer, source, file);

@@ -1,4 +1,4 @@
-import { type Ast, parseBigQuery, queryParameters } from './bigquery-ast.js';
+import { type Ast, parseBigQuery, queryParameters } from '../../sql/bigquery-ast.js';
 
 /**
  * Renaming tables and functions in saved BigQuery SQL without touching anything else: the text
