@@ -48,6 +48,7 @@ const environmentSchema = z
     QUERYGATE_API_KEYS: keyList,
     QUERYGATE_INGEST_KEYS: keyList,
     QUERYGATE_DEMO: flag.default(true),
+    QUERYGATE_STRICT: flag.default(false),
     QUERYGATE_ENGINE: z.enum(backendKinds).default(defaultBackendKind),
     QUERYGATE_QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(25_000),
     QUERYGATE_DUCKDB_CONNECTIONS: z.coerce.number().int().min(1).max(256).default(4),
@@ -123,6 +124,12 @@ export interface Config extends BackendChoice {
    */
   readonly ingestKeys: readonly string[];
   readonly demo: boolean;
+  /**
+   * Refuse to serve (at start) or to reload when any endpoint is refused, for deploy pipelines.
+   * Otherwise the endpoints that pass serve and each refused one is reported (log, `/health`).
+   * @default false (QUERYGATE_STRICT)
+   */
+  readonly strict: boolean;
   readonly engine: BackendKind;
   /** Deadline of an engine call, from asking for a connection to its last row. */
   readonly queryTimeoutMs: number;
@@ -207,6 +214,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     apiKeys: env.QUERYGATE_API_KEYS?.length ? Object.freeze(env.QUERYGATE_API_KEYS) : undefined,
     ingestKeys: Object.freeze(env.QUERYGATE_INGEST_KEYS ?? []),
     demo: env.QUERYGATE_DEMO,
+    strict: env.QUERYGATE_STRICT,
     engine: env.QUERYGATE_ENGINE,
     queryTimeoutMs: env.QUERYGATE_QUERY_TIMEOUT_MS,
     duckdbConnections: env.QUERYGATE_DUCKDB_CONNECTIONS,

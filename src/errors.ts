@@ -29,6 +29,11 @@ export const errorStatus = {
   RATE_LIMITED: 429,
   INTERNAL: 500,
   ENGINE_ERROR: 502,
+  /**
+   * A result value the field's type cannot hold (an INT64 beyond a field declared 32-bit): a
+   * GraphQL field error under HTTP 200; REST returns every value whole, so never answers it.
+   */
+  VALUE_OUT_OF_RANGE: 502,
   NOT_READY: 503,
   ENGINE_BUSY: 503,
   ENGINE_TIMEOUT: 504,

@@ -71,7 +71,10 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
   const now = options.now ?? (() => new Date());
   const apiKeys = config.apiKeys ?? [loadOrCreateApiKey(config.dataDir).key];
   await loadSqlParser();
-  const registry = loadEndpointRegistry(config.queriesDir);
+  // A refused endpoint is reported and the others serve, unless strict (then any refusal stops).
+  const registry = loadEndpointRegistry(config.queriesDir, {
+    refusals: config.strict ? 'strict' : 'partial',
+  });
   const app = await createHttpApp({
     logger,
     keyScope: createKeyScopeCheck({ all: apiKeys, ingest: config.ingestKeys }),
@@ -111,11 +114,16 @@ async function registerParts(
     client: options.bigQueryClient,
   });
   await app.register(resolverPlugin, { config, logger, now, timers: options.timers });
-  await app.register(servedEndpointsPlugin, { registry, queriesDir, logger });
+  await app.register(servedEndpointsPlugin, {
+    registry,
+    queriesDir,
+    logger,
+    refusals: config.strict ? 'strict' : 'partial',
+  });
   // The faces, one plugin each, owning their routes and how they read bodies. The snapshot is
   // read per request, so a reload swaps what they serve.
   const { resolver, served } = app;
-  await app.register(healthRoute({ engine: app.engine.kind }));
+  await app.register(healthRoute({ engine: app.engine.kind, snapshot: served.current }));
   await app.register(openApiRoute({ snapshot: served.current }));
   await app.register(endpointRoutes({ registry: served.current, resolver }));
   await app.register(
