@@ -20,6 +20,8 @@ export const errorStatus = {
   /** A sandboxed call's query needed more memory than the engine may give one call. */
   SANDBOX_TOO_EXPENSIVE: 400,
   UNAUTHENTICATED: 401,
+  /** A valid key without the scope the route needs (an ingest-only key on a query route). */
+  FORBIDDEN: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,

@@ -12,7 +12,7 @@ import type { Snapshot } from './endpoints/snapshot.js';
 import { createSnapshotSwaps } from './endpoints/snapshot-swaps.js';
 import type { QueryEngine } from './engines/query-engine.js';
 import { graphqlFace } from './graphql/graphql-face.js';
-import { createApiKeyCheck } from './http/api-keys.js';
+import { createKeyScopeCheck } from './http/api-keys.js';
 import { createHttpApp } from './http/app.js';
 import { healthRoute } from './http/health-route.js';
 import { createLogger } from './logger.js';
@@ -80,7 +80,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
   });
   const app = await createHttpApp({
     logger,
-    isAuthorised: createApiKeyCheck(apiKeys),
+    keyScope: createKeyScopeCheck({ all: apiKeys, ingest: config.ingestKeys }),
     headersTimeoutMs: config.headersTimeoutMs,
     requestTimeoutMs: config.requestTimeoutMs,
     keepAliveTimeoutMs: config.keepAliveTimeoutMs,
