@@ -16,7 +16,6 @@ import { createKeyScopeCheck } from './http/api-keys.js';
 import { createHttpApp } from './http/app.js';
 import { healthRoute } from './http/health-route.js';
 import { createLogger } from './logger.js';
-import { metricsRoutes } from './metrics/metrics-routes.js';
 import { openApiRoute } from './openapi/openapi-route.js';
 import { backendPlugin } from './plugins/backend-plugin.js';
 import { metricsPlugin } from './plugins/metrics-plugin.js';
@@ -26,6 +25,7 @@ import { splitCacheBudget } from './resolve/cache-budget.js';
 import type { Resolver } from './resolve/resolver.js';
 import { endpointRoutes } from './rest/endpoint-routes.js';
 import { ingestRoutes } from './rest/ingest-routes.js';
+import { metricsRoutes } from './rest/metrics-routes.js';
 import { loadSqlParser } from './sql/bigquery-ast.js';
 import type { Timers } from './timers.js';
 

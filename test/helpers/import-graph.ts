@@ -14,12 +14,12 @@ export const layers = [
   ['cli/'],
   ['server.ts'],
   ['plugins/'],
-  ['config.ts', 'check-snapshot.ts', 'metrics/'],
+  ['config.ts', 'check-snapshot.ts'],
   ['rest/', 'graphql/', 'openapi/', 'backends/'],
   ['http/', 'resolve/', 'demo/'],
   ['storage/'],
   ['endpoints/'],
-  ['engines/', 'sql/', 'keyed-semaphore.ts'],
+  ['engines/', 'sql/', 'keyed-semaphore.ts', 'metrics/'],
   ['errors.ts', 'timers.ts', 'paths.ts', 'logger.ts', 'api-key-file.ts'],
 ] as const;
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { allMethods } from '../http/app.js';
-import { allowMethods } from '../rest/allow-methods.js';
-import type { Metrics } from './metrics.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { allowMethods } from './allow-methods.js';
 
 export const metricsPath = '/metrics';
 
