@@ -9,6 +9,7 @@ import { loadEndpointRegistry } from './endpoints/registry.js';
 import { createServedEndpoints, type ReloadOutcome } from './endpoints/reload.js';
 import { type Snapshot, snapshotOf } from './endpoints/snapshot.js';
 import { logSources } from './endpoints/sources.js';
+import { queryableTable } from './endpoints/table-source.js';
 import { createBigQueryClient, createBigQueryEngine } from './engines/bigquery-engine.js';
 import { createDuckDbEngine } from './engines/duckdb-engine.js';
 import type { QueryEngine } from './engines/query-engine.js';
@@ -30,6 +31,7 @@ import { openDatabase } from './storage/database.js';
 import type { DemoSeedOutcome } from './storage/demo-seed.js';
 import { type DemoTraffic, startDemoTraffic } from './storage/demo-traffic.js';
 import { createLogWriter } from './storage/log-writer.js';
+import { ensureWarehouseTables } from './storage/warehouse-tables.js';
 import type { Timers } from './timers.js';
 
 export interface Querygate {
@@ -99,6 +101,12 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
       sources: registry.sources,
     });
     await writer.ready();
+    const setup = await database.connect();
+    try {
+      await ensureWarehouseTables(setup, registry.tables);
+    } finally {
+      setup.closeSync();
+    }
     // Seeds or tops up the demo store, then keeps adding traffic until close().
     // Demo traffic is written to the nine shipped sources; a queries directory without them gets none.
     const demoSources = logSources.every((source) =>
@@ -119,7 +127,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
         : undefined;
     baseEngine = await createDuckDbEngine({
       database,
-      sources: registry.sources,
+      sources: [...registry.sources, ...registry.tables.map(queryableTable)],
       queries: registry.endpoints,
       queriesDir,
       timeoutMs: config.queryTimeoutMs,

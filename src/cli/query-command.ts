@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
-import { readSources } from '../endpoints/sources.js';
+import { readSourceDeclarations, readSources } from '../endpoints/sources.js';
+import { queryableTable } from '../endpoints/table-source.js';
 import { bigQueryNaming, createBigQueryEngine } from '../engines/bigquery-engine.js';
 import { createDuckDbEngine } from '../engines/duckdb-engine.js';
 import { readTableSchemas } from '../engines/duckdb-schema.js';
@@ -15,6 +16,7 @@ import { qualifyForBigQuery } from '../sql/qualify-for-bigquery.js';
 import { translateToDuckDb } from '../sql/translate.js';
 import { openDatabase } from '../storage/database.js';
 import { createLogWriter } from '../storage/log-writer.js';
+import { ensureWarehouseTables } from '../storage/warehouse-tables.js';
 
 export interface QueryCommandOptions {
   /** `name=value` pairs, one per `--param`. */
@@ -75,12 +77,19 @@ interface QueryRequest {
 
 async function onDuckDb(config: Config, request: QueryRequest): Promise<string> {
   // The sources the server would serve (QUERYGATE_QUERIES_DIR), not only the shipped nine.
-  const sources = readSources(config.queriesDir);
+  const declared = readSourceDeclarations(config.queriesDir);
+  const sources = [...declared.logs, ...declared.tables.map(queryableTable)];
   const database = await openDatabase(join(config.dataDir, 'querygate.duckdb'));
   // The writer creates the source tables of a new store, so a query over it binds (to no rows).
-  const writer = createLogWriter(database, { sources });
+  const writer = createLogWriter(database, { sources: declared.logs });
   try {
     await writer.ready();
+    const setup = await database.connect();
+    try {
+      await ensureWarehouseTables(setup, declared.tables);
+    } finally {
+      setup.closeSync();
+    }
     if (request.explain) {
       const connection = await database.connect();
       try {

@@ -1,6 +1,7 @@
 import type { BigQuery } from '@google-cloud/bigquery';
 import { loadEndpointRegistry } from '../endpoints/registry.js';
 import { type Snapshot, type SnapshotOptions, snapshotOf } from '../endpoints/snapshot.js';
+import { queryableTable } from '../endpoints/table-source.js';
 import type { BigQueryConfig } from '../engines/bigquery-config.js';
 import { createBigQueryEngine } from '../engines/bigquery-engine.js';
 import { createDuckDbEngine } from '../engines/duckdb-engine.js';
@@ -8,6 +9,7 @@ import type { QueryEngine } from '../engines/query-engine.js';
 import { queriesDir as shippedQueriesDir } from '../paths.js';
 import { openDatabase } from '../storage/database.js';
 import { ensureLogTables } from '../storage/log-tables.js';
+import { ensureWarehouseTables } from '../storage/warehouse-tables.js';
 
 /** Where `loadScratchSnapshot` derives shapes: BigQuery when configured, else an empty DuckDB store. */
 export interface ScratchBigQuery {
@@ -42,10 +44,11 @@ export async function loadScratchSnapshot(
   try {
     const setup = await database.connect();
     await ensureLogTables(setup, registry.sources);
+    await ensureWarehouseTables(setup, registry.tables);
     setup.closeSync();
     const engine = await createDuckDbEngine({
       database,
-      sources: registry.sources,
+      sources: [...registry.sources, ...registry.tables.map(queryableTable)],
       queries: [],
       queriesDir: shippedQueriesDir,
       timeoutMs: 30_000,

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { ParameterType, SavedQuery } from '../engines/query-engine.js';
 import { parseBigQuery, queryParameters } from '../sql/bigquery-ast.js';
 import { contractSchema, type EndpointContract, type ParameterContract } from './contract.js';
-import { type LogSource, readSources, sourcesFileName } from './sources.js';
+import { type LogSource, readSourceDeclarations, sourcesFileName } from './sources.js';
+import type { TableSource } from './table-source.js';
 import { readYamlFile } from './yaml-file.js';
 
 /** A saved query with everything the faces need to serve it. */
@@ -30,6 +31,8 @@ export interface EndpointRegistry {
   readonly endpoints: readonly Endpoint[];
   /** The log sources the queries may read and ingestion may write. */
   readonly sources: readonly LogSource[];
+  /** The table sources (the team's own warehouse tables) the queries may read. */
+  readonly tables: readonly TableSource[];
   /** By dotted name or by UUID: both reach the same endpoint. */
   find(nameOrId: string): Endpoint | undefined;
 }
@@ -61,7 +64,9 @@ export function loadEndpointRegistry(queriesDir: string): EndpointRegistry {
       `The queries directory ${queriesDir} cannot be read (${(error as NodeJS.ErrnoException).code})`,
     );
   }
-  const sources = attempt(() => readSources(queriesDir)) ?? [];
+  const declared = attempt(() => readSourceDeclarations(queriesDir));
+  const sources = declared?.logs ?? [];
+  const tables = declared?.tables ?? [];
   const stems = (extension: string) =>
     files.filter((file) => file.endsWith(extension)).map((file) => file.slice(0, -extension.length));
   const contracts = stems(contractExtension).filter(
@@ -86,6 +91,7 @@ export function loadEndpointRegistry(queriesDir: string): EndpointRegistry {
   return {
     endpoints,
     sources,
+    tables,
     find: (nameOrId) => index.get(nameOrId) ?? index.get(nameOrId.toLowerCase()),
   };
 }

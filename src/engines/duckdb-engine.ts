@@ -14,7 +14,7 @@ import {
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import { nowParameter, type Translation, translateToDuckDb } from '../sql/translate.js';
 import { systemTimers, type Timers } from '../timers.js';
-import { decodeRows, describeColumns } from './duckdb-rows.js';
+import { decodeRows, describeColumns, type RecordWire } from './duckdb-rows.js';
 import { type QueryableTable, readTableSchemas } from './duckdb-schema.js';
 import { createFairPool, type PoolLease } from './fair-pool.js';
 import { isoMicros } from './iso-micros.js';
@@ -101,6 +101,14 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     maxWaitMs: options.timeoutMs,
   });
   const timers = options.timers ?? systemTimers;
+  const tableSources = new Set(
+    options.sources.filter((source) => source.kind === 'table').map((source) => source.name),
+  );
+  // A query over table sources only answers STRUCTs as BigQuery answers a STRUCT column.
+  const wireOf = (translation: Translation): RecordWire =>
+    translation.tables.length > 0 && translation.tables.every((table) => tableSources.has(table))
+      ? 'objects'
+      : 'repeated';
 
   async function translationOf(query: SavedQuery): Promise<Translation> {
     let translation = translations.get(planKey(query));
@@ -148,7 +156,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       const prepared = await lease.item.prepare(planKey(query), translation.sql);
       bindAll(prepared, query, translation, params, runOptions.now);
       const reader = await prepared.streamAndReadUntil(query.maxRows);
-      return decodeRows(reader, query.maxRows);
+      return decodeRows(reader, query.maxRows, wireOf(translation));
     } catch (error) {
       if (isQuerygateError(error) && error.code === 'ENGINE_BUSY') throw error;
       if (timedOut) {

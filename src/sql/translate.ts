@@ -30,6 +30,8 @@ export interface Translation {
   readonly parameters: readonly string[];
   /** Whether the SQL reads `$__now` (CURRENT_TIMESTAMP() or a UDF that depends on it). */
   readonly usesNow: boolean;
+  /** The store names of the tables the query reads. */
+  readonly tables: readonly string[];
 }
 
 export interface TranslateOptions {
@@ -55,6 +57,7 @@ export function translateToDuckDb(bigQuerySql: string, options: TranslateOptions
     sql,
     parameters: [...queryParameters(query)].sort(),
     usesNow: [...functions].some((name) => functionsReadingNow.has(name)),
+    tables: [...translator.tablesRead].sort(),
   };
 }
 
@@ -139,6 +142,8 @@ class Translator {
   private readonly cteScopes: Map<string, Columns>[] = [];
   /** One set per query being printed, collecting the CTE names it references. */
   private readonly cteUses: Set<string>[] = [];
+  /** The store names of the tables read so far. */
+  readonly tablesRead = new Set<string>();
 
   constructor(tables: readonly TableSchema[]) {
     for (const table of tables) {
@@ -528,15 +533,22 @@ class Translator {
           scope.bind(rangeName, { kind: 'relation', alias: rangeName, columns: cte });
           return `${quoteIdent(name)}${alias ? ` AS ${quoteIdent(alias)}` : ''}`;
         }
-        const table = this.tables.get(name.toLowerCase());
-        if (!table) throw unsupported(`no table or source named ${name}`);
-        const columns = new Map(
+        const found = findTable(this.tables, name);
+        if (!found) throw unsupported(`no table or source named ${name}`);
+        const { table, suffix } = found;
+        this.tablesRead.add(table.name);
+        const columns = new Map<string, Column>(
           Object.entries(table.columns).map(([column, type]) => [
             column.toLowerCase(),
             { name: column, type },
           ]),
         );
+        const suffixColumn = table.tableSuffix && columns.get(table.tableSuffix.column.toLowerCase());
+        if (found.wildcard && suffixColumn) columns.set('_table_suffix', { ...suffixColumn, pseudo: true });
         scope.bind(rangeName, { kind: 'relation', alias: rangeName, columns });
+        // One table of a wildcard family (`events_20240131`): the rows of that suffix.
+        if (suffix !== undefined && suffixColumn)
+          return `(SELECT * FROM ${quoteIdent(table.name)} WHERE ${quoteIdent(suffixColumn.name)} = ${quoteString(suffix)}) AS ${quoteIdent(rangeName)}`;
         return rangeName === table.name
           ? quoteIdent(table.name)
           : `${quoteIdent(table.name)} AS ${quoteIdent(rangeName)}`;
@@ -899,7 +911,7 @@ function wildcardColumns(scope: Scope): Column[] | undefined {
   for (const [alias, binding] of scope.own()) {
     if (binding.kind === 'relation') {
       if (!binding.columns) return undefined;
-      columns.push(...binding.columns.values());
+      columns.push(...[...binding.columns.values()].filter((column) => !column.pseudo));
     } else if (binding.kind === 'object') {
       columns.push({ name: alias, type: binding.type });
     } else if (binding.kind === 'element') {
@@ -907,6 +919,26 @@ function wildcardColumns(scope: Scope): Column[] | undefined {
     }
   }
   return columns;
+}
+
+/**
+ * The table a FROM name reads: by name or alias, or as a wildcard family (`events_*`, whose
+ * `_TABLE_SUFFIX` is then a column) or one table of it (`events_20240131`, with its suffix).
+ */
+function findTable(
+  tables: ReadonlyMap<string, TableSchema>,
+  name: string,
+): { table: TableSchema; wildcard: boolean; suffix?: string } | undefined {
+  const lower = name.toLowerCase();
+  const table = tables.get(lower);
+  if (table) return { table, wildcard: table.tableSuffix !== undefined && lower.endsWith('*') };
+  for (const [alias, family] of tables) {
+    if (!family.tableSuffix || !alias.endsWith('*')) continue;
+    const prefix = alias.slice(0, -1);
+    if (lower.startsWith(prefix) && lower.length > prefix.length)
+      return { table: family, wildcard: false, suffix: name.slice(prefix.length) };
+  }
+  return undefined;
 }
 
 function isTrueConstraint(constraint: Ast): boolean {

@@ -39,6 +39,11 @@ export interface Column {
   /** The name as the relation spells it. */
   readonly name: string;
   readonly type?: SqlType | undefined;
+  /**
+   * A pseudo-column standing for another (a wildcard table's `_TABLE_SUFFIX` for the column that
+   * holds it): `name` is that column, and `SELECT *` leaves it out, as BigQuery does.
+   */
+  readonly pseudo?: boolean | undefined;
 }
 
 /** A name resolved to DuckDB SQL, with its type where the scope knows it. */
@@ -90,7 +95,10 @@ export class Scope {
         }
         const column = binding.columns.get(lower);
         if (column)
-          found.push({ where: binding.alias, resolved: { sql: quoteIdent(name), type: column.type } });
+          found.push({
+            where: binding.alias,
+            resolved: { sql: quoteIdent(column.pseudo ? column.name : name), type: column.type },
+          });
       } else if (binding.kind === 'object') {
         const field = structField(binding.type, name);
         if (field)
