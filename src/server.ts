@@ -87,7 +87,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     baseEngine = await createBigQueryEngine({
       config: config.bigquery,
       queries: registry.endpoints,
-      sources: registry.sources,
+      sources: [...registry.sources, ...registry.tables.map(queryableTable)],
       queriesDir,
       client,
     });

@@ -31,6 +31,16 @@ export interface GeneratedWarehouse {
 
 type Json = null | string | number | boolean | Json[] | { [key: string]: Json };
 
+interface Item {
+  [key: string]: Json;
+  item_id: string;
+  item_name: string;
+  item_category: string;
+  price: number;
+  quantity: string;
+  item_revenue: number | null;
+}
+
 /** mulberry32: small, fast and seeded; good enough for test data, never for anything secret. */
 function createRandom(seed: number) {
   let state = seed >>> 0;
@@ -130,7 +140,7 @@ export function generateWarehouse(options: GenerateOptions = {}): GeneratedWareh
     if (name === 'scroll') params.push(param('percent_scrolled', 90, 'int'));
     if (random.chance(0.2)) params.push(param('value', random.int(1, 500) / 4, 'double'));
     const bought = name === 'purchase' || name === 'add_to_cart' || name === 'view_item';
-    const items: Json[] = bought
+    const items: Item[] = bought
       ? Array.from({ length: random.int(1, 3) }, () => {
           const product = random.pick(products);
           const quantity = random.int(1, 4);
@@ -144,10 +154,7 @@ export function generateWarehouse(options: GenerateOptions = {}): GeneratedWareh
           };
         })
       : [];
-    const revenue = items.reduce(
-      (sum, item) => sum + (((item as { item_revenue: number | null }).item_revenue ?? 0) as number),
-      0,
-    );
+    const revenue = items.reduce((sum, item) => sum + (item.item_revenue ?? 0), 0);
     const row: Record<string, Json> = {
       event_date: suffix,
       event_timestamp: String(micros),
@@ -176,9 +183,7 @@ export function generateWarehouse(options: GenerateOptions = {}): GeneratedWareh
       row.ecommerce = {
         transaction_id: `T${String(i).padStart(6, '0')}`,
         purchase_revenue: Math.round(revenue * 100) / 100,
-        total_item_quantity: String(
-          items.reduce((sum, item) => sum + Number((item as { quantity: string }).quantity), 0),
-        ),
+        total_item_quantity: String(items.reduce((sum, item) => sum + Number(item.quantity), 0)),
         unique_items: String(items.length),
       };
     const file = `events_${suffix}.ndjson`;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
-import { readSourceDeclarations, readSources } from '../endpoints/sources.js';
+import { readSourceDeclarations } from '../endpoints/sources.js';
 import { queryableTable } from '../endpoints/table-source.js';
 import { bigQueryNaming, createBigQueryEngine } from '../engines/bigquery-engine.js';
 import { createDuckDbEngine } from '../engines/duckdb-engine.js';
@@ -115,7 +115,8 @@ async function onDuckDb(config: Config, request: QueryRequest): Promise<string> 
 
 async function onBigQuery(config: Config, request: QueryRequest): Promise<string> {
   if (!config.bigquery) throw new Error('QUERYGATE_ENGINE=bigquery needs the QUERYGATE_BIGQUERY_* variables');
-  const sources = readSources(config.queriesDir);
+  const declared = readSourceDeclarations(config.queriesDir);
+  const sources = [...declared.logs, ...declared.tables.map(queryableTable)];
   if (request.explain)
     return qualifyForBigQuery(request.sql, bigQueryNaming(config.bigquery, sources, queriesDir)).sql;
   const engine = await createBigQueryEngine({

@@ -34,7 +34,7 @@ export async function loadScratchSnapshot(
     const engine = await createBigQueryEngine({
       config: bigquery.config,
       queries: [],
-      sources: registry.sources,
+      sources: [...registry.sources, ...registry.tables.map(queryableTable)],
       queriesDir: shippedQueriesDir,
       ...(bigquery.client ? { client: bigquery.client } : {}),
     });

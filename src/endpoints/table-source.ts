@@ -100,5 +100,6 @@ export function queryableTable(source: TableSource) {
     aliases: tableSourceNames(source).filter((name) => name !== source.name.toLowerCase()),
     kind: 'table' as const,
     tableSuffix: source.tableSuffix,
+    warehouseName: source.warehouseName,
   };
 }

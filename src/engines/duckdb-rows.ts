@@ -132,7 +132,7 @@ function decodeValue(value: DuckDBValue, type: DuckDBType, wire: RecordWire): En
     );
   }
   if (value instanceof DuckDBDecimalValue)
-    return wire === 'objects' ? value.toString() : Number(value.value) / 10 ** value.scale;
+    return wire === 'objects' ? decimalText(value.toString()) : Number(value.value) / 10 ** value.scale;
   // BYTES are base64 in BigQuery's JSON, as Logflare passes them on.
   if (value instanceof DuckDBBlobValue) return Buffer.from(value.bytes).toString('base64');
   return String(value);
@@ -156,4 +156,9 @@ function civilTime(nanos: bigint): string {
   const iso = new Date(Number(micros / 1000n)).toISOString().slice(0, 19);
   const fraction = Number(((micros % 1_000_000n) + 1_000_000n) % 1_000_000n);
   return fraction === 0 ? iso : `${iso}.${String(fraction).padStart(6, '0')}`;
+}
+
+/** A NUMERIC as BigQuery's JSON writes it: exact, without trailing zeros (`1.500000000` → `1.5`). */
+function decimalText(text: string): string {
+  return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
 }

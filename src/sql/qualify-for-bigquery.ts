@@ -116,6 +116,8 @@ export interface QualifiedQuery {
   readonly sql: string;
   /** The `@name` parameters of the query, sorted; each goes as a named STRING parameter. */
   readonly parameters: readonly string[];
+  /** The tables the saved text names (not its CTEs), lower case, as written: `edge_logs`, `p.d.events_*`. */
+  readonly tables: readonly string[];
 }
 
 export interface BigQueryNaming {
@@ -139,7 +141,20 @@ export function qualifyForBigQuery(sql: string, naming: BigQueryNaming): Qualifi
       keepRangeNames: true,
     }),
     parameters: [...queryParameters(parseBigQuery(sql))].sort(),
+    tables: tablesNamed(sql),
   };
+}
+
+function tablesNamed(sql: string): string[] {
+  const query = parseBigQuery(sql);
+  const cteNames = new Set<string>();
+  const names = new Set<string>();
+  visit(query, (node) => {
+    for (const cte of node.with?.cte_tables ?? []) cteNames.add(String(cte.alias.name.value).toLowerCase());
+    const name = Array.isArray(node.Table?.name) ? dottedName(node.Table.name) : undefined;
+    if (name !== undefined) names.add(name.toLowerCase());
+  });
+  return [...names].filter((name) => !cteNames.has(name)).sort();
 }
 
 function lowerCaseKeys(map: ReadonlyMap<string, string>): Map<string, string> {
