@@ -31,6 +31,7 @@ import { openDatabase } from './storage/database.js';
 import type { DemoSeedOutcome } from './storage/demo-seed.js';
 import { type DemoTraffic, startDemoTraffic } from './storage/demo-traffic.js';
 import { createLogWriter } from './storage/log-writer.js';
+import { createTableWriter, type TableWriter } from './storage/table-writer.js';
 import { ensureWarehouseTables } from './storage/warehouse-tables.js';
 import type { Timers } from './timers.js';
 
@@ -78,6 +79,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
   let baseEngine: QueryEngine;
   let logs: LogSink;
   let demo: DemoTraffic | undefined;
+  let tables: TableWriter | undefined;
   let closeStore = async () => {};
   if (config.engine === 'bigquery') {
     // The warehouse holds the logs: no local store, no demo data.
@@ -136,7 +138,10 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
       queuePerEndpoint: config.endpointQueue,
     });
     logs = writer;
+    tables = await createTableWriter(database, registry.tables);
+    const tableWriter = tables;
     closeStore = async () => {
+      tableWriter.close();
       await writer.close();
       database.close();
     };
@@ -215,7 +220,14 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
   // The OpenAPI document of the snapshot served, behind the key like the API it describes.
   app.get(openApiPath, async (_request, reply) => reply.send(openApiFor(current())));
   await app.register(endpointRoutes({ registry: current, resolver }));
-  await app.register(ingestRoutes({ logs, sources: registry.sources, maxBodyBytes: config.maxBodyBytes }));
+  await app.register(
+    ingestRoutes({
+      logs,
+      sources: registry.sources,
+      tables: tables && { names: registry.tables.map((table) => table.name), sink: tables },
+      maxBodyBytes: config.maxBodyBytes,
+    }),
+  );
   await app.register(
     graphqlRoutes({
       yoga,

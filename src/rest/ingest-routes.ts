@@ -13,8 +13,15 @@ export interface LogSink {
   write(sourceName: string, events: unknown[]): Promise<{ ingested: number }>;
 }
 
+/** Where rows of table sources go (the embedded store only). */
+export interface TableSink {
+  write(sourceName: string, rows: readonly unknown[]): Promise<{ ingested: number }>;
+}
+
 export interface IngestRoutesOptions {
   readonly logs: LogSink;
+  /** Table sources that take rows over HTTP, as they are (no `event_message`), and their sink. */
+  readonly tables?: { readonly names: readonly string[]; readonly sink: TableSink } | undefined;
   /** The sources of the queries directory served. @default the shipped nine */
   readonly sources?: readonly LogSource[];
   /** The most bytes of a body, on the wire and after decompression. */
@@ -54,10 +61,13 @@ export function ingestRoutes(options: IngestRoutesOptions) {
                 plainTextIsNdjson: sub === '/cloudflare',
               },
             );
-            const source = sourceOf(request, envelope, sources);
+            const source = sourceOf(request, envelope, sources, options.tables?.names ?? []);
             const stored =
               envelope && !Array.isArray(envelope.batch) ? [withoutSourceFields(envelope)] : events;
-            const { ingested } = await options.logs.write(source, stored.map(fromLogflareEvent));
+            // A table source's rows are stored as sent; a log source's as Logflare reads events.
+            const { ingested } = options.tables?.names.includes(source)
+              ? await options.tables.sink.write(source, stored)
+              : await options.logs.write(source, stored.map(fromLogflareEvent));
             return reply
               .type('application/json; charset=utf-8')
               .send(toJson({ message: 'Logged!', ingested }));
@@ -98,6 +108,7 @@ function sourceOf(
   request: FastifyRequest,
   envelope: Readonly<Record<string, unknown>> | undefined,
   sources: readonly LogSource[],
+  tables: readonly string[],
 ): string {
   const query = request.query as Query;
   const header = request.headers['x-source'];
@@ -107,7 +118,7 @@ function sourceOf(
     ...sourceFields.map((field): [string, unknown] => [field, envelope?.[field]]),
   ];
   const named = candidates.find(([, value]) => value !== undefined && value !== '');
-  const valid = sources.map((source) => `${source.name} (${source.id})`).join(', ');
+  const valid = [...sources.map((source) => `${source.name} (${source.id})`), ...tables].join(', ');
   if (!named) {
     throw new QuerygateError(
       'BAD_PARAMETER',
@@ -117,11 +128,12 @@ function sourceOf(
   }
   const [field, value] = named;
   const reference = Array.isArray(value) ? value[0] : value;
+  if (typeof reference === 'string' && tables.includes(reference)) return reference;
   const source = typeof reference === 'string' ? findLogSourceByNameOrId(reference, sources) : undefined;
   if (!source) {
     throw new QuerygateError(
       'BAD_PARAMETER',
-      `Parameter '${field}' names no log source: '${String(reference).slice(0, 200)}'. Valid sources: ${valid}`,
+      `Parameter '${field}' names no source: '${String(reference).slice(0, 200)}'. Valid sources: ${valid}`,
       { details: { parameter: field } },
     );
   }
