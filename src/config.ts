@@ -34,6 +34,11 @@ const environmentSchema = z.object({
   QUERYGATE_ENGINE: z.enum(['duckdb', 'bigquery']).default('duckdb'),
   QUERYGATE_QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(25_000),
   QUERYGATE_DUCKDB_CONNECTIONS: z.coerce.number().int().min(1).max(256).default(4),
+  // BigQuery runs a project's queries with a concurrency it computes itself and queues the rest
+  // (up to 1,000 interactive queries per project and region), shared with every other user of the
+  // project. Keeping a modest number of jobs in flight keeps the queue here, where calls are shared
+  // fairly between endpoints and clients, rather than in BigQuery's, where they are not.
+  QUERYGATE_BIGQUERY_CONCURRENT_JOBS: z.coerce.number().int().min(1).max(1000).default(16),
   QUERYGATE_ENDPOINT_CONNECTIONS: z.coerce.number().int().min(1).optional(),
   QUERYGATE_ENDPOINT_QUEUE: z.coerce.number().int().min(0).default(8),
   QUERYGATE_CLIENT_ENGINE_CALLS: z.coerce.number().int().min(1).optional(),
@@ -88,14 +93,19 @@ export interface Config {
   readonly queryTimeoutMs: number;
   /** DuckDB connections running queries side by side. */
   readonly duckdbConnections: number;
-  /** Connections the calls of one endpoint may hold at once (half the pool unless set). */
+  /**
+   * Calls the engine runs at once, shared fairly between endpoints: the DuckDB connections, or
+   * on BigQuery QUERYGATE_BIGQUERY_CONCURRENT_JOBS (16 unless set).
+   */
+  readonly engineCalls: number;
+  /** Engine calls one endpoint may have running at once (half the engine's calls unless set). */
   readonly endpointConnections: number;
-  /** Calls of one endpoint that may wait for a connection; beyond it they get 503 ENGINE_BUSY. */
+  /** Calls of one endpoint that may wait for a turn; beyond it they get 503 ENGINE_BUSY. */
   readonly endpointQueue: number;
   /**
    * Engine calls one client (API key + remote address) may have under way at once, across every
-   * endpoint (one less than the DuckDB connections unless set, so one client never holds them
-   * all); its further calls wait for a turn. Cache hits and joins never count.
+   * endpoint (one less than the engine's calls unless set, so one client never holds them all);
+   * its further calls wait for a turn. Cache hits and joins never count.
    */
   readonly clientEngineCalls: number;
   /** Calls of one client that may wait for a turn; beyond it they get 503 ENGINE_BUSY. */
@@ -142,6 +152,10 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const env = parsed.data;
+  const engineCalls =
+    env.QUERYGATE_ENGINE === 'bigquery'
+      ? env.QUERYGATE_BIGQUERY_CONCURRENT_JOBS
+      : env.QUERYGATE_DUCKDB_CONNECTIONS;
   return Object.freeze({
     host: env.HOST,
     port: env.PORT,
@@ -153,12 +167,13 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     engine: env.QUERYGATE_ENGINE,
     queryTimeoutMs: env.QUERYGATE_QUERY_TIMEOUT_MS,
     duckdbConnections: env.QUERYGATE_DUCKDB_CONNECTIONS,
+    engineCalls,
     endpointConnections: Math.min(
-      env.QUERYGATE_ENDPOINT_CONNECTIONS ?? Math.ceil(env.QUERYGATE_DUCKDB_CONNECTIONS / 2),
-      env.QUERYGATE_DUCKDB_CONNECTIONS,
+      env.QUERYGATE_ENDPOINT_CONNECTIONS ?? Math.ceil(engineCalls / 2),
+      engineCalls,
     ),
     endpointQueue: env.QUERYGATE_ENDPOINT_QUEUE,
-    clientEngineCalls: env.QUERYGATE_CLIENT_ENGINE_CALLS ?? Math.max(1, env.QUERYGATE_DUCKDB_CONNECTIONS - 1),
+    clientEngineCalls: env.QUERYGATE_CLIENT_ENGINE_CALLS ?? Math.max(1, engineCalls - 1),
     clientQueue: env.QUERYGATE_CLIENT_QUEUE,
     graphqlOperationConcurrency: env.QUERYGATE_GRAPHQL_OPERATION_CONCURRENCY,
     maxBodyBytes: env.QUERYGATE_MAX_BODY_BYTES,

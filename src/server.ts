@@ -5,6 +5,8 @@ import type { BigQuery } from '@google-cloud/bigquery';
 import type { Logger } from 'pino';
 import { loadOrCreateApiKey } from './api-key-file.js';
 import type { Config } from './config.js';
+import type { DemoSeedOutcome } from './demo/seed.js';
+import { type DemoTraffic, startDemoTraffic } from './demo/traffic.js';
 import { loadEndpointRegistry } from './endpoints/registry.js';
 import { createServedEndpoints, type ReloadOutcome } from './endpoints/reload.js';
 import { type Snapshot, snapshotOf } from './endpoints/snapshot.js';
@@ -23,13 +25,12 @@ import { createLogger } from './logger.js';
 import { openApiFor, openApiPath } from './openapi/document.js';
 import { queriesDir } from './paths.js';
 import { createClientAdmission } from './resolve/client-admission.js';
+import { createFairEngine } from './resolve/fair-engine.js';
 import { createResolver, type Resolver } from './resolve/resolver.js';
 import { endpointRoutes } from './rest/endpoint-routes.js';
 import { ingestRoutes, type LogSink } from './rest/ingest-routes.js';
 import { createBigQueryLogSink } from './storage/bigquery-log-sink.js';
 import { openDatabase } from './storage/database.js';
-import type { DemoSeedOutcome } from './storage/demo-seed.js';
-import { type DemoTraffic, startDemoTraffic } from './storage/demo-traffic.js';
 import { createLogWriter } from './storage/log-writer.js';
 import { createTableWriter, type TableWriter } from './storage/table-writer.js';
 import { ensureWarehouseTables } from './storage/warehouse-tables.js';
@@ -134,8 +135,6 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
       queriesDir,
       timeoutMs: config.queryTimeoutMs,
       connections: config.duckdbConnections,
-      connectionsPerEndpoint: config.endpointConnections,
-      queuePerEndpoint: config.endpointQueue,
     });
     logs = writer;
     tables = await createTableWriter(database, registry.tables);
@@ -146,7 +145,14 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
       database.close();
     };
   }
-  const engine = options.wrapEngine ? options.wrapEngine(baseEngine) : baseEngine;
+  // Whichever engine runs them, its calls are shared fairly between endpoints before they reach it.
+  const fairEngine = createFairEngine(baseEngine, {
+    engineCalls: config.engineCalls,
+    callsPerEndpoint: config.endpointConnections,
+    queuePerEndpoint: config.endpointQueue,
+    timeoutMs: config.bigquery?.timeoutMs ?? config.queryTimeoutMs,
+  });
+  const engine = options.wrapEngine ? options.wrapEngine(fairEngine) : fairEngine;
   await engine.ready();
   // One memory budget for everything cached: results with their encodings, and an eighth of it
   // for the GraphQL responses kept for replay.
@@ -158,7 +164,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     maxCacheBytes: config.cacheMaxBytes - replayBytes,
     clientAdmission: createClientAdmission({
       maxRunsPerClient: config.clientEngineCalls,
-      // One endpoint's calls hold no more of a client's turns than of the engine's connections.
+      // One endpoint's calls hold no more of a client's turns than of the engine's calls.
       maxRunsPerClientEndpoint: config.endpointConnections,
       maxQueuedPerClient: config.clientQueue,
       // Node's timers, as the engine's deadlines use: a test's manual clock moves cache time only.

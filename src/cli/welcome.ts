@@ -1,10 +1,10 @@
+import { demoDays, demoProjects } from '../demo/sampler.js';
+import type { DemoSeedOutcome } from '../demo/seed.js';
+import { demoTopUpIntervalMs } from '../demo/traffic.js';
 import type { Endpoint } from '../endpoints/registry.js';
 import type { Snapshot } from '../endpoints/snapshot.js';
 import { exampleOperation } from '../graphql/example-operations.js';
 import type { Querygate } from '../server.js';
-import { demoDays, demoProjects } from '../storage/demo-logs.js';
-import type { DemoSeedOutcome } from '../storage/demo-seed.js';
-import { demoTopUpIntervalMs } from '../storage/demo-traffic.js';
 
 /** What a newcomer needs after `npm start`: where to click and what to paste. */
 export function printWelcome(app: Querygate): void {

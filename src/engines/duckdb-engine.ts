@@ -11,12 +11,12 @@ import {
   TIMESTAMP,
   VARCHAR,
 } from '@duckdb/node-api';
-import { isQuerygateError, QuerygateError } from '../errors.js';
+import { QuerygateError } from '../errors.js';
 import { nowParameter, type Translation, translateToDuckDb } from '../sql/translate.js';
 import { systemTimers, type Timers } from '../timers.js';
+import { createConnectionPool, type PoolLease } from './connection-pool.js';
 import { decodeRows, describeColumns, type RecordWire } from './duckdb-rows.js';
 import { type QueryableTable, readTableSchemas } from './duckdb-schema.js';
-import { createFairPool, type PoolLease } from './fair-pool.js';
 import { isoMicros } from './iso-micros.js';
 import {
   type ParameterType,
@@ -45,12 +45,11 @@ export interface DuckDbEngineOptions {
   readonly queries: readonly SavedQuery[];
   /** Where `udf/*.duckdb.sql` (the DuckDB macros standing in for BigQuery UDFs) live. */
   readonly queriesDir: string;
-  /** Connections running queries side by side. @default 4 */
+  /**
+   * Connections running queries side by side, lent first come first served (the resolver layer
+   * shares the engine's calls fairly between endpoints). @default 4
+   */
   readonly connections?: number;
-  /** Connections the calls of one endpoint may hold at once. @default half the connections, rounded up */
-  readonly connectionsPerEndpoint?: number;
-  /** Calls of one endpoint that may wait for a connection; more are refused (ENGINE_BUSY). @default 8 */
-  readonly queuePerEndpoint?: number;
   /**
    * A call not answered this long after it asked for a connection (waiting for one counts) is
    * interrupted and answered with ENGINE_TIMEOUT.
@@ -95,11 +94,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
   const isRetained = (key: string) => retained === undefined || retained.has(key);
   const size = options.connections ?? 4;
   const connections = await openConnections(options.database, size, isRetained);
-  const pool = createFairPool(connections, {
-    perKeyLimit: options.connectionsPerEndpoint ?? Math.ceil(size / 2),
-    maxQueuedPerKey: options.queuePerEndpoint ?? 8,
-    maxWaitMs: options.timeoutMs,
-  });
+  const pool = createConnectionPool(connections);
   const timers = options.timers ?? systemTimers;
   const tableSources = new Set(
     options.sources.filter((source) => source.kind === 'table').map((source) => source.name),
@@ -143,7 +138,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     let lease: PoolLease<Connection> | undefined;
     let repeat: NodeJS.Timeout | undefined;
     try {
-      lease = await pool.acquire(query.id, stop.signal);
+      lease = await pool.acquire(stop.signal);
       const { connection } = lease.item;
       // DuckDB forgets an interrupt that comes before the query has begun (while it is prepared,
       // or before a worker thread picks it up), so once given it is repeated until the run ends.
@@ -158,7 +153,6 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       const reader = await prepared.streamAndReadUntil(query.maxRows);
       return decodeRows(reader, query.maxRows, wireOf(translation));
     } catch (error) {
-      if (isQuerygateError(error) && error.code === 'ENGINE_BUSY') throw error;
       if (timedOut) {
         throw new QuerygateError(
           'ENGINE_TIMEOUT',

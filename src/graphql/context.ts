@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import type { Endpoint } from '../endpoints/registry.js';
 import type { ParameterValues } from '../engines/query-engine.js';
 import { QuerygateError } from '../errors.js';
+import { createKeyedSemaphore } from '../keyed-semaphore.js';
 import { canonicalKey } from '../resolve/canonical-key.js';
 import type { ResolvedResult, Resolver } from '../resolve/resolver.js';
 import { systemTimers, type Timers } from '../timers.js';
@@ -74,7 +75,12 @@ export function createGraphQLContext(options: GraphQLContextOptions): GraphQLCon
   const { signal } = operation;
   if (options.signal?.aborted) operation.abort();
   else options.signal?.addEventListener('abort', () => operation.abort(), { once: true });
-  const turns = createTurns(options.concurrency ?? defaultOperationConcurrency, signal);
+  // At most `concurrency` of the operation's calls hold a turn at once, first come first served.
+  const turns = createKeyedSemaphore({
+    capacity: options.concurrency ?? defaultOperationConcurrency,
+    handOff: 'first-come',
+    cancelled,
+  });
   // Why the operation stopped early, when it did: the calls cut short fail with it.
   let refusal: QuerygateError | undefined;
   const timers = options.timers ?? systemTimers;
@@ -99,7 +105,7 @@ export function createGraphQLContext(options: GraphQLContextOptions): GraphQLCon
     const hit = resolver.cached(call.endpoint, call.params);
     if (hit) return hit;
     startDeadline();
-    const done = await turns.take();
+    const done = await turns.acquire('operation', { signal });
     try {
       return await resolver.resolve(call.endpoint, call.params, { signal, client: who() });
     } finally {
@@ -145,38 +151,6 @@ export function createGraphQLContext(options: GraphQLContextOptions): GraphQLCon
       return loader.load(call);
     },
     endOperation: () => operation.abort(),
-  };
-}
-
-/** At most `limit` holders at once, first come first served; waiting ends when `signal` fires. */
-function createTurns(limit: number, signal: AbortSignal) {
-  let held = 0;
-  const waiting: Array<() => void> = [];
-  const done = () => {
-    const next = waiting.shift();
-    if (next) next();
-    else held -= 1;
-  };
-  return {
-    take(): Promise<() => void> {
-      if (signal.aborted) return Promise.reject(cancelled());
-      if (held < limit) {
-        held += 1;
-        return Promise.resolve(done);
-      }
-      return new Promise((resolve, reject) => {
-        const onAbort = () => {
-          waiting.splice(waiting.indexOf(grant), 1);
-          reject(cancelled());
-        };
-        const grant = () => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(done);
-        };
-        waiting.push(grant);
-        signal.addEventListener('abort', onAbort, { once: true });
-      });
-    },
   };
 }
 

@@ -7,14 +7,16 @@ import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
 import type { QueryEngine, SavedQuery } from '../../src/engines/query-engine.js';
 import { isQuerygateError } from '../../src/errors.js';
 import { queriesDir } from '../../src/paths.js';
+import { createFairEngine } from '../../src/resolve/fair-engine.js';
 import { type Database, openDatabase } from '../../src/storage/database.js';
 import { createLogWriter } from '../../src/storage/log-writer.js';
 import type { Timers } from '../../src/timers.js';
 
 /**
  * Admission to the DuckDB engine's connections on a real store file: a call's deadline counts
- * the time it waits for a connection, one endpoint holds at most its share of the connections,
- * and a full queue refuses at once. Slow calls are a query that only an interrupt ends (a
+ * the time it waits for a connection, and (through the resolver layer's fair engine, as the server
+ * composes them) one endpoint holds at most its share of the connections and a full queue refuses
+ * at once. Slow calls are a query that only an interrupt ends (a
  * three-way cross join of 2,000 records: 8e9 rows); no test asserts a duration.
  */
 
@@ -56,19 +58,31 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-function engineWith(options: {
+/**
+ * The DuckDB engine, behind the resolver layer's per-endpoint shares when a test gives them (as
+ * the server composes it): the engine's own pool lends connections first come first served.
+ */
+async function engineWith(options: {
   connections: number;
   connectionsPerEndpoint?: number;
   queuePerEndpoint?: number;
   timers?: Timers;
 }): Promise<QueryEngine> {
-  return createDuckDbEngine({
+  const { connectionsPerEndpoint, queuePerEndpoint, ...engineOptions } = options;
+  const engine = await createDuckDbEngine({
     database,
     sources: logSources,
     queries: [slow, cheap],
     queriesDir,
     timeoutMs: 600_000,
-    ...options,
+    ...engineOptions,
+  });
+  if (connectionsPerEndpoint === undefined) return engine;
+  return createFairEngine(engine, {
+    engineCalls: options.connections,
+    callsPerEndpoint: connectionsPerEndpoint,
+    ...(queuePerEndpoint === undefined ? {} : { queuePerEndpoint }),
+    timeoutMs: 600_000,
   });
 }
 

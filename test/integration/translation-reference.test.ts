@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBTimestampValue, TIMESTAMP, VARCHAR } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoProjects, generateDemoLogs } from '../../src/demo/sampler.js';
 import { type Endpoint, loadEndpointRegistry } from '../../src/endpoints/registry.js';
 import { logSources } from '../../src/endpoints/sources.js';
 import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
@@ -10,7 +11,6 @@ import { decodeRows } from '../../src/engines/duckdb-rows.js';
 import type { ParameterValues, QueryEngine } from '../../src/engines/query-engine.js';
 import { queriesDir } from '../../src/paths.js';
 import { type Database, openDatabase } from '../../src/storage/database.js';
-import { demoProjects, generateDemoLogs } from '../../src/storage/demo-logs.js';
 import { createLogWriter } from '../../src/storage/log-writer.js';
 
 // The translated saved queries against hand-written DuckDB queries (test/fixtures/reference-sql)

@@ -45,6 +45,30 @@ describe('configuration from the environment', () => {
     expect(refusal({ QUERYGATE_ENDPOINT_QUEUE: '-1' })).toMatch(/QUERYGATE_ENDPOINT_QUEUE: /);
   });
 
+  it('on BigQuery, shares 16 jobs in flight between endpoints and clients unless told, whatever the DuckDB connections', () => {
+    const bigquery = {
+      QUERYGATE_ENGINE: 'bigquery',
+      QUERYGATE_BIGQUERY_PROJECT: 'my-project',
+      QUERYGATE_BIGQUERY_DATASET: 'logs',
+      QUERYGATE_DUCKDB_CONNECTIONS: '2',
+    };
+    expect(loadConfig(bigquery)).toMatchObject({
+      engineCalls: 16,
+      endpointConnections: 8,
+      clientEngineCalls: 15,
+    });
+    expect(loadConfig({ ...bigquery, QUERYGATE_BIGQUERY_CONCURRENT_JOBS: '5' })).toMatchObject({
+      engineCalls: 5,
+      endpointConnections: 3,
+      clientEngineCalls: 4,
+    });
+    expect(refusal({ ...bigquery, QUERYGATE_BIGQUERY_CONCURRENT_JOBS: '0' })).toMatch(
+      /QUERYGATE_BIGQUERY_CONCURRENT_JOBS: /,
+    );
+    // On DuckDB the setting is not read: the engine's calls are its connections.
+    expect(loadConfig({ QUERYGATE_BIGQUERY_CONCURRENT_JOBS: '5' }).engineCalls).toBe(4);
+  });
+
   it('lets one client have one engine call fewer under way than there are DuckDB connections (at least one), unless told', () => {
     expect(loadConfig({ QUERYGATE_DUCKDB_CONNECTIONS: '6' }).clientEngineCalls).toBe(5);
     expect(loadConfig({ QUERYGATE_DUCKDB_CONNECTIONS: '1' }).clientEngineCalls).toBe(1);

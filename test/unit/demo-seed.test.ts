@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type DemoLogEvent, generateDemoLogs } from '../../src/demo/sampler.js';
+import { demoMarkerTable, seedDemoLogs } from '../../src/demo/seed.js';
+import { startDemoTraffic } from '../../src/demo/traffic.js';
 import { quoteIdent } from '../../src/endpoints/field-type.js';
 import { logSources } from '../../src/endpoints/sources.js';
 import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
 import { queriesDir } from '../../src/paths.js';
 import { type Database, openDatabase } from '../../src/storage/database.js';
-import { type DemoLogEvent, generateDemoLogs } from '../../src/storage/demo-logs.js';
-import { demoMarkerTable, seedDemoLogs } from '../../src/storage/demo-seed.js';
-import { startDemoTraffic } from '../../src/storage/demo-traffic.js';
 import { createLogWriter, type LogWriter } from '../../src/storage/log-writer.js';
 import { createManualTime } from '../helpers/manual-time.js';
 

@@ -1,9 +1,9 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent } from '../endpoints/field-type.js';
 import { logSources } from '../endpoints/sources.js';
-import type { Database } from './database.js';
-import { type DemoLogsOptions, demoDays, generateDemoLogs } from './demo-logs.js';
-import type { LogWriter } from './log-writer.js';
+import type { Database } from '../storage/database.js';
+import type { LogWriter } from '../storage/log-writer.js';
+import { type DemoLogsOptions, demoDays, generateDemoLogs } from './sampler.js';
 
 const batchSize = 5000;
 const DAY = 24 * 60 * 60_000;

@@ -1,7 +1,7 @@
+import type { Database } from '../storage/database.js';
+import type { LogWriter } from '../storage/log-writer.js';
 import { systemTimers, type Timers } from '../timers.js';
-import type { Database } from './database.js';
-import { type DemoSeedOutcome, type DemoTrafficShape, seedDemoLogs, topUpDemoLogs } from './demo-seed.js';
-import type { LogWriter } from './log-writer.js';
+import { type DemoSeedOutcome, type DemoTrafficShape, seedDemoLogs, topUpDemoLogs } from './seed.js';
 
 /** How often a running server adds the demo traffic since the last top-up. */
 export const demoTopUpIntervalMs = 30_000;
