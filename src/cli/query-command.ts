@@ -11,7 +11,7 @@ import { isQuerygateError, QuerygateError } from '../errors.js';
 import { toJson } from '../http/respond.js';
 // The UDFs (queries/udf) ship with querygate, whatever queries directory is served.
 import { queriesDir } from '../paths.js';
-import { parseBigQuery, queryParameters } from '../sql/bigquery-ast.js';
+import { parseSavedStatements, queryParameters } from '../sql/bigquery-ast.js';
 import { qualifyForBigQuery } from '../sql/qualify-for-bigquery.js';
 import { translateToDuckDb } from '../sql/translate.js';
 import { openDatabase } from '../storage/database.js';
@@ -143,7 +143,7 @@ async function runOn(engine: QueryEngine, { sql, params, now, maxRows }: QueryRe
  * an optional REST parameter left out. A `--param` the SQL does not use is refused by name.
  */
 function queryParameterValues(sql: string, pairs: readonly string[]): Record<string, string | null> {
-  const used = queryParameters(parseBigQuery(sql));
+  const used = queryParameters(parseSavedStatements(sql));
   const values: Record<string, string | null> = Object.fromEntries([...used].map((name) => [name, null]));
   for (const pair of pairs) {
     const at = pair.indexOf('=');

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ParameterType, SavedQuery } from '../engines/query-engine.js';
-import { parseBigQuery, queryParameters } from '../sql/bigquery-ast.js';
+import { parseSavedStatements, queryParameters } from '../sql/bigquery-ast.js';
 import { contractSchema, type EndpointContract, type ParameterContract } from './contract.js';
 import { type LogSource, readSourceDeclarations, sourcesFileName } from './sources.js';
 import type { TableSource } from './table-source.js';
@@ -112,7 +112,7 @@ function loadEndpoint(queriesDir: string, stem: string): Endpoint {
   }
   let used: Set<string>;
   try {
-    used = queryParameters(parseBigQuery(sql));
+    used = queryParameters(parseSavedStatements(sql));
   } catch (error) {
     throw new Error(`${sqlFile}: ${(error as Error).message}`);
   }

@@ -1,4 +1,4 @@
-import { type Ast, parseBigQuery, queryParameters } from './bigquery-ast.js';
+import { type Ast, parseSavedStatements, queryParameters } from './bigquery-ast.js';
 
 /**
  * Renaming tables and functions in saved BigQuery SQL without touching anything else: the text
@@ -42,7 +42,8 @@ interface Edit {
  * that name in the text: a splice at the wrong place would change the query's meaning.
  */
 export function renameObjects(sql: string, renames: ObjectRenames): string {
-  const query = parseBigQuery(sql);
+  // Every statement as written: a table named in a temporary function's body is renamed there.
+  const query = parseSavedStatements(sql);
   const tables = lowerCaseKeys(renames.tables);
   const functions = lowerCaseKeys(renames.functions);
   const cteNames = new Set<string>();
@@ -140,13 +141,13 @@ export function qualifyForBigQuery(sql: string, naming: BigQueryNaming): Qualifi
       functions: quoted(naming.routines),
       keepRangeNames: true,
     }),
-    parameters: [...queryParameters(parseBigQuery(sql))].sort(),
+    parameters: [...queryParameters(parseSavedStatements(sql))].sort(),
     tables: tablesNamed(sql),
   };
 }
 
 function tablesNamed(sql: string): string[] {
-  const query = parseBigQuery(sql);
+  const query = parseSavedStatements(sql);
   const cteNames = new Set<string>();
   const names = new Set<string>();
   visit(query, (node) => {

@@ -109,6 +109,13 @@ export const warehouseCases: readonly WarehouseCase[] = [
     }),
   ),
   {
+    endpoint: 'ga4.page-titles',
+    ordered: true,
+    oracle: (dir) => `SELECT event_date, ${stringParam('page_title')} AS page_title, count(*) AS page_views
+      FROM ${daysBetween(dir, '20201201', '20201203')} WHERE event_name = 'page_view'
+      GROUP BY ALL ORDER BY event_date, page_title`,
+  },
+  {
     endpoint: 'orders.daily-revenue',
     ordered: true,
     oracle: () => `SELECT CAST(order_date AS VARCHAR) AS order_date, count(*) AS orders, sum(total) AS revenue
