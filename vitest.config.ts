@@ -8,6 +8,8 @@ export default defineConfig({
   resolve: { alias: [{ find: /^graphql$/, replacement: createRequire(import.meta.url).resolve('graphql') }] },
   test: {
     include: ['test/**/*.test.ts'],
+    // The SQL parser is WASM and loads asynchronously, once, before any test file parses SQL.
+    setupFiles: ['test/helpers/load-sql-parser.ts'],
     // Integration tests start servers and DuckDB files; two workers match the two cores.
     pool: 'forks',
     maxWorkers: 2,

@@ -6,6 +6,7 @@ import { loadEndpointRegistry } from '../src/endpoints/registry.js';
 import { logSources } from '../src/endpoints/sources.js';
 import { createDuckDbEngine } from '../src/engines/duckdb-engine.js';
 import { packageRoot, queriesDir } from '../src/paths.js';
+import { loadSqlParser } from '../src/sql/bigquery-ast.js';
 import { openDatabase } from '../src/storage/database.js';
 import { createLogWriter } from '../src/storage/log-writer.js';
 import { loadSideBySide } from './cached-load.js';
@@ -59,6 +60,7 @@ const options = program.opts<{
 const edgeRows = Math.round(options.rows);
 const relayRows = Math.round(options.rows / 2);
 const now = new Date();
+await loadSqlParser();
 const registry = loadEndpointRegistry(queriesDir);
 const dataDir = mkdtempSync(join(tmpdir(), 'querygate-bench-'));
 const log = (line: string) => process.stderr.write(`${line}\n`);

@@ -29,6 +29,7 @@ import { createFairEngine } from './resolve/fair-engine.js';
 import { createResolver, type Resolver } from './resolve/resolver.js';
 import { endpointRoutes } from './rest/endpoint-routes.js';
 import { ingestRoutes, type LogSink } from './rest/ingest-routes.js';
+import { loadSqlParser } from './sql/bigquery-ast.js';
 import { createBigQueryLogSink } from './storage/bigquery-log-sink.js';
 import { openDatabase } from './storage/database.js';
 import { createLogWriter } from './storage/log-writer.js';
@@ -75,6 +76,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
   const logger = options.logger ?? createLogger(config.logLevel);
   const now = options.now ?? (() => new Date());
   const apiKeys = config.apiKeys ?? [loadOrCreateApiKey(config.dataDir).key];
+  await loadSqlParser();
   const registry = loadEndpointRegistry(config.queriesDir);
 
   let baseEngine: QueryEngine;

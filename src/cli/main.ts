@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { type Config, loadBigQueryConfig, loadConfig } from '../config.js';
 import type { BigQueryConfig } from '../engines/bigquery-config.js';
 import { startQuerygate } from '../server.js';
+import { loadSqlParser } from '../sql/bigquery-ast.js';
 import { printWelcome } from './welcome.js';
 
 const program = new Command()
@@ -197,7 +198,10 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-program.parseAsync().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+// Every command reads saved SQL, so the parser is loaded before any runs.
+loadSqlParser()
+  .then(() => program.parseAsync())
+  .catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });

@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { printSortedSchema, schemaFor } from '../graphql/schema.js';
 import { packageRoot, queriesDir } from '../paths.js';
+import { loadSqlParser } from '../sql/bigquery-ast.js';
 import { loadScratchSnapshot } from './scratch-snapshot.js';
 
 /**
@@ -12,5 +13,6 @@ import { loadScratchSnapshot } from './scratch-snapshot.js';
  */
 export const schemaFile = join(packageRoot, 'schema', 'schema.graphql');
 
+await loadSqlParser();
 writeFileSync(schemaFile, printSortedSchema(schemaFor(await loadScratchSnapshot(queriesDir))));
 process.stdout.write(`Wrote ${schemaFile}\n`);

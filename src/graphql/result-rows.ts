@@ -28,7 +28,8 @@ export function numberValue(value: EngineValue | undefined): number | null {
   if (typeof value === 'number') return value;
   if (typeof value === 'bigint') return Number(value);
   // A NUMERIC of a table source arrives as its exact decimal text (see RecordWire).
-  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))
+    return Number(value);
   return null;
 }
 

@@ -11,7 +11,14 @@ import { inlineTempFunctions } from './temp-functions.js';
 // biome-ignore lint/suspicious/noExplicitAny: untyped JSON from WASM, narrowed by `variant` below
 export type Ast = any;
 
-await init();
+/**
+ * Loads the parser's WASM module; `parseBigQuery` needs it loaded. Each entry point (the CLI, the
+ * server, the engines, the test setup) awaits it once at start; the library keeps the one module
+ * and the one promise, so a second call costs nothing and no module of ours holds state for it.
+ */
+export function loadSqlParser(): Promise<void> {
+  return init();
+}
 
 /**
  * Parses one saved BigQuery query: one SELECT, optionally after `CREATE TEMP FUNCTION` statements
@@ -35,6 +42,9 @@ export function parseSavedStatements(sql: string): Ast[] {
   try {
     statements = parse(sql, 'bigquery') as Ast[];
   } catch (error) {
+    // A missing `await loadSqlParser()` is our defect, not a fault of the caller's SQL.
+    if ((error as Error).name === 'WasmInitError')
+      throw new Error('The SQL parser is not loaded: await loadSqlParser() before parsing', { cause: error });
     throw new QuerygateError('BAD_REQUEST', `SQL does not parse: ${(error as Error).message}`, {
       cause: error,
     });
@@ -50,7 +60,19 @@ export function parseSavedStatements(sql: string): Ast[] {
   return statements;
 }
 
+/**
+ * The `[kind, payload]` pairs of an enum type declared in ast.ts, one per variant, so that a
+ * switch on `kind` narrows `payload`; a bare string is a unit variant without payload.
+ */
+type VariantOf<T> = T extends string
+  ? readonly [T, undefined]
+  : { [K in keyof T & string]: readonly [K, T[K]] }[keyof T & string];
+
+/** What `variant` returns: typed pairs for a declared node, `[string, Ast]` for an untyped one. */
+type Variant<T> = 0 extends 1 & T ? [string, Ast] : VariantOf<T>;
+
 /** The variant name and payload of an enum node; a bare string is a unit variant. */
+export function variant<T extends object | string>(node: T): Variant<T>;
 export function variant(node: Ast): [string, Ast] {
   if (typeof node === 'string') return [node, undefined];
   const keys = Object.keys(node);

@@ -46,6 +46,9 @@ export interface Column {
   readonly pseudo?: boolean | undefined;
 }
 
+/** Output columns of a query or SELECT by lower-case name; undefined when not all are known. */
+export type Columns = Map<string, Column> | undefined;
+
 /** A name resolved to DuckDB SQL, with its type where the scope knows it. */
 export interface Resolved {
   readonly sql: string;

@@ -1,0 +1,242 @@
+import type { Expr, Payload, Value } from './ast.js';
+import { type Ast, stringLiteral, variant } from './bigquery-ast.js';
+import { callSql, functionCallSql } from './function-call.js';
+import { quantileAt } from './function-rules.js';
+import { bareName, compoundParts } from './names.js';
+import { quoteString } from './rules/rule.js';
+import { extract } from './rules/time.js';
+import { quoteIdent } from './table-schema.js';
+import type { TranslationContext } from './translation-context.js';
+import { atNode, unsupported } from './unsupported.js';
+import { arrayIndexSql, castSql, structSql } from './value-forms.js';
+
+const binaryOperators: Record<string, string> = {
+  Eq: '=',
+  NotEq: '<>',
+  Lt: '<',
+  LtEq: '<=',
+  Gt: '>',
+  GtEq: '>=',
+  And: 'AND',
+  Or: 'OR',
+  Plus: '+',
+  Minus: '-',
+  Multiply: '*',
+  Divide: '/',
+  Modulo: '%',
+  StringConcat: '||',
+  BitwiseAnd: '&',
+  BitwiseOr: '|',
+};
+
+const unaryOperators: Record<string, string> = { Not: 'NOT ', Minus: '-', Plus: '+' };
+
+/** How refusals name the expression forms that have no rule, in the words of the SQL text. */
+const expressionNames: Record<string, string> = {
+  AtTimeZone: 'AT TIME ZONE outside EXTRACT(... AT TIME ZONE ...)',
+  Collate: 'COLLATE',
+  IsUnknown: 'IS UNKNOWN',
+  IsNotUnknown: 'IS NOT UNKNOWN',
+  Position: 'POSITION(... IN ...)',
+  SimilarTo: 'SIMILAR TO',
+  RLike: 'RLIKE',
+  AnyOp: 'ANY (...)',
+  AllOp: 'ALL (...)',
+  Lambda: 'lambda expressions',
+  Dictionary: 'dictionary literals',
+  Map: 'MAP literals',
+};
+
+const intervalUnits = new Set([
+  'Microsecond',
+  'Millisecond',
+  'Second',
+  'Minute',
+  'Hour',
+  'Day',
+  'Week',
+  'Month',
+  'Quarter',
+  'Year',
+]);
+
+/**
+ * An expression in the context's scope. Names go to names.ts, function calls to their rules
+ * (function-call.ts), casts, structs and subscripts to value-forms.ts; the rest is here.
+ */
+export function expressionSql(expression: Expr, context: TranslationContext): string {
+  return atNode(expression, () => expressionAt(expression, context));
+}
+
+function expressionAt(expression: Expr, context: TranslationContext): string {
+  const expr = context.expr;
+  const [kind, node] = variant(expression);
+  switch (kind) {
+    case 'Identifier':
+      return context.resolveName([node.value]).sql;
+    case 'CompoundIdentifier':
+      return context.resolveName(node.map((part) => part.value)).sql;
+    case 'Value':
+      return literal(node.value);
+    case 'BinaryOp': {
+      // `^` is XOR in BigQuery and a power in DuckDB.
+      if (node.op === 'BitwiseXor') return `xor(${expr(node.left)}, ${expr(node.right)})`;
+      const operator = binaryOperators[node.op];
+      if (!operator) throw unsupported(`operator ${node.op}`);
+      return `${expr(node.left)} ${operator} ${expr(node.right)}`;
+    }
+    case 'UnaryOp': {
+      if (!unaryOperators[node.op]) throw unsupported(`operator ${node.op}`);
+      return `${unaryOperators[node.op]}(${expr(node.expr)})`;
+    }
+    case 'Nested':
+      return `(${expr(node)})`;
+    case 'IsNull':
+      return `${expr(node)} IS NULL`;
+    case 'IsNotNull':
+      return `${expr(node)} IS NOT NULL`;
+    case 'IsTrue':
+      return `${expr(node)} IS TRUE`;
+    case 'IsFalse':
+      return `${expr(node)} IS FALSE`;
+    case 'InList':
+      return `${expr(node.expr)}${node.negated ? ' NOT' : ''} IN (${node.list.map((item) => expr(item)).join(', ')})`;
+    case 'InSubquery':
+      return `${expr(node.expr)}${node.negated ? ' NOT' : ''} IN (${context.queryWithColumns(node.subquery).sql})`;
+    case 'Between':
+      return `${expr(node.expr)}${node.negated ? ' NOT' : ''} BETWEEN ${expr(node.low)} AND ${expr(node.high)}`;
+    case 'Like':
+      if (node.any || node.escape_char) throw unsupported('LIKE ANY / ESCAPE');
+      // A backslash escapes %, _ and itself in BigQuery's LIKE; DuckDB's has no escape unless told.
+      return `${expr(node.expr)}${node.negated ? ' NOT' : ''} LIKE ${expr(node.pattern)} ESCAPE '\\'`;
+    case 'Case':
+      return caseSql(node, context);
+    case 'Cast':
+      return castSql(node, context);
+    case 'TypedString':
+      return castSql({ kind: 'Cast', expr: { Value: node.value }, data_type: node.data_type }, context);
+    case 'Function':
+      return functionCallSql(node, context);
+    case 'CompoundFieldAccess':
+      return fieldAccessSql(node, context);
+    case 'Interval':
+      return intervalSql(node, context);
+    case 'Array':
+      return `[${node.elem.map((item) => expr(item)).join(', ')}]`;
+    case 'Subquery':
+      return `(\n${context.query(node)}\n)`;
+    case 'Exists':
+      return `${node.negated ? 'NOT ' : ''}EXISTS (\n${context.query(node.subquery)}\n)`;
+    case 'IsDistinctFrom':
+    case 'IsNotDistinctFrom':
+      return `${expr(node[0])} IS${kind === 'IsNotDistinctFrom' ? ' NOT' : ''} DISTINCT FROM ${expr(node[1])}`;
+    // `x IN UNNEST(array)` keeps IN's NULL rules through a subquery over the elements.
+    case 'InUnnest':
+      return `${expr(node.expr)}${node.negated ? ' NOT' : ''} IN (SELECT unnest(${expr(node.array_expr)}))`;
+    case 'Substring':
+      return callSql('substr', [node.expr, node.substring_from, node.substring_for].filter(Boolean), context);
+    case 'Ceil':
+    case 'Floor':
+      if (node.field?.DateTimeField !== 'NoDateTime')
+        throw unsupported(`${kind.toUpperCase()} TO a date part`);
+      return callSql(kind.toLowerCase(), [node.expr], context);
+    case 'Trim':
+      if (node.trim_where) throw unsupported('TRIM(BOTH/LEADING/TRAILING ...)');
+      return callSql('trim', [node.expr, ...(node.trim_characters ?? [])], context);
+    case 'Extract': {
+      const [field, payload] = variant(node.field);
+      if (field === 'Week' && payload) throw unsupported(`EXTRACT(WEEK(${payload.value.toUpperCase()}) ...)`);
+      const at = 'AtTimeZone' in node.expr ? node.expr.AtTimeZone : undefined;
+      const value = expr(at ? at.timestamp : node.expr);
+      const zone = at ? { sql: expr(at.time_zone), literal: stringLiteral(at.time_zone) } : undefined;
+      return extract(field, value, zone);
+    }
+    // STRUCT(1 AS a, 'x' AS b), STRUCT<a INT64>(1) and (1, 'x').
+    case 'Struct':
+      return structSql(node, context);
+    case 'Tuple':
+      return `row(${node.map((item) => expr(item)).join(', ')})`;
+    default:
+      throw unsupported(expressionNames[kind] ?? `expression ${kind}`);
+  }
+}
+
+function caseSql(node: Payload<'Case'>, context: TranslationContext): string {
+  const lines = [`CASE${node.operand ? ` ${context.expr(node.operand)}` : ''}`];
+  for (const branch of node.conditions) {
+    lines.push(`  WHEN ${context.expr(branch.condition)} THEN ${context.expr(branch.result)}`);
+  }
+  if (node.else_result) lines.push(`  ELSE ${context.expr(node.else_result)}`);
+  lines.push('END');
+  return lines.join('\n');
+}
+
+/** `a.b`, `arr[OFFSET(n)]`, and `APPROX_QUANTILES(x, n)[OFFSET(k)]`. */
+function fieldAccessSql(node: Payload<'CompoundFieldAccess'>, context: TranslationContext): string {
+  const { root, access_chain: chain } = node;
+  const first = chain[0];
+  const quantiles = 'Function' in root ? root.Function : undefined;
+  const subscript = first && 'Subscript' in first ? first.Subscript : undefined;
+  if (quantiles && variant(quantiles.name[0])[1].value.toLowerCase() === 'approx_quantiles' && subscript) {
+    const offset = subscriptOffset(subscript);
+    if (offset === undefined || chain.length > 1)
+      throw unsupported('APPROX_QUANTILES needs a literal OFFSET');
+    const [value, buckets] = quantiles.args.List.args.map((arg: Ast) => context.expr(arg.Unnamed.Expr));
+    return quantileAt(value, buckets, offset);
+  }
+  let sql = context.expr(root);
+  // A field of a computed value (`STRUCT(1 AS a).a`) needs the value in parentheses.
+  if (compoundParts(root) === undefined && first && 'Dot' in first) sql = `(${sql})`;
+  for (const access of chain) {
+    const [kind, payload] = variant(access);
+    if (kind === 'Dot') {
+      const field = bareName(payload);
+      if (!field) throw unsupported('access to a field by an expression');
+      sql = `${sql}.${quoteIdent(field.value)}`;
+    } else if (kind === 'Subscript') {
+      sql = `${sql}[${arrayIndexSql(payload, context)}]`;
+    } else {
+      throw unsupported(`access ${kind}`);
+    }
+  }
+  return sql;
+}
+
+/** The literal offset in `[OFFSET(3)]`, or undefined when it is not a literal number. */
+function subscriptOffset(subscript: Ast): number | undefined {
+  const argument = subscript.Index?.index?.Function?.args?.List?.args?.[0]?.Unnamed?.Expr;
+  const number = argument?.Value?.value?.Number?.[0];
+  return number === undefined ? undefined : Number(number);
+}
+
+function intervalSql(node: Payload<'Interval'>, context: TranslationContext): string {
+  const unit = node.leading_field;
+  if (!unit || !intervalUnits.has(unit) || node.last_field) throw unsupported('this INTERVAL form');
+  const value = context.expr(node.value);
+  return `INTERVAL (${value}) ${unit.toUpperCase()}`;
+}
+
+function literal(value: Value): string {
+  if (value === 'Null') return 'NULL';
+  const [kind, payload] = variant(value);
+  switch (kind) {
+    case 'Number':
+      return payload[0];
+    case 'SingleQuotedString':
+    case 'DoubleQuotedString':
+    case 'TripleSingleQuotedString':
+    case 'TripleDoubleQuotedString':
+    case 'SingleQuotedRawStringLiteral':
+    case 'DoubleQuotedRawStringLiteral':
+    case 'TripleSingleQuotedRawStringLiteral':
+    case 'TripleDoubleQuotedRawStringLiteral':
+      return quoteString(String(payload));
+    case 'Boolean':
+      return payload ? 'TRUE' : 'FALSE';
+    case 'SingleQuotedByteStringLiteral':
+    case 'DoubleQuotedByteStringLiteral':
+      return `unhex('${Buffer.from(String(payload), 'utf8').toString('hex')}')`;
+    default:
+      throw unsupported(`literal ${kind}`);
+  }
+}

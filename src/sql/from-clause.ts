@@ -1,0 +1,143 @@
+import type { JoinConstraint, TableFactor, TableWithJoins, Unnest } from './ast.js';
+import { variant } from './bigquery-ast.js';
+import { quoteString } from './rules/rule.js';
+import { findTable } from './table-names.js';
+import { quoteIdent } from './table-schema.js';
+import { indent, type TranslationContext } from './translation-context.js';
+import type { Column } from './unnest-scope.js';
+import { arrayPathUnnest, arrayUnnestSql, joinUnnestSql } from './unnest-sql.js';
+import { atNode, unsupported } from './unsupported.js';
+
+/**
+ * A SELECT's FROM clause, binding each name it introduces in the SELECT's scope (`context.scope`)
+ * as it goes: tables, CTEs, derived tables and UNNESTs (unnest-sql.ts). Returns the FROM items to
+ * print, comma-separated, and the WHERE filters that UNNESTs over objects imply.
+ */
+export function fromClauseSql(
+  from: readonly TableWithJoins[],
+  context: TranslationContext,
+): { fromItems: string[]; impliedFilters: string[] } {
+  // Filters implied by CROSS JOIN UNNEST over objects: a record without the object is dropped.
+  const impliedFilters: string[] = [];
+  const fromItems: string[] = [];
+  for (const [index, item] of from.entries()) {
+    const sql = atNode(item, () => {
+      // `FROM t, UNNEST(t.a) AS x` is a correlated CROSS JOIN, as if written with the keywords.
+      // With nothing printed before it (a constant CTE was inlined), it is a FROM item of its own.
+      const unnest = unnestOf(item.relation, context);
+      if (index > 0 && unnest && fromItems.length > 0) {
+        const joined = joinUnnestSql(unnest, 'CrossJoin', undefined, context, impliedFilters);
+        fromItems[fromItems.length - 1] += joined + joinsSql(item, context, impliedFilters);
+        return '';
+      }
+      return (
+        inlineConstant(item, context, from.length) ??
+        relationSql(item.relation, context) + joinsSql(item, context, impliedFilters)
+      );
+    });
+    if (sql !== '') fromItems.push(sql);
+  }
+  return { fromItems, impliedFilters };
+}
+
+/**
+ * A constant one-row CTE joined with a comma beside other FROM items is not joined at all: its
+ * alias is bound to the CTE's expressions. Returns '' when inlined, undefined otherwise.
+ */
+function inlineConstant(
+  item: TableWithJoins,
+  context: TranslationContext,
+  fromItems: number,
+): string | undefined {
+  const table = 'Table' in item.relation ? item.relation.Table : undefined;
+  const [only, ...more] = table?.name ?? [];
+  if (!table || !only || more.length > 0 || item.joins.length > 0 || fromItems < 2) return undefined;
+  const name = only.Identifier.value;
+  const columns = context.ctes.constants.get(name.toLowerCase());
+  if (!columns || context.ctes.find(name) === false) return undefined;
+  context.scope.bind(table.alias?.name.value ?? name, { kind: 'constant', columns });
+  return '';
+}
+
+/** The JOIN clauses of a FROM item, after its first relation. */
+function joinsSql(item: TableWithJoins, context: TranslationContext, impliedFilters: string[]): string {
+  let sql = '';
+  for (const join of item.joins) {
+    sql += atNode(join, () => {
+      // `{ Left: constraint }`, or a bare name (`'CrossJoin'`) for an operator without one.
+      const [operator, constraint] = variant(join.join_operator);
+      const relation = join.relation;
+      const unnest = unnestOf(relation, context);
+      if (unnest) return joinUnnestSql(unnest, operator, constraint, context, impliedFilters);
+      const right = relationSql(relation, context);
+      if (operator === 'CrossJoin') return `\nCROSS JOIN ${right}`;
+      if (operator === 'Inner' || operator === 'Join')
+        return `\nJOIN ${right}${joinConstraint(constraint, context)}`;
+      if (operator === 'Left' || operator === 'LeftOuter')
+        return `\nLEFT JOIN ${right}${joinConstraint(constraint, context)}`;
+      throw unsupported(`${operator} joins`);
+    });
+  }
+  return sql;
+}
+
+function joinConstraint(constraint: JoinConstraint | undefined, context: TranslationContext): string {
+  const [kind, node] = variant(constraint ?? 'None');
+  if (kind === 'On') return ` ON ${context.expr(node)}`;
+  if (kind === 'Using')
+    return ` USING (${node.map((name) => quoteIdent(name[0]?.Identifier.value ?? '')).join(', ')})`;
+  throw unsupported(`join constraint ${kind}`);
+}
+
+function relationSql(relation: TableFactor, context: TranslationContext): string {
+  const [kind, node] = variant(relation);
+  const alias = node.alias?.name.value;
+  switch (kind) {
+    case 'Table': {
+      // `cloudflare.logs.prod` comes back from the parser as three identifiers; the logical
+      // source name is the whole dotted name, and so is its DuckDB table name.
+      const parts = node.name.map((part) => part.Identifier.value);
+      const name = parts.join('.');
+      // BigQuery's implicit alias of a table is the last part of its name.
+      const rangeName = alias ?? (parts.at(-1) as string);
+      const cte = parts.length === 1 ? context.ctes.find(name) : false;
+      if (cte !== false) {
+        context.ctes.use(name);
+        context.scope.bind(rangeName, { kind: 'relation', alias: rangeName, columns: cte });
+        return `${quoteIdent(name)}${alias ? ` AS ${quoteIdent(alias)}` : ''}`;
+      }
+      const found = findTable(context.tables, name);
+      if (!found) throw unsupported(`no table or source named ${name}`);
+      const { table, suffix } = found;
+      context.tablesRead.add(table.name);
+      const columns = new Map<string, Column>(
+        Object.entries(table.columns).map(([column, type]) => [column.toLowerCase(), { name: column, type }]),
+      );
+      // A wildcard family's `_TABLE_SUFFIX` is the column that holds it (see TableSchema).
+      const suffixColumn = table.tableSuffix && columns.get(table.tableSuffix.column.toLowerCase());
+      if (found.wildcard && suffixColumn) columns.set('_table_suffix', { ...suffixColumn, pseudo: true });
+      context.scope.bind(rangeName, { kind: 'relation', alias: rangeName, columns });
+      // One table of a wildcard family (`events_20240131`): the rows of that suffix.
+      if (suffix !== undefined && suffixColumn)
+        return `(SELECT * FROM ${quoteIdent(table.name)} WHERE ${quoteIdent(suffixColumn.name)} = ${quoteString(suffix)}) AS ${quoteIdent(rangeName)}`;
+      return rangeName === table.name
+        ? quoteIdent(table.name)
+        : `${quoteIdent(table.name)} AS ${quoteIdent(rangeName)}`;
+    }
+    case 'Derived': {
+      const inner = context.queryWithColumns(node.subquery);
+      const sql = `(\n${indent(inner.sql)}\n)`;
+      if (alias) context.scope.bind(alias, { kind: 'relation', alias, columns: inner.columns });
+      return `${sql}${alias ? ` AS ${quoteIdent(alias)}` : ''}`;
+    }
+    case 'UNNEST':
+      return arrayUnnestSql(node, context);
+    default:
+      throw unsupported(`FROM item ${kind}`);
+  }
+}
+
+/** The UNNEST a FROM item stands for, written out or implied by a path; undefined for others. */
+function unnestOf(relation: TableFactor, context: TranslationContext): Unnest | undefined {
+  return 'UNNEST' in relation ? relation.UNNEST : arrayPathUnnest(relation, context.scope);
+}

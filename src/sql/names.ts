@@ -1,0 +1,64 @@
+import type { Expr, Ident } from './ast.js';
+import { quoteIdent } from './table-schema.js';
+import type { TranslationContext } from './translation-context.js';
+import { elementPath, followFields, type Resolved, Scope } from './unnest-scope.js';
+import { unsupported } from './unsupported.js';
+
+/**
+ * A (possibly dotted) name as BigQuery resolves it: a parameter; a range variable (a table
+ * alias, an UNNEST alias, which wins over a column of the same name); else a column of a table
+ * in FROM or a field of an UNNEST value table, in this SELECT and then the enclosing ones. The
+ * rest of the name walks into records; a field no record of the store has is refused by name.
+ */
+export function resolveName(parts: readonly string[], context: TranslationContext): Resolved {
+  const [head, ...rest] = parts;
+  if (head === undefined) throw unsupported('an empty name');
+  if (head.startsWith('@')) {
+    if (rest.length > 0) throw unsupported(`field access on parameter ${head}`);
+    return { sql: `$${head.slice(1)}` };
+  }
+  const binding = context.scope.lookup(head);
+  switch (binding?.kind) {
+    case 'object':
+      return followFields({ sql: binding.path, type: binding.type }, rest, head);
+    case 'element':
+      return rest.length === 0
+        ? { sql: quoteIdent(binding.alias), type: binding.type }
+        : followFields({ sql: elementPath(binding.alias), type: binding.type }, rest, head);
+    case 'constant': {
+      if (rest.length !== 1) throw unsupported(`${parts.join('.')}: a constant CTE has no records`);
+      const expression = binding.columns.get((rest[0] as string).toLowerCase());
+      if (!expression) throw unsupported(`${parts.join('.')}: no such column`);
+      // The constant's expression names nothing of the FROM clause it is inlined into.
+      return { sql: `(${context.within(new Scope()).expr(expression)})` };
+    }
+    case 'relation': {
+      if (rest.length === 0) return { sql: quoteIdent(head) };
+      const [columnName, ...fields] = rest as [string, ...string[]];
+      if (!binding.columns) return { sql: parts.map(quoteIdent).join('.') };
+      const column = binding.columns.get(columnName.toLowerCase());
+      if (!column) throw unsupported(`no column ${columnName} in ${head}`);
+      return followFields(
+        { sql: `${quoteIdent(head)}.${quoteIdent(column.name)}`, type: column.type },
+        fields,
+        `${head}.${columnName}`,
+      );
+    }
+  }
+  const column = context.scope.resolveColumn(head);
+  if (column === 'unknown') throw unsupported(`no column or field named ${head} in the tables of this query`);
+  if (column === undefined) return { sql: parts.map(quoteIdent).join('.') };
+  return followFields(column, rest, head);
+}
+
+/** The parts of a name (`a`, `a.b.c`), or undefined when the expression is not a name. */
+export function compoundParts(expression: Expr): string[] | undefined {
+  if ('Identifier' in expression) return [expression.Identifier.value];
+  if ('CompoundIdentifier' in expression) return expression.CompoundIdentifier.map((part) => part.value);
+  return undefined;
+}
+
+/** The name of a bare identifier (`a`, `@p`), or undefined for any other expression. */
+export function bareName(expression: Expr): Ident | undefined {
+  return 'Identifier' in expression ? expression.Identifier : undefined;
+}

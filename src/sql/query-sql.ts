@@ -1,0 +1,135 @@
+import type { OrderByExpr, Query, SetExpr } from './ast.js';
+import { variant } from './bigquery-ast.js';
+import { constantCtes } from './constant-ctes.js';
+import { bareName } from './names.js';
+import { selectSql } from './select-sql.js';
+import { quoteIdent } from './table-schema.js';
+import { indent, type OutputNames, type QuerySql, type TranslationContext } from './translation-context.js';
+import type { Columns, Scope } from './unnest-scope.js';
+import { atNode, unsupported } from './unsupported.js';
+
+/**
+ * A query: its WITH clause, its body (a SELECT, a parenthesised query or a set operation), ORDER
+ * BY and LIMIT. CTEs are printed in order, each visible to the ones after it and to the body;
+ * the ones nothing reaches are dropped.
+ */
+export function querySql(query: Query, context: TranslationContext): QuerySql {
+  const ctes: Array<{ name: string; sql: string; uses: Set<string> }> = [];
+  return context.ctes.withLevel((define) => {
+    if (query.with) {
+      if (query.with.recursive) throw unsupported('WITH RECURSIVE');
+      for (const [name, columns] of constantCtes(query)) context.ctes.constants.set(name, columns);
+      for (const cte of query.with.cte_tables) {
+        const name = cte.alias.name.value;
+        const { result, uses } = context.ctes.tracingUse(() =>
+          atNode(cte, () => context.queryWithColumns(cte.query)),
+        );
+        ctes.push({
+          name: name.toLowerCase(),
+          sql: `${quoteIdent(name)} AS (\n${indent(result.sql)}\n)`,
+          uses,
+        });
+        // Visible to the CTEs after it and to the query body, not to its own body.
+        define(name, result.columns);
+      }
+    }
+    const { result: body, uses } = context.ctes.tracingUse(() => queryBody(query, context));
+    // CTEs nothing reaches are dropped: BigQuery never evaluates them, and DuckDB need not bind them.
+    const reached = new Set<string>();
+    const reach = (name: string) => {
+      if (reached.has(name)) return;
+      reached.add(name);
+      for (const used of ctes.find((cte) => cte.name === name)?.uses ?? []) reach(used);
+    };
+    for (const name of uses) reach(name);
+    const kept = ctes.filter((cte) => reached.has(cte.name));
+    const sql = kept.length > 0 ? `WITH ${kept.map((cte) => cte.sql).join(',\n')}\n${body.sql}` : body.sql;
+    return { sql, columns: body.columns };
+  });
+}
+
+function queryBody(query: Query, context: TranslationContext): QuerySql {
+  const parts: string[] = [];
+  const { sql, scope, columns, outputs } = setExpression(query.body, context);
+  const inScope = context.within(scope);
+  parts.push(sql);
+  if (query.order_by) {
+    const [kind, items] = variant(query.order_by.kind);
+    if (kind !== 'Expressions') throw unsupported('ORDER BY ALL');
+    parts.push(
+      `ORDER BY ${items.map((item) => atNode(item, () => orderItemSql(item, inScope, outputs))).join(', ')}`,
+    );
+  }
+  if (query.limit_clause) {
+    const [kind, limit] = variant(query.limit_clause);
+    if (kind !== 'LimitOffset') throw unsupported('this LIMIT form');
+    if (limit.limit) parts.push(`LIMIT ${inScope.expr(limit.limit)}`);
+    if (limit.offset) parts.push(`OFFSET ${inScope.expr(limit.offset.value)}`);
+  }
+  return { sql: parts.join('\n'), columns };
+}
+
+/**
+ * ORDER BY names a column of the SELECT list before a FROM column, as BigQuery does: an explicit
+ * alias is printed as the alias, an implicit one (`postgres_logs.timestamp` is `timestamp`) as
+ * the expression it names, which also keeps it apart from a field of the same name elsewhere.
+ * Inside an aggregate or a window `outputs` is empty: there ORDER BY orders by expressions only.
+ */
+export function orderItemSql(item: OrderByExpr, context: TranslationContext, outputs: OutputNames): string {
+  const direction = item.options?.asc === false ? ' DESC' : item.options?.asc === true ? ' ASC' : '';
+  // BigQuery sorts NULLs first ascending and last descending; the DuckDB engine sets that order.
+  const nulls =
+    item.options?.nulls_first === true
+      ? ' NULLS FIRST'
+      : item.options?.nulls_first === false
+        ? ' NULLS LAST'
+        : '';
+  const name = bareName(item.expr)?.value;
+  const output = name === undefined ? undefined : outputs.get(name.toLowerCase());
+  const sql =
+    name === undefined || output === undefined
+      ? context.expr(item.expr)
+      : output.explicit
+        ? quoteIdent(name)
+        : context.expr(output.expr);
+  return `${sql}${direction}${nulls}`;
+}
+
+const setOperators: Record<string, string> = {
+  Union: 'UNION',
+  Intersect: 'INTERSECT',
+  Except: 'EXCEPT',
+};
+
+/** A query body; the scope of its SELECT is returned so ORDER BY can see the FROM names. */
+function setExpression(
+  body: SetExpr,
+  context: TranslationContext,
+): { sql: string; scope: Scope; columns: Columns; outputs: OutputNames } {
+  const [kind, node] = variant(body);
+  switch (kind) {
+    case 'Select':
+      return atNode(node, () => selectSql(node, context));
+    case 'Query': {
+      const inner = context.queryWithColumns(node);
+      return { sql: `(${inner.sql})`, scope: context.scope, columns: inner.columns, outputs: new Map() };
+    }
+    case 'SetOperation': {
+      const quantifier =
+        node.set_quantifier === 'All' ? ' ALL' : node.set_quantifier === 'Distinct' ? '' : null;
+      if (!setOperators[node.op] || quantifier === null)
+        throw unsupported(`${node.op} ${node.set_quantifier}`);
+      const left = setExpression(node.left, context);
+      const right = setExpression(node.right, context);
+      return {
+        sql: `${left.sql}\n${setOperators[node.op]}${quantifier}\n${right.sql}`,
+        scope: left.scope,
+        columns: left.columns,
+        // After a set operation ORDER BY can only name the result's columns, never an expression.
+        outputs: new Map([...left.outputs].map(([name, output]) => [name, { ...output, explicit: true }])),
+      };
+    }
+    default:
+      throw unsupported(`query body ${kind}`);
+  }
+}

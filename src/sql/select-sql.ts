@@ -1,0 +1,204 @@
+import type { Expr, Select, SelectItem, WildcardOptions } from './ast.js';
+import { variant } from './bigquery-ast.js';
+import { fromClauseSql } from './from-clause.js';
+import { windowSql } from './function-call.js';
+import { bareName, compoundParts } from './names.js';
+import { quoteIdent } from './table-schema.js';
+import { indent, type OutputNames, type TranslationContext } from './translation-context.js';
+import type { Column, Columns, Scope } from './unnest-scope.js';
+import { atNode, unsupported } from './unsupported.js';
+
+/**
+ * One SELECT in a scope of its own: its FROM clause (from-clause.ts), the SELECT list, WHERE (with
+ * the filters the FROM clause implies), GROUP BY, HAVING, WINDOW and QUALIFY. Its scope and output
+ * names are returned for the ORDER BY of the query around it.
+ */
+export function selectSql(
+  select: Select,
+  outer: TranslationContext,
+): { sql: string; scope: Scope; columns: Columns; outputs: OutputNames } {
+  const context = outer.within(outer.scope.child());
+  const { fromItems, impliedFilters } = fromClauseSql(select.from, context);
+  if (select.distinct && select.distinct !== 'Distinct') throw unsupported('SELECT DISTINCT ON');
+  if (select.value_table_mode) throw unsupported('SELECT AS STRUCT / SELECT AS VALUE');
+  const outputs = outputNames(select.projection);
+  const columns: Columns = new Map();
+  let allKnown = true;
+  const projection = select.projection.map((item) =>
+    atNode(item, () => {
+      const printed = selectItem(item, context);
+      if (printed.columns === undefined) allKnown = false;
+      for (const column of printed.columns ?? []) columns.set(column.name.toLowerCase(), column);
+      return printed.sql;
+    }),
+  );
+  const lines = [`SELECT${select.distinct ? ' DISTINCT' : ''}\n${indent(projection.join(',\n'))}`];
+  if (fromItems.length > 0) lines.push(`FROM ${fromItems.join(',\n  ')}`);
+  const where = [
+    ...(select.selection ? [atNode(select.selection, () => context.expr(select.selection))] : []),
+    ...impliedFilters,
+  ];
+  if (where.length === 1) lines.push(`WHERE ${where[0]}`);
+  if (where.length > 1) lines.push(`WHERE (${where[0]})\n  AND ${where.slice(1).join('\n  AND ')}`);
+  const groupBy = groupBySql(select, context, outputs);
+  if (groupBy) lines.push(groupBy);
+  const having = select.having;
+  if (having) lines.push(`HAVING ${atNode(having, () => withAliases(having, context, outputs))}`);
+  if (select.named_window.length > 0) {
+    const windows = select.named_window.map(([name, spec]) => {
+      const window = atNode(spec, () => windowSql(spec, context));
+      return `${quoteIdent(name.value)} AS ${window.startsWith('(') ? window : `(${window})`}`;
+    });
+    lines.push(`WINDOW ${windows.join(', ')}`);
+  }
+  if (select.qualify) lines.push(`QUALIFY ${withOutputNames(select.qualify, context, outputs)}`);
+  return {
+    sql: lines.join('\n'),
+    scope: context.scope,
+    columns: allKnown ? columns : undefined,
+    outputs,
+  };
+}
+
+function outputNames(projection: readonly SelectItem[]): OutputNames {
+  const names = new Map<string, { expr: Expr; explicit: boolean }>();
+  for (const item of projection) {
+    const [kind, node] = variant(item);
+    if (kind === 'ExprWithAlias')
+      names.set(node.alias.value.toLowerCase(), { expr: node.expr, explicit: true });
+  }
+  for (const item of projection) {
+    const [kind, node] = variant(item);
+    if (kind !== 'UnnamedExpr') continue;
+    const name = compoundParts(node)?.at(-1)?.toLowerCase();
+    if (name !== undefined && !names.has(name)) names.set(name, { expr: node, explicit: false });
+  }
+  return names;
+}
+
+/**
+ * GROUP BY names resolve to SELECT-list names first in BigQuery, and to FROM columns first in
+ * DuckDB: a name of the SELECT list is replaced by the expression it names.
+ */
+function groupBySql(select: Select, context: TranslationContext, outputs: OutputNames): string | undefined {
+  const [kind, node] = variant(select.group_by);
+  if (kind !== 'Expressions') throw unsupported('GROUP BY ALL');
+  const [expressions] = node;
+  if (expressions.length === 0) return undefined;
+  const items = expressions.map((expression) =>
+    atNode(expression, () => withAliases(expression, context, outputs)),
+  );
+  return `GROUP BY ${items.join(', ')}`;
+}
+
+/** An expression where a bare name may name a SELECT-list column (GROUP BY, HAVING): that wins. */
+function withAliases(expression: Expr, context: TranslationContext, outputs: OutputNames): string {
+  const name = bareName(expression)?.value.toLowerCase();
+  const output = name === undefined ? undefined : outputs.get(name);
+  return context.expr(output?.expr ?? expression);
+}
+
+/**
+ * QUALIFY may name SELECT-list columns (`QUALIFY rank <= 3`), on DuckDB as in BigQuery: a name
+ * that is no range variable or column of the FROM clause is left to mean the output column.
+ */
+function withOutputNames(expression: Expr, context: TranslationContext, outputs: OutputNames): string {
+  const { scope } = context;
+  const withOutputs = scope.child();
+  for (const name of outputs.keys()) {
+    if (scope.lookup(name) === undefined && scope.resolveColumn(name) === 'unknown')
+      withOutputs.bind(name, { kind: 'element', alias: name });
+  }
+  return context.within(withOutputs).expr(expression);
+}
+
+/** One select-list item and the output columns it makes (undefined when they are not known). */
+function selectItem(
+  item: SelectItem,
+  context: TranslationContext,
+): { sql: string; columns: Column[] | undefined } {
+  const [kind, node] = variant(item);
+  switch (kind) {
+    case 'UnnamedExpr': {
+      const parts = compoundParts(node);
+      if (!parts) return { sql: context.expr(node), columns: [] };
+      const resolved = context.resolveName(parts);
+      // BigQuery names the column after the last part; DuckDB would name a path after its
+      // last field, which for a bare UNNEST alias (`select request`) is another name.
+      const name = parts.at(-1) as string;
+      const sql = resolved.sql.endsWith(quoteIdent(name))
+        ? resolved.sql
+        : `${resolved.sql} AS ${quoteIdent(name)}`;
+      return { sql, columns: [{ name, type: resolved.type }] };
+    }
+    case 'ExprWithAlias': {
+      const parts = compoundParts(node.expr);
+      const resolved = parts ? context.resolveName(parts) : { sql: context.expr(node.expr) };
+      return {
+        sql: `${resolved.sql} AS ${quoteIdent(node.alias.value)}`,
+        columns: [{ name: node.alias.value, type: resolved.type }],
+      };
+    }
+    case 'Wildcard': {
+      const options = wildcardOptions(node, context);
+      // EXCEPT and REPLACE change which columns come out, and their types: DuckDB works them out.
+      return { sql: `*${options}`, columns: options ? undefined : wildcardColumns(context.scope) };
+    }
+    case 'QualifiedWildcard': {
+      const [, name] = variant(node[0]);
+      const parts = name.map((part) => part.Identifier.value);
+      const binding = parts.length === 1 ? context.scope.lookup(parts[0] as string) : undefined;
+      const options = wildcardOptions(node[1], context);
+      if (binding?.kind === 'object') {
+        if (options) throw unsupported(`SELECT ${parts[0]}.* with EXCEPT or REPLACE over a record`);
+        // DuckDB's unnest() of a STRUCT spreads its fields into columns, as `m.*` does in BigQuery.
+        const columns = Object.entries(binding.type.struct).map(([field, type]) => ({ name: field, type }));
+        return { sql: `unnest(${binding.path})`, columns };
+      }
+      const columns =
+        binding?.kind === 'relation' && binding.columns && !options
+          ? [...binding.columns.values()]
+          : undefined;
+      return { sql: `${parts.map(quoteIdent).join('.')}.*${options}`, columns };
+    }
+    default:
+      throw unsupported(`select item ${kind}`);
+  }
+}
+
+/** `* EXCEPT (a, b) REPLACE (expr AS c)`: DuckDB's `* EXCLUDE (...) REPLACE (...)`. */
+function wildcardOptions(options: WildcardOptions | undefined, context: TranslationContext): string {
+  if (!options) return '';
+  if (options.opt_ilike || options.opt_exclude || options.opt_rename)
+    throw unsupported('this SELECT * modifier');
+  let sql = '';
+  const except = options.opt_except;
+  if (except) {
+    const names = [except.first_element, ...(except.additional_elements ?? [])];
+    sql += ` EXCLUDE (${names.map((name) => quoteIdent(name.value)).join(', ')})`;
+  }
+  const replace = options.opt_replace;
+  if (replace) {
+    const items = replace.items.map(
+      (item) => `${context.expr(item.expr)} AS ${quoteIdent(item.column_name.value)}`,
+    );
+    sql += ` REPLACE (${items.join(', ')})`;
+  }
+  return sql;
+}
+
+/** The columns `SELECT *` makes: every column of the tables and every UNNEST alias, when all are known. */
+function wildcardColumns(scope: Scope): Column[] | undefined {
+  const columns: Column[] = [];
+  for (const [alias, binding] of scope.own()) {
+    if (binding.kind === 'relation') {
+      if (!binding.columns) return undefined;
+      columns.push(...[...binding.columns.values()].filter((column) => !column.pseudo));
+    } else if (binding.kind === 'object') {
+      columns.push({ name: alias, type: binding.type });
+    } else if (binding.kind === 'element') {
+      columns.push({ name: binding.alias, type: binding.type });
+    }
+  }
+  return columns;
+}

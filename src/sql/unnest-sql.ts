@@ -1,0 +1,108 @@
+import type { Expr, JoinConstraint, TableFactor, Unnest } from './ast.js';
+import { compoundParts } from './names.js';
+import { isListSqlType, isStructSqlType, quoteIdent, type SqlType } from './table-schema.js';
+import type { TranslationContext } from './translation-context.js';
+import type { Resolved, Scope } from './unnest-scope.js';
+import { unsupported } from './unsupported.js';
+
+/**
+ * `JOIN UNNEST(x) AS a`. Over an object (a STRUCT in the store), the alias becomes a path and
+ * the join disappears: CROSS JOIN keeps its meaning through an `x IS NOT NULL` filter, LEFT JOIN
+ * ... ON TRUE needs none. Over an array it stays a lateral join. See unnest-scope.ts for why.
+ */
+export function joinUnnestSql(
+  unnest: Unnest,
+  operator: string,
+  constraint: JoinConstraint | undefined,
+  context: TranslationContext,
+  impliedFilters: string[],
+): string {
+  const alias = unnestAlias(unnest);
+  const array = unnest.array_exprs[0] as Expr;
+  const isLeftOnTrue = (operator === 'Left' || operator === 'LeftOuter') && isTrueConstraint(constraint);
+  const isCross =
+    operator === 'CrossJoin' ||
+    ((operator === 'Inner' || operator === 'Join') && isTrueConstraint(constraint));
+  if (!isCross && !isLeftOnTrue)
+    throw unsupported('JOIN UNNEST other than CROSS JOIN or LEFT JOIN ... ON TRUE');
+  const parts = compoundParts(array);
+  const target: Resolved = parts ? context.resolveName(parts) : { sql: context.expr(array) };
+  if (isStructSqlType(target.type)) {
+    if (unnest.with_offset) throw unsupported('UNNEST ... WITH OFFSET over a record');
+    context.scope.bind(alias, { kind: 'object', path: target.sql, type: target.type });
+    if (isCross) impliedFilters.push(`${target.sql} IS NOT NULL`);
+    return '';
+  }
+  if (target.type !== undefined && typeof target.type === 'string')
+    throw unsupported(`UNNEST of ${parts?.join('.') ?? 'a value'}, which is a ${target.type}, not an array`);
+  context.scope.bind(alias, { kind: 'element', alias, type: listElement(target.type) });
+  const lateral = unnestElements(target.sql, alias, bindOffset(unnest, context.scope));
+  return isCross ? `\nCROSS JOIN ${lateral}` : `\nLEFT JOIN ${lateral} ON TRUE`;
+}
+
+/** `FROM UNNEST(array) AS a` as the first FROM item. */
+export function arrayUnnestSql(unnest: Unnest, context: TranslationContext): string {
+  const alias = unnestAlias(unnest);
+  const array = unnest.array_exprs[0] as Expr;
+  const parts = compoundParts(array);
+  const target: Resolved = parts ? context.resolveName(parts) : { sql: context.expr(array) };
+  if (isStructSqlType(target.type)) throw unsupported('FROM UNNEST of a record with nothing before it');
+  context.scope.bind(alias, { kind: 'element', alias, type: listElement(target.type) });
+  return unnestElements(target.sql, alias, bindOffset(unnest, context.scope));
+}
+
+/**
+ * `FROM t, t.metadata AS m` (or `JOIN t.metadata AS m`): BigQuery reads a FROM item that is a path
+ * from a range variable in scope as an implicit UNNEST of that path. Returned as the UNNEST node it
+ * stands for, or undefined for a table name.
+ */
+export function arrayPathUnnest(relation: TableFactor, scope: Scope): Unnest | undefined {
+  if (!('Table' in relation)) return undefined;
+  const table = relation.Table;
+  const [head, ...rest] = table.name;
+  if (head === undefined || rest.length === 0 || !scope.lookup(head.Identifier.value)) return undefined;
+  const path = { CompoundIdentifier: table.name.map((part) => part.Identifier) };
+  return { alias: table.alias, array_exprs: [path], with_offset: false, with_ordinality: false };
+}
+
+/** `WITH OFFSET [AS o]`: binds the offset column (an INT64) and returns its name. */
+function bindOffset(unnest: Unnest, scope: Scope): string | undefined {
+  // BigQuery's default name for the offset column is `offset`.
+  const name = unnest.with_offset ? (unnest.with_offset_alias?.value ?? 'offset') : undefined;
+  if (name !== undefined) scope.bind(name, { kind: 'element', alias: name, type: 'BIGINT' });
+  return name;
+}
+
+function unnestAlias(unnest: Unnest): string {
+  if (unnest.with_ordinality) throw unsupported('UNNEST ... WITH ORDINALITY');
+  if (unnest.array_exprs.length !== 1) throw unsupported('UNNEST of several arrays');
+  const alias = unnest.alias?.name?.value;
+  if (alias) return alias;
+  // Without an alias, BigQuery names the value table after the last part of its path.
+  const parts = compoundParts(unnest.array_exprs[0] as Expr);
+  if (!parts) throw unsupported('UNNEST of an expression without an alias');
+  return parts.at(-1) as string;
+}
+
+/**
+ * The lateral FROM item of an UNNEST over an array. WITH OFFSET numbers the elements from 0 in
+ * BigQuery; generate_subscripts runs beside unnest in step and counts from 1.
+ */
+function unnestElements(array: string, alias: string, offset: string | undefined): string {
+  const name = quoteIdent(alias);
+  if (offset === undefined) return `unnest(${array}) AS ${name}(${name})`;
+  const offsetName = quoteIdent(offset);
+  return `LATERAL (SELECT unnest(${array}) AS ${name}, generate_subscripts(${array}, 1) - 1 AS ${offsetName}) AS ${name}(${name}, ${offsetName})`;
+}
+
+/** The element type of a LIST type; undefined when the type is not known to be one. */
+function listElement(type: SqlType | undefined): SqlType | undefined {
+  return isListSqlType(type) ? type.list : undefined;
+}
+
+function isTrueConstraint(constraint: JoinConstraint | undefined): boolean {
+  if (typeof constraint !== 'object' || !('On' in constraint)) return false;
+  const on = constraint.On;
+  const value = 'Value' in on ? on.Value.value : undefined;
+  return typeof value === 'object' && 'Boolean' in value && value.Boolean === true;
+}
