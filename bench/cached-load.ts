@@ -6,6 +6,8 @@ export interface LoadResult {
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly non2xx: number;
+  /** The server's CPU time (user + system) per answered request, in µs; undefined without /proc. */
+  readonly cpuMicrosPerRequest: number | undefined;
 }
 
 export interface LoadRequest {
@@ -15,12 +17,15 @@ export interface LoadRequest {
   readonly body?: string;
   /** Makes every request's body unique by putting a counter in place of `{n}` in `body`. */
   readonly uniqueBodies?: boolean;
+  /** The serving process's CPU seconds so far, read before and after a load. */
+  readonly cpuSeconds?: () => number | undefined;
 }
 
 /** `connections` concurrent keep-alive connections hammering one request for `seconds`. */
 export async function load(request: LoadRequest, connections: number, seconds: number): Promise<LoadResult> {
   let counter = 0;
   const template = request.body ?? '';
+  const cpuBefore = request.cpuSeconds?.();
   const result = await autocannon({
     url: request.url,
     method: request.method ?? 'GET',
@@ -43,7 +48,13 @@ export async function load(request: LoadRequest, connections: number, seconds: n
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
+    cpuMicrosPerRequest: cpuPerRequest(cpuBefore, request.cpuSeconds?.(), result.requests.total),
   };
+}
+
+function cpuPerRequest(before: number | undefined, after: number | undefined, requests: number) {
+  if (before === undefined || after === undefined || requests === 0) return undefined;
+  return Math.round(((after - before) * 1e6) / requests);
 }
 
 export interface SideBySideOptions {
@@ -80,6 +91,9 @@ export async function loadSideBySide<Name extends string>(
       p50Ms: median(measured.map((run) => run.p50Ms)),
       p99Ms: median(measured.map((run) => run.p99Ms)),
       non2xx: measured.reduce((sum, run) => sum + run.non2xx, 0),
+      cpuMicrosPerRequest: measured.some((run) => run.cpuMicrosPerRequest === undefined)
+        ? undefined
+        : median(measured.map((run) => run.cpuMicrosPerRequest ?? 0)),
     };
   }
   return results;

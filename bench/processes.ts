@@ -9,6 +9,8 @@ export interface ServedProcess {
   readonly child: ChildProcess;
   /** Peak resident set size so far (VmHWM), in bytes; undefined where /proc is missing. */
   peakRssBytes(): number | undefined;
+  /** User plus system CPU time the process has used so far, in seconds; undefined without /proc. */
+  cpuSeconds(): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -26,6 +28,19 @@ export function startServerProcess(dataDir: string): Promise<ServedProcess> {
       QUERYGATE_API_KEYS: benchApiKey,
       LOG_LEVEL: 'warn',
     },
+    /listening on (http:\/\/\S+)/,
+  );
+}
+
+/**
+ * A peer server written in TypeScript under `bench/peers/` (loaded through tsx, which costs only at
+ * start), told what to serve through `env`.
+ */
+export function startPeerProcess(file: string, env: Record<string, string>): Promise<ServedProcess> {
+  return startProcess(
+    process.execPath,
+    ['--import', 'tsx', join(packageRoot, 'bench/peers', file)],
+    env,
     /listening on (http:\/\/\S+)/,
   );
 }
@@ -74,6 +89,7 @@ function startProcess(
             return undefined;
           }
         },
+        cpuSeconds: () => processCpuSeconds(child.pid),
         stop: () =>
           new Promise<void>((done) => {
             child.once('exit', () => done());
@@ -82,4 +98,18 @@ function startProcess(
       });
     });
   });
+}
+
+// /proc/<pid>/stat counts utime and stime (fields 14 and 15) in clock ticks, 100 a second on Linux.
+const clockTicksPerSecond = 100;
+
+function processCpuSeconds(pid: number | undefined): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond;
+  } catch {
+    return undefined;
+  }
 }

@@ -9,12 +9,12 @@ import { packageRoot, queriesDir } from '../src/paths.js';
 import { loadSqlParser } from '../src/sql/bigquery-ast.js';
 import { openDatabase } from '../src/storage/database.js';
 import { createLogWriter } from '../src/storage/log-writer.js';
-import { loadSideBySide } from './cached-load.js';
 import { type EndpointCase, type InProcessTiming, timeInProcess, timeOverHttp } from './endpoint-latency.js';
 import { type FairnessResult, measureFairness } from './fairness.js';
 import { benchProjects, generateBenchLogs } from './generate-logs.js';
 import { measureIngestion, measureWideKeys, type WideKeysResult } from './ingestion.js';
-import { benchApiKey, startBareServer, startServerProcess } from './processes.js';
+import { measurePeers, type PeerTable, peerTableLines } from './peer-load.js';
+import { benchApiKey, startServerProcess } from './processes.js';
 import { ratio, type Timing } from './stats.js';
 
 const program = new Command()
@@ -153,60 +153,15 @@ try {
     { slowCallers: options.slowCallers, repeat: options.repeat },
   );
 
-  log('Loading cached hits...');
-  const restUrl = `${server.url}/api/endpoints/usage.api-counts?project=${sizes.large}&interval=daily`;
-  const headers = { 'x-api-key': benchApiKey };
-  const restBody = await (await fetch(restUrl, { headers })).text();
-  const graphqlBody = JSON.stringify({
-    query: `{ usage { apiCounts(project: "${sizes.large}", interval: DAILY) { timestamp totalRestRequests totalStorageRequests totalAuthRequests totalRealtimeRequests } } }`,
+  log('Loading cached answers beside the peers...');
+  const peers = await measurePeers(server, benchApiKey, sizes.large, {
+    connections: options.connections,
+    seconds: options.seconds,
+    rounds: options.rounds,
+    scratchDir: dataDir,
   });
-  const graphqlRequest = {
-    url: `${server.url}/graphql`,
-    method: 'POST' as const,
-    headers: { ...headers, 'content-type': 'application/json' },
-    body: graphqlBody,
-  };
-  const graphqlAnswer = await fetch(graphqlRequest.url, graphqlRequest);
-  if (graphqlAnswer.status !== 200) throw new Error(`GraphQL answered ${graphqlAnswer.status}`);
-  const bare = await startBareServer(restBody);
-  // The same document with a variable whose value differs on every request (graphql-js ignores
-  // variables the operation does not declare): no response can be replayed, so yoga executes each
-  // operation against the cached result, with the document's parse and validation cached as for
-  // any client that varies its variables.
-  const graphqlExecuted = {
-    ...graphqlRequest,
-    body: JSON.stringify({ ...JSON.parse(graphqlBody), variables: { request: 0 } }).replace(
-      '"request":0',
-      '"request":{n}',
-    ),
-    uniqueBodies: true,
-  };
-  const {
-    rest,
-    graphql,
-    graphqlExecuted: executed,
-    bareNodeHttp,
-  } = await loadSideBySide(
-    {
-      rest: { url: restUrl, headers },
-      graphql: graphqlRequest,
-      graphqlExecuted,
-      bareNodeHttp: { url: bare.url, headers },
-    },
-    {
-      connections: options.connections,
-      seconds: options.seconds,
-      rounds: options.rounds,
-      warmUpSeconds: Math.min(2, options.seconds),
-    },
-  );
-  for (const [name, result] of Object.entries({ rest, graphql, executed, bareNodeHttp })) {
-    if (result.non2xx > 0)
-      throw new Error(`${name} answered ${result.non2xx} requests with a non-2xx status`);
-  }
   const peakRssBytes = server.peakRssBytes();
   await server.stop();
-  await bare.stop();
 
   // 5. Ingestion, three ways, on the same records.
   const ingestCount = options.ingest ?? Math.min(edgeRows, 200_000);
@@ -249,18 +204,7 @@ try {
       storeBytesPerMillionRecords: Math.round(storeBytes / (totalRows / 1e6)),
     },
     endpoints,
-    cachedHits: {
-      connections: options.connections,
-      seconds: options.seconds,
-      rounds: options.rounds,
-      bareNodeHttp,
-      rest,
-      graphql,
-      graphqlExecuted: executed,
-      restServingRatio: ratio(rest.requestsPerSecond, bareNodeHttp.requestsPerSecond),
-      graphqlServingRatio: ratio(graphql.requestsPerSecond, bareNodeHttp.requestsPerSecond),
-      graphqlExecutedServingRatio: ratio(executed.requestsPerSecond, bareNodeHttp.requestsPerSecond),
-    },
+    peers,
     ingestion: {
       records: ingestCount,
       ...ingestion,
@@ -297,15 +241,7 @@ function printTable(results: {
     translationRatio: number;
     gatewayOverheadRatio: number;
   }>;
-  cachedHits: Record<string, unknown> & {
-    bareNodeHttp: { requestsPerSecond: number; p50Ms: number; p99Ms: number };
-    rest: { requestsPerSecond: number; p50Ms: number; p99Ms: number };
-    graphql: { requestsPerSecond: number; p50Ms: number; p99Ms: number };
-    graphqlExecuted: { requestsPerSecond: number; p50Ms: number; p99Ms: number };
-    restServingRatio: number;
-    graphqlServingRatio: number;
-    graphqlExecutedServingRatio: number;
-  };
+  peers: PeerTable;
   ingestion: Record<string, number>;
   fairness: FairnessResult;
   wideKeys: WideKeysResult;
@@ -325,19 +261,7 @@ function printTable(results: {
         `| ${row.case} | ${row.rows} | ${ms(row.handWrittenMs)} | ${ms(row.translatedMs)} | ${ms(row.restMs)} | ${row.translationRatio} | ${row.gatewayOverheadRatio} | ${row.sameRowsAsHandWritten ? 'yes' : 'NO'} |`,
     ),
     '',
-    `| cached hits (${results.cachedHits.connections} connections, median of ${results.cachedHits.rounds} × ${results.cachedHits.seconds} s) | req/s | p50 ms | p99 ms | serving ratio |`,
-    '|---|---|---|---|---|',
-    ...(
-      [
-        ['bareNodeHttp', 1],
-        ['rest', results.cachedHits.restServingRatio],
-        ['graphql', results.cachedHits.graphqlServingRatio],
-        ['graphqlExecuted', results.cachedHits.graphqlExecutedServingRatio],
-      ] as const
-    ).map(([name, servingRatio]) => {
-      const run = results.cachedHits[name];
-      return `| ${name} | ${run.requestsPerSecond} | ${run.p50Ms} | ${run.p99Ms} | ${servingRatio} |`;
-    }),
+    ...peerTableLines(results.peers),
     '',
     `ingestion (${results.ingestion.records} records): HTTP batches of 1000 ${results.ingestion.httpRecordsPerSecond}/s, bulk path ${results.ingestion.bulkRecordsPerSecond}/s, DuckDB appender ${results.ingestion.appenderRecordsPerSecond}/s`,
     `wide events (${results.wideKeys.requests} × ${results.wideKeys.keysPerEvent} distinct keys): server peak RSS ${mb(results.wideKeys.startedPeakRssBytes)} started → ${mb(results.wideKeys.peakServerRssBytes)} after; ${results.wideKeys.medianWideRequestMs} ms per wide POST (median), ${results.wideKeys.smallRequestMs} ms for a 1-event POST after; logs.all ${results.wideKeys.logsAll.before.ms} ms / ${results.wideKeys.logsAll.before.bytes} B before, ${results.wideKeys.logsAll.after.ms} ms / ${results.wideKeys.logsAll.after.bytes} B after`,
