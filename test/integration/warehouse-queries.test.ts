@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runQueriesCheck } from '../../src/cli/queries-commands.js';
 import type { Querygate } from '../../src/server.js';
 import { openDatabase } from '../../src/storage/database.js';
 import {
@@ -113,6 +114,48 @@ describe('examples/warehouse on the fake BigQuery', () => {
       .map((request) => String(request.body?.configuration?.query?.query));
     expect(sent.some((sql) => sql.includes('`my-project.analytics_123456.events_*`'))).toBe(true);
     expect(sent.some((sql) => sql.includes('`my-project.shop.orders`'))).toBe(true);
+  });
+
+  it('passes querygate queries check there: every endpoint dry-run, its shape equal to its lock', async () => {
+    const lines: string[] = [];
+    const ok = await runQueriesCheck({
+      queriesDir: warehouseDir,
+      print: (line) => lines.push(line),
+      bigquery: { config: harness.config, client: harness.client() },
+    });
+    expect(lines).toEqual([expect.stringMatching(/^✓ 13 endpoints in .* pass every check on BigQuery$/)]);
+    expect(ok).toBe(true);
+  });
+
+  it("answers a dry run with the table's nested schema: a STRUCT a NULLABLE RECORD, an array REPEATED", async () => {
+    const [, response] = await harness
+      .client()
+      .createQueryJob({ query: 'SELECT shipping, tags FROM `my-project.shop.orders`', dryRun: true });
+    const fields = (response?.statistics as { query?: { schema?: { fields?: unknown[] } } }).query?.schema
+      ?.fields;
+    expect(fields).toEqual([
+      {
+        name: 'shipping',
+        type: 'RECORD',
+        mode: 'NULLABLE',
+        fields: [
+          { name: 'method', type: 'STRING', mode: 'NULLABLE' },
+          {
+            name: 'address',
+            type: 'RECORD',
+            mode: 'NULLABLE',
+            fields: [
+              { name: 'city', type: 'STRING', mode: 'NULLABLE' },
+              { name: 'country', type: 'STRING', mode: 'NULLABLE' },
+              { name: 'postal_code', type: 'STRING', mode: 'NULLABLE' },
+            ],
+          },
+          { name: 'shipped_at', type: 'DATETIME', mode: 'NULLABLE' },
+          { name: 'window_start', type: 'TIME', mode: 'NULLABLE' },
+        ],
+      },
+      { name: 'tags', type: 'STRING', mode: 'REPEATED' },
+    ]);
   });
 
   it('answers a STRUCT column as an object and a NULL STRUCT as null, as BigQuery does', async () => {
