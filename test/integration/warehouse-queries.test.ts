@@ -131,8 +131,8 @@ describe('examples/warehouse on the fake BigQuery', () => {
     const [, response] = await harness
       .client()
       .createQueryJob({ query: 'SELECT shipping, tags FROM `my-project.shop.orders`', dryRun: true });
-    const fields = (response?.statistics as { query?: { schema?: { fields?: unknown[] } } }).query?.schema
-      ?.fields;
+    const statistics = response?.statistics as { query?: { schema?: { fields?: unknown[] } } } | undefined;
+    const fields = statistics?.query?.schema?.fields;
     expect(fields).toEqual([
       {
         name: 'shipping',
