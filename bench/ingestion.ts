@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DuckDBTimestampValue, structValue } from '@duckdb/node-api';
 import { openDatabase } from '../src/storage/database.js';
 import { createLogWriter } from '../src/storage/log-writer.js';
+import { logSources } from '../test/helpers/shipped-sources.js';
 import { benchApiKey, startServerProcess } from './processes.js';
 
 /** Edge-request events shaped as the benchmark data, for the three ingestion paths. */
@@ -75,7 +76,7 @@ export async function measureIngestion(
 
   const bulkDir = mkdtempSync(join(tmpdir(), 'querygate-bench-bulk-'));
   const bulkDatabase = await openDatabase(join(bulkDir, 'store.duckdb'));
-  const writer = createLogWriter(bulkDatabase);
+  const writer = createLogWriter(bulkDatabase, { sources: logSources });
   await writer.ready();
   const bulkStarted = performance.now();
   for (let start = 0; start < events.length; start += 10_000) {

@@ -2,13 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
+import { createDuckDbEngine } from '../src/backends/duckdb/engine.js';
 import { loadEndpointRegistry } from '../src/endpoints/registry.js';
-import { logSources } from '../src/endpoints/sources.js';
-import { createDuckDbEngine } from '../src/engines/duckdb-engine.js';
 import { packageRoot, queriesDir } from '../src/paths.js';
 import { loadSqlParser } from '../src/sql/bigquery-ast.js';
 import { openDatabase } from '../src/storage/database.js';
 import { createLogWriter } from '../src/storage/log-writer.js';
+import { logSources } from '../test/helpers/shipped-sources.js';
 import { type EndpointCase, type InProcessTiming, timeInProcess, timeOverHttp } from './endpoint-latency.js';
 import { type FairnessResult, measureFairness } from './fairness.js';
 import { benchProjects, generateBenchLogs } from './generate-logs.js';
@@ -102,7 +102,7 @@ try {
   log(`Generating ${edgeRows} edge requests and ${relayRows} relay records...`);
   const storePath = join(dataDir, 'querygate.duckdb');
   const database = await openDatabase(storePath);
-  const writer = createLogWriter(database, { now: () => now });
+  const writer = createLogWriter(database, { sources: logSources, now: () => now });
   const generationSeconds = await generateBenchLogs(writer, { now, edgeRows, relayRows });
   await writer.close();
   const checkpoint = await database.connect();

@@ -1,10 +1,13 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import {
-  type BigQueryConfig,
-  bigQueryEnvironmentSchema,
-  parseBigQueryEnvironment,
-} from './engines/bigquery-config.js';
+  type BackendChoice,
+  type BackendKind,
+  backendKinds,
+  backends,
+  defaultBackendKind,
+  isBackendKind,
+} from './backends/registry.js';
 import { queriesDir as shippedQueriesDir } from './paths.js';
 
 const flag = z
@@ -31,7 +34,7 @@ const environmentSchema = z.object({
       message: 'every key must be at least 16 characters long',
     }),
   QUERYGATE_DEMO: flag.default(true),
-  QUERYGATE_ENGINE: z.enum(['duckdb', 'bigquery']).default('duckdb'),
+  QUERYGATE_ENGINE: z.enum(backendKinds).default(defaultBackendKind),
   QUERYGATE_QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(25_000),
   QUERYGATE_DUCKDB_CONNECTIONS: z.coerce.number().int().min(1).max(256).default(4),
   // BigQuery runs a project's queries with a concurrency it computes itself and queues the rest
@@ -79,7 +82,7 @@ const environmentSchema = z.object({
 });
 
 /** Everything querygate reads from its environment, parsed once at start-up. */
-export interface Config {
+export interface Config extends BackendChoice {
   readonly host: string;
   readonly port: number;
   readonly dataDir: string;
@@ -88,7 +91,7 @@ export interface Config {
   /** Keys from QUERYGATE_API_KEYS; when unset, one is generated and kept in the data dir. */
   readonly apiKeys: readonly string[] | undefined;
   readonly demo: boolean;
-  readonly engine: 'duckdb' | 'bigquery';
+  readonly engine: BackendKind;
   /** Deadline of an engine call, from asking for a connection to its last row. */
   readonly queryTimeoutMs: number;
   /** DuckDB connections running queries side by side. */
@@ -132,30 +135,27 @@ export interface Config {
    */
   readonly schemaLimits: { readonly maxFields: number; readonly maxDepth: number };
   readonly logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL'];
-  /** The QUERYGATE_BIGQUERY_* settings; parsed, and required, only when engine is 'bigquery'. */
-  readonly bigquery: Readonly<BigQueryConfig> | undefined;
+  // And, under the engine's kind (`bigquery`), that backend's own variables: parsed, and
+  // required, only when it is the engine chosen (see BackendOwnSettings).
 }
 
 /** Parses the environment; each bad variable gets one line naming it and what is wrong. */
 export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const parsed = environmentSchema.safeParse(environment);
-  const bigquery =
-    environment.QUERYGATE_ENGINE === 'bigquery'
-      ? bigQueryEnvironmentSchema.safeParse(environment)
-      : undefined;
+  // The chosen backend's own variables, checked beside the others so every problem is listed.
+  const kind = environment.QUERYGATE_ENGINE ?? defaultBackendKind;
+  const own = isBackendKind(kind) ? backends[kind].environment?.safeParse(environment) : undefined;
   const issues = [
     ...(parsed.success ? [] : parsed.error.issues),
-    ...(bigquery && !bigquery.success ? bigquery.error.issues : []),
+    ...(own && !own.success ? own.error.issues : []),
   ];
   if (!parsed.success || issues.length > 0) {
     const lines = issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const env = parsed.data;
-  const engineCalls =
-    env.QUERYGATE_ENGINE === 'bigquery'
-      ? env.QUERYGATE_BIGQUERY_CONCURRENT_JOBS
-      : env.QUERYGATE_DUCKDB_CONNECTIONS;
+  // The chosen backend names which variable bounds its engine's calls.
+  const engineCalls = Number(env[backends[env.QUERYGATE_ENGINE].engineCallsVariable as keyof typeof env]);
   return Object.freeze({
     host: env.HOST,
     port: env.PORT,
@@ -189,11 +189,6 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
       maxDepth: env.QUERYGATE_MAX_METADATA_DEPTH,
     }),
     logLevel: env.LOG_LEVEL,
-    bigquery: bigquery?.success ? Object.freeze(bigquery.data) : undefined,
+    [env.QUERYGATE_ENGINE]: own?.success ? Object.freeze(own.data) : undefined,
   });
-}
-
-/** The QUERYGATE_BIGQUERY_* settings alone, for `querygate bigquery setup|check` whatever the engine. */
-export function loadBigQueryConfig(environment: NodeJS.ProcessEnv = process.env): Readonly<BigQueryConfig> {
-  return parseBigQueryEnvironment(environment);
 }

@@ -1,19 +1,14 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
 import type { Logger } from 'pino';
 import { loadOrCreateApiKey } from './api-key-file.js';
+import { openBackend } from './backends/registry.js';
 import type { Config } from './config.js';
 import type { DemoSeedOutcome } from './demo/seed.js';
-import { type DemoTraffic, startDemoTraffic } from './demo/traffic.js';
 import { loadEndpointRegistry } from './endpoints/registry.js';
 import { createServedEndpoints, type ReloadOutcome } from './endpoints/reload.js';
 import { type Snapshot, snapshotOf } from './endpoints/snapshot.js';
-import { logSources } from './endpoints/sources.js';
-import { queryableTable } from './endpoints/table-source.js';
-import { createBigQueryClient, createBigQueryEngine } from './engines/bigquery-engine.js';
-import { createDuckDbEngine } from './engines/duckdb-engine.js';
 import type { QueryEngine } from './engines/query-engine.js';
 import { graphqlRoutes } from './graphql/graphql-routes.js';
 import { createResponseReplay } from './graphql/response-replay.js';
@@ -23,18 +18,12 @@ import { createApiKeyCheck } from './http/api-keys.js';
 import { createHttpApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { openApiFor, openApiPath } from './openapi/document.js';
-import { queriesDir } from './paths.js';
 import { createClientAdmission } from './resolve/client-admission.js';
 import { createFairEngine } from './resolve/fair-engine.js';
 import { createResolver, type Resolver } from './resolve/resolver.js';
 import { endpointRoutes } from './rest/endpoint-routes.js';
-import { ingestRoutes, type LogSink } from './rest/ingest-routes.js';
+import { ingestRoutes } from './rest/ingest-routes.js';
 import { loadSqlParser } from './sql/bigquery-ast.js';
-import { createBigQueryLogSink } from './storage/bigquery-log-sink.js';
-import { openDatabase } from './storage/database.js';
-import { createLogWriter } from './storage/log-writer.js';
-import { createTableWriter, type TableWriter } from './storage/table-writer.js';
-import { ensureWarehouseTables } from './storage/warehouse-tables.js';
 import type { Timers } from './timers.js';
 
 export interface Querygate {
@@ -79,80 +68,24 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
   await loadSqlParser();
   const registry = loadEndpointRegistry(config.queriesDir);
 
-  let baseEngine: QueryEngine;
-  let logs: LogSink;
-  let demo: DemoTraffic | undefined;
-  let tables: TableWriter | undefined;
-  let closeStore = async () => {};
-  if (config.engine === 'bigquery') {
-    // The warehouse holds the logs: no local store, no demo data.
-    if (!config.bigquery)
-      throw new Error('QUERYGATE_ENGINE=bigquery needs the QUERYGATE_BIGQUERY_* variables');
-    const client = options.bigQueryClient ?? createBigQueryClient(config.bigquery);
-    baseEngine = await createBigQueryEngine({
-      config: config.bigquery,
-      queries: registry.endpoints,
-      sources: [...registry.sources, ...registry.tables.map(queryableTable)],
-      queriesDir,
-      client,
-    });
-    logs = createBigQueryLogSink({ config: config.bigquery, client, sources: registry.sources, now });
-  } else {
-    const database = await openDatabase(join(config.dataDir, 'querygate.duckdb'));
-    const writer = createLogWriter(database, {
-      now,
-      schemaLimits: config.schemaLimits,
-      log: logger,
-      sources: registry.sources,
-    });
-    await writer.ready();
-    const setup = await database.connect();
-    try {
-      await ensureWarehouseTables(setup, registry.tables);
-    } finally {
-      setup.closeSync();
-    }
-    // Seeds or tops up the demo store, then keeps adding traffic until close().
-    // Demo traffic is written to the nine shipped sources; a queries directory without them gets none.
-    const demoSources = logSources.every((source) =>
-      registry.sources.some((own) => own.name === source.name),
-    );
-    if (config.demo && !demoSources) {
-      logger.warn(`${config.queriesDir}/sources.yaml lacks some of the nine shipped sources: no demo logs`);
-    }
-    demo =
-      config.demo && demoSources
-        ? await startDemoTraffic({
-            database,
-            writer,
-            now,
-            timers: options.timers,
-            onError: (error) => logger.warn({ err: error }, 'demo top-up failed'),
-          })
-        : undefined;
-    baseEngine = await createDuckDbEngine({
-      database,
-      sources: [...registry.sources, ...registry.tables.map(queryableTable)],
-      queries: registry.endpoints,
-      queriesDir,
-      timeoutMs: config.queryTimeoutMs,
-      connections: config.duckdbConnections,
-    });
-    logs = writer;
-    tables = await createTableWriter(database, registry.tables);
-    const tableWriter = tables;
-    closeStore = async () => {
-      tableWriter.close();
-      await writer.close();
-      database.close();
-    };
-  }
+  // The store or warehouse, its engine and its log sink: whichever backend QUERYGATE_ENGINE names.
+  const backend = await openBackend(config, {
+    sources: registry.sources,
+    tables: registry.tables,
+    queries: registry.endpoints,
+    now,
+    timers: options.timers,
+    logger,
+    client: options.bigQueryClient,
+  });
+  const baseEngine = backend.engine;
+  const { logs, demo, tables } = backend;
   // Whichever engine runs them, its calls are shared fairly between endpoints before they reach it.
   const fairEngine = createFairEngine(baseEngine, {
     engineCalls: config.engineCalls,
     callsPerEndpoint: config.endpointConnections,
     queuePerEndpoint: config.endpointQueue,
-    timeoutMs: config.bigquery?.timeoutMs ?? config.queryTimeoutMs,
+    timeoutMs: backend.timeoutMs,
   });
   const engine = options.wrapEngine ? options.wrapEngine(fairEngine) : fairEngine;
   await engine.ready();
@@ -273,7 +206,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
       await closed;
       await resolver.close();
       await engine.close();
-      await closeStore();
+      await backend.close();
     },
   };
 }

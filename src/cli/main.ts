@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError } from 'commander';
-import { type Config, loadBigQueryConfig, loadConfig } from '../config.js';
-import type { BigQueryConfig } from '../engines/bigquery-config.js';
+import { backends } from '../backends/registry.js';
+import { loadConfig } from '../config.js';
 import { startQuerygate } from '../server.js';
 import { loadSqlParser } from '../sql/bigquery-ast.js';
 import { printWelcome } from './welcome.js';
@@ -99,9 +99,9 @@ queries
   )
   .option('--queries <dir>', 'the queries directory (QUERYGATE_QUERIES_DIR; default: the shipped queries/)')
   .action(async (options: { queries?: string }) => {
-    const { runQueriesCheck } = await import('./queries-commands.js');
+    const { runQueriesCheck, shapesOn } = await import('./queries-commands.js');
     const config = loadConfig(withQueriesDir(options.queries));
-    const ok = await runQueriesCheck({ queriesDir: config.queriesDir, bigquery: bigQueryOf(config) });
+    const ok = await runQueriesCheck({ queriesDir: config.queriesDir, ...shapesOn(config) });
     if (!ok) process.exitCode = 1;
   });
 
@@ -112,9 +112,9 @@ queries
   )
   .option('--queries <dir>', 'the queries directory (QUERYGATE_QUERIES_DIR; default: the shipped queries/)')
   .action(async (options: { queries?: string }) => {
-    const { runQueriesLock } = await import('./queries-commands.js');
+    const { runQueriesLock, shapesOn } = await import('./queries-commands.js');
     const config = loadConfig(withQueriesDir(options.queries));
-    const ok = await runQueriesLock({ queriesDir: config.queriesDir, bigquery: bigQueryOf(config) });
+    const ok = await runQueriesLock({ queriesDir: config.queriesDir, ...shapesOn(config) });
     if (!ok) process.exitCode = 1;
   });
 
@@ -142,44 +142,11 @@ program
     },
   );
 
-const bigquery = program
-  .command('bigquery')
-  .description('Set up and check the BigQuery engine (QUERYGATE_BIGQUERY_*)');
-
-bigquery
-  .command('setup')
-  .description(
-    "Create the UDF in the dataset (idempotent); with --tables also the queries directory's source tables",
-  )
-  .option('--print', 'print the DDL instead of running it')
-  .option('--tables', 'also create the source tables, partitioned by day on timestamp')
-  .option('--queries <dir>', 'the queries directory (QUERYGATE_QUERIES_DIR; default: the shipped queries/)')
-  .action(async (options: { print?: boolean; tables?: boolean; queries?: string }) => {
-    const { runBigQuerySetup } = await import('./bigquery-commands.js');
-    await runBigQuerySetup({
-      config: loadBigQueryConfig(),
-      queriesDir: loadConfig(withQueriesDir(options.queries)).queriesDir,
-      printOnly: options.print ?? false,
-      tables: options.tables ?? false,
-    });
+// Each backend's own commands (`querygate bigquery setup|check`).
+for (const backend of Object.values(backends)) {
+  backend.commands?.(program, {
+    queriesDirOf: (dir) => loadConfig(withQueriesDir(dir)).queriesDir,
   });
-
-bigquery
-  .command('check')
-  .description('Dry-run every endpoint: does it compile, how many bytes would it scan')
-  .option('--queries <dir>', 'the queries directory (QUERYGATE_QUERIES_DIR; default: the shipped queries/)')
-  .action(async (options: { queries?: string }) => {
-    const { runBigQueryCheck } = await import('./bigquery-commands.js');
-    const { ok } = await runBigQueryCheck({
-      config: loadBigQueryConfig(),
-      queriesDir: loadConfig(withQueriesDir(options.queries)).queriesDir,
-    });
-    if (!ok) process.exitCode = 1;
-  });
-
-/** With QUERYGATE_ENGINE=bigquery, where `queries check|lock` dry-run the endpoints. */
-function bigQueryOf(config: Config): { config: BigQueryConfig } | undefined {
-  return config.engine === 'bigquery' && config.bigquery ? { config: config.bigquery } : undefined;
 }
 
 /** The environment, with `--queries` taking the place of QUERYGATE_QUERIES_DIR where given. */

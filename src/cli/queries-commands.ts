@@ -1,18 +1,23 @@
 import { resolve } from 'node:path';
+import { type BackendChoice, backendOf, ownSettingsOf } from '../backends/registry.js';
 import { writeLock } from '../endpoints/shape-lock.js';
 import type { Snapshot, SnapshotOptions } from '../endpoints/snapshot.js';
 import { schemaFor } from '../graphql/schema.js';
-import { loadScratchSnapshot, type ScratchBigQuery } from './scratch-snapshot.js';
+import { chosenIn, loadScratchSnapshot, type ShapesOn } from './scratch-snapshot.js';
 
-export interface QueriesCommandOptions {
+/**
+ * With a backend named (`bigquery: { config }`, as QUERYGATE_ENGINE=bigquery gives): derive shapes
+ * on it, as the server does at start (BigQuery dry-runs each endpoint). @default an empty DuckDB store
+ */
+export interface QueriesCommandOptions extends ShapesOn {
   readonly queriesDir: string;
   /** Where lines go. @default process.stdout */
   readonly print?: (line: string) => void;
-  /**
-   * With QUERYGATE_ENGINE=bigquery: derive shapes by dry-running each endpoint on BigQuery (as the
-   * server does at start). @default an empty DuckDB store
-   */
-  readonly bigquery?: ScratchBigQuery | undefined;
+}
+
+/** The configured backend, for `queries check|lock` to derive shapes as the server would. */
+export function shapesOn(config: BackendChoice): ShapesOn {
+  return { [config.engine]: { config: ownSettingsOf(config) } };
 }
 
 /**
@@ -26,7 +31,8 @@ export async function runQueriesCheck(options: QueriesCommandOptions): Promise<b
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const snapshot = await attempt(options, { locks: 'require' }, print);
   if (!snapshot) return false;
-  const on = options.bigquery ? ' on BigQuery' : '';
+  const checkedOn = backendOf(chosenIn(options).kind).checkedOn;
+  const on = checkedOn ? ` on ${checkedOn}` : '';
   print(`✓ ${snapshot.endpoints.length} endpoints in ${resolve(options.queriesDir)} pass every check${on}`);
   return true;
 }
@@ -48,11 +54,7 @@ async function attempt(
   print: (line: string) => void,
 ): Promise<Snapshot | undefined> {
   try {
-    const snapshot = await loadScratchSnapshot(
-      resolve(options.queriesDir),
-      snapshotOptions,
-      options.bigquery,
-    );
+    const snapshot = await loadScratchSnapshot(resolve(options.queriesDir), snapshotOptions, options);
     schemaFor(snapshot);
     return snapshot;
   } catch (error) {

@@ -1,22 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { backendOf, ownSettingsOf } from '../backends/registry.js';
 import type { Config } from '../config.js';
 import { readSourceDeclarations } from '../endpoints/sources.js';
-import { queryableTable } from '../endpoints/table-source.js';
-import { bigQueryNaming, createBigQueryEngine } from '../engines/bigquery-engine.js';
-import { createDuckDbEngine } from '../engines/duckdb-engine.js';
-import { readTableSchemas } from '../engines/duckdb-schema.js';
 import type { QueryEngine } from '../engines/query-engine.js';
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import { toJson } from '../http/respond.js';
-// The UDFs (queries/udf) ship with querygate, whatever queries directory is served.
-import { queriesDir } from '../paths.js';
 import { parseSavedStatements, queryParameters } from '../sql/bigquery-ast.js';
-import { qualifyForBigQuery } from '../sql/qualify-for-bigquery.js';
-import { translateToDuckDb } from '../sql/translate.js';
-import { openDatabase } from '../storage/database.js';
-import { createLogWriter } from '../storage/log-writer.js';
-import { ensureWarehouseTables } from '../storage/warehouse-tables.js';
 
 export interface QueryCommandOptions {
   /** `name=value` pairs, one per `--param`. */
@@ -49,8 +38,7 @@ export async function runQueryCommand(
     const params = queryParameterValues(sql, options.params);
     const now = options.now === undefined ? new Date() : parseNow(options.now);
     const request: QueryRequest = { sql, params, now, explain: options.explain, maxRows: options.maxRows };
-    const text =
-      config.engine === 'bigquery' ? await onBigQuery(config, request) : await onDuckDb(config, request);
+    const text = await onBackend(config, request);
     return { ok: true, text };
   } catch (error) {
     if (!isQuerygateError(error)) throw error;
@@ -75,57 +63,23 @@ interface QueryRequest {
   readonly maxRows: number;
 }
 
-async function onDuckDb(config: Config, request: QueryRequest): Promise<string> {
-  // The sources the server would serve (QUERYGATE_QUERIES_DIR), not only the shipped nine.
+/** Runs or explains the request on the configured backend's store. */
+async function onBackend(config: Config, request: QueryRequest): Promise<string> {
   const declared = readSourceDeclarations(config.queriesDir);
-  const sources = [...declared.logs, ...declared.tables.map(queryableTable)];
-  const database = await openDatabase(join(config.dataDir, 'querygate.duckdb'));
-  // The writer creates the source tables of a new store, so a query over it binds (to no rows).
-  const writer = createLogWriter(database, { sources: declared.logs });
-  try {
-    await writer.ready();
-    const setup = await database.connect();
-    try {
-      await ensureWarehouseTables(setup, declared.tables);
-    } finally {
-      setup.closeSync();
-    }
-    if (request.explain) {
-      const connection = await database.connect();
-      try {
-        const tables = await readTableSchemas(connection, sources);
-        return translateToDuckDb(request.sql, { tables }).sql;
-      } finally {
-        connection.closeSync();
-      }
-    }
-    const engine = await createDuckDbEngine({
-      database,
-      sources,
-      queries: [],
-      queriesDir,
-      timeoutMs: config.queryTimeoutMs,
-    });
-    return await runOn(engine, request);
-  } finally {
-    await writer.close();
-    database.close();
-  }
-}
-
-async function onBigQuery(config: Config, request: QueryRequest): Promise<string> {
-  if (!config.bigquery) throw new Error('QUERYGATE_ENGINE=bigquery needs the QUERYGATE_BIGQUERY_* variables');
-  const declared = readSourceDeclarations(config.queriesDir);
-  const sources = [...declared.logs, ...declared.tables.map(queryableTable)];
-  if (request.explain)
-    return qualifyForBigQuery(request.sql, bigQueryNaming(config.bigquery, sources, queriesDir)).sql;
-  const engine = await createBigQueryEngine({
-    config: config.bigquery,
-    queries: [],
-    sources,
-    queriesDir,
+  const session = await backendOf(config.engine).querySession({
+    settings: config,
+    own: ownSettingsOf(config),
+    // The sources the server would serve (QUERYGATE_QUERIES_DIR), not only the shipped nine.
+    sources: declared.logs,
+    tables: declared.tables,
   });
-  return runOn(engine, request);
+  try {
+    return request.explain
+      ? await session.explain(request.sql)
+      : await runOn(await session.engine(), request);
+  } finally {
+    await session.close();
+  }
 }
 
 async function runOn(engine: QueryEngine, { sql, params, now, maxRows }: QueryRequest): Promise<string> {

@@ -1,4 +1,5 @@
-import { type LogSource, logSources } from '../endpoints/sources.js';
+import { type LogSource, readSources } from '../endpoints/sources.js';
+import { queriesDir as shippedQueriesDir } from '../paths.js';
 import { type DemoFunction, demoFunctions } from './catalog.js';
 import type { DemoSource } from './demo-source.js';
 import { edgeSources } from './edge-sources.js';
@@ -77,7 +78,7 @@ const PROJECT_SCALES = [1, 1.5, 0.5];
 const demoSources: Record<string, DemoSource> = { ...edgeSources, ...serviceSources };
 
 /**
- * Demo events for every source of `logSources`, keyed by source name, oldest first, in
+ * Demo events for every shipped source, keyed by source name, oldest first, in
  * `(after, now]`. The same options always give the same events.
  */
 export function generateDemoLogs(options: DemoLogsOptions): Map<string, DemoLogEvent[]> {
@@ -85,7 +86,8 @@ export function generateDemoLogs(options: DemoLogsOptions): Map<string, DemoLogE
   const nowMs = now.getTime();
   const fromMs = Math.max(nowMs - days * DAY, after?.getTime() ?? Number.NEGATIVE_INFINITY);
   const result = new Map<string, DemoLogEvent[]>();
-  for (const source of logSources) {
+  // The demo is of the nine sources shipped in queries/sources.yaml, whatever directory is served.
+  for (const source of readSources(shippedQueriesDir)) {
     const demo = demoSources[source.name];
     if (!demo) continue;
     const events: [us: number, event: DemoLogEvent][] = [];

@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent } from '../endpoints/field-type.js';
-import { logSources } from '../endpoints/sources.js';
+import { readSources } from '../endpoints/sources.js';
+import { queriesDir as shippedQueriesDir } from '../paths.js';
 import type { Database } from '../storage/database.js';
 import type { LogWriter } from '../storage/log-writer.js';
 import { type DemoLogsOptions, demoDays, generateDemoLogs } from './sampler.js';
@@ -100,7 +101,7 @@ async function readSeededUntil(database: Database): Promise<Date | undefined> {
 
 async function holdsRecords(database: Database): Promise<boolean> {
   return withConnection(database, async (connection) => {
-    const counts = logSources
+    const counts = readSources(shippedQueriesDir)
       .map((source) => `(SELECT count(*) FROM ${quoteIdent(source.name)})`)
       .join(' + ');
     const reader = await connection.runAndReadAll(`SELECT ${counts} AS total`);

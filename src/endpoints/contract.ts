@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { maximumBytesBilledSchema } from '../engines/bigquery-config.js';
+import { maximumBytesBilledSchema } from './maximum-bytes-billed.js';
 
 /** A GraphQL name: enum types, enum values and object types are spelled like this. */
 const graphqlName = /^[_A-Za-z][_0-9A-Za-z]*$/;

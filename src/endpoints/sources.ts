@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { queriesDir as shippedQueriesDir } from '../paths.js';
 import type { FieldType, ScalarType, StructType } from './field-type.js';
 import { type TableSource, tableSourceSchema } from './table-source.js';
 import { readYamlFile } from './yaml-file.js';
@@ -119,21 +118,16 @@ export function readSources(dir: string): readonly LogSource[] {
   return readSourceDeclarations(dir).logs;
 }
 
-/** The nine Supabase-style sources shipped in `queries/sources.yaml`: the default set. */
-export const logSources: readonly LogSource[] = readSources(shippedQueriesDir);
-
-const shippedByName = new Map(logSources.map((source) => [source.name, source]));
-
 /** A source by its name or its UUID (any case), as Logflare's clients name one. */
 export function findLogSourceByNameOrId(
   reference: string,
-  sources: readonly LogSource[] = logSources,
+  sources: readonly LogSource[],
 ): LogSource | undefined {
   const id = reference.toLowerCase();
   return sources.find((source) => source.name === reference) ?? sources.find((source) => source.id === id);
 }
 
-/** A shipped source by name. */
-export function findLogSource(name: string, sources?: readonly LogSource[]): LogSource | undefined {
-  return sources ? sources.find((source) => source.name === name) : shippedByName.get(name);
+/** A source by name. */
+export function findLogSource(name: string, sources: readonly LogSource[]): LogSource | undefined {
+  return sources.find((source) => source.name === name);
 }

@@ -103,3 +103,8 @@ export function queryableTable(source: TableSource) {
     warehouseName: source.warehouseName,
   };
 }
+
+/** Where rows of table sources posted over HTTP go: stored as sent, checked against the columns. */
+export interface TableSink {
+  write(sourceName: string, rows: readonly unknown[]): Promise<{ ingested: number }>;
+}

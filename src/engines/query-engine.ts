@@ -4,6 +4,18 @@
  * GraphQL face never needs to know which engine answered.
  */
 
+import type { Timers } from '../timers.js';
+
+/** What every engine is created with, beside its own options. */
+export interface EngineOptions {
+  /** The saved queries, planned once here so a query that cannot run stops start-up. */
+  readonly queries: readonly SavedQuery[];
+  /** Where `udf/` lives: the UDFs (DuckDB macros, BigQuery routines) the saved queries call. */
+  readonly queriesDir: string;
+  /** The timers deadlines are kept with; tests pass manual ones. @default Node's */
+  readonly timers?: Timers;
+}
+
 /** What an engine needs to know of a saved query. */
 export interface SavedQuery {
   readonly id: string;
@@ -91,7 +103,8 @@ export interface PlanCounts {
 }
 
 export interface QueryEngine {
-  readonly kind: 'duckdb' | 'bigquery';
+  /** The backend it belongs to, as QUERYGATE_ENGINE names it (`GET /health` reports it). */
+  readonly kind: string;
   /** Resolves when the engine can answer queries (tables exist, UDFs installed). */
   ready(): Promise<void>;
   run(query: SavedQuery, params: ParameterValues, options: RunOptions): Promise<QueryResult>;

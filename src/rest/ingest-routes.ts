@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { findLogSourceByNameOrId, type LogSource, logSources } from '../endpoints/sources.js';
+import { type LogSink, logRecordFields } from '../endpoints/log-record.js';
+import { findLogSourceByNameOrId, type LogSource } from '../endpoints/sources.js';
+import type { TableSink } from '../endpoints/table-source.js';
 import { QuerygateError } from '../errors.js';
 import { allMethods } from '../http/app.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
@@ -8,22 +10,12 @@ import { allowMethods } from './allow-methods.js';
 import { fromLogflareEvent } from './logflare-event.js';
 import { readLogEvents } from './read-log-events.js';
 
-/** What the ingestion routes need of the store. */
-export interface LogSink {
-  write(sourceName: string, events: unknown[]): Promise<{ ingested: number }>;
-}
-
-/** Where rows of table sources go (the embedded store only). */
-export interface TableSink {
-  write(sourceName: string, rows: readonly unknown[]): Promise<{ ingested: number }>;
-}
-
 export interface IngestRoutesOptions {
   readonly logs: LogSink;
   /** Table sources that take rows over HTTP, as they are (no `event_message`), and their sink. */
   readonly tables?: { readonly names: readonly string[]; readonly sink: TableSink } | undefined;
-  /** The sources of the queries directory served. @default the shipped nine */
-  readonly sources?: readonly LogSource[];
+  /** The sources of the queries directory served. */
+  readonly sources: readonly LogSource[];
   /** The most bytes of a body, on the wire and after decompression. */
   readonly maxBodyBytes: number;
 }
@@ -41,7 +33,7 @@ type Query = Record<string, string | string[] | undefined>;
  * JSON body's top level. A request is stored whole or not at all.
  */
 export function ingestRoutes(options: IngestRoutesOptions) {
-  const sources = options.sources ?? logSources;
+  const { sources } = options;
   const sourceList = sources.map(describeSource);
   return async function routes(app: FastifyInstance) {
     readBodiesAsBytes(app, options.maxBodyBytes);
@@ -92,13 +84,11 @@ const describeSource = (source: LogSource) => ({
   token: source.id,
   name: source.name,
   description: source.description,
-  columns: [
-    { name: 'id', type: 'STRING' },
-    { name: 'timestamp', type: 'TIMESTAMP' },
-    { name: 'event_message', type: 'STRING' },
-    ...(source.hasProject ? [{ name: 'project', type: 'STRING' }] : []),
-    { name: 'metadata', type: 'RECORD', fields: source.metadata.struct },
-  ],
+  columns: logRecordFields(source)
+    .filter((field) => !field.internal)
+    .map(({ name, type }) =>
+      type === 'RECORD' ? { name, type, fields: source.metadata.struct } : { name, type },
+    ),
 });
 
 const sourceFields = ['source_name', 'source', 'collection_name', 'collection'];

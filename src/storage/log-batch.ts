@@ -1,7 +1,8 @@
 import { quoteIdent, type StructType } from '../endpoints/field-type.js';
+import { extraColumn } from '../endpoints/log-record.js';
 import type { LogSource } from '../endpoints/sources.js';
 import type { LogEvent } from './log-event.js';
-import { extraColumn, logTableColumns } from './log-tables.js';
+import { logTableColumns } from './log-tables.js';
 
 /**
  * A batch of records travels to DuckDB as a newline-delimited JSON file read by `read_json`

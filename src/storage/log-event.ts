@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { findLogSource, type LogSource, logSources } from '../endpoints/sources.js';
+import { findLogSource, type LogSource } from '../endpoints/sources.js';
 import { QuerygateError } from '../errors.js';
 import { parseEventTimestamp } from './event-timestamp.js';
 
@@ -36,7 +36,7 @@ export function checkLogEvents(
   sourceName: string,
   events: readonly unknown[],
   now: Date,
-  sources: readonly LogSource[] = logSources,
+  sources: readonly LogSource[],
 ): { source: LogSource; events: LogEvent[] } {
   const source = findLogSource(sourceName, sources);
   if (!source) {

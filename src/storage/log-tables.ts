@@ -6,7 +6,8 @@ import {
   quoteIdent,
   type StructType,
 } from '../endpoints/field-type.js';
-import { type LogSource, logSources } from '../endpoints/sources.js';
+import { type LogFieldType, logRecordFields } from '../endpoints/log-record.js';
+import type { LogSource } from '../endpoints/sources.js';
 import { changeColumnTypeStatement, withMissingFields } from './schema-evolution.js';
 
 /**
@@ -16,22 +17,18 @@ import { changeColumnTypeStatement, withMissingFields } from './schema-evolution
  * keyed by path, the values that conflicted with their column's type, so nothing sent is lost.
  */
 
-/** The column holding values that did not fit their field's type. */
-export const extraColumn = '_extra';
-
 /** The columns of a source's table, in order, with their DuckDB types. */
 export function logTableColumns(
   source: LogSource,
   metadata: StructType = source.metadata,
 ): [string, string][] {
-  return [
-    ['id', 'VARCHAR'],
-    ['timestamp', 'TIMESTAMP'],
-    ['event_message', 'VARCHAR'],
-    ...(source.hasProject ? ([['project', 'VARCHAR']] as [string, string][]) : []),
-    ['metadata', duckdbType(metadata)],
-    [extraColumn, 'JSON'],
-  ];
+  const types: Record<LogFieldType, string> = {
+    STRING: 'VARCHAR',
+    TIMESTAMP: 'TIMESTAMP',
+    RECORD: duckdbType(metadata),
+    JSON: 'JSON',
+  };
+  return logRecordFields(source).map((field) => [field.name, types[field.type]]);
 }
 
 /**
@@ -61,7 +58,7 @@ export function createLogTableStatement(source: LogSource): string {
  */
 export async function ensureLogTables(
   connection: DuckDBConnection,
-  sources: readonly LogSource[] = logSources,
+  sources: readonly LogSource[],
 ): Promise<Map<string, StructType>> {
   const types = new Map<string, StructType>();
   for (const source of sources) {

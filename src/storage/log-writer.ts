@@ -32,8 +32,11 @@ export interface LogWriterOptions {
   readonly tempDir?: string;
   /** The clock that stamps events sent without a timestamp. @default () => new Date() */
   readonly now?: () => Date;
-  /** The sources it keeps a table for and accepts events of. @default the shipped nine */
-  readonly sources?: readonly LogSource[];
+  /**
+   * The sources it keeps a table for, accepts events of and replays the journal into: the served
+   * queries directory's.
+   */
+  readonly sources: readonly LogSource[];
   /** How far each source's typed `metadata` may grow. @default defaultSchemaLimits (500 fields, 15 levels) */
   readonly schemaLimits?: SchemaLimits;
   /**
@@ -77,7 +80,7 @@ interface WriterState {
  * should a WAL still fail to replay, database.ts sets it aside and this writer restores every
  * acknowledged record from the ingest journal at open.
  */
-export function createLogWriter(db: Database, options: LogWriterOptions = {}): LogWriter {
+export function createLogWriter(db: Database, options: LogWriterOptions): LogWriter {
   const now = options.now ?? (() => new Date());
   const limits = options.schemaLimits ?? defaultSchemaLimits;
   const checkpointBytes = options.journalCheckpointBytes ?? 32 * 1024 * 1024;

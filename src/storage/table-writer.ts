@@ -1,9 +1,9 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { TableColumn } from '../endpoints/table-columns.js';
 import type { TableSource } from '../endpoints/table-source.js';
-import type { DuckDbConnector } from '../engines/duckdb-engine.js';
 import { QuerygateError } from '../errors.js';
 import { quoteIdent } from '../sql/table-schema.js';
+import type { Database } from './database.js';
 import { checkTableRow } from './table-row-check.js';
 import { fromWire, wireType } from './table-wire.js';
 
@@ -21,7 +21,7 @@ export interface TableWriter {
  * Writes run one at a time on one connection.
  */
 export async function createTableWriter(
-  database: DuckDbConnector,
+  database: Pick<Database, 'connect'>,
   sources: readonly TableSource[],
 ): Promise<TableWriter> {
   const connection = await database.connect();

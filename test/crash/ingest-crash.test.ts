@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../bench/generate-logs.js';
-import { logSources } from '../../src/endpoints/sources.js';
+import { logSources } from '../helpers/shipped-sources.js';
 
 /**
  * The guarantee "an acknowledged record survives kill -9 at any moment; the store always opens",

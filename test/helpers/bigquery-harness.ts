@@ -3,22 +3,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BigQuery, BigQueryOptions } from '@google-cloud/bigquery';
 import { afterEach } from 'vitest';
-import type { Config } from '../../src/config.js';
-import { type LogSource, logSources } from '../../src/endpoints/sources.js';
-import type { TableSource } from '../../src/endpoints/table-source.js';
 import {
   type BigQueryConfig,
   bigQueryTables,
   parseBigQueryEnvironment,
-} from '../../src/engines/bigquery-config.js';
-import { bigQueryNaming, createBigQueryClient } from '../../src/engines/bigquery-engine.js';
-import { readBigQueryUdfs } from '../../src/engines/bigquery-udfs.js';
+} from '../../src/backends/bigquery/config.js';
+import { bigQueryNaming, createBigQueryClient } from '../../src/backends/bigquery/engine.js';
+import { readBigQueryUdfs } from '../../src/backends/bigquery/udfs.js';
+import type { Config } from '../../src/config.js';
+import type { LogSource } from '../../src/endpoints/sources.js';
+import type { TableSource } from '../../src/endpoints/table-source.js';
 import { queriesDir } from '../../src/paths.js';
 import { type Querygate, startQuerygate } from '../../src/server.js';
 import { ensureWarehouseTables } from '../../src/storage/warehouse-tables.js';
 import { type FakeBigQuery, fakeAuthClient, startFakeBigQuery } from './fake-bigquery-server.js';
 import { testConfig } from './querygate-server.js';
 import { createScratchEngine, type ScratchEngine } from './scratch-engine.js';
+import { logSources } from './shipped-sources.js';
 
 /**
  * A fake BigQuery on loopback over its own scratch DuckDB, with a configuration as the

@@ -1,11 +1,11 @@
+import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
 import { type EndpointRegistry, loadEndpointRegistry } from '../../src/endpoints/registry.js';
 import { type Snapshot, snapshotOf } from '../../src/endpoints/snapshot.js';
-import { logSources } from '../../src/endpoints/sources.js';
-import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
 import type { QueryEngine } from '../../src/engines/query-engine.js';
 import { queriesDir } from '../../src/paths.js';
 import { type FixtureRecord, insertStatement } from './log-fixture.js';
 import { createScratchEngine, type ScratchEngine } from './scratch-engine.js';
+import { logSources } from './shipped-sources.js';
 
 /** The saved endpoints on the real DuckDB engine over an in-memory store that tests fill by hand. */
 export interface EndpointEngine {

@@ -12,16 +12,15 @@ import {
 } from '@duckdb/node-api';
 import type { BigQueryOptions } from '@google-cloud/bigquery';
 import { parse } from '@guanmingchiu/sqlparser-ts';
-import { type LogSource, logSources } from '../../src/endpoints/sources.js';
+import { renameObjects } from '../../src/backends/bigquery/qualify.js';
+import { readTableSchemas } from '../../src/backends/duckdb/table-schemas.js';
+import type { LogSource } from '../../src/endpoints/sources.js';
 import { queryableTable, type TableSource } from '../../src/endpoints/table-source.js';
-import { readTableSchemas } from '../../src/engines/duckdb-schema.js';
 import { isoMicros } from '../../src/engines/iso-micros.js';
 import { type Ast, variant } from '../../src/sql/bigquery-ast.js';
-import { renameObjects } from '../../src/sql/qualify-for-bigquery.js';
 import { nowParameter, translateToDuckDb } from '../../src/sql/translate.js';
 import type { Database } from '../../src/storage/database.js';
 import { seedTableSchema } from '../../src/storage/log-tables.js';
-
 import {
   encodeRows,
   encodeSchema,
@@ -30,6 +29,7 @@ import {
   type StructWire,
   type TimestampFormat,
 } from './fake-bigquery-wire.js';
+import { logSources } from './shipped-sources.js';
 
 /**
  * A BigQuery REST API on loopback, enough of it for @google-cloud/bigquery to run querygate's

@@ -1,6 +1,7 @@
 import type { FieldType } from '../../src/endpoints/field-type.js';
 import { isListType, isStructType, quoteIdent } from '../../src/endpoints/field-type.js';
-import { findLogSource, type LogSource, logSources } from '../../src/endpoints/sources.js';
+import { findLogSource, type LogSource } from '../../src/endpoints/sources.js';
+import { logSources } from './shipped-sources.js';
 
 /** One log record of a fixture, in the seed shape of its source (missing fields are NULL). */
 export interface FixtureRecord {

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
 import { duckdbType, quoteIdent } from '../../src/endpoints/field-type.js';
-import { type LogSource, logSources } from '../../src/endpoints/sources.js';
-import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
+import type { LogSource } from '../../src/endpoints/sources.js';
 import type { ParameterValues, QueryEngine, QueryResult } from '../../src/engines/query-engine.js';
 import { queriesDir } from '../../src/paths.js';
 import { type Database, openDatabase } from '../../src/storage/database.js';
+import { logSources } from './shipped-sources.js';
 
 /**
  * An in-memory DuckDB with the nine source tables in their seed shape and the UDF macros: enough

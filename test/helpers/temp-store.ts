@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { type Database, openDatabase } from '../../src/storage/database.js';
 import { createLogWriter, type LogWriter, type LogWriterOptions } from '../../src/storage/log-writer.js';
+import { logSources } from './shipped-sources.js';
 
 /** A real log store in a temporary directory: its DuckDB file, its writer and a connection to look with. */
 export interface TempStore {
@@ -15,11 +16,14 @@ export interface TempStore {
   close(): Promise<void>;
 }
 
-/** Opens a store at `<tmp>/<prefix>XXXX/logs.duckdb` with its source tables created. */
-export async function openTempStore(prefix: string, options: LogWriterOptions = {}): Promise<TempStore> {
+/** Opens a store at `<tmp>/<prefix>XXXX/logs.duckdb` with its source tables (the shipped nine unless `options` say else) created. */
+export async function openTempStore(
+  prefix: string,
+  options: Partial<LogWriterOptions> = {},
+): Promise<TempStore> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   const db = await openDatabase(join(dir, 'logs.duckdb'));
-  const writer = createLogWriter(db, options);
+  const writer = createLogWriter(db, { sources: logSources, ...options });
   await writer.ready();
   const connection = await db.connect();
   return {

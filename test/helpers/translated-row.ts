@@ -1,9 +1,9 @@
 import { afterAll, beforeAll } from 'vitest';
-import { logSources } from '../../src/endpoints/sources.js';
 import type { ParameterValues } from '../../src/engines/query-engine.js';
 import { type Translation, translateToDuckDb } from '../../src/sql/translate.js';
 import { seedTableSchema } from '../../src/storage/log-tables.js';
 import { createScratchEngine, type ScratchEngine } from './scratch-engine.js';
+import { logSources } from './shipped-sources.js';
 
 /** The clock the translator's rule tests run at. */
 export const testNow = new Date('2026-03-10T12:34:56.789Z');

@@ -2,9 +2,9 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { writeWarehouse } from '../../examples/warehouse/generate.js';
+import type { DuckDbConnector } from '../../src/backends/duckdb/engine.js';
 import { readSourceDeclarations } from '../../src/endpoints/sources.js';
 import type { TableSource } from '../../src/endpoints/table-source.js';
-import type { DuckDbConnector } from '../../src/engines/duckdb-engine.js';
 import { importTableFiles } from '../../src/storage/table-import.js';
 import { ensureWarehouseTables } from '../../src/storage/warehouse-tables.js';
 

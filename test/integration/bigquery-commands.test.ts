@@ -2,11 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from '@guanmingchiu/sqlparser-ts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runBigQueryCheck, runBigQuerySetup } from '../../src/cli/bigquery-commands.js';
+import { runBigQueryCheck, runBigQuerySetup } from '../../src/backends/bigquery/commands.js';
+import { createBigQueryEngine } from '../../src/backends/bigquery/engine.js';
+import { readBigQueryUdfs } from '../../src/backends/bigquery/udfs.js';
 import { type Endpoint, loadEndpointRegistry } from '../../src/endpoints/registry.js';
-import { logSources } from '../../src/endpoints/sources.js';
-import { createBigQueryEngine } from '../../src/engines/bigquery-engine.js';
-import { readBigQueryUdfs } from '../../src/engines/bigquery-udfs.js';
 import { queriesDir } from '../../src/paths.js';
 import type { Ast } from '../../src/sql/bigquery-ast.js';
 import {
@@ -14,6 +13,7 @@ import {
   type HarnessOptions,
   startBigQueryHarness,
 } from '../helpers/bigquery-harness.js';
+import { logSources } from '../helpers/shipped-sources.js';
 
 const registry = loadEndpointRegistry(queriesDir);
 let harness: BigQueryHarness | undefined;

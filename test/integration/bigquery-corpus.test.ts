@@ -2,13 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBTimestampValue, type DuckDBType, TIMESTAMP, VARCHAR } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
+import { decodeRows } from '../../src/backends/duckdb/rows.js';
 import { generateDemoLogs } from '../../src/demo/sampler.js';
-import { logSources } from '../../src/endpoints/sources.js';
-import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
-import { decodeRows } from '../../src/engines/duckdb-rows.js';
 import type { QueryEngine, ResultRow } from '../../src/engines/query-engine.js';
 import { isQuerygateError } from '../../src/errors.js';
 import { queriesDir } from '../../src/paths.js';
+import { logSources } from '../helpers/shipped-sources.js';
 import { openTempStore, type TempStore } from '../helpers/temp-store.js';
 
 /**

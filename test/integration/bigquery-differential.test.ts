@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBigQueryEngine } from '../../src/backends/bigquery/engine.js';
+import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
 import type { Endpoint } from '../../src/endpoints/registry.js';
 import { loadEndpointRegistry } from '../../src/endpoints/registry.js';
-import { logSources } from '../../src/endpoints/sources.js';
-import { createBigQueryEngine } from '../../src/engines/bigquery-engine.js';
-import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
 import type { ParameterValues, QueryEngine, QueryResult } from '../../src/engines/query-engine.js';
 import { toJson } from '../../src/http/respond.js';
 import { queriesDir } from '../../src/paths.js';
 import { type BigQueryHarness, startBigQueryHarness } from '../helpers/bigquery-harness.js';
 import { type FixtureRecord, fixtureMicros, insertStatement } from '../helpers/log-fixture.js';
 import { createScratchEngine, type ScratchEngine } from '../helpers/scratch-engine.js';
+import { logSources } from '../helpers/shipped-sources.js';
 
 // The same fixture records in the DuckDB engine's store and in the fake BigQuery's store; every
 // endpoint of the manifest over every declared value of its enumerated parameters (plus an

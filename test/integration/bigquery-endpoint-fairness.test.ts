@@ -1,5 +1,5 @@
 import { afterEach, expect, it } from 'vitest';
-import { createBigQueryEngine } from '../../src/engines/bigquery-engine.js';
+import { createBigQueryEngine } from '../../src/backends/bigquery/engine.js';
 import type { QueryEngine, SavedQuery } from '../../src/engines/query-engine.js';
 import { isQuerygateError } from '../../src/errors.js';
 import { queriesDir } from '../../src/paths.js';

@@ -2,8 +2,8 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createBigQueryEngine } from '../../src/backends/bigquery/engine.js';
 import { type Endpoint, loadEndpointRegistry } from '../../src/endpoints/registry.js';
-import { createBigQueryEngine } from '../../src/engines/bigquery-engine.js';
 import type { QueryEngine, SavedQuery } from '../../src/engines/query-engine.js';
 import { isQuerygateError, type QuerygateError } from '../../src/errors.js';
 import { queriesDir } from '../../src/paths.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { runBigQuerySetup } from '../../src/cli/bigquery-commands.js';
+import { runBigQuerySetup } from '../../src/backends/bigquery/commands.js';
+import { type BigQueryLogSink, createBigQueryLogSink } from '../../src/backends/bigquery/log-sink.js';
 import { isQuerygateError, type QuerygateError } from '../../src/errors.js';
-import { type BigQueryLogSink, createBigQueryLogSink } from '../../src/storage/bigquery-log-sink.js';
 import { type BigQueryHarness, startBigQueryHarness } from '../helpers/bigquery-harness.js';
 
 const fixedNow = new Date('2026-03-10T12:34:56.789Z');

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBigQuerySetup } from '../../src/cli/bigquery-commands.js';
+import { runBigQuerySetup } from '../../src/backends/bigquery/commands.js';
 import { readSources } from '../../src/endpoints/sources.js';
 import { packageRoot } from '../../src/paths.js';
 import type { Querygate } from '../../src/server.js';

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBigQuerySetup } from '../../src/cli/bigquery-commands.js';
+import { runBigQuerySetup } from '../../src/backends/bigquery/commands.js';
 import { loadConfig } from '../../src/config.js';
 import { type Querygate, startQuerygate } from '../../src/server.js';
 import {

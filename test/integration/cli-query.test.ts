@@ -6,6 +6,7 @@ import { runQueryCommand } from '../../src/cli/query-command.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { createLogWriter } from '../../src/storage/log-writer.js';
+import { logSources } from '../helpers/shipped-sources.js';
 
 // `querygate query` on a real store file, as a user runs it with the server stopped.
 let dir: string;
@@ -17,7 +18,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'querygate-cli-query-'));
   config = loadConfig({ QUERYGATE_DATA_DIR: dir, QUERYGATE_API_KEYS: 'k'.repeat(16) });
   const database = await openDatabase(join(dir, 'querygate.duckdb'));
-  const writer = createLogWriter(database);
+  const writer = createLogWriter(database, { sources: logSources });
   await writer.ready();
   const event = (id: string, minute: number, project: string, status: number) => ({
     id,

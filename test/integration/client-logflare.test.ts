@@ -1,6 +1,5 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { logSources } from '../../src/endpoints/sources.js';
 import { fixtureEvents, fixtureNow, nowMicros, projects } from '../fixtures/spec-fixture.js';
 import {
   byName,
@@ -9,6 +8,7 @@ import {
   serveDuringFile,
   testApiKey,
 } from '../helpers/querygate-server.js';
+import { logSources } from '../helpers/shipped-sources.js';
 import { expectedApiCounts, re2AsJs } from '../helpers/spec-expectations.js';
 
 /**

@@ -2,8 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { logSources } from '../../src/endpoints/sources.js';
-import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
+import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
 import type { QueryEngine, SavedQuery } from '../../src/engines/query-engine.js';
 import { isQuerygateError } from '../../src/errors.js';
 import { queriesDir } from '../../src/paths.js';
@@ -11,6 +10,7 @@ import { createFairEngine } from '../../src/resolve/fair-engine.js';
 import { type Database, openDatabase } from '../../src/storage/database.js';
 import { createLogWriter } from '../../src/storage/log-writer.js';
 import type { Timers } from '../../src/timers.js';
+import { logSources } from '../helpers/shipped-sources.js';
 
 /**
  * Admission to the DuckDB engine's connections on a real store file: a call's deadline counts
@@ -42,7 +42,7 @@ let database: Database;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'querygate-admission-'));
   database = await openDatabase(join(dir, 'querygate.duckdb'));
-  const writer = createLogWriter(database, { now: () => now });
+  const writer = createLogWriter(database, { sources: logSources, now: () => now });
   await writer.ready();
   const events = Array.from({ length: records }, (_, i) => ({
     event_message: `request ${i}`,

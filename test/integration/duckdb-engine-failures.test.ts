@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateBenchLogs } from '../../bench/generate-logs.js';
+import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
 import { loadConfig } from '../../src/config.js';
 import { loadEndpointRegistry } from '../../src/endpoints/registry.js';
-import { logSources } from '../../src/endpoints/sources.js';
-import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
 import { isQuerygateError } from '../../src/errors.js';
 import { queriesDir } from '../../src/paths.js';
 import { type Querygate, startQuerygate } from '../../src/server.js';
@@ -14,6 +13,7 @@ import { type Database, openDatabase } from '../../src/storage/database.js';
 import { createLogWriter } from '../../src/storage/log-writer.js';
 import { createEndpointEngine, type EndpointEngine, endpointNamed } from '../helpers/endpoint-engine.js';
 import { leaksInternals, testApiKey } from '../helpers/querygate-server.js';
+import { logSources } from '../helpers/shipped-sources.js';
 
 /**
  * The DuckDB engine's two failures on a real store: a query running past its deadline is
@@ -44,7 +44,7 @@ describe('a query running past its deadline', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'querygate-deadline-'));
     database = await openDatabase(join(dir, 'querygate.duckdb'));
-    const writer = createLogWriter(database);
+    const writer = createLogWriter(database, { sources: logSources });
     await generateBenchLogs(writer, { now, edgeRows, relayRows: 0, projects: 5, days: 1 });
     await writer.close();
   });

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { logSources } from '../../src/endpoints/sources.js';
-import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
+import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
 import type { QueryEngine, SavedQuery } from '../../src/engines/query-engine.js';
 import { queriesDir } from '../../src/paths.js';
 import { insertStatement } from '../helpers/log-fixture.js';
 import { createScratchEngine, type ScratchEngine } from '../helpers/scratch-engine.js';
+import { logSources } from '../helpers/shipped-sources.js';
 
 // Typed parameters on the embedded engine: bound as DuckDB values of their types, and a query's
 // columns described with those types before it ever runs.

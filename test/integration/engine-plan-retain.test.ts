@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { logSources } from '../../src/endpoints/sources.js';
-import { createBigQueryEngine } from '../../src/engines/bigquery-engine.js';
-import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
+import { createBigQueryEngine } from '../../src/backends/bigquery/engine.js';
+import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
 import type { QueryEngine, SavedQuery } from '../../src/engines/query-engine.js';
 import { queriesDir } from '../../src/paths.js';
 import { type BigQueryHarness, startBigQueryHarness } from '../helpers/bigquery-harness.js';
 import { insertStatement } from '../helpers/log-fixture.js';
 import { createScratchEngine, type ScratchEngine } from '../helpers/scratch-engine.js';
+import { logSources } from '../helpers/shipped-sources.js';
 
 // After a reload the engines keep the plans of the served texts only: the translations, prepared
 // statements and qualified texts of replaced ones go, while a run already holding one finishes.

@@ -7,7 +7,6 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { quoteIdent } from '../../src/endpoints/field-type.js';
-import { logSources } from '../../src/endpoints/sources.js';
 import { startQuerygate } from '../../src/server.js';
 import { openDatabase } from '../../src/storage/database.js';
 import {
@@ -21,6 +20,7 @@ import {
   toIngestEvent,
 } from '../fixtures/spec-fixture.js';
 import { testApiKey, testConfig } from '../helpers/querygate-server.js';
+import { logSources } from '../helpers/shipped-sources.js';
 import { expectedLogsAll } from '../helpers/spec-expectations.js';
 
 /**

@@ -2,6 +2,7 @@ import { type DuckDBType, DuckDBTypeId } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isQuerygateError } from '../../src/errors.js';
 import { createLogWriter } from '../../src/storage/log-writer.js';
+import { logSources } from '../helpers/shipped-sources.js';
 import { openTempStore, type TempStore } from '../helpers/temp-store.js';
 
 /**
@@ -89,7 +90,7 @@ describe('a request that fails in the store beside others committed with it', ()
   });
 
   it('fails only that request with ENGINE_ERROR; the others answer with their counts and are stored', async () => {
-    const writer = createLogWriter(store.db);
+    const writer = createLogWriter(store.db, { sources: logSources });
     try {
       const requests = [
         [{ id: 'good-a', event_message: 'a' }],

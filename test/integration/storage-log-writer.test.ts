@@ -8,6 +8,7 @@ import { openDatabase } from '../../src/storage/database.js';
 import { ensureLogTables } from '../../src/storage/log-tables.js';
 import { createLogWriter, type LogWriter } from '../../src/storage/log-writer.js';
 import { runUntilOkThenKill } from '../helpers/killed-child.js';
+import { logSources } from '../helpers/shipped-sources.js';
 import { openTempStore, type TempStore } from '../helpers/temp-store.js';
 
 const source = 'cloudflare.logs.prod';
@@ -280,7 +281,7 @@ describe('log tables across a restart', () => {
   it('reads the evolved metadata type back from the catalogue when reopened', async () => {
     const path = join(dir, 'reopen.duckdb');
     const first = await openDatabase(path);
-    const firstWriter = createLogWriter(first);
+    const firstWriter = createLogWriter(first, { sources: logSources });
     await firstWriter.write('postgres.logs', [
       { event_message: 'x', metadata: { parsed: { sql_state_code: '42P01' } } },
     ]);
@@ -290,7 +291,7 @@ describe('log tables across a restart', () => {
     const second = await openDatabase(path);
     const secondConnection = await second.connect();
     try {
-      const types = await ensureLogTables(secondConnection);
+      const types = await ensureLogTables(secondConnection, logSources);
       expect(types.get('postgres.logs')).toEqual({
         struct: {
           host: 'VARCHAR',
@@ -313,8 +314,10 @@ describe('durability', () => {
       script,
       `import { openDatabase } from '${src('database.ts')}';
 import { createLogWriter } from '${src('log-writer.ts')}';
+import { readSources } from '${src('../endpoints/sources.ts')}';
+import { queriesDir } from '${src('../paths.ts')}';
 const db = await openDatabase(process.argv[2]);
-const writer = createLogWriter(db);
+const writer = createLogWriter(db, { sources: readSources(queriesDir) });
 const events = Array.from({ length: 500 }, (_, i) => ({ id: 'durable-' + i, event_message: 'durable ' + i, metadata: { response: { status_code: i } } }));
 await writer.write('cloudflare.logs.prod', events);
 process.stdout.write('ok\\n');

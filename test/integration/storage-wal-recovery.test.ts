@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/storage/database.js';
 import { createLogWriter } from '../../src/storage/log-writer.js';
 import { runUntilOkThenKill } from '../helpers/killed-child.js';
+import { logSources } from '../helpers/shipped-sources.js';
 
 /**
  * The second line of defence: a write-ahead log DuckDB cannot replay. A child process stores
@@ -51,8 +52,10 @@ describe('opening a store whose WAL DuckDB cannot replay', () => {
       script,
       `import { openDatabase } from '${src('database.ts')}';
 import { createLogWriter } from '${src('log-writer.ts')}';
+import { readSources } from '${src('../endpoints/sources.ts')}';
+import { queriesDir } from '${src('../paths.ts')}';
 const db = await openDatabase(process.argv[2]);
-const writer = createLogWriter(db);
+const writer = createLogWriter(db, { sources: readSources(queriesDir) });
 for (const source of ${JSON.stringify(sources)}) {
   for (let batch = 0; batch < 3; batch += 1) {
     const events = Array.from({ length: ${perSource / 3} }, (_, i) => {
@@ -86,7 +89,7 @@ setInterval(() => {}, 1000);
     const log = { error() {}, warn: (_details: object, message: string) => warnings.push(message) };
     const db = await openDatabase(path);
     expect(db.walSetAside).toMatch(/logs\.duckdb\.wal\.unreplayable-\d+$/);
-    const writer = createLogWriter(db, { log });
+    const writer = createLogWriter(db, { sources: logSources, log });
     await writer.ready();
     expect(warnings.join('\n')).toMatch(/set aside/);
     // The store takes new writes, including new fields, after the recovery.
@@ -109,7 +112,7 @@ setInterval(() => {}, 1000);
   it('restores nothing twice when opened again', async () => {
     const db = await openDatabase(path);
     expect(db.walSetAside).toBeUndefined();
-    const writer = createLogWriter(db);
+    const writer = createLogWriter(db, { sources: logSources });
     await writer.ready();
     await writer.close();
     db.close();

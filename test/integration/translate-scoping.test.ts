@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { logSources } from '../../src/endpoints/sources.js';
-import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
+import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
 import type { QueryEngine } from '../../src/engines/query-engine.js';
 import { isQuerygateError } from '../../src/errors.js';
 import { queriesDir } from '../../src/paths.js';
+import { logSources } from '../helpers/shipped-sources.js';
 import { openTempStore, type TempStore } from '../helpers/temp-store.js';
 
 // Name resolution as BigQuery does it, over a store whose schema ingestion evolved: the records

@@ -3,15 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBTimestampValue, TIMESTAMP, VARCHAR } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
+import { decodeRows } from '../../src/backends/duckdb/rows.js';
 import { demoProjects, generateDemoLogs } from '../../src/demo/sampler.js';
 import { type Endpoint, loadEndpointRegistry } from '../../src/endpoints/registry.js';
-import { logSources } from '../../src/endpoints/sources.js';
-import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
-import { decodeRows } from '../../src/engines/duckdb-rows.js';
 import type { ParameterValues, QueryEngine } from '../../src/engines/query-engine.js';
 import { queriesDir } from '../../src/paths.js';
 import { type Database, openDatabase } from '../../src/storage/database.js';
 import { createLogWriter } from '../../src/storage/log-writer.js';
+import { logSources } from '../helpers/shipped-sources.js';
 
 // The translated saved queries against hand-written DuckDB queries (test/fixtures/reference-sql)
 // on several days of realistic demo logs: for every parameter combination the rows must agree.
@@ -26,7 +26,7 @@ let functionIds: string[];
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'querygate-reference-'));
   database = await openDatabase(join(dir, 'store.duckdb'));
-  const writer = createLogWriter(database);
+  const writer = createLogWriter(database, { sources: logSources });
   for (const [source, events] of generateDemoLogs({ now, days: 8 })) await writer.write(source, events);
   await writer.close();
   engine = await createDuckDbEngine({

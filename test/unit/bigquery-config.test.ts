@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { logSources } from '../../src/endpoints/sources.js';
 import {
   bigQueryEnvironmentSchema,
   bigQueryTables,
   parseBigQueryEnvironment,
-} from '../../src/engines/bigquery-config.js';
+} from '../../src/backends/bigquery/config.js';
+import { logSources } from '../helpers/shipped-sources.js';
 
 const required = { QUERYGATE_BIGQUERY_PROJECT: 'acme-logs-prod', QUERYGATE_BIGQUERY_DATASET: 'logflare' };
 

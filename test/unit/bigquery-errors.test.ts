@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toQuerygateError } from '../../src/engines/bigquery-errors.js';
+import { toQuerygateError } from '../../src/backends/bigquery/errors.js';
 
 /** An error shaped as @google-cloud/common's ApiError for a Google JSON error body. */
 function apiError(code: number | undefined, reason: string, message: string) {

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseBigQueryEnvironment } from '../../src/backends/bigquery/config.js';
+import { bigQueryNaming } from '../../src/backends/bigquery/engine.js';
+import { qualifyForBigQuery, renameObjects } from '../../src/backends/bigquery/qualify.js';
 import { loadEndpointRegistry } from '../../src/endpoints/registry.js';
-import { logSources } from '../../src/endpoints/sources.js';
-import { parseBigQueryEnvironment } from '../../src/engines/bigquery-config.js';
-import { bigQueryNaming } from '../../src/engines/bigquery-engine.js';
 import { queriesDir } from '../../src/paths.js';
 import { type Ast, parseBigQuery } from '../../src/sql/bigquery-ast.js';
-import { qualifyForBigQuery, renameObjects } from '../../src/sql/qualify-for-bigquery.js';
+import { logSources } from '../helpers/shipped-sources.js';
 
 const naming = {
   tables: {

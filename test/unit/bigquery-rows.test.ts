@@ -5,7 +5,7 @@ import {
   decodeWireRows,
   timestampMicros,
   type WireSchema,
-} from '../../src/engines/bigquery-rows.js';
+} from '../../src/backends/bigquery/rows.js';
 
 describe('decoding BigQuery wire rows', () => {
   it('reads TIMESTAMP integer microseconds (useInt64Timestamp) as they are', () => {

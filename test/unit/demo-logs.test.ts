@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type DemoLogEvent, demoProjects, generateDemoLogs } from '../../src/demo/sampler.js';
 import type { FieldType } from '../../src/endpoints/field-type.js';
-import { logSources } from '../../src/endpoints/sources.js';
+import { logSources } from '../helpers/shipped-sources.js';
 
 const now = new Date('2026-05-15T12:34:56.789Z');
 const nowMicros = now.getTime() * 1000;

@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
 import { type DemoLogEvent, generateDemoLogs } from '../../src/demo/sampler.js';
 import { demoMarkerTable, seedDemoLogs } from '../../src/demo/seed.js';
 import { startDemoTraffic } from '../../src/demo/traffic.js';
 import { quoteIdent } from '../../src/endpoints/field-type.js';
-import { logSources } from '../../src/endpoints/sources.js';
-import { createDuckDbEngine } from '../../src/engines/duckdb-engine.js';
 import { queriesDir } from '../../src/paths.js';
 import { type Database, openDatabase } from '../../src/storage/database.js';
 import { createLogWriter, type LogWriter } from '../../src/storage/log-writer.js';
 import { createManualTime } from '../helpers/manual-time.js';
+import { logSources } from '../helpers/shipped-sources.js';
 
 const seededAt = new Date('2026-05-15T12:34:56.789Z');
 // One project at full volume where density matters, a tenth of it where only counts do: fast.
@@ -28,7 +28,7 @@ const opened: Store[] = [];
 
 async function openStore(): Promise<Store> {
   const database = await openDatabase(':memory:');
-  const writer = createLogWriter(database);
+  const writer = createLogWriter(database, { sources: logSources });
   await writer.ready();
   const store = { database, writer };
   opened.push(store);

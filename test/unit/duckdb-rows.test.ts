@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeRows } from '../../src/engines/duckdb-rows.js';
+import { decodeRows } from '../../src/backends/duckdb/rows.js';
 import { type Database, openDatabase } from '../../src/storage/database.js';
 
 let database: Database;

@@ -2,13 +2,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parseBigQueryEnvironment } from '../../src/backends/bigquery/config.js';
+import { bigQueryNaming } from '../../src/backends/bigquery/engine.js';
+import { qualifyForBigQuery } from '../../src/backends/bigquery/qualify.js';
 import { addTableSource } from '../../src/cli/sources-commands.js';
 import { readSourceDeclarations } from '../../src/endpoints/sources.js';
 import { queryableTable, tableSourceSchema } from '../../src/endpoints/table-source.js';
-import { parseBigQueryEnvironment } from '../../src/engines/bigquery-config.js';
-import { bigQueryNaming } from '../../src/engines/bigquery-engine.js';
 import { queriesDir } from '../../src/paths.js';
-import { qualifyForBigQuery } from '../../src/sql/qualify-for-bigquery.js';
 
 const events = tableSourceSchema.parse({
   kind: 'table',

@@ -1,8 +1,8 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
+import { qualifyForBigQuery } from '../../src/backends/bigquery/qualify.js';
 import { tableColumnsSchema } from '../../src/endpoints/table-columns.js';
 import { tableSourceSchema } from '../../src/endpoints/table-source.js';
-import { qualifyForBigQuery } from '../../src/sql/qualify-for-bigquery.js';
 import type { TableSchema } from '../../src/sql/table-schema.js';
 import { translateToDuckDb } from '../../src/sql/translate.js';
 import { createWarehouseTableStatement } from '../../src/storage/warehouse-tables.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { logSources } from '../../src/endpoints/sources.js';
 import { translateToDuckDb } from '../../src/sql/translate.js';
 import { seedTableSchema } from '../../src/storage/log-tables.js';
+import { logSources } from '../helpers/shipped-sources.js';
 
 const seedTables = logSources.map(seedTableSchema);
 

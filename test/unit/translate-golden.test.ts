@@ -2,10 +2,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadEndpointRegistry } from '../../src/endpoints/registry.js';
-import { logSources } from '../../src/endpoints/sources.js';
 import { queriesDir } from '../../src/paths.js';
 import { translateToDuckDb } from '../../src/sql/translate.js';
 import { seedTableSchema } from '../../src/storage/log-tables.js';
+import { logSources } from '../helpers/shipped-sources.js';
 
 const seedTables = logSources.map(seedTableSchema);
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { logSources } from '../../src/endpoints/sources.js';
 import { parseBigQuery } from '../../src/sql/bigquery-ast.js';
 import { translateStatement } from '../../src/sql/translate.js';
 import { seedTableSchema } from '../../src/storage/log-tables.js';
+import { logSources } from '../helpers/shipped-sources.js';
 
 const tables = logSources.map(seedTableSchema);
 

@@ -13,7 +13,13 @@ import {
   DuckDBTypeId,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import type { ColumnType, EngineValue, QueryResult, ResultColumn, ResultRow } from './query-engine.js';
+import type {
+  ColumnType,
+  EngineValue,
+  QueryResult,
+  ResultColumn,
+  ResultRow,
+} from '../../engines/query-engine.js';
 
 /**
  * DuckDB results in BigQuery's terms. The store keeps objects as STRUCTs, but logically every

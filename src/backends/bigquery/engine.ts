@@ -1,9 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { BigQuery, type BigQueryOptions, type Job, type Query } from '@google-cloud/bigquery';
-import { QuerygateError } from '../errors.js';
-import { type BigQueryNaming, type QualifiedQuery, qualifyForBigQuery } from '../sql/qualify-for-bigquery.js';
-import { type BigQueryConfig, type BigQuerySource, bigQueryTables } from './bigquery-config.js';
-import { bigQueryMessage, bigQueryReason, bigQueryStatus, toQuerygateError } from './bigquery-errors.js';
+import { startDeadline } from '../../engines/deadline.js';
+import { createPlanCache } from '../../engines/plan-cache.js';
+import type {
+  EngineOptions,
+  ParameterValues,
+  QueryEngine,
+  QueryResult,
+  RunOptions,
+  SavedQuery,
+} from '../../engines/query-engine.js';
+import { QuerygateError } from '../../errors.js';
+import { systemTimers } from '../../timers.js';
+import { type BigQueryConfig, type BigQuerySource, bigQueryTables } from './config.js';
+import { bigQueryMessage, bigQueryReason, bigQueryStatus, toQuerygateError } from './errors.js';
+import { type BigQueryNaming, type QualifiedQuery, qualifyForBigQuery } from './qualify.js';
 import {
   decodeColumns,
   decodeWireRows,
@@ -11,26 +22,13 @@ import {
   type RecordWire,
   type WireRow,
   type WireSchema,
-} from './bigquery-rows.js';
-import { readBigQueryUdfs } from './bigquery-udfs.js';
-import {
-  type ParameterValues,
-  planKey,
-  type QueryEngine,
-  type QueryResult,
-  type RunOptions,
-  remainingMs,
-  type SavedQuery,
-} from './query-engine.js';
+} from './rows.js';
+import { readBigQueryUdfs } from './udfs.js';
 
-export interface BigQueryEngineOptions {
+export interface BigQueryEngineOptions extends EngineOptions {
   readonly config: BigQueryConfig;
-  /** The saved queries, qualified once here so a query that does not parse stops start-up. */
-  readonly queries: readonly SavedQuery[];
   /** The log sources of the served queries directory: each reads its table from `bigQueryTables`. */
   readonly sources: readonly BigQuerySource[];
-  /** Where `udf/*.bigquery.sql` live: their names are the routines the queries call. */
-  readonly queriesDir: string;
   /** The client; tests point one at a fake server. @default createBigQueryClient(config) */
   readonly client?: BigQuery;
 }
@@ -140,23 +138,10 @@ export async function createBigQueryEngine(options: BigQueryEngineOptions): Prom
   const { config, queriesDir } = options;
   const client = options.client ?? createBigQueryClient(config);
   const naming = bigQueryNaming(config, options.sources, queriesDir);
-  // Keyed by the query's hash as well as its id: a changed query is qualified anew.
-  const qualified = new Map<string, QualifiedQuery>(
-    options.queries.map((query) => [planKey(query), qualifyForBigQuery(query.sql, naming)]),
-  );
-  // The plan keys of the queries served (see retain): those given at start, until a reload says
-  // which, so a refused reload's texts leave no plans. Without queries at start, all are kept.
-  let retained: ReadonlySet<string> | undefined =
-    options.queries.length > 0 ? new Set(options.queries.map(planKey)) : undefined;
-  function qualifiedOf(query: SavedQuery): QualifiedQuery {
-    const key = planKey(query);
-    let prepared = qualified.get(key);
-    if (!prepared) {
-      prepared = qualifyForBigQuery(query.sql, naming);
-      if (retained === undefined || retained.has(key)) qualified.set(key, prepared);
-    }
-    return prepared;
-  }
+  const timers = options.timers ?? systemTimers;
+  const qualified = createPlanCache(options.queries, (query) => qualifyForBigQuery(query.sql, naming));
+  const qualifiedOf = (query: SavedQuery): QualifiedQuery =>
+    qualified.get(query) ?? qualified.keep(query, qualifyForBigQuery(query.sql, naming));
   const cancellations = new Set<Promise<void>>();
   // The names that read a log source: a query naming none (only tables of the warehouse) answers
   // its STRUCTs as BigQuery does, objects, rather than Logflare's repeated records.
@@ -203,38 +188,36 @@ export async function createBigQueryEngine(options: BigQueryEngineOptions): Prom
     const prepared = qualifiedOf(query);
     if (runOptions.signal?.aborted) throw new QuerygateError('ENGINE_ERROR', `${query.name} was cancelled`);
     const request = queryJobRequest(query, prepared, params, config);
-    const stop = new AbortController();
-    let timedOut = false;
     const started = Date.now();
-    const budgetMs = remainingMs(config.timeoutMs, runOptions);
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop.abort();
-    }, budgetMs);
-    const onCallerGone = () => stop.abort();
-    runOptions.signal?.addEventListener('abort', onCallerGone, { once: true });
+    const deadline = startDeadline(config.timeoutMs, runOptions, timers);
     const jobId = `querygate_${labelValue(query.name)}_${randomUUID()}`;
     let inserted: Promise<Job> | undefined;
     try {
       inserted = insertJob(request, jobId);
-      const job = await untilAborted(inserted, stop.signal);
-      return await readResults(client, job, query.maxRows, started + budgetMs, stop.signal, wireOf(prepared));
+      const job = await untilAborted(inserted, deadline.signal);
+      return await readResults(
+        client,
+        job,
+        query.maxRows,
+        started + deadline.budgetMs,
+        deadline.signal,
+        wireOf(prepared),
+      );
     } catch (error) {
-      if (timedOut) {
+      if (deadline.timedOut) {
         throw new QuerygateError(
           'ENGINE_TIMEOUT',
           `${query.name} did not finish within ${config.timeoutMs} ms; its BigQuery job was cancelled`,
         );
       }
-      if (stop.signal.aborted) throw new QuerygateError('ENGINE_ERROR', `${query.name} was cancelled`);
+      if (deadline.signal.aborted) throw new QuerygateError('ENGINE_ERROR', `${query.name} was cancelled`);
       throw toQuerygateError(error, {
         subject: query.name,
         maximumBytesBilled: request.maximumBytesBilled,
       });
     } finally {
-      clearTimeout(timer);
-      runOptions.signal?.removeEventListener('abort', onCallerGone);
-      if (stop.signal.aborted && inserted) cancelJob(inserted);
+      deadline.end();
+      if (deadline.signal.aborted && inserted) cancelJob(inserted);
     }
   }
 
@@ -258,10 +241,7 @@ export async function createBigQueryEngine(options: BigQueryEngineOptions): Prom
       }
     },
     run,
-    retain(queries) {
-      retained = new Set(queries.map(planKey));
-      for (const key of qualified.keys()) if (!retained.has(key)) qualified.delete(key);
-    },
+    retain: (queries) => qualified.retain(queries),
     plans: () => ({ texts: qualified.size, statements: 0 }),
     async describe(query) {
       // A dry run with every parameter unset: BigQuery checks the query and says its schema.

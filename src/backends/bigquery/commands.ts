@@ -1,21 +1,16 @@
 import type { BigQuery, Job } from '@google-cloud/bigquery';
-import type { ParameterContract } from '../endpoints/contract.js';
-import { type EndpointRegistry, loadEndpointRegistry } from '../endpoints/registry.js';
-import { readSources } from '../endpoints/sources.js';
-import { queryableTable } from '../endpoints/table-source.js';
-import { type BigQueryConfig, bigQueryTables, tableParts } from '../engines/bigquery-config.js';
-import { bigQueryNaming, createBigQueryClient, queryJobRequest } from '../engines/bigquery-engine.js';
-import {
-  bigQueryMessage,
-  bigQueryReason,
-  bigQueryStatus,
-  toQuerygateError,
-} from '../engines/bigquery-errors.js';
-import { readBigQueryUdfs } from '../engines/bigquery-udfs.js';
-import type { ParameterValues } from '../engines/query-engine.js';
-import { queriesDir as defaultQueriesDir } from '../paths.js';
-import { qualifyForBigQuery } from '../sql/qualify-for-bigquery.js';
-import { sourceTableDdl, sourceTableDescription, sourceTableSchema } from '../storage/bigquery-tables.js';
+import type { ParameterContract } from '../../endpoints/contract.js';
+import { type EndpointRegistry, loadEndpointRegistry } from '../../endpoints/registry.js';
+import { readSources } from '../../endpoints/sources.js';
+import { queryableTable } from '../../endpoints/table-source.js';
+import type { ParameterValues } from '../../engines/query-engine.js';
+import { queriesDir as defaultQueriesDir } from '../../paths.js';
+import { type BigQueryConfig, bigQueryTables, tableParts } from './config.js';
+import { bigQueryNaming, createBigQueryClient, queryJobRequest } from './engine.js';
+import { bigQueryMessage, bigQueryReason, bigQueryStatus, toQuerygateError } from './errors.js';
+import { qualifyForBigQuery } from './qualify.js';
+import { sourceTableDdl, sourceTableDescription, sourceTableSchema } from './tables.js';
+import { readBigQueryUdfs } from './udfs.js';
 
 /** What both `querygate bigquery` commands take. */
 export interface BigQueryCommandOptions {

@@ -1,6 +1,6 @@
-import { type FieldType, isListType, isStructType } from '../endpoints/field-type.js';
-import type { LogSource } from '../endpoints/sources.js';
-import { extraColumn } from './log-tables.js';
+import { type FieldType, isListType, isStructType } from '../../endpoints/field-type.js';
+import { logRecordFields } from '../../endpoints/log-record.js';
+import type { LogSource } from '../../endpoints/sources.js';
 
 /**
  * The BigQuery table of a log source as `querygate bigquery setup --tables` creates it: the
@@ -10,14 +10,11 @@ import { extraColumn } from './log-tables.js';
 
 /** The schema of a source's table, as tables.insert takes it. */
 export function sourceTableSchema(source: LogSource): SchemaField[] {
-  return [
-    { name: 'id', type: 'STRING', mode: 'NULLABLE' },
-    { name: 'timestamp', type: 'TIMESTAMP', mode: 'REQUIRED' },
-    { name: 'event_message', type: 'STRING', mode: 'NULLABLE' },
-    ...(source.hasProject ? [{ name: 'project', type: 'STRING', mode: 'NULLABLE' } as const] : []),
-    metadataField('metadata', source.metadata),
-    { name: extraColumn, type: 'JSON', mode: 'NULLABLE' },
-  ];
+  return logRecordFields(source).map((field) =>
+    field.type === 'RECORD'
+      ? metadataField(field.name, source.metadata)
+      : { name: field.name, type: field.type, mode: field.required ? 'REQUIRED' : 'NULLABLE' },
+  );
 }
 
 /** A field of a table's schema as tables.insert takes it. */

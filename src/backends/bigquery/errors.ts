@@ -1,4 +1,4 @@
-import { QuerygateError } from '../errors.js';
+import { QuerygateError } from '../../errors.js';
 
 /**
  * BigQuery's failures in querygate's codes. BigQuery names a failure by the `reason` of its

@@ -1,12 +1,12 @@
 import type { BigQuery, Table } from '@google-cloud/bigquery';
-import type { LogSource } from '../endpoints/sources.js';
-import { type BigQueryConfig, bigQueryTables, tableParts } from '../engines/bigquery-config.js';
-import { bigQueryStatus, toQuerygateError } from '../engines/bigquery-errors.js';
-import type { WireField } from '../engines/bigquery-rows.js';
-import { QuerygateError } from '../errors.js';
-import { parseEventTimestamp } from './event-timestamp.js';
-import { checkLogEvents, type LogEvent } from './log-event.js';
-import { extraColumn } from './log-tables.js';
+import { extraColumn } from '../../endpoints/log-record.js';
+import type { LogSource } from '../../endpoints/sources.js';
+import { QuerygateError } from '../../errors.js';
+import { parseEventTimestamp } from '../../storage/event-timestamp.js';
+import { checkLogEvents, type LogEvent } from '../../storage/log-event.js';
+import { type BigQueryConfig, bigQueryTables, tableParts } from './config.js';
+import { bigQueryStatus, toQuerygateError } from './errors.js';
+import type { WireField } from './rows.js';
 
 /**
  * Ingestion on the BigQuery engine: `POST /api/logs` events streamed into the source's mapped

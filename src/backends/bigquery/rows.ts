@@ -1,4 +1,4 @@
-import type { ColumnType, EngineValue, ResultColumn, ResultRow } from './query-engine.js';
+import type { ColumnType, EngineValue, ResultColumn, ResultRow } from '../../engines/query-engine.js';
 
 /**
  * BigQuery's REST results in engine-neutral values, read from the wire format itself (`schema`

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from '@guanmingchiu/sqlparser-ts';
-import { type Ast, variant } from '../sql/bigquery-ast.js';
-import { dottedName, replaceName } from '../sql/qualify-for-bigquery.js';
-import { type BigQueryConfig, routineName } from './bigquery-config.js';
+import { type Ast, variant } from '../../sql/bigquery-ast.js';
+import { type BigQueryConfig, routineName } from './config.js';
+import { dottedName, replaceName } from './qualify.js';
 
 /** One UDF the saved queries call, as BigQuery gets it (`queries/udf/<name>.bigquery.sql`). */
 export interface BigQueryUdf {

@@ -1,4 +1,4 @@
-import { type Ast, parseSavedStatements, queryParameters } from './bigquery-ast.js';
+import { type Ast, parseSavedStatements, queryParameters } from '../../sql/bigquery-ast.js';
 
 /**
  * Renaming tables and functions in saved BigQuery SQL without touching anything else: the text

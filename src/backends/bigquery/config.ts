@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { maximumBytesBilledSchema } from '../../endpoints/maximum-bytes-billed.js';
 
 /**
  * What the BigQuery engine, its log sink and its CLI commands need to know. Credentials are not
@@ -166,20 +167,6 @@ function splitTableReference(reference: string): [string | undefined, string, st
   if (middle < 0) return [undefined, reference.slice(0, last), table];
   return [reference.slice(0, middle), reference.slice(middle + 1, last), table];
 }
-
-/** BigQuery's largest INT64, the type of a job's maximumBytesBilled. */
-const int64Max = 9_223_372_036_854_775_807n;
-
-/**
- * A bytes cap as BigQuery takes it, an INT64 in decimal digits; 0 is refused as a cap no query
- * could meet. Shared by QUERYGATE_BIGQUERY_MAX_BYTES_BILLED and the manifest's per-endpoint cap.
- */
-export const maximumBytesBilledSchema = z
-  .string()
-  .refine(
-    (value) => /^[1-9]\d{0,18}$/.test(value) && BigInt(value) <= int64Max,
-    `must be a whole number of bytes from 1 to ${int64Max} (INT64), e.g. 10000000000 for 10 GB`,
-  );
 
 /**
  * The BigQuery variables, to be merged into the environment schema of `src/config.ts` when

@@ -1,4 +1,4 @@
-import { createKeyedSemaphore } from '../keyed-semaphore.js';
+import { createKeyedSemaphore } from '../../keyed-semaphore.js';
 
 /**
  * A fixed set of connections lent one caller at a time, first come first served. Sharing them

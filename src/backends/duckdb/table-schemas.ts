@@ -1,5 +1,5 @@
 import { type DuckDBConnection, type DuckDBType, DuckDBTypeId } from '@duckdb/node-api';
-import { quoteIdent, type SqlType, type TableSchema } from '../sql/table-schema.js';
+import { quoteIdent, type SqlType, type TableSchema } from '../../sql/table-schema.js';
 
 /** A table queries may name: its name in the store and the other names it answers to. */
 export interface QueryableTable {

@@ -1,0 +1,157 @@
+import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { LogSource } from '../../endpoints/sources.js';
+import { queryableTable, type TableSource } from '../../endpoints/table-source.js';
+import { queriesDir as shippedQueriesDir } from '../../paths.js';
+import { translateToDuckDb } from '../../sql/translate.js';
+import { openDatabase } from '../../storage/database.js';
+import { ensureLogTables } from '../../storage/log-tables.js';
+import { createLogWriter } from '../../storage/log-writer.js';
+import { createTableWriter } from '../../storage/table-writer.js';
+import { ensureWarehouseTables } from '../../storage/warehouse-tables.js';
+import type { Backend } from '../backend.js';
+import { startShippedDemo } from './demo.js';
+import { createDuckDbEngine } from './engine.js';
+import { readTableSchemas } from './table-schemas.js';
+
+/** The file of the embedded store, in the data directory. */
+const storeFile = 'querygate.duckdb';
+
+/**
+ * The embedded backend: the logs in one DuckDB file of the data directory (`storage/`), the saved
+ * BigQuery SQL translated to DuckDB and run on it. The UDF macros ship with querygate, whatever
+ * queries directory is served.
+ */
+export const duckdbBackend: Backend<undefined> = {
+  title: 'DuckDB',
+  engineCallsVariable: 'QUERYGATE_DUCKDB_CONNECTIONS',
+
+  async open({ settings, sources, tables = [], queries, now, timers, logger }) {
+    const database = await openDatabase(join(settings.dataDir, storeFile));
+    const writer = createLogWriter(database, {
+      now,
+      schemaLimits: settings.schemaLimits,
+      log: logger,
+      sources,
+    });
+    await writer.ready();
+    await withConnection(database, (setup) => ensureWarehouseTables(setup, tables));
+    const demo = settings.demo
+      ? await startShippedDemo({
+          database,
+          writer,
+          sources,
+          now,
+          timers,
+          logger,
+          queriesDir: settings.queriesDir,
+        })
+      : undefined;
+    const engine = await createDuckDbEngine({
+      database,
+      sources: queryableTables(sources, tables),
+      queries,
+      queriesDir: shippedQueriesDir,
+      timeoutMs: settings.queryTimeoutMs,
+      connections: settings.duckdbConnections,
+    });
+    const tableWriter = await createTableWriter(database, tables);
+    return {
+      engine,
+      logs: writer,
+      tables: tableWriter,
+      timeoutMs: settings.queryTimeoutMs,
+      demo,
+      async close() {
+        tableWriter.close();
+        await writer.close();
+        database.close();
+      },
+    };
+  },
+
+  async scratch({ sources, tables = [] }) {
+    const database = await openDatabase(':memory:');
+    try {
+      const setup = await database.connect();
+      await ensureLogTables(setup, sources);
+      await ensureWarehouseTables(setup, tables);
+      setup.closeSync();
+      const engine = await createDuckDbEngine({
+        database,
+        sources: queryableTables(sources, tables),
+        queries: [],
+        queriesDir: shippedQueriesDir,
+        timeoutMs: 30_000,
+        connections: 1,
+      });
+      return {
+        ...engine,
+        async close() {
+          try {
+            await engine.close();
+          } finally {
+            database.close();
+          }
+        },
+      };
+    } catch (error) {
+      database.close();
+      throw error;
+    }
+  },
+
+  async querySession({ settings, sources, tables = [] }) {
+    const database = await openDatabase(join(settings.dataDir, storeFile));
+    // The writer creates the source tables of a new store, so a query over it binds (to no rows).
+    const writer = createLogWriter(database, { sources });
+    const close = async () => {
+      await writer.close();
+      database.close();
+    };
+    try {
+      await writer.ready();
+      await withConnection(database, (setup) => ensureWarehouseTables(setup, tables));
+    } catch (error) {
+      await close();
+      throw error;
+    }
+    return {
+      async explain(sql) {
+        const connection = await database.connect();
+        try {
+          const schemas = await readTableSchemas(connection, queryableTables(sources, tables));
+          return translateToDuckDb(sql, { tables: schemas }).sql;
+        } finally {
+          connection.closeSync();
+        }
+      },
+      engine: () =>
+        createDuckDbEngine({
+          database,
+          sources: queryableTables(sources, tables),
+          queries: [],
+          queriesDir: shippedQueriesDir,
+          timeoutMs: settings.queryTimeoutMs,
+        }),
+      close,
+    };
+  },
+};
+
+/** What the engine reads: the log sources and the table sources, by every name SQL may use. */
+function queryableTables(sources: readonly LogSource[], tables: readonly TableSource[]) {
+  return [...sources, ...tables.map(queryableTable)];
+}
+
+async function withConnection(
+  database: { connect(): Promise<DuckDBConnection> },
+  use: (connection: DuckDBConnection) => Promise<void>,
+): Promise<void> {
+  const connection = await database.connect();
+  try {
+    await use(connection);
+  } finally {
+    connection.closeSync();
+  }
+}
