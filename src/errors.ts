@@ -9,6 +9,16 @@ export const errorStatus = {
   BAD_REQUEST: 400,
   /** Saved SQL using a construct the DuckDB translator has no rule for; refused when it loads. */
   UNSUPPORTED_SQL: 400,
+  /** A sandboxed call's `sql` refused (README, "Sandboxed endpoints"): one code per rule. */
+  SANDBOX_INVALID_SQL: 400,
+  SANDBOX_NOT_ONE_STATEMENT: 400,
+  SANDBOX_NOT_SELECT: 400,
+  SANDBOX_WILDCARD: 400,
+  SANDBOX_TABLE_NOT_CTE: 400,
+  SANDBOX_CTE_NAME_TAKEN: 400,
+  SANDBOX_RESTRICTED_FUNCTION: 400,
+  /** A sandboxed call's query needed more memory than the engine may give one call. */
+  SANDBOX_TOO_EXPENSIVE: 400,
   UNAUTHENTICATED: 401,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { type BackendChoice, backendOf, ownSettingsOf } from '../backends/registry.js';
+import { checkSnapshot } from '../check-snapshot.js';
 import { writeLock } from '../endpoints/shape-lock.js';
 import type { Snapshot, SnapshotOptions } from '../endpoints/snapshot.js';
-import { schemaFor } from '../graphql/schema.js';
 import { chosenIn, loadScratchSnapshot, type ShapesOn } from './scratch-snapshot.js';
 
 /**
@@ -24,8 +24,9 @@ export function shapesOn(config: BackendChoice): ShapesOn {
  * `querygate queries check`: every check the server makes before serving a queries directory,
  * without serving it: the contracts and sources validate, the SQL parses and translates, its
  * `@params` match the contract, each statement prepares on an empty DuckDB store with the declared
- * sources (or dry-runs on the configured BigQuery), each shape equals its lock (a missing lock is a problem here), and the GraphQL schema
- * builds. One line per problem; false when there was any.
+ * sources (or dry-runs on the configured BigQuery), each shape equals its lock (a missing lock is
+ * a problem here), and every face builds from it (`checkSnapshot`: the GraphQL schema, the OpenAPI
+ * document). One line per problem; false when there was any.
  */
 export async function runQueriesCheck(options: QueriesCommandOptions): Promise<boolean> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -55,7 +56,7 @@ async function attempt(
 ): Promise<Snapshot | undefined> {
   try {
     const snapshot = await loadScratchSnapshot(resolve(options.queriesDir), snapshotOptions, options);
-    schemaFor(snapshot);
+    checkSnapshot(snapshot);
     return snapshot;
   } catch (error) {
     for (const line of (error as Error).message.split('\n')) print(`✗ ${line}`);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { ParameterType, SavedQuery } from '../engines/query-engine.js';
 import { parseSavedStatements, queryParameters } from '../sql/bigquery-ast.js';
 import { contractSchema, type EndpointContract, type ParameterContract } from './contract.js';
+import { assertSandboxable } from './sandboxed-call.js';
 import { type LogSource, readSourceDeclarations, sourcesFileName } from './sources.js';
 import type { TableSource } from './table-source.js';
 import { readYamlFile } from './yaml-file.js';
@@ -126,6 +127,7 @@ function loadEndpoint(queriesDir: string, stem: string): Endpoint {
       .map((name) => `the contract declares ${name}, which the SQL does not use`),
   ];
   if (drift.length > 0) throw new Error(`Endpoint ${contract.name}: ${drift.join('; ')}`);
+  if (contract.sandboxed) assertSandboxable(contractFile, sql, [...declared]);
   const hash = createHash('sha256')
     .update(sql)
     .update('\0')

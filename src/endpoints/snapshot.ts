@@ -15,6 +15,12 @@ export interface Snapshot extends EndpointRegistry {
   readonly queriesDir: string;
   /** By endpoint name. */
   readonly shapes: ReadonlyMap<string, readonly ShapeColumn[]>;
+  /**
+   * What `make` builds from this snapshot (a face's schema, its document), built on the first
+   * call and kept with the snapshot, so it lives and goes with it. `make` must be a pure function
+   * of the snapshot; it is the key, so pass the same function each time.
+   */
+  derived<T>(make: (snapshot: Snapshot) => T): T;
 }
 
 export interface SnapshotOptions {
@@ -47,7 +53,18 @@ export async function snapshotOf(
     }
   }
   if (problems.length > 0) throw new Error(problems.join('\n'));
-  return Object.freeze({ ...registry, version, queriesDir, shapes });
+  const made = new Map<(snapshot: Snapshot) => unknown, unknown>();
+  const snapshot: Snapshot = Object.freeze({
+    ...registry,
+    version,
+    queriesDir,
+    shapes,
+    derived<T>(make: (snapshot: Snapshot) => T): T {
+      if (!made.has(make)) made.set(make, make(snapshot));
+      return made.get(make) as T;
+    },
+  });
+  return snapshot;
 }
 
 function checkLock(queriesDir: string, endpoint: Endpoint, shape: readonly ShapeColumn[], required: boolean) {

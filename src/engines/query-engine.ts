@@ -32,6 +32,13 @@ export interface SavedQuery {
    * so a changed query never runs under its old plan. @default the id
    */
   readonly hash?: string | undefined;
+  /**
+   * Set when `sql` holds a caller's SQL: a sandboxed call (see `sql/sandbox.ts`), this many lines
+   * of `sql` before the caller's first. The engine places what it refuses in the caller's text,
+   * answers SQL the caller got wrong with a 400 rather than as its own failure, and keeps no plan
+   * of it beyond the run.
+   */
+  readonly callerLineOffset?: number | undefined;
 }
 
 /** BigQuery's types of a named parameter. */

@@ -1,17 +1,31 @@
 import SchemaBuilder from '@pothos/core';
 import type { GraphQLContext } from './context.js';
 
+export type QuerygateBuilder = PothosSchemaTypes.SchemaBuilder<
+  PothosSchemaTypes.ExtendDefaultTypes<{
+    Context: GraphQLContext;
+    DefaultFieldNullability: false;
+    Scalars: {
+      /** ISO 8601 in UTC, passed as text so microseconds survive both ways. */
+      DateTime: { Input: string; Output: string };
+      JSON: { Input: unknown; Output: unknown };
+    };
+  }>
+>;
+
 /**
- * The one Pothos builder. Each part of the schema registers itself from its own file (one per
- * namespace); `schema.ts` imports them all and builds. Fields are non-null unless a file says
- * otherwise, since a query that ran returns every column of every row.
+ * A Pothos builder for one schema. Each part of the schema adds itself from its own file
+ * (`addScalars`, `addEndpointTypes`); `schema.ts` makes a builder per snapshot, so no schema
+ * exists before a snapshot asks for one. Fields are non-null unless a file says otherwise, since
+ * a query that ran returns every column of every row.
  */
-export const builder = new SchemaBuilder<{
-  Context: GraphQLContext;
-  DefaultFieldNullability: false;
-  Scalars: {
-    /** ISO 8601 in UTC, passed as text so microseconds survive both ways. */
-    DateTime: { Input: string; Output: string };
-    JSON: { Input: unknown; Output: unknown };
-  };
-}>({ defaultFieldNullability: false });
+export function createBuilder(): QuerygateBuilder {
+  return new SchemaBuilder<{
+    Context: GraphQLContext;
+    DefaultFieldNullability: false;
+    Scalars: {
+      DateTime: { Input: string; Output: string };
+      JSON: { Input: unknown; Output: unknown };
+    };
+  }>({ defaultFieldNullability: false });
+}

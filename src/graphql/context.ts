@@ -54,8 +54,6 @@ export interface GraphQLContextOptions {
    * Cached results are answered without a turn. @default 2
    */
   readonly concurrency?: number;
-  /** Told of every call answered, with its result (what a replayed response is made of). */
-  readonly onResolved?: ((call: EndpointCall, resolved: ResolvedResult) => void) | undefined;
 }
 
 const defaultMaxCallsPerOperation = 16;
@@ -63,7 +61,7 @@ const defaultOperationConcurrency = 2;
 
 /** A fresh context (and DataLoader) per operation, so deduplication never outlives a request. */
 export function createGraphQLContext(options: GraphQLContextOptions): GraphQLContext {
-  const { resolver, onResolved } = options;
+  const { resolver } = options;
   let client: string | undefined;
   const who = () => {
     client ??= options.client?.();
@@ -120,9 +118,7 @@ export function createGraphQLContext(options: GraphQLContextOptions): GraphQLCon
       Promise.all(
         calls.map(async (call) => {
           try {
-            const resolved = await resolve(call);
-            onResolved?.(call, resolved);
-            return resolved;
+            return await resolve(call);
           } catch (error) {
             // Runs cut short by a refusal or the deadline fail with it, not with a cancellation.
             return refusal ?? asError(error);

@@ -18,8 +18,9 @@ import { bindParameters } from '../endpoints/bind-parameters.js';
 import type { ParameterContract } from '../endpoints/contract.js';
 import type { Endpoint } from '../endpoints/registry.js';
 import type { ShapeColumn, Snapshot } from '../endpoints/snapshot.js';
-import type { EngineValue, QueryResult } from '../engines/query-engine.js';
+import type { EngineValue } from '../engines/query-engine.js';
 import { isQuerygateError, QuerygateError } from '../errors.js';
+import type { Encoding } from '../resolve/encodings.js';
 import type { GraphQLContext } from './context.js';
 import { createRowMapper, numberValue, textValue } from './result-rows.js';
 import { dateTimeText, jsonValue } from './scalars.js';
@@ -171,7 +172,7 @@ function endpointField(
       } catch (error) {
         throw inArgumentTerms(error, parameterOf);
       }
-      return toRows((await context.loadEndpoint(endpoint, params)).result);
+      return (await context.loadEndpoint(endpoint, params)).encoded(toRows);
     },
   };
 }
@@ -277,7 +278,7 @@ function columnType(
 }
 
 /** Rows of a result as the row type's objects, made once per (cached) result. */
-function rowMapper(shape: readonly ShapeColumn[]): (result: QueryResult) => readonly Row[] {
+function rowMapper(shape: readonly ShapeColumn[]): Encoding<readonly Row[]> {
   const convert = recordConverter(shape);
   return createRowMapper(({ row, typeOf }) => convert(row, typeOf));
 }

@@ -4,20 +4,8 @@ import type { QueryResult } from '../engines/query-engine.js';
 import type { Resolver, ReusedCall } from '../resolve/resolver.js';
 import type { EndpointCall } from './context.js';
 
-/**
- * What answering one request read, filled in while yoga answers it: the endpoint calls with the
- * results they were given (see `createGraphQLContext`'s `onResolved`) and whether yoga processed
- * one plain result without errors (see `useResponseRecording`).
- */
-export interface Recording {
-  readonly calls: Array<EndpointCall & { readonly result: QueryResult }>;
-  clean: boolean;
-}
-
-/** What yoga's server context carries on the HTTP mount. */
-export type ReplayServerContext = {
-  recording?: Recording;
-};
+/** An endpoint call a response was made of, with the result it was given. */
+export type KeptCall = EndpointCall & { readonly result: QueryResult };
 
 export interface ResponseReplayOptions {
   readonly resolver: Resolver;
@@ -34,21 +22,10 @@ export interface Answer {
   readonly body: Buffer;
 }
 
-/** A kept answer ready for the wire: its headers with its length, its body as Node writes it fastest. */
-interface KeptAnswer {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string | number>>;
-  readonly body: string | Buffer;
-}
-
-interface Replay extends KeptAnswer {
+interface Replay extends Answer {
   readonly calls: ReadonlyArray<EndpointCall & { readonly result: WeakRef<QueryResult> }>;
   readonly size: number;
 }
-
-// Node writes a string body together with the response head in one write(2), a Buffer as a
-// second chunk of a writev(2): on a replay that syscall is most of the cost (see result-body.ts).
-const largestStringBody = 16 * 1024;
 
 /** The parts of a request its replay key is made of. */
 interface ReplayableRequest {
@@ -61,8 +38,8 @@ interface ReplayableRequest {
  * Answers a GraphQL request again from the response yoga gave to the same request, as long as
  * the results it was made of are still the resolver layer's fresh cached results.
  *
- * Why: on a cache hit, yoga's fetch-API adapter, parsing, validation, execution and encoding
- * cost about ten times what the HTTP server itself does. A response is a pure function of the
+ * Why: on a cache hit, yoga's parsing, validation, execution and encoding cost several times
+ * what the HTTP server itself does. A response is a pure function of the
  * request (method, target, the headers yoga reads, body) and of the results of its endpoint calls
  * (fields map rows, the registry and schema are fixed), so the bytes can be sent again while
  * those results are. Each replay still goes through `resolver.reuse`, so every call counts as the
@@ -71,7 +48,7 @@ interface ReplayableRequest {
  * without errors whose calls all cache are kept (a batch, an error, an APQ miss never are).
  * Results are held weakly: replays never keep evicted results alive.
  *
- * Only plain requests take this path: GET, or POST with an `application/json` body of known
+ * `useResponseReplay` is the yoga plugin that asks and keeps. Only plain requests take this path: GET, or POST with an `application/json` body of known
  * length and no content encoding, asking for no streamed media type (`keyOf` is undefined).
  */
 export function createResponseReplay(options: ResponseReplayOptions) {
@@ -94,7 +71,7 @@ export function createResponseReplay(options: ResponseReplayOptions) {
     },
 
     /** The kept answer to send again, while every result it was made of is fresh. */
-    find(key: string): KeptAnswer | undefined {
+    find(key: string): Answer | undefined {
       const replay = replays.get(key);
       if (!replay) return undefined;
       const calls: ReusedCall[] = replay.calls.map(({ endpoint, params, result }) => ({
@@ -118,22 +95,13 @@ export function createResponseReplay(options: ResponseReplayOptions) {
       return replays.size;
     },
 
-    /** Keeps yoga's answer to a request when it is one that may be replayed. */
-    keep(key: string, answer: Answer, recording: Recording): void {
-      if (
-        answer.status !== 200 ||
-        !recording.clean ||
-        !recording.calls.every(({ endpoint }) => endpoint.cacheSeconds > 0)
-      ) {
-        return;
-      }
-      const text = answer.body.length <= largestStringBody ? answer.body.toString('utf8') : undefined;
+    /** Keeps yoga's clean answer to a request when every call it made caches. */
+    keep(key: string, answer: Answer, calls: readonly KeptCall[]): void {
+      if (answer.status !== 200 || !calls.every(({ endpoint }) => endpoint.cacheSeconds > 0)) return;
       replays.set(key, {
-        status: answer.status,
-        headers: { ...answer.headers, 'content-length': answer.body.length },
-        body: text ?? answer.body,
+        ...answer,
         size: 2 * answer.body.length,
-        calls: recording.calls.map(({ endpoint, params, result }) => ({
+        calls: calls.map(({ endpoint, params, result }) => ({
           endpoint,
           params,
           result: new WeakRef(result),

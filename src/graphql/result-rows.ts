@@ -1,5 +1,5 @@
 import type { ColumnType, EngineValue, QueryResult, ResultRow } from '../engines/query-engine.js';
-import { deriveOnce } from '../resolve/derived.js';
+import type { Encoding } from '../resolve/encodings.js';
 import { approximateValueSize } from '../resolve/result-size.js';
 
 /** A result row with its column types at hand. */
@@ -12,15 +12,15 @@ export interface TypedRow {
  * Maps a result's rows to a field's shape once per result: a cached result is shared by every
  * call that hits it, so the mapping is kept with it (and counted in the cache's bound).
  */
-export function createRowMapper<T>(map: (row: TypedRow) => T): (result: QueryResult) => readonly T[] {
-  return deriveOnce(
-    (result) => {
+export function createRowMapper<T>(map: (row: TypedRow) => T): Encoding<readonly T[]> {
+  return {
+    make(result: QueryResult) {
       const types = new Map(result.columns.map((column) => [column.name, column.type]));
       const typeOf = (column: string) => types.get(column);
       return result.rows.map((row) => map({ row, typeOf }));
     },
-    (rows) => approximateValueSize(rows as unknown as EngineValue),
-  );
+    sizeOf: (rows) => approximateValueSize(rows as unknown as EngineValue),
+  };
 }
 
 /** INT64 as a GraphQL number; counts and milliseconds stay far below 2^53. */

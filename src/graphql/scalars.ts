@@ -1,7 +1,7 @@
 import { GraphQLScalarType, Kind, print } from 'graphql';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { ColumnType, EngineValue } from '../engines/query-engine.js';
-import { builder } from './builder.js';
+import type { QuerygateBuilder } from './builder.js';
 
 // graphql-scalars' DateTime checks RFC 3339 but turns values into Dates, which keep only
 // milliseconds. Log timestamps carry microseconds (REST returns them whole), so this DateTime
@@ -42,8 +42,11 @@ export const DateTimeScalar = new GraphQLScalarType<string, string>({
   },
 });
 
-builder.addScalarType('DateTime', DateTimeScalar);
-builder.addScalarType('JSON', JSONResolver);
+/** Adds the DateTime and JSON scalars to a schema's builder. */
+export function addScalars(builder: QuerygateBuilder): void {
+  builder.addScalarType('DateTime', DateTimeScalar);
+  builder.addScalarType('JSON', JSONResolver);
+}
 
 /**
  * The DateTime text of an engine timestamp: TIMESTAMP values are integer microseconds since the

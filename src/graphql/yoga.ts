@@ -7,12 +7,12 @@ import { isQuerygateError, QuerygateError } from '../errors.js';
 import type { Resolver } from '../resolve/resolver.js';
 import type { Timers } from '../timers.js';
 import { createGraphQLContext, type GraphQLContext } from './context.js';
-import type { ReplayServerContext } from './response-replay.js';
+import type { ResponseReplay } from './response-replay.js';
 import { schemaFor } from './schema.js';
 import { useErrorCodes } from './use-error-codes.js';
 import { useOperationEnd } from './use-operation-end.js';
 import { useDocumentLimits, useRequestParamsCheck } from './use-request-limits.js';
-import { useResponseRecording } from './use-response-recording.js';
+import { type ReplayServerContext, useResponseReplay } from './use-response-replay.js';
 
 export const graphqlPath = '/graphql';
 
@@ -37,6 +37,8 @@ export interface GraphQLFaceOptions {
   readonly operationTimeoutMs?: number | undefined;
   /** The timers operation deadlines are kept with. @default Node's, unref'd */
   readonly timers?: Timers | undefined;
+  /** Responses kept to answer the same request again (see `useResponseReplay`). @default none kept */
+  readonly replay?: ResponseReplay | undefined;
 }
 
 /**
@@ -57,7 +59,7 @@ export function createQuerygateYoga(
     landingPage: false,
     // Same origin only: GraphiQL is served from here, and other sites have no business calling.
     cors: false,
-    context: ({ request, recording, client }) =>
+    context: ({ request, client }) =>
       createGraphQLContext({
         resolver: options.resolver,
         signal: request.signal,
@@ -65,8 +67,6 @@ export function createQuerygateYoga(
         concurrency: options.operationConcurrency,
         timeoutMs: options.operationTimeoutMs,
         timers: options.timers,
-        onResolved:
-          recording && ((call, resolved) => recording.calls.push({ ...call, result: resolved.result })),
       }),
     maskedErrors: {
       maskError(error, message, isDev): Error {
@@ -100,7 +100,8 @@ export function createQuerygateYoga(
       ...useDocumentLimits(),
       useOperationEnd(),
       useErrorCodes(),
-      useResponseRecording(),
+      // Last: it keeps the response the plugins above have made.
+      ...(options.replay ? [useResponseReplay(options.replay)] : []),
     ],
   });
 }

@@ -60,6 +60,9 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     // Long queries legitimately keep a socket quiet; slow senders are cut by the request timeout.
     connectionTimeout: 0,
     exposeHeadRoutes: false,
+    // The server's parts are plugins whose start may legitimately take long (seeding the demo
+    // store, deriving every endpoint's shape on BigQuery): no deadline on a plugin's start.
+    pluginTimeout: 0,
     return503OnClosing: false,
     serverFactory: (handler) =>
       createServer(

@@ -2,13 +2,12 @@ import type { ParameterContract } from '../endpoints/contract.js';
 import type { Endpoint } from '../endpoints/registry.js';
 import type { ShapeColumn, Snapshot } from '../endpoints/snapshot.js';
 import { errorStatus } from '../errors.js';
+import { callerRowsSchema, sandboxedRowsSchema, sqlParameter } from './sandboxed.js';
 
 /** Where the document is served. */
 export const openApiPath = '/openapi.json';
 
 type Schema = Record<string, unknown>;
-
-const documents = new WeakMap<Snapshot, Schema>();
 
 /**
  * The OpenAPI 3.1 document of a snapshot's REST face: each endpoint by name and by UUID, its
@@ -18,22 +17,21 @@ const documents = new WeakMap<Snapshot, Schema>();
  * changes it together with the other faces.
  */
 export function openApiFor(snapshot: Snapshot): Schema {
-  let document = documents.get(snapshot);
-  if (!document) {
-    document = buildDocument(snapshot);
-    documents.set(snapshot, document);
-  }
-  return document;
+  return snapshot.derived(buildDocument);
 }
 
 function buildDocument(snapshot: Snapshot): Schema {
   const paths: Record<string, Schema> = {};
   const schemas: Record<string, Schema> = { Error: errorSchema };
+  if (snapshot.endpoints.some((endpoint) => endpoint.sandboxed)) schemas.CallerRows = callerRowsSchema;
   for (const endpoint of snapshot.endpoints) {
     const rows = `${operationBase(endpoint)}Result`;
     schemas[rows] = resultSchema(endpoint, snapshot.shapes.get(endpoint.name) ?? []);
-    paths[`/api/endpoints/${endpoint.name}`] = { get: operation(endpoint, rows, 'name') };
-    paths[`/api/endpoints/query/${endpoint.id}`] = { get: operation(endpoint, rows, 'id') };
+    // A sandboxed endpoint answers its saved rows without `sql` and the caller's with it.
+    const body = endpoint.sandboxed ? `${rows}OrCallerRows` : rows;
+    if (endpoint.sandboxed) schemas[body] = sandboxedRowsSchema(rows);
+    paths[`/api/endpoints/${endpoint.name}`] = { get: operation(endpoint, body, 'name') };
+    paths[`/api/endpoints/query/${endpoint.id}`] = { get: operation(endpoint, body, 'id') };
   }
   return {
     openapi: '3.1.0',
@@ -99,9 +97,10 @@ function operation(endpoint: Endpoint, rows: string, by: 'name' | 'id'): Schema 
     summary: `${endpoint.name}${by === 'id' ? ' (by UUID)' : ''}`,
     description: endpoint.description,
     tags: [endpoint.name.slice(0, endpoint.name.indexOf('.'))],
-    parameters: endpoint.parameters.map((contract) =>
-      parameter(contract, endpoint.examples[0]?.[contract.name]),
-    ),
+    parameters: [
+      ...endpoint.parameters.map((contract) => parameter(contract, endpoint.examples[0]?.[contract.name])),
+      ...(endpoint.sandboxed ? [sqlParameter] : []),
+    ],
     responses: {
       '200': {
         description: `The rows of ${endpoint.name}, at most ${endpoint.maxRows}.`,

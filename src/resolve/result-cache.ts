@@ -1,19 +1,24 @@
 import { LRUCache } from 'lru-cache';
 import type { Endpoint } from '../endpoints/registry.js';
 import type { ParameterValues, QueryResult } from '../engines/query-engine.js';
-import { chargeDerivedBytes } from './derived.js';
+import { createEncodings, type Encodings } from './encodings.js';
 import { approximateResultSize } from './result-size.js';
 
-/** One cached result and what the warmer needs to keep it fresh. */
-export interface CacheEntry {
+/**
+ * One cached result and what the warmer needs to keep it fresh. Its `encoded` makes what a face
+ * sends of the result once, and charges its size to this entry (see encodings.ts).
+ */
+export interface CacheEntry extends Encodings {
   readonly key: string;
   readonly endpoint: Endpoint;
   readonly params: ParameterValues;
   readonly result: QueryResult;
   /** Epoch milliseconds of the "now" the engine ran with. */
   readonly computedAt: number;
-  /** Approximate bytes of the result and of what faces derived from it (see derived.ts). */
+  /** Approximate bytes of the result and of what faces encoded from it. */
   size: number;
+  /** Told the bytes of each new encoding; set by the cache while it holds the entry. */
+  onEncoded: ((bytes: number) => void) | undefined;
   /** Epoch milliseconds of the latest call asking for this key; warm runs do not count. */
   lastRequestedAt: number;
   /** The latest warm run failed, so the result is older than warming promises (stale-if-error). */
@@ -66,12 +71,12 @@ export function createResultCache(options: ResultCacheOptions): ResultCache {
     store(entry) {
       lru.set(entry.key, { entry });
       if (!holds(entry)) return false;
-      chargeDerivedBytes(entry.result, (bytes) => {
+      entry.onEncoded = (bytes) => {
         // Only while this entry is the one held: a replaced or evicted result charges nothing.
         if (!holds(entry)) return;
         entry.size += bytes;
         lru.set(entry.key, { entry }, { noDisposeOnSet: true });
-      });
+      };
       return true;
     },
     delete: (key) => {
@@ -94,7 +99,16 @@ export function createResultCache(options: ResultCacheOptions): ResultCache {
 export function createCacheEntry(
   fields: Pick<CacheEntry, 'key' | 'endpoint' | 'params' | 'result' | 'computedAt' | 'lastRequestedAt'>,
 ): CacheEntry {
-  return { ...fields, size: approximateResultSize(fields.result), warmFailed: false, timer: undefined };
+  const encodings = createEncodings(fields.result, (bytes) => entry.onEncoded?.(bytes));
+  const entry: CacheEntry = {
+    ...fields,
+    size: approximateResultSize(fields.result),
+    warmFailed: false,
+    timer: undefined,
+    onEncoded: undefined,
+    encoded: encodings.encoded,
+  };
+  return entry;
 }
 
 /** Milliseconds a result of the endpoint may be served after it was computed. */

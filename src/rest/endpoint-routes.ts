@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bindParameters } from '../endpoints/bind-parameters.js';
 import type { Endpoint, EndpointRegistry } from '../endpoints/registry.js';
+import { callerSqlParameter, sandboxedEndpoint } from '../endpoints/sandboxed-call.js';
 import { badParameter, QuerygateError } from '../errors.js';
 import { allMethods } from '../http/app.js';
 import { clientIdentity } from '../http/client-identity.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
+import { readGetBody } from '../http/read-get-body.js';
 import { toJson } from '../http/respond.js';
 import { sendRaw } from '../http/send-raw.js';
 import type { Resolver } from '../resolve/resolver.js';
@@ -29,8 +31,10 @@ type Query = Record<string, string | string[] | undefined>;
 export function endpointRoutes(options: EndpointRoutesOptions) {
   const { registry, resolver } = options;
 
-  async function answer(endpoint: Endpoint, request: FastifyRequest, reply: FastifyReply) {
-    const params = bindParameters(endpoint.parameters, parameterValues(request));
+  async function answer(saved: Endpoint, request: FastifyRequest, reply: FastifyReply) {
+    const values = parameterValues(request, await requestBody(saved, request));
+    const endpoint = saved.sandboxed ? withCallerSql(saved, values) : saved;
+    const params = bindParameters(endpoint.parameters, values);
     const refresh = asksForFreshResult(request);
     // Most calls are hits: they are answered at once, without the cancellation a run needs.
     const resolved =
@@ -40,7 +44,7 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
         refresh,
         client: clientIdentity(request.raw, request.query),
       }));
-    const body = resultBody(resolved.result);
+    const body = resolved.encoded(resultBody);
     const headers: Record<string, string | number> = {
       'content-type': 'application/json; charset=utf-8',
       'content-length': typeof body === 'string' ? Buffer.byteLength(body) : body.length,
@@ -95,13 +99,34 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
 }
 
 /**
- * The values of each parameter, from the query string and, for a POST, a JSON object body
- * (numbers and booleans as their text). One value given in both places counts once; two
- * different values are refused. `api_key` is a credential, never a parameter.
+ * The body that may carry parameters: a POST's, and a GET's to a sandboxed endpoint whose query
+ * string has no `sql` (Logflare reads that GET body; Studio sends its SQL in it).
  */
-function parameterValues(request: FastifyRequest): (name: string) => readonly string[] {
+async function requestBody(endpoint: Endpoint, request: FastifyRequest): Promise<unknown> {
+  if (request.method === 'POST') return request.body;
   const query = request.query as Query;
-  const body = request.method === 'POST' ? bodyParameters(request.body) : undefined;
+  if (request.method === 'GET' && endpoint.sandboxed && query[callerSqlParameter] === undefined) {
+    return readGetBody(request);
+  }
+  return undefined;
+}
+
+/** A sandboxed endpoint with the caller's `sql` in place of its final SELECT, or as saved without one. */
+function withCallerSql(endpoint: Endpoint, values: (name: string) => readonly string[]): Endpoint {
+  const given = values(callerSqlParameter);
+  if (given.length > 1) throw badParameter(callerSqlParameter, 'is given more than once');
+  const [sql] = given;
+  return sql === undefined || sql === '' ? endpoint : sandboxedEndpoint(endpoint, sql);
+}
+
+/**
+ * The values of each parameter, from the query string and a JSON object body (numbers and
+ * booleans as their text). One value given in both places counts once; two different values are
+ * refused. `api_key` is a credential, never a parameter.
+ */
+function parameterValues(request: FastifyRequest, rawBody: unknown): (name: string) => readonly string[] {
+  const query = request.query as Query;
+  const body = bodyParameters(rawBody);
   return (name) => {
     if (name === 'api_key') return [];
     const inQuery = query[name];

@@ -1,5 +1,5 @@
 import { toJson } from '../http/respond.js';
-import { deriveOnce } from '../resolve/derived.js';
+import type { Encoding } from '../resolve/encodings.js';
 
 // Node writes a string body together with the response head in one write(2), but a Buffer body
 // as a second chunk of a writev(2): on a cached hit that syscall is most of the cost, and the
@@ -11,10 +11,10 @@ const largestStringBody = 16 * 1024;
  * The REST body of a result, `{"result": rows}`, as sent. Encoded once per result: serialising
  * with toJson's bigint replacer was the largest single cost of a cached hit.
  */
-export const resultBody = deriveOnce(
-  (result): string | Buffer => {
+export const resultBody: Encoding<string | Buffer> = {
+  make(result) {
     const json = toJson({ result: result.rows });
     return json.length <= largestStringBody ? json : Buffer.from(json);
   },
-  (body) => (typeof body === 'string' ? 2 * body.length : body.length),
-);
+  sizeOf: (body) => (typeof body === 'string' ? 2 * body.length : body.length),
+};

@@ -331,16 +331,17 @@ describe('memory bound', () => {
   });
 
   it('counts the REST body made from a cached result in the bound, once', async () => {
-    const { result } = await resolver.resolve(usage, hourly);
+    const resolved = await resolver.resolve(usage, hourly);
+    const { result } = resolved;
     const before = resolver.stats().bytes;
-    const body = resultBody(result);
+    const body = resolved.encoded(resultBody);
     const json = JSON.stringify({ result: result.rows });
     expect(body.toString()).toBe(json);
     // Approximate, like every size in the bound: at least the bytes sent, at most two per byte.
     const charged = resolver.stats().bytes - before;
     expect(charged).toBeGreaterThanOrEqual(Buffer.byteLength(json));
     expect(charged).toBeLessThanOrEqual(2 * Buffer.byteLength(json));
-    expect(resultBody(result)).toBe(body);
+    expect(resolved.encoded(resultBody)).toBe(body);
     expect(resolver.stats().bytes - before).toBe(charged);
   });
 
@@ -352,9 +353,9 @@ describe('memory bound', () => {
     try {
       const samePatternElsewhere = { project: 'supabase', interval: 'hourly' };
       await bounded.resolve(usage, hourly);
-      const { result } = await bounded.resolve(usage, samePatternElsewhere);
+      const resolved = await bounded.resolve(usage, samePatternElsewhere);
       expect(bounded.stats().entries).toBe(2);
-      resultBody(result);
+      resolved.encoded(resultBody);
       expect(bounded.stats().entries).toBe(1);
       expect(bounded.stats().bytes).toBeLessThanOrEqual(oneResult * 2);
       // The one encoded was used last and stays; the other runs again.

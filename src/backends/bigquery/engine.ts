@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { BigQuery, type BigQueryOptions, type Job, type Query } from '@google-cloud/bigquery';
+import { type CallerFaultOf, callerSqlError } from '../../engines/caller-sql-errors.js';
 import { startDeadline } from '../../engines/deadline.js';
 import { createPlanCache } from '../../engines/plan-cache.js';
 import type {
@@ -211,10 +212,13 @@ export async function createBigQueryEngine(options: BigQueryEngineOptions): Prom
         );
       }
       if (deadline.signal.aborted) throw new QuerygateError('ENGINE_ERROR', `${query.name} was cancelled`);
-      throw toQuerygateError(error, {
-        subject: query.name,
-        maximumBytesBilled: request.maximumBytesBilled,
-      });
+      throw (
+        callerSqlError(query, error, bigQueryCallerFault) ??
+        toQuerygateError(error, {
+          subject: query.name,
+          maximumBytesBilled: request.maximumBytesBilled,
+        })
+      );
     } finally {
       deadline.end();
       if (deadline.signal.aborted && inserted) cancelJob(inserted);
@@ -349,3 +353,7 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
     );
   });
 }
+
+/** BigQuery's verdict on a query it cannot run (an unknown column, a type error) is the caller's. */
+const bigQueryCallerFault: CallerFaultOf = (error) =>
+  bigQueryReason(error) === 'invalidQuery' ? 'invalid' : undefined;

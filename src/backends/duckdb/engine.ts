@@ -11,6 +11,7 @@ import {
   TIMESTAMP,
   VARCHAR,
 } from '@duckdb/node-api';
+import { type CallerFaultOf, callerSqlError } from '../../engines/caller-sql-errors.js';
 import { startDeadline } from '../../engines/deadline.js';
 import { isoMicros } from '../../engines/iso-micros.js';
 import { createPlanCache, type PlanCache } from '../../engines/plan-cache.js';
@@ -28,6 +29,7 @@ import { QuerygateError } from '../../errors.js';
 import { nowParameter, type Translation, translateToDuckDb } from '../../sql/translate.js';
 import { systemTimers } from '../../timers.js';
 import { createConnectionPool, type PoolLease } from './connection-pool.js';
+import { type DuckDbLockdown, lockDownDuckDb } from './lockdown.js';
 import { decodeRows, describeColumns, type RecordWire } from './rows.js';
 import { type QueryableTable, readTableSchemas } from './table-schemas.js';
 
@@ -53,6 +55,12 @@ export interface DuckDbEngineOptions extends EngineOptions {
    * interrupted and answered with ENGINE_TIMEOUT.
    */
   readonly timeoutMs: number;
+  /**
+   * Turns external access off and locks the configuration of the whole DuckDB instance once the
+   * engine is set up (see lockdown.ts); the server passes it, one-off commands need not.
+   * @default left as it is
+   */
+  readonly lockdown?: DuckDbLockdown;
 }
 
 const udfFiles = ['generate_timestamp_trunc_array.duckdb.sql'];
@@ -75,6 +83,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     translations = createPlanCache(options.queries, (query) => translateToDuckDb(query.sql, { tables }));
     for (const file of udfFiles) await setup.run(readFileSync(join(options.queriesDir, 'udf', file), 'utf8'));
     for (const query of options.queries) await assertBinds(setup, query, translations.get(query));
+    if (options.lockdown) await lockDownDuckDb(setup, options.lockdown);
   } catch (error) {
     setup.closeSync();
     throw error;
@@ -103,7 +112,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     runOptions: RunOptions,
   ): Promise<QueryResult> {
     // No await when the translation is at hand: the call's deadline starts at once.
-    const translation = translations.get(query) ?? (await translationOf(query));
+    const translation = translations.get(query) ?? (await callerPlaced(query, translationOf(query)));
     // The deadline starts when the call asks for a connection: waiting for one counts.
     const deadline = startDeadline(options.timeoutMs, runOptions, timers);
     let lease: PoolLease<Connection> | undefined;
@@ -133,6 +142,8 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         );
       }
       if (runOptions.signal?.aborted) throw new QuerygateError('ENGINE_ERROR', `${query.name} was cancelled`);
+      const callers = callerSqlError(query, error, duckDbCallerFault);
+      if (callers) throw callers;
       throw new QuerygateError(
         'ENGINE_ERROR',
         `${query.name} failed on DuckDB: ${(error as Error).message}`,
@@ -190,6 +201,15 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       setup.closeSync();
     },
   };
+}
+
+/** A translation; for a caller's SQL, a refusal placed in the caller's text. */
+async function callerPlaced<T>(query: SavedQuery, pending: Promise<T>): Promise<T> {
+  try {
+    return await pending;
+  } catch (error) {
+    throw callerSqlError(query, error, duckDbCallerFault) ?? error;
+  }
 }
 
 /**
@@ -322,3 +342,11 @@ async function openConnections(
   }
   return opened;
 }
+
+/** DuckDB's words for a caller's query it cannot bind or run, and for one past its memory. */
+const duckDbCallerFault: CallerFaultOf = (_error, message) => {
+  if (/out of memory/i.test(message)) return 'too-expensive';
+  if (/^(Binder|Parser|Conversion|Invalid Input|Catalog|Permission|Out of Range) Error/.test(message))
+    return 'invalid';
+  return undefined;
+};

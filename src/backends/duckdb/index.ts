@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { LogSource } from '../../endpoints/sources.js';
@@ -16,6 +17,8 @@ import { readTableSchemas } from './table-schemas.js';
 
 /** The file of the embedded store, in the data directory. */
 const storeFile = 'querygate.duckdb';
+/** Where the log writer stages batch files for read_json, in the data directory. */
+const batchDirectory = 'ingest-batches';
 
 /**
  * The embedded backend: the logs in one DuckDB file of the data directory (`storage/`), the saved
@@ -28,7 +31,11 @@ export const duckdbBackend: Backend<undefined> = {
 
   async open({ settings, sources, tables = [], queries, now, timers, logger }) {
     const database = await openDatabase(join(settings.dataDir, storeFile));
+    // Batch files get a directory of their own: the only one DuckDB may read once locked down.
+    const batchDir = join(settings.dataDir, batchDirectory);
+    mkdirSync(batchDir, { recursive: true });
     const writer = createLogWriter(database, {
+      tempDir: batchDir,
       now,
       schemaLimits: settings.schemaLimits,
       log: logger,
@@ -54,6 +61,8 @@ export const duckdbBackend: Backend<undefined> = {
       queriesDir: shippedQueriesDir,
       timeoutMs: settings.queryTimeoutMs,
       connections: settings.duckdbConnections,
+      // Caller SQL of sandboxed endpoints runs here: DuckDB itself refuses files and settings.
+      lockdown: { allowedDirectories: [`${batchDir}/`] },
     });
     const tableWriter = await createTableWriter(database, tables);
     return {

@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Snapshot } from '../endpoints/snapshot.js';
+import type { SnapshotSwaps } from '../endpoints/snapshot-swaps.js';
+import type { Resolver } from '../resolve/resolver.js';
+import { graphqlRoutes } from './graphql-routes.js';
+import { createResponseReplay } from './response-replay.js';
+import { createQuerygateYoga } from './yoga.js';
+
+export interface GraphQLFacePluginOptions {
+  /** The endpoints served now; each operation gets the schema of the snapshot it began on. */
+  readonly snapshot: () => Snapshot;
+  /** Announces reloads: the kept responses all go, since any of them may show the old schema. */
+  readonly swaps: SnapshotSwaps;
+  readonly resolver: Resolver;
+  readonly logger: Logger;
+  /** The most bytes of a request body. */
+  readonly maxBodyBytes: number;
+  /** Upper bound of the approximate bytes of the responses kept for replay. */
+  readonly replayBytes: number;
+  readonly maxBatch: number;
+  readonly operationConcurrency: number;
+  /** The longest one operation may take (the query timeout). */
+  readonly operationTimeoutMs: number;
+}
+
+/** The GraphQL face: one yoga over a schema factory, on `/graphql`, with its kept responses. */
+export function graphqlFace(options: GraphQLFacePluginOptions) {
+  return async function face(app: FastifyInstance) {
+    const replay = createResponseReplay({ resolver: options.resolver, maxBytes: options.replayBytes });
+    options.swaps.subscribe(() => replay.clear());
+    const yoga = createQuerygateYoga({
+      snapshot: options.snapshot,
+      resolver: options.resolver,
+      logger: options.logger,
+      maxBatch: options.maxBatch,
+      operationConcurrency: options.operationConcurrency,
+      // Node's timers, as the engine's deadlines use: a test's manual clock moves cache time only.
+      operationTimeoutMs: options.operationTimeoutMs,
+      replay,
+    });
+    await graphqlRoutes({ yoga, snapshot: options.snapshot, maxBodyBytes: options.maxBodyBytes })(app);
+  };
+}

@@ -1,0 +1,51 @@
+import fp from 'fastify-plugin';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { splitCacheBudget } from '../resolve/cache-budget.js';
+import { createClientAdmission } from '../resolve/client-admission.js';
+import { createResolver, type Resolver } from '../resolve/resolver.js';
+import type { Timers } from '../timers.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The resolver layer both faces share (cache, warming, single flight, admission). */
+    readonly resolver: Resolver;
+  }
+}
+
+export interface ResolverPluginOptions {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly now: () => Date;
+  readonly timers?: Timers | undefined;
+}
+
+/**
+ * The resolver layer over the backend's engine. Drops the results of endpoints a reload changed
+ * or removed; on close stops warming and cancels runs under way (before the engine closes).
+ */
+export const resolverPlugin = fp<ResolverPluginOptions>(
+  async (app, { config, logger, now, timers }) => {
+    const resolver = createResolver({
+      engine: app.engine,
+      now,
+      ...(timers ? { timers } : {}),
+      maxCacheBytes: splitCacheBudget(config.cacheMaxBytes).results,
+      clientAdmission: createClientAdmission({
+        maxRunsPerClient: config.clientEngineCalls,
+        // One endpoint's calls hold no more of a client's turns than of the engine's calls.
+        maxRunsPerClientEndpoint: config.endpointConnections,
+        maxQueuedPerClient: config.clientQueue,
+        // Node's timers, as the engine's deadlines use: a test's manual clock moves cache time only.
+        maxWaitMs: config.queryTimeoutMs,
+      }),
+      onWarmError: (error, endpoint) =>
+        logger.warn({ err: error, endpoint: endpoint.name }, 'cache warm run failed'),
+    });
+    app.addHook('onClose', () => resolver.close());
+    // Results (with their warm timers) of changed or removed endpoints go; the others stay.
+    app.swaps.subscribe((_next, gone) => resolver.retain((endpoint) => !gone(endpoint)));
+    app.decorate('resolver', resolver);
+  },
+  { name: 'querygate-resolver', dependencies: ['querygate-backend'] },
+);

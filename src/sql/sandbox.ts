@@ -1,0 +1,132 @@
+import { format, parse } from '@guanmingchiu/sqlparser-ts';
+import { QuerygateError } from '../errors.js';
+import { type Ast, parseBigQuery, queryParameters } from './bigquery-ast.js';
+import { checkCallerQuery, cteNames, sandboxRefusal } from './sandbox-checks.js';
+import { createLocator } from './source-position.js';
+
+/**
+ * Logflare's sandboxed endpoints: the saved query is a WITH query whose CTEs are the tables a
+ * caller may read; a caller's SELECT replaces its final SELECT (body, ORDER BY and LIMIT), and
+ * the saved WITH is kept. The merge splices texts at the parser's spans, so both engines get
+ * one BigQuery text (the translator and the name qualifier need a text), then parses the
+ * result and compares it with the two parts it was made of: a splice that a comment or a
+ * quote could turn into something else is refused, never run.
+ */
+
+/** The longest caller SQL accepted, in characters. */
+export const maxCallerSqlLength = 100_000;
+
+/** What a sandboxed call runs: the merged BigQuery text and where the caller's text sits in it. */
+export interface SandboxedSql {
+  /** The saved WITH, the caller's own CTEs after it, then the caller's SELECT. */
+  readonly sql: string;
+  /** Lines of `sql` before the caller's first line: a position in `sql` minus these is one in the caller's text. */
+  readonly callerLineOffset: number;
+  /** The caller's SQL as the parser prints it back: one text however it was spaced, commented or cased. */
+  readonly normalized: string;
+}
+
+/** The saved query's WITH clause, as text, and the names of its CTEs (lower case). */
+export interface SandboxTables {
+  /** The saved text up to the closing parenthesis of its last CTE. */
+  readonly withText: string;
+  readonly names: ReadonlySet<string>;
+}
+
+/**
+ * The tables of a sandboxed endpoint's saved SQL. Throws a message for the load report when the
+ * SQL is not a WITH query: a sandboxed endpoint has nothing else to offer a caller.
+ */
+export function sandboxTables(savedSql: string): SandboxTables {
+  const saved = parseBigQuery(savedSql);
+  const ctes = (saved.with?.cte_tables ?? []) as Ast[];
+  const last = ctes.at(-1);
+  if (!last || saved.with.recursive) {
+    throw new Error(
+      'a sandboxed endpoint must be a WITH query (not RECURSIVE): its CTEs are what a caller may read',
+    );
+  }
+  const end = last.closing_paren_token?.span?.end;
+  if (typeof end?.line !== 'number' || end.line < 1) {
+    throw new Error('the parser gave no position for the end of the last CTE');
+  }
+  return { withText: savedSql.slice(0, createLocator(savedSql)(end)), names: new Set(cteNames(saved)) };
+}
+
+/**
+ * Merges a caller's SQL into a sandboxed endpoint's saved SQL after checking it (see
+ * sandbox-checks.ts). `declared` are the endpoint's parameters: the caller's SQL may use those,
+ * bound as always, and no other.
+ */
+export function sandboxSql(savedSql: string, callerSql: string, declared: ReadonlySet<string>): SandboxedSql {
+  if (callerSql.length > maxCallerSqlLength) {
+    throw sandboxRefusal('SANDBOX_INVALID_SQL', `sql is longer than ${maxCallerSqlLength} characters`);
+  }
+  if (callerSql.trim() === '') throw sandboxRefusal('SANDBOX_INVALID_SQL', 'sql is empty');
+  const tables = sandboxTables(savedSql);
+  const caller = checkCallerQuery(parseCaller(callerSql), tables.names);
+  for (const name of queryParameters(caller)) {
+    if (!declared.has(name)) {
+      throw new QuerygateError(
+        'BAD_PARAMETER',
+        `Parameter 'sql' uses @${name}, which this endpoint does not declare`,
+        { details: { parameter: 'sql' } },
+      );
+    }
+  }
+  // The caller's own CTEs join the saved ones in one WITH: visible to each other as nesting
+  // would make them (each sees the saved ones and the caller's before it). The caller's WITH
+  // keyword becomes spaces, so every position after it keeps its line and column.
+  let callerText = callerSql;
+  const withToken = caller.with?.with_token?.span;
+  if (withToken) {
+    const locate = createLocator(callerSql);
+    const start = locate(withToken.start);
+    const end = locate(withToken.end);
+    callerText = callerSql.slice(0, start) + ' '.repeat(end - start) + callerSql.slice(end);
+  }
+  const joint = withToken ? ',\n' : '\n';
+  const sql = `${tables.withText}${joint}${callerText}`;
+  assertMergedAsMeant(sql, parseBigQuery(savedSql), caller);
+  return {
+    sql,
+    callerLineOffset: countLines(tables.withText) + 1,
+    normalized: format(callerSql, 'bigquery'),
+  };
+}
+
+function parseCaller(callerSql: string): Ast[] {
+  try {
+    return parse(callerSql, 'bigquery') as Ast[];
+  } catch (error) {
+    throw sandboxRefusal('SANDBOX_INVALID_SQL', `sql does not parse: ${(error as Error).message}`);
+  }
+}
+
+/** The merged text must parse to the saved CTEs, the caller's CTEs and the caller's query, nothing else. */
+function assertMergedAsMeant(sql: string, saved: Ast, caller: Ast): void {
+  let merged: Ast;
+  try {
+    merged = parseBigQuery(sql);
+  } catch {
+    throw sandboxRefusal('SANDBOX_INVALID_SQL', "sql cannot be combined with the endpoint's query");
+  }
+  const expectedCtes = [...saved.with.cte_tables, ...(caller.with?.cte_tables ?? [])];
+  const same =
+    merged.with?.recursive === false &&
+    withoutSpans(merged.with.cte_tables) === withoutSpans(expectedCtes) &&
+    Object.keys({ ...merged, ...caller })
+      .filter((key) => key !== 'with')
+      .every((key) => withoutSpans(merged[key]) === withoutSpans(caller[key]));
+  if (!same) throw sandboxRefusal('SANDBOX_INVALID_SQL', "sql cannot be combined with the endpoint's query");
+}
+
+function withoutSpans(node: Ast): string {
+  return JSON.stringify(node ?? null, (key, value) => (key === 'span' ? undefined : value));
+}
+
+function countLines(text: string): number {
+  let lines = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines += 1;
+  return lines;
+}

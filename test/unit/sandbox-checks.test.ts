@@ -1,0 +1,65 @@
+import { parse } from '@guanmingchiu/sqlparser-ts';
+import { describe, expect, it } from 'vitest';
+import { isQuerygateError } from '../../src/errors.js';
+import { checkCallerQuery } from '../../src/sql/sandbox-checks.js';
+
+// The checks on a caller's SQL alone, on the parser's AST: which texts pass and which code
+// refuses the others. The endpoint's tables here are `logs` and `fns`.
+
+const saved = new Set(['logs', 'fns']);
+
+function verdict(sql: string): string {
+  try {
+    checkCallerQuery(parse(sql, 'bigquery'), saved);
+    return 'ok';
+  } catch (error) {
+    if (isQuerygateError(error)) return error.code;
+    throw error;
+  }
+}
+
+describe('the sandbox checks', () => {
+  it.each([
+    'select id from logs',
+    'select count(*) as n from logs',
+    'select l.id, f.name from logs as l join fns as f on l.id = f.id',
+    'select id from logs where id in (select id from fns)',
+    'select (select max(id) from fns) as m from logs',
+    'with a as (select id from logs), b as (select id from a) select id from b',
+    'select id from (select id from logs) as sub',
+    'select m.path from logs cross join unnest(metadata) as m',
+    'select id from logs union all select id from fns',
+    'select id from `logs` order by id desc limit 10',
+    'select array(select id from fns) as ids from logs',
+    'select generate_array(1, 10) as a, repeat("x", 3) as r from logs',
+  ])('lets %s through', (sql) => {
+    expect(verdict(sql)).toBe('ok');
+  });
+
+  it.each([
+    ['select id from logs; select id from fns', 'SANDBOX_NOT_ONE_STATEMENT'],
+    ['insert into logs (id) values (1)', 'SANDBOX_NOT_SELECT'],
+    ['with recursive r as (select 1 as n) select n from r', 'SANDBOX_NOT_SELECT'],
+    ['select id into other from logs', 'SANDBOX_NOT_SELECT'],
+    ['select * from logs', 'SANDBOX_WILDCARD'],
+    ['select id from (select * from logs)', 'SANDBOX_WILDCARD'],
+    ['select l.* from logs l', 'SANDBOX_WILDCARD'],
+    ['select id from other', 'SANDBOX_TABLE_NOT_CTE'],
+    ['select id from project.dataset.logs', 'SANDBOX_TABLE_NOT_CTE'],
+    ['with a as (select id from b), b as (select id from logs) select id from a', 'SANDBOX_TABLE_NOT_CTE'],
+    ['select (select 1 from other) as x from logs', 'SANDBOX_TABLE_NOT_CTE'],
+    [
+      'select x from (with inner_cte as (select 1 as x) select x from inner_cte), inner_cte',
+      'SANDBOX_TABLE_NOT_CTE',
+    ],
+    ['with logs as (select 1 as id) select id from logs', 'SANDBOX_CTE_NAME_TAKEN'],
+    ["select x from read_csv('f')", 'SANDBOX_RESTRICTED_FUNCTION'],
+    ['select duckdb_settings() as s from logs', 'SANDBOX_RESTRICTED_FUNCTION'],
+    ['select SESSION_USER() as u from logs', 'SANDBOX_RESTRICTED_FUNCTION'],
+    ['select generate_array(1, n) as a from logs', 'SANDBOX_TOO_EXPENSIVE'],
+    ['select repeat("x", 2000000) as r from logs', 'SANDBOX_TOO_EXPENSIVE'],
+    ['select generate_timestamp_array(a, b, interval 1 second) as t from logs', 'SANDBOX_TOO_EXPENSIVE'],
+  ])('refuses %s with %s', (sql, code) => {
+    expect(verdict(sql)).toBe(code);
+  });
+});
