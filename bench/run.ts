@@ -13,6 +13,7 @@ import { type EndpointCase, type InProcessTiming, timeInProcess, timeOverHttp } 
 import { type FairnessResult, measureFairness } from './fairness.js';
 import { benchProjects, generateBenchLogs } from './generate-logs.js';
 import { measureIngestion, measureWideKeys, type WideKeysResult } from './ingestion.js';
+import { describeMemory, type MemoryResult, measureMemory } from './memory.js';
 import { measurePeers, type PeerTable, peerTableLines } from './peer-load.js';
 import { benchApiKey, startServerProcess } from './processes.js';
 import { ratio, type Timing } from './stats.js';
@@ -44,6 +45,12 @@ const program = new Command()
   .option('--ingest <n>', 'records per ingestion measure (default: min(rows, 200000))', (value) =>
     Number(value),
   )
+  .option(
+    '--memory-seconds <n>',
+    "duration of the memory section's serving and new-field phases",
+    (value) => Number(value),
+    60,
+  )
   .option('--out <file>', 'JSON results', join(packageRoot, 'bench/results/latest.json'))
   .parse();
 
@@ -55,6 +62,7 @@ const options = program.opts<{
   connections: number;
   slowCallers: number;
   ingest?: number;
+  memorySeconds: number;
   out: string;
 }>();
 const edgeRows = Math.round(options.rows);
@@ -169,6 +177,9 @@ try {
   const ingestion = await measureIngestion(ingestCount, now, 4);
   log('Ingesting events with 10,000 distinct keys each...');
   const wideKeys = await measureWideKeys(3, 10_000);
+  // 6. Resident memory over the demo store: idle, serving, and under one new field per request.
+  log(`Measuring memory (${options.memorySeconds} s serving, ${options.memorySeconds} s of new fields)...`);
+  const memory = await measureMemory({ seconds: options.memorySeconds });
 
   const endpoints = cases.map((testCase, i) => {
     const local = inProcess[i];
@@ -212,6 +223,8 @@ try {
     },
     fairness,
     wideKeys,
+    // The samples stay out of the file: the peaks are the figures.
+    memory: { ...memory, churnSamples: undefined },
     peakServerRssBytes: peakRssBytes,
   };
   mkdirSync(join(options.out, '..'), { recursive: true });
@@ -245,6 +258,7 @@ function printTable(results: {
   ingestion: Record<string, number>;
   fairness: FairnessResult;
   wideKeys: WideKeysResult;
+  memory: Omit<MemoryResult, 'churnSamples'>;
   peakServerRssBytes: number | undefined;
 }) {
   const mb = (bytes: number | undefined) => (bytes === undefined ? 'n/a' : `${Math.round(bytes / 1e6)} MB`);
@@ -267,6 +281,7 @@ function printTable(results: {
     `wide events (${results.wideKeys.requests} × ${results.wideKeys.keysPerEvent} distinct keys): server peak RSS ${mb(results.wideKeys.startedPeakRssBytes)} started → ${mb(results.wideKeys.peakServerRssBytes)} after; ${results.wideKeys.medianWideRequestMs} ms per wide POST (median), ${results.wideKeys.smallRequestMs} ms for a 1-event POST after; logs.all ${results.wideKeys.logsAll.before.ms} ms / ${results.wideKeys.logsAll.before.bytes} B before, ${results.wideKeys.logsAll.after.ms} ms / ${results.wideKeys.logsAll.after.bytes} B after`,
     `fairness: ${results.fairness.cheap} ${results.fairness.quietMs.medianMs.toFixed(1)} ms quiet, ${results.fairness.loadedMs.medianMs.toFixed(1)} ms (p95 ${results.fairness.loadedMs.p95Ms.toFixed(1)}) beside ${results.fairness.slowCallers} clients of ${results.fairness.slow}: ratio ${results.fairness.ratio}; slow calls answered ${JSON.stringify(results.fairness.slowStatuses)}`,
     `peak server RSS: ${mb(results.peakServerRssBytes)}`,
+    describeMemory(results.memory),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

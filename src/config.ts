@@ -16,6 +16,16 @@ const flag = z
   })
   .transform((value) => ['1', 'true', 'on', 'yes'].includes(value));
 
+// DuckDB's spelling of a size: KB, MB, ... are powers of 1000, KiB, MiB, ... of 1024.
+const sizePattern = /^(\d+(?:\.\d+)?)\s*(K|M|G|T)(i?)B$/i;
+
+/** Bytes of a size as DuckDB reads it (`512MB`, `1GiB`). */
+export function sizeBytes(size: string): number {
+  const [, amount, unit, binary] = sizePattern.exec(size.trim()) ?? [];
+  const power = 'KMGT'.indexOf((unit ?? '').toUpperCase()) + 1;
+  return Math.floor(Number(amount) * (binary ? 1024 : 1000) ** power);
+}
+
 const environmentSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
@@ -37,6 +47,14 @@ const environmentSchema = z.object({
   QUERYGATE_ENGINE: z.enum(backendKinds).default(defaultBackendKind),
   QUERYGATE_QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(25_000),
   QUERYGATE_DUCKDB_CONNECTIONS: z.coerce.number().int().min(1).max(256).default(4),
+  QUERYGATE_DUCKDB_MEMORY_LIMIT: z
+    .string()
+    .trim()
+    .regex(sizePattern, { message: 'must be a size such as 1GB, 768MiB or 2GB' })
+    .default('1GB'),
+  QUERYGATE_DUCKDB_THREADS: z.coerce.number().int().min(1).max(256).optional(),
+  QUERYGATE_RETENTION_DAYS: z.coerce.number().int().min(0).default(90),
+  QUERYGATE_SCHEMA_CHANGE_INTERVAL_MS: z.coerce.number().int().min(0).default(10_000),
   // BigQuery runs a project's queries with a concurrency it computes itself and queues the rest
   // (up to 1,000 interactive queries per project and region), shared with every other user of the
   // project. Keeping a modest number of jobs in flight keeps the queue here, where calls are shared
@@ -96,6 +114,16 @@ export interface Config extends BackendChoice {
   readonly queryTimeoutMs: number;
   /** DuckDB connections running queries side by side. */
   readonly duckdbConnections: number;
+  /** DuckDB's memory_limit, as written: its buffer pool stays within it (see database.ts). */
+  readonly duckdbMemoryLimit: string;
+  /** The same in bytes. */
+  readonly duckdbMemoryLimitBytes: number;
+  /** DuckDB's worker threads; undefined leaves DuckDB's default (one per core). */
+  readonly duckdbThreads: number | undefined;
+  /** Days the embedded store keeps a source's records unless sources.yaml says; 0 keeps them for ever. */
+  readonly retentionDays: number;
+  /** Least time between two schema changes of one source; new fields wait in `_extra` meanwhile. */
+  readonly schemaChangeIntervalMs: number;
   /**
    * Calls the engine runs at once, shared fairly between endpoints: the DuckDB connections, or
    * on BigQuery QUERYGATE_BIGQUERY_CONCURRENT_JOBS (16 unless set).
@@ -167,6 +195,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     engine: env.QUERYGATE_ENGINE,
     queryTimeoutMs: env.QUERYGATE_QUERY_TIMEOUT_MS,
     duckdbConnections: env.QUERYGATE_DUCKDB_CONNECTIONS,
+    duckdbMemoryLimit: env.QUERYGATE_DUCKDB_MEMORY_LIMIT,
+    duckdbMemoryLimitBytes: sizeBytes(env.QUERYGATE_DUCKDB_MEMORY_LIMIT),
+    duckdbThreads: env.QUERYGATE_DUCKDB_THREADS,
+    retentionDays: env.QUERYGATE_RETENTION_DAYS,
+    schemaChangeIntervalMs: env.QUERYGATE_SCHEMA_CHANGE_INTERVAL_MS,
     engineCalls,
     endpointConnections: Math.min(
       env.QUERYGATE_ENDPOINT_CONNECTIONS ?? Math.ceil(engineCalls / 2),

@@ -54,6 +54,15 @@ export interface BackendSettings {
   /** Deadline of an engine call, from asking for a connection to its last row. */
   readonly queryTimeoutMs: number;
   readonly duckdbConnections: number;
+  /** DuckDB's memory limit, as DuckDB takes it ('1GB') and in bytes. */
+  readonly duckdbMemoryLimit: string;
+  readonly duckdbMemoryLimitBytes: number;
+  /** DuckDB's worker threads; undefined leaves DuckDB's own choice. */
+  readonly duckdbThreads?: number | undefined;
+  /** Days each source keeps its records unless sources.yaml says otherwise; 0 keeps them for ever. */
+  readonly retentionDays: number;
+  /** The least time between two schema changes of one source. */
+  readonly schemaChangeIntervalMs: number;
   readonly schemaLimits: { readonly maxFields: number; readonly maxDepth: number };
 }
 

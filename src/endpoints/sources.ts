@@ -23,6 +23,11 @@ export interface LogSource {
   /** Whether records carry a top-level `project` column that queries filter on directly. */
   readonly hasProject: boolean;
   readonly metadata: StructType;
+  /**
+   * Days the embedded store keeps the source's records (Logflare's source TTL); older ones are
+   * deleted on a schedule. Absent: QUERYGATE_RETENTION_DAYS applies.
+   */
+  readonly retentionDays?: number;
   /** Further keys of the entry (other features' fields), kept as written. */
   readonly [key: string]: unknown;
 }
@@ -68,6 +73,11 @@ const sourceSchema = z.looseObject({
   description: z.string().min(1),
   hasProject: z.boolean(),
   metadata: structSchema,
+  retentionDays: z
+    .number()
+    .int('must be a whole number of days')
+    .positive('must be at least 1 (leave it out to keep the default)')
+    .optional(),
 });
 
 // An entry is a log source unless it says `kind: table`; each kind is checked by its own schema

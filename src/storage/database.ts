@@ -17,6 +17,19 @@ export interface Database {
   close(): void;
 }
 
+/** How much of the host DuckDB may take. */
+export interface DatabaseOptions {
+  /**
+   * DuckDB's `memory_limit`, e.g. `128MB` or `1GB`: its buffer pool (cached blocks of the file,
+   * data not yet checkpointed, intermediate results) stays within it; operators that support it
+   * spill to `<file>.tmp`, others fail with an out-of-memory error rather than grow.
+   * @default DuckDB's own (80% of the host's memory)
+   */
+  readonly memoryLimit?: string;
+  /** DuckDB's worker threads. @default DuckDB's own (one per core) */
+  readonly threads?: number;
+}
+
 /**
  * Opens (creating if needed) a DuckDB file. Extensions are never installed or autoloaded (this
  * machine, and many users', has no internet; icu and json are linked into the binary), and the
@@ -27,18 +40,18 @@ export interface Database {
  * `<file>.wal.unreplayable-<ms>` (kept for inspection, never deleted) and the file opens as of its
  * last checkpoint. Any other failure to open (a lock held by another process, say) is thrown.
  */
-export async function openDatabase(path: string): Promise<Database> {
+export async function openDatabase(path: string, options: DatabaseOptions = {}): Promise<Database> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   let walSetAside: string | undefined;
   let instance: DuckDBInstance;
   try {
-    instance = await createInstance(path);
+    instance = await createInstance(path, options);
   } catch (error) {
     const wal = `${path}.wal`;
     if (path === ':memory:' || !isWalReplayFailure(error) || !existsSync(wal)) throw error;
     walSetAside = `${wal}.unreplayable-${Date.now()}`;
     renameSync(wal, walSetAside);
-    instance = await createInstance(path);
+    instance = await createInstance(path, options);
   }
   const setup = await instance.connect();
   await setup.run(`SET GLOBAL TimeZone = 'UTC'`);
@@ -52,10 +65,12 @@ export async function openDatabase(path: string): Promise<Database> {
   };
 }
 
-function createInstance(path: string): Promise<DuckDBInstance> {
+function createInstance(path: string, options: DatabaseOptions): Promise<DuckDBInstance> {
   return DuckDBInstance.create(path, {
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
+    ...(options.memoryLimit === undefined ? {} : { memory_limit: options.memoryLimit }),
+    ...(options.threads === undefined ? {} : { threads: String(options.threads) }),
   });
 }
 

@@ -8,7 +8,8 @@ import {
 } from '../endpoints/field-type.js';
 import { type LogFieldType, logRecordFields } from '../endpoints/log-record.js';
 import type { LogSource } from '../endpoints/sources.js';
-import { changeColumnTypeStatement, withMissingFields } from './schema-evolution.js';
+import { changeColumnTypeStatement } from './schema-change.js';
+import { withMissingFields } from './schema-evolution.js';
 
 /**
  * The embedded log store: one table per source, named exactly as the source (so the saved SQL's

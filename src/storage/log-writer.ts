@@ -2,26 +2,27 @@ import { randomUUID } from 'node:crypto';
 import { readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { type DuckDBConnection, listValue } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent, type StructType } from '../endpoints/field-type.js';
-import { findLogSource, type LogSource } from '../endpoints/sources.js';
+import type { LogSource } from '../endpoints/sources.js';
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import type { Database } from './database.js';
+import { createGroupCommit } from './group-commit.js';
 import { type IngestJournal, openIngestJournal } from './ingest-journal.js';
-import { insertFromNdjsonStatement, recordLine, type StoredRecord } from './log-batch.js';
+import { replayJournal } from './journal-replay.js';
+import { insertFromNdjsonStatement, recordLine } from './log-batch.js';
 import { checkLogEvents, type LogEvent } from './log-event.js';
 import { ensureLogTables } from './log-tables.js';
-import {
-  changeColumnTypeStatement,
-  defaultSchemaLimits,
-  reconcileMetadata,
-  type SchemaLimits,
-} from './schema-evolution.js';
+import { expiredBefore, type RetentionPolicy } from './retention.js';
+import { changeColumnTypeStatement } from './schema-change.js';
+import { defaultSchemaLimits, type SchemaLimits } from './schema-evolution.js';
+import { createSchemaPacing } from './schema-pacing.js';
 
 /** Where the writer reports what a client must not see (engine messages, paths). */
 export interface StoreLog {
   error(details: object, message: string): void;
   warn(details: object, message: string): void;
+  info?(details: object, message: string): void;
 }
 
 export interface LogWriterOptions {
@@ -40,10 +41,24 @@ export interface LogWriterOptions {
   /** How far each source's typed `metadata` may grow. @default defaultSchemaLimits (500 fields, 15 levels) */
   readonly schemaLimits?: SchemaLimits;
   /**
+   * Least time between two changes of one source's `metadata` type (see schema-pacing.ts);
+   * fields new in between wait in `_extra`. @default 0 (a change whenever a new field comes)
+   */
+  readonly schemaChangeIntervalMs?: number;
+  /** Which records are expired: journal replay does not store them again. @default none */
+  readonly retention?: RetentionPolicy;
+  /**
    * Journal size after which the writer checkpoints DuckDB and empties the journal.
    * @default 32 MiB
    */
   readonly journalCheckpointBytes?: number;
+  /**
+   * Memory DuckDB may hold for data committed since the last checkpoint before the writer
+   * checkpoints. Appending to a table takes a block (256 KiB) per column for every STRUCT field,
+   * about 125 MiB for a 500-field `metadata`, kept until the next checkpoint; without a bound a
+   * few wide sources outgrow any memory limit. @default none (checkpoints by journal size only)
+   */
+  readonly checkpointMemoryBytes?: number;
   /** Gets store failures in full, and the recovery of an unreplayable WAL. @default none */
   readonly log?: StoreLog;
 }
@@ -60,6 +75,16 @@ export interface LogWriter {
    * gives a reference to the log entry, never the store's own text).
    */
   write(sourceName: string, events: readonly unknown[]): Promise<{ ingested: number }>;
+  /**
+   * Deletes at most `maxRows` records of a source older than `before` (microseconds since the
+   * epoch) in one transaction on the writer's queue; answers how many it deleted.
+   */
+  deleteBefore(sourceName: string, before: bigint, maxRows: number): Promise<number>;
+  /**
+   * Checkpoints DuckDB on the writer's queue (its main file then holds every commit, and blocks
+   * freed by deletes and schema changes can be reused) and empties the ingest journal.
+   */
+  checkpoint(): Promise<void>;
   /** Lets queued writes finish, checkpoints, empties the journal and closes the writer's connection. */
   close(): Promise<void>;
 }
@@ -71,50 +96,35 @@ interface WriterState {
 }
 
 /**
- * The one writer of a database's log tables. Writes and schema changes run one at a time on a
- * single connection, so a batch's ALTER and INSERT share one transaction and the schema the
- * writer has in memory is always the one committed. Use one writer per database.
+ * The one writer of a database's log tables. Writes, schema changes and retention's deletes run
+ * one at a time on a single connection, so a batch's ALTER and INSERT share one transaction and
+ * the schema the writer has in memory is always the one committed. Use one writer per database.
  *
  * Durability: an acknowledged record survives kill -9 at any moment, and the store always opens.
  * The schema changes it makes are ones DuckDB can replay from its WAL (changeColumnTypeStatement);
  * should a WAL still fail to replay, database.ts sets it aside and this writer restores every
  * acknowledged record from the ingest journal at open.
+ *
+ * Memory: a schema change rewrites the `metadata` column and DuckDB holds the old one until a
+ * checkpoint, so the writer checkpoints right after every change, and paces changes per source
+ * (schema-pacing.ts).
  */
 export function createLogWriter(db: Database, options: LogWriterOptions): LogWriter {
   const now = options.now ?? (() => new Date());
-  const limits = options.schemaLimits ?? defaultSchemaLimits;
   const checkpointBytes = options.journalCheckpointBytes ?? 32 * 1024 * 1024;
   const inMemory = db.path === ':memory:';
-  const tempDir = options.tempDir ?? (inMemory ? tmpdir() : dirname(db.path));
-  const tempPrefix = inMemory ? 'querygate-ingest-' : `${basename(db.path)}.ingest-`;
+  const batchFiles = {
+    dir: options.tempDir ?? (inMemory ? tmpdir() : dirname(db.path)),
+    prefix: inMemory ? 'querygate-ingest-' : `${basename(db.path)}.ingest-`,
+  };
+  const pacing = createSchemaPacing({
+    limits: options.schemaLimits ?? defaultSchemaLimits,
+    intervalMs: options.schemaChangeIntervalMs ?? 0,
+    now,
+  });
   let queue: Promise<unknown> = Promise.resolve();
   let closed = false;
   let opened: Promise<WriterState> | undefined;
-
-  const open = () => {
-    opened ??= (async () => {
-      // Left behind only if a process died mid-batch: the file lock makes this writer the only one.
-      if (!inMemory && options.tempDir === undefined) await removeLeftoverBatches(tempDir, tempPrefix);
-      const connection = await db.connect();
-      const types = await ensureLogTables(connection, options.sources);
-      const journal = inMemory ? undefined : await openIngestJournal(`${db.path}.journal`);
-      const state = { connection, types, journal };
-      if (db.walSetAside) {
-        options.log?.warn(
-          { walSetAside: db.walSetAside },
-          'DuckDB could not replay its write-ahead log; it was set aside and the ingest journal is replayed',
-        );
-      }
-      if (journal && journal.size() > 0) {
-        const restored = await replayJournal(state);
-        if (restored > 0) options.log?.warn({ restored }, 'restored records from the ingest journal');
-        // Should it fail, the journal is kept and still covers every record: the store opens anyway.
-        await checkpoint(state).catch(() => undefined);
-      }
-      return state;
-    })();
-    return opened;
-  };
 
   const enqueue = <T>(task: () => Promise<T>): Promise<T> => {
     const result = queue.then(task);
@@ -124,55 +134,21 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
 
   /** One transaction: the schema change the events need, if any, and their INSERT. */
   const commit = async (state: WriterState, source: LogSource, events: readonly LogEvent[]) => {
-    const { connection, types } = state;
-    const before = types.get(source.name) as StructType;
-    let type = before;
-    const lines = events.map((event) => {
-      const fitted = reconcileMetadata(event.metadata, type, limits);
-      type = fitted.type;
-      const record: StoredRecord = {
-        event,
-        metadata: fitted.value,
-        extra: { ...event.extra, ...fitted.extra },
-      };
-      return recordLine(record, source);
-    });
-    const file = join(tempDir, `${tempPrefix}${randomUUID()}.ndjson`);
-    try {
-      await writeFile(file, `${lines.join('\n')}\n`);
-      const longestLine = lines.reduce((longest, line) => Math.max(longest, Buffer.byteLength(line)), 0);
-      await connection.run('BEGIN TRANSACTION');
-      try {
-        if (type !== before) {
-          await connection.run(changeColumnTypeStatement(source.name, 'metadata', type));
-        }
-        await connection.run(insertFromNdjsonStatement(source, type, file, longestLine));
-        await connection.run('COMMIT');
-      } catch (error) {
-        // After a failed COMMIT DuckDB has already rolled back; the second rollback's error is noise.
-        await connection.run('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
-      types.set(source.name, type);
-    } finally {
-      // The events are stored (or not) by now: a batch file that cannot be removed must not turn
-      // a commit into a failure. Leftovers are removed at the next start.
-      await rm(file, { force: true }).catch(() => undefined);
-    }
-  };
-
-  /** Commits, then journals: a record is acknowledged only once both hold it. */
-  const store = async (source: LogSource, events: readonly LogEvent[]) => {
-    const state = await open();
-    await commit(state, source, events);
-    if (!state.journal) return;
-    try {
-      await state.journal.append(source.name, events);
-    } catch (error) {
-      // Committed but not journaled: not acknowledged, and not to be committed again by a retry.
-      throw new JournalFailure(error);
-    }
-    if (state.journal.size() >= checkpointBytes) await checkpoint(state).catch(() => undefined);
+    const stored = state.types.get(source.name) as StructType;
+    const batch = pacing.fit(source, stored, events);
+    await insertBatch(
+      state.connection,
+      source,
+      batch.records.map((record) => recordLine(record, source)),
+      {
+        ...batchFiles,
+        alterTo: batch.changesSchema ? batch.type : undefined,
+        type: batch.type,
+      },
+    );
+    state.types.set(source.name, batch.type);
+    pacing.committed(source, batch);
+    return batch.changesSchema;
   };
 
   /** Makes DuckDB's main file hold every commit, then empties the journal that covered them. */
@@ -187,95 +163,72 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     await state.journal?.clear();
   };
 
-  /** Stores the journaled records whose id no table holds: those a set-aside WAL took with it. */
-  const replayJournal = async (state: WriterState) => {
-    const journal = state.journal as IngestJournal;
-    const idsBySource = new Map<string, Set<string>>();
-    for await (const batch of journal.batches()) {
-      const ids = idsBySource.get(batch.source) ?? new Set<string>();
-      idsBySource.set(batch.source, ids);
-      for (const event of batch.events) ids.add(event.id);
-    }
-    const present = new Map<string, Set<string>>();
-    for (const [name, ids] of idsBySource) {
-      const reader = await state.connection.runAndReadAll(
-        `SELECT id FROM ${quoteIdent(name)} WHERE id IN (SELECT unnest($ids))`,
-        { ids: listValue([...ids]) },
-      );
-      present.set(name, new Set(reader.getRows().map(([id]) => String(id))));
-    }
-    let restored = 0;
-    for await (const batch of journal.batches()) {
-      const source = findLogSource(batch.source, options.sources);
-      const stored = present.get(batch.source);
-      if (!source || !stored) continue;
-      const missing = batch.events.filter((event) => !stored.has(event.id));
-      if (missing.length === 0) continue;
-      await commit(state, source, missing);
-      restored += missing.length;
-    }
-    return restored;
-  };
-
-  /**
-   * A failure of the store rather than of the request: ENGINE_ERROR (502), as the BigQuery sink
-   * answers a failed insert. The client gets a reference; the log gets DuckDB's message (which
-   * names files and paths) in full under it.
-   */
-  const storeFailure = (source: LogSource, error: unknown): QuerygateError => {
-    if (isQuerygateError(error)) return error;
-    const reference = randomUUID();
-    const cause = error instanceof JournalFailure ? error.cause : error;
-    options.log?.error({ err: cause, source: source.name, reference }, 'storing events failed');
-    return new QuerygateError(
-      'ENGINE_ERROR',
-      `Storing events in ${source.name} failed in the store; nothing of this request was ` +
-        `acknowledged (the server log has the details under reference ${reference})`,
-      { cause },
-    );
-  };
-
-  // Requests for one source that arrive while another commit runs are stored together in the next
-  // transaction: one batch file, one INSERT and one WAL fsync for all of them (group commit).
-  // Every request was checked on its own before it joined, so a group should fail only on a
-  // store error; should it fail for any other reason, its requests are committed again one by
-  // one, so the request that caused it fails alone.
-  const gathering = new Map<string, { events: LogEvent[]; requests: GroupMember[] }>();
-  const commitInGroup = (source: LogSource, events: readonly LogEvent[]) =>
-    new Promise<{ ingested: number }>((resolve, reject) => {
-      let group = gathering.get(source.name);
-      if (!group) {
-        const created = { events: [] as LogEvent[], requests: [] as GroupMember[] };
-        gathering.set(source.name, created);
-        group = created;
-        void enqueue(async () => {
-          gathering.delete(source.name);
-          try {
-            await store(source, created.events);
-            for (const member of created.requests) member.resolve({ ingested: member.events.length });
-            return;
-          } catch (error) {
-            if (created.requests.length === 1 || error instanceof JournalFailure) {
-              const failure = storeFailure(source, error);
-              for (const member of created.requests) member.reject(failure);
-              return;
-            }
-            options.log?.warn(
-              { err: error, source: source.name, requests: created.requests.length },
-              'a group commit failed; committing its requests one by one',
-            );
-          }
-          for (const member of created.requests) {
-            await store(source, member.events).then(
-              () => member.resolve({ ingested: member.events.length }),
-              (error: unknown) => member.reject(storeFailure(source, error)),
-            );
-          }
-        });
+  const open = () => {
+    opened ??= (async () => {
+      // Left behind only if a process died mid-batch: the file lock makes this writer the only one.
+      if (!inMemory && options.tempDir === undefined) await removeLeftoverBatches(batchFiles);
+      const connection = await db.connect();
+      const types = await ensureLogTables(connection, options.sources);
+      const journal = inMemory ? undefined : await openIngestJournal(`${db.path}.journal`);
+      const state = { connection, types, journal };
+      if (db.walSetAside) {
+        options.log?.warn(
+          { walSetAside: db.walSetAside },
+          'DuckDB could not replay its write-ahead log; it was set aside and the ingest journal is replayed',
+        );
       }
-      for (const event of events) group.events.push(event);
-      group.requests.push({ events, resolve, reject });
-    });
+      if (journal && journal.size() > 0) {
+        const restored = await replayJournal({
+          connection,
+          journal,
+          sources: options.sources,
+          commit: async (source, events) => {
+            await commit(state, source, events);
+          },
+          expiredBefore: (source) => options.retention && expiredBefore(options.retention, source, now()),
+        });
+        if (restored > 0) options.log?.warn({ restored }, 'restored records from the ingest journal');
+        // Should it fail, the journal is kept and still covers every record: the store opens anyway.
+        await checkpoint(state).catch(() => undefined);
+      }
+      return state;
+    })();
+    return opened;
+  };
+
+  /** Commits, then journals: a record is acknowledged only once both hold it. */
+  const store = async (source: LogSource, events: readonly LogEvent[]) => {
+    const state = await open();
+    const changedSchema = await commit(state, source, events);
+    if (!state.journal) return;
+    try {
+      await state.journal.append(source.name, events);
+    } catch (error) {
+      // Committed but not journaled: not acknowledged, and not to be committed again by a retry.
+      throw new JournalFailure(error);
+    }
+    // After a schema change DuckDB holds the column's old version until a checkpoint.
+    if (
+      changedSchema ||
+      state.journal.size() >= checkpointBytes ||
+      (options.checkpointMemoryBytes !== undefined &&
+        (await uncheckpointedBytes(state.connection)) >= options.checkpointMemoryBytes)
+    ) {
+      await checkpoint(state).catch(() => undefined);
+    }
+  };
+
+  const commitInGroup = createGroupCommit({
+    enqueue,
+    store,
+    isFinal: (error) => error instanceof JournalFailure,
+    failure: (source, error) => storeFailure(options.log, source, error),
+    onRetry: (source, error, requests) =>
+      options.log?.warn(
+        { err: error, source: source.name, requests },
+        'a group commit failed; committing its requests one by one',
+      ),
+  });
 
   return {
     ready: async () => {
@@ -287,6 +240,16 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
       if (checked.length === 0) return { ingested: 0 };
       return commitInGroup(source, checked);
     },
+    deleteBefore: (sourceName, before, maxRows) =>
+      enqueue(async () => {
+        const state = await open();
+        if (!state.types.has(sourceName)) throw new Error(`No log source ${sourceName}`);
+        return deleteOlderRecords(state.connection, sourceName, before, maxRows);
+      }),
+    checkpoint: () =>
+      enqueue(async () => {
+        await checkpoint(await open());
+      }),
     close: async () => {
       closed = true;
       await queue;
@@ -301,6 +264,88 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
   };
 }
 
+/**
+ * A failure of the store rather than of the request: ENGINE_ERROR (502), as the BigQuery sink
+ * answers a failed insert. The client gets a reference; the log gets DuckDB's message (which
+ * names files and paths) in full under it.
+ */
+function storeFailure(log: StoreLog | undefined, source: LogSource, error: unknown): QuerygateError {
+  if (isQuerygateError(error)) return error;
+  const reference = randomUUID();
+  const cause = error instanceof JournalFailure ? error.cause : error;
+  log?.error({ err: cause, source: source.name, reference }, 'storing events failed');
+  return new QuerygateError(
+    'ENGINE_ERROR',
+    `Storing events in ${source.name} failed in the store; nothing of this request was ` +
+      `acknowledged (the server log has the details under reference ${reference})`,
+    { cause },
+  );
+}
+
+/** Deletes at most `maxRows` records of `table` older than `before` (µs); answers how many. */
+async function deleteOlderRecords(
+  connection: DuckDBConnection,
+  table: string,
+  before: bigint,
+  maxRows: number,
+): Promise<number> {
+  const quoted = quoteIdent(table);
+  // rowid picks the batch: one short transaction, whatever the number of expired records.
+  const result = await connection.run(
+    `DELETE FROM ${quoted} WHERE rowid IN ` +
+      `(SELECT rowid FROM ${quoted} WHERE "timestamp" < make_timestamp($before::BIGINT) LIMIT $limit)`,
+    { before, limit: maxRows },
+  );
+  return Number(result.rowsChanged);
+}
+
+/** Memory DuckDB holds for committed data not yet checkpointed (0 when it cannot tell). */
+async function uncheckpointedBytes(connection: DuckDBConnection): Promise<number> {
+  const reader = await connection.runAndReadAll(
+    `SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory() WHERE tag = 'IN_MEMORY_TABLE'`,
+  );
+  return Number(reader.getRows()[0]?.[0] ?? 0);
+}
+
+/** Where batch files wait for DuckDB to read them, and how their names begin. */
+interface BatchFiles {
+  readonly dir: string;
+  readonly prefix: string;
+}
+
+/**
+ * Writes the lines to a batch file and, in one transaction, changes the column's type (when
+ * `alterTo` is given) and inserts them. The batch file is removed whatever happens.
+ */
+async function insertBatch(
+  connection: DuckDBConnection,
+  source: LogSource,
+  lines: readonly string[],
+  batch: BatchFiles & { readonly type: StructType; readonly alterTo: StructType | undefined },
+): Promise<void> {
+  const file = join(batch.dir, `${batch.prefix}${randomUUID()}.ndjson`);
+  try {
+    await writeFile(file, `${lines.join('\n')}\n`);
+    const longestLine = lines.reduce((longest, line) => Math.max(longest, Buffer.byteLength(line)), 0);
+    await connection.run('BEGIN TRANSACTION');
+    try {
+      if (batch.alterTo) {
+        await connection.run(changeColumnTypeStatement(source.name, 'metadata', batch.alterTo));
+      }
+      await connection.run(insertFromNdjsonStatement(source, batch.type, file, longestLine));
+      await connection.run('COMMIT');
+    } catch (error) {
+      // After a failed COMMIT DuckDB has already rolled back; the second rollback's error is noise.
+      await connection.run('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    // The events are stored (or not) by now: a batch file that cannot be removed must not turn
+    // a commit into a failure. Leftovers are removed at the next start.
+    await rm(file, { force: true }).catch(() => undefined);
+  }
+}
+
 /** The journal append failed after DuckDB committed: the batch must not be committed again. */
 class JournalFailure extends Error {
   constructor(cause: unknown) {
@@ -308,13 +353,7 @@ class JournalFailure extends Error {
   }
 }
 
-interface GroupMember {
-  readonly events: readonly LogEvent[];
-  readonly resolve: (result: { ingested: number }) => void;
-  readonly reject: (error: unknown) => void;
-}
-
-async function removeLeftoverBatches(dir: string, prefix: string): Promise<void> {
+async function removeLeftoverBatches({ dir, prefix }: BatchFiles): Promise<void> {
   const names = await readdir(dir).catch(() => [] as string[]);
   await Promise.all(
     names

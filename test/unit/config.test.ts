@@ -31,8 +31,30 @@ describe('configuration from the environment', () => {
       clientQueue: 16,
       graphqlOperationConcurrency: 2,
       schemaLimits: { maxFields: 500, maxDepth: 15 },
+      duckdbMemoryLimit: '1GB',
+      duckdbMemoryLimitBytes: 1_000_000_000,
+      duckdbThreads: undefined,
+      retentionDays: 90,
+      schemaChangeIntervalMs: 10_000,
       logLevel: 'info',
     });
+  });
+
+  it('reads a DuckDB memory limit as DuckDB does (MB in powers of 1000, MiB of 1024) and refuses other text', () => {
+    expect(loadConfig({ QUERYGATE_DUCKDB_MEMORY_LIMIT: '1GiB' }).duckdbMemoryLimitBytes).toBe(1024 ** 3);
+    expect(loadConfig({ QUERYGATE_DUCKDB_MEMORY_LIMIT: '384MB' }).duckdbMemoryLimitBytes).toBe(384e6);
+    expect(loadConfig({ QUERYGATE_DUCKDB_MEMORY_LIMIT: '1.5 gb' }).duckdbMemoryLimitBytes).toBe(1.5e9);
+    for (const bad of ['512', 'lots', '50%', '-1GB']) {
+      expect(refusal({ QUERYGATE_DUCKDB_MEMORY_LIMIT: bad })).toMatch(
+        /^Invalid configuration:\n {2}QUERYGATE_DUCKDB_MEMORY_LIMIT: /,
+      );
+    }
+  });
+
+  it('keeps records for ever with QUERYGATE_RETENTION_DAYS=0 and refuses a negative or fractional one', () => {
+    expect(loadConfig({ QUERYGATE_RETENTION_DAYS: '0' }).retentionDays).toBe(0);
+    expect(refusal({ QUERYGATE_RETENTION_DAYS: '-1' })).toMatch(/QUERYGATE_RETENTION_DAYS: /);
+    expect(refusal({ QUERYGATE_RETENTION_DAYS: '1.5' })).toMatch(/QUERYGATE_RETENTION_DAYS: /);
   });
 
   it('gives one endpoint half the DuckDB connections, rounded up, unless told, and never more than all', () => {

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { StructType } from '../../src/endpoints/field-type.js';
+import { changeColumnTypeStatement, fieldAdditions } from '../../src/storage/schema-change.js';
 import {
-  changeColumnTypeStatement,
   countFields,
-  fieldAdditions,
   inferFieldType,
   reconcileMetadata,
   widenType,

@@ -8,8 +8,10 @@ import { translateToDuckDb } from '../../sql/translate.js';
 import { openDatabase } from '../../storage/database.js';
 import { ensureLogTables } from '../../storage/log-tables.js';
 import { createLogWriter } from '../../storage/log-writer.js';
+import { retentionPolicy, startRetention } from '../../storage/retention.js';
 import { createTableWriter } from '../../storage/table-writer.js';
 import { ensureWarehouseTables } from '../../storage/warehouse-tables.js';
+import { systemTimers } from '../../timers.js';
 import type { Backend } from '../backend.js';
 import { startShippedDemo } from './demo.js';
 import { createDuckDbEngine } from './engine.js';
@@ -30,7 +32,11 @@ export const duckdbBackend: Backend<undefined> = {
   engineCallsVariable: 'QUERYGATE_DUCKDB_CONNECTIONS',
 
   async open({ settings, sources, tables = [], queries, now, timers, logger }) {
-    const database = await openDatabase(join(settings.dataDir, storeFile));
+    const database = await openDatabase(join(settings.dataDir, storeFile), {
+      memoryLimit: settings.duckdbMemoryLimit,
+      threads: settings.duckdbThreads,
+    });
+    const retentionDays = retentionPolicy(settings.retentionDays);
     // Batch files get a directory of their own: the only one DuckDB may read once locked down.
     const batchDir = join(settings.dataDir, batchDirectory);
     mkdirSync(batchDir, { recursive: true });
@@ -38,11 +44,23 @@ export const duckdbBackend: Backend<undefined> = {
       tempDir: batchDir,
       now,
       schemaLimits: settings.schemaLimits,
+      schemaChangeIntervalMs: settings.schemaChangeIntervalMs,
+      // A quarter of DuckDB's memory for data not yet checkpointed, the rest for queries.
+      checkpointMemoryBytes: Math.floor(settings.duckdbMemoryLimitBytes / 4),
+      retention: retentionDays,
       log: logger,
       sources,
     });
     await writer.ready();
     await withConnection(database, (setup) => ensureWarehouseTables(setup, tables));
+    const retention = startRetention({
+      writer,
+      sources,
+      policy: retentionDays,
+      now,
+      timers: timers ?? systemTimers,
+      log: logger,
+    });
     const demo = settings.demo
       ? await startShippedDemo({
           database,
@@ -73,6 +91,7 @@ export const duckdbBackend: Backend<undefined> = {
       demo,
       async close() {
         tableWriter.close();
+        await retention.stop();
         await writer.close();
         database.close();
       },
@@ -111,7 +130,10 @@ export const duckdbBackend: Backend<undefined> = {
   },
 
   async querySession({ settings, sources, tables = [] }) {
-    const database = await openDatabase(join(settings.dataDir, storeFile));
+    const database = await openDatabase(join(settings.dataDir, storeFile), {
+      memoryLimit: settings.duckdbMemoryLimit,
+      threads: settings.duckdbThreads,
+    });
     // The writer creates the source tables of a new store, so a query over it binds (to no rows).
     const writer = createLogWriter(database, { sources });
     const close = async () => {

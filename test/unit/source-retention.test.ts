@@ -1,0 +1,51 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readSources } from '../../src/endpoints/sources.js';
+import { queriesDir } from '../../src/paths.js';
+import { expiredBefore, retentionPolicy } from '../../src/storage/retention.js';
+
+/** `retentionDays` in sources.yaml, as Logflare's source TTL, and the cutoff it gives. */
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The shipped sources.yaml with `line` added to its first source (cloudflare.logs.prod). */
+function sourcesWith(line: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'querygate-source-retention-'));
+  dirs.push(dir);
+  const shipped = readFileSync(join(queriesDir, 'sources.yaml'), 'utf8');
+  const edited = shipped.replace(
+    /^(\s*)- name: cloudflare\.logs\.prod$/m,
+    `$1- name: cloudflare.logs.prod\n$1  ${line}`,
+  );
+  expect(edited).not.toBe(shipped);
+  writeFileSync(join(dir, 'sources.yaml'), edited);
+  return dir;
+}
+
+describe('retentionDays of a source', () => {
+  it('overrides the default for that source only', () => {
+    const sources = readSources(sourcesWith('retentionDays: 7'));
+    const policy = retentionPolicy(30);
+    const edge = sources.find((source) => source.name === 'cloudflare.logs.prod');
+    const postgres = sources.find((source) => source.name === 'postgres.logs');
+    if (!edge || !postgres) throw new Error('shipped sources missing');
+    expect(policy.days(edge)).toBe(7);
+    expect(policy.days(postgres)).toBe(30);
+    const now = new Date('2026-03-10T12:00:00Z');
+    // 7 days before now, in microseconds since the epoch.
+    expect(expiredBefore(policy, edge, now)).toBe(BigInt(Date.parse('2026-03-03T12:00:00Z')) * 1000n);
+    expect(expiredBefore(retentionPolicy(0), postgres, now)).toBeUndefined();
+  });
+
+  it.each(['retentionDays: 0', 'retentionDays: 1.5', 'retentionDays: "a week"'])(
+    'refuses %s at load, naming the field',
+    (line) => {
+      expect(() => readSources(sourcesWith(line))).toThrow(/retentionDays/);
+    },
+  );
+});
