@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First: sets NODE_ENV before graphql-js is loaded (see production-mode.ts).
+import './production-mode.js';
 import { Command, InvalidArgumentError } from 'commander';
 import { backends } from '../backends/registry.js';
 import { loadConfig } from '../config.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { ParameterType, SavedQuery } from '../engines/query-engine.js';
 import { parseSavedStatements, queryParameters } from '../sql/bigquery-ast.js';
 import { contractSchema, type EndpointContract, type ParameterContract } from './contract.js';
-import { assertSandboxable } from './sandboxed-call.js';
+import { assertSandboxable } from './sandboxable.js';
 import { type LogSource, readSourceDeclarations, sourcesFileName } from './sources.js';
 import type { TableSource } from './table-source.js';
 import { readYamlFile } from './yaml-file.js';

@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
 import { QuerygateError } from '../errors.js';
-import { sandboxSql, sandboxTables } from '../sql/sandbox.js';
+import { sandboxSql } from '../sql/sandbox.js';
 import type { Endpoint } from './registry.js';
-
-/** The name of the parameter that carries a caller's SQL to a sandboxed endpoint (Logflare's). */
-export const callerSqlParameter = 'sql';
+import { callerSqlParameter } from './sandboxable.js';
 
 /**
  * A sandboxed endpoint called with the caller's `sql`: the endpoint with its final SELECT
@@ -28,25 +26,4 @@ export function sandboxedEndpoint(endpoint: Endpoint, callerSql: string): Endpoi
     hash: `${endpoint.hash}.sql-${digest}`,
     callerLineOffset: merged.callerLineOffset,
   };
-}
-
-/**
- * Refuses, at load, a sandboxed contract whose SQL offers a caller no tables (it is not a WITH
- * query) or that declares a parameter named `sql`, which would be read as the caller's query.
- */
-export function assertSandboxable(
-  contractFile: string,
-  sql: string,
-  parameterNames: readonly string[],
-): void {
-  if (parameterNames.includes(callerSqlParameter)) {
-    throw new Error(
-      `${contractFile}: a sandboxed endpoint cannot declare a parameter named ${callerSqlParameter}; it carries the caller's query`,
-    );
-  }
-  try {
-    sandboxTables(sql);
-  } catch (error) {
-    throw new Error(`${contractFile}: ${(error as Error).message}`);
-  }
 }

@@ -28,8 +28,12 @@ export interface EndpointCall {
 
 export interface GraphQLContextOptions {
   readonly resolver: Resolver;
-  /** The operation's request; when the client goes away its runs are abandoned. */
-  readonly signal?: AbortSignal | undefined;
+  /**
+   * The operation's request; when the client goes away its runs are abandoned. A function is
+   * asked only once a call is to run: most operations are answered from the cache and never
+   * need one (whatwg-node makes a request's signal on first read).
+   */
+  readonly signal?: AbortSignal | (() => AbortSignal | undefined) | undefined;
   /**
    * Who is calling (see `ResolveOptions.client`): the runs the operation starts count against it.
    * Asked only when a call is to run, once per operation: a cache hit needs no identity.
@@ -69,16 +73,28 @@ export function createGraphQLContext(options: GraphQLContextOptions): GraphQLCon
   };
   // Every run the operation starts carries this signal: it fires when the client goes away, when
   // the operation is refused, when its deadline passes and when the operation has its answer.
-  const operation = new AbortController();
-  const { signal } = operation;
-  if (options.signal?.aborted) operation.abort();
-  else options.signal?.addEventListener('abort', () => operation.abort(), { once: true });
+  // Made with the first call that runs: an operation answered from the cache never builds one
+  // (nor the DOMException aborting it would make).
+  let operation: AbortController | undefined;
+  function operationSignal(): AbortSignal {
+    if (operation) return operation.signal;
+    const made = new AbortController();
+    operation = made;
+    const outer = typeof options.signal === 'function' ? options.signal() : options.signal;
+    if (outer?.aborted) made.abort();
+    else outer?.addEventListener('abort', () => made.abort(), { once: true });
+    return made.signal;
+  }
   // At most `concurrency` of the operation's calls hold a turn at once, first come first served.
-  const turns = createKeyedSemaphore({
-    capacity: options.concurrency ?? defaultOperationConcurrency,
-    handOff: 'first-come',
-    cancelled,
-  });
+  let turns: ReturnType<typeof createKeyedSemaphore> | undefined;
+  const turnsOf = () => {
+    turns ??= createKeyedSemaphore({
+      capacity: options.concurrency ?? defaultOperationConcurrency,
+      handOff: 'first-come',
+      cancelled,
+    });
+    return turns;
+  };
   // Why the operation stopped early, when it did: the calls cut short fail with it.
   let refusal: QuerygateError | undefined;
   const timers = options.timers ?? systemTimers;
@@ -87,14 +103,14 @@ export function createGraphQLContext(options: GraphQLContextOptions): GraphQLCon
   // it, so the operation keeps its own over all its calls, from the first that needs a run (an
   // operation answered from the cache, or refused before it executes, never sets one).
   let deadline: unknown;
-  function startDeadline(): void {
+  function startDeadline(signal: AbortSignal): void {
     if (timeoutMs === undefined || deadline !== undefined || signal.aborted) return;
     deadline = timers.setTimeout(() => {
       refusal ??= new QuerygateError(
         'ENGINE_TIMEOUT',
         `The operation did not finish within ${timeoutMs} ms; its calls not yet started were not run`,
       );
-      operation.abort();
+      operation?.abort();
     }, timeoutMs);
     signal.addEventListener('abort', () => timers.clearTimeout(deadline), { once: true });
   }
@@ -102,8 +118,9 @@ export function createGraphQLContext(options: GraphQLContextOptions): GraphQLCon
   async function resolve(call: EndpointCall): Promise<ResolvedResult> {
     const hit = resolver.cached(call.endpoint, call.params);
     if (hit) return hit;
-    startDeadline();
-    const done = await turns.acquire('operation', { signal });
+    const signal = operationSignal();
+    startDeadline(signal);
+    const done = await turnsOf().acquire('operation', { signal });
     try {
       return await resolver.resolve(call.endpoint, call.params, { signal, client: who() });
     } finally {
@@ -128,25 +145,29 @@ export function createGraphQLContext(options: GraphQLContextOptions): GraphQLCon
     { cacheKeyFn: (call) => canonicalKey(call.endpoint, call.params) },
   );
   const maxCalls = options.maxCallsPerOperation ?? defaultMaxCallsPerOperation;
-  const distinct = new Set<string>();
+  // The calls the loader was asked for: asking again (an alias, or graphql-js executing a document
+  // graphql-jit already ran, see fast-operation.ts) gets the same answer, never a second run.
+  const asked = new Set<string>();
   return {
     loadEndpoint: (endpoint, params) => {
-      if (refusal) return Promise.reject(refusal);
       const call = { endpoint, params };
-      distinct.add(canonicalKey(endpoint, params));
-      if (distinct.size > maxCalls) {
+      const key = canonicalKey(endpoint, params);
+      if (asked.has(key)) return loader.load(call);
+      if (refusal) return Promise.reject(refusal);
+      if (asked.size >= maxCalls) {
         refusal = new QuerygateError(
           'BAD_REQUEST',
           `An operation may run at most ${maxCalls} distinct endpoint calls`,
           { details: { maxCallsPerOperation: maxCalls } },
         );
         // A refused operation answers nothing, so the calls it already started are abandoned.
-        operation.abort();
+        operation?.abort();
         return Promise.reject(refusal);
       }
+      asked.add(key);
       return loader.load(call);
     },
-    endOperation: () => operation.abort(),
+    endOperation: () => operation?.abort(),
   };
 }
 

@@ -2,10 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Snapshot } from '../endpoints/snapshot.js';
 import type { SnapshotSwaps } from '../endpoints/snapshot-swaps.js';
+import { abandonSignal } from '../http/abandon-signal.js';
+import { clientIdentity } from '../http/client-identity.js';
 import type { Resolver } from '../resolve/resolver.js';
+import { createFastOperations } from './fast-operation.js';
 import { graphqlRoutes } from './graphql-routes.js';
 import { createResponseReplay } from './response-replay.js';
-import { createQuerygateYoga } from './yoga.js';
+import { createAnsweredMediaTypes } from './use-compiled-operations.js';
+import { createQuerygateYoga, type GraphQLFaceOptions, operationContext } from './yoga.js';
 
 export interface GraphQLFacePluginOptions {
   /** The endpoints served now; each operation gets the schema of the snapshot it began on. */
@@ -29,7 +33,8 @@ export function graphqlFace(options: GraphQLFacePluginOptions) {
   return async function face(app: FastifyInstance) {
     const replay = createResponseReplay({ resolver: options.resolver, maxBytes: options.replayBytes });
     options.swaps.subscribe(() => replay.clear());
-    const yoga = createQuerygateYoga({
+    const mediaTypes = createAnsweredMediaTypes();
+    const yogaOptions: GraphQLFaceOptions = {
       snapshot: options.snapshot,
       resolver: options.resolver,
       logger: options.logger,
@@ -38,7 +43,26 @@ export function graphqlFace(options: GraphQLFacePluginOptions) {
       // Node's timers, as the engine's deadlines use: a test's manual clock moves cache time only.
       operationTimeoutMs: options.operationTimeoutMs,
       replay,
+      mediaTypes,
+    };
+    const yoga = createQuerygateYoga(yogaOptions);
+    const fast = createFastOperations({
+      snapshot: options.snapshot,
+      yoga,
+      mediaTypes,
+      contextFor: (request, reply) =>
+        operationContext(
+          yogaOptions,
+          () => abandonSignal(reply),
+          () => clientIdentity(request.raw, request.query),
+        ),
     });
-    await graphqlRoutes({ yoga, snapshot: options.snapshot, maxBodyBytes: options.maxBodyBytes })(app);
+    await graphqlRoutes({
+      yoga,
+      snapshot: options.snapshot,
+      maxBodyBytes: options.maxBodyBytes,
+      replay,
+      fast,
+    })(app);
   };
 }

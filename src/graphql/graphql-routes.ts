@@ -4,9 +4,17 @@ import type { Snapshot } from '../endpoints/snapshot.js';
 import { allMethods } from '../http/app.js';
 import { clientIdentity } from '../http/client-identity.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
+import { sendRaw } from '../http/send-raw.js';
 import type { GraphQLContext } from './context.js';
+import type { FastOperations } from './fast-operation.js';
 import { createGraphiQLPage } from './graphiql-page.js';
-import { headerRecord } from './use-response-replay.js';
+import type { ResponseReplay } from './response-replay.js';
+import {
+  createReplayRecording,
+  headerRecord,
+  keepRecorded,
+  type ReplayRecording,
+} from './use-response-replay.js';
 import { type FaceServerContext, graphqlPath, isGraphiQLPageRequest } from './yoga.js';
 
 export interface GraphQLRoutesOptions {
@@ -16,18 +24,23 @@ export interface GraphQLRoutesOptions {
   readonly snapshot: () => Snapshot;
   /** The most bytes of a request body. */
   readonly maxBodyBytes: number;
+  /** Responses kept to answer the same request again, before yoga. @default none kept */
+  readonly replay?: ResponseReplay | undefined;
+  /** Answers the usual request for a document yoga accepted before, without yoga. @default none */
+  readonly fast?: FastOperations | undefined;
 }
 
 type ServerContext = FaceServerContext & { req: FastifyRequest; reply: FastifyReply };
 
 /**
- * The GraphQL face on Fastify: `/graphql` served by yoga through its Fastify integration
- * (`handleNodeRequestAndResponse` with Fastify's request and reply, the response sent by
- * Fastify), and GraphiQL's page for a browser without a key. Kept responses are yoga's business
- * (see use-response-replay.ts).
+ * The GraphQL face on Fastify: `/graphql` answered, in turn, by a kept response to the same
+ * request (response-replay.ts), by the fast path for a document yoga accepted before
+ * (fast-operation.ts), or by yoga through its Fastify integration (`handleNodeRequestAndResponse`
+ * with Fastify's request and reply, the response sent by Fastify); and GraphiQL's page for a
+ * browser without a key. A request seen twice gets its answer kept, whichever path made it.
  */
 export function graphqlRoutes(options: GraphQLRoutesOptions) {
-  const { yoga } = options;
+  const { yoga, replay, fast } = options;
   const page = createGraphiQLPage(options.snapshot);
 
   return async function routes(app: FastifyInstance) {
@@ -46,10 +59,26 @@ export function graphqlRoutes(options: GraphQLRoutesOptions) {
           return reply.headers(headers).send(body);
         }
         const body = request.body as Buffer | undefined;
+        const key = replay?.keyOf(request, body);
+        let recording: ReplayRecording | undefined;
+        if (replay && key !== undefined) {
+          const kept = replay.find(key);
+          if (kept) return sendRaw(reply, kept.status, kept.head, kept.body);
+          if (replay.worthKeeping(key)) recording = createReplayRecording(key);
+        }
+        const answer = await fast?.answer(request, reply, recording);
+        if (answer) {
+          const length =
+            typeof answer.body === 'string' ? Buffer.byteLength(answer.body) : answer.body.length;
+          sendRaw(reply, answer.status, { ...answer.headers, 'content-length': length }, answer.body);
+          if (replay && recording) keepRecorded(replay, recording, answer);
+          return;
+        }
         const context: ServerContext = {
           req: request,
           reply,
           client: () => clientIdentity(request.raw, request.query),
+          replayRecording: recording,
         };
         const response = hasNoBody(request, body)
           ? // whatwg-node would read an empty body from the request stream Fastify has already

@@ -21,6 +21,7 @@ import type { ShapeColumn, Snapshot } from '../endpoints/snapshot.js';
 import type { EngineValue } from '../engines/query-engine.js';
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import type { Encoding } from '../resolve/encodings.js';
+import type { ResolvedResult } from '../resolve/resolver.js';
 import type { GraphQLContext } from './context.js';
 import { createRowMapper, numberValue, textValue } from './result-rows.js';
 import { dateTimeText, jsonValue } from './scalars.js';
@@ -33,6 +34,14 @@ export interface ProjectionScalars {
 
 type Args = Readonly<Record<string, unknown>>;
 type Row = Readonly<Record<string, unknown>>;
+
+/** An endpoint field's call, apart from graphql-js: its arguments bound and run, and its rows. */
+export interface EndpointFieldCall {
+  /** Binds the field's argument values to the endpoint's parameters and runs the call. */
+  readonly load: (values: Args, context: GraphQLContext) => Promise<ResolvedResult>;
+  /** The result's rows as the field's row objects (made once per cached result). */
+  readonly rows: Encoding<readonly Row[]>;
+}
 
 /**
  * The GraphQL face of a snapshot's endpoints, projected from their contracts and result shapes:
@@ -76,6 +85,7 @@ export function projectEndpoints(
       type: new GraphQLNonNull(type),
       description: fieldDescription ?? `The saved queries named ${namespace}.*.`,
       resolve: () => ({}),
+      extensions: { querygateNamespace: true },
     };
   }
   return query;
@@ -153,11 +163,8 @@ function endpointField(
     `endpoint ${endpoint.name}`,
   );
   const toRows = rowMapper(shape);
-  return {
-    type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(rowType))),
-    description: endpoint.graphql.description ?? `${endpoint.description} (endpoint ${endpoint.name})`,
-    args,
-    resolve: async (_namespace, values, context) => {
+  const call: EndpointFieldCall = {
+    load(values, context) {
       const raw = new Map<string, string>();
       for (const [argument, parameter] of parameterOf) {
         const value = values[argument];
@@ -170,10 +177,19 @@ function endpointField(
           return value === undefined ? [] : [value];
         });
       } catch (error) {
-        throw inArgumentTerms(error, parameterOf);
+        return Promise.reject(inArgumentTerms(error, parameterOf));
       }
-      return (await context.loadEndpoint(endpoint, params)).encoded(toRows);
+      return context.loadEndpoint(endpoint, params);
     },
+    rows: toRows,
+  };
+  return {
+    type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(rowType))),
+    description: endpoint.graphql.description ?? `${endpoint.description} (endpoint ${endpoint.name})`,
+    args,
+    resolve: async (_namespace, values, context) => (await call.load(values, context)).encoded(toRows),
+    // What the fast path reads to splice the field's encoded rows (see encoded-fields.ts).
+    extensions: { querygateEndpointCall: call },
   };
 }
 

@@ -13,16 +13,29 @@ export interface ResponseReplayOptions {
   readonly maxBytes?: number;
   /** Larger request bodies are never replayed. @default 64 KiB */
   readonly maxRequestBytes?: number;
+  /**
+   * Upper bound of the approximate bytes of the keys of requests seen once: a response is kept
+   * only for a request seen before, since a one-off (a dashboard's varying variables) would cost
+   * its copy and its bookkeeping for nothing. @default 1 MiB
+   */
+  readonly maxSightedBytes?: number;
 }
 
 /** A response as sent: what is kept, and what is sent again. */
 export interface Answer {
   readonly status: number;
+  /** Lower-case names, without the framing (`content-length`, `transfer-encoding`). */
   readonly headers: Readonly<Record<string, string>>;
-  readonly body: Buffer;
+  readonly body: string | Buffer;
 }
 
-interface Replay extends Answer {
+/** A kept answer, ready to be sent again as it is. */
+export interface KeptAnswer extends Answer {
+  /** The headers with the body's `content-length`, worked out once. */
+  readonly head: Readonly<Record<string, string | number>>;
+}
+
+interface Replay extends KeptAnswer {
   readonly calls: ReadonlyArray<EndpointCall & { readonly result: WeakRef<QueryResult> }>;
   readonly size: number;
 }
@@ -59,6 +72,11 @@ export function createResponseReplay(options: ResponseReplayOptions) {
     sizeCalculation: (replay, key) => key.length + replay.size + 256 * (replay.calls.length + 1),
   });
 
+  const sighted = new LRUCache<string, true>({
+    maxSize: options.maxSightedBytes ?? 1024 * 1024,
+    sizeCalculation: (_value, key) => key.length + 64,
+  });
+
   return {
     /** The replay key of a request, or undefined when it is not one to replay. */
     keyOf(req: ReplayableRequest, body: Buffer | undefined): string | undefined {
@@ -71,7 +89,7 @@ export function createResponseReplay(options: ResponseReplayOptions) {
     },
 
     /** The kept answer to send again, while every result it was made of is fresh. */
-    find(key: string): Answer | undefined {
+    find(key: string): KeptAnswer | undefined {
       const replay = replays.get(key);
       if (!replay) return undefined;
       const calls: ReusedCall[] = replay.calls.map(({ endpoint, params, result }) => ({
@@ -83,11 +101,22 @@ export function createResponseReplay(options: ResponseReplayOptions) {
     },
 
     /**
+     * Whether the answer to a request with this key is worth keeping: true when the same request
+     * was seen before (and not kept since); otherwise notes that it has been seen once.
+     */
+    worthKeeping(key: string): boolean {
+      if (sighted.delete(key)) return true;
+      sighted.set(key, true);
+      return false;
+    },
+
+    /**
      * Forgets every kept answer: a reload replaced the schema they were answered with, and an
      * answer may hold more of it than its endpoint calls (`endpoints`, introspection).
      */
     clear(): void {
       replays.clear();
+      sighted.clear();
     },
 
     /** How many answers are kept. */
@@ -98,9 +127,18 @@ export function createResponseReplay(options: ResponseReplayOptions) {
     /** Keeps yoga's clean answer to a request when every call it made caches. */
     keep(key: string, answer: Answer, calls: readonly KeptCall[]): void {
       if (answer.status !== 200 || !calls.every(({ endpoint }) => endpoint.cacheSeconds > 0)) return;
+      // Small bodies as text: Node writes a string with the head in one write(2) (result-body.ts).
+      const body =
+        typeof answer.body === 'string' || answer.body.length > largestStringBody
+          ? answer.body
+          : answer.body.toString('utf8');
+      const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
       replays.set(key, {
-        ...answer,
-        size: 2 * answer.body.length,
+        status: answer.status,
+        headers: answer.headers,
+        body,
+        head: { ...answer.headers, 'content-length': length },
+        size: 2 * length,
         calls: calls.map(({ endpoint, params, result }) => ({
           endpoint,
           params,
@@ -138,6 +176,8 @@ function replayableHead(req: ReplayableRequest, maxRequestBytes: number): string
   }
   return `${req.method} ${req.url}\n${contentType}\n${accept}`;
 }
+
+const largestStringBody = 16 * 1024;
 
 // Media types yoga answers with a stream (or a page), which are not one piece to keep.
 const streamedMediaTypes = /text\/event-stream|multipart\/mixed|text\/html/i;

@@ -43,17 +43,18 @@ export function useErrorCodes(): Plugin {
   return {
     onResultProcess({ result, setResult }) {
       if (Array.isArray(result)) {
-        setResult(result.map((one) => withCodes(one as ExecutionResult)));
+        setResult(result.map((one) => withErrorCodes(one as ExecutionResult)));
         return;
       }
       if (Symbol.asyncIterator in result) return;
-      const mapped = withCodes(result as ExecutionResult);
+      const mapped = withErrorCodes(result as ExecutionResult);
       if (mapped !== result) setResult(mapped);
     },
   };
 }
 
-function withCodes(result: ExecutionResult): ExecutionResult {
+/** A result with every error coded as `useErrorCodes` codes it (shared with fast-operation.ts). */
+export function withErrorCodes(result: ExecutionResult): ExecutionResult {
   if (!result.errors?.length) return result;
   if (result.errors.every((error) => keepsCode(error.extensions?.code) && !isFieldErrorWithStatus(error))) {
     return result;

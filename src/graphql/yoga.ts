@@ -9,6 +9,7 @@ import type { Timers } from '../timers.js';
 import { createGraphQLContext, type GraphQLContext } from './context.js';
 import type { ResponseReplay } from './response-replay.js';
 import { schemaFor } from './schema.js';
+import { type AnsweredMediaTypes, useCompiledOperations } from './use-compiled-operations.js';
 import { useErrorCodes } from './use-error-codes.js';
 import { useOperationEnd } from './use-operation-end.js';
 import { useDocumentLimits, useRequestParamsCheck } from './use-request-limits.js';
@@ -39,6 +40,27 @@ export interface GraphQLFaceOptions {
   readonly timers?: Timers | undefined;
   /** Responses kept to answer the same request again (see `useResponseReplay`). @default none kept */
   readonly replay?: ResponseReplay | undefined;
+  /**
+   * Where the media types yoga answers are noted, for the face's fast path (see
+   * `useCompiledOperations`); with it, documents yoga executes are compiled. @default not noted
+   */
+  readonly mediaTypes?: AnsweredMediaTypes | undefined;
+}
+
+/** A fresh context for one operation, as the face's yoga makes it (see `createGraphQLContext`). */
+export function operationContext(
+  options: GraphQLFaceOptions,
+  signal: () => AbortSignal | undefined,
+  client: (() => string) | undefined,
+): GraphQLContext {
+  return createGraphQLContext({
+    resolver: options.resolver,
+    signal,
+    client,
+    concurrency: options.operationConcurrency,
+    timeoutMs: options.operationTimeoutMs,
+    timers: options.timers,
+  });
 }
 
 /**
@@ -59,15 +81,7 @@ export function createQuerygateYoga(
     landingPage: false,
     // Same origin only: GraphiQL is served from here, and other sites have no business calling.
     cors: false,
-    context: ({ request, client }) =>
-      createGraphQLContext({
-        resolver: options.resolver,
-        signal: request.signal,
-        client,
-        concurrency: options.operationConcurrency,
-        timeoutMs: options.operationTimeoutMs,
-        timers: options.timers,
-      }),
+    context: ({ request, client }) => operationContext(options, () => request.signal, client),
     maskedErrors: {
       maskError(error, message, isDev): Error {
         const known = findQuerygateError(error);
@@ -100,6 +114,7 @@ export function createQuerygateYoga(
       ...useDocumentLimits(),
       useOperationEnd(),
       useErrorCodes(),
+      ...(options.mediaTypes ? [useCompiledOperations(options.snapshot, options.mediaTypes)] : []),
       // Last: it keeps the response the plugins above have made.
       ...(options.replay ? [useResponseReplay(options.replay)] : []),
     ],

@@ -1,4 +1,4 @@
-import { callerSqlParameter } from '../endpoints/sandboxed-call.js';
+import { callerSqlParameter } from '../endpoints/sandboxable.js';
 
 type Schema = Record<string, unknown>;
 

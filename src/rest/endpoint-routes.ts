@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bindParameters } from '../endpoints/bind-parameters.js';
 import type { Endpoint, EndpointRegistry } from '../endpoints/registry.js';
-import { callerSqlParameter, sandboxedEndpoint } from '../endpoints/sandboxed-call.js';
+import { callerSqlParameter } from '../endpoints/sandboxable.js';
+import { sandboxedEndpoint } from '../endpoints/sandboxed-call.js';
 import { badParameter, QuerygateError } from '../errors.js';
+import { abandonSignal } from '../http/abandon-signal.js';
 import { allMethods } from '../http/app.js';
 import { clientIdentity } from '../http/client-identity.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
@@ -12,7 +14,7 @@ import { sendRaw } from '../http/send-raw.js';
 import type { Resolver } from '../resolve/resolver.js';
 import { allowMethods } from './allow-methods.js';
 import { cacheHeaders } from './cache-headers.js';
-import { resultBody } from './result-body.js';
+import { resultResponse } from './result-body.js';
 
 export interface EndpointRoutesOptions {
   /** Read per request, so a reload can put a new registry in place. */
@@ -44,10 +46,10 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
         refresh,
         client: clientIdentity(request.raw, request.query),
       }));
-    const body = resolved.encoded(resultBody);
+    const { body, length } = resolved.encoded(resultResponse);
     const headers: Record<string, string | number> = {
       'content-type': 'application/json; charset=utf-8',
-      'content-length': typeof body === 'string' ? Buffer.byteLength(body) : body.length,
+      'content-length': length,
     };
     const caching = cacheHeaders(resolved);
     for (const name of Object.keys(caching)) headers[name] = caching[name] as string;
@@ -169,15 +171,6 @@ function asksForFreshResult(request: FastifyRequest): boolean {
   if (headers['cache-control'] === undefined && headers.pragma === undefined) return false;
   const directives = `${headers['cache-control'] ?? ''},${headers.pragma ?? ''}`.toLowerCase();
   return directives.split(',').some((directive) => directive.trim() === 'no-cache');
-}
-
-/** Aborts when the caller hangs up before its answer: it abandons its query. */
-function abandonSignal(reply: FastifyReply): AbortSignal {
-  const abandoned = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) abandoned.abort();
-  });
-  return abandoned.signal;
 }
 
 /** The public description of an endpoint, in the snake_case of the REST API. */

@@ -18,3 +18,12 @@ export const resultBody: Encoding<string | Buffer> = {
   },
   sizeOf: (body) => (typeof body === 'string' ? 2 * body.length : body.length),
 };
+
+/** The REST body of a result with its byte length, worked out once rather than per hit. */
+export const resultResponse: Encoding<{ readonly body: string | Buffer; readonly length: number }> = {
+  make(result) {
+    const body = resultBody.make(result);
+    return { body, length: typeof body === 'string' ? Buffer.byteLength(body) : body.length };
+  },
+  sizeOf: ({ body }) => resultBody.sizeOf(body),
+};

@@ -13,7 +13,7 @@ import { replayJournal } from './journal-replay.js';
 import { insertFromNdjsonStatement, recordLine } from './log-batch.js';
 import { checkLogEvents, type LogEvent } from './log-event.js';
 import { ensureLogTables } from './log-tables.js';
-import { expiredBefore, type RetentionPolicy } from './retention.js';
+import { expiredBefore, type RetentionPolicy } from './retention-policy.js';
 import { changeColumnTypeStatement } from './schema-change.js';
 import { defaultSchemaLimits, type SchemaLimits } from './schema-evolution.js';
 import { createSchemaPacing } from './schema-pacing.js';

@@ -1,6 +1,7 @@
 import type { LogSource } from '../endpoints/sources.js';
 import type { Timers } from '../timers.js';
 import type { LogWriter, StoreLog } from './log-writer.js';
+import { expiredBefore, type RetentionPolicy } from './retention-policy.js';
 
 /**
  * Bounded retention of the embedded store, as Logflare's source TTL: a source keeps its records
@@ -10,29 +11,6 @@ import type { LogWriter, StoreLog } from './log-writer.js';
  * which hands the freed blocks back to DuckDB for reuse (the file stops growing at steady state
  * rather than shrinking) and empties the ingest journal, so nothing deleted can be replayed.
  */
-export interface RetentionPolicy {
-  /** Days a source keeps its records; undefined keeps them for ever. */
-  days(source: LogSource): number | undefined;
-}
-
-const dayMicros = 86_400_000_000n;
-
-/** `retentionDays` of the source, else `defaultDays` (0 or undefined: for ever). */
-export function retentionPolicy(defaultDays: number | undefined): RetentionPolicy {
-  return {
-    days: (source) => {
-      const days = source.retentionDays ?? defaultDays;
-      return days && days > 0 ? days : undefined;
-    },
-  };
-}
-
-/** Microseconds since the epoch before which the source's records are expired at `now`. */
-export function expiredBefore(policy: RetentionPolicy, source: LogSource, now: Date): bigint | undefined {
-  const days = policy.days(source);
-  return days === undefined ? undefined : BigInt(now.getTime()) * 1000n - BigInt(days) * dayMicros;
-}
-
 export interface RetentionOptions {
   readonly writer: LogWriter;
   readonly sources: readonly LogSource[];

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readSources } from '../../src/endpoints/sources.js';
 import { queriesDir } from '../../src/paths.js';
-import { expiredBefore, retentionPolicy } from '../../src/storage/retention.js';
+import { expiredBefore, retentionPolicy } from '../../src/storage/retention-policy.js';
 
 /** `retentionDays` in sources.yaml, as Logflare's source TTL, and the cutoff it gives. */
 

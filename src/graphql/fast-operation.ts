@@ -1,0 +1,191 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ExecutionResult, GraphQLError } from 'graphql';
+import { type FetchAPI, processRegularResult } from 'graphql-yoga';
+import type { Snapshot } from '../endpoints/snapshot.js';
+import { compiledOperationsOf } from './compiled-operations.js';
+import type { GraphQLContext } from './context.js';
+import { runSpliced } from './encoded-fields.js';
+import type { Answer } from './response-replay.js';
+import type { AnsweredMediaTypes } from './use-compiled-operations.js';
+import { withErrorCodes } from './use-error-codes.js';
+import { type ReplayRecording, recordingLoad } from './use-response-replay.js';
+
+export interface FastOperationOptions {
+  /** The endpoints served now: an operation is answered on the snapshot it starts with. */
+  readonly snapshot: () => Snapshot;
+  /** The yoga that accepted the documents: its error masking is the fast path's. */
+  readonly yoga: object;
+  /** The media type yoga answered each `Accept` header with. */
+  readonly mediaTypes: AnsweredMediaTypes;
+  /** A fresh operation context, as yoga's `context` makes it. */
+  readonly contextFor: (request: FastifyRequest, reply: FastifyReply) => GraphQLContext;
+}
+
+interface YogaMasking {
+  readonly errorMessage?: string;
+  readonly maskError: (error: unknown, message: string) => Error;
+}
+
+/** A GraphQL-over-HTTP request as a JSON body holds it, before it is checked. */
+interface JsonParams {
+  readonly query?: unknown;
+  readonly variables?: unknown;
+  readonly operationName?: unknown;
+  readonly extensions?: unknown;
+}
+
+/**
+ * Answers the usual GraphQL request without yoga's request pipeline: a JSON POST of one
+ * operation whose document yoga has already accepted (parsed, validated, within the limits) and
+ * compiled for the schema served now (see use-compiled-operations.ts), asking for a media type
+ * yoga has already answered. graphql-jit executes it; whatever is unusual is yoga's, as before:
+ * first sight of a document, a batch, an APQ hash, a GET, another body type, unknown fields,
+ * variables graphql-jit refuses (graphql-js words the refusal), so this answers undefined. A
+ * result with errors is executed again by yoga's own executor with the same operation context,
+ * whose loader answers every call it already made (no call runs twice), so error messages,
+ * locations and null propagation are graphql-js's; errors are then masked by yoga's own function
+ * and coded like yoga's (useErrorCodes), and yoga's own result processor makes the body, status
+ * and headers. So the answer is the one yoga would give, byte for byte.
+ */
+export function createFastOperations(options: FastOperationOptions) {
+  const { yoga, mediaTypes } = options;
+
+  // Yoga's masking as yoga runs it (our maskError, the original logged when masked, an error
+  // masked once): a public property at run time, which yoga's typings mark private.
+  const masking = (yoga as unknown as { maskedErrorsOpts: YogaMasking | null }).maskedErrorsOpts;
+
+  function maskErrors(result: ExecutionResult): ExecutionResult {
+    if (!result.errors?.length || !masking) return result;
+    const message = masking.errorMessage ?? 'Unexpected error.';
+    return {
+      ...result,
+      errors: result.errors.map((error) => masking.maskError(error, message) as GraphQLError),
+    };
+  }
+
+  return {
+    /** The answer to a request, or undefined when yoga is to answer it. */
+    async answer(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      recording: ReplayRecording | undefined,
+    ): Promise<Answer | undefined> {
+      const { headers, body } = request;
+      if (request.method !== 'POST' || !Buffer.isBuffer(body) || body.length === 0) return undefined;
+      const mediaType = mediaTypes.get(headers.accept ?? '');
+      if (!mediaType || !isPlainJson(headers['content-type']) || headers['content-encoding'] !== undefined) {
+        return undefined;
+      }
+      let params: JsonParams;
+      try {
+        params = JSON.parse(body.toString('utf8')) as JsonParams;
+      } catch {
+        return undefined;
+      }
+      if (!isSingleOperation(params)) return undefined;
+      const operations = compiledOperationsOf(options.snapshot());
+      const operation = operations.find(params.query, params.operationName);
+      if (!operation) return undefined;
+
+      const context = options.contextFor(request, reply);
+      const contextValue: GraphQLContext = recording
+        ? { ...context, loadEndpoint: recordingLoad(context.loadEndpoint, recording) }
+        : context;
+      const variables = params.variables as Record<string, unknown> | null | undefined;
+      if (operation.spliced) {
+        const data = await runSpliced(operation.spliced, operations.schema, contextValue, variables);
+        if (data !== undefined) {
+          context.endOperation();
+          operations.countSpliced();
+          if (recording) recording.clean = true;
+          return processed({ data: null, stringify: () => `{"data":${data}}` } as ExecutionResult, mediaType);
+        }
+      }
+      let result = await operations.run(operation, contextValue, variables);
+      if (result === undefined) return undefined;
+      try {
+        if (result.errors?.length) {
+          result = (await operation.execute({
+            schema: operations.schema,
+            document: operation.document,
+            contextValue,
+            variableValues: variables,
+            operationName: operation.operationName,
+          })) as ExecutionResult;
+        }
+      } finally {
+        context.endOperation();
+      }
+      result = withErrorCodes(maskErrors(result));
+      if (recording) recording.clean = !result.errors?.length;
+      const response = processRegularResult(
+        result,
+        bodyAndInit as unknown as FetchAPI,
+        mediaType,
+      ) as unknown as {
+        readonly body: string;
+        readonly init: { readonly status: number; readonly headers: Record<string, string> };
+      };
+      const answerHeaders: Record<string, string> = {};
+      for (const [name, value] of Object.entries(response.init.headers))
+        answerHeaders[name.toLowerCase()] = value;
+      return { status: response.init.status, headers: answerHeaders, body: response.body };
+    },
+  };
+}
+
+export type FastOperations = ReturnType<typeof createFastOperations>;
+
+/** The body, status and headers yoga's result processor makes of a result. */
+function processed(result: ExecutionResult, mediaType: string): Answer {
+  const response = processRegularResult(result, bodyAndInit as unknown as FetchAPI, mediaType) as unknown as {
+    readonly body: string;
+    readonly init: { readonly status: number; readonly headers: Record<string, string> };
+  };
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.init.headers)) headers[name.toLowerCase()] = value;
+  return { status: response.init.status, headers, body: response.body };
+}
+
+/**
+ * Stands in for the fetch API's Response, to which yoga's result processor hands the body it
+ * made and the status and headers it worked out: they are sent by Fastify as they are.
+ */
+const bodyAndInit = {
+  Response: class {
+    constructor(
+      readonly body: string,
+      readonly init: unknown,
+    ) {}
+  },
+};
+
+/** `application/json`, in UTF-8 (yoga's JSON parser reads nothing else). */
+function isPlainJson(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const [type, ...parameters] = contentType.toLowerCase().split(';');
+  if (type?.trim() !== 'application/json') return false;
+  return parameters.every((parameter) => parameter.replace(/\s/g, '') === 'charset=utf-8');
+}
+
+/**
+ * One operation with no extensions (an APQ hash is yoga's), a string document, and variables
+ * and operation name of the types yoga reads: anything else is yoga's to answer or refuse.
+ */
+function isSingleOperation(
+  params: unknown,
+): params is { query: string; variables?: object | null; operationName?: string | null } {
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return false;
+  for (const name in params) if (!singleOperationFields.has(name)) return false;
+  const { query, variables, operationName, extensions } = params as JsonParams;
+  return (
+    typeof query === 'string' &&
+    (variables === undefined ||
+      variables === null ||
+      (typeof variables === 'object' && !Array.isArray(variables))) &&
+    (operationName === undefined || operationName === null || typeof operationName === 'string') &&
+    (extensions === undefined || extensions === null)
+  );
+}
+
+const singleOperationFields = new Set(['query', 'variables', 'operationName', 'extensions']);

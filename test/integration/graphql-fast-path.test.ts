@@ -1,0 +1,205 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QuerygateError } from '../../src/errors.js';
+import { compiledOperationsOf } from '../../src/graphql/compiled-operations.js';
+import type { Querygate } from '../../src/server.js';
+import { projects } from '../fixtures/spec-fixture.js';
+import { type CountedQuerygate, startCountedQuerygate } from '../helpers/counted-querygate.js';
+import type { CountingEngine } from '../helpers/counting-engine.js';
+import { testApiKey } from '../helpers/querygate-server.js';
+
+/**
+ * The face answers a document yoga has accepted once from a compiled plan, without yoga's
+ * request pipeline. Yoga answers the first request of each document; the same request again
+ * takes the fast path, and its status, headers and bytes must be yoga's.
+ */
+
+let app: Querygate;
+let engine: CountingEngine;
+let server: CountedQuerygate | undefined;
+
+beforeAll(async () => {
+  server = await startCountedQuerygate();
+  ({ app, engine } = server);
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+interface Sent {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly text: string;
+}
+
+// Framing and the clock, which differ between any two responses.
+const perResponse = new Set(['date', 'connection', 'keep-alive']);
+
+async function send(body: unknown, accept?: string): Promise<Sent> {
+  const response = await fetch(new URL('/graphql', app.url), {
+    method: 'POST',
+    headers: {
+      'x-api-key': testApiKey,
+      'content-type': 'application/json',
+      ...(accept ? { accept } : {}),
+    },
+    body: JSON.stringify(body),
+  });
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    if (!perResponse.has(name)) headers[name] = value;
+  });
+  return { status: response.status, headers, text: await response.text() };
+}
+
+const operations = () => compiledOperationsOf(app.registry);
+
+/** Operations the fast path answered: run compiled, or spliced from kept encodings. */
+const fastAnswers = () => operations().runs + operations().splices;
+
+/** Sends the request twice: yoga answers the first, the fast path the second. */
+async function viaYogaThenFast(body: unknown, accept?: string) {
+  const before = fastAnswers();
+  const yoga = await send(body, accept);
+  expect(fastAnswers()).toBe(before);
+  const fast = await send(body, accept);
+  expect(fastAnswers()).toBe(before + 1);
+  return { yoga, fast };
+}
+
+const statsQuery = /* GraphQL */ `query Stats($project: String!) {
+  functions { invocationStats(project: $project, interval: ONE_DAY) { timestamp count errorCount } }
+}`;
+
+describe('the fast path answers as yoga does', () => {
+  it('for a successful operation with DateTime results', async () => {
+    const { yoga, fast } = await viaYogaThenFast({
+      query: statsQuery,
+      variables: { project: projects.alpha },
+      operationName: 'Stats',
+    });
+    expect(yoga.status).toBe(200);
+    const rows = JSON.parse(yoga.text).data.functions.invocationStats as Array<{ timestamp: string }>;
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows[0]?.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
+    expect(fast).toEqual(yoga);
+  });
+
+  it('for a DateTime variable, normalised as the scalar does', async () => {
+    const query = /* GraphQL */ `query Recent($project: String!, $since: DateTime) {
+      logs { all(project: $project, projectTier: FREE, isoTimestampStart: $since) { id timestamp } }
+    }`;
+    const { yoga, fast } = await viaYogaThenFast({
+      query,
+      variables: { project: projects.beta, since: '2020-01-01T00:00:00.1234567+00:00' },
+    });
+    expect(yoga.status).toBe(200);
+    expect(JSON.parse(yoga.text)).not.toHaveProperty('errors');
+    expect(fast).toEqual(yoga);
+  });
+
+  it('for an unexpected field error, masked, with the null propagated to data', async () => {
+    const query = /* GraphQL */ `{
+      a: usage { apiCounts(project: "${projects.gamma}", interval: MINUTELY) { totalRestRequests } }
+      b: endpoints { name }
+    }`;
+    const runs = operations().runs;
+    engine.failNext(1, new Error('disk /var/lib/secret failed'));
+    const yoga = await send({ query });
+    engine.failNext(1, new Error('disk /var/lib/secret failed'));
+    const fast = await send({ query });
+    expect(operations().runs).toBe(runs + 1);
+    const body = JSON.parse(yoga.text);
+    expect(body.data).toBeNull();
+    expect(body.errors).toHaveLength(1);
+    expect(body.errors[0].extensions.code).toBe('INTERNAL');
+    expect(yoga.text).not.toContain('secret');
+    expect(fast).toEqual(yoga);
+  });
+
+  it('for ENGINE_BUSY, with its Retry-After header', async () => {
+    const query = /* GraphQL */ `{ usage { apiCounts(project: "${projects.beta}", interval: MINUTELY) { totalAuthRequests } } }`;
+    const busy = () =>
+      new QuerygateError('ENGINE_BUSY', 'The engine is busy; retry later', {
+        details: { retryAfterSeconds: 7 },
+      });
+    const runs = operations().runs;
+    engine.failNext(1, busy());
+    const yoga = await send({ query }, 'application/graphql-response+json');
+    engine.failNext(1, busy());
+    const fast = await send({ query }, 'application/graphql-response+json');
+    expect(operations().runs).toBe(runs + 1);
+    expect(yoga.headers['retry-after']).toBe('7');
+    expect(yoga.headers['content-type']).toBe('application/graphql-response+json; charset=utf-8');
+    expect(JSON.parse(yoga.text).errors[0].extensions.code).toBe('ENGINE_BUSY');
+    expect(fast).toEqual(yoga);
+  });
+
+  it('for variables that cannot be coerced, refused by yoga both times', async () => {
+    const runs = operations().runs;
+    const bad = { query: statsQuery, variables: { project: 42 } };
+    const first = await send(bad);
+    const second = await send(bad);
+    expect(first.status).toBe(400);
+    expect(JSON.parse(first.text).errors[0].extensions.code).toBe('BAD_PARAMETER');
+    expect(second).toEqual(first);
+    expect(operations().runs).toBe(runs);
+  });
+});
+
+describe('splicing the kept JSON of endpoint fields', () => {
+  it('writes the bytes execution writes, for aliases, JSON metadata and two namespaces', async () => {
+    const query = /* GraphQL */ `query Both($project: String!) {
+      recent: logs { all(project: $project, projectTier: FREE) { key: id eventMessage metadata timestamp } }
+      functions {
+        day: invocationStats(project: $project, interval: ONE_DAY) { count timestamp }
+        hour: invocationStats(project: $project, interval: ONE_HOUR) { errorCount }
+      }
+    }`;
+    const body = { query, variables: { project: projects.beta } };
+    const splices = operations().splices;
+    const { yoga, fast } = await viaYogaThenFast(body);
+    expect(operations().splices).toBe(splices + 1);
+    const data = JSON.parse(yoga.text).data;
+    expect(data.recent.all.length).toBeGreaterThan(0);
+    expect(data.recent.all[0]).toHaveProperty('metadata');
+    expect(fast).toEqual(yoga);
+  });
+
+  it('leaves a selection with __typename to compiled execution, with the same bytes', async () => {
+    const query = /* GraphQL */ `query Typed($project: String!) {
+      functions { invocationStats(project: $project, interval: ONE_DAY) { __typename count } }
+    }`;
+    const body = { query, variables: { project: projects.alpha } };
+    const splices = operations().splices;
+    const { yoga, fast } = await viaYogaThenFast(body);
+    expect(operations().splices).toBe(splices);
+    expect(fast).toEqual(yoga);
+  });
+});
+
+describe('compiling', () => {
+  it('compiles a document once, whatever variables it is sent with', async () => {
+    const query = /* GraphQL */ `query Hourly($project: String!) {
+      functions { invocationStats(project: $project, interval: ONE_HOUR) { timestamp count } }
+    }`;
+    const compilations = operations().compilations;
+    for (let request = 0; request < 4; request++) {
+      const answer = await send({ query, variables: { project: projects.alpha, request } });
+      expect(answer.status).toBe(200);
+    }
+    expect(operations().compilations).toBe(compilations + 1);
+  });
+
+  it('compiles an operation of a document once per operation name', async () => {
+    const query = /* GraphQL */ `
+      query One { endpoints { name } }
+      query Two { endpoints { name cacheSeconds } }
+    `;
+    const compilations = operations().compilations;
+    for (const operationName of ['One', 'Two', 'One', 'Two']) {
+      expect((await send({ query, operationName })).status).toBe(200);
+    }
+    expect(operations().compilations).toBe(compilations + 2);
+  });
+});
