@@ -26,78 +26,88 @@ export function sizeBytes(size: string): number {
   return Math.floor(Number(amount) * (binary ? 1024 : 1000) ** power);
 }
 
-const environmentSchema = z.object({
-  HOST: z.string().min(1).default('127.0.0.1'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
-  QUERYGATE_DATA_DIR: z.string().min(1).default('./data'),
-  QUERYGATE_QUERIES_DIR: z.string().min(1).optional(),
-  QUERYGATE_API_KEYS: z
-    .string()
-    .optional()
-    .transform((value) =>
-      value
-        ?.split(',')
-        .map((key) => key.trim())
-        .filter(Boolean),
-    )
-    .refine((keys) => keys === undefined || keys.every((key) => key.length >= 16), {
-      message: 'every key must be at least 16 characters long',
-    }),
-  QUERYGATE_DEMO: flag.default(true),
-  QUERYGATE_ENGINE: z.enum(backendKinds).default(defaultBackendKind),
-  QUERYGATE_QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(25_000),
-  QUERYGATE_DUCKDB_CONNECTIONS: z.coerce.number().int().min(1).max(256).default(4),
-  QUERYGATE_DUCKDB_MEMORY_LIMIT: z
-    .string()
-    .trim()
-    .regex(sizePattern, { message: 'must be a size such as 1GB, 768MiB or 2GB' })
-    .default('1GB'),
-  QUERYGATE_DUCKDB_THREADS: z.coerce.number().int().min(1).max(256).optional(),
-  QUERYGATE_RETENTION_DAYS: z.coerce.number().int().min(0).default(90),
-  QUERYGATE_SCHEMA_CHANGE_INTERVAL_MS: z.coerce.number().int().min(0).default(10_000),
-  // BigQuery runs a project's queries with a concurrency it computes itself and queues the rest
-  // (up to 1,000 interactive queries per project and region), shared with every other user of the
-  // project. Keeping a modest number of jobs in flight keeps the queue here, where calls are shared
-  // fairly between endpoints and clients, rather than in BigQuery's, where they are not.
-  QUERYGATE_BIGQUERY_CONCURRENT_JOBS: z.coerce.number().int().min(1).max(1000).default(16),
-  QUERYGATE_ENDPOINT_CONNECTIONS: z.coerce.number().int().min(1).optional(),
-  QUERYGATE_ENDPOINT_QUEUE: z.coerce.number().int().min(0).default(8),
-  QUERYGATE_CLIENT_ENGINE_CALLS: z.coerce.number().int().min(1).optional(),
-  QUERYGATE_CLIENT_QUEUE: z.coerce.number().int().min(0).default(16),
-  QUERYGATE_GRAPHQL_OPERATION_CONCURRENCY: z.coerce.number().int().min(1).default(2),
-  QUERYGATE_MAX_BODY_BYTES: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(10 * 1024 * 1024),
-  QUERYGATE_CACHE_MAX_BYTES: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(64 * 1024 * 1024),
-  // HTTP limits: a client that is slow to send its headers or body, or that holds idle
-  // connections, is cut off instead of holding a socket (and a file descriptor) for minutes.
-  QUERYGATE_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
-  QUERYGATE_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
-  QUERYGATE_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
-  QUERYGATE_MAX_CONNECTIONS: z.coerce.number().int().positive().default(4_096),
-  QUERYGATE_CORS_ORIGINS: z
-    .string()
-    .optional()
-    .transform((value) =>
-      (value ?? '')
-        .split(',')
-        .map((origin) => origin.trim())
-        .filter(Boolean),
-    )
-    .refine((origins) => origins.every((origin) => origin === '*' || /^https?:\/\/[^/\s]+$/.test(origin)), {
-      message: "must be '*' or comma-separated origins such as https://dash.example.com",
-    }),
-  QUERYGATE_GRAPHQL_MAX_BATCH: z.coerce.number().int().min(1).max(100).default(10),
-  QUERYGATE_MAX_METADATA_FIELDS: z.coerce.number().int().positive().max(10_000).default(500),
-  QUERYGATE_MAX_METADATA_DEPTH: z.coerce.number().int().positive().max(30).default(15),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-});
+const keyList = z
+  .string()
+  .optional()
+  .transform((value) =>
+    value
+      ?.split(',')
+      .map((key) => key.trim())
+      .filter(Boolean),
+  )
+  .refine((keys) => keys === undefined || keys.every((key) => key.length >= 16), {
+    message: 'every key must be at least 16 characters long',
+  });
+
+const environmentSchema = z
+  .object({
+    HOST: z.string().min(1).default('127.0.0.1'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+    QUERYGATE_DATA_DIR: z.string().min(1).default('./data'),
+    QUERYGATE_QUERIES_DIR: z.string().min(1).optional(),
+    QUERYGATE_API_KEYS: keyList,
+    QUERYGATE_INGEST_KEYS: keyList,
+    QUERYGATE_DEMO: flag.default(true),
+    QUERYGATE_STRICT: flag.default(false),
+    QUERYGATE_ENGINE: z.enum(backendKinds).default(defaultBackendKind),
+    QUERYGATE_QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(25_000),
+    QUERYGATE_DUCKDB_CONNECTIONS: z.coerce.number().int().min(1).max(256).default(4),
+    QUERYGATE_DUCKDB_MEMORY_LIMIT: z
+      .string()
+      .trim()
+      .regex(sizePattern, { message: 'must be a size such as 1GB, 768MiB or 2GB' })
+      .default('1GB'),
+    QUERYGATE_DUCKDB_THREADS: z.coerce.number().int().min(1).max(256).optional(),
+    QUERYGATE_RETENTION_DAYS: z.coerce.number().int().min(0).default(90),
+    QUERYGATE_SCHEMA_CHANGE_INTERVAL_MS: z.coerce.number().int().min(0).default(10_000),
+    // BigQuery runs a project's queries with a concurrency it computes itself and queues the rest
+    // (up to 1,000 interactive queries per project and region), shared with every other user of the
+    // project. Keeping a modest number of jobs in flight keeps the queue here, where calls are shared
+    // fairly between endpoints and clients, rather than in BigQuery's, where they are not.
+    QUERYGATE_BIGQUERY_CONCURRENT_JOBS: z.coerce.number().int().min(1).max(1000).default(16),
+    QUERYGATE_ENDPOINT_CONNECTIONS: z.coerce.number().int().min(1).optional(),
+    QUERYGATE_ENDPOINT_QUEUE: z.coerce.number().int().min(0).default(8),
+    QUERYGATE_CLIENT_ENGINE_CALLS: z.coerce.number().int().min(1).optional(),
+    QUERYGATE_CLIENT_QUEUE: z.coerce.number().int().min(0).default(16),
+    QUERYGATE_GRAPHQL_OPERATION_CONCURRENCY: z.coerce.number().int().min(1).default(2),
+    QUERYGATE_MAX_BODY_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(10 * 1024 * 1024),
+    QUERYGATE_CACHE_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(64 * 1024 * 1024),
+    // HTTP limits: a client that is slow to send its headers or body, or that holds idle
+    // connections, is cut off instead of holding a socket (and a file descriptor) for minutes.
+    QUERYGATE_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+    QUERYGATE_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+    QUERYGATE_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+    QUERYGATE_MAX_CONNECTIONS: z.coerce.number().int().positive().default(4_096),
+    QUERYGATE_CORS_ORIGINS: z
+      .string()
+      .optional()
+      .transform((value) =>
+        (value ?? '')
+          .split(',')
+          .map((origin) => origin.trim())
+          .filter(Boolean),
+      )
+      .refine((origins) => origins.every((origin) => origin === '*' || /^https?:\/\/[^/\s]+$/.test(origin)), {
+        message: "must be '*' or comma-separated origins such as https://dash.example.com",
+      }),
+    QUERYGATE_GRAPHQL_MAX_BATCH: z.coerce.number().int().min(1).max(100).default(10),
+    QUERYGATE_MAX_METADATA_FIELDS: z.coerce.number().int().positive().max(10_000).default(500),
+    QUERYGATE_MAX_METADATA_DEPTH: z.coerce.number().int().positive().max(30).default(15),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  // A key in both lists would have two scopes; which one wins must not be a guess.
+  .refine((env) => !env.QUERYGATE_INGEST_KEYS?.some((key) => env.QUERYGATE_API_KEYS?.includes(key)), {
+    message: 'a key is also in QUERYGATE_API_KEYS; give each key one scope',
+    path: ['QUERYGATE_INGEST_KEYS'],
+  });
 
 /** Everything querygate reads from its environment, parsed once at start-up. */
 export interface Config extends BackendChoice {
@@ -108,7 +118,18 @@ export interface Config extends BackendChoice {
   readonly queriesDir: string;
   /** Keys from QUERYGATE_API_KEYS; when unset, one is generated and kept in the data dir. */
   readonly apiKeys: readonly string[] | undefined;
+  /**
+   * Keys from QUERYGATE_INGEST_KEYS: they may ingest (and list the sources) but not query, so the
+   * key in a log shipper's config (Supabase's LOGFLARE_PUBLIC_ACCESS_TOKEN) cannot read the logs.
+   */
+  readonly ingestKeys: readonly string[];
   readonly demo: boolean;
+  /**
+   * Refuse to serve (at start) or to reload when any endpoint is refused, for deploy pipelines.
+   * Otherwise the endpoints that pass serve and each refused one is reported (log, `/health`).
+   * @default false (QUERYGATE_STRICT)
+   */
+  readonly strict: boolean;
   readonly engine: BackendKind;
   /** Deadline of an engine call, from asking for a connection to its last row. */
   readonly queryTimeoutMs: number;
@@ -191,7 +212,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     queriesDir:
       env.QUERYGATE_QUERIES_DIR === undefined ? shippedQueriesDir : resolve(env.QUERYGATE_QUERIES_DIR),
     apiKeys: env.QUERYGATE_API_KEYS?.length ? Object.freeze(env.QUERYGATE_API_KEYS) : undefined,
+    ingestKeys: Object.freeze(env.QUERYGATE_INGEST_KEYS ?? []),
     demo: env.QUERYGATE_DEMO,
+    strict: env.QUERYGATE_STRICT,
     engine: env.QUERYGATE_ENGINE,
     queryTimeoutMs: env.QUERYGATE_QUERY_TIMEOUT_MS,
     duckdbConnections: env.QUERYGATE_DUCKDB_CONNECTIONS,

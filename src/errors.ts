@@ -20,6 +20,8 @@ export const errorStatus = {
   /** A sandboxed call's query needed more memory than the engine may give one call. */
   SANDBOX_TOO_EXPENSIVE: 400,
   UNAUTHENTICATED: 401,
+  /** A valid key without the scope the route needs (an ingest-only key on a query route). */
+  FORBIDDEN: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,
@@ -27,6 +29,11 @@ export const errorStatus = {
   RATE_LIMITED: 429,
   INTERNAL: 500,
   ENGINE_ERROR: 502,
+  /**
+   * A result value the field's type cannot hold (an INT64 beyond a field declared 32-bit): a
+   * GraphQL field error under HTTP 200; REST returns every value whole, so never answers it.
+   */
+  VALUE_OUT_OF_RANGE: 502,
   NOT_READY: 503,
   ENGINE_BUSY: 503,
   ENGINE_TIMEOUT: 504,

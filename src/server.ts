@@ -12,7 +12,7 @@ import type { Snapshot } from './endpoints/snapshot.js';
 import { createSnapshotSwaps } from './endpoints/snapshot-swaps.js';
 import type { QueryEngine } from './engines/query-engine.js';
 import { graphqlFace } from './graphql/graphql-face.js';
-import { createApiKeyCheck } from './http/api-keys.js';
+import { createKeyScopeCheck } from './http/api-keys.js';
 import { createHttpApp } from './http/app.js';
 import { healthRoute } from './http/health-route.js';
 import { createLogger } from './logger.js';
@@ -71,10 +71,13 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
   const now = options.now ?? (() => new Date());
   const apiKeys = config.apiKeys ?? [loadOrCreateApiKey(config.dataDir).key];
   await loadSqlParser();
-  const registry = loadEndpointRegistry(config.queriesDir);
+  // A refused endpoint is reported and the others serve, unless strict (then any refusal stops).
+  const registry = loadEndpointRegistry(config.queriesDir, {
+    refusals: config.strict ? 'strict' : 'partial',
+  });
   const app = await createHttpApp({
     logger,
-    isAuthorised: createApiKeyCheck(apiKeys),
+    keyScope: createKeyScopeCheck({ all: apiKeys, ingest: config.ingestKeys }),
     headersTimeoutMs: config.headersTimeoutMs,
     requestTimeoutMs: config.requestTimeoutMs,
     keepAliveTimeoutMs: config.keepAliveTimeoutMs,
@@ -111,11 +114,16 @@ async function registerParts(
     client: options.bigQueryClient,
   });
   await app.register(resolverPlugin, { config, logger, now, timers: options.timers });
-  await app.register(servedEndpointsPlugin, { registry, queriesDir, logger });
+  await app.register(servedEndpointsPlugin, {
+    registry,
+    queriesDir,
+    logger,
+    refusals: config.strict ? 'strict' : 'partial',
+  });
   // The faces, one plugin each, owning their routes and how they read bodies. The snapshot is
   // read per request, so a reload swaps what they serve.
   const { resolver, served } = app;
-  await app.register(healthRoute({ engine: app.engine.kind }));
+  await app.register(healthRoute({ engine: app.engine.kind, snapshot: served.current }));
   await app.register(openApiRoute({ snapshot: served.current }));
   await app.register(endpointRoutes({ registry: served.current, resolver }));
   await app.register(

@@ -20,8 +20,13 @@ program
     'the saved queries to serve (QUERYGATE_QUERIES_DIR; default: the shipped queries/)',
   )
   .option('--watch', 'reload the queries whenever a file of their directory changes (development)')
-  .action(async (options: { queries?: string; watch?: boolean }) => {
-    const config = loadConfig(withQueriesDir(options.queries));
+  .option(
+    '--strict',
+    'refuse to start or reload when any endpoint is refused (QUERYGATE_STRICT=1), instead of serving the others',
+  )
+  .action(async (options: { queries?: string; watch?: boolean; strict?: boolean }) => {
+    const env = withQueriesDir(options.queries);
+    const config = loadConfig(options.strict ? { ...env, QUERYGATE_STRICT: '1' } : env);
     const app = await startQuerygate(config);
     printWelcome(app);
     // SIGHUP reloads the queries directory; the log says what changed, or why the old set stays.

@@ -1,8 +1,9 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { type BackendChoice, backendOf, ownSettingsOf } from '../backends/registry.js';
 import { checkSnapshot } from '../check-snapshot.js';
+import { refusalLine } from '../endpoints/refusal.js';
 import { writeLock } from '../endpoints/shape-lock.js';
-import type { Snapshot, SnapshotOptions } from '../endpoints/snapshot.js';
+import { admitToFaces, type Snapshot, type SnapshotOptions } from '../endpoints/snapshot.js';
 import { chosenIn, loadScratchSnapshot, type ShapesOn } from './scratch-snapshot.js';
 
 /**
@@ -26,7 +27,8 @@ export function shapesOn(config: BackendChoice): ShapesOn {
  * `@params` match the contract, each statement prepares on an empty DuckDB store with the declared
  * sources (or dry-runs on the configured BigQuery), each shape equals its lock (a missing lock is
  * a problem here), and every face builds from it (`checkSnapshot`: the GraphQL schema, the OpenAPI
- * document). One line per problem; false when there was any.
+ * document). One line per problem, naming its file and the key to change (each refused endpoint
+ * is checked on its own, as the server serves the others); false when there was any.
  */
 export async function runQueriesCheck(options: QueriesCommandOptions): Promise<boolean> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -34,8 +36,13 @@ export async function runQueriesCheck(options: QueriesCommandOptions): Promise<b
   if (!snapshot) return false;
   const checkedOn = backendOf(chosenIn(options).kind).checkedOn;
   const on = checkedOn ? ` on ${checkedOn}` : '';
-  print(`✓ ${snapshot.endpoints.length} endpoints in ${resolve(options.queriesDir)} pass every check${on}`);
-  return true;
+  const dir = resolve(options.queriesDir);
+  const refused = new Set(snapshot.refused.map((refusal) => refusal.endpoint)).size;
+  const others = refused > 0 ? ` (${refused} refused; the server would serve the others)` : '';
+  print(
+    `${refused > 0 ? '✗' : '✓'} ${snapshot.endpoints.length} endpoints in ${dir} pass every check${on}${others}`,
+  );
+  return refused === 0;
 }
 
 /** `querygate queries lock`: writes each endpoint's current shape as its lock. */
@@ -46,7 +53,7 @@ export async function runQueriesLock(options: QueriesCommandOptions): Promise<bo
   for (const endpoint of snapshot.endpoints) {
     print(`Locked ${writeLock(options.queriesDir, endpoint.name, snapshot.shapes.get(endpoint.name) ?? [])}`);
   }
-  return true;
+  return snapshot.refused.length === 0;
 }
 
 async function attempt(
@@ -55,8 +62,10 @@ async function attempt(
   print: (line: string) => void,
 ): Promise<Snapshot | undefined> {
   try {
-    const snapshot = await loadScratchSnapshot(resolve(options.queriesDir), snapshotOptions, options);
-    checkSnapshot(snapshot);
+    const dir = resolve(options.queriesDir);
+    const loaded = await loadScratchSnapshot(dir, { ...snapshotOptions, refusals: 'partial' }, options);
+    const snapshot = admitToFaces(loaded, checkSnapshot, 'partial');
+    for (const refusal of snapshot.refused) print(`✗ ${join(dir, refusalLine(refusal))}`);
     return snapshot;
   } catch (error) {
     for (const line of (error as Error).message.split('\n')) print(`✗ ${line}`);

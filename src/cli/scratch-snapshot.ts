@@ -38,7 +38,7 @@ export async function loadScratchSnapshot(
   options: SnapshotOptions = {},
   on: ShapesOn = {},
 ): Promise<Snapshot> {
-  const registry = loadEndpointRegistry(queriesDir);
+  const registry = loadEndpointRegistry(queriesDir, { refusals: options.refusals ?? 'strict' });
   const { kind, target } = chosenIn(on);
   const engine = await backendOf(kind).scratch({
     own: target?.config,

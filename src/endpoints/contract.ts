@@ -114,6 +114,15 @@ const columnSchema = z.object({
   nullable: z.boolean().default(true),
   /** Exposed as the JSON scalar (and locked as JSON) instead of nested object types. */
   json: z.boolean().default(false),
+  /**
+   * The GraphQL face: `type: Int` declares that an INT64 column's values fit 32 bits (counts), so
+   * it is GraphQL's Int; a value that does not is that field's error. Without it an INT64 column
+   * is BigInt, exact to 64 bits.
+   */
+  graphql: z
+    .object({ type: z.literal('Int').optional() })
+    .strict()
+    .default({}),
 });
 
 const exampleValueSchema = z.union([z.string(), z.number(), z.boolean()]);

@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ParameterType, SavedQuery } from '../engines/query-engine.js';
-import { parseSavedStatements, queryParameters } from '../sql/bigquery-ast.js';
+import { parseBigQuery, queryParameters } from '../sql/bigquery-ast.js';
 import { contractSchema, type EndpointContract, type ParameterContract } from './contract.js';
+import { type Refusal, refusalsOf } from './refusal.js';
 import { assertSandboxable } from './sandboxable.js';
 import { type LogSource, readSourceDeclarations, sourcesFileName } from './sources.js';
 import type { TableSource } from './table-source.js';
@@ -34,56 +35,27 @@ export interface EndpointRegistry {
   readonly sources: readonly LogSource[];
   /** The table sources (the team's own warehouse tables) the queries may read. */
   readonly tables: readonly TableSource[];
+  /** The endpoints of the directory that are not served, and why (empty when loaded strictly). */
+  readonly refused: readonly Refusal[];
   /** By dotted name or by UUID: both reach the same endpoint. */
   find(nameOrId: string): Endpoint | undefined;
 }
 
-const contractExtension = '.yaml';
+export interface RegistryOptions {
+  /**
+   * `partial` serves the endpoints that pass and reports each refused one in `refused`; `strict`
+   * refuses the whole directory when any endpoint fails (deploy pipelines). @default 'strict'
+   */
+  readonly refusals?: 'partial' | 'strict';
+}
 
-/**
- * Loads every endpoint of a queries directory: `<name>.sql` with its contract `<name>.yaml`, and
- * the sources of `sources.yaml`. Every problem of every file is collected, so one error lists
- * all of them, one line each. An endpoint whose SQL uses other `@parameters` than its contract
- * declares is refused: a contract that drifted from its query would validate the wrong things
- * and bind the wrong values.
- */
-export function loadEndpointRegistry(queriesDir: string): EndpointRegistry {
-  const problems: string[] = [];
-  const attempt = <T>(load: () => T): T | undefined => {
-    try {
-      return load();
-    } catch (error) {
-      problems.push((error as Error).message);
-      return undefined;
-    }
-  };
-  let files: string[];
-  try {
-    files = readdirSync(queriesDir).sort();
-  } catch (error) {
-    throw new Error(
-      `The queries directory ${queriesDir} cannot be read (${(error as NodeJS.ErrnoException).code})`,
-    );
-  }
-  const declared = attempt(() => readSourceDeclarations(queriesDir));
-  const sources = declared?.logs ?? [];
-  const tables = declared?.tables ?? [];
-  const stems = (extension: string) =>
-    files.filter((file) => file.endsWith(extension)).map((file) => file.slice(0, -extension.length));
-  const contracts = stems(contractExtension).filter(
-    (stem) => `${stem}${contractExtension}` !== sourcesFileName && !stem.endsWith('.lock'),
-  );
-  for (const stem of stems('.sql')) {
-    if (!contracts.includes(stem))
-      problems.push(
-        `${join(queriesDir, `${stem}.sql`)}: has no contract ${stem}${contractExtension} beside it`,
-      );
-  }
-  const endpoints = contracts.flatMap((stem) => attempt(() => loadEndpoint(queriesDir, stem)) ?? []);
-  problems.push(...duplicates(endpoints, 'name'), ...duplicates(endpoints, 'id'));
-  if (problems.length > 0) throw new Error(problems.join('\n'));
-  if (endpoints.length === 0)
-    throw new Error(`${queriesDir}: holds no endpoint (<name>.sql with <name>${contractExtension})`);
+/** The registry of these endpoints (dropped ones are simply absent from `find`). */
+export function registryOf(
+  endpoints: readonly Endpoint[],
+  sources: readonly LogSource[],
+  tables: readonly TableSource[],
+  refused: readonly Refusal[],
+): EndpointRegistry {
   const index = new Map<string, Endpoint>();
   for (const endpoint of endpoints) {
     index.set(endpoint.name, endpoint);
@@ -93,8 +65,71 @@ export function loadEndpointRegistry(queriesDir: string): EndpointRegistry {
     endpoints,
     sources,
     tables,
+    refused,
     find: (nameOrId) => index.get(nameOrId) ?? index.get(nameOrId.toLowerCase()),
   };
+}
+
+const contractExtension = '.yaml';
+
+/**
+ * Loads every endpoint of a queries directory: `<name>.sql` with its contract `<name>.yaml`, and
+ * the sources of `sources.yaml`. Every problem of every file is collected, one line each. An
+ * endpoint whose SQL uses other `@parameters` than its contract declares is refused: a contract
+ * that drifted from its query would validate the wrong things and bind the wrong values. Of two
+ * endpoints with one name or UUID, the later (by file name) is refused. A problem of the
+ * directory itself or of `sources.yaml` refuses the whole directory, since every query reads the
+ * sources.
+ */
+export function loadEndpointRegistry(queriesDir: string, options: RegistryOptions = {}): EndpointRegistry {
+  let files: string[];
+  try {
+    files = readdirSync(queriesDir).sort();
+  } catch (error) {
+    throw new Error(
+      `The queries directory ${queriesDir} cannot be read (${(error as NodeJS.ErrnoException).code})`,
+    );
+  }
+  const { logs: sources, tables } = readSourceDeclarations(queriesDir);
+  const problems: { stem: string; contractFile: string; message: string }[] = [];
+  const stems = (extension: string) =>
+    files.filter((file) => file.endsWith(extension)).map((file) => file.slice(0, -extension.length));
+  const contracts = stems(contractExtension).filter(
+    (stem) => `${stem}${contractExtension}` !== sourcesFileName && !stem.endsWith('.lock'),
+  );
+  for (const stem of stems('.sql')) {
+    if (!contracts.includes(stem))
+      problems.push({
+        stem,
+        contractFile: join(queriesDir, `${stem}.sql`),
+        message: `${join(queriesDir, `${stem}.sql`)}: has no contract ${stem}${contractExtension} beside it`,
+      });
+  }
+  const loaded = contracts.flatMap((stem) => {
+    const contractFile = join(queriesDir, `${stem}${contractExtension}`);
+    try {
+      return [loadEndpoint(queriesDir, stem)];
+    } catch (error) {
+      problems.push({ stem, contractFile, message: (error as Error).message });
+      return [];
+    }
+  });
+  const endpoints = loaded.filter((endpoint) => {
+    const taken = [duplicateOf(loaded, endpoint, 'name'), duplicateOf(loaded, endpoint, 'id')].filter(
+      (line): line is string => line !== undefined,
+    );
+    for (const message of taken)
+      problems.push({ stem: endpoint.name, contractFile: endpoint.contractFile, message });
+    return taken.length === 0;
+  });
+  if (options.refusals !== 'partial' && problems.length > 0)
+    throw new Error(problems.map((problem) => problem.message).join('\n'));
+  if (contracts.length === 0)
+    throw new Error(`${queriesDir}: holds no endpoint (<name>.sql with <name>${contractExtension})`);
+  const refused = problems.flatMap((problem) =>
+    refusalsOf(queriesDir, problem.stem, problem.contractFile, problem.message),
+  );
+  return registryOf(endpoints, sources, tables, refused);
 }
 
 function loadEndpoint(queriesDir: string, stem: string): Endpoint {
@@ -113,7 +148,7 @@ function loadEndpoint(queriesDir: string, stem: string): Endpoint {
   }
   let used: Set<string>;
   try {
-    used = queryParameters(parseSavedStatements(sql));
+    used = queryParameters(parseBigQuery(sql));
   } catch (error) {
     throw new Error(`${sqlFile}: ${(error as Error).message}`);
   }
@@ -157,15 +192,14 @@ const boundTypes: Readonly<Record<ParameterContract['type'], ParameterType>> = {
   timestamp: 'TIMESTAMP',
 };
 
-function duplicates(endpoints: readonly Endpoint[], key: 'name' | 'id'): string[] {
-  const seen = new Map<string, Endpoint>();
-  const problems: string[] = [];
-  for (const endpoint of endpoints) {
-    const value = key === 'id' ? endpoint.id.toLowerCase() : endpoint.name;
-    const first = seen.get(value);
-    if (first)
-      problems.push(`${endpoint.contractFile}: ${key}: ${value} is also the ${key} of ${first.contractFile}`);
-    else seen.set(value, endpoint);
-  }
-  return problems;
+/** Where an earlier endpoint already has this one's name or UUID: the key to change, in its file. */
+function duplicateOf(
+  endpoints: readonly Endpoint[],
+  endpoint: Endpoint,
+  key: 'name' | 'id',
+): string | undefined {
+  const keyOf = (it: Endpoint) => (key === 'id' ? it.id.toLowerCase() : it.name);
+  const first = endpoints.find((it) => keyOf(it) === keyOf(endpoint));
+  if (first === undefined || first === endpoint) return undefined;
+  return `${endpoint.contractFile}: ${key}: ${keyOf(endpoint)} is also the ${key} of ${first.contractFile}`;
 }

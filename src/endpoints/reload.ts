@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import type { QueryEngine } from '../engines/query-engine.js';
+import { type Refusal, refusalLine } from './refusal.js';
 import { type Endpoint, loadEndpointRegistry } from './registry.js';
-import { type Snapshot, snapshotOf } from './snapshot.js';
+import { admitToFaces, type Snapshot, snapshotOf, snapshotWith } from './snapshot.js';
 import { sourcesFileName } from './sources.js';
 
 export interface ServedEndpointsOptions {
@@ -13,6 +14,12 @@ export interface ServedEndpointsOptions {
   readonly logger: Logger;
   /** Further checks a new snapshot must pass before it is served (the faces build from it). */
   readonly check: (snapshot: Snapshot) => void;
+  /**
+   * `partial`: a refused endpoint is reported and the others serve (a refused endpoint that was
+   * serving keeps its previous version); `strict`: any refusal refuses the whole reload.
+   * @default 'strict'
+   */
+  readonly refusals?: 'partial' | 'strict';
   /** Told once a new snapshot serves, with the endpoints it changed or removed. */
   readonly onSwap: (next: Snapshot, gone: (endpoint: Endpoint) => boolean) => void;
 }
@@ -24,6 +31,8 @@ export type ReloadOutcome =
       readonly added: string[];
       readonly changed: string[];
       readonly removed: string[];
+      /** The endpoints not served as their files now say, and why. */
+      readonly refused: readonly Refusal[];
     }
   | { readonly ok: false; readonly version: number; readonly problems: string[] };
 
@@ -38,6 +47,7 @@ export type ReloadOutcome =
  */
 export function createServedEndpoints(options: ServedEndpointsOptions) {
   const { engine, logger } = options;
+  const refusals = options.refusals ?? 'strict';
   let current = options.initial;
   let running: Promise<ReloadOutcome> | undefined;
   let again = false;
@@ -48,7 +58,7 @@ export function createServedEndpoints(options: ServedEndpointsOptions) {
     const old = current;
     let next: Snapshot;
     try {
-      const registry = loadEndpointRegistry(old.queriesDir);
+      const registry = loadEndpointRegistry(old.queriesDir, { refusals });
       const sourceChanges = sourcesChanged(
         [...old.sources, ...old.tables],
         [...registry.sources, ...registry.tables],
@@ -64,12 +74,28 @@ export function createServedEndpoints(options: ServedEndpointsOptions) {
         );
         return { ok: false, version: old.version, problems };
       }
-      next = await snapshotOf(registry, old.queriesDir, engine, { version: old.version + 1 });
-      options.check(next);
+      next = keepServing(
+        old,
+        admitToFaces(
+          await snapshotOf(registry, old.queriesDir, engine, { version: old.version + 1, refusals }),
+          options.check,
+          refusals,
+        ),
+        options.check,
+      );
     } catch (error) {
       const problems = (error as Error).message.split('\n');
       logger.error(
         { problems, version: old.version },
+        `reload refused; still serving version ${old.version}`,
+      );
+      return { ok: false, version: old.version, problems };
+    }
+    if (next.refused.length > 0 && sameEndpoints(old, next)) {
+      // Only refusals: what serves stays as it is, under its version.
+      const problems = next.refused.map(refusalLine);
+      logger.error(
+        { problems, refused: next.refused, version: old.version },
         `reload refused; still serving version ${old.version}`,
       );
       return { ok: false, version: old.version, problems };
@@ -87,10 +113,18 @@ export function createServedEndpoints(options: ServedEndpointsOptions) {
       changed: next.endpoints
         .filter((endpoint) => before.has(endpoint.name) && old.find(endpoint.name)?.hash !== endpoint.hash)
         .map((endpoint) => endpoint.name),
+      refused: next.refused,
     };
     current = next;
     options.onSwap(next, gone);
-    logger.info(outcome, `reloaded ${old.queriesDir}: now serving version ${next.version}`);
+    if (next.refused.length > 0) {
+      logger.warn(
+        outcome,
+        `reloaded ${old.queriesDir}: now serving version ${next.version}, refusing ${next.refused.length} problems`,
+      );
+    } else {
+      logger.info(outcome, `reloaded ${old.queriesDir}: now serving version ${next.version}`);
+    }
     return outcome;
   }
 
@@ -142,4 +176,29 @@ function sourcesChanged(
       .filter((source) => old.has(source.name) && !isDeepStrictEqual(old.get(source.name), source))
       .map((source) => `source ${source.name} changed`),
   ];
+}
+
+/**
+ * The new snapshot, with each endpoint it refuses that the old one served kept at its old version
+ * (its refusal still reported): a broken file never takes down what serves. A kept endpoint that
+ * no longer fits the faces (a new endpoint took its type name) is refused after all.
+ */
+function keepServing(old: Snapshot, next: Snapshot, check: (snapshot: Snapshot) => void): Snapshot {
+  const refusedNames = new Set(next.refused.map((refusal) => refusal.endpoint));
+  const add = old.endpoints
+    .filter((endpoint) => refusedNames.has(endpoint.name) && next.find(endpoint.name) === undefined)
+    .filter((endpoint) => next.find(endpoint.id) === undefined)
+    .map((endpoint) => ({ endpoint, shape: old.shapes.get(endpoint.name) ?? [] }));
+  if (add.length === 0) return next;
+  return admitToFaces(snapshotWith(next, { add }), check, 'partial');
+}
+
+/** Whether two snapshots serve the same endpoints at the same versions (their files unchanged). */
+function sameEndpoints(a: Snapshot, b: Snapshot): boolean {
+  const versions = (snapshot: Snapshot) =>
+    snapshot.endpoints
+      .map((endpoint) => `${endpoint.id.toLowerCase()}:${endpoint.hash}`)
+      .sort()
+      .join(',');
+  return versions(a) === versions(b);
 }

@@ -15,6 +15,8 @@ export interface ShapeColumn {
   readonly nullable: boolean;
   /** RECORD only: the fields of each record of the repeated record. */
   readonly fields?: readonly ShapeColumn[];
+  /** `NULLABLE` on a lone RECORD (a STRUCT), `REPEATED` on an array of scalars: see ResultColumn. */
+  readonly mode?: 'NULLABLE' | 'REPEATED';
 }
 
 /**
@@ -30,9 +32,22 @@ export function lockFileOf(queriesDir: string, name: string): string {
 const columnSchema: z.ZodType<ShapeColumn> = z.lazy(() =>
   z.object({
     name: z.string(),
-    type: z.enum(['TIMESTAMP', 'DATETIME', 'INT64', 'FLOAT64', 'STRING', 'BOOL', 'RECORD', 'JSON']),
+    type: z.enum([
+      'TIMESTAMP',
+      'DATETIME',
+      'INT64',
+      'FLOAT64',
+      'STRING',
+      'BOOL',
+      'RECORD',
+      'JSON',
+      'DATE',
+      'TIME',
+      'BYTES',
+    ]),
     nullable: z.boolean(),
     fields: z.array(columnSchema).optional(),
+    mode: z.enum(['NULLABLE', 'REPEATED']).optional(),
   }),
 );
 const lockSchema = z.object({ endpoint: z.string(), columns: z.array(columnSchema) });
@@ -83,6 +98,10 @@ export function shapeDifferences(
         `column ${name} was ${before.nullable ? 'nullable' : 'non-null'}, is ${column.nullable ? 'nullable' : 'non-null'}`,
       );
     }
+    if (before.mode !== column.mode)
+      lines.push(
+        `column ${name} was in mode ${before.mode ?? 'default'}, is in mode ${column.mode ?? 'default'}`,
+      );
     if (before.type === 'RECORD' && column.type === 'RECORD') {
       lines.push(...shapeDifferences(before.fields ?? [], column.fields ?? [], `${name}.`));
     }

@@ -1,5 +1,6 @@
 import type { QueryEngine, ResultColumn } from '../engines/query-engine.js';
-import type { Endpoint, EndpointRegistry } from './registry.js';
+import { isEndpointRefusedError, type Refusal, refusalsOf } from './refusal.js';
+import { type Endpoint, type EndpointRegistry, registryOf } from './registry.js';
 import { lockFileOf, readLock, type ShapeColumn, shapeDifferences } from './shape-lock.js';
 
 export type { ShapeColumn } from './shape-lock.js';
@@ -32,6 +33,11 @@ export interface SnapshotOptions {
    * `ignore` skips them (`queries lock`). @default 'check'
    */
   readonly locks?: 'check' | 'require' | 'ignore';
+  /**
+   * `partial` serves the endpoints whose shape is derived (and matches its lock) and refuses the
+   * others one by one; `strict` refuses the whole set on any problem. @default 'strict'
+   */
+  readonly refusals?: 'partial' | 'strict';
 }
 
 /** The snapshot of a registry already loaded (start-up needs its sources before the engine). */
@@ -39,9 +45,10 @@ export async function snapshotOf(
   registry: EndpointRegistry,
   queriesDir: string,
   engine: QueryEngine,
-  { version = 1, locks = 'check' }: SnapshotOptions = {},
+  { version = 1, locks = 'check', refusals = 'strict' }: SnapshotOptions = {},
 ): Promise<Snapshot> {
   const problems: string[] = [];
+  const refused: Refusal[] = [...registry.refused];
   const shapes = new Map<string, readonly ShapeColumn[]>();
   for (const endpoint of registry.endpoints) {
     try {
@@ -49,10 +56,32 @@ export async function snapshotOf(
       if (locks !== 'ignore') checkLock(queriesDir, endpoint, shape, locks === 'require');
       shapes.set(endpoint.name, shape);
     } catch (error) {
-      problems.push(problemLine(queriesDir, endpoint, error));
+      const line = problemLine(queriesDir, endpoint, error);
+      problems.push(line);
+      refused.push(...refusalsOf(queriesDir, endpoint.name, endpoint.contractFile, line));
     }
   }
-  if (problems.length > 0) throw new Error(problems.join('\n'));
+  if (refusals === 'strict' && problems.length > 0) throw new Error(problems.join('\n'));
+  const served = registry.endpoints.filter((endpoint) => shapes.has(endpoint.name));
+  return sealed(
+    { ...registry, ...registryOf(served, registry.sources, registry.tables, refused) },
+    version,
+    queriesDir,
+    shapes,
+  );
+}
+
+/**
+ * The one place a snapshot is made: whatever else a registry carries (table sources) is kept, and
+ * what belongs to one snapshot alone (its version, shapes, and anything memoised per snapshot)
+ * is set here last, so a snapshot made from another never inherits it.
+ */
+function sealed(
+  registry: EndpointRegistry,
+  version: number,
+  queriesDir: string,
+  shapes: ReadonlyMap<string, readonly ShapeColumn[]>,
+): Snapshot {
   const made = new Map<(snapshot: Snapshot) => unknown, unknown>();
   const snapshot: Snapshot = Object.freeze({
     ...registry,
@@ -65,6 +94,64 @@ export async function snapshotOf(
     },
   });
   return snapshot;
+}
+
+/** The snapshot with these endpoints added after its own (their shapes given), or some taken out. */
+export function snapshotWith(
+  snapshot: Snapshot,
+  change: {
+    readonly add?: readonly { endpoint: Endpoint; shape: readonly ShapeColumn[] }[];
+    readonly drop?: string;
+    readonly refused?: readonly Refusal[];
+  },
+): Snapshot {
+  const endpoints = [
+    ...snapshot.endpoints.filter((endpoint) => endpoint.name !== change.drop),
+    ...(change.add ?? []).map((added) => added.endpoint),
+  ];
+  const shapes = new Map(snapshot.shapes);
+  if (change.drop !== undefined) shapes.delete(change.drop);
+  for (const added of change.add ?? []) shapes.set(added.endpoint.name, added.shape);
+  return sealed(
+    {
+      ...snapshot,
+      ...registryOf(endpoints, snapshot.sources, snapshot.tables, [
+        ...snapshot.refused,
+        ...(change.refused ?? []),
+      ]),
+    },
+    snapshot.version,
+    snapshot.queriesDir,
+    shapes,
+  );
+}
+
+/**
+ * The snapshot its faces can be built from: `check` builds them, and an endpoint a face refuses
+ * (a GraphQL type name another shape already has) is taken out and reported, then the faces are
+ * built again without it. With `strict`, such a refusal refuses the whole snapshot.
+ */
+export function admitToFaces(
+  snapshot: Snapshot,
+  check: (snapshot: Snapshot) => void,
+  refusals: 'partial' | 'strict' = 'strict',
+): Snapshot {
+  let current = snapshot;
+  for (;;) {
+    try {
+      check(current);
+      return current;
+    } catch (error) {
+      if (refusals === 'strict' || !isEndpointRefusedError(error)) throw error;
+      const endpoint = current.find(error.endpoint);
+      // A face refused an endpoint this snapshot does not hold: nothing left to drop.
+      if (endpoint === undefined) throw error;
+      current = snapshotWith(current, {
+        drop: endpoint.name,
+        refused: refusalsOf(current.queriesDir, endpoint.name, error.contractFile, error.message),
+      });
+    }
+  }
 }
 
 function checkLock(queriesDir: string, endpoint: Endpoint, shape: readonly ShapeColumn[], required: boolean) {
@@ -117,5 +204,6 @@ function faceColumn(column: ResultColumn, nullable: boolean): ShapeColumn {
     ...(column.type === 'RECORD'
       ? { fields: (column.fields ?? []).map((field) => faceColumn(field, true)) }
       : {}),
+    ...(column.mode === undefined ? {} : { mode: column.mode }),
   };
 }

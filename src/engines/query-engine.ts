@@ -63,13 +63,27 @@ export type ColumnType =
   | 'STRING'
   | 'BOOL'
   | 'RECORD'
-  | 'JSON';
+  | 'JSON'
+  /** `YYYY-MM-DD`, as BigQuery's JSON writes a DATE. */
+  | 'DATE'
+  /** `HH:MM:SS[.ffffff]`, as BigQuery's JSON writes a TIME. */
+  | 'TIME'
+  /** Base64 text, as BigQuery's JSON writes BYTES. */
+  | 'BYTES';
 
 export interface ResultColumn {
   readonly name: string;
   readonly type: ColumnType;
   /** RECORD only, where the engine knows them: the fields of each record of the repeated record. */
   readonly fields?: readonly ResultColumn[] | undefined;
+  /**
+   * On a RECORD, `NULLABLE` marks a lone record (a STRUCT column of a table source), which the
+   * engine answers as one object or null, as BigQuery does; a RECORD without a mode is a repeated
+   * record, the shape Logflare gives every object of a log source. On any other type, `REPEATED`
+   * marks an array of that type (an ARRAY<STRING> is a STRING column in mode REPEATED, as in
+   * BigQuery's schemas).
+   */
+  readonly mode?: 'NULLABLE' | 'REPEATED' | undefined;
   /** Whether the engine says it may be null; undefined where it cannot say. */
   readonly nullable?: boolean | undefined;
 }

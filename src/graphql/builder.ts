@@ -9,6 +9,11 @@ export type QuerygateBuilder = PothosSchemaTypes.SchemaBuilder<
       /** ISO 8601 in UTC, passed as text so microseconds survive both ways. */
       DateTime: { Input: string; Output: string };
       JSON: { Input: unknown; Output: unknown };
+      /** INT64 as its decimal text, exact to 64 bits. */
+      BigInt: { Input: string; Output: string };
+      Date: { Input: string; Output: string };
+      Time: { Input: string; Output: string };
+      Bytes: { Input: string; Output: string };
     };
   }>
 >;
@@ -26,6 +31,11 @@ export function createBuilder(): QuerygateBuilder {
     Scalars: {
       DateTime: { Input: string; Output: string };
       JSON: { Input: unknown; Output: unknown };
+      /** INT64 as its decimal text, exact to 64 bits. */
+      BigInt: { Input: string; Output: string };
+      Date: { Input: string; Output: string };
+      Time: { Input: string; Output: string };
+      Bytes: { Input: string; Output: string };
     };
   }>({ defaultFieldNullability: false });
 }

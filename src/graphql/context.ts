@@ -116,6 +116,9 @@ export function createGraphQLContext(options: GraphQLContextOptions): GraphQLCon
   }
 
   async function resolve(call: EndpointCall): Promise<ResolvedResult> {
+    // A refusal may come before any call made the operation's abort signal (it is made lazily,
+    // only for a call that runs): calls batched before it must still answer nothing.
+    if (refusal) throw refusal;
     const hit = resolver.cached(call.endpoint, call.params);
     if (hit) return hit;
     const signal = operationSignal();

@@ -1,7 +1,6 @@
 import {
   GraphQLEnumType as EnumType,
   GraphQLBoolean,
-  type GraphQLEnumType,
   type GraphQLFieldConfig,
   type GraphQLFieldConfigArgumentMap,
   GraphQLFloat,
@@ -23,13 +22,19 @@ import { isQuerygateError, QuerygateError } from '../errors.js';
 import type { Encoding } from '../resolve/encodings.js';
 import type { ResolvedResult } from '../resolve/resolver.js';
 import type { GraphQLContext } from './context.js';
-import { createRowMapper, numberValue, textValue } from './result-rows.js';
+import { createRowMapper, int32Value, numberValue, textValue } from './result-rows.js';
 import { dateTimeText, jsonValue } from './scalars.js';
+import { TypeNames, type TypeOwner } from './type-names.js';
 
 /** The scalars the projection types columns and arguments with. */
 export interface ProjectionScalars {
   readonly DateTime: GraphQLScalarType;
   readonly JSON: GraphQLScalarType;
+  /** INT64 exact to 64 bits, as a decimal string (see scalars.ts for why). */
+  readonly BigInt: GraphQLScalarType;
+  readonly Date: GraphQLScalarType;
+  readonly Time: GraphQLScalarType;
+  readonly Bytes: GraphQLScalarType;
 }
 
 type Args = Readonly<Record<string, unknown>>;
@@ -79,7 +84,7 @@ export function projectEndpoints(
         description: typeDescription ?? `The saved queries named ${namespace}.*.`,
         fields,
       }),
-      `namespace ${namespace}`,
+      { what: `namespace ${namespace}` },
     );
     query[namespace] = {
       type: new GraphQLNonNull(type),
@@ -111,30 +116,6 @@ function pascal(text: string): string {
   return camelled.charAt(0).toUpperCase() + camelled.slice(1);
 }
 
-/** Every type name is claimed once; a second claim with another meaning is a contract problem. */
-class TypeNames {
-  private readonly claimed = new Map<string, { type: GraphQLEnumType | GraphQLObjectType; by: string }>();
-
-  claim<T extends GraphQLEnumType | GraphQLObjectType>(type: T, by: string): T {
-    const first = this.claimed.get(type.name);
-    if (first) throw new Error(`the GraphQL type ${type.name} of ${by} is also the type of ${first.by}`);
-    this.claimed.set(type.name, { type, by });
-    return type;
-  }
-
-  /** An enum declared by several parameters is one type, if they declare it alike. */
-  enum(type: GraphQLEnumType, by: string): GraphQLEnumType {
-    const first = this.claimed.get(type.name);
-    if (!first) return this.claim(type, by);
-    const same =
-      first.type instanceof EnumType &&
-      JSON.stringify(first.type.getValues().map((v) => [v.name, v.value, v.description])) ===
-        JSON.stringify(type.getValues().map((v) => [v.name, v.value, v.description]));
-    if (!same) throw new Error(`the GraphQL enum ${type.name} of ${by} differs from the one of ${first.by}`);
-    return first.type as GraphQLEnumType;
-  }
-}
-
 function endpointField(
   endpoint: Endpoint,
   shape: readonly ShapeColumn[],
@@ -160,9 +141,10 @@ function endpointField(
     (column) => endpoint.columns[column]?.description,
     scalars,
     names,
-    `endpoint ${endpoint.name}`,
+    { what: `endpoint ${endpoint.name}`, endpoint },
+    (column) => endpoint.columns[column]?.graphql.type === 'Int',
   );
-  const toRows = rowMapper(shape);
+  const toRows = rowMapper(shape, (column) => endpoint.columns[column]?.graphql.type === 'Int');
   const call: EndpointFieldCall = {
     load(values, context) {
       const raw = new Map<string, string>();
@@ -184,7 +166,9 @@ function endpointField(
     rows: toRows,
   };
   return {
-    type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(rowType))),
+    // Nullable, so an endpoint that fails answers null with its error and its siblings in the
+    // same operation still answer (GraphQL's own guidance: fields that can fail are nullable).
+    type: new GraphQLList(new GraphQLNonNull(rowType)),
     description: endpoint.graphql.description ?? `${endpoint.description} (endpoint ${endpoint.name})`,
     args,
     resolve: async (_namespace, values, context) => (await call.load(values, context)).encoded(toRows),
@@ -219,7 +203,7 @@ function argumentType(
           ]),
         ),
       }),
-      `${endpoint.name} parameter ${parameter.name}`,
+      { what: `${endpoint.name} parameter ${parameter.name}`, endpoint },
     );
   }
   if (parameter.type === 'timestamp' || parameter.format === 'iso8601') return scalars.DateTime;
@@ -235,6 +219,9 @@ function argumentType(
   }
 }
 
+/** Whether a top-level INT64 column is declared to fit 32 bits (`graphql: { type: Int }`). */
+type Int32Columns = (column: string) => boolean;
+
 function objectType(
   name: string,
   description: string,
@@ -242,11 +229,12 @@ function objectType(
   describe: (column: string) => string | undefined,
   scalars: ProjectionScalars,
   names: TypeNames,
-  by: string,
+  by: TypeOwner,
+  int32: Int32Columns = () => false,
 ): GraphQLObjectType {
   const fields: Record<string, GraphQLFieldConfig<Row, GraphQLContext>> = {};
   for (const column of columns) {
-    const type = columnType(name, column, scalars, names, by);
+    const type = columnType(name, column, scalars, names, by, int32(column.name));
     fields[camel(column.name)] = {
       type: column.nullable ? type : new GraphQLNonNull(type),
       description: describe(column.name) ?? `The field ${column.name}.`,
@@ -255,17 +243,27 @@ function objectType(
   return names.claim(new GraphQLObjectType<Row, GraphQLContext>({ name, description, fields }), by);
 }
 
-/** The GraphQL type of a column; a repeated record is a list of its own object type. */
+/**
+ * The GraphQL type of a column: a repeated record is a list of its own object type, a lone record
+ * (`mode: NULLABLE`, a STRUCT) that object type itself. INT64 is BigInt unless the contract
+ * declares the column fits 32 bits.
+ */
 function columnType(
   parent: string,
   column: ShapeColumn,
   scalars: ProjectionScalars,
   names: TypeNames,
-  by: string,
+  by: TypeOwner,
+  int32: boolean,
 ): GraphQLOutputType {
+  // BigQuery arrays hold no NULL element.
+  if (column.mode === 'REPEATED' && column.type !== 'RECORD')
+    return new GraphQLList(
+      new GraphQLNonNull(columnType(parent, { ...column, mode: undefined }, scalars, names, by, int32)),
+    );
   switch (column.type) {
     case 'INT64':
-      return GraphQLInt;
+      return int32 ? GraphQLInt : scalars.BigInt;
     case 'FLOAT64':
       return GraphQLFloat;
     case 'BOOL':
@@ -275,6 +273,12 @@ function columnType(
       return scalars.DateTime;
     case 'JSON':
       return scalars.JSON;
+    case 'DATE':
+      return scalars.Date;
+    case 'TIME':
+      return scalars.Time;
+    case 'BYTES':
+      return scalars.Bytes;
     case 'RECORD': {
       if (!column.fields?.length) return scalars.JSON;
       const record = objectType(
@@ -286,7 +290,7 @@ function columnType(
         names,
         by,
       );
-      return new GraphQLList(new GraphQLNonNull(record));
+      return column.mode === 'NULLABLE' ? record : new GraphQLList(new GraphQLNonNull(record));
     }
     default:
       return GraphQLString;
@@ -294,8 +298,8 @@ function columnType(
 }
 
 /** Rows of a result as the row type's objects, made once per (cached) result. */
-function rowMapper(shape: readonly ShapeColumn[]): Encoding<readonly Row[]> {
-  const convert = recordConverter(shape);
+function rowMapper(shape: readonly ShapeColumn[], int32: Int32Columns): Encoding<readonly Row[]> {
+  const convert = recordConverter(shape, int32);
   return createRowMapper(({ row, typeOf }) => convert(row, typeOf));
 }
 
@@ -304,11 +308,11 @@ type Converter = (
   typeOf?: (column: string) => string | undefined,
 ) => Row;
 
-function recordConverter(columns: readonly ShapeColumn[]): Converter {
+function recordConverter(columns: readonly ShapeColumn[], int32: Int32Columns = () => false): Converter {
   const parts = columns.map((column) => ({
     from: column.name,
     to: camel(column.name),
-    value: valueConverter(column),
+    value: valueConverter(column, int32(column.name)),
   }));
   return (record, typeOf) => {
     const row: Record<string, unknown> = {};
@@ -320,9 +324,25 @@ function recordConverter(columns: readonly ShapeColumn[]): Converter {
   };
 }
 
-function valueConverter(column: ShapeColumn): (value: EngineValue, type: string | undefined) => unknown {
+/**
+ * A converter from an engine value to the field's value. A value the field's type cannot hold
+ * becomes an error value: graphql-js reports a resolved Error as that field's error (code and
+ * message, HTTP 200), and the rest of the answer stands.
+ */
+function valueConverter(
+  column: ShapeColumn,
+  int32: boolean,
+): (value: EngineValue, type: string | undefined) => unknown {
+  if (column.mode === 'REPEATED' && column.type !== 'RECORD') {
+    const element = valueConverter({ ...column, mode: undefined }, int32);
+    return (value) =>
+      (Array.isArray(value) ? value : [value]).map((item) =>
+        item === null ? null : element(item, undefined),
+      );
+  }
   switch (column.type) {
     case 'INT64':
+      return int32 ? (value) => int32Value(value, column.name) : (value) => textValue(value);
     case 'FLOAT64':
       return (value) => numberValue(value);
     case 'TIMESTAMP':
@@ -336,10 +356,12 @@ function valueConverter(column: ShapeColumn): (value: EngineValue, type: string 
     case 'RECORD': {
       if (!column.fields?.length) return (value) => jsonValue(value);
       const convert = recordConverter(column.fields);
-      return (value) =>
-        (Array.isArray(value) ? value : [value]).map((item) =>
-          convert(item as Readonly<Record<string, EngineValue>>),
-        );
+      const each = (item: EngineValue) => convert(item as Readonly<Record<string, EngineValue>>);
+      if (column.mode === 'NULLABLE')
+        // An engine answering Logflare's wire gives a lone record as a repeated record of one.
+        return (value) =>
+          Array.isArray(value) ? (value[0] === undefined ? null : each(value[0])) : each(value);
+      return (value) => (Array.isArray(value) ? value : [value]).map(each);
     }
     default:
       return (value) => textValue(value);

@@ -1,4 +1,5 @@
 import type { ColumnType, EngineValue, QueryResult, ResultRow } from '../engines/query-engine.js';
+import { QuerygateError } from '../errors.js';
 import type { Encoding } from '../resolve/encodings.js';
 import { approximateValueSize } from '../resolve/result-size.js';
 
@@ -31,6 +32,21 @@ export function numberValue(value: EngineValue | undefined): number | null {
   if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))
     return Number(value);
   return null;
+}
+
+/**
+ * An INT64 for a field declared `Int`: the contract says its values fit 32 bits, so one that does
+ * not is that field's error (an Error value, which graphql-js reports for the field), never a 500.
+ */
+export function int32Value(value: EngineValue | undefined, column: string): number | QuerygateError | null {
+  const number = numberValue(value);
+  if (number === null || (Number.isInteger(number) && number >= -(2 ** 31) && number < 2 ** 31))
+    return number;
+  return new QuerygateError(
+    'VALUE_OUT_OF_RANGE',
+    `The value ${String(value)} of column ${column} does not fit the GraphQL Int (32 bits) its contract declares (graphql: { type: Int }); REST returns it whole`,
+    { details: { column } },
+  );
 }
 
 export function textValue(value: EngineValue | undefined): string | null {

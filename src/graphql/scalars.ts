@@ -42,9 +42,89 @@ export const DateTimeScalar = new GraphQLScalarType<string, string>({
   },
 });
 
-/** Adds the DateTime and JSON scalars to a schema's builder. */
+// INT64 whose values may pass 2^31: a decimal string, exact to 64 bits in every JSON client.
+// PostGraphile's BigInt is a string for this reason, and Hasura serializes its BigQuery backend's
+// INT64 as strings (and Postgres bigint with stringify-numeric-types). graphql-scalars' BigInt
+// (and its alias Long) answers a number up to 2^53 and a string beyond, so one field's JSON type
+// would depend on its value, which no typed client can read; its SafeInt stops at 2^53, short
+// of INT64 (GA4's microsecond timestamps are near 2^51 today, ids use all 64 bits).
+const int64Range = { min: -(2n ** 63n), max: 2n ** 63n - 1n };
+
+function int64Text(value: unknown): string {
+  let integer: bigint | undefined;
+  if (typeof value === 'bigint') integer = value;
+  else if (typeof value === 'number' && Number.isSafeInteger(value)) integer = BigInt(value);
+  else if (typeof value === 'string' && /^-?\d{1,20}$/.test(value)) integer = BigInt(value);
+  if (integer === undefined || integer < int64Range.min || integer > int64Range.max)
+    throw new TypeError(`BigInt cannot represent ${JSON.stringify(String(value))}: not a 64-bit integer`);
+  return integer.toString();
+}
+
+export const BigIntScalar = new GraphQLScalarType<string, string>({
+  name: 'BigInt',
+  description:
+    'A signed 64-bit integer (BigQuery INT64) as a decimal string, such as "1700000000000000": exact beyond 2^53, where JSON numbers are not. Arguments take the string or an integer literal.',
+  serialize: int64Text,
+  parseValue: int64Text,
+  parseLiteral: (ast) => {
+    if (ast.kind !== Kind.STRING && ast.kind !== Kind.INT)
+      throw new TypeError(`BigInt cannot represent a non-integer value: ${print(ast)}`);
+    return int64Text(ast.value);
+  },
+});
+
+/**
+ * A scalar of text in one of BigQuery's JSON forms, checked both ways. Named as Hasura's BigQuery
+ * backend names these types (Date, Time, Bytes). graphql-scalars' LocalDate has DATE's form,
+ * but its LocalTime stops at milliseconds where TIME keeps microseconds, and its Byte turns
+ * values into Buffers; one rule for the three keeps the text REST sends.
+ */
+function textScalar(name: string, description: string, form: RegExp, example: string) {
+  const check = (value: unknown): string => {
+    if (typeof value === 'string' && form.test(value)) return value;
+    throw new TypeError(
+      `${name} cannot represent ${JSON.stringify(value)}: expected text such as ${example}`,
+    );
+  };
+  return new GraphQLScalarType<string, string>({
+    name,
+    description,
+    serialize: check,
+    parseValue: check,
+    parseLiteral: (ast) => {
+      if (ast.kind !== Kind.STRING)
+        throw new TypeError(`${name} cannot represent a non-string value: ${print(ast)}`);
+      return check(ast.value);
+    },
+  });
+}
+
+export const DateScalar = textScalar(
+  'Date',
+  'A calendar date (BigQuery DATE) as YYYY-MM-DD, such as 2024-01-02.',
+  /^\d{4}-\d{2}-\d{2}$/,
+  '2024-01-02',
+);
+export const TimeScalar = textScalar(
+  'Time',
+  'A time of day without a date or zone (BigQuery TIME) as HH:MM:SS with up to six fraction digits, such as 10:11:12.345678.',
+  /^\d{2}:\d{2}:\d{2}(\.\d{1,6})?$/,
+  '10:11:12.345678',
+);
+export const BytesScalar = textScalar(
+  'Bytes',
+  'Bytes (BigQuery BYTES) in standard base64, as BigQuery and REST send them, such as YWJj.',
+  /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/,
+  'YWJj',
+);
+
+/** Adds querygate's scalars to a schema's builder. */
 export function addScalars(builder: QuerygateBuilder): void {
   builder.addScalarType('DateTime', DateTimeScalar);
+  builder.addScalarType('Date', DateScalar);
+  builder.addScalarType('Time', TimeScalar);
+  builder.addScalarType('Bytes', BytesScalar);
+  builder.addScalarType('BigInt', BigIntScalar);
   builder.addScalarType('JSON', JSONResolver);
 }
 

@@ -38,6 +38,10 @@ function buildSchema(snapshot: Snapshot): GraphQLSchema {
   const scalars = {
     DateTime: fixed.getType('DateTime') as GraphQLScalarType,
     JSON: fixed.getType('JSON') as GraphQLScalarType,
+    BigInt: fixed.getType('BigInt') as GraphQLScalarType,
+    Date: fixed.getType('Date') as GraphQLScalarType,
+    Time: fixed.getType('Time') as GraphQLScalarType,
+    Bytes: fixed.getType('Bytes') as GraphQLScalarType,
   };
   const endpointType = fixed.getType('Endpoint') as GraphQLOutputType;
   const endpoints: GraphQLFieldConfig<unknown, GraphQLContext> = {

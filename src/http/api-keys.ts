@@ -2,34 +2,63 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
 /**
- * Whether a presented key is one of the configured keys, in time that does not depend on how
- * much of it matches. Every key is compared over one fixed width, zero-padded, and its true
- * length compared apart, so a prefix, a padded or a longer candidate fails in the same time as
- * any other. The width is at least 256 bytes, so the time tells nothing of the keys' lengths
- * either (unless a key is longer).
+ * What a key may do: `all` (query and ingest: Studio's private token) or `ingest` only (Vector's
+ * public token, which sits in a config file and must not read the logs).
+ */
+export type KeyScope = 'all' | 'ingest';
+
+/** A route's need: `query` (every route that reads) or `ingest` (the ingestion routes). */
+export type RouteScope = 'query' | 'ingest';
+
+/** Whether a key of `scope` may call a route that needs `need`. */
+export function scopeAllows(scope: KeyScope, need: RouteScope): boolean {
+  return scope === 'all' || need === 'ingest';
+}
+
+/**
+ * The scope of a presented key, or undefined when it is none of the configured keys, in time
+ * that does not depend on how much of it matches nor on which list holds it. Every key is
+ * compared over one fixed width, zero-padded, and its true length compared apart, so a prefix,
+ * a padded or a longer candidate fails in the same time as any other. The width is at least 256
+ * bytes, so the time tells nothing of the keys' lengths either (unless a key is longer).
  *
  * Padding rather than hashing both sides to SHA-256 digests, which cost about 3 µs a request,
  * several percent of serving a cached result; this comparison does the same job in under 1 µs.
  */
-export function createApiKeyCheck(keys: readonly string[]): (presented: string | undefined) => boolean {
-  const width = Math.max(minimumWidth, ...keys.map((key) => Buffer.byteLength(key)));
-  const padded = keys.map((key) => ({
+export function createKeyScopeCheck(keys: {
+  readonly all: readonly string[];
+  readonly ingest?: readonly string[];
+}): (presented: string | undefined) => KeyScope | undefined {
+  const entries: { key: string; scope: KeyScope }[] = [
+    ...keys.all.map((key) => ({ key, scope: 'all' as const })),
+    ...(keys.ingest ?? []).map((key) => ({ key, scope: 'ingest' as const })),
+  ];
+  const width = Math.max(minimumWidth, ...entries.map(({ key }) => Buffer.byteLength(key)));
+  const padded = entries.map(({ key, scope }) => ({
     bytes: fixedWidth(Buffer.alloc(width), key),
     length: Buffer.byteLength(key),
+    scope,
   }));
   // Reused by every call: a check runs to its end before the next one starts.
   const candidate = Buffer.alloc(width);
   return (presented) => {
-    if (presented === undefined || presented === '') return false;
+    if (presented === undefined || presented === '') return undefined;
     fixedWidth(candidate, presented);
     const length = Buffer.byteLength(presented);
-    let found = false;
+    let found: KeyScope | undefined;
+    // Every key is compared, whichever matches: no early exit.
     for (const key of padded) {
-      const sameBytes = timingSafeEqual(key.bytes, candidate);
-      found = (sameBytes && key.length === length) || found;
+      const same = timingSafeEqual(key.bytes, candidate) && key.length === length;
+      found = same ? key.scope : found;
     }
     return found;
   };
+}
+
+/** Whether a presented key is one of `keys` (all of them full keys); see `createKeyScopeCheck`. */
+export function createApiKeyCheck(keys: readonly string[]): (presented: string | undefined) => boolean {
+  const scopeOf = createKeyScopeCheck({ all: keys });
+  return (presented) => scopeOf(presented) !== undefined;
 }
 
 const minimumWidth = 256;

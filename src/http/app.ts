@@ -9,14 +9,14 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import { QuerygateError } from '../errors.js';
-import { presentedApiKey } from './api-keys.js';
+import { type KeyScope, presentedApiKey, type RouteScope, scopeAllows } from './api-keys.js';
 import { errorBody, toQuerygateError } from './respond.js';
 
 /** The HTTP settings of the server (see `Config`). */
 export interface HttpAppOptions {
   readonly logger: Logger;
-  /** Whether a presented key is valid (constant time, see `createApiKeyCheck`). */
-  readonly isAuthorised: (key: string | undefined) => boolean;
+  /** The scope of a presented key, undefined when it is no key (constant time, see `createKeyScopeCheck`). */
+  readonly keyScope: (key: string | undefined) => KeyScope | undefined;
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
@@ -30,6 +30,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Requests this route answers without a key (`/health`, GraphiQL's page). */
     isPublic?: (request: FastifyRequest) => boolean;
+    /** What a key must be allowed to do to call this route. @default 'query' */
+    scope?: RouteScope;
   }
 }
 
@@ -46,7 +48,7 @@ type MarkedRequest = IncomingMessage & { [badTarget]?: true };
  * idle clients. Faces throw QuerygateError; anything else is logged and masked.
  */
 export async function createHttpApp(options: HttpAppOptions): Promise<FastifyInstance> {
-  const { isAuthorised } = options;
+  const { keyScope } = options;
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
     // A line per request would cost more than serving a cached hit; errors are logged.
@@ -92,11 +94,12 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
       // A path that does not decode (`%E0%A4%A`) names no route; without a key it is still a 401.
       // The router failed before the query string was parsed.
       const query = Object.fromEntries(new URLSearchParams(request.raw.url?.split('?')[1] ?? ''));
-      const known = isAuthorised(presentedApiKey(request.raw, query))
-        ? new QuerygateError('NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`, {
-            cause: error,
-          })
-        : unauthenticated();
+      const known =
+        keyScope(presentedApiKey(request.raw, query)) !== undefined
+          ? new QuerygateError('NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}`, {
+              cause: error,
+            })
+          : unauthenticated();
       void (reply as unknown as FastifyReply)
         .code(known.status)
         .headers(errorHeaders(known))
@@ -125,8 +128,15 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
       done();
       return;
     }
-    if (!isAuthorised(presentedApiKey(request.raw, request.query))) {
+    const scope = keyScope(presentedApiKey(request.raw, request.query));
+    if (scope === undefined) {
       done(unauthenticated());
+      return;
+    }
+    // A path that names no route is a 404 for any valid key: it needs no scope.
+    const need = request.routeOptions.config.scope ?? 'query';
+    if (!request.is404 && !scopeAllows(scope, need)) {
+      done(forbidden(request, need));
       return;
     }
     done();
@@ -153,6 +163,15 @@ function unauthenticated(): QuerygateError {
   return new QuerygateError(
     'UNAUTHENTICATED',
     'Missing or invalid API key: send it as X-API-KEY, Authorization: Bearer or ?api_key=',
+  );
+}
+
+function forbidden(request: FastifyRequest, need: RouteScope): QuerygateError {
+  const path = request.url.split('?')[0];
+  return new QuerygateError(
+    'FORBIDDEN',
+    `This API key has the ingest scope only; ${request.method} ${path} needs the ${need} scope (a key of QUERYGATE_API_KEYS)`,
+    { details: { scope: need } },
   );
 }
 

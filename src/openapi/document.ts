@@ -189,11 +189,18 @@ function columnSchema(column: ShapeColumn): Schema {
 }
 
 function valueSchema(column: ShapeColumn): Schema {
+  // An array of scalars: an array of that scalar's values (BigQuery arrays hold no NULL).
+  if (column.mode === 'REPEATED' && column.type !== 'RECORD')
+    return { type: 'array', items: valueSchema({ ...column, mode: undefined }) };
   switch (column.type) {
     case 'TIMESTAMP':
       return { type: 'integer', format: 'int64', description: 'Microseconds since the Unix epoch, UTC.' };
     case 'DATETIME':
-      return { type: 'string', description: 'A civil date and time, YYYY-MM-DDTHH:MM:SS[.ffffff], in UTC.' };
+      return {
+        type: 'string',
+        pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?$',
+        description: 'A civil date and time, YYYY-MM-DDTHH:MM:SS[.ffffff], in UTC.',
+      };
     case 'INT64':
       return { type: 'integer', format: 'int64' };
     case 'FLOAT64':
@@ -202,7 +209,21 @@ function valueSchema(column: ShapeColumn): Schema {
       return { type: 'boolean' };
     case 'JSON':
       return {};
+    case 'DATE':
+      return { type: 'string', format: 'date', description: 'A calendar date, YYYY-MM-DD.' };
+    case 'TIME':
+      // Not `format: time`, which JSON Schema takes from RFC 3339 with a zone offset.
+      return {
+        type: 'string',
+        pattern: '^\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?$',
+        description: 'A time of day without a zone, HH:MM:SS[.ffffff].',
+      };
+    case 'BYTES':
+      return { type: 'string', contentEncoding: 'base64', description: 'Bytes in standard base64.' };
     case 'RECORD':
+      // A lone record (a STRUCT of a table source): one object, or null where the column may be.
+      if (column.mode === 'NULLABLE' && column.fields?.length)
+        return recordSchema(column.fields, () => undefined);
       // A repeated record: an array of objects, empty where there is none.
       return column.fields?.length
         ? { type: 'array', items: recordSchema(column.fields, () => undefined) }

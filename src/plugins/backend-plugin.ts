@@ -46,7 +46,10 @@ export const backendPlugin = fp<BackendPluginOptions>(
     const backend = await openBackend(config, {
       sources: registry.sources,
       tables: registry.tables,
-      queries: registry.endpoints,
+      // Strict: the engine translates every query at start, and one that cannot run stops it.
+      // Else each is checked on its own when the snapshot describes it, and a refused one is
+      // reported (served-endpoints-plugin.ts).
+      queries: config.strict ? registry.endpoints : [],
       now: options.now,
       timers: options.timers,
       logger: options.logger,

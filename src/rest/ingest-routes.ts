@@ -43,6 +43,7 @@ export function ingestRoutes(options: IngestRoutesOptions) {
         app.route({
           method: [...allMethods],
           url: `${base}${sub}`,
+          config: { scope: 'ingest' },
           handler: async (request, reply) => {
             allowMethods(request, ['POST']);
             const { events, envelope } = await readLogEvents(
@@ -71,6 +72,8 @@ export function ingestRoutes(options: IngestRoutesOptions) {
     app.route({
       method: [...allMethods],
       url: '/api/sources',
+      // The names and UUIDs an ingesting client sends to: an ingest-only key may read them.
+      config: { scope: 'ingest' },
       handler: async (request, reply) => {
         allowMethods(request, ['GET', 'HEAD']);
         return reply.type('application/json; charset=utf-8').send(toJson({ result: sourceList }));

@@ -111,7 +111,14 @@ export interface TableWithJoins {
 export type TableFactor =
   | { readonly Table: { readonly name: ObjectName; readonly alias?: TableAlias } }
   | { readonly Derived: { readonly subquery: Query; readonly alias?: TableAlias } }
-  | { readonly UNNEST: Unnest };
+  | { readonly UNNEST: Unnest }
+  | { readonly NestedJoin: NestedJoin };
+
+/** `( t AS e CROSS JOIN UNNEST(...) ... )`: a parenthesized join as a FROM item. */
+export interface NestedJoin {
+  readonly table_with_joins: TableWithJoins;
+  readonly alias?: TableAlias;
+}
 
 export interface Unnest {
   readonly alias?: TableAlias;

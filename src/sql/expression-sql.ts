@@ -1,5 +1,6 @@
 import type { Expr, Payload, Value } from './ast.js';
 import { type Ast, stringLiteral, variant } from './bigquery-ast.js';
+import { constantRowFieldSql } from './constant-row-field.js';
 import { callSql, functionCallSql } from './function-call.js';
 import { quantileAt } from './function-rules.js';
 import { bareName, compoundParts } from './names.js';
@@ -184,6 +185,8 @@ function fieldAccessSql(node: Payload<'CompoundFieldAccess'>, context: Translati
     const [value, buckets] = quantiles.args.List.args.map((arg: Ast) => context.expr(arg.Unnamed.Expr));
     return quantileAt(value, buckets, offset);
   }
+  const constantField = constantRowFieldSql(node, context);
+  if (constantField !== undefined) return constantField;
   let sql = context.expr(root);
   // A field of a computed value (`STRUCT(1 AS a).a`) needs the value in parentheses.
   if (compoundParts(root) === undefined && first && 'Dot' in first) sql = `(${sql})`;

@@ -1,4 +1,4 @@
-import type { JoinConstraint, TableFactor, TableWithJoins, Unnest } from './ast.js';
+import type { JoinConstraint, NestedJoin, TableFactor, TableWithJoins, Unnest } from './ast.js';
 import { variant } from './bigquery-ast.js';
 import { quoteString } from './rules/rule.js';
 import { findTable } from './table-names.js';
@@ -30,10 +30,11 @@ export function fromClauseSql(
         fromItems[fromItems.length - 1] += joined + joinsSql(item, context, impliedFilters);
         return '';
       }
-      return (
-        inlineConstant(item, context, from.length) ??
-        relationSql(item.relation, context) + joinsSql(item, context, impliedFilters)
-      );
+      const inlined = inlineConstant(item, context, from.length);
+      if (inlined !== undefined) return inlined;
+      const first = relationSql(item.relation, context);
+      if (item.joins.some((join) => 'NestedJoin' in join.relation)) context.scope.qualifyRelations();
+      return first + joinsSql(item, context, impliedFilters);
     });
     if (sql !== '') fromItems.push(sql);
   }
@@ -69,6 +70,8 @@ function joinsSql(item: TableWithJoins, context: TranslationContext, impliedFilt
       const relation = join.relation;
       const unnest = unnestOf(relation, context);
       if (unnest) return joinUnnestSql(unnest, operator, constraint, context, impliedFilters);
+      if ('NestedJoin' in relation)
+        return nestedJoinSql(relation.NestedJoin, operator, constraint, context, impliedFilters);
       const right = relationSql(relation, context);
       if (operator === 'CrossJoin') return `\nCROSS JOIN ${right}`;
       if (operator === 'Inner' || operator === 'Join')
@@ -79,6 +82,40 @@ function joinsSql(item: TableWithJoins, context: TranslationContext, impliedFilt
     });
   }
   return sql;
+}
+
+/**
+ * `LEFT JOIN (edge_logs AS e CROSS JOIN UNNEST(metadata) AS m ...) ON ...` (Studio's unified
+ * logs). Inside the parentheses a bare name means a column of their own tables, as in BigQuery,
+ * so they are resolved apart and written qualified; their aliases are then visible outside.
+ * What their UNNESTs over records imply (`m IS NOT NULL`) filters the parenthesized side: in the
+ * ON clause of an outer join, which keeps the left rows that match nothing.
+ */
+function nestedJoinSql(
+  nested: NestedJoin,
+  operator: string,
+  constraint: JoinConstraint | undefined,
+  context: TranslationContext,
+  impliedFilters: string[],
+): string {
+  if (nested.alias) throw unsupported('an alias on a parenthesized join');
+  const inner = context.within(context.scope.sibling());
+  let sql = relationSql(nested.table_with_joins.relation, inner);
+  inner.scope.qualifyRelations();
+  const innerFilters: string[] = [];
+  sql += joinsSql(nested.table_with_joins, inner, innerFilters);
+  for (const [alias, binding] of inner.scope.own()) context.scope.bind(alias, binding);
+  const right = sql.includes('\n') ? `(${sql})` : sql;
+  if (operator === 'CrossJoin') {
+    impliedFilters.push(...innerFilters);
+    return `\nCROSS JOIN ${right}`;
+  }
+  const [kind, on] = variant(constraint ?? 'None');
+  if (kind !== 'On') throw unsupported('a parenthesized join without ON');
+  const condition = [context.expr(on), ...innerFilters].map((part) => `(${part})`).join(' AND ');
+  if (operator === 'Inner' || operator === 'Join') return `\nJOIN ${right} ON ${condition}`;
+  if (operator === 'Left' || operator === 'LeftOuter') return `\nLEFT JOIN ${right} ON ${condition}`;
+  throw unsupported(`${operator} joins`);
 }
 
 function joinConstraint(constraint: JoinConstraint | undefined, context: TranslationContext): string {

@@ -24,9 +24,12 @@ export function selectSql(
   const outputs = outputNames(select.projection);
   const columns: Columns = new Map();
   let allKnown = true;
+  // BigQuery names the columns of unaliased expressions f0_, f1_, ... in the order they come.
+  let anonymous = 0;
+  const nextAnonymous = () => `f${anonymous++}_`;
   const projection = select.projection.map((item) =>
     atNode(item, () => {
-      const printed = selectItem(item, context);
+      const printed = selectItem(item, context, nextAnonymous);
       if (printed.columns === undefined) allKnown = false;
       for (const column of printed.columns ?? []) columns.set(column.name.toLowerCase(), column);
       return printed.sql;
@@ -116,12 +119,14 @@ function withOutputNames(expression: Expr, context: TranslationContext, outputs:
 function selectItem(
   item: SelectItem,
   context: TranslationContext,
+  nextAnonymous: () => string,
 ): { sql: string; columns: Column[] | undefined } {
   const [kind, node] = variant(item);
   switch (kind) {
     case 'UnnamedExpr': {
       const parts = compoundParts(node);
-      if (!parts) return { sql: context.expr(node), columns: [] };
+      // An anonymous column: BigQuery's generated name, which no query can refer to.
+      if (!parts) return { sql: `${context.expr(node)} AS ${quoteIdent(nextAnonymous())}`, columns: [] };
       const resolved = context.resolveName(parts);
       // BigQuery names the column after the last part; DuckDB would name a path after its
       // last field, which for a bare UNNEST alias (`select request`) is another name.

@@ -27,6 +27,11 @@ export type Binding =
       readonly kind: 'relation';
       readonly alias: string;
       readonly columns?: ReadonlyMap<string, Column> | undefined;
+      /**
+       * Its bare column names are written with the alias: in a FROM with a parenthesized join,
+       * where DuckDB sees every table at once and BigQuery only those before or inside it.
+       */
+      readonly qualified?: boolean;
     }
   /** An UNNEST over an object: the alias is an abbreviation of `path` (DuckDB SQL text). */
   | { readonly kind: 'object'; readonly path: string; readonly type: StructSqlType }
@@ -73,6 +78,17 @@ export class Scope {
     return new Scope(this);
   }
 
+  /** A scope beside this one: the enclosing SELECTs' names, none of this one's (a parenthesized join). */
+  sibling(): Scope {
+    return new Scope(this.parent);
+  }
+
+  /** Writes the bare column names of this scope's tables with their alias (see `qualified`). */
+  qualifyRelations(): void {
+    for (const [alias, binding] of this.bindings)
+      if (binding.kind === 'relation') this.bindings.set(alias, { ...binding, qualified: true });
+  }
+
   /** This SELECT's own bindings, in FROM order. */
   own(): [string, Binding][] {
     return [...this.bindings];
@@ -97,11 +113,9 @@ export class Scope {
           continue;
         }
         const column = binding.columns.get(lower);
-        if (column)
-          found.push({
-            where: binding.alias,
-            resolved: { sql: quoteIdent(column.pseudo ? column.name : name), type: column.type },
-          });
+        const stored = quoteIdent(column?.pseudo ? column.name : name);
+        const sql = binding.qualified ? `${quoteIdent(binding.alias)}.${stored}` : stored;
+        if (column) found.push({ where: binding.alias, resolved: { sql, type: column.type } });
       } else if (binding.kind === 'object') {
         const field = structField(binding.type, name);
         if (field)

@@ -1,5 +1,6 @@
 import { type Ast, numberLiteral, stringLiteral, variant } from './bigquery-ast.js';
 import { unsupported } from './function-rules.js';
+import { isTextValued, textToInt64Sql } from './string-to-int64.js';
 import { quoteIdent } from './table-schema.js';
 
 /** How a form module reaches back into the translation of the query it is part of. */
@@ -53,8 +54,9 @@ export function castSql(node: Ast, context: FormContext): string {
   if ((target === 'TIMESTAMP' || target === 'TIMESTAMP_NS') && isStringValued(node.expr)) {
     return `${cast}(${cast}(${value} AS TIMESTAMPTZ) AS ${target})`;
   }
+  if (target === 'BIGINT' && isTextValued(node.expr, context.columnType)) return textToInt64Sql(value, cast);
   // FLOAT64 to INT64 rounds halfway cases away from zero in BigQuery and to even in DuckDB;
-  // through DECIMAL, DuckDB rounds them away from zero too. Strings and integers cast directly.
+  // through DECIMAL, DuckDB rounds them away from zero too. Integers cast directly.
   if (
     target === 'BIGINT' &&
     !isStringValued(node.expr) &&

@@ -8,7 +8,7 @@ import { startQuerygate } from '../../src/server.js';
 import { testApiKey, testConfig } from '../helpers/querygate-server.js';
 
 describe('api_key in the query string', () => {
-  it('never reaches a log line, even at trace level, valid or not, on REST, GraphQL and errors', async () => {
+  it('never reaches a log line, even at trace level, valid or not, full or ingest-only, on REST, GraphQL and errors', async () => {
     const lines: string[] = [];
     const capture = new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -18,7 +18,10 @@ describe('api_key in the query string', () => {
     });
     const dataDir = await mkdtemp(join(tmpdir(), 'querygate-keylog-'));
     const wrongKey = 'wrong-key-that-must-not-be-logged-42';
-    const app = await startQuerygate(testConfig(dataDir), { logger: createLogger('trace', capture) });
+    const ingestKey = 'ingest-only-key-that-must-not-be-logged-7';
+    const app = await startQuerygate(testConfig(dataDir, { QUERYGATE_INGEST_KEYS: ingestKey }), {
+      logger: createLogger('trace', capture),
+    });
     try {
       const targets = [
         `/api/endpoints/query/usage.api-counts?project=p&interval=daily&api_key=${testApiKey}`,
@@ -38,12 +41,24 @@ describe('api_key in the query string', () => {
         body: '{"message":"x"}',
       });
       expect(posted.status).toBe(200);
+      // An ingest-only key: refused on a route that reads (403), accepted where it ingests.
+      const refused = await fetch(
+        `${app.url}/api/endpoints/query/usage.api-counts?project=p&interval=daily&api_key=${ingestKey}`,
+      );
+      const ingested = await fetch(`${app.url}/api/logs?source_name=postgres.logs&api_key=${ingestKey}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"message":"y"}',
+      });
+      expect([refused.status, ingested.status]).toEqual([403, 200]);
     } finally {
       await app.close();
       await rm(dataDir, { recursive: true, force: true });
     }
     expect(lines.length).toBeGreaterThan(0);
-    const leaked = lines.filter((line) => line.includes(testApiKey) || line.includes(wrongKey));
+    const leaked = lines.filter(
+      (line) => line.includes(testApiKey) || line.includes(wrongKey) || line.includes(ingestKey),
+    );
     expect(leaked).toEqual([]);
   });
 });

@@ -59,7 +59,11 @@ describe('querygate queries check on BigQuery', () => {
     });
     const { ok, lines } = await run('check', shippedQueriesDir);
     expect(ok).toBe(false);
-    expect(lines).toHaveLength(1);
+    // One line for the refused endpoint, then the count of those that pass.
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(
+      /^✗ 2 endpoints in .* pass every check on BigQuery \(1 refused; the server would serve the others\)$/,
+    );
     expect(lines[0]).toMatch(/^✗ .*functions\.invocation-stats\.yaml: .*functions\.invocation-stats/);
     expect(lines[0]).toContain('Unrecognized name: no_such_column');
   });
@@ -76,7 +80,11 @@ describe('querygate queries check on BigQuery', () => {
     writeFileSync(lockFile, JSON.stringify(lock, null, 2));
     const { ok, lines } = await run('check', queries);
     expect(ok).toBe(false);
-    expect(lines).toHaveLength(1);
+    // One line for the refused endpoint, then the count of those that pass.
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(
+      /^✗ 2 endpoints in .* pass every check on BigQuery \(1 refused; the server would serve the others\)$/,
+    );
     expect(lines[0]).toMatch(/^✗ .*usage\.api-counts\.lock\.json: the result of usage\.api-counts differs/);
     expect(lines[0]).toContain(changed.name);
   });

@@ -6,7 +6,7 @@ import { createHttpApp } from '../../src/http/app.js';
 it('answers ENGINE_BUSY over REST with 503 and a Retry-After header of the advised seconds', async () => {
   const app = await createHttpApp({
     logger: pino({ level: 'silent' }),
-    isAuthorised: () => true,
+    keyScope: () => 'all',
     headersTimeoutMs: 10_000,
     requestTimeoutMs: 30_000,
     keepAliveTimeoutMs: 5_000,

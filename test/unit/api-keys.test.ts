@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createApiKeyCheck } from '../../src/http/api-keys.js';
+import { createApiKeyCheck, createKeyScopeCheck, scopeAllows } from '../../src/http/api-keys.js';
 
 const short = 'short-key-0123456789';
 const long = 'a-much-longer-key-0123456789abcdefghijklmnop';
@@ -27,5 +27,32 @@ describe('API key check', () => {
 
   it('refuses everything when no key is configured', () => {
     expect(createApiKeyCheck([])('anything-at-all-0123456789')).toBe(false);
+  });
+});
+
+describe('key scopes', () => {
+  const full = 'studio-private-token-0123456789';
+  const ingestOnly = 'vector-public-token-0123456789';
+  const scopeOf = createKeyScopeCheck({ all: [full], ingest: [ingestOnly] });
+
+  it('gives a key of the full list the scope all, and one of the ingest list the scope ingest', () => {
+    expect(scopeOf(full)).toBe('all');
+    expect(scopeOf(ingestOnly)).toBe('ingest');
+  });
+
+  it.each([
+    ['no key', undefined],
+    ['an empty key', ''],
+    ['a prefix of the ingest key', ingestOnly.slice(0, -1)],
+    ['the ingest key with one more character', `${ingestOnly}x`],
+  ])('gives %s no scope', (_what, presented) => {
+    expect(scopeOf(presented)).toBeUndefined();
+  });
+
+  it('lets a full key call query and ingest routes, and an ingest key only ingest routes', () => {
+    expect(scopeAllows('all', 'query')).toBe(true);
+    expect(scopeAllows('all', 'ingest')).toBe(true);
+    expect(scopeAllows('ingest', 'ingest')).toBe(true);
+    expect(scopeAllows('ingest', 'query')).toBe(false);
   });
 });

@@ -131,6 +131,27 @@ describe('configuration from the environment', () => {
     ).toEqual(['first-key-0123456789', 'second-key-0123456789']);
   });
 
+  it('reads QUERYGATE_INGEST_KEYS as ingest-only keys, none when unset', () => {
+    expect(
+      loadConfig({ QUERYGATE_INGEST_KEYS: 'vector-key-0123456789, other-key-0123456789' }).ingestKeys,
+    ).toEqual(['vector-key-0123456789', 'other-key-0123456789']);
+    expect(loadConfig({}).ingestKeys).toEqual([]);
+  });
+
+  it('refuses an ingest key shorter than 16 characters, naming QUERYGATE_INGEST_KEYS', () => {
+    expect(refusal({ QUERYGATE_INGEST_KEYS: 'short' })).toMatch(
+      /^Invalid configuration:\n {2}QUERYGATE_INGEST_KEYS: .*16/,
+    );
+  });
+
+  it('refuses a key given both scopes, naming QUERYGATE_INGEST_KEYS', () => {
+    const message = refusal({
+      QUERYGATE_API_KEYS: 'shared-key-0123456789',
+      QUERYGATE_INGEST_KEYS: 'shared-key-0123456789',
+    });
+    expect(message).toMatch(/^Invalid configuration:\n {2}QUERYGATE_INGEST_KEYS: .*one scope/);
+  });
+
   it('refuses an unknown engine, naming QUERYGATE_ENGINE and the engines it knows', () => {
     const message = refusal({ QUERYGATE_ENGINE: 'postgres' });
     expect(message).toMatch(/^Invalid configuration:\n {2}QUERYGATE_ENGINE: /);

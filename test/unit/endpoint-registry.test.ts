@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -75,5 +75,36 @@ describe('endpoint registry', () => {
     expect(message).toContain('demo.counts');
     expect(message).toContain('@project_ref');
     expect(message).toContain('declares project,');
+  });
+});
+
+describe('endpoint registry, partial', () => {
+  it('refuses the later of two endpoints with one UUID, naming its file and the id key, and keeps the first', () => {
+    const dir = queriesDirWith(countsSql('true'), []);
+    // A copy under a new name that kept the UUID: the way most users start an endpoint.
+    writeFileSync(
+      join(dir, 'demo.copy.yaml'),
+      readFileSync(join(dir, 'demo.counts.yaml'), 'utf8').replace('"demo.counts"', '"demo.copy"'),
+    );
+    copyFileSync(join(dir, 'demo.counts.sql'), join(dir, 'demo.copy.sql'));
+    writeFileSync(join(dir, 'demo.orphan.sql'), countsSql('true'));
+    const registry = loadEndpointRegistry(dir, { refusals: 'partial' });
+    expect(registry.endpoints.map((endpoint) => endpoint.name)).toEqual(['demo.copy']);
+    expect(registry.refused).toEqual([
+      {
+        endpoint: 'demo.orphan',
+        file: 'demo.orphan.sql',
+        reason: 'has no contract demo.orphan.yaml beside it',
+      },
+      {
+        endpoint: 'demo.counts',
+        file: 'demo.counts.yaml',
+        reason: 'id: 0b9d6a3e-5c1f-4d2a-9e8b-7f6a5d4c3b2a is also the id of demo.copy.yaml',
+      },
+    ]);
+    // Strict, the same directory is refused whole, every problem on its own line.
+    expect(() => loadEndpointRegistry(dir)).toThrow(
+      /demo\.orphan\.sql: has no contract[\s\S]*\n.*demo\.counts\.yaml: id: /,
+    );
   });
 });

@@ -52,13 +52,13 @@ describe('the schema of the spec', () => {
 
   it('types the arguments of the three endpoint fields', () => {
     expect(signature(field('LogsQueries', 'all'))).toBe(
-      '(project: String!, projectTier: ProjectTier!, isoTimestampStart: DateTime, isoTimestampEnd: DateTime): [LogRecord!]!',
+      '(project: String!, projectTier: ProjectTier!, isoTimestampStart: DateTime, isoTimestampEnd: DateTime): [LogRecord!]',
     );
     expect(signature(field('FunctionsQueries', 'invocationStats'))).toBe(
-      '(project: String!, interval: InvocationInterval!, functionId: String): [InvocationStatsBucket!]!',
+      '(project: String!, interval: InvocationInterval!, functionId: String): [InvocationStatsBucket!]',
     );
     expect(signature(field('UsageQueries', 'apiCounts'))).toBe(
-      '(project: String!, interval: UsageInterval!): [ApiCountsBucket!]!',
+      '(project: String!, interval: UsageInterval!): [ApiCountsBucket!]',
     );
   });
 

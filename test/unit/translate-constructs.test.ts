@@ -33,6 +33,63 @@ afterAll(async () => {
 const rows = async (sql: string, params = {}) => (await scratch.bigquery(sql, params, now)).rows;
 
 describe('BigQuery to DuckDB translation', () => {
+  it('names columns as BigQuery does: a path by its last part, an unaliased expression f0_, f1_, ...', async () => {
+    // BigQuery: `SELECT x, COUNT(*)` answers the columns x and f0_; anonymous columns are numbered
+    // in order among themselves, an alias or a path takes no number.
+    const result = await scratch.bigquery(
+      `select count(*), t.id, m.function_id, 1 + 1, max(t.id) as last_id, upper(t.id), (select 1)
+       from \`deno-relay-logs\` as t cross join unnest(t.metadata) as m
+       group by t.id, m.function_id order by t.id limit 1`,
+      {},
+      now,
+    );
+    expect(result.columns.map((column) => column.name)).toEqual([
+      'f0_',
+      'id',
+      'function_id',
+      'f1_',
+      'last_id',
+      'f2_',
+      'f3_',
+    ]);
+    expect(result.rows).toEqual([
+      { f0_: 1, id: 'r1', function_id: 'f1', f1_: 2, last_id: 'r1', f2_: 'R1', f3_: 1 },
+    ]);
+  });
+
+  it('reads a field of a one-row CTE by position, dates[0] and dates[ORDINAL(2)], as BigQuery subscripts a row', async () => {
+    // Logflare's usage.api-counts filters with `f0.timestamp >= dates[0]`, dates a one-row CTE.
+    expect(
+      await rows(`with dates as (select timestamp_sub(current_timestamp(), interval 2 hour) as start, 'x' as label)
+        select t.id, dates[ordinal(2)] as label from dates, \`deno-relay-logs\` as t
+        where t.timestamp >= dates[0] order by t.id`),
+    ).toEqual([
+      { id: 'r1', label: 'x' },
+      { id: 'r2', label: 'x' },
+      { id: 'r3', label: 'x' },
+      { id: 'r4', label: 'x' },
+    ]);
+  });
+
+  it('joins a parenthesized join, whose bare names mean its own tables, keeping unmatched left rows', async () => {
+    // Studio's unified logs: `left join (edge_logs as e cross join unnest(metadata) as ...) on ...`.
+    // Inside the parentheses `metadata` is e's, although t has one too; r3 (no response) and r4
+    // (no metadata) drop out of t's own CROSS JOIN UNNEST; c2 (no response) matches nothing.
+    expect(
+      await rows(`select t.id, e.id as edge_id from \`deno-relay-logs\` as t
+        cross join unnest(t.metadata) as m
+        cross join unnest(m.response) as mr
+        left join (\`cloudflare.logs.prod\` as e
+          cross join unnest(metadata) as em
+          cross join unnest(em.response) as er)
+        on er.status_code = mr.status_code
+        order by t.id`),
+    ).toEqual([
+      { id: 'r1', edge_id: 'c1' },
+      { id: 'r2', edge_id: null },
+    ]);
+  });
+
   it('reads a source named with backticks and dots as its table', async () => {
     expect(await rows('select count(*) as n from `cloudflare.logs.prod`')).toEqual([{ n: 2 }]);
   });

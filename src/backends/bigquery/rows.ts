@@ -39,6 +39,14 @@ export function describeWireSchema(schema: WireSchema | undefined): ResultColumn
 
 function describeField(field: WireField): ResultColumn {
   const record = ['RECORD', 'STRUCT'].includes(field.type.toUpperCase());
+  // An array of scalars is a column of the element's type in mode REPEATED.
+  if (!record && field.mode === 'REPEATED')
+    return {
+      name: field.name,
+      type: columnType({ ...field, mode: null }),
+      mode: 'REPEATED',
+      nullable: false,
+    };
   return {
     name: field.name,
     // An array of scalars is a RECORD without fields, as the DuckDB engine describes a LIST.
@@ -87,6 +95,12 @@ function columnType(field: WireField): ColumnType {
       return 'RECORD';
     case 'JSON':
       return 'JSON';
+    case 'DATE':
+      return 'DATE';
+    case 'TIME':
+      return 'TIME';
+    case 'BYTES':
+      return 'BYTES';
     default:
       return 'STRING';
   }

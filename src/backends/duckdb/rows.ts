@@ -64,6 +64,11 @@ export function describeColumns(result: DuckDBResult): ResultColumn[] {
 }
 
 function describeColumn(name: string, type: DuckDBType): ResultColumn {
+  // An array of scalars is a column of the element's type in mode REPEATED, as BigQuery has it.
+  if (type instanceof DuckDBListType && !(type.valueType instanceof DuckDBStructType)) {
+    if (type.valueType instanceof DuckDBListType) return { name, type: 'JSON' };
+    return { name, type: columnType(type.valueType), mode: 'REPEATED' };
+  }
   const record = type instanceof DuckDBListType ? type.valueType : type;
   if (record instanceof DuckDBStructType) {
     return {
@@ -100,6 +105,12 @@ function columnType(type: DuckDBType): ColumnType {
       return 'FLOAT64';
     case DuckDBTypeId.BOOLEAN:
       return 'BOOL';
+    case DuckDBTypeId.DATE:
+      return 'DATE';
+    case DuckDBTypeId.TIME:
+      return 'TIME';
+    case DuckDBTypeId.BLOB:
+      return 'BYTES';
     case DuckDBTypeId.STRUCT:
     case DuckDBTypeId.LIST:
       return 'RECORD';

@@ -1,0 +1,38 @@
+import { type Ast, stringLiteral, variant } from './bigquery-ast.js';
+
+/**
+ * Whether an expression is STRING in BigQuery, as far as the query and the store's schema tell:
+ * a string literal, a column or field whose stored type is VARCHAR, or a COALESCE /
+ * IFNULL with such an argument (BigQuery gives them their arguments' common type, and a string
+ * literal coerces to no number type). Anything else is not known to be text.
+ */
+export function isTextValued(expression: Ast, columnType: (node: Ast) => string | undefined): boolean {
+  if (stringLiteral(expression) !== undefined) return true;
+  if (columnType(expression) === 'VARCHAR') return true;
+  const call = expression.Function;
+  if (!call) return false;
+  const name = variant(call.name[0])[1].value.toLowerCase();
+  if (name !== 'coalesce' && name !== 'ifnull') return false;
+  const args = (call.args?.List?.args ?? []) as Ast[];
+  return args.some((arg) => {
+    const value = arg.Unnamed?.Expr;
+    return value !== undefined && isTextValued(value, columnType);
+  });
+}
+
+/** BigQuery's INT64 text: optional blanks and sign, decimal digits (its hex form is the rare path). */
+const decimalInteger = String.raw`\s*[+-]?[0-9]+\s*`;
+const hexInteger = String.raw`\s*0[xX][0-9a-fA-F]+\s*`;
+
+/**
+ * CAST / SAFE_CAST of a STRING to INT64 with BigQuery's meaning: decimal or hexadecimal integer
+ * text converts (beyond INT64's range CAST fails, SAFE_CAST is NULL), anything else ('2.5',
+ * '1e3', '1_000', '') fails the CAST ("Bad int64 value") and is NULL for SAFE_CAST. DuckDB's own
+ * VARCHAR → BIGINT cast would round '2.5' to 3 and read '1e3' and '1_000', so the text is
+ * checked first; the check is one RE2 match, far cheaper than reading every value through
+ * DECIMAL(38, 9) (the form for values not known to be text), which cost seconds a million rows.
+ */
+export function textToInt64Sql(value: string, cast: 'CAST' | 'TRY_CAST'): string {
+  const refused = cast === 'CAST' ? `error(concat('Bad int64 value: ', ${value}))` : 'NULL';
+  return `CASE WHEN regexp_full_match(${value}, '${decimalInteger}') THEN ${cast}(${value} AS BIGINT) WHEN regexp_full_match(${value}, '${hexInteger}') THEN ${cast}(trim(${value}) AS BIGINT) ELSE ${refused} END`;
+}

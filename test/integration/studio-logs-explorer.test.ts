@@ -1,0 +1,353 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import {
+  authRecords,
+  type EdgeRecord,
+  edgeRecords,
+  project,
+  relayRecords,
+  type SupabaseRecord,
+  supabaseNow,
+  toLogEvent,
+} from '../fixtures/supabase-fixture.js';
+import {
+  expectNoServerErrors,
+  type QuerygateUnderTest,
+  startQuerygateUnderTest,
+} from '../helpers/querygate-server.js';
+
+/**
+ * Self-hosted Studio's Logs Explorer and log collection pages against `serve --queries supabase`:
+ * each call is `logs.all` with the page's generated SQL in `sql` and its time range, as
+ * apps/studio/lib/api/self-hosted/logs.ts (supabase/supabase 61af5d5) forwards it: a GET of
+ * `/api/endpoints/query/logs.all?project=default&sql=...&iso_timestamp_start=...&iso_timestamp_end=...`.
+ * The SQL texts are those of apps/studio/components/interfaces/Settings/Logs/Logs.utils.ts at
+ * e4c9079 with IS_PLATFORM false (genDefaultQuery, genCountQuery, genChartQuery,
+ * genSingleLogQuery) and Logs.constants.ts at 5375fa7 (TEMPLATES). Expected rows are computed
+ * from the fixture records in plain JavaScript.
+ *
+ * `sql` needs sandboxed endpoints (issue 18 item 1, branch s18-sandbox). Until they are served,
+ * a call with `sql` answers the saved query's rows, and each test here is skipped (the probe
+ * below tells); once they are, every test runs.
+ */
+
+const supabaseDir = join(__dirname, '../../supabase');
+const studioToken = 'studio-private-token-0123456789';
+const now = supabaseNow.getTime();
+const HOUR = 3_600_000;
+
+let service: QuerygateUnderTest;
+let sandboxServed = false;
+
+beforeAll(async () => {
+  service = await startQuerygateUnderTest({
+    now: supabaseNow,
+    environment: { QUERYGATE_QUERIES_DIR: supabaseDir, QUERYGATE_API_KEYS: studioToken },
+  });
+  for (const [source, records] of [
+    ['cloudflare.logs.prod', edgeRecords],
+    ['deno-relay-logs', relayRecords],
+    ['gotrue.logs.prod', authRecords],
+  ] as const) {
+    const response = await service.request('POST', '/api/logs', {
+      apiKey: studioToken,
+      params: { source_name: source },
+      body: JSON.stringify({ batch: (records as readonly SupabaseRecord[]).map(toLogEvent) }),
+    });
+    if (response.status !== 200) throw new Error(`ingesting ${source}: ${response.status} ${response.text}`);
+  }
+  const probe = await logsAll('select count(*) as probe_count from edge_logs', {});
+  sandboxServed = probe.status === 200 && probe.body.result?.[0]?.probe_count !== undefined;
+});
+
+afterAll(async () => {
+  if (service) expectNoServerErrors(service);
+  await service?.close();
+});
+
+/** Studio's forwarded call of logs.all with the page's SQL and range. */
+async function logsAll(sql: string, range: { start?: string; end?: string }) {
+  const url = new URL(`${service.url}/api/endpoints/query/logs.all`);
+  url.searchParams.set('project', project);
+  url.searchParams.set('sql', sql);
+  if (range.start !== undefined) url.searchParams.set('iso_timestamp_start', range.start);
+  if (range.end !== undefined) url.searchParams.set('iso_timestamp_end', range.end);
+  const response = await fetch(url, {
+    method: 'GET',
+    headers: { 'x-api-key': studioToken, 'Content-Type': 'application/json', Accept: 'application/json' },
+  });
+  const body = (await response.json()) as { result?: Record<string, unknown>[]; error?: { code: string } };
+  return { status: response.status, body };
+}
+
+function needsSandbox(context: TestContext): void {
+  if (!sandboxServed) context.skip();
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const range = { start: iso(now - 6 * HOUR), end: iso(now) };
+const inRange = (r: SupabaseRecord) => r.ms > now - 6 * HOUR && r.ms <= now;
+const projectEdge = edgeRecords.filter((r) => r.project === project);
+const newestFirst = (a: SupabaseRecord, b: SupabaseRecord) => b.ms - a.ms || (a.id < b.id ? -1 : 1);
+
+const edgeJoins = `cross join unnest(metadata) as m
+  cross join unnest(m.request) as request
+  cross join unnest(m.response) as response`;
+
+const edgeDefault = `
+-- local dev edge_logs query
+select id, edge_logs.timestamp, event_message, request.method, request.path, response.status_code 
+from edge_logs 
+${edgeJoins}
+
+order by timestamp desc
+limit 100;
+`;
+
+const edgeRow = (r: EdgeRecord) => ({
+  id: r.id,
+  timestamp: r.ms * 1000,
+  event_message: r.event_message,
+  method: 'GET',
+  path: r.path,
+  status_code: r.status,
+});
+
+describe('the API collection page (edge_logs)', () => {
+  it('lists the newest 100 requests of the range with the default query', async (context) => {
+    needsSandbox(context);
+    const { status, body } = await logsAll(edgeDefault, range);
+    expect(status).toBe(200);
+    expect(body.result).toEqual(projectEdge.filter(inRange).sort(newestFirst).slice(0, 100).map(edgeRow));
+  });
+
+  it('counts the requests of the range with the count query', async (context) => {
+    needsSandbox(context);
+    const { body } = await logsAll(`SELECT count(*) as count FROM edge_logs ${edgeJoins} `, range);
+    expect(body.result).toEqual([{ count: projectEdge.filter(inRange).length }]);
+  });
+
+  it('charts the requests per minute with the chart query (6 hours before the range start)', async (context) => {
+    needsSandbox(context);
+    const chartStart = now - 12 * HOUR;
+    const sql = `
+SELECT
+-- log-event-chart
+  timestamp_trunc(t.timestamp, minute) as timestamp,
+  count(t.timestamp) as count
+FROM
+  edge_logs t
+  ${edgeJoins}
+  where t.timestamp > '${iso(chartStart)}'
+GROUP BY
+timestamp
+ORDER BY
+  timestamp ASC
+  `;
+    const { body } = await logsAll(sql, range);
+    const buckets = new Map<number, number>();
+    for (const r of projectEdge.filter((r) => inRange(r) && r.ms > chartStart)) {
+      const minute = Math.floor(r.ms / 60_000) * 60_000;
+      buckets.set(minute, (buckets.get(minute) ?? 0) + 1);
+    }
+    const expected = [...buckets]
+      .sort(([a], [b]) => a - b)
+      .map(([ms, count]) => ({ timestamp: ms * 1000, count }));
+    expect(body.result).toEqual(expected);
+  });
+
+  it('opens one log with the single-log query', async (context) => {
+    needsSandbox(context);
+    const record = projectEdge[3];
+    if (!record) throw new Error('fixture too small');
+    const { body } = await logsAll(
+      `select id, timestamp, event_message, metadata from edge_logs where id = '${record.id}' limit 1`,
+      range,
+    );
+    expect(body.result?.map(({ id, timestamp }) => ({ id, timestamp }))).toEqual([
+      { id: record.id, timestamp: record.ms * 1000 },
+    ]);
+  });
+
+  it('pages back with iso_timestamp_end set to the last row’s time, which is included again', async (context) => {
+    needsSandbox(context);
+    const first = await logsAll(edgeDefault, { start: iso(now - 10 * 24 * HOUR), end: iso(now) });
+    const last = first.body.result?.at(-1);
+    expect(first.body.result).toHaveLength(100);
+    // Studio turns the last row's microseconds into ISO (Logs.utils.ts unixMicroToIsoTimestamp).
+    const end = new Date(Number(last?.timestamp) / 1000).toISOString();
+    const second = await logsAll(edgeDefault, { start: iso(now - 10 * 24 * HOUR), end });
+    const endMs = Number(last?.timestamp) / 1000;
+    const expected = projectEdge
+      .filter((r) => r.ms > now - 10 * 24 * HOUR && r.ms <= endMs)
+      .sort(newestFirst)
+      .slice(0, 100)
+      .map(edgeRow);
+    expect(second.body.result).toEqual(expected);
+    expect(second.body.result?.[0]?.id).toBe(last?.id);
+  });
+
+  it('runs the "500 Request Codes" template', async (context) => {
+    needsSandbox(context);
+    const sql = `select
+  cast(timestamp as datetime) as timestamp,
+  event_message,
+  r.status_code
+from edge_logs
+  cross join unnest(metadata) as m
+  cross join unnest(m.response) as r
+where
+  r.status_code >= 500
+order by
+  timestamp desc
+limit 100
+`;
+    const { body } = await logsAll(sql, range);
+    const expected = projectEdge.filter((r) => inRange(r) && r.status >= 500).sort(newestFirst);
+    expect(body.result?.map((row) => [row.event_message, row.status_code])).toEqual(
+      expected.map((r) => [r.event_message, r.status]),
+    );
+    // cast(timestamp as datetime): the record's UTC wall time, as DATETIME reads over REST.
+    const newest = expected[0];
+    if (!newest) throw new Error('the fixture has no 5xx request in the range');
+    expect(String(body.result?.[0]?.timestamp).startsWith(iso(newest.ms).slice(0, 19))).toBe(true);
+  });
+});
+
+describe('the Auth collection page (auth_logs)', () => {
+  it('lists GoTrue’s lines with their level, status, path and message', async (context) => {
+    needsSandbox(context);
+    const sql = `select id, auth_logs.timestamp, event_message, metadata.level, metadata.status, metadata.path, metadata.msg as msg, metadata.error from auth_logs
+  cross join unnest(metadata) as metadata
+  
+  order by timestamp desc
+  limit 100
+    `;
+    const { body } = await logsAll(sql, range);
+    const expected = authRecords
+      .filter((r) => r.project === project && inRange(r))
+      .sort(newestFirst)
+      .slice(0, 100)
+      .map((r) => ({
+        id: r.id,
+        timestamp: r.ms * 1000,
+        event_message: r.event_message,
+        level: 'info',
+        status: 200,
+        path: '/token',
+        msg: r.action === undefined ? 'request completed' : 'audit',
+        error: null,
+      }));
+    expect(body.result).toEqual(expected);
+  });
+});
+
+describe('the reports (their SQL as Studio sends it, no filters)', () => {
+  const hour = (ms: number) => Math.floor(ms / HOUR) * HOUR;
+
+  it('API report, total requests (Reports.constants.ts at 9a5f1be, totalRequests): per hour', async (context) => {
+    needsSandbox(context);
+    const sql = `
+        -- reports-api-total-requests
+        select
+          cast(timestamp_trunc(t.timestamp, hour) as datetime) as timestamp,
+          count(t.id) as count
+        FROM edge_logs t
+          cross join unnest(metadata) as m
+          cross join unnest(m.response) as response
+          cross join unnest(m.request) as request
+          cross join unnest(request.headers) as headers
+          
+        GROUP BY
+          timestamp
+        ORDER BY
+          timestamp ASC`;
+    const { body } = await logsAll(sql, range);
+    const counts = new Map<number, number>();
+    for (const r of projectEdge.filter(inRange)) counts.set(hour(r.ms), (counts.get(hour(r.ms)) ?? 0) + 1);
+    const expected = [...counts]
+      .sort(([a], [b]) => a - b)
+      .map(([ms, count]) => ({ timestamp: iso(ms).slice(0, 19), count }));
+    expect(body.result).toEqual(expected);
+  });
+
+  it('Auth report, total sign-ups (auth.config.ts at 92010a2, TotalSignUps): per hour, newest first', async (context) => {
+    needsSandbox(context);
+    const sql = `
+        --total-signups
+        select 
+          timestamp_trunc(timestamp, hour) as timestamp,
+          
+          count(*) as count
+        from auth_logs
+        where json_value(event_message, "$.auth_event.action") = 'user_signedup'
+        
+        group by timestamp
+        order by timestamp desc
+      `;
+    const { body } = await logsAll(sql, range);
+    const counts = new Map<number, number>();
+    for (const r of authRecords.filter(
+      (r) => r.project === project && inRange(r) && r.action === 'user_signedup',
+    ))
+      counts.set(hour(r.ms), (counts.get(hour(r.ms)) ?? 0) + 1);
+    const expected = [...counts]
+      .sort(([a], [b]) => b - a)
+      .map(([ms, count]) => ({ timestamp: ms * 1000, count }));
+    expect(expected.length).toBeGreaterThan(0);
+    expect(body.result).toEqual(expected);
+  });
+
+  it('Storage report, cache hit rate: no rows, as Kong’s lines on self-hosted carry no response headers', async (context) => {
+    needsSandbox(context);
+    const sql = `
+        -- reports-storage-cache-hit-rate
+SELECT
+  timestamp_trunc(timestamp, hour) as timestamp,
+  countif( h.cf_cache_status in ('HIT', 'STALE', 'REVALIDATED', 'UPDATING') ) as hit_count,
+  countif( h.cf_cache_status in ('MISS', 'NONE/UNKNOWN', 'EXPIRED', 'BYPASS', 'DYNAMIC') ) as miss_count
+from edge_logs f
+  cross join unnest(f.metadata) as m
+  cross join unnest(m.request) as r
+  cross join unnest(m.response) as res
+  cross join unnest(res.headers) as h
+where starts_with(r.path, '/storage/v1/object') and r.method = 'GET'
+  
+group by timestamp
+order by timestamp desc
+`;
+    expect(await logsAll(sql, range)).toEqual({ status: 200, body: { result: [] } });
+  });
+
+  it('Edge function report, invocations (edge-functions.config.ts at f1b0fbf): no rows without response headers', async (context) => {
+    needsSandbox(context);
+    const sql = `
+--edgefn-report-invocations
+select
+  timestamp_trunc(timestamp, hour) as timestamp,
+  function_id,
+  count(*) as count
+from
+  function_edge_logs
+  CROSS JOIN UNNEST(metadata) AS m
+  CROSS JOIN UNNEST(m.request) AS request
+  CROSS JOIN UNNEST(m.response) AS response
+  CROSS JOIN UNNEST(response.headers) AS h
+  
+group by
+  timestamp,
+  function_id
+order by
+  timestamp desc;
+`;
+    expect(await logsAll(sql, range)).toEqual({ status: 200, body: { result: [] } });
+  });
+});
+
+describe('SQL self-hosted Supabase cannot run either', () => {
+  it('refuses a table that is none of the nine CTEs (the "Auth Audit Logs" template) with a 400', async (context) => {
+    needsSandbox(context);
+    const { status } = await logsAll('select id, timestamp from auth_audit_logs limit 10', range);
+    expect(status).toBe(400);
+  });
+});

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { isQuerygateError } from '../../src/errors.js';
+import { translationOf, useTranslatedQueries } from '../helpers/translated-row.js';
+
+// BigQuery's conversion rules (https://cloud.google.com/bigquery/docs/reference/standard-sql/conversion_functions):
+// a STRING casts to INT64 when it is integer text, decimal or hexadecimal ("0x123" to 291);
+// anything else fails the CAST and is NULL for SAFE_CAST. The API report's network-traffic query
+// (supabase/supabase SharedAPIReport.constants.ts) sums `cast(coalesce(headers.content_length, "0") as int64)`
+// over every edge request, so this cast must also be cheap over a STRING column.
+const { row, rows, scratch } = useTranslatedQueries();
+
+describe('CAST of a STRING to INT64 on DuckDB', () => {
+  it('converts decimal and hexadecimal integer text, blanks and a sign allowed', async () => {
+    expect(
+      await row(`select cast('12' as int64) as a, cast(' -7 ' as int64) as b, cast('+42' as int64) as c,
+        cast('0x1F' as int64) as d, safe_cast('0x10' as int64) as e, cast('9223372036854775807' as int64) as f`),
+    ).toEqual({ a: 12, b: -7, c: 42, d: 31, e: 16, f: 9223372036854775807n });
+  });
+
+  it('gives NULL in SAFE_CAST for text that is not an integer, where DuckDB alone would round or read it', async () => {
+    expect(
+      await row(`select safe_cast('2.5' as int64) as a, safe_cast('1e3' as int64) as b, safe_cast('1_000' as int64) as c,
+        safe_cast('' as int64) as d, safe_cast('apple' as int64) as e, safe_cast('99999999999999999999' as int64) as f,
+        safe_cast(cast(null as string) as int64) as g`),
+    ).toEqual({ a: null, b: null, c: null, d: null, e: null, f: null, g: null });
+  });
+
+  it('fails a CAST of text that is not an integer, naming the value', async () => {
+    const failure = await row(`select cast('2.5' as int64) as a`).catch((error: unknown) => error);
+    expect(isQuerygateError(failure) ? failure.message : String(failure)).toContain('Bad int64 value: 2.5');
+  });
+
+  it('reads a STRING field of the store through COALESCE, as the network-traffic report does', async () => {
+    await scratch().duckdb(`
+      INSERT INTO "cloudflare.logs.prod" VALUES
+        ('l1', TIMESTAMP '2026-03-10 10:00:00', 'm', 'p1', {request: {url: NULL, path: NULL, method: NULL, host: '120'}, response: NULL}),
+        ('l2', TIMESTAMP '2026-03-10 10:00:01', 'm', 'p1', {request: {url: NULL, path: NULL, method: NULL, host: NULL}, response: NULL}),
+        ('l3', TIMESTAMP '2026-03-10 10:00:02', 'm', 'p1', {request: {url: NULL, path: NULL, method: NULL, host: ' 30 '}, response: NULL}),
+        ('l4', TIMESTAMP '2026-03-10 10:00:03', 'm', 'p1', {request: {url: NULL, path: NULL, method: NULL, host: '0x10'}, response: NULL});
+    `);
+    // 120 + 0 (NULL, coalesced to "0") + 30 + 16.
+    expect(
+      await rows(
+        `select sum(cast(coalesce(request.host, "0") as int64)) as total from \`cloudflare.logs.prod\` as t
+         cross join unnest(t.metadata) as m cross join unnest(m.request) as request`,
+      ),
+    ).toEqual([{ total: 166 }]);
+  });
+
+  it('translates a cast of a STRING column without the DECIMAL(38, 9) detour, and keeps it for FLOAT64', () => {
+    const text = translationOf(
+      `select cast(coalesce(request.path, "0") as int64) as n from \`cloudflare.logs.prod\` as t
+       cross join unnest(t.metadata) as m cross join unnest(m.request) as request`,
+    );
+    expect(text.sql).not.toContain('DECIMAL');
+    expect(text.sql).toContain('regexp_full_match');
+    const float = translationOf('select cast(2.5 as int64) as n');
+    expect(float.sql).toContain('DECIMAL(38, 9)');
+  });
+});
