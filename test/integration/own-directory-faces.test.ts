@@ -152,7 +152,9 @@ describe('a directory with refused endpoints', () => {
     expect(lines).toEqual(
       expect.arrayContaining([
         expect.stringMatching(
-          new RegExp(`^✗ ${join(queries, 'broken.temp-function.sql')}: .*only SQL functions can run on DuckDB`),
+          new RegExp(
+            `^✗ ${join(queries, 'broken.temp-function.sql')}: .*only SQL functions can run on DuckDB`,
+          ),
         ),
         expect.stringContaining(
           `✗ ${join(queries, 'usage.api-other.yaml')}: graphql.type: the GraphQL type ApiCountsBucket`,
