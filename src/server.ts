@@ -131,7 +131,13 @@ async function registerParts(
   await app.register(openApiRoute({ snapshot: served.current }));
   await app.register(endpointRoutes({ registry: served.current, resolver, metrics }));
   await app.register(
-    ingestRoutes({ logs: app.logs, sources: registry.sources, maxBodyBytes: config.maxBodyBytes, metrics }),
+    ingestRoutes({
+      logs: app.logs,
+      sources: registry.sources,
+      tables: app.tableRows && { names: registry.tables.map((table) => table.name), sink: app.tableRows },
+      maxBodyBytes: config.maxBodyBytes,
+      metrics,
+    }),
   );
   await app.register(
     graphqlFace({

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { DemoSeedOutcome } from '../demo/seed.js';
 import type { LogSink } from '../endpoints/log-record.js';
 import type { LogSource } from '../endpoints/sources.js';
+import type { TableSink, TableSource } from '../endpoints/table-source.js';
 import type { QueryEngine, SavedQuery } from '../engines/query-engine.js';
 import type { Timers } from '../timers.js';
 
@@ -71,6 +72,8 @@ export interface OpenContext<Own> {
   readonly own: Own | undefined;
   /** The sources of the queries directory served: the tables queries read and ingestion writes. */
   readonly sources: readonly LogSource[];
+  /** Its table sources (the team's own warehouse tables), read by their warehouse names. @default none */
+  readonly tables?: readonly TableSource[] | undefined;
   /** The saved queries, planned once at open so a query that cannot run stops start-up. */
   readonly queries: readonly SavedQuery[];
   /** The clock of ingestion and demo traffic. */
@@ -87,6 +90,8 @@ export interface OpenBackend {
   readonly engine: QueryEngine;
   /** Where ingestion writes. */
   readonly logs: LogSink;
+  /** Where rows of table sources posted over HTTP go; undefined where the warehouse holds them. */
+  readonly tables?: TableSink | undefined;
   /** The deadline of its engine calls, which fair sharing waits no longer than. */
   readonly timeoutMs: number;
   /** Demo traffic it keeps current; undefined where it keeps none. */
@@ -106,6 +111,8 @@ export interface DemoHandle {
 export interface ScratchContext<Own> {
   readonly own: Own | undefined;
   readonly sources: readonly LogSource[];
+  /** @default none */
+  readonly tables?: readonly TableSource[] | undefined;
   /** @default its own, from `own` */
   readonly client?: unknown;
 }
@@ -114,6 +121,8 @@ export interface QuerySessionContext<Own> {
   readonly settings: BackendSettings;
   readonly own: Own | undefined;
   readonly sources: readonly LogSource[];
+  /** @default none */
+  readonly tables?: readonly TableSource[] | undefined;
 }
 
 export interface QuerySession {

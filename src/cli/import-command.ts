@@ -1,28 +1,71 @@
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Config } from '../config.js';
-import { readSources } from '../endpoints/sources.js';
+import { readSourceDeclarations } from '../endpoints/sources.js';
 import { openDatabase } from '../storage/database.js';
 import { importLogFile } from '../storage/log-import.js';
 import { createLogWriter } from '../storage/log-writer.js';
+import { type ImportFormat, importTableFiles, type TableImportProgress } from '../storage/table-import.js';
+import { ensureWarehouseTables } from '../storage/warehouse-tables.js';
 
 /**
- * `querygate import --source <name> <file>`: a backfill through the bulk path into the same
- * DuckDB file the server uses. DuckDB lets one process open a file for writing, so stop the
- * server first (or ingest over HTTP while it runs).
+ * `querygate import --source <name> <files...>`: a backfill into the same DuckDB file the server
+ * uses, for a source of the served queries directory (`--queries`). A log source takes one NDJSON
+ * file through the log writer's bulk path; a table source takes NDJSON, Parquet or CSV files as
+ * BigQuery exports them, all in one transaction. DuckDB lets one process open a file for writing,
+ * so stop the server first (or ingest over HTTP while it runs).
  */
-export async function runImport(config: Config, source: string, file: string): Promise<void> {
+export async function runImport(
+  config: Config,
+  sourceName: string,
+  files: readonly string[],
+  format?: string,
+): Promise<void> {
+  const declared = readSourceDeclarations(config.queriesDir);
+  const table = declared.tables.find((source) => source.name === sourceName);
   const database = await openDatabase(join(config.dataDir, 'querygate.duckdb'));
-  // The sources the server would serve (QUERYGATE_QUERIES_DIR), as ingestion over HTTP accepts.
-  const writer = createLogWriter(database, { sources: readSources(config.queriesDir) });
+  const started = performance.now();
+  let count: number;
   try {
-    const started = performance.now();
-    const count = await importLogFile(writer, source, file);
-    const seconds = (performance.now() - started) / 1000;
-    console.log(
-      `Imported ${count} events into ${source} in ${seconds.toFixed(1)} s (${Math.round(count / seconds)}/s)`,
-    );
+    if (table) {
+      if (format !== undefined && !['ndjson', 'parquet', 'csv'].includes(format))
+        throw new Error(`--format must be ndjson, parquet or csv (got ${format})`);
+      const connection = await database.connect();
+      try {
+        await ensureWarehouseTables(connection, [table]);
+        count = await importTableFiles(connection, table, files, {
+          format: format as ImportFormat | undefined,
+          onProgress: process.stderr.isTTY ? progressBar : undefined,
+        });
+      } finally {
+        if (process.stderr.isTTY) process.stderr.write('\n');
+        connection.closeSync();
+      }
+    } else {
+      const [file, ...more] = files;
+      if (file === undefined || more.length > 0)
+        throw new Error(`${sourceName} is a log source: import one NDJSON file at a time`);
+      const writer = createLogWriter(database, { sources: declared.logs });
+      try {
+        count = await importLogFile(writer, sourceName, file);
+      } finally {
+        await writer.close();
+      }
+    }
   } finally {
-    await writer.close();
     database.close();
   }
+  const seconds = (performance.now() - started) / 1000;
+  console.log(
+    `Imported ${count} ${table ? 'rows' : 'events'} into ${sourceName} in ${seconds.toFixed(1)} s (${Math.round(count / seconds)}/s)`,
+  );
+}
+
+/** One line on the terminal, redrawn: the file, which of how many, and DuckDB's estimate. */
+function progressBar(progress: TableImportProgress): void {
+  const width = 30;
+  const percentage = Math.max(0, Math.min(100, progress.percentage));
+  const filled = Math.round((percentage / 100) * width);
+  process.stderr.write(
+    `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${percentage.toFixed(0).padStart(3)}%  file ${progress.index + 1}/${progress.files} ${basename(progress.file)}`,
+  );
 }

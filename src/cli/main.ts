@@ -42,13 +42,58 @@ program
 
 program
   .command('import')
-  .description('Bulk-load an NDJSON file (optionally .gz) of log events into one source')
-  .requiredOption('--source <name>', 'log source, e.g. cloudflare.logs.prod')
-  .argument('<file>', 'NDJSON file, one event per line; .gz is decompressed')
-  .action(async (file: string, options: { source: string }) => {
+  .description(
+    'Bulk-load files into one source: NDJSON log events (optionally .gz) into a log source, or NDJSON, Parquet or CSV (gzip too) as BigQuery exports them into a table source',
+  )
+  .requiredOption(
+    '--source <name>',
+    'the source, e.g. cloudflare.logs.prod or a table source of sources.yaml',
+  )
+  .option('--queries <dir>', 'the queries directory whose sources.yaml declares it (QUERYGATE_QUERIES_DIR)')
+  .option('--format <format>', 'ndjson, parquet or csv (default: from each file name)')
+  .argument('<files...>', 'the files; a log source takes one NDJSON file, a table source any number')
+  .action(async (files: string[], options: { source: string; queries?: string; format?: string }) => {
     const { runImport } = await import('./import-command.js');
-    await runImport(loadConfig(), options.source, file);
+    await runImport(loadConfig(withQueriesDir(options.queries)), options.source, files, options.format);
   });
+
+const sources = program.command('sources').description('Declare the sources of a queries directory');
+
+sources
+  .command('add-table')
+  .description(
+    "Declare a table source in <dir>/sources.yaml from BigQuery's schema JSON (bq show --schema --format=prettyjson project:dataset.table)",
+  )
+  .requiredOption('--queries <dir>', 'the queries directory')
+  .requiredOption('--name <name>', 'the source name (its table in the store)')
+  .requiredOption('--schema <file>', 'the schema JSON')
+  .option(
+    '--warehouse-name <name>',
+    'its name on BigQuery: project.dataset.table, or a family such as dataset.events_*',
+  )
+  .option('--table-suffix <column>', 'of a wildcard family: the column holding _TABLE_SUFFIX')
+  .option('--description <text>', 'what the table holds')
+  .action(
+    async (options: {
+      queries: string;
+      name: string;
+      schema: string;
+      warehouseName?: string;
+      tableSuffix?: string;
+      description?: string;
+    }) => {
+      const { addTableSource } = await import('./sources-commands.js');
+      addTableSource({
+        queriesDir: options.queries,
+        name: options.name,
+        schemaFile: options.schema,
+        warehouseName: options.warehouseName,
+        tableSuffixColumn: options.tableSuffix,
+        description: options.description,
+      });
+      console.log(`Declared table source ${options.name} in ${options.queries}/sources.yaml`);
+    },
+  );
 
 const queries = program
   .command('queries')

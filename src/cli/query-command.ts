@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { backendOf, ownSettingsOf } from '../backends/registry.js';
 import type { Config } from '../config.js';
-import { readSources } from '../endpoints/sources.js';
+import { readSourceDeclarations } from '../endpoints/sources.js';
 import type { QueryEngine } from '../engines/query-engine.js';
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import { toJson } from '../http/respond.js';
-import { parseBigQuery, queryParameters } from '../sql/bigquery-ast.js';
+import { parseSavedStatements, queryParameters } from '../sql/bigquery-ast.js';
 
 export interface QueryCommandOptions {
   /** `name=value` pairs, one per `--param`. */
@@ -65,11 +65,13 @@ interface QueryRequest {
 
 /** Runs or explains the request on the configured backend's store. */
 async function onBackend(config: Config, request: QueryRequest): Promise<string> {
+  const declared = readSourceDeclarations(config.queriesDir);
   const session = await backendOf(config.engine).querySession({
     settings: config,
     own: ownSettingsOf(config),
     // The sources the server would serve (QUERYGATE_QUERIES_DIR), not only the shipped nine.
-    sources: readSources(config.queriesDir),
+    sources: declared.logs,
+    tables: declared.tables,
   });
   try {
     return request.explain
@@ -95,7 +97,7 @@ async function runOn(engine: QueryEngine, { sql, params, now, maxRows }: QueryRe
  * an optional REST parameter left out. A `--param` the SQL does not use is refused by name.
  */
 function queryParameterValues(sql: string, pairs: readonly string[]): Record<string, string | null> {
-  const used = queryParameters(parseBigQuery(sql));
+  const used = queryParameters(parseSavedStatements(sql));
   const values: Record<string, string | null> = Object.fromEntries([...used].map((name) => [name, null]));
   for (const pair of pairs) {
     const at = pair.indexOf('=');

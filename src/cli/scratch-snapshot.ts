@@ -43,6 +43,7 @@ export async function loadScratchSnapshot(
   const engine = await backendOf(kind).scratch({
     own: target?.config,
     sources: registry.sources,
+    tables: registry.tables,
     client: target?.client,
   });
   try {

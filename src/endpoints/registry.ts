@@ -6,7 +6,8 @@ import { parseBigQuery, queryParameters } from '../sql/bigquery-ast.js';
 import { contractSchema, type EndpointContract, type ParameterContract } from './contract.js';
 import { type Refusal, refusalsOf } from './refusal.js';
 import { assertSandboxable } from './sandboxable.js';
-import { type LogSource, readSources, sourcesFileName } from './sources.js';
+import { type LogSource, readSourceDeclarations, sourcesFileName } from './sources.js';
+import type { TableSource } from './table-source.js';
 import { readYamlFile } from './yaml-file.js';
 
 /** A saved query with everything the faces need to serve it. */
@@ -32,6 +33,8 @@ export interface EndpointRegistry {
   readonly endpoints: readonly Endpoint[];
   /** The log sources the queries may read and ingestion may write. */
   readonly sources: readonly LogSource[];
+  /** The table sources (the team's own warehouse tables) the queries may read. */
+  readonly tables: readonly TableSource[];
   /** The endpoints of the directory that are not served, and why (empty when loaded strictly). */
   readonly refused: readonly Refusal[];
   /** By dotted name or by UUID: both reach the same endpoint. */
@@ -50,6 +53,7 @@ export interface RegistryOptions {
 export function registryOf(
   endpoints: readonly Endpoint[],
   sources: readonly LogSource[],
+  tables: readonly TableSource[],
   refused: readonly Refusal[],
 ): EndpointRegistry {
   const index = new Map<string, Endpoint>();
@@ -60,6 +64,7 @@ export function registryOf(
   return {
     endpoints,
     sources,
+    tables,
     refused,
     find: (nameOrId) => index.get(nameOrId) ?? index.get(nameOrId.toLowerCase()),
   };
@@ -85,7 +90,7 @@ export function loadEndpointRegistry(queriesDir: string, options: RegistryOption
       `The queries directory ${queriesDir} cannot be read (${(error as NodeJS.ErrnoException).code})`,
     );
   }
-  const sources = readSources(queriesDir);
+  const { logs: sources, tables } = readSourceDeclarations(queriesDir);
   const problems: { stem: string; contractFile: string; message: string }[] = [];
   const stems = (extension: string) =>
     files.filter((file) => file.endsWith(extension)).map((file) => file.slice(0, -extension.length));
@@ -124,7 +129,7 @@ export function loadEndpointRegistry(queriesDir: string, options: RegistryOption
   const refused = problems.flatMap((problem) =>
     refusalsOf(queriesDir, problem.stem, problem.contractFile, problem.message),
   );
-  return registryOf(endpoints, sources, refused);
+  return registryOf(endpoints, sources, tables, refused);
 }
 
 function loadEndpoint(queriesDir: string, stem: string): Endpoint {

@@ -6,7 +6,7 @@ import type { QueryEngine } from '../engines/query-engine.js';
 import { type Refusal, refusalLine } from './refusal.js';
 import { type Endpoint, loadEndpointRegistry } from './registry.js';
 import { admitToFaces, type Snapshot, snapshotOf, snapshotWith } from './snapshot.js';
-import { type LogSource, sourcesFileName } from './sources.js';
+import { sourcesFileName } from './sources.js';
 
 export interface ServedEndpointsOptions {
   readonly initial: Snapshot;
@@ -59,7 +59,10 @@ export function createServedEndpoints(options: ServedEndpointsOptions) {
     let next: Snapshot;
     try {
       const registry = loadEndpointRegistry(old.queriesDir, { refusals });
-      const sourceChanges = sourcesChanged(old.sources, registry.sources);
+      const sourceChanges = sourcesChanged(
+        [...old.sources, ...old.tables],
+        [...registry.sources, ...registry.tables],
+      );
       if (sourceChanges.length > 0) {
         // The store's tables and the ingest routes were made from the sources at start.
         const problems = [
@@ -160,7 +163,10 @@ export function createServedEndpoints(options: ServedEndpointsOptions) {
 }
 
 /** How the sources differ, by name: `source x is new`, `source y is gone`, `source z changed`. */
-function sourcesChanged(before: readonly LogSource[], after: readonly LogSource[]): string[] {
+function sourcesChanged(
+  before: readonly { readonly name: string }[],
+  after: readonly { readonly name: string }[],
+): string[] {
   const old = new Map(before.map((source) => [source.name, source]));
   const next = new Map(after.map((source) => [source.name, source]));
   return [

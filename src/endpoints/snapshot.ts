@@ -64,7 +64,7 @@ export async function snapshotOf(
   if (refusals === 'strict' && problems.length > 0) throw new Error(problems.join('\n'));
   const served = registry.endpoints.filter((endpoint) => shapes.has(endpoint.name));
   return sealed(
-    { ...registry, ...registryOf(served, registry.sources, refused) },
+    { ...registry, ...registryOf(served, registry.sources, registry.tables, refused) },
     version,
     queriesDir,
     shapes,
@@ -115,7 +115,10 @@ export function snapshotWith(
   return sealed(
     {
       ...snapshot,
-      ...registryOf(endpoints, snapshot.sources, [...snapshot.refused, ...(change.refused ?? [])]),
+      ...registryOf(endpoints, snapshot.sources, snapshot.tables, [
+        ...snapshot.refused,
+        ...(change.refused ?? []),
+      ]),
     },
     snapshot.version,
     snapshot.queriesDir,

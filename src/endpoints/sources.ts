@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { FieldType, ScalarType, StructType } from './field-type.js';
+import { type TableSource, tableSourceSchema } from './table-source.js';
 import { readYamlFile } from './yaml-file.js';
 
 /**
@@ -79,20 +80,52 @@ const sourceSchema = z.looseObject({
     .optional(),
 });
 
+// An entry is a log source unless it says `kind: table`; each kind is checked by its own schema
+// so a problem is reported in that kind's terms, under the entry's index.
+const entrySchema = z.unknown().transform((entry, context) => {
+  const isTable =
+    typeof entry === 'object' && entry !== null && (entry as { kind?: unknown }).kind === 'table';
+  const parsed = (isTable ? tableSourceSchema : sourceSchema).safeParse(entry);
+  if (parsed.success) return parsed.data as LogSource | TableSource;
+  for (const issue of parsed.error.issues) context.addIssue({ ...issue, code: 'custom', path: issue.path });
+  return z.NEVER;
+});
+
 const sourcesFileSchema = z
-  .object({ sources: z.array(sourceSchema).nonempty() })
+  .object({ sources: z.array(entrySchema).nonempty() })
   .refine((file) => new Set(file.sources.map((source) => source.name)).size === file.sources.length, {
     message: 'two sources share a name',
     path: ['sources'],
   })
-  .refine((file) => new Set(file.sources.map((source) => source.id)).size === file.sources.length, {
-    message: 'two sources share an id',
-    path: ['sources'],
-  });
+  .refine(
+    (file) => {
+      const ids = file.sources.flatMap((source) => (source.id ? [source.id] : []));
+      return new Set(ids).size === ids.length;
+    },
+    {
+      message: 'two sources share an id',
+      path: ['sources'],
+    },
+  );
 
-/** Reads `<dir>/sources.yaml`; a bad file is refused with one line per problem. */
+/** The log sources and the table sources of one `sources.yaml`. */
+export interface SourceDeclarations {
+  readonly logs: readonly LogSource[];
+  readonly tables: readonly TableSource[];
+}
+
+/** Reads `<dir>/sources.yaml`, both kinds; a bad file is refused with one line per problem. */
+export function readSourceDeclarations(dir: string): SourceDeclarations {
+  const entries = readYamlFile(join(dir, sourcesFileName), sourcesFileSchema).sources;
+  return {
+    logs: entries.filter((entry): entry is LogSource => entry.kind !== 'table'),
+    tables: entries.filter((entry): entry is TableSource => entry.kind === 'table'),
+  };
+}
+
+/** The log sources of `<dir>/sources.yaml`; a bad file is refused with one line per problem. */
 export function readSources(dir: string): readonly LogSource[] {
-  return readYamlFile(join(dir, sourcesFileName), sourcesFileSchema).sources as LogSource[];
+  return readSourceDeclarations(dir).logs;
 }
 
 /** A source by its name or its UUID (any case), as Logflare's clients name one. */

@@ -1,21 +1,24 @@
 import SchemaBuilder from '@pothos/core';
 import type { GraphQLContext } from './context.js';
 
+/** The types of our Pothos builder: the context every resolver gets and our scalars. */
+interface QuerygateTypes {
+  Context: GraphQLContext;
+  DefaultFieldNullability: false;
+  Scalars: {
+    /** ISO 8601 in UTC, passed as text so microseconds survive both ways. */
+    DateTime: { Input: string; Output: string };
+    JSON: { Input: unknown; Output: unknown };
+    /** INT64 as its decimal text, exact to 64 bits. */
+    BigInt: { Input: string; Output: string };
+    Date: { Input: string; Output: string };
+    Time: { Input: string; Output: string };
+    Bytes: { Input: string; Output: string };
+  };
+}
+
 export type QuerygateBuilder = PothosSchemaTypes.SchemaBuilder<
-  PothosSchemaTypes.ExtendDefaultTypes<{
-    Context: GraphQLContext;
-    DefaultFieldNullability: false;
-    Scalars: {
-      /** ISO 8601 in UTC, passed as text so microseconds survive both ways. */
-      DateTime: { Input: string; Output: string };
-      JSON: { Input: unknown; Output: unknown };
-      /** INT64 as its decimal text, exact to 64 bits. */
-      BigInt: { Input: string; Output: string };
-      Date: { Input: string; Output: string };
-      Time: { Input: string; Output: string };
-      Bytes: { Input: string; Output: string };
-    };
-  }>
+  PothosSchemaTypes.ExtendDefaultTypes<QuerygateTypes>
 >;
 
 /**
@@ -25,17 +28,5 @@ export type QuerygateBuilder = PothosSchemaTypes.SchemaBuilder<
  * a query that ran returns every column of every row.
  */
 export function createBuilder(): QuerygateBuilder {
-  return new SchemaBuilder<{
-    Context: GraphQLContext;
-    DefaultFieldNullability: false;
-    Scalars: {
-      DateTime: { Input: string; Output: string };
-      JSON: { Input: unknown; Output: unknown };
-      /** INT64 as its decimal text, exact to 64 bits. */
-      BigInt: { Input: string; Output: string };
-      Date: { Input: string; Output: string };
-      Time: { Input: string; Output: string };
-      Bytes: { Input: string; Output: string };
-    };
-  }>({ defaultFieldNullability: false });
+  return new SchemaBuilder<QuerygateTypes>({ defaultFieldNullability: false });
 }

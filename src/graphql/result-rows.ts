@@ -28,6 +28,9 @@ export function createRowMapper<T>(map: (row: TypedRow) => T): Encoding<readonly
 export function numberValue(value: EngineValue | undefined): number | null {
   if (typeof value === 'number') return value;
   if (typeof value === 'bigint') return Number(value);
+  // A NUMERIC of a table source arrives as its exact decimal text (see RecordWire).
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))
+    return Number(value);
   return null;
 }
 

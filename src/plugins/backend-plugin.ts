@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { DemoSeedOutcome } from '../demo/seed.js';
 import type { LogSink } from '../endpoints/log-record.js';
 import type { EndpointRegistry } from '../endpoints/registry.js';
+import type { TableSink } from '../endpoints/table-source.js';
 import type { QueryEngine } from '../engines/query-engine.js';
 import { createFairEngine } from '../resolve/fair-engine.js';
 import type { Timers } from '../timers.js';
@@ -15,6 +16,8 @@ declare module 'fastify' {
     readonly engine: QueryEngine;
     /** Where ingested log events go. */
     readonly logs: LogSink;
+    /** Where rows posted to table sources go; undefined where the warehouse holds them. */
+    readonly tableRows: TableSink | undefined;
     /** What the start did with demo traffic; `atStart` undefined when the backend keeps none. */
     readonly demoTraffic: { readonly atStart: DemoSeedOutcome | undefined };
     /** Bytes the store takes on disk now; undefined where the backend keeps none (BigQuery). */
@@ -44,6 +47,7 @@ export const backendPlugin = fp<BackendPluginOptions>(
     const { config, registry } = options;
     const backend = await openBackend(config, {
       sources: registry.sources,
+      tables: registry.tables,
       // Strict: the engine translates every query at start, and one that cannot run stops it.
       // Else each is checked on its own when the snapshot describes it, and a refused one is
       // reported (served-endpoints-plugin.ts).
@@ -73,6 +77,7 @@ export const backendPlugin = fp<BackendPluginOptions>(
     app.swaps.subscribe((next) => backend.engine.retain?.(next.endpoints));
     app.decorate('engine', engine);
     app.decorate('logs', backend.logs);
+    app.decorate('tableRows', backend.tables);
     app.decorate('demoTraffic', { atStart: demo?.atStart });
     app.decorate('storeBytes', () => backend.storeBytes?.());
   },

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type LogSink, logRecordFields } from '../endpoints/log-record.js';
 import { findLogSourceByNameOrId, type LogSource } from '../endpoints/sources.js';
+import type { TableSink } from '../endpoints/table-source.js';
 import { QuerygateError } from '../errors.js';
 import { allMethods } from '../http/app.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
@@ -12,6 +13,8 @@ import { readLogEvents } from './read-log-events.js';
 
 export interface IngestRoutesOptions {
   readonly logs: LogSink;
+  /** Table sources that take rows over HTTP, as they are (no `event_message`), and their sink. */
+  readonly tables?: { readonly names: readonly string[]; readonly sink: TableSink } | undefined;
   /** The sources of the queries directory served. */
   readonly sources: readonly LogSource[];
   /** The most bytes of a body, on the wire and after decompression. */
@@ -51,11 +54,14 @@ export function ingestRoutes(options: IngestRoutesOptions) {
               maxBytes: options.maxBodyBytes,
               plainTextIsNdjson: sub === '/cloudflare',
             });
-            const source = sourceOf(request, envelope, sources);
+            const source = sourceOf(request, envelope, sources, options.tables?.names ?? []);
             const stored =
               envelope && !Array.isArray(envelope.batch) ? [withoutSourceFields(envelope)] : events;
             const writing = performance.now();
-            const { ingested } = await options.logs.write(source, stored.map(fromLogflareEvent));
+            // A table source's rows are stored as sent; a log source's as Logflare reads events.
+            const { ingested } = options.tables?.names.includes(source)
+              ? await options.tables.sink.write(source, stored)
+              : await options.logs.write(source, stored.map(fromLogflareEvent));
             options.metrics.ingested(
               source,
               ingested,
@@ -102,6 +108,7 @@ function sourceOf(
   request: FastifyRequest,
   envelope: Readonly<Record<string, unknown>> | undefined,
   sources: readonly LogSource[],
+  tables: readonly string[],
 ): string {
   const query = request.query as Query;
   const header = request.headers['x-source'];
@@ -111,7 +118,7 @@ function sourceOf(
     ...sourceFields.map((field): [string, unknown] => [field, envelope?.[field]]),
   ];
   const named = candidates.find(([, value]) => value !== undefined && value !== '');
-  const valid = sources.map((source) => `${source.name} (${source.id})`).join(', ');
+  const valid = [...sources.map((source) => `${source.name} (${source.id})`), ...tables].join(', ');
   if (!named) {
     throw new QuerygateError(
       'BAD_PARAMETER',
@@ -121,11 +128,12 @@ function sourceOf(
   }
   const [field, value] = named;
   const reference = Array.isArray(value) ? value[0] : value;
+  if (typeof reference === 'string' && tables.includes(reference)) return reference;
   const source = typeof reference === 'string' ? findLogSourceByNameOrId(reference, sources) : undefined;
   if (!source) {
     throw new QuerygateError(
       'BAD_PARAMETER',
-      `Parameter '${field}' names no log source: '${String(reference).slice(0, 200)}'. Valid sources: ${valid}`,
+      `Parameter '${field}' names no source: '${String(reference).slice(0, 200)}'. Valid sources: ${valid}`,
       { details: { parameter: field } },
     );
   }

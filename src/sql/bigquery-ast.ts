@@ -1,5 +1,6 @@
 import { init, parse } from '@guanmingchiu/sqlparser-ts';
 import { QuerygateError } from '../errors.js';
+import { inlineTempFunctions } from './temp-functions.js';
 
 /**
  * The JSON AST of sqlparser-rs (the parser Logflare uses), through its WASM build. Its shape is
@@ -19,8 +20,24 @@ export function loadSqlParser(): Promise<void> {
   return init();
 }
 
-/** Parses one BigQuery Standard SQL query; anything but a single query statement is refused. */
+/**
+ * Parses one saved BigQuery query: one SELECT, optionally after `CREATE TEMP FUNCTION` statements
+ * with SQL bodies, whose calls come back inlined (see temp-functions.ts). Anything else is refused.
+ */
 export function parseBigQuery(sql: string): Ast {
+  const statements = parseSavedStatements(sql);
+  const query = (statements.at(-1) as Ast).Query;
+  return inlineTempFunctions(
+    statements.slice(0, -1).map((statement) => statement.CreateFunction),
+    query,
+  );
+}
+
+/**
+ * The statements of a saved query as written (its temporary functions, then its query), for
+ * what reads the text itself rather than its meaning (renaming tables at their spans).
+ */
+export function parseSavedStatements(sql: string): Ast[] {
   let statements: Ast[];
   try {
     statements = parse(sql, 'bigquery') as Ast[];
@@ -32,11 +49,15 @@ export function parseBigQuery(sql: string): Ast {
       cause: error,
     });
   }
-  const [statement] = statements;
-  if (statements.length !== 1 || !statement?.Query) {
-    throw new QuerygateError('BAD_REQUEST', 'A saved query must be exactly one SELECT statement');
+  const last = statements.at(-1);
+  const leading = statements.slice(0, -1);
+  if (!last?.Query || leading.some((statement) => !statement?.CreateFunction)) {
+    throw new QuerygateError(
+      'BAD_REQUEST',
+      'A saved query must be exactly one SELECT statement (optionally after CREATE TEMP FUNCTION statements)',
+    );
   }
-  return statement.Query;
+  return statements;
 }
 
 /**

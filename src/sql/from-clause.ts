@@ -1,7 +1,10 @@
 import type { JoinConstraint, NestedJoin, TableFactor, TableWithJoins, Unnest } from './ast.js';
 import { variant } from './bigquery-ast.js';
+import { quoteString } from './rules/rule.js';
+import { findTable } from './table-names.js';
 import { quoteIdent } from './table-schema.js';
 import { indent, type TranslationContext } from './translation-context.js';
+import type { Column } from './unnest-scope.js';
 import { arrayPathUnnest, arrayUnnestSql, joinUnnestSql } from './unnest-sql.js';
 import { atNode, unsupported } from './unsupported.js';
 
@@ -140,12 +143,20 @@ function relationSql(relation: TableFactor, context: TranslationContext): string
         context.scope.bind(rangeName, { kind: 'relation', alias: rangeName, columns: cte });
         return `${quoteIdent(name)}${alias ? ` AS ${quoteIdent(alias)}` : ''}`;
       }
-      const table = context.tables.get(name.toLowerCase());
-      if (!table) throw unsupported(`no table or source named ${name}`);
-      const columns = new Map(
+      const found = findTable(context.tables, name);
+      if (!found) throw unsupported(`no table or source named ${name}`);
+      const { table, suffix } = found;
+      context.tablesRead.add(table.name);
+      const columns = new Map<string, Column>(
         Object.entries(table.columns).map(([column, type]) => [column.toLowerCase(), { name: column, type }]),
       );
+      // A wildcard family's `_TABLE_SUFFIX` is the column that holds it (see TableSchema).
+      const suffixColumn = table.tableSuffix && columns.get(table.tableSuffix.column.toLowerCase());
+      if (found.wildcard && suffixColumn) columns.set('_table_suffix', { ...suffixColumn, pseudo: true });
       context.scope.bind(rangeName, { kind: 'relation', alias: rangeName, columns });
+      // One table of a wildcard family (`events_20240131`): the rows of that suffix.
+      if (suffix !== undefined && suffixColumn)
+        return `(SELECT * FROM ${quoteIdent(table.name)} WHERE ${quoteIdent(suffixColumn.name)} = ${quoteString(suffix)}) AS ${quoteIdent(rangeName)}`;
       return rangeName === table.name
         ? quoteIdent(table.name)
         : `${quoteIdent(table.name)} AS ${quoteIdent(rangeName)}`;

@@ -198,7 +198,7 @@ function wildcardColumns(scope: Scope): Column[] | undefined {
   for (const [alias, binding] of scope.own()) {
     if (binding.kind === 'relation') {
       if (!binding.columns) return undefined;
-      columns.push(...binding.columns.values());
+      columns.push(...[...binding.columns.values()].filter((column) => !column.pseudo));
     } else if (binding.kind === 'object') {
       columns.push({ name: alias, type: binding.type });
     } else if (binding.kind === 'element') {

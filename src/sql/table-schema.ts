@@ -17,6 +17,12 @@ export interface TableSchema {
   readonly name: string;
   /** Other names queries may use for the same table (the Logs Explorer's `edge_logs`, ...). */
   readonly aliases?: readonly string[] | undefined;
+  /**
+   * Of a wildcard family (an alias ending with `*`, `analytics_1.events_*`): the column that holds
+   * each row's `_TABLE_SUFFIX`. A name of the family with a suffix (`events_20240131`) reads the
+   * rows of that suffix.
+   */
+  readonly tableSuffix?: { readonly column: string } | undefined;
   readonly columns: Readonly<Record<string, SqlType>>;
 }
 

@@ -18,6 +18,8 @@ export interface Translation {
   readonly parameters: readonly string[];
   /** Whether the SQL reads `$__now` (CURRENT_TIMESTAMP() or a UDF that depends on it). */
   readonly usesNow: boolean;
+  /** The store names of the tables the query reads. */
+  readonly tables: readonly string[];
 }
 
 export interface TranslateOptions {
@@ -47,27 +49,31 @@ export function translateStatement(query: Query, options: TranslateOptions): Tra
   for (const table of options.tables) {
     for (const name of [table.name, ...(table.aliases ?? [])]) tables.set(name.toLowerCase(), table);
   }
-  const context = translationContext(tables, new CteScopes(), new Scope());
+  const tablesRead = new Set<string>();
+  const context = translationContext(tables, tablesRead, new CteScopes(), new Scope());
   const sql = atNode(query, () => context.queryWithColumns(query).sql);
   const functions = queryFunctions(query);
   return {
     sql,
     parameters: [...queryParameters(query)].sort(),
     usesNow: [...functions].some((name) => functionsReadingNow.has(name)),
+    tables: [...tablesRead].sort(),
   };
 }
 
 /** Wires the rooms of the translator together for one statement, in one scope. */
 function translationContext(
   tables: ReadonlyMap<string, TableSchema>,
+  tablesRead: Set<string>,
   ctes: CteScopes,
   scope: Scope,
 ): TranslationContext {
   const context: TranslationContext = {
     scope,
     tables,
+    tablesRead,
     ctes,
-    within: (other) => translationContext(tables, ctes, other),
+    within: (other) => translationContext(tables, tablesRead, ctes, other),
     expr: (node) => expressionSql(node, context),
     resolveName: (parts) => resolveName(parts, context),
     queryWithColumns: (query) => querySql(query, context),

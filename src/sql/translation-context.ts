@@ -28,6 +28,8 @@ export interface TranslationContext extends FormContext {
   readonly scope: Scope;
   /** Tables by lower-case name and alias. */
   readonly tables: ReadonlyMap<string, TableSchema>;
+  /** The store names of the tables the statement reads, filled in as FROM clauses are translated. */
+  readonly tablesRead: Set<string>;
   /** The CTEs visible from here, and which of them are referenced. */
   readonly ctes: CteScopes;
   /** The same translation in another scope: a SELECT's own, or an empty one. */

@@ -44,6 +44,11 @@ export interface Column {
   /** The name as the relation spells it. */
   readonly name: string;
   readonly type?: SqlType | undefined;
+  /**
+   * A pseudo-column standing for another (a wildcard table's `_TABLE_SUFFIX` for the column that
+   * holds it): `name` is that column, and `SELECT *` leaves it out, as BigQuery does.
+   */
+  readonly pseudo?: boolean | undefined;
 }
 
 /** Output columns of a query or SELECT by lower-case name; undefined when not all are known. */
@@ -108,7 +113,8 @@ export class Scope {
           continue;
         }
         const column = binding.columns.get(lower);
-        const sql = binding.qualified ? `${quoteIdent(binding.alias)}.${quoteIdent(name)}` : quoteIdent(name);
+        const stored = quoteIdent(column?.pseudo ? column.name : name);
+        const sql = binding.qualified ? `${quoteIdent(binding.alias)}.${stored}` : stored;
         if (column) found.push({ where: binding.alias, resolved: { sql, type: column.type } });
       } else if (binding.kind === 'object') {
         const field = structField(binding.type, name);

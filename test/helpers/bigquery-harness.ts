@@ -12,8 +12,10 @@ import { bigQueryNaming, createBigQueryClient } from '../../src/backends/bigquer
 import { readBigQueryUdfs } from '../../src/backends/bigquery/udfs.js';
 import type { Config } from '../../src/config.js';
 import type { LogSource } from '../../src/endpoints/sources.js';
+import type { TableSource } from '../../src/endpoints/table-source.js';
 import { queriesDir } from '../../src/paths.js';
 import { type Querygate, startQuerygate } from '../../src/server.js';
+import { ensureWarehouseTables } from '../../src/storage/warehouse-tables.js';
 import { type FakeBigQuery, fakeAuthClient, startFakeBigQuery } from './fake-bigquery-server.js';
 import { testConfig } from './querygate-server.js';
 import { createScratchEngine, type ScratchEngine } from './scratch-engine.js';
@@ -46,6 +48,11 @@ export interface HarnessOptions {
   readonly sources?: readonly LogSource[];
   /** Create the UDF routines in the fake up front, as `querygate bigquery setup` would. @default true */
   readonly withUdfs?: boolean;
+  /**
+   * Tables of the warehouse itself (table sources), created empty in the fake's store under their
+   * source names; load rows into `store.database` (importTableFiles) before querying them.
+   */
+  readonly warehouseTables?: readonly TableSource[];
 }
 
 export const testProject = 'querygate-test';
@@ -54,11 +61,17 @@ export const testDataset = 'logs';
 export async function startBigQueryHarness(options: HarnessOptions = {}): Promise<BigQueryHarness> {
   const sources = options.sources ?? logSources;
   const store = await createScratchEngine(sources);
+  const warehouseTables = options.warehouseTables ?? [];
+  const setup = await store.database.connect();
+  await ensureWarehouseTables(setup, warehouseTables);
+  setup.closeSync();
   const partial = parseBigQueryEnvironment({
     QUERYGATE_BIGQUERY_PROJECT: testProject,
     QUERYGATE_BIGQUERY_DATASET: testDataset,
     ...options.environment,
   });
+  // The fake maps the log sources' qualified names back to their store tables; the warehouse's
+  // own tables it knows by their warehouse names, as BigQuery does.
   const naming = bigQueryNaming(partial, sources, queriesDir);
   const fake = await startFakeBigQuery({
     projectId: testProject,
@@ -66,6 +79,7 @@ export async function startBigQueryHarness(options: HarnessOptions = {}): Promis
     tables: naming.tables,
     routines: naming.routines,
     sources,
+    warehouseTables,
     ...(options.now ? { now: options.now } : {}),
     ...(options.pageSize ? { pageSize: options.pageSize } : {}),
   });

@@ -13,7 +13,9 @@ import {
 import type { BigQueryOptions } from '@google-cloud/bigquery';
 import { parse } from '@guanmingchiu/sqlparser-ts';
 import { renameObjects } from '../../src/backends/bigquery/qualify.js';
+import { readTableSchemas } from '../../src/backends/duckdb/table-schemas.js';
 import type { LogSource } from '../../src/endpoints/sources.js';
+import { queryableTable, type TableSource } from '../../src/endpoints/table-source.js';
 import { isoMicros } from '../../src/engines/iso-micros.js';
 import { type Ast, variant } from '../../src/sql/bigquery-ast.js';
 import { nowParameter, translateToDuckDb } from '../../src/sql/translate.js';
@@ -24,6 +26,7 @@ import {
   encodeSchema,
   type FakeField,
   type FakeRow,
+  type StructWire,
   type TimestampFormat,
 } from './fake-bigquery-wire.js';
 import { logSources } from './shipped-sources.js';
@@ -89,6 +92,11 @@ export interface FakeBigQueryOptions {
   readonly sources?: readonly LogSource[];
   /** Most rows one results page holds, whatever maxResults asks. @default 100000 */
   readonly pageSize?: number;
+  /**
+   * The warehouse's own tables (table sources), whose rows `database` holds under their source
+   * names: queries name them by their warehouse names (wildcard families too), as on BigQuery.
+   */
+  readonly warehouseTables?: readonly TableSource[];
 }
 
 interface ErrorProto {
@@ -187,7 +195,19 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
   const jobs = new Map<string, FakeJob>();
   const requests: RecordedRequest[] = [];
   const failures: InjectedFailure[] = [];
-  const seedTables = (options.sources ?? logSources).map(seedTableSchema);
+  const warehouseTables = options.warehouseTables ?? [];
+  const setup = await options.database.connect();
+  const seedTables = [
+    ...(options.sources ?? logSources).map(seedTableSchema),
+    ...(await readTableSchemas(setup, warehouseTables.map(queryableTable))),
+  ];
+  setup.closeSync();
+  const warehouseNames = new Set(warehouseTables.map((table) => table.name));
+  // A query over the warehouse's tables only writes STRUCTs as BigQuery writes a STRUCT column.
+  const structsOf = (translation: { tables: readonly string[] }): StructWire =>
+    translation.tables.length > 0 && translation.tables.every((table) => warehouseNames.has(table))
+      ? 'objects'
+      : 'repeated';
   const logicalTables = new Map(
     Object.entries(options.tables).map(([logical, qualified]) => [qualified, `\`${logical}\``]),
   );
@@ -279,7 +299,7 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
       const prepared = await connection.prepare(`SELECT * FROM (${translation.sql}) AS described LIMIT 0`);
       // biome-ignore lint/suspicious/noExplicitAny: DuckDB's bind takes its own value union
       prepared.bind(values as any, types);
-      return encodeSchema(await prepared.runAndReadAll());
+      return encodeSchema(await prepared.runAndReadAll(), structsOf(translation));
     } catch (error) {
       if (error instanceof HttpFailure) throw error;
       throw invalidQuery((error as Error).message);
@@ -298,9 +318,10 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
       // biome-ignore lint/suspicious/noExplicitAny: DuckDB's bind takes its own value union
       prepared.bind(values as any, types);
       const reader = await prepared.runAndReadAll();
-      job.schema = encodeSchema(reader);
-      job.rows = encodeRows(reader, 'int64');
-      job.floatRows = encodeRows(reader, 'float');
+      const structs = structsOf(translation);
+      job.schema = encodeSchema(reader, structs);
+      job.rows = encodeRows(reader, 'int64', structs);
+      job.floatRows = encodeRows(reader, 'float', structs);
     } catch (error) {
       if (error instanceof HttpFailure) throw error;
       throw invalidQuery((error as Error).message);

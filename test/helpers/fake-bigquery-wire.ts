@@ -1,4 +1,5 @@
 import {
+  DuckDBBlobValue,
   DuckDBDateValue,
   DuckDBDecimalValue,
   DuckDBListType,
@@ -31,6 +32,13 @@ export interface FakeField {
   fields?: FakeField[];
 }
 
+/**
+ * How a STRUCT is written: `repeated` (Logflare's log tables, where every object is a repeated
+ * record) or `objects` (a warehouse table's own STRUCT column: a NULLABLE RECORD, an object or
+ * null, as BigQuery writes any STRUCT that is not in an array).
+ */
+export type StructWire = 'repeated' | 'objects';
+
 export interface FakeCell {
   v: unknown;
 }
@@ -42,23 +50,23 @@ export interface FakeRow {
 /** How TIMESTAMP cells are written: integer microseconds (`useInt64Timestamp`) or float seconds. */
 export type TimestampFormat = 'int64' | 'float';
 
-export function encodeSchema(reader: DuckDBResultReader): FakeField[] {
+export function encodeSchema(reader: DuckDBResultReader, structs: StructWire = 'repeated'): FakeField[] {
   const names = reader.columnNames();
   const types = reader.columnTypes();
-  return names.map((name, i) => fieldOf(name, types[i] as DuckDBType));
+  return names.map((name, i) => fieldOf(name, types[i] as DuckDBType, structs));
 }
 
-function fieldOf(name: string, type: DuckDBType): FakeField {
+function fieldOf(name: string, type: DuckDBType, structs: StructWire): FakeField {
   if (type instanceof DuckDBStructType) {
     return {
       name,
       type: 'RECORD',
-      mode: 'REPEATED',
-      fields: type.entryNames.map((entry, i) => fieldOf(entry, type.entryTypes[i] as DuckDBType)),
+      mode: structs === 'objects' ? 'NULLABLE' : 'REPEATED',
+      fields: type.entryNames.map((entry, i) => fieldOf(entry, type.entryTypes[i] as DuckDBType, structs)),
     };
   }
   if (type instanceof DuckDBListType) {
-    const element = fieldOf(name, type.valueType);
+    const element = fieldOf(name, type.valueType, structs);
     return { ...element, mode: 'REPEATED' };
   }
   return { name, type: scalarType(type), mode: 'NULLABLE' };
@@ -90,31 +98,49 @@ function scalarType(type: DuckDBType): string {
       return 'BOOLEAN';
     case DuckDBTypeId.DATE:
       return 'DATE';
+    case DuckDBTypeId.TIME:
+      return 'TIME';
+    case DuckDBTypeId.BLOB:
+      return 'BYTES';
     case DuckDBTypeId.VARCHAR:
-      return 'STRING';
+      // DuckDB's JSON is a VARCHAR with an alias.
+      return type.alias === 'JSON' ? 'JSON' : 'STRING';
     default:
       throw new Error(`The fake BigQuery has no wire form for DuckDB ${type.toString()}`);
   }
 }
 
-export function encodeRows(reader: DuckDBResultReader, timestamps: TimestampFormat): FakeRow[] {
+export function encodeRows(
+  reader: DuckDBResultReader,
+  timestamps: TimestampFormat,
+  structs: StructWire = 'repeated',
+): FakeRow[] {
   const types = reader.columnTypes();
   const rows: FakeRow[] = [];
   for (let row = 0; row < reader.currentRowCount; row++) {
     const cells: FakeCell[] = [];
     for (let column = 0; column < types.length; column++) {
-      cells.push({ v: encodeValue(reader.value(column, row), types[column] as DuckDBType, timestamps) });
+      cells.push({
+        v: encodeValue(reader.value(column, row), types[column] as DuckDBType, timestamps, structs),
+      });
     }
     rows.push({ f: cells });
   }
   return rows;
 }
 
-function encodeValue(value: DuckDBValue, type: DuckDBType, timestamps: TimestampFormat): unknown {
+function encodeValue(
+  value: DuckDBValue,
+  type: DuckDBType,
+  timestamps: TimestampFormat,
+  structs: StructWire,
+): unknown {
   if (type instanceof DuckDBStructType) {
+    if (structs === 'objects')
+      return value === null ? null : encodeRecord(value as DuckDBStructValue, type, timestamps, structs);
     // An object is a repeated record of one; no object, none.
     if (value === null) return [];
-    return [{ v: encodeRecord(value as DuckDBStructValue, type, timestamps) }];
+    return [{ v: encodeRecord(value as DuckDBStructValue, type, timestamps, structs) }];
   }
   if (type instanceof DuckDBListType) {
     if (value === null) return [];
@@ -123,8 +149,8 @@ function encodeValue(value: DuckDBValue, type: DuckDBType, timestamps: Timestamp
         type.valueType instanceof DuckDBStructType
           ? item === null
             ? null
-            : encodeRecord(item as DuckDBStructValue, type.valueType, timestamps)
-          : encodeValue(item, type.valueType, timestamps),
+            : encodeRecord(item as DuckDBStructValue, type.valueType, timestamps, structs)
+          : encodeValue(item, type.valueType, timestamps, structs),
     }));
   }
   if (value === null) return null;
@@ -132,7 +158,13 @@ function encodeValue(value: DuckDBValue, type: DuckDBType, timestamps: Timestamp
     return timestamps === 'int64' ? String(value.micros) : floatSeconds(value.micros);
   }
   if (value instanceof DuckDBTimestampNanosecondsValue) return civilTime(value.nanos);
-  if (value instanceof DuckDBDecimalValue) return value.toString();
+  // BigQuery writes a NUMERIC's digits without trailing zeros.
+  if (value instanceof DuckDBDecimalValue)
+    return value
+      .toString()
+      .replace(/(\.\d*?)0+$/, '$1')
+      .replace(/\.$/, '');
+  if (value instanceof DuckDBBlobValue) return Buffer.from(value.bytes).toString('base64');
   if (value instanceof DuckDBDateValue) return value.toString();
   if (value instanceof DuckDBListValue || value instanceof DuckDBStructValue) {
     throw new Error('nested value without a nested type');
@@ -144,10 +176,11 @@ function encodeRecord(
   value: DuckDBStructValue,
   type: DuckDBStructType,
   timestamps: TimestampFormat,
+  structs: StructWire,
 ): FakeRow {
   return {
     f: type.entryNames.map((name, i) => ({
-      v: encodeValue(value.entries[name] ?? null, type.entryTypes[i] as DuckDBType, timestamps),
+      v: encodeValue(value.entries[name] ?? null, type.entryTypes[i] as DuckDBType, timestamps, structs),
     })),
   };
 }

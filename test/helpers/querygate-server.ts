@@ -73,10 +73,13 @@ export async function startQuerygateUnderTest(options: {
   readonly events?: readonly FixtureEvent[];
   /** More environment variables, e.g. QUERYGATE_CORS_ORIGINS. */
   readonly environment?: Readonly<Record<string, string>>;
+  /** Fills the data directory before the server opens it (e.g. a `querygate import`). */
+  readonly prepare?: (dataDir: string) => Promise<void>;
 }): Promise<QuerygateUnderTest> {
   const dataDir = await mkdtemp(join(tmpdir(), 'querygate-rest-'));
   let app: Awaited<ReturnType<typeof startQuerygate>> | undefined;
   try {
+    await options.prepare?.(dataDir);
     const config = testConfig(dataDir, options.environment);
     const fixedNow = options.now.getTime();
     app = await startQuerygate(config, { now: () => new Date(fixedNow) });

@@ -2,6 +2,7 @@ import type { BigQuery, Job } from '@google-cloud/bigquery';
 import type { ParameterContract } from '../../endpoints/contract.js';
 import { type EndpointRegistry, loadEndpointRegistry } from '../../endpoints/registry.js';
 import { readSources } from '../../endpoints/sources.js';
+import { queryableTable } from '../../endpoints/table-source.js';
 import type { ParameterValues } from '../../engines/query-engine.js';
 import { queriesDir as defaultQueriesDir } from '../../paths.js';
 import { type BigQueryConfig, bigQueryTables, tableParts } from './config.js';
@@ -183,7 +184,11 @@ export async function runBigQueryCheck(
   const queriesDir = options.queriesDir ?? defaultQueriesDir;
   const registry = options.registry ?? loadEndpointRegistry(queriesDir);
   const client = options.client ?? createBigQueryClient(config);
-  const naming = bigQueryNaming(config, registry.sources, defaultQueriesDir);
+  const naming = bigQueryNaming(
+    config,
+    [...registry.sources, ...registry.tables.map(queryableTable)],
+    defaultQueriesDir,
+  );
   const results: EndpointCheck[] = [];
   for (const endpoint of registry.endpoints) {
     const qualified = qualifyForBigQuery(endpoint.sql, naming);

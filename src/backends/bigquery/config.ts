@@ -42,6 +42,14 @@ const tablePattern = /^[\p{L}\p{M}\p{N}\p{Pc}\p{Pd}]{1,1024}$/u;
 export interface BigQuerySource {
   readonly name: string;
   readonly aliases: readonly string[];
+  /** A table source (the team's own table) rather than a log source. */
+  readonly kind?: 'log' | 'table' | undefined;
+  /**
+   * A table source's own name on BigQuery (`project.dataset.table`, `dataset.events_*`): saved
+   * SQL that writes it runs as written, never renamed, unless QUERYGATE_BIGQUERY_TABLES maps
+   * the source elsewhere.
+   */
+  readonly warehouseName?: string | undefined;
 }
 
 /**
@@ -79,7 +87,7 @@ export function bigQueryTables(
         const parts = mapped === undefined ? undefined : splitTableReference(mapped);
         const table = parts
           ? `${parts[0] ?? config.projectId}.${parts[1]}.${parts[2]}`
-          : `${config.projectId}.${config.dataset}.${defaultTableName(source)}`;
+          : (source.warehouseName ?? `${config.projectId}.${config.dataset}.${defaultTableName(source)}`);
         return [source.name, table];
       }),
     ),
@@ -144,7 +152,8 @@ function isTableReference(reference: string): boolean {
   return (
     (project === undefined || projectIdPattern.test(project)) &&
     datasetPattern.test(dataset) &&
-    tablePattern.test(table)
+    // A wildcard family (`events_*`) for a table source.
+    tablePattern.test(table.endsWith('*') ? table.slice(0, -1) : table)
   );
 }
 

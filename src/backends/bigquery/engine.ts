@@ -16,7 +16,14 @@ import { systemTimers } from '../../timers.js';
 import { type BigQueryConfig, type BigQuerySource, bigQueryTables } from './config.js';
 import { bigQueryMessage, bigQueryReason, bigQueryStatus, toQuerygateError } from './errors.js';
 import { type BigQueryNaming, type QualifiedQuery, qualifyForBigQuery } from './qualify.js';
-import { decodeColumns, decodeWireRows, describeWireSchema, type WireRow, type WireSchema } from './rows.js';
+import {
+  decodeColumns,
+  decodeWireRows,
+  describeWireSchema,
+  type RecordWire,
+  type WireRow,
+  type WireSchema,
+} from './rows.js';
 import { readBigQueryUdfs } from './udfs.js';
 
 export interface BigQueryEngineOptions extends EngineOptions {
@@ -60,12 +67,19 @@ export function bigQueryNaming(
   queriesDir: string,
 ): BigQueryNaming {
   const tables = bigQueryTables(config, sources);
-  // A Logs Explorer name (`edge_logs`) reads the same table as the source it stands for.
-  const aliases = sources.flatMap((source) =>
-    source.aliases.map((alias) => [alias, tables[source.name] as string] as const),
+  // A Logs Explorer name (`edge_logs`) reads the same table as the source it stands for. A
+  // table source's warehouse names are renamed only when QUERYGATE_BIGQUERY_TABLES sends the
+  // source elsewhere; otherwise they run as written, as every undeclared table of the warehouse.
+  const aliases = sources.flatMap((source) => {
+    const table = tables[source.name] as string;
+    if (source.kind === 'table' && table === source.warehouseName) return [];
+    return source.aliases.map((alias) => [alias, table] as const);
+  });
+  const renamed = Object.fromEntries(
+    Object.entries(tables).filter(([name, table]) => name.toLowerCase() !== table.toLowerCase()),
   );
   return {
-    tables: { ...tables, ...Object.fromEntries(aliases) },
+    tables: { ...renamed, ...Object.fromEntries(aliases) },
     routines: Object.fromEntries(
       readBigQueryUdfs(queriesDir, config).map((udf) => [udf.name, udf.qualifiedName]),
     ),
@@ -130,6 +144,17 @@ export async function createBigQueryEngine(options: BigQueryEngineOptions): Prom
   const qualifiedOf = (query: SavedQuery): QualifiedQuery =>
     qualified.get(query) ?? qualified.keep(query, qualifyForBigQuery(query.sql, naming));
   const cancellations = new Set<Promise<void>>();
+  // The names that read a log source: a query naming none (only tables of the warehouse) answers
+  // its STRUCTs as BigQuery does, objects, rather than Logflare's repeated records.
+  const logNames = new Set(
+    options.sources
+      .filter((source) => source.kind !== 'table')
+      .flatMap((source) => [source.name, ...source.aliases].map((name) => name.toLowerCase())),
+  );
+  const wireOf = (prepared: QualifiedQuery): RecordWire =>
+    prepared.tables.length > 0 && !prepared.tables.some((table) => logNames.has(table))
+      ? 'objects'
+      : 'repeated';
 
   /** Cancels the job once its insert has settled: a cancel racing the insert would find no job. */
   function cancelJob(inserted: Promise<Job>): void {
@@ -171,7 +196,14 @@ export async function createBigQueryEngine(options: BigQueryEngineOptions): Prom
     try {
       inserted = insertJob(request, jobId);
       const job = await untilAborted(inserted, deadline.signal);
-      return await readResults(client, job, query.maxRows, started + deadline.budgetMs, deadline.signal);
+      return await readResults(
+        client,
+        job,
+        query.maxRows,
+        started + deadline.budgetMs,
+        deadline.signal,
+        wireOf(prepared),
+      );
     } catch (error) {
       if (deadline.timedOut) {
         throw new QuerygateError(
@@ -268,6 +300,7 @@ async function readResults(
   maxRows: number,
   deadline: number,
   signal: AbortSignal,
+  wire: RecordWire,
 ): Promise<QueryResult> {
   const rows: WireRow[] = [];
   let schema: WireSchema | undefined;
@@ -299,7 +332,7 @@ async function readResults(
     pageToken = page.pageToken;
     if (rows.length >= maxRows || !pageToken) break;
   }
-  return { columns: decodeColumns(schema), rows: decodeWireRows(schema, rows.slice(0, maxRows)) };
+  return { columns: decodeColumns(schema), rows: decodeWireRows(schema, rows.slice(0, maxRows), wire) };
 }
 
 /** `promise`, or a rejection as soon as `signal` fires (the request itself runs on, unheard). */

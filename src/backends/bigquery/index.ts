@@ -1,4 +1,5 @@
 import type { BigQuery } from '@google-cloud/bigquery';
+import { queryableTable } from '../../endpoints/table-source.js';
 import { queriesDir as shippedQueriesDir } from '../../paths.js';
 import type { Backend } from '../backend.js';
 import { registerBigQueryCommands } from './cli.js';
@@ -24,13 +25,13 @@ export const bigqueryBackend: Backend<BigQueryConfig> = {
   checkedOn: 'BigQuery',
   environment: bigQueryEnvironmentSchema,
 
-  async open({ own, sources, queries, now, client }) {
+  async open({ own, sources, tables = [], queries, now, client }) {
     const config = required(own);
     const bigquery = (client as BigQuery | undefined) ?? createBigQueryClient(config);
     const engine = await createBigQueryEngine({
       config,
       queries,
-      sources,
+      sources: [...sources, ...tables.map(queryableTable)],
       queriesDir: shippedQueriesDir,
       client: bigquery,
     });
@@ -38,20 +39,30 @@ export const bigqueryBackend: Backend<BigQueryConfig> = {
     return { engine, logs, timeoutMs: config.timeoutMs, close: async () => {} };
   },
 
-  scratch: ({ own, sources, client }) =>
+  scratch: ({ own, sources, tables = [], client }) =>
     createBigQueryEngine({
       config: required(own),
       queries: [],
-      sources,
+      sources: [...sources, ...tables.map(queryableTable)],
       queriesDir: shippedQueriesDir,
       ...(client ? { client: client as BigQuery } : {}),
     }),
 
-  async querySession({ own, sources }) {
+  async querySession({ own, sources, tables = [] }) {
     const config = required(own);
     return {
-      explain: async (sql) => qualifyForBigQuery(sql, bigQueryNaming(config, sources, shippedQueriesDir)).sql,
-      engine: () => createBigQueryEngine({ config, queries: [], sources, queriesDir: shippedQueriesDir }),
+      explain: async (sql) =>
+        qualifyForBigQuery(
+          sql,
+          bigQueryNaming(config, [...sources, ...tables.map(queryableTable)], shippedQueriesDir),
+        ).sql,
+      engine: () =>
+        createBigQueryEngine({
+          config,
+          queries: [],
+          sources: [...sources, ...tables.map(queryableTable)],
+          queriesDir: shippedQueriesDir,
+        }),
       close: async () => {},
     };
   },

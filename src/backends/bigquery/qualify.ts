@@ -1,4 +1,4 @@
-import { type Ast, parseBigQuery, queryParameters } from '../../sql/bigquery-ast.js';
+import { type Ast, parseSavedStatements, queryParameters } from '../../sql/bigquery-ast.js';
 import { createLocator, type Position } from '../../sql/source-position.js';
 
 /**
@@ -38,7 +38,8 @@ interface Edit {
  * that name in the text: a splice at the wrong place would change the query's meaning.
  */
 export function renameObjects(sql: string, renames: ObjectRenames): string {
-  const query = parseBigQuery(sql);
+  // Every statement as written: a table named in a temporary function's body is renamed there.
+  const query = parseSavedStatements(sql);
   const tables = lowerCaseKeys(renames.tables);
   const functions = lowerCaseKeys(renames.functions);
   const cteNames = new Set<string>();
@@ -112,6 +113,8 @@ export interface QualifiedQuery {
   readonly sql: string;
   /** The `@name` parameters of the query, sorted; each goes as a named STRING parameter. */
   readonly parameters: readonly string[];
+  /** The tables the saved text names (not its CTEs), lower case, as written: `edge_logs`, `p.d.events_*`. */
+  readonly tables: readonly string[];
 }
 
 export interface BigQueryNaming {
@@ -134,8 +137,21 @@ export function qualifyForBigQuery(sql: string, naming: BigQueryNaming): Qualifi
       functions: quoted(naming.routines),
       keepRangeNames: true,
     }),
-    parameters: [...queryParameters(parseBigQuery(sql))].sort(),
+    parameters: [...queryParameters(parseSavedStatements(sql))].sort(),
+    tables: tablesNamed(sql),
   };
+}
+
+function tablesNamed(sql: string): string[] {
+  const query = parseSavedStatements(sql);
+  const cteNames = new Set<string>();
+  const names = new Set<string>();
+  visit(query, (node) => {
+    for (const cte of node.with?.cte_tables ?? []) cteNames.add(String(cte.alias.name.value).toLowerCase());
+    const name = Array.isArray(node.Table?.name) ? dottedName(node.Table.name) : undefined;
+    if (name !== undefined) names.add(name.toLowerCase());
+  });
+  return [...names].filter((name) => !cteNames.has(name)).sort();
 }
 
 function lowerCaseKeys(map: ReadonlyMap<string, string>): Map<string, string> {

@@ -49,15 +49,27 @@ function describeField(field: WireField): ResultColumn {
     };
   return {
     name: field.name,
-    type: record ? 'RECORD' : columnType({ ...field, mode: null }),
+    // An array of scalars is a RECORD without fields, as the DuckDB engine describes a LIST.
+    type: record || field.mode === 'REPEATED' ? 'RECORD' : columnType({ ...field, mode: null }),
     ...(record ? { fields: (field.fields ?? []).map(describeField) } : {}),
     nullable: field.mode !== 'REQUIRED',
   };
 }
 
-export function decodeWireRows(schema: WireSchema | undefined, rows: readonly WireRow[]): ResultRow[] {
+/**
+ * How a lone RECORD is answered: `repeated` (queries over log sources, Logflare's wire) makes it
+ * a repeated record of one, none when NULL; `objects` (queries over the team's own tables) keeps
+ * it an object, NULL null, as BigQuery itself answers, and NUMERIC its exact decimal text.
+ */
+export type RecordWire = 'repeated' | 'objects';
+
+export function decodeWireRows(
+  schema: WireSchema | undefined,
+  rows: readonly WireRow[],
+  wire: RecordWire = 'repeated',
+): ResultRow[] {
   const fields = schema?.fields ?? [];
-  return rows.map((row) => decodeRecord(fields, row));
+  return rows.map((row) => decodeRecord(fields, row, wire));
 }
 
 function columnType(field: WireField): ColumnType {
@@ -94,25 +106,30 @@ function columnType(field: WireField): ColumnType {
   }
 }
 
-function decodeRecord(fields: readonly WireField[], row: WireRow | null | undefined): ResultRow {
+function decodeRecord(
+  fields: readonly WireField[],
+  row: WireRow | null | undefined,
+  wire: RecordWire,
+): ResultRow {
   const cells = row?.f ?? [];
   const record: ResultRow = {};
   fields.forEach((field, i) => {
-    record[field.name] = decodeCell(field, cells[i]?.v);
+    record[field.name] = decodeCell(field, cells[i]?.v, wire);
   });
   return record;
 }
 
-function decodeCell(field: WireField, value: unknown): EngineValue {
+function decodeCell(field: WireField, value: unknown, wire: RecordWire): EngineValue {
   if (field.mode === 'REPEATED') {
     // An empty repeated field may come as [] or, from some paths, as null.
     if (!Array.isArray(value)) return [];
-    return value.map((cell: WireCell) => decodeElement(field, cell?.v));
+    return value.map((cell: WireCell) => decodeElement(field, cell?.v, wire));
   }
   // A lone RECORD is an object of its own; like a STRUCT on DuckDB it reads as a repeated record
   // of one (none when NULL), the shape Logflare's tables give every object.
-  if (isRecord(field)) return value === null || value === undefined ? [] : [decodeElement(field, value)];
-  return decodeElement(field, value);
+  if (isRecord(field) && wire === 'repeated')
+    return value === null || value === undefined ? [] : [decodeElement(field, value, wire)];
+  return decodeElement(field, value, wire);
 }
 
 function isRecord(field: WireField): boolean {
@@ -120,9 +137,9 @@ function isRecord(field: WireField): boolean {
   return type === 'RECORD' || type === 'STRUCT';
 }
 
-function decodeElement(field: WireField, value: unknown): EngineValue {
+function decodeElement(field: WireField, value: unknown, wire: RecordWire): EngineValue {
   if (value === null || value === undefined) return null;
-  if (isRecord(field)) return decodeRecord(field.fields ?? [], value as WireRow);
+  if (isRecord(field)) return decodeRecord(field.fields ?? [], value as WireRow, wire);
   if (typeof value !== 'string') throw new Error(`BigQuery sent a ${typeof value} for ${field.name}`);
   switch (field.type.toUpperCase()) {
     case 'TIMESTAMP':
@@ -132,10 +149,11 @@ function decodeElement(field: WireField, value: unknown): EngineValue {
     case 'INTEGER':
     case 'INT64':
       return integer(value);
-    case 'FLOAT':
-    case 'FLOAT64':
     case 'NUMERIC':
     case 'BIGNUMERIC':
+      return wire === 'objects' ? value : Number(value);
+    case 'FLOAT':
+    case 'FLOAT64':
       return Number(value);
     case 'BOOLEAN':
     case 'BOOL':

@@ -30,7 +30,7 @@ import { nowParameter, type Translation, translateToDuckDb } from '../../sql/tra
 import { systemTimers } from '../../timers.js';
 import { createConnectionPool, type PoolLease } from './connection-pool.js';
 import { type DuckDbLockdown, lockDownDuckDb } from './lockdown.js';
-import { decodeRows, describeColumns } from './rows.js';
+import { decodeRows, describeColumns, type RecordWire } from './rows.js';
 import { type QueryableTable, readTableSchemas } from './table-schemas.js';
 
 /**
@@ -93,6 +93,14 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
   const connections = await openConnections(options.database, size, translations.isRetained);
   const pool = createConnectionPool(connections);
   const timers = options.timers ?? systemTimers;
+  const tableSources = new Set(
+    options.sources.filter((source) => source.kind === 'table').map((source) => source.name),
+  );
+  // A query over table sources only answers STRUCTs as BigQuery answers a STRUCT column.
+  const wireOf = (translation: Translation): RecordWire =>
+    translation.tables.length > 0 && translation.tables.every((table) => tableSources.has(table))
+      ? 'objects'
+      : 'repeated';
 
   async function translationOf(query: SavedQuery): Promise<Translation> {
     return translations.get(query) ?? translations.keep(query, await translate(query.sql));
@@ -123,7 +131,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       const prepared = await lease.item.prepare(planKey(query), translation.sql);
       bindAll(prepared, query, translation, params, runOptions.now);
       const reader = await prepared.streamAndReadUntil(query.maxRows);
-      return decodeRows(reader, query.maxRows);
+      return decodeRows(reader, query.maxRows, wireOf(translation));
     } catch (error) {
       if (deadline.timedOut) {
         throw new QuerygateError(

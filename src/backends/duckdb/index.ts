@@ -1,5 +1,8 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { LogSource } from '../../endpoints/sources.js';
+import { queryableTable, type TableSource } from '../../endpoints/table-source.js';
 import { queriesDir as shippedQueriesDir } from '../../paths.js';
 import { translateToDuckDb } from '../../sql/translate.js';
 import { openDatabase } from '../../storage/database.js';
@@ -7,6 +10,8 @@ import { ensureLogTables } from '../../storage/log-tables.js';
 import { createLogWriter } from '../../storage/log-writer.js';
 import { startRetention } from '../../storage/retention.js';
 import { retentionPolicy } from '../../storage/retention-policy.js';
+import { createTableWriter } from '../../storage/table-writer.js';
+import { ensureWarehouseTables } from '../../storage/warehouse-tables.js';
 import { systemTimers } from '../../timers.js';
 import type { Backend } from '../backend.js';
 import { startShippedDemo } from './demo.js';
@@ -27,7 +32,7 @@ export const duckdbBackend: Backend<undefined> = {
   title: 'DuckDB',
   engineCallsVariable: 'QUERYGATE_DUCKDB_CONNECTIONS',
 
-  async open({ settings, sources, queries, now, timers, logger }) {
+  async open({ settings, sources, tables = [], queries, now, timers, logger }) {
     const database = await openDatabase(join(settings.dataDir, storeFile), {
       memoryLimit: settings.duckdbMemoryLimit,
       threads: settings.duckdbThreads,
@@ -48,6 +53,7 @@ export const duckdbBackend: Backend<undefined> = {
       sources,
     });
     await writer.ready();
+    await withConnection(database, (setup) => ensureWarehouseTables(setup, tables));
     const retention = startRetention({
       writer,
       sources,
@@ -69,7 +75,7 @@ export const duckdbBackend: Backend<undefined> = {
       : undefined;
     const engine = await createDuckDbEngine({
       database,
-      sources,
+      sources: queryableTables(sources, tables),
       queries,
       queriesDir: shippedQueriesDir,
       timeoutMs: settings.queryTimeoutMs,
@@ -77,14 +83,17 @@ export const duckdbBackend: Backend<undefined> = {
       // Caller SQL of sandboxed endpoints runs here: DuckDB itself refuses files and settings.
       lockdown: { allowedDirectories: [`${batchDir}/`] },
     });
+    const tableWriter = await createTableWriter(database, tables);
     return {
       engine,
       logs: writer,
+      tables: tableWriter,
       timeoutMs: settings.queryTimeoutMs,
       demo,
       // The file, its write-ahead log and the writer's ingest journal (see storage/log-writer.ts).
       storeBytes: () => fileBytes([database.path, `${database.path}.wal`, `${database.path}.journal`]),
       async close() {
+        tableWriter.close();
         await retention.stop();
         await writer.close();
         database.close();
@@ -92,15 +101,16 @@ export const duckdbBackend: Backend<undefined> = {
     };
   },
 
-  async scratch({ sources }) {
+  async scratch({ sources, tables = [] }) {
     const database = await openDatabase(':memory:');
     try {
       const setup = await database.connect();
       await ensureLogTables(setup, sources);
+      await ensureWarehouseTables(setup, tables);
       setup.closeSync();
       const engine = await createDuckDbEngine({
         database,
-        sources,
+        sources: queryableTables(sources, tables),
         queries: [],
         queriesDir: shippedQueriesDir,
         timeoutMs: 30_000,
@@ -122,7 +132,7 @@ export const duckdbBackend: Backend<undefined> = {
     }
   },
 
-  async querySession({ settings, sources }) {
+  async querySession({ settings, sources, tables = [] }) {
     const database = await openDatabase(join(settings.dataDir, storeFile), {
       memoryLimit: settings.duckdbMemoryLimit,
       threads: settings.duckdbThreads,
@@ -135,6 +145,7 @@ export const duckdbBackend: Backend<undefined> = {
     };
     try {
       await writer.ready();
+      await withConnection(database, (setup) => ensureWarehouseTables(setup, tables));
     } catch (error) {
       await close();
       throw error;
@@ -143,8 +154,8 @@ export const duckdbBackend: Backend<undefined> = {
       async explain(sql) {
         const connection = await database.connect();
         try {
-          const tables = await readTableSchemas(connection, sources);
-          return translateToDuckDb(sql, { tables }).sql;
+          const schemas = await readTableSchemas(connection, queryableTables(sources, tables));
+          return translateToDuckDb(sql, { tables: schemas }).sql;
         } finally {
           connection.closeSync();
         }
@@ -152,7 +163,7 @@ export const duckdbBackend: Backend<undefined> = {
       engine: () =>
         createDuckDbEngine({
           database,
-          sources,
+          sources: queryableTables(sources, tables),
           queries: [],
           queriesDir: shippedQueriesDir,
           timeoutMs: settings.queryTimeoutMs,
@@ -161,6 +172,23 @@ export const duckdbBackend: Backend<undefined> = {
     };
   },
 };
+
+/** What the engine reads: the log sources and the table sources, by every name SQL may use. */
+function queryableTables(sources: readonly LogSource[], tables: readonly TableSource[]) {
+  return [...sources, ...tables.map(queryableTable)];
+}
+
+async function withConnection(
+  database: { connect(): Promise<DuckDBConnection> },
+  use: (connection: DuckDBConnection) => Promise<void>,
+): Promise<void> {
+  const connection = await database.connect();
+  try {
+    await use(connection);
+  } finally {
+    connection.closeSync();
+  }
+}
 
 /** The bytes of the files that exist among `paths`. */
 function fileBytes(paths: readonly string[]): number {

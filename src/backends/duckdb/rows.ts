@@ -27,7 +27,11 @@ import type {
  * empty array), as BigQuery and Logflare return it. TIMESTAMP_NS marks BigQuery DATETIME values
  * (see the `datetime` rule of the translator).
  */
-export function decodeRows(reader: DuckDBResultReader, maxRows: number): QueryResult {
+export function decodeRows(
+  reader: DuckDBResultReader,
+  maxRows: number,
+  wire: RecordWire = 'repeated',
+): QueryResult {
   const names = reader.columnNames();
   const types = reader.columnTypes();
   const columns: ResultColumn[] = names.map((name, i) => ({
@@ -39,7 +43,11 @@ export function decodeRows(reader: DuckDBResultReader, maxRows: number): QueryRe
   for (let row = 0; row < count; row++) {
     const decoded: ResultRow = {};
     for (let column = 0; column < names.length; column++) {
-      decoded[names[column] as string] = decodeValue(reader.value(column, row), types[column] as DuckDBType);
+      decoded[names[column] as string] = decodeValue(
+        reader.value(column, row),
+        types[column] as DuckDBType,
+        wire,
+      );
     }
     rows.push(decoded);
   }
@@ -111,35 +119,50 @@ function columnType(type: DuckDBType): ColumnType {
   }
 }
 
-function decodeValue(value: DuckDBValue, type: DuckDBType): EngineValue {
-  // An absent object or array is an empty repeated field, as BigQuery returns it.
+/**
+ * How STRUCTs are answered: `repeated` (the log sources, Logflare's wire) makes each a repeated
+ * record of one (none when NULL); `objects` (queries over table sources only, as BigQuery answers
+ * a STRUCT column) makes each an object and NULL null, and NUMERIC its exact decimal text.
+ */
+export type RecordWire = 'repeated' | 'objects';
+
+function decodeValue(value: DuckDBValue, type: DuckDBType, wire: RecordWire): EngineValue {
+  // An absent array is an empty repeated field, as BigQuery returns it; so is an absent object
+  // of a log source.
   if (value === null)
-    return type.typeId === DuckDBTypeId.STRUCT || type.typeId === DuckDBTypeId.LIST ? [] : null;
+    return type.typeId === DuckDBTypeId.LIST || (type.typeId === DuckDBTypeId.STRUCT && wire === 'repeated')
+      ? []
+      : null;
   if (typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number') return value;
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value;
   if (value instanceof DuckDBTimestampValue) return Number(value.micros);
   if (value instanceof DuckDBTimestampNanosecondsValue) return civilTime(value.nanos);
   if (value instanceof DuckDBStructValue && type instanceof DuckDBStructType)
-    return [decodeObject(value, type)];
+    return wire === 'objects' ? decodeObject(value, type, wire) : [decodeObject(value, type, wire)];
   if (value instanceof DuckDBListValue && type instanceof DuckDBListType) {
     // An array of objects is itself the repeated record: its elements are objects, not arrays.
     const element = type.valueType;
     return value.items.map((item) =>
       item instanceof DuckDBStructValue && element instanceof DuckDBStructType
-        ? decodeObject(item, element)
-        : decodeValue(item, element),
+        ? decodeObject(item, element, wire)
+        : decodeValue(item, element, wire),
     );
   }
-  if (value instanceof DuckDBDecimalValue) return Number(value.value) / 10 ** value.scale;
+  if (value instanceof DuckDBDecimalValue)
+    return wire === 'objects' ? decimalText(value.toString()) : Number(value.value) / 10 ** value.scale;
   // BYTES are base64 in BigQuery's JSON, as Logflare passes them on.
   if (value instanceof DuckDBBlobValue) return Buffer.from(value.bytes).toString('base64');
   return String(value);
 }
 
-function decodeObject(value: DuckDBStructValue, type: DuckDBStructType): { [key: string]: EngineValue } {
+function decodeObject(
+  value: DuckDBStructValue,
+  type: DuckDBStructType,
+  wire: RecordWire,
+): { [key: string]: EngineValue } {
   const object: { [key: string]: EngineValue } = {};
   type.entryNames.forEach((name, i) => {
-    object[name] = decodeValue(value.entries[name] ?? null, type.entryTypes[i] as DuckDBType);
+    object[name] = decodeValue(value.entries[name] ?? null, type.entryTypes[i] as DuckDBType, wire);
   });
   return object;
 }
@@ -150,4 +173,9 @@ function civilTime(nanos: bigint): string {
   const iso = new Date(Number(micros / 1000n)).toISOString().slice(0, 19);
   const fraction = Number(((micros % 1_000_000n) + 1_000_000n) % 1_000_000n);
   return fraction === 0 ? iso : `${iso}.${String(fraction).padStart(6, '0')}`;
+}
+
+/** A NUMERIC as BigQuery's JSON writes it: exact, without trailing zeros (`1.500000000` → `1.5`). */
+function decimalText(text: string): string {
+  return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
 }

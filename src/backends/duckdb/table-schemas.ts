@@ -5,6 +5,10 @@ import { quoteIdent, type SqlType, type TableSchema } from '../../sql/table-sche
 export interface QueryableTable {
   readonly name: string;
   readonly aliases?: readonly string[] | undefined;
+  /** A table source (the team's own table) rather than a log source: its STRUCTs are objects. */
+  readonly kind?: 'log' | 'table' | undefined;
+  /** Of a wildcard family: the column holding `_TABLE_SUFFIX`. */
+  readonly tableSuffix?: { readonly column: string } | undefined;
 }
 
 /**
@@ -27,7 +31,7 @@ export async function readTableSchemas(
     const columns = Object.fromEntries(
       result.columnNames().map((name, i) => [name, sqlType(result.columnType(i))]),
     );
-    schemas.push({ name: table.name, aliases: table.aliases, columns });
+    schemas.push({ name: table.name, aliases: table.aliases, tableSuffix: table.tableSuffix, columns });
   }
   return schemas;
 }

@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { type TableColumn, tableColumnsSchema } from './table-columns.js';
+
+/**
+ * A table source: one of the team's own warehouse tables (a GA4 export, an orders table), with
+ * its own typed columns rather than the log shape. On DuckDB it is one table named `name`; saved
+ * SQL may also name it by its warehouse name, exactly as it runs on BigQuery.
+ */
+export interface TableSource {
+  readonly kind: 'table';
+  /** The table's name in the store, in `querygate import --source` and `POST /api/logs?source_name=`. */
+  readonly name: string;
+  /** A UUID, for `POST /api/logs?source=<id>`; optional for tables. */
+  readonly id?: string | undefined;
+  readonly description: string;
+  /**
+   * Its name on BigQuery, `project.dataset.table` or `dataset.table`; a wildcard family ends
+   * with `*` (`analytics_123456.events_*`), and then `tableSuffix` says where `_TABLE_SUFFIX` is.
+   * On BigQuery the saved SQL runs with this name as written; it is never renamed.
+   */
+  readonly warehouseName?: string | undefined;
+  /** The column holding each row's `_TABLE_SUFFIX` (GA4's `event_date`, `YYYYMMDD`). */
+  readonly tableSuffix?: { readonly column: string } | undefined;
+  readonly columns: readonly TableColumn[];
+}
+
+// Project ids may be domain-scoped (`example.com:proj`); dataset and table ids are word characters
+// (table ids also dashes), and a wildcard family ends with `*`.
+const warehouseNamePattern =
+  /^(?:[a-z0-9][a-z0-9.:-]*[a-z0-9]\.)?[A-Za-z0-9_]+\.[\p{L}\p{M}\p{N}\p{Pc}\p{Pd}]+\*?$/u;
+
+export const tableSourceSchema = z
+  .looseObject({
+    kind: z.literal('table'),
+    name: z
+      .string()
+      .regex(
+        /^[A-Za-z0-9][A-Za-z0-9._-]*$/,
+        'source names are letters, digits, dots, dashes and underscores',
+      ),
+    id: z
+      .uuid('must be a UUID, the source token of POST /api/logs?source=')
+      .transform((id) => id.toLowerCase())
+      .optional(),
+    description: z.string().min(1).default('A warehouse table'),
+    warehouseName: z
+      .string()
+      .regex(
+        warehouseNamePattern,
+        'must be project.dataset.table or dataset.table, or a wildcard family such as analytics_123456.events_*',
+      )
+      .optional(),
+    tableSuffix: z.object({ column: z.string().min(1) }).optional(),
+    columns: tableColumnsSchema,
+  })
+  .superRefine((source, context) => {
+    const wildcard = source.warehouseName?.endsWith('*') ?? false;
+    if (wildcard && !source.tableSuffix)
+      context.addIssue({
+        code: 'custom',
+        path: ['tableSuffix'],
+        message: `${source.warehouseName} is a wildcard family: say which column holds _TABLE_SUFFIX (tableSuffix: { column: event_date })`,
+      });
+    if (!source.tableSuffix) return;
+    if (!wildcard)
+      context.addIssue({
+        code: 'custom',
+        path: ['tableSuffix'],
+        message: 'tableSuffix applies only to a wildcard warehouseName (ending with *)',
+      });
+    const column = source.columns.find(
+      (candidate) => candidate.name.toLowerCase() === source.tableSuffix?.column.toLowerCase(),
+    );
+    if (column?.type !== 'STRING' || column.mode === 'REPEATED')
+      context.addIssue({
+        code: 'custom',
+        path: ['tableSuffix', 'column'],
+        message: `${source.tableSuffix.column} must be a declared STRING column (the suffix as BigQuery's table names carry it, e.g. 20240131)`,
+      });
+  });
+
+/**
+ * The names saved SQL may give a table source, lower case: its name, its warehouse name and,
+ * for `project.dataset.table`, `dataset.table` (BigQuery's name in the job's own project).
+ */
+export function tableSourceNames(source: TableSource): string[] {
+  const names = [source.name];
+  if (source.warehouseName) {
+    names.push(source.warehouseName);
+    const parts = source.warehouseName.split('.');
+    if (parts.length >= 3) names.push(parts.slice(-2).join('.'));
+  }
+  return [...new Set(names.map((name) => name.toLowerCase()))];
+}
+
+/** A table source as the engines see it: its store name, the names SQL may use, its suffix column. */
+export function queryableTable(source: TableSource) {
+  return {
+    name: source.name,
+    aliases: tableSourceNames(source).filter((name) => name !== source.name.toLowerCase()),
+    kind: 'table' as const,
+    tableSuffix: source.tableSuffix,
+    warehouseName: source.warehouseName,
+  };
+}
+
+/** Where rows of table sources posted over HTTP go: stored as sent, checked against the columns. */
+export interface TableSink {
+  write(sourceName: string, rows: readonly unknown[]): Promise<{ ingested: number }>;
+}

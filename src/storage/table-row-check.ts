@@ -1,0 +1,146 @@
+import type { TableColumn } from '../endpoints/table-columns.js';
+
+/**
+ * Checks one row, as BigQuery's JSON exports and its JSON load jobs write it, against a table
+ * source's declared columns. Returns undefined for a good row, or the first problem as
+ * `{ column, reason }` with the column's dotted path (`items[2].quantity`). Used to say which
+ * line of a file DuckDB's reader refused, and to refuse a bad ingested row with a 400.
+ */
+export interface RowProblem {
+  readonly column: string;
+  readonly reason: string;
+}
+
+const int64Min = -(2n ** 63n);
+const int64Max = 2n ** 63n - 1n;
+const datePattern = /^\d{4}-\d{1,2}-\d{1,2}$/;
+const timePattern = /^\d{1,2}:\d{2}:\d{2}(?:\.\d{1,9})?$/;
+const dateTimePattern = /^\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)?$/;
+// A TIMESTAMP in text: a civil date-time, then optionally a zone (` UTC`, `Z`, `+02:00`).
+const timestampPattern =
+  /^\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)?(?:\s*(?:Z|UTC|[+-]\d{2}(?::?\d{2})?))?$/i;
+const base64Pattern = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+export function checkTableRow(columns: readonly TableColumn[], row: unknown): RowProblem | undefined {
+  if (typeof row !== 'object' || row === null || Array.isArray(row))
+    return { column: '', reason: 'a row must be a JSON object of its columns' };
+  return checkFields(columns, row as Record<string, unknown>, '');
+}
+
+function checkFields(
+  columns: readonly TableColumn[],
+  record: Record<string, unknown>,
+  prefix: string,
+): RowProblem | undefined {
+  const known = new Set(columns.map((column) => column.name.toLowerCase()));
+  for (const key of Object.keys(record)) {
+    if (!known.has(key.toLowerCase()))
+      return { column: `${prefix}${key}`, reason: 'is not a declared column of the table' };
+  }
+  const byLower = new Map(Object.entries(record).map(([key, value]) => [key.toLowerCase(), value]));
+  for (const column of columns) {
+    const path = `${prefix}${column.name}`;
+    const problem = checkValue(column, byLower.get(column.name.toLowerCase()), path);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+function checkValue(column: TableColumn, value: unknown, path: string): RowProblem | undefined {
+  if (value === undefined || value === null) {
+    return column.mode === 'REQUIRED'
+      ? { column: path, reason: 'is REQUIRED but missing or null' }
+      : undefined;
+  }
+  if (column.mode === 'REPEATED') {
+    if (!Array.isArray(value))
+      return { column: path, reason: `is REPEATED: expected an array, got ${describe(value)}` };
+    for (const [i, element] of value.entries()) {
+      if (element === null)
+        return { column: `${path}[${i}]`, reason: 'an array may not hold null (BigQuery refuses it)' };
+      const problem = checkValue({ ...column, mode: 'NULLABLE' }, element, `${path}[${i}]`);
+      if (problem) return problem;
+    }
+    return undefined;
+  }
+  const reason = scalarProblem(column, value);
+  if (reason) return { column: path, reason };
+  if (column.type === 'STRUCT')
+    return checkFields(column.fields ?? [], value as Record<string, unknown>, `${path}.`);
+  return undefined;
+}
+
+function scalarProblem(column: TableColumn, value: unknown): string | undefined {
+  const expected = (what: string) => `expected ${what}, got ${describe(value)}`;
+  switch (column.type) {
+    case 'STRING':
+      return typeof value === 'string' ? undefined : expected('a string');
+    case 'BYTES':
+      return typeof value === 'string' && base64Pattern.test(value)
+        ? undefined
+        : expected('base64 text (BYTES)');
+    case 'INT64': {
+      const text = typeof value === 'number' ? String(value) : value;
+      if (typeof text !== 'string' || !/^[+-]?\d+$/.test(text.trim()))
+        return expected('an INT64 (a whole number, or its digits in a string)');
+      const integer = BigInt(text.trim());
+      if (typeof value === 'number' && !Number.isSafeInteger(value))
+        return 'an INT64 beyond 2^53 must be sent as a string of digits, or it loses its last digits';
+      return integer < int64Min || integer > int64Max ? 'is out of INT64 range' : undefined;
+    }
+    case 'FLOAT64':
+      return typeof value === 'number' ||
+        (typeof value === 'string' && (/^(?:NaN|[+-]?(?:Infinity|inf))$/i.test(value) || isNumeric(value)))
+        ? undefined
+        : expected('a FLOAT64');
+    case 'NUMERIC':
+    case 'BIGNUMERIC': {
+      const text = typeof value === 'number' ? String(value) : value;
+      if (typeof text !== 'string' || !isNumeric(text))
+        return expected(`a ${column.type} (a decimal number)`);
+      const scale = column.scale ?? (column.precision === undefined ? 9 : 0);
+      const precision = column.precision ?? 38;
+      const [whole = '', fraction = ''] = text.replace(/^[+-]/, '').split(/[eE]/)[0]?.split('.') ?? [];
+      if (/[eE]/.test(text)) return undefined;
+      if (fraction.replace(/0+$/, '').length > scale) return `has more than ${scale} digits after the point`;
+      return whole.replace(/^0+/, '').length > precision - scale
+        ? `has more than ${precision - scale} digits before the point`
+        : undefined;
+    }
+    case 'BOOL':
+      return typeof value === 'boolean' || (typeof value === 'string' && /^(?:true|false)$/i.test(value))
+        ? undefined
+        : expected('true or false');
+    case 'TIMESTAMP':
+      return typeof value === 'string' && timestampPattern.test(value.trim())
+        ? undefined
+        : expected('a TIMESTAMP as text, e.g. 2024-01-31 12:00:00.123456 UTC');
+    case 'DATE':
+      return typeof value === 'string' && datePattern.test(value)
+        ? undefined
+        : expected('a DATE, YYYY-MM-DD');
+    case 'DATETIME':
+      return typeof value === 'string' && dateTimePattern.test(value)
+        ? undefined
+        : expected('a DATETIME, YYYY-MM-DDTHH:MM:SS[.ffffff]');
+    case 'TIME':
+      return typeof value === 'string' && timePattern.test(value)
+        ? undefined
+        : expected('a TIME, HH:MM:SS[.ffffff]');
+    case 'JSON':
+      return undefined;
+    case 'STRUCT':
+      return typeof value === 'object' && !Array.isArray(value) ? undefined : expected('an object (STRUCT)');
+  }
+}
+
+function isNumeric(text: string): boolean {
+  return /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(text.trim());
+}
+
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}...` : value}"`;
+  if (typeof value === 'object') return 'an object';
+  return String(value);
+}

@@ -1,0 +1,79 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { TableColumn } from '../endpoints/table-columns.js';
+import type { TableSource } from '../endpoints/table-source.js';
+import { QuerygateError } from '../errors.js';
+import { quoteIdent } from '../sql/table-schema.js';
+import type { Database } from './database.js';
+import { checkTableRow } from './table-row-check.js';
+import { fromWire, wireType } from './table-wire.js';
+
+/** Writes rows posted over HTTP into a table source, as they are: no log envelope, no message. */
+export interface TableWriter {
+  /** Stores every row or none; a bad row is refused (400) naming its index and column. */
+  write(sourceName: string, rows: readonly unknown[]): Promise<{ ingested: number }>;
+  close(): void;
+}
+
+/**
+ * Rows are checked against the declared types first (so the 400 names row and column), then
+ * inserted in one statement: the batch is bound as one JSON text, turned into typed rows by
+ * DuckDB's json_transform, and converted from BigQuery's wire forms as `querygate import` does.
+ * Writes run one at a time on one connection.
+ */
+export async function createTableWriter(
+  database: Pick<Database, 'connect'>,
+  sources: readonly TableSource[],
+): Promise<TableWriter> {
+  const connection = await database.connect();
+  const statements = new Map(sources.map((source) => [source.name, insertStatement(source)]));
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    write(sourceName, rows) {
+      const source = sources.find((candidate) => candidate.name === sourceName);
+      const sql = statements.get(sourceName);
+      if (!source || !sql) throw new QuerygateError('BAD_PARAMETER', `No table source named ${sourceName}`);
+      for (const [index, row] of rows.entries()) {
+        const problem = checkTableRow(source.columns, row);
+        if (problem)
+          throw new QuerygateError(
+            'BAD_REQUEST',
+            `Row ${index}${problem.column ? `, column ${problem.column}` : ''}: ${problem.reason}; nothing was stored`,
+            { details: { index, column: problem.column, reason: problem.reason } },
+          );
+      }
+      const run = queue.then(() => insert(connection, sql, rows));
+      queue = run.catch(() => {});
+      return run;
+    },
+    close: () => connection.closeSync(),
+  };
+}
+
+async function insert(connection: DuckDBConnection, sql: string, rows: readonly unknown[]) {
+  if (rows.length === 0) return { ingested: 0 };
+  const prepared = await connection.prepare(sql);
+  try {
+    prepared.bindVarchar(1, JSON.stringify(rows));
+    const result = await prepared.run();
+    return { ingested: Number(result.rowsChanged) };
+  } finally {
+    prepared.destroySync();
+  }
+}
+
+function insertStatement(source: TableSource): string {
+  const structure = JSON.stringify([Object.fromEntries(source.columns.map((c) => [c.name, structureOf(c)]))]);
+  const columns = source.columns.map(
+    (column) => `${fromWire(`r.${quoteIdent(column.name)}`, column, 'text')} AS ${quoteIdent(column.name)}`,
+  );
+  return `INSERT INTO ${quoteIdent(source.name)} SELECT ${columns.join(', ')} FROM (SELECT unnest(json_transform(CAST($1 AS JSON), '${structure.replaceAll("'", "''")}')) AS r)`;
+}
+
+/** json_transform's description of a column's wire type: a type name, an object, or `[element]`. */
+function structureOf(column: TableColumn): unknown {
+  const element =
+    column.type === 'STRUCT'
+      ? Object.fromEntries((column.fields ?? []).map((field) => [field.name, structureOf(field)]))
+      : wireType({ ...column, mode: 'NULLABLE' });
+  return column.mode === 'REPEATED' ? [element] : element;
+}

@@ -1,0 +1,160 @@
+import { expect } from 'vitest';
+import { daysBetween, type Oracle } from './warehouse-fixture.js';
+
+/**
+ * Each endpoint of examples/warehouse with its oracle: plain DuckDB SQL over the day tables and
+ * `orders` (see createOracle), written from what the BigQuery query means, not from querygate's
+ * translation. `ordered` says whether the query fixes the order of its rows.
+ */
+export interface WarehouseCase {
+  readonly endpoint: string;
+  readonly params?: Readonly<Record<string, string>>;
+  readonly oracle: (dir: string) => string;
+  readonly ordered: boolean;
+}
+
+const valueParam = `(SELECT coalesce(CAST(p.value.int_value AS DOUBLE), p.value.float_value, p.value.double_value)
+   FROM (SELECT unnest(event_params) AS p) WHERE p.key = 'value')`;
+const intParam = (key: string) =>
+  `(SELECT p.value.int_value FROM (SELECT unnest(event_params) AS p) WHERE p.key = '${key}')`;
+const stringParam = (key: string) =>
+  `(SELECT p.value.string_value FROM (SELECT unnest(event_params) AS p) WHERE p.key = '${key}')`;
+
+export const warehouseCases: readonly WarehouseCase[] = [
+  {
+    endpoint: 'ga4.events-by-date',
+    ordered: false,
+    oracle: (
+      dir,
+    ) => `SELECT event_date, event_name, count(*) AS event_count FROM ${daysBetween(dir, '20201201', '20201202')}
+      WHERE event_name IN ('page_view', 'session_start', 'purchase') GROUP BY ALL`,
+  },
+  {
+    endpoint: 'ga4.users',
+    ordered: false,
+    oracle: (dir) => `SELECT count(*) AS user_count, sum(is_new) AS new_user_count FROM (
+        SELECT user_pseudo_id, max(CASE WHEN event_name IN ('first_visit', 'first_open') THEN 1 ELSE 0 END) AS is_new
+        FROM ${daysBetween(dir, '20201201', '20201231')} GROUP BY user_pseudo_id)`,
+  },
+  {
+    endpoint: 'ga4.transactions-per-purchaser',
+    ordered: false,
+    oracle: (dir) => `SELECT count(*) / count(DISTINCT user_pseudo_id) AS avg_transaction_per_purchaser
+      FROM ${daysBetween(dir, '20201201', '20201231')} WHERE event_name IN ('in_app_purchase', 'purchase')`,
+  },
+  {
+    endpoint: 'ga4.purchase-values',
+    ordered: false,
+    oracle: (dir) => `SELECT event_timestamp, ${valueParam} AS event_value
+      FROM ${daysBetween(dir, '20201201', '20201202')} WHERE event_name = 'purchase'`,
+  },
+  {
+    endpoint: 'ga4.top-items-added-to-cart',
+    ordered: false,
+    oracle: (dir) => `SELECT i.item_id, i.item_name, count(DISTINCT user_pseudo_id) AS user_count
+      FROM (SELECT user_pseudo_id, unnest(items) AS i FROM ${daysBetween(dir, '20201101', '20210131')} WHERE event_name = 'add_to_cart')
+      GROUP BY ALL ORDER BY user_count DESC LIMIT 10`,
+  },
+  {
+    endpoint: 'ga4.pageviews-by-purchaser',
+    ordered: false,
+    oracle: (
+      dir,
+    ) => `SELECT purchase_count > 0 AS purchaser, count(*) AS user_count, sum(views) AS total_page_views,
+        sum(views) / count(*) AS avg_page_views
+      FROM (SELECT user_pseudo_id, count(*) FILTER (WHERE event_name = 'page_view') AS views,
+              count(*) FILTER (WHERE event_name IN ('in_app_purchase', 'purchase')) AS purchase_count
+            FROM ${daysBetween(dir, '20201201', '20201202')} GROUP BY user_pseudo_id)
+      GROUP BY ALL`,
+  },
+  {
+    endpoint: 'ga4.pageview-sequence',
+    ordered: true,
+    oracle: (dir) => `SELECT user_pseudo_id, event_timestamp, ${intParam('ga_session_id')} AS ga_session_id,
+        ${stringParam('page_location')} AS page_location, ${stringParam('page_title')} AS page_title
+      FROM ${daysBetween(dir, '20201201', '20201202')} WHERE event_name = 'page_view'
+      ORDER BY user_pseudo_id, ga_session_id, event_timestamp`,
+  },
+  {
+    endpoint: 'ga4.products-bought-together',
+    ordered: false,
+    oracle: (dir) => `WITH purchases AS (
+        SELECT user_pseudo_id, unnest(items) AS i FROM ${daysBetween(dir, '20201101', '20210131')} WHERE event_name = 'purchase'),
+      buyers AS (SELECT DISTINCT user_pseudo_id FROM purchases WHERE i.item_name = 'Google Navy Speckled Tee')
+      SELECT i.item_name AS item_name, sum(i.quantity) AS item_quantity FROM purchases
+      WHERE user_pseudo_id IN (SELECT user_pseudo_id FROM buyers) AND i.item_name <> 'Google Navy Speckled Tee'
+      GROUP BY ALL`,
+  },
+  {
+    endpoint: 'ga4.spend-per-session',
+    ordered: false,
+    oracle: (dir) => `SELECT user_pseudo_id, count(DISTINCT ${intParam('ga_session_id')}) AS session_count,
+        avg(${valueParam}) AS avg_spend_per_session_by_user
+      FROM ${daysBetween(dir, '20201101', '20210131')} WHERE event_name = 'purchase' GROUP BY ALL`,
+  },
+  ...[
+    ['20201202', '20201203'],
+    ['20201201', '20201201'],
+    ['20201204', '20201231'],
+  ].map(
+    ([first, last]): WarehouseCase => ({
+      endpoint: 'ga4.events-in-range',
+      params: { first_day: first as string, last_day: last as string },
+      ordered: true,
+      oracle: (dir) =>
+        daysBetween(dir, first as string, last as string) === '()'
+          ? `SELECT NULL AS day, 0 AS events, 0 AS users WHERE false`
+          : `SELECT event_date AS day, count(*) AS events, count(DISTINCT user_pseudo_id) AS users
+             FROM ${daysBetween(dir, first as string, last as string)} GROUP BY ALL ORDER BY day`,
+    }),
+  ),
+  {
+    endpoint: 'ga4.page-titles',
+    ordered: true,
+    oracle: (dir) => `SELECT event_date, ${stringParam('page_title')} AS page_title, count(*) AS page_views
+      FROM ${daysBetween(dir, '20201201', '20201203')} WHERE event_name = 'page_view'
+      GROUP BY ALL ORDER BY event_date, page_title`,
+  },
+  {
+    endpoint: 'orders.daily-revenue',
+    ordered: true,
+    oracle: () => `SELECT CAST(order_date AS VARCHAR) AS order_date, count(*) AS orders, sum(total) AS revenue
+      FROM orders WHERE status <> 'refunded' GROUP BY ALL ORDER BY order_date`,
+  },
+  {
+    endpoint: 'orders.shipping',
+    ordered: true,
+    oracle: () => `SELECT order_id, shipping, tags, is_gift FROM orders ORDER BY order_id LIMIT 20`,
+  },
+];
+
+/** Asserts REST rows equal the oracle's: the same values (numbers within float error), in order where fixed. */
+export async function expectOracleRows(
+  oracle: Oracle,
+  dir: string,
+  testCase: WarehouseCase,
+  rows: readonly Record<string, unknown>[],
+): Promise<void> {
+  const expected = await oracle.rows(testCase.oracle(dir));
+  const canonical = (list: readonly Record<string, unknown>[]) => {
+    const mapped = list.map((row) => canonicalValue(row));
+    return testCase.ordered
+      ? mapped
+      : mapped.sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+  };
+  expect(rows.length).toBe(expected.length);
+  expect(canonical(rows)).toEqual(canonical(expected));
+}
+
+/**
+ * Numbers (and numeric text, as DuckDB's JSON writes BIGINT and DECIMAL) as numbers: integers
+ * exact, fractions to 12 significant digits, so a float sum in another order still compares.
+ */
+function canonicalValue(value: unknown): unknown {
+  const number = typeof value === 'string' && /^-?\d+(?:\.\d+)?$/.test(value) ? Number(value) : value;
+  if (typeof number === 'number') return Number.isInteger(number) ? number : Number(number.toPrecision(12));
+  if (Array.isArray(value)) return value.map(canonicalValue);
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, canonicalValue(v)]));
+  return value;
+}

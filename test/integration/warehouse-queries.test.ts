@@ -1,0 +1,167 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runQueriesCheck } from '../../src/cli/queries-commands.js';
+import type { Querygate } from '../../src/server.js';
+import { openDatabase } from '../../src/storage/database.js';
+import {
+  type BigQueryHarness,
+  startBigQueryHarness,
+  startQuerygateOnBigQuery,
+} from '../helpers/bigquery-harness.js';
+import {
+  expectNoServerErrors,
+  type QuerygateUnderTest,
+  startQuerygateUnderTest,
+  testApiKey,
+} from '../helpers/querygate-server.js';
+import { expectOracleRows, warehouseCases } from '../helpers/warehouse-cases.js';
+import {
+  createOracle,
+  importWarehouseFixture,
+  type Oracle,
+  type WarehouseFixture,
+  warehouseDir,
+  writeWarehouseFixture,
+} from '../helpers/warehouse-fixture.js';
+
+// examples/warehouse served as a user would: its export files loaded by `querygate import`'s
+// path, every saved query (Google's GA4 samples among them) asked over REST, on the embedded
+// engine and on the fake BigQuery, and each answer compared with plain DuckDB SQL over the same
+// files laid out as BigQuery holds them (one table per day).
+let fixtureDir: string;
+let fixture: WarehouseFixture;
+let oracle: Oracle;
+let duckdb: QuerygateUnderTest;
+let harness: BigQueryHarness;
+let bigquery: Querygate;
+
+beforeAll(async () => {
+  fixtureDir = await mkdtemp(join(tmpdir(), 'querygate-warehouse-'));
+  fixture = writeWarehouseFixture(fixtureDir);
+  oracle = await createOracle(fixture);
+  duckdb = await startQuerygateUnderTest({
+    now: new Date('2020-12-10T00:00:00Z'),
+    environment: { QUERYGATE_QUERIES_DIR: warehouseDir },
+    prepare: async (dataDir) => {
+      const database = await openDatabase(join(dataDir, 'querygate.duckdb'));
+      try {
+        await importWarehouseFixture(database, fixture);
+      } finally {
+        database.close();
+      }
+    },
+  });
+  harness = await startBigQueryHarness({ sources: [], warehouseTables: [fixture.ga4, fixture.orders] });
+  await importWarehouseFixture(harness.store.database, fixture);
+  bigquery = await startQuerygateOnBigQuery(harness, { queriesDir: warehouseDir });
+}, 120_000);
+
+afterAll(async () => {
+  await bigquery?.close();
+  await harness?.close();
+  await duckdb?.close();
+  oracle?.close();
+  await rm(fixtureDir, { recursive: true, force: true });
+});
+
+async function restOnBigQuery(endpoint: string, params: Record<string, string> = {}) {
+  const url = new URL(`/api/endpoints/${endpoint}`, bigquery.url);
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+  const response = await fetch(url, { headers: { 'x-api-key': testApiKey } });
+  return { status: response.status, body: (await response.json()) as { result: Record<string, unknown>[] } };
+}
+
+describe('examples/warehouse on the embedded engine', () => {
+  for (const testCase of warehouseCases) {
+    it(`answers ${testCase.endpoint} ${JSON.stringify(testCase.params ?? {})} as the oracle over the day tables does`, async () => {
+      const response = await duckdb.get(`/api/endpoints/${testCase.endpoint}`, testCase.params);
+      expect(response.status, response.text).toBe(200);
+      await expectOracleRows(
+        oracle,
+        fixtureDir,
+        testCase,
+        (response.body as { result: Record<string, unknown>[] }).result,
+      );
+    });
+  }
+
+  it('answers a STRUCT column as an object and a NULL STRUCT as null, not as repeated records', async () => {
+    const response = await duckdb.get('/api/endpoints/orders.shipping');
+    const rows = (response.body as { result: { shipping: unknown }[] }).result;
+    expect(rows.some((row) => row.shipping === null)).toBe(true);
+    const shipped = rows.find((row) => row.shipping !== null);
+    expect(shipped?.shipping).toEqual(expect.objectContaining({ address: expect.any(Object) }));
+    expect(Array.isArray(shipped?.shipping)).toBe(false);
+  });
+
+  it('answered nothing with a 5xx', () => expectNoServerErrors(duckdb));
+});
+
+describe('examples/warehouse on the fake BigQuery', () => {
+  for (const testCase of warehouseCases) {
+    it(`answers ${testCase.endpoint} ${JSON.stringify(testCase.params ?? {})} as the oracle does`, async () => {
+      const response = await restOnBigQuery(testCase.endpoint, testCase.params);
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      await expectOracleRows(oracle, fixtureDir, testCase, response.body.result);
+    });
+  }
+
+  it('sends the saved SQL with its warehouse names as written, never renamed', () => {
+    const sent = harness.fake
+      .calls('jobs.insert')
+      .map((request) => String(request.body?.configuration?.query?.query));
+    expect(sent.some((sql) => sql.includes('`my-project.analytics_123456.events_*`'))).toBe(true);
+    expect(sent.some((sql) => sql.includes('`my-project.shop.orders`'))).toBe(true);
+  });
+
+  it('passes querygate queries check there: every endpoint dry-run, its shape equal to its lock', async () => {
+    const lines: string[] = [];
+    const ok = await runQueriesCheck({
+      queriesDir: warehouseDir,
+      print: (line) => lines.push(line),
+      bigquery: { config: harness.config, client: harness.client() },
+    });
+    expect(lines).toEqual([expect.stringMatching(/^✓ 13 endpoints in .* pass every check on BigQuery$/)]);
+    expect(ok).toBe(true);
+  });
+
+  it("answers a dry run with the table's nested schema: a STRUCT a NULLABLE RECORD, an array REPEATED", async () => {
+    const [, response] = await harness
+      .client()
+      .createQueryJob({ query: 'SELECT shipping, tags FROM `my-project.shop.orders`', dryRun: true });
+    const statistics = response?.statistics as { query?: { schema?: { fields?: unknown[] } } } | undefined;
+    const fields = statistics?.query?.schema?.fields;
+    expect(fields).toEqual([
+      {
+        name: 'shipping',
+        type: 'RECORD',
+        mode: 'NULLABLE',
+        fields: [
+          { name: 'method', type: 'STRING', mode: 'NULLABLE' },
+          {
+            name: 'address',
+            type: 'RECORD',
+            mode: 'NULLABLE',
+            fields: [
+              { name: 'city', type: 'STRING', mode: 'NULLABLE' },
+              { name: 'country', type: 'STRING', mode: 'NULLABLE' },
+              { name: 'postal_code', type: 'STRING', mode: 'NULLABLE' },
+            ],
+          },
+          { name: 'shipped_at', type: 'DATETIME', mode: 'NULLABLE' },
+          { name: 'window_start', type: 'TIME', mode: 'NULLABLE' },
+        ],
+      },
+      { name: 'tags', type: 'STRING', mode: 'REPEATED' },
+    ]);
+  });
+
+  it('answers a STRUCT column as an object and a NULL STRUCT as null, as BigQuery does', async () => {
+    const response = await restOnBigQuery('orders.shipping');
+    const rows = response.body.result;
+    expect(rows.some((row) => row.shipping === null)).toBe(true);
+    expect(rows.some((row) => row.shipping !== null && !Array.isArray(row.shipping))).toBe(true);
+  });
+});

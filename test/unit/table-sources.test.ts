@@ -1,0 +1,167 @@
+import { DuckDBInstance } from '@duckdb/node-api';
+import { describe, expect, it } from 'vitest';
+import { qualifyForBigQuery } from '../../src/backends/bigquery/qualify.js';
+import { tableColumnsSchema } from '../../src/endpoints/table-columns.js';
+import { tableSourceSchema } from '../../src/endpoints/table-source.js';
+import type { TableSchema } from '../../src/sql/table-schema.js';
+import { translateToDuckDb } from '../../src/sql/translate.js';
+import { createWarehouseTableStatement } from '../../src/storage/warehouse-tables.js';
+
+// Table sources: their declaration, their DuckDB columns, and how saved SQL names them.
+const events: TableSchema = {
+  name: 'ga4_events',
+  aliases: ['p-project.analytics_1.events_*', 'analytics_1.events_*'],
+  tableSuffix: { column: 'event_date' },
+  columns: {
+    event_date: 'VARCHAR',
+    event_name: 'VARCHAR',
+    event_params: { list: { struct: { key: 'VARCHAR' } } },
+  },
+};
+
+async function run(statements: string[], query: string): Promise<unknown[]> {
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  try {
+    for (const statement of statements) await connection.run(statement);
+    return (await connection.runAndReadAll(query)).getRowObjectsJson();
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+describe('declaring a table source', () => {
+  it('stores every BigQuery type as a real DuckDB column, nested and repeated ones included', async () => {
+    const source = tableSourceSchema.parse({
+      kind: 'table',
+      name: 't',
+      columns: [
+        { name: 's', type: 'STRING' },
+        { name: 'b', type: 'BYTES' },
+        { name: 'i', type: 'INTEGER', mode: 'REQUIRED' },
+        { name: 'f', type: 'FLOAT' },
+        { name: 'n', type: 'NUMERIC' },
+        { name: 'bn', type: 'BIGNUMERIC', precision: '38', scale: '10' },
+        { name: 'ok', type: 'BOOLEAN' },
+        { name: 'ts', type: 'TIMESTAMP' },
+        { name: 'd', type: 'DATE' },
+        { name: 'dt', type: 'DATETIME' },
+        { name: 'tm', type: 'TIME' },
+        { name: 'j', type: 'JSON' },
+        { name: 'tags', type: 'STRING', mode: 'REPEATED' },
+        {
+          name: 'r',
+          type: 'RECORD',
+          fields: [
+            { name: 'deep', type: 'RECORD', mode: 'REPEATED', fields: [{ name: 'x', type: 'INT64' }] },
+          ],
+        },
+      ],
+    });
+    const types = await run(
+      [createWarehouseTableStatement(source)],
+      `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 't' ORDER BY ordinal_position`,
+    );
+    expect(types.map((row) => Object.values(row as object).join(' '))).toEqual([
+      's VARCHAR',
+      'b BLOB',
+      'i BIGINT',
+      'f DOUBLE',
+      'n DECIMAL(38,9)',
+      'bn DECIMAL(38,10)',
+      'ok BOOLEAN',
+      'ts TIMESTAMP',
+      'd DATE',
+      'dt TIMESTAMP_NS',
+      'tm TIME',
+      'j JSON',
+      'tags VARCHAR[]',
+      'r STRUCT(deep STRUCT(x BIGINT)[])',
+    ]);
+  });
+
+  it('refuses a BIGNUMERIC DuckDB cannot hold exactly, and types it does not store, naming the column', () => {
+    const result = tableColumnsSchema.safeParse([
+      { name: 'big', type: 'BIGNUMERIC' },
+      { name: 'where', type: 'GEOGRAPHY' },
+      { name: 'r', type: 'RECORD' },
+    ]);
+    expect(result.success).toBe(false);
+    const messages = result.error?.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`) ?? [];
+    expect(messages).toEqual([
+      expect.stringMatching(/^0\.precision: big: BIGNUMERIC holds up to 76 digits/),
+      expect.stringMatching(/^1\.type: GEOGRAPHY is not a BigQuery column type/),
+      '2.fields: r is a STRUCT without fields',
+    ]);
+  });
+
+  it('refuses a wildcard family without the column its _TABLE_SUFFIX comes from', () => {
+    const result = tableSourceSchema.safeParse({
+      kind: 'table',
+      name: 'e',
+      warehouseName: 'analytics_1.events_*',
+      columns: [{ name: 'event_date', type: 'STRING' }],
+    });
+    expect(result.error?.issues[0]?.message).toMatch(
+      /is a wildcard family: say which column holds _TABLE_SUFFIX/,
+    );
+  });
+});
+
+describe('naming a table source in saved SQL', () => {
+  it('reads a wildcard family by its warehouse name with _TABLE_SUFFIX as the declared column', () => {
+    const { sql, tables } = translateToDuckDb(
+      "SELECT _TABLE_SUFFIX AS day, count(*) AS n FROM `p-project.analytics_1.events_*` WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240102' GROUP BY day",
+      { tables: [events] },
+    );
+    expect(sql).toContain('"event_date" BETWEEN');
+    expect(sql).toContain('FROM "ga4_events"');
+    expect(tables).toEqual(['ga4_events']);
+  });
+
+  it('reads one table of the family (events_20240101) as the rows of that suffix', async () => {
+    const { sql } = translateToDuckDb('SELECT event_name FROM analytics_1.events_20240101', {
+      tables: [events],
+    });
+    const rows = await run(
+      [
+        'CREATE TABLE ga4_events (event_date VARCHAR, event_name VARCHAR, event_params STRUCT(key VARCHAR)[])',
+        "INSERT INTO ga4_events VALUES ('20240101', 'a', []), ('20240102', 'b', [])",
+      ],
+      sql,
+    );
+    expect(rows).toEqual([{ event_name: 'a' }]);
+  });
+
+  it('refuses _TABLE_SUFFIX on a table that is not a wildcard family', () => {
+    expect(() =>
+      translateToDuckDb("SELECT 1 FROM ga4_events WHERE _TABLE_SUFFIX = '20240101'", { tables: [events] }),
+    ).toThrow(/no column or field named _TABLE_SUFFIX/);
+  });
+
+  it('inlines a CREATE TEMP FUNCTION on DuckDB and sends the text as written to BigQuery', async () => {
+    const saved = `CREATE TEMP FUNCTION Twice(x INT64) AS (x * 2);
+CREATE TEMP FUNCTION Key(params ARRAY<STRUCT<key STRING>>, i INT64) AS ((SELECT p.key FROM UNNEST(params) AS p WITH OFFSET o WHERE o = i));
+SELECT Twice(1 + 2) AS six, Key(event_params, 0) AS first_key FROM \`analytics_1.events_*\``;
+    const { sql } = translateToDuckDb(saved, { tables: [events] });
+    const rows = await run(
+      [
+        'CREATE TABLE ga4_events (event_date VARCHAR, event_name VARCHAR, event_params STRUCT(key VARCHAR)[])',
+        "INSERT INTO ga4_events VALUES ('20240101', 'a', [{'key': 'k0'}, {'key': 'k1'}])",
+      ],
+      sql,
+    );
+    expect(rows).toEqual([{ six: 6, first_key: 'k0' }]);
+    expect(qualifyForBigQuery(saved, { tables: {}, routines: {} }).sql).toBe(saved);
+  });
+
+  it('refuses a JavaScript temporary function on DuckDB, naming it', () => {
+    expect(() =>
+      translateToDuckDb(
+        `CREATE TEMP FUNCTION f(x INT64) RETURNS INT64 LANGUAGE js AS 'return x;'; SELECT f(1) AS y`,
+        { tables: [] },
+      ),
+    ).toThrow(/the js function f \(only SQL functions can run on DuckDB\)/);
+  });
+});
