@@ -68,6 +68,7 @@ function startProcess(
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  let stopping = false;
   return new Promise((resolve, reject) => {
     let output = '';
     child.once('exit', (code) =>
@@ -78,6 +79,12 @@ function startProcess(
       const match = ready.exec(output);
       if (!match?.[1]) return;
       child.removeAllListeners('exit');
+      // A serving process that dies under load says so here (its stderr is ours too), rather than
+      // leaving the bench to wait for an exit that has already happened.
+      child.once('exit', (code, signal) => {
+        if (!stopping)
+          process.stderr.write(`${command} ${args.join(' ')} exited (${signal ?? code}) while serving\n`);
+      });
       resolve({
         url: match[1],
         child,
@@ -92,6 +99,8 @@ function startProcess(
         cpuSeconds: () => processCpuSeconds(child.pid),
         stop: () =>
           new Promise<void>((done) => {
+            stopping = true;
+            if (child.exitCode !== null || child.signalCode !== null) return done();
             child.once('exit', () => done());
             child.kill('SIGTERM');
           }),
