@@ -10,6 +10,8 @@ import {
   startBigQueryHarness,
   startQuerygateOnBigQuery,
 } from '../helpers/bigquery-harness.js';
+import { postGraphQL } from '../helpers/graphql-request.js';
+import { callEveryOperation, openApiProblems } from '../helpers/openapi-check.js';
 import {
   expectNoServerErrors,
   type QuerygateUnderTest,
@@ -94,6 +96,37 @@ describe('examples/warehouse on the embedded engine', () => {
     const shipped = rows.find((row) => row.shipping !== null);
     expect(shipped?.shipping).toEqual(expect.objectContaining({ address: expect.any(Object) }));
     expect(Array.isArray(shipped?.shipping)).toBe(false);
+  });
+
+  it('answers every endpoint as its OpenAPI document says, STRUCT objects and REPEATED scalars included', async () => {
+    const document = (await duckdb.get('/openapi.json')).body;
+    expect(await openApiProblems(document)).toEqual([]);
+    const { called, problems, rows } = await callEveryOperation(document, async (path, params) => {
+      const response = await duckdb.get(`${path}?${new URLSearchParams(params)}`);
+      return { status: response.status, body: response.body };
+    });
+    // NUMERIC answers as exact decimal text on this wire, and its OpenAPI type (and GraphQL
+    // scalar) is not done yet: orders.daily-revenue is the one endpoint left out (issue 19).
+    expect(problems.filter((problem) => !problem.startsWith('ordersDailyRevenue'))).toEqual([]);
+    expect(called.length).toBeGreaterThanOrEqual(warehouseCases.length);
+    expect(rows).toBeGreaterThan(0);
+  });
+
+  it('answers a STRUCT as an object and a NULL STRUCT as null on GraphQL, in the rows of the oracle', async () => {
+    const expected = await oracle.rows(
+      'SELECT order_id, shipping IS NULL AS unshipped, shipping.address.city AS city, tags FROM orders ORDER BY order_id LIMIT 20',
+    );
+    const answer = await postGraphQL<{
+      orders: {
+        shipping: { orderId: string; shipping: { address: { city: string } } | null; tags: string[] }[];
+      };
+    }>(duckdb, /* GraphQL */ `{ orders { shipping { orderId tags shipping { address { city } } } } }`);
+    expect(answer.errors).toEqual([]);
+    const rows = answer.data?.orders.shipping ?? [];
+    expect(rows.map((row) => row.orderId)).toEqual(expected.map((row) => row.order_id));
+    expect(rows.map((row) => row.shipping === null)).toEqual(expected.map((row) => row.unshipped));
+    expect(rows.map((row) => row.shipping?.address.city ?? null)).toEqual(expected.map((row) => row.city));
+    expect(rows.map((row) => row.tags)).toEqual(expected.map((row) => row.tags));
   });
 
   it('answered nothing with a 5xx', () => expectNoServerErrors(duckdb));

@@ -249,11 +249,12 @@ export async function createBigQueryEngine(options: BigQueryEngineOptions): Prom
     plans: () => ({ texts: qualified.size, statements: 0 }),
     async describe(query) {
       // A dry run with every parameter unset: BigQuery checks the query and says its schema.
-      const request = queryJobRequest(query, qualifiedOf(query), {}, config);
+      const prepared = qualifiedOf(query);
+      const request = queryJobRequest(query, prepared, {}, config);
       try {
         const [, response] = await client.createQueryJob({ ...request, dryRun: true });
         const statistics = response?.statistics as { query?: { schema?: WireSchema } } | undefined;
-        return describeWireSchema(statistics?.query?.schema);
+        return describeWireSchema(statistics?.query?.schema, wireOf(prepared));
       } catch (error) {
         throw toQuerygateError(error, { subject: `${query.name} (dry run)` });
       }

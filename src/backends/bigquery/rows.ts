@@ -33,11 +33,14 @@ export function decodeColumns(schema: WireSchema | undefined): ResultColumn[] {
 }
 
 /** The columns of a dry run's schema, with the fields of records and BigQuery's nullability. */
-export function describeWireSchema(schema: WireSchema | undefined): ResultColumn[] {
-  return (schema?.fields ?? []).map(describeField);
+export function describeWireSchema(
+  schema: WireSchema | undefined,
+  wire: RecordWire = 'repeated',
+): ResultColumn[] {
+  return (schema?.fields ?? []).map((field) => describeField(field, wire));
 }
 
-function describeField(field: WireField): ResultColumn {
+function describeField(field: WireField, wire: RecordWire): ResultColumn {
   const record = ['RECORD', 'STRUCT'].includes(field.type.toUpperCase());
   // An array of scalars is a column of the element's type in mode REPEATED.
   if (!record && field.mode === 'REPEATED')
@@ -51,7 +54,9 @@ function describeField(field: WireField): ResultColumn {
     name: field.name,
     // An array of scalars is a RECORD without fields, as the DuckDB engine describes a LIST.
     type: record || field.mode === 'REPEATED' ? 'RECORD' : columnType({ ...field, mode: null }),
-    ...(record ? { fields: (field.fields ?? []).map(describeField) } : {}),
+    // On the objects wire a lone RECORD is one object (or null), as BigQuery answers it.
+    ...(record && wire === 'objects' && field.mode !== 'REPEATED' ? { mode: 'NULLABLE' as const } : {}),
+    ...(record ? { fields: (field.fields ?? []).map((inner) => describeField(inner, wire)) } : {}),
     nullable: field.mode !== 'REQUIRED',
   };
 }

@@ -170,7 +170,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       const statement = await setup.prepare(`SELECT * FROM (${translation.sql}) AS described LIMIT 0`);
       try {
         bindAll(statement, query, translation, describeValues(query, translation), new Date(0));
-        return describeColumns(await statement.run());
+        return describeColumns(await statement.run(), wireOf(translation));
       } finally {
         statement.destroySync();
       }

@@ -58,12 +58,12 @@ export function decodeRows(
  * The columns a prepared statement returns, in BigQuery's terms; a STRUCT (or a LIST of them) is
  * a repeated record with its fields. DuckDB cannot say whether a column may be null.
  */
-export function describeColumns(result: DuckDBResult): ResultColumn[] {
+export function describeColumns(result: DuckDBResult, wire: RecordWire = 'repeated'): ResultColumn[] {
   const types = result.columnTypes();
-  return result.columnNames().map((name, i) => describeColumn(name, types[i] as DuckDBType));
+  return result.columnNames().map((name, i) => describeColumn(name, types[i] as DuckDBType, wire));
 }
 
-function describeColumn(name: string, type: DuckDBType): ResultColumn {
+function describeColumn(name: string, type: DuckDBType, wire: RecordWire): ResultColumn {
   // An array of scalars is a column of the element's type in mode REPEATED, as BigQuery has it.
   if (type instanceof DuckDBListType && !(type.valueType instanceof DuckDBStructType)) {
     if (type.valueType instanceof DuckDBListType) return { name, type: 'JSON' };
@@ -74,7 +74,11 @@ function describeColumn(name: string, type: DuckDBType): ResultColumn {
     return {
       name,
       type: 'RECORD',
-      fields: record.entryNames.map((entry, i) => describeColumn(entry, record.entryTypes[i] as DuckDBType)),
+      // On the objects wire a lone STRUCT is one object (or null), as BigQuery answers it.
+      ...(wire === 'objects' && record === type ? { mode: 'NULLABLE' as const } : {}),
+      fields: record.entryNames.map((entry, i) =>
+        describeColumn(entry, record.entryTypes[i] as DuckDBType, wire),
+      ),
     };
   }
   return { name, type: columnType(type) };
