@@ -1,20 +1,14 @@
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   authRecords,
   type EdgeRecord,
   edgeRecords,
   project,
-  relayRecords,
   type SupabaseRecord,
   supabaseNow,
-  toLogEvent,
 } from '../fixtures/supabase-fixture.js';
-import {
-  expectNoServerErrors,
-  type QuerygateUnderTest,
-  startQuerygateUnderTest,
-} from '../helpers/querygate-server.js';
+import { expectNoServerErrors, type QuerygateUnderTest } from '../helpers/querygate-server.js';
+import { startSupabaseService, studioToken } from '../helpers/supabase-service.js';
 
 /**
  * Self-hosted Studio's Logs Explorer and log collection pages against `serve --queries supabase`:
@@ -25,39 +19,15 @@ import {
  * e4c9079 with IS_PLATFORM false (genDefaultQuery, genCountQuery, genChartQuery,
  * genSingleLogQuery) and Logs.constants.ts at 5375fa7 (TEMPLATES). Expected rows are computed
  * from the fixture records in plain JavaScript.
- *
- * `sql` needs sandboxed endpoints (issue 18 item 1, branch s18-sandbox). Until they are served,
- * a call with `sql` answers the saved query's rows, and each test here is skipped (the probe
- * below tells); once they are, every test runs.
  */
 
-const supabaseDir = join(__dirname, '../../supabase');
-const studioToken = 'studio-private-token-0123456789';
 const now = supabaseNow.getTime();
 const HOUR = 3_600_000;
 
 let service: QuerygateUnderTest;
-let sandboxServed = false;
 
 beforeAll(async () => {
-  service = await startQuerygateUnderTest({
-    now: supabaseNow,
-    environment: { QUERYGATE_QUERIES_DIR: supabaseDir, QUERYGATE_API_KEYS: studioToken },
-  });
-  for (const [source, records] of [
-    ['cloudflare.logs.prod', edgeRecords],
-    ['deno-relay-logs', relayRecords],
-    ['gotrue.logs.prod', authRecords],
-  ] as const) {
-    const response = await service.request('POST', '/api/logs', {
-      apiKey: studioToken,
-      params: { source_name: source },
-      body: JSON.stringify({ batch: (records as readonly SupabaseRecord[]).map(toLogEvent) }),
-    });
-    if (response.status !== 200) throw new Error(`ingesting ${source}: ${response.status} ${response.text}`);
-  }
-  const probe = await logsAll('select count(*) as probe_count from edge_logs', {});
-  sandboxServed = probe.status === 200 && probe.body.result?.[0]?.probe_count !== undefined;
+  service = await startSupabaseService();
 });
 
 afterAll(async () => {
@@ -78,10 +48,6 @@ async function logsAll(sql: string, range: { start?: string; end?: string }) {
   });
   const body = (await response.json()) as { result?: Record<string, unknown>[]; error?: { code: string } };
   return { status: response.status, body };
-}
-
-function needsSandbox(context: TestContext): void {
-  if (!sandboxServed) context.skip();
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -114,21 +80,18 @@ const edgeRow = (r: EdgeRecord) => ({
 });
 
 describe('the API collection page (edge_logs)', () => {
-  it('lists the newest 100 requests of the range with the default query', async (context) => {
-    needsSandbox(context);
+  it('lists the newest 100 requests of the range with the default query', async () => {
     const { status, body } = await logsAll(edgeDefault, range);
     expect(status).toBe(200);
     expect(body.result).toEqual(projectEdge.filter(inRange).sort(newestFirst).slice(0, 100).map(edgeRow));
   });
 
-  it('counts the requests of the range with the count query', async (context) => {
-    needsSandbox(context);
+  it('counts the requests of the range with the count query', async () => {
     const { body } = await logsAll(`SELECT count(*) as count FROM edge_logs ${edgeJoins} `, range);
     expect(body.result).toEqual([{ count: projectEdge.filter(inRange).length }]);
   });
 
-  it('charts the requests per minute with the chart query (6 hours before the range start)', async (context) => {
-    needsSandbox(context);
+  it('charts the requests per minute with the chart query (6 hours before the range start)', async () => {
     const chartStart = now - 12 * HOUR;
     const sql = `
 SELECT
@@ -156,8 +119,7 @@ ORDER BY
     expect(body.result).toEqual(expected);
   });
 
-  it('opens one log with the single-log query', async (context) => {
-    needsSandbox(context);
+  it('opens one log with the single-log query', async () => {
     const record = projectEdge[3];
     if (!record) throw new Error('fixture too small');
     const { body } = await logsAll(
@@ -169,8 +131,7 @@ ORDER BY
     ]);
   });
 
-  it('pages back with iso_timestamp_end set to the last row’s time, which is included again', async (context) => {
-    needsSandbox(context);
+  it('pages back with iso_timestamp_end set to the last row’s time, which is included again', async () => {
     const first = await logsAll(edgeDefault, { start: iso(now - 10 * 24 * HOUR), end: iso(now) });
     const last = first.body.result?.at(-1);
     expect(first.body.result).toHaveLength(100);
@@ -187,8 +148,7 @@ ORDER BY
     expect(second.body.result?.[0]?.id).toBe(last?.id);
   });
 
-  it('runs the "500 Request Codes" template', async (context) => {
-    needsSandbox(context);
+  it('runs the "500 Request Codes" template', async () => {
     const sql = `select
   cast(timestamp as datetime) as timestamp,
   event_message,
@@ -215,8 +175,7 @@ limit 100
 });
 
 describe('the Auth collection page (auth_logs)', () => {
-  it('lists GoTrue’s lines with their level, status, path and message', async (context) => {
-    needsSandbox(context);
+  it('lists GoTrue’s lines with their level, status, path and message', async () => {
     const sql = `select id, auth_logs.timestamp, event_message, metadata.level, metadata.status, metadata.path, metadata.msg as msg, metadata.error from auth_logs
   cross join unnest(metadata) as metadata
   
@@ -245,8 +204,7 @@ describe('the Auth collection page (auth_logs)', () => {
 describe('the reports (their SQL as Studio sends it, no filters)', () => {
   const hour = (ms: number) => Math.floor(ms / HOUR) * HOUR;
 
-  it('API report, total requests (Reports.constants.ts at 9a5f1be, totalRequests): per hour', async (context) => {
-    needsSandbox(context);
+  it('API report, total requests (Reports.constants.ts at 9a5f1be, totalRequests): per hour', async () => {
     const sql = `
         -- reports-api-total-requests
         select
@@ -271,8 +229,7 @@ describe('the reports (their SQL as Studio sends it, no filters)', () => {
     expect(body.result).toEqual(expected);
   });
 
-  it('Auth report, total sign-ups (auth.config.ts at 92010a2, TotalSignUps): per hour, newest first', async (context) => {
-    needsSandbox(context);
+  it('Auth report, total sign-ups (auth.config.ts at 92010a2, TotalSignUps): per hour, newest first', async () => {
     const sql = `
         --total-signups
         select 
@@ -298,8 +255,7 @@ describe('the reports (their SQL as Studio sends it, no filters)', () => {
     expect(body.result).toEqual(expected);
   });
 
-  it('Storage report, cache hit rate: no rows, as Kong’s lines on self-hosted carry no response headers', async (context) => {
-    needsSandbox(context);
+  it('Storage report, cache hit rate: no rows, as Kong’s lines on self-hosted carry no response headers', async () => {
     const sql = `
         -- reports-storage-cache-hit-rate
 SELECT
@@ -319,8 +275,7 @@ order by timestamp desc
     expect(await logsAll(sql, range)).toEqual({ status: 200, body: { result: [] } });
   });
 
-  it('Edge function report, invocations (edge-functions.config.ts at f1b0fbf): no rows without response headers', async (context) => {
-    needsSandbox(context);
+  it('Edge function report, invocations (edge-functions.config.ts at f1b0fbf): no rows without response headers', async () => {
     const sql = `
 --edgefn-report-invocations
 select
@@ -345,8 +300,7 @@ order by
 });
 
 describe('SQL self-hosted Supabase cannot run either', () => {
-  it('refuses a table that is none of the nine CTEs (the "Auth Audit Logs" template) with a 400', async (context) => {
-    needsSandbox(context);
+  it('refuses a table that is none of the nine CTEs (the "Auth Audit Logs" template) with a 400', async () => {
     const { status } = await logsAll('select id, timestamp from auth_audit_logs limit 10', range);
     expect(status).toBe(400);
   });

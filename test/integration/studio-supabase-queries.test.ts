@@ -1,20 +1,14 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   authRecords,
   edgeRecords,
   project,
   relayRecords,
-  type SupabaseRecord,
   supabaseNow,
-  toLogEvent,
 } from '../fixtures/supabase-fixture.js';
 import { postGraphQL } from '../helpers/graphql-request.js';
-import {
-  expectNoServerErrors,
-  type QuerygateUnderTest,
-  startQuerygateUnderTest,
-} from '../helpers/querygate-server.js';
+import { expectNoServerErrors, type QuerygateUnderTest } from '../helpers/querygate-server.js';
+import { startSupabaseService, studioToken } from '../helpers/supabase-service.js';
 
 /**
  * Self-hosted Supabase Studio's analytics calls against `querygate serve --queries supabase`,
@@ -30,8 +24,6 @@ import {
  * `${LOGFLARE_URL}/api/`.
  */
 
-const supabaseDir = join(__dirname, '../../supabase');
-const studioToken = 'studio-private-token-0123456789';
 const now = supabaseNow.getTime();
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -40,22 +32,7 @@ const DAY = 24 * HOUR;
 let service: QuerygateUnderTest;
 
 beforeAll(async () => {
-  service = await startQuerygateUnderTest({
-    now: supabaseNow,
-    environment: { QUERYGATE_QUERIES_DIR: supabaseDir, QUERYGATE_API_KEYS: studioToken },
-  });
-  for (const [source, records] of [
-    ['cloudflare.logs.prod', edgeRecords],
-    ['deno-relay-logs', relayRecords],
-    ['gotrue.logs.prod', authRecords],
-  ] as const) {
-    const response = await service.request('POST', '/api/logs', {
-      apiKey: studioToken,
-      params: { source_name: source },
-      body: JSON.stringify({ batch: (records as readonly SupabaseRecord[]).map(toLogEvent) }),
-    });
-    if (response.status !== 200) throw new Error(`ingesting ${source}: ${response.status} ${response.text}`);
-  }
+  service = await startSupabaseService();
 });
 
 afterAll(async () => {
