@@ -1,9 +1,9 @@
-import type { Expr, Payload, Value } from './ast.js';
+import { compoundParts, type Expr, type Payload, type Value } from './ast.js';
 import { type Ast, stringLiteral, variant } from './bigquery-ast.js';
 import { constantRowFieldSql } from './constant-row-field.js';
 import { callSql, functionCallSql } from './function-call.js';
 import { quantileAt } from './function-rules.js';
-import { bareName, compoundParts } from './names.js';
+import { bareName } from './names.js';
 import { quoteString } from './rules/rule.js';
 import { extract } from './rules/time.js';
 import { quoteIdent } from './table-schema.js';

@@ -51,13 +51,6 @@ export function resolveName(parts: readonly string[], context: TranslationContex
   return followFields(column, rest, head);
 }
 
-/** The parts of a name (`a`, `a.b.c`), or undefined when the expression is not a name. */
-export function compoundParts(expression: Expr): string[] | undefined {
-  if ('Identifier' in expression) return [expression.Identifier.value];
-  if ('CompoundIdentifier' in expression) return expression.CompoundIdentifier.map((part) => part.value);
-  return undefined;
-}
-
 /** The name of a bare identifier (`a`, `@p`), or undefined for any other expression. */
 export function bareName(expression: Expr): Ident | undefined {
   return 'Identifier' in expression ? expression.Identifier : undefined;

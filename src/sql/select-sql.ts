@@ -1,8 +1,8 @@
-import type { Expr, Select, SelectItem, WildcardOptions } from './ast.js';
+import { compoundParts, type Expr, type Select, type SelectItem, type WildcardOptions } from './ast.js';
 import { variant } from './bigquery-ast.js';
 import { fromClauseSql } from './from-clause.js';
 import { windowSql } from './function-call.js';
-import { bareName, compoundParts } from './names.js';
+import { bareName } from './names.js';
 import { quoteIdent } from './table-schema.js';
 import { indent, type OutputNames, type TranslationContext } from './translation-context.js';
 import type { Column, Columns, Scope } from './unnest-scope.js';
@@ -46,7 +46,7 @@ export function selectSql(
   const groupBy = groupBySql(select, context, outputs);
   if (groupBy) lines.push(groupBy);
   const having = select.having;
-  if (having) lines.push(`HAVING ${atNode(having, () => withAliases(having, context, outputs))}`);
+  if (having) lines.push(`HAVING ${atNode(having, () => havingSql(having, context, outputs))}`);
   if (select.named_window.length > 0) {
     const windows = select.named_window.map(([name, spec]) => {
       const window = atNode(spec, () => windowSql(spec, context));
@@ -99,6 +99,15 @@ function withAliases(expression: Expr, context: TranslationContext, outputs: Out
   const name = bareName(expression)?.value.toLowerCase();
   const output = name === undefined ? undefined : outputs.get(name);
   return context.expr(output?.expr ?? expression);
+}
+
+/**
+ * HAVING may name SELECT-list columns anywhere in its condition (`HAVING total > 10`), as
+ * BigQuery allows: a bare name is replaced as in GROUP BY, and within a larger condition a name
+ * that is no column of the FROM clause means the output column, as in QUALIFY.
+ */
+function havingSql(having: Expr, context: TranslationContext, outputs: OutputNames): string {
+  return bareName(having) ? withAliases(having, context, outputs) : withOutputNames(having, context, outputs);
 }
 
 /**

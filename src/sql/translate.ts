@@ -1,9 +1,9 @@
-import type { Query } from './ast.js';
+import { compoundParts, type Query } from './ast.js';
 import { parseBigQuery, queryFunctions, queryParameters } from './bigquery-ast.js';
 import { CteScopes } from './cte-scopes.js';
 import { expressionSql } from './expression-sql.js';
 import { functionsReadingNow, nowParameter } from './function-rules.js';
-import { compoundParts, resolveName } from './names.js';
+import { resolveName } from './names.js';
 import { orderItemSql, querySql } from './query-sql.js';
 import type { TableSchema } from './table-schema.js';
 import { indent, type TranslationContext } from './translation-context.js';
