@@ -7,6 +7,7 @@ import { indent, type TranslationContext } from './translation-context.js';
 import type { Column } from './unnest-scope.js';
 import { arrayPathUnnest, arrayUnnestSql, joinUnnestSql } from './unnest-sql.js';
 import { atNode, unsupported } from './unsupported.js';
+import { refuseValueTable } from './value-table.js';
 
 /**
  * A SELECT's FROM clause, binding each name it introduces in the SELECT's scope (`context.scope`)
@@ -170,10 +171,14 @@ function relationSql(relation: TableFactor, context: TranslationContext): string
         : `${quoteIdent(table.name)} AS ${quoteIdent(rangeName)}`;
     }
     case 'Derived': {
-      const inner = context.queryWithColumns(node.subquery);
+      const inner = context.queryWithColumns(refuseValueTable(node.subquery, 'a FROM item'));
       const sql = `(\n${indent(inner.sql)}\n)`;
-      if (alias) context.scope.bind(alias, { kind: 'relation', alias, columns: inner.columns });
-      return `${sql}${alias ? ` AS ${quoteIdent(alias)}` : ''}`;
+      // BigQuery lets the columns of a subquery without an alias be named bare (`SELECT * EXCEPT
+      // (rn) FROM (SELECT ..., ROW_NUMBER() ... AS rn) WHERE rn = 1`): it gets a name of its own
+      // that no BigQuery query could write, so its columns are known to the scope.
+      const name = alias ?? `(subquery ${[...context.scope.own()].length + 1})`;
+      context.scope.bind(name, { kind: 'relation', alias: name, columns: inner.columns });
+      return `${sql} AS ${quoteIdent(name)}`;
     }
     case 'UNNEST':
       return arrayUnnestSql(node, context);

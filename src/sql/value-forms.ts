@@ -81,13 +81,30 @@ export function structSql(node: Ast, context: FormContext): string {
     });
     return `struct_pack(${items.join(', ')})`;
   }
-  // BigQuery names a field given as a column or path (`STRUCT(event_name, e.ts)`) after its
-  // last part, as a SELECT list names its columns; other unaliased fields are anonymous.
-  const named = values.map((value) => {
-    const [kind, item] = variant(value);
-    if (kind === 'Named') return { name: item.name.value as string, expr: item.expr as Ast };
-    return { name: compoundParts(value as Expr)?.at(-1), expr: value };
-  });
+  return structValueSql(
+    values.map((value) => {
+      const [kind, item] = variant(value);
+      return kind === 'Named'
+        ? { name: item.name.value as string, expr: item.expr as Expr }
+        : { expr: value as Expr };
+    }),
+    context,
+  );
+}
+
+/**
+ * A STRUCT of these fields (`STRUCT(...)`, `SELECT AS STRUCT ...`). BigQuery names a field
+ * without a name of its own that is a column or path (`event_name`, `e.ts`) after its last
+ * part, as a SELECT list names its columns; other unaliased fields are anonymous.
+ */
+export function structValueSql(
+  fields: readonly { readonly name?: string | undefined; readonly expr: Expr }[],
+  context: FormContext,
+): string {
+  const named = fields.map((field) => ({
+    name: field.name ?? compoundParts(field.expr)?.at(-1),
+    expr: field.expr,
+  }));
   if (named.every((field) => field.name !== undefined)) {
     const names = new Set(named.map((field) => (field.name as string).toLowerCase()));
     if (names.size < named.length) throw unsupported('STRUCT with two fields of one name');
@@ -96,7 +113,7 @@ export function structSql(node: Ast, context: FormContext): string {
   }
   if (named.some((field) => field.name !== undefined))
     throw unsupported('STRUCT with some fields named and some not');
-  return `row(${values.map((value) => context.expr(value)).join(', ')})`;
+  return `row(${named.map((field) => context.expr(field.expr)).join(', ')})`;
 }
 
 /**

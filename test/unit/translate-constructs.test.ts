@@ -145,6 +145,40 @@ describe('BigQuery to DuckDB translation', () => {
     expect(result).toEqual([{ last_id: 'r2' }]);
   });
 
+  it('builds SELECT AS STRUCT and SELECT AS VALUE rows in ARRAY() and scalar subqueries', async () => {
+    // r1 ran f1 for 10 ms, r2 f2 for 30 ms, r3 f1 for 20 ms; r4 has no metadata.
+    const result = await rows(
+      `select
+         array(select as struct m.function_id, m.execution_time_ms as ms from \`deno-relay-logs\` as t cross join unnest(t.metadata) as m where t.id in ('r1', 'r2') order by ms) as calls,
+         (select as struct max(t.id) as last, count(*) as n from \`deno-relay-logs\` as t).n as records,
+         array(select as value t.id from \`deno-relay-logs\` as t where t.event_message like 'no%' order by t.id) as ids`,
+    );
+    expect(result).toEqual([
+      {
+        calls: [
+          { function_id: 'f1', ms: 10 },
+          { function_id: 'f2', ms: 30 },
+        ],
+        records: 4,
+        ids: ['r3', 'r4'],
+      },
+    ]);
+  });
+
+  it('names the columns of a FROM subquery without an alias bare, as BigQuery lets a query', async () => {
+    // The first record of each function by time: f1's is r3 (11:00), f2's r2.
+    const result = await rows(
+      `select * except (rn) from (
+         select m.function_id as fn, t.id, row_number() over (partition by m.function_id order by t.timestamp) as rn
+         from \`deno-relay-logs\` as t cross join unnest(t.metadata) as m
+       ) where rn = 1 order by fn`,
+    );
+    expect(result).toEqual([
+      { fn: 'f1', id: 'r3' },
+      { fn: 'f2', id: 'r2' },
+    ]);
+  });
+
   it('drops records whose nested object is absent in a chained CROSS JOIN UNNEST', async () => {
     const result = await rows(
       'select t.id from `deno-relay-logs` as t cross join unnest(t.metadata) as m cross join unnest(m.response) as r order by t.id',
