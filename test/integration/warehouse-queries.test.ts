@@ -75,6 +75,48 @@ async function restOnBigQuery(endpoint: string, params: Record<string, string> =
   return { status: response.status, body: (await response.json()) as { result: Record<string, unknown>[] } };
 }
 
+async function graphqlOnBigQuery<Data>(query: string) {
+  const response = await fetch(new URL('/graphql', bigquery.url), {
+    method: 'POST',
+    headers: { 'x-api-key': testApiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
+  const body = (await response.json()) as { data?: Data | null; errors?: unknown[] };
+  return { status: response.status, data: body.data, errors: body.errors ?? [] };
+}
+
+type OpenApiSchemas = { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+
+function resultColumn(document: OpenApiSchemas, operation: string, column: string): unknown {
+  const rows = document.components.schemas[`${operation}Result`]?.properties.result as
+    | { items: { properties: Record<string, unknown> } }
+    | undefined;
+  return rows?.items.properties[column];
+}
+
+/**
+ * orders.daily-revenue's NUMERIC sums on GraphQL: strings equal to the oracle's exact DECIMAL
+ * sums, written as BigQuery writes a NUMERIC (no trailing zeros), never a Float's rounding.
+ */
+async function expectExactRevenue(
+  post: (query: string) => Promise<{ data?: unknown; errors: readonly unknown[] }>,
+): Promise<void> {
+  const expected = await oracle.rows(
+    `SELECT CAST(order_date AS VARCHAR) AS day, CAST(sum(total) AS VARCHAR) AS revenue
+     FROM orders WHERE status <> 'refunded' GROUP BY ALL ORDER BY day`,
+  );
+  const answer = await post('{ orders { dailyRevenue { orderDate revenue } } }');
+  expect(answer.errors).toEqual([]);
+  const rows = (answer.data as { orders: { dailyRevenue: { orderDate: string; revenue: unknown }[] } }).orders
+    .dailyRevenue;
+  const bigQueryText = (text: unknown) =>
+    String(text).includes('.') ? String(text).replace(/0+$/, '').replace(/\.$/, '') : String(text);
+  expect(rows.map((row) => [row.orderDate, row.revenue])).toEqual(
+    expected.map((row) => [row.day, bigQueryText(row.revenue)]),
+  );
+  expect(rows.every((row) => typeof row.revenue === 'string')).toBe(true);
+}
+
 describe('examples/warehouse on the embedded engine', () => {
   for (const testCase of warehouseCases) {
     it(`answers ${testCase.endpoint} ${JSON.stringify(testCase.params ?? {})} as the oracle over the day tables does`, async () => {
@@ -105,11 +147,21 @@ describe('examples/warehouse on the embedded engine', () => {
       const response = await duckdb.get(`${path}?${new URLSearchParams(params)}`);
       return { status: response.status, body: response.body };
     });
-    // NUMERIC answers as exact decimal text on this wire, and its OpenAPI type (and GraphQL
-    // scalar) is not done yet: orders.daily-revenue is the one endpoint left out (issue 19).
-    expect(problems.filter((problem) => !problem.startsWith('ordersDailyRevenue'))).toEqual([]);
+    expect(problems).toEqual([]);
+    expect(called).toContain('ordersDailyRevenue');
     expect(called.length).toBeGreaterThanOrEqual(warehouseCases.length);
     expect(rows).toBeGreaterThan(0);
+  });
+
+  it('types NUMERIC as exact decimal text in OpenAPI, as REST answers it', async () => {
+    const document = (await duckdb.get('/openapi.json')).body as OpenApiSchemas;
+    expect(resultColumn(document, 'ordersDailyRevenue', 'revenue')).toEqual(
+      expect.objectContaining({ type: ['string', 'null'], format: 'decimal' }),
+    );
+  });
+
+  it('answers NUMERIC on GraphQL as the Decimal scalar, the exact decimal text of the oracle', async () => {
+    await expectExactRevenue((query) => postGraphQL(duckdb, query));
   });
 
   it('answers a STRUCT as an object and a NULL STRUCT as null on GraphQL, in the rows of the oracle', async () => {
@@ -189,6 +241,26 @@ describe('examples/warehouse on the fake BigQuery', () => {
       },
       { name: 'tags', type: 'STRING', mode: 'REPEATED' },
     ]);
+  });
+
+  it('answers every endpoint as its OpenAPI document says, NUMERIC as decimal text included', async () => {
+    const response = await fetch(new URL('/openapi.json', bigquery.url), {
+      headers: { 'x-api-key': testApiKey },
+    });
+    const document = (await response.json()) as OpenApiSchemas;
+    expect(await openApiProblems(document)).toEqual([]);
+    expect(resultColumn(document, 'ordersDailyRevenue', 'revenue')).toEqual(
+      expect.objectContaining({ type: ['string', 'null'], format: 'decimal' }),
+    );
+    const { called, problems } = await callEveryOperation(document, (path, params) =>
+      restOnBigQuery(path.replace('/api/endpoints/', ''), params),
+    );
+    expect(problems).toEqual([]);
+    expect(called.length).toBeGreaterThanOrEqual(warehouseCases.length);
+  });
+
+  it('answers NUMERIC on GraphQL as the Decimal scalar, the exact decimal text of the oracle', async () => {
+    await expectExactRevenue((query) => graphqlOnBigQuery(query));
   });
 
   it('answers a STRUCT column as an object and a NULL STRUCT as null, as BigQuery does', async () => {
