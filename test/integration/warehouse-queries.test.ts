@@ -27,6 +27,7 @@ import {
   warehouseDir,
   writeWarehouseFixture,
 } from '../helpers/warehouse-fixture.js';
+import { expectOracleGraphQLRows, rowsOf, warehouseOperation } from '../helpers/warehouse-graphql.js';
 
 // examples/warehouse served as a user would: its export files loaded by `querygate import`'s
 // path, every saved query (Google's GA4 samples among them) asked over REST, on the embedded
@@ -131,6 +132,15 @@ describe('examples/warehouse on the embedded engine', () => {
     });
   }
 
+  for (const testCase of warehouseCases) {
+    it(`answers ${testCase.endpoint} ${JSON.stringify(testCase.params ?? {})} on GraphQL, every field, as the oracle does in the faces' types`, async () => {
+      const answer = await postGraphQL(duckdb, warehouseOperation(testCase));
+      expect(answer.status).toBe(200);
+      expect(answer.errors).toEqual([]);
+      await expectOracleGraphQLRows(oracle, fixtureDir, testCase, rowsOf(testCase, answer.data));
+    });
+  }
+
   it('answers a STRUCT column as an object and a NULL STRUCT as null, not as repeated records', async () => {
     const response = await duckdb.get('/api/endpoints/orders.shipping');
     const rows = (response.body as { result: { shipping: unknown }[] }).result;
@@ -190,6 +200,15 @@ describe('examples/warehouse on the fake BigQuery', () => {
       const response = await restOnBigQuery(testCase.endpoint, testCase.params);
       expect(response.status, JSON.stringify(response.body)).toBe(200);
       await expectOracleRows(oracle, fixtureDir, testCase, response.body.result);
+    });
+  }
+
+  for (const testCase of warehouseCases) {
+    it(`answers ${testCase.endpoint} ${JSON.stringify(testCase.params ?? {})} on GraphQL, every field, as the oracle does in the faces' types`, async () => {
+      const answer = await graphqlOnBigQuery(warehouseOperation(testCase));
+      expect(answer.status).toBe(200);
+      expect(answer.errors).toEqual([]);
+      await expectOracleGraphQLRows(oracle, fixtureDir, testCase, rowsOf(testCase, answer.data));
     });
   }
 
