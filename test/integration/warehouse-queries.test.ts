@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -118,7 +119,65 @@ async function expectExactRevenue(
   expect(rows.every((row) => typeof row.revenue === 'string')).toBe(true);
 }
 
+interface SchemaField {
+  name: string;
+  type: string;
+  mode?: string;
+  precision?: string | number;
+  scale?: string | number;
+  fields?: SchemaField[];
+}
+
+/**
+ * A table's columns as `GET /api/sources` should list them: the `bq show --schema` JSON the
+ * example was declared from (examples/warehouse/schema), with BigQuery's legacy type names in
+ * their standard SQL spelling (INTEGER is INT64, FLOAT FLOAT64, BOOLEAN BOOL) and precision and
+ * scale as numbers.
+ */
+function listedColumns(schemaFile: string): unknown[] {
+  const standard: Record<string, string> = { INTEGER: 'INT64', FLOAT: 'FLOAT64', BOOLEAN: 'BOOL' };
+  const field = (column: SchemaField): unknown => ({
+    name: column.name,
+    type: standard[column.type] ?? column.type,
+    mode: column.mode ?? 'NULLABLE',
+    ...(column.fields ? { fields: column.fields.map(field) } : {}),
+    ...(column.precision !== undefined ? { precision: Number(column.precision) } : {}),
+    ...(column.scale !== undefined ? { scale: Number(column.scale) } : {}),
+  });
+  const columns = JSON.parse(readFileSync(join(warehouseDir, 'schema', schemaFile), 'utf8')) as SchemaField[];
+  return columns.map(field);
+}
+
+/** The table entries of GET /api/sources for examples/warehouse, `ingest` as the backend says. */
+function expectedTableSources(ingest: boolean): unknown[] {
+  return [
+    {
+      kind: 'table',
+      name: 'ga4_events',
+      description: 'The GA4 BigQuery export, one table per day',
+      warehouseName: 'my-project.analytics_123456.events_*',
+      tableSuffix: { column: 'event_date' },
+      ingest,
+      columns: listedColumns('ga4-events.json'),
+    },
+    {
+      kind: 'table',
+      name: 'orders',
+      description: 'Orders of the shop',
+      warehouseName: 'my-project.shop.orders',
+      ingest,
+      columns: listedColumns('orders.json'),
+    },
+  ];
+}
+
 describe('examples/warehouse on the embedded engine', () => {
+  it('lists its table sources on GET /api/sources: warehouse name, suffix column, columns as declared', async () => {
+    const response = await duckdb.get('/api/sources');
+    expect(response.status).toBe(200);
+    expect((response.body as { result: unknown[] }).result).toEqual(expectedTableSources(true));
+  });
+
   for (const testCase of warehouseCases) {
     it(`answers ${testCase.endpoint} ${JSON.stringify(testCase.params ?? {})} as the oracle over the day tables does`, async () => {
       const response = await duckdb.get(`/api/endpoints/${testCase.endpoint}`, testCase.params);
@@ -195,6 +254,14 @@ describe('examples/warehouse on the embedded engine', () => {
 });
 
 describe('examples/warehouse on the fake BigQuery', () => {
+  it('lists its table sources on GET /api/sources, which take no rows over HTTP on this backend', async () => {
+    const response = await fetch(new URL('/api/sources', bigquery.url), {
+      headers: { 'x-api-key': testApiKey },
+    });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { result: unknown[] }).result).toEqual(expectedTableSources(false));
+  });
+
   for (const testCase of warehouseCases) {
     it(`answers ${testCase.endpoint} ${JSON.stringify(testCase.params ?? {})} as the oracle does`, async () => {
       const response = await restOnBigQuery(testCase.endpoint, testCase.params);
