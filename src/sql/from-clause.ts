@@ -145,18 +145,26 @@ function relationSql(relation: TableFactor, context: TranslationContext): string
       }
       const found = findTable(context.tables, name);
       if (!found) throw unsupported(`no table or source named ${name}`);
-      const { table, suffix } = found;
+      const { table, suffix, prefix } = found;
       context.tablesRead.add(table.name);
       const columns = new Map<string, Column>(
         Object.entries(table.columns).map(([column, type]) => [column.toLowerCase(), { name: column, type }]),
       );
       // A wildcard family's `_TABLE_SUFFIX` is the column that holds it (see TableSchema).
       const suffixColumn = table.tableSuffix && columns.get(table.tableSuffix.column.toLowerCase());
-      if (found.wildcard && suffixColumn) columns.set('_table_suffix', { ...suffixColumn, pseudo: true });
+      if (found.wildcard && suffixColumn)
+        columns.set('_table_suffix', { ...suffixColumn, pseudo: true, prefixLength: prefix?.length });
       context.scope.bind(rangeName, { kind: 'relation', alias: rangeName, columns });
-      // One table of a wildcard family (`events_20240131`): the rows of that suffix.
-      if (suffix !== undefined && suffixColumn)
-        return `(SELECT * FROM ${quoteIdent(table.name)} WHERE ${quoteIdent(suffixColumn.name)} = ${quoteString(suffix)}) AS ${quoteIdent(rangeName)}`;
+      // One table of a wildcard family (`events_20240131`), or its tables under a longer prefix
+      // (`events_2024*`): the rows of that suffix, or of the suffixes it starts.
+      if ((suffix !== undefined || prefix) && suffixColumn) {
+        const stored = quoteIdent(suffixColumn.name);
+        const where =
+          suffix !== undefined
+            ? `${stored} = ${quoteString(suffix)}`
+            : `starts_with(${stored}, ${quoteString(prefix as string)})`;
+        return `(SELECT * FROM ${quoteIdent(table.name)} WHERE ${where}) AS ${quoteIdent(rangeName)}`;
+      }
       return rangeName === table.name
         ? quoteIdent(table.name)
         : `${quoteIdent(table.name)} AS ${quoteIdent(rangeName)}`;

@@ -1,7 +1,7 @@
 import type { Expr, Ident } from './ast.js';
 import { quoteIdent } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
-import { elementPath, followFields, type Resolved, Scope } from './unnest-scope.js';
+import { columnSql, elementPath, followFields, type Resolved, Scope } from './unnest-scope.js';
 import { unsupported } from './unsupported.js';
 
 /**
@@ -39,7 +39,7 @@ export function resolveName(parts: readonly string[], context: TranslationContex
       const column = binding.columns.get(columnName.toLowerCase());
       if (!column) throw unsupported(`no column ${columnName} in ${head}`);
       return followFields(
-        { sql: `${quoteIdent(head)}.${quoteIdent(column.name)}`, type: column.type },
+        { sql: columnSql(column, column.name, head), type: column.type },
         fields,
         `${head}.${columnName}`,
       );
