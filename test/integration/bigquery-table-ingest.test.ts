@@ -145,3 +145,25 @@ describe('HTTP ingestion into a table source on BigQuery', () => {
     ]);
   });
 });
+
+describe('HTTP ingestion into a table source whose BigQuery table does not exist', () => {
+  it('answers 404 naming the table, and creates nothing', async () => {
+    // A warehouse without the orders table: querygate never creates a team's own tables.
+    const bare = await startBigQueryHarness({ sources: [], warehouseTables: [fixture.ga4] });
+    const served = await startQuerygateOnBigQuery(bare, { queriesDir: warehouseDir });
+    try {
+      const response = await fetch(new URL('/api/logs?source_name=orders', served.url), {
+        method: 'POST',
+        headers: { 'x-api-key': testApiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ batch: [{ order_id: 'C-1', created_at: '2020-12-01T10:00:00Z' }] }),
+      });
+      const text = await response.text();
+      expect(response.status, text).toBe(404);
+      expect(text).toContain('my-project.shop.orders');
+      expect(bare.fake.calls('tables.insert')).toEqual([]);
+    } finally {
+      await served.close();
+      await bare.close();
+    }
+  });
+});
