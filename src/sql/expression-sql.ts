@@ -224,7 +224,11 @@ function literal(value: Value): string {
   const [kind, payload] = variant(value);
   switch (kind) {
     case 'Number':
-      return payload[0];
+      // BigQuery reads 1.5 (and 1e3) as FLOAT64, DuckDB 1.5 as a DECIMAL: cast, so the column
+      // is the double BigQuery answers, not an exact decimal only one engine would describe.
+      return /^[\d.]+(?:[eE][+-]?\d+)?$/.test(payload[0]) && /[.eE]/.test(payload[0])
+        ? `CAST(${payload[0]} AS DOUBLE)`
+        : payload[0];
     case 'SingleQuotedString':
     case 'DoubleQuotedString':
     case 'TripleSingleQuotedString':
