@@ -81,6 +81,16 @@ function face(value: unknown, type: BigQueryType): unknown {
         : String(value);
     case 'FLOAT64':
       return Number(Number(value).toPrecision(12));
+    case 'TIMESTAMP': {
+      // The oracle's microseconds since the epoch as a UTC instant, with the fraction digits
+      // that carry information (GraphQL's DateTime).
+      const micros = BigInt(value as string | number);
+      const whole = new Date(Number(micros / 1_000_000n) * 1000).toISOString().slice(0, 19);
+      const fraction = String(micros % 1_000_000n)
+        .padStart(6, '0')
+        .replace(/0+$/, '');
+      return fraction === '' ? `${whole}Z` : `${whole}.${fraction}Z`;
+    }
     case 'DATETIME':
       // Civil time (LocalDateTime): BigQuery's own text, with no zone made up. The oracle reads
       // it from the export as text, YYYY-MM-DDTHH:MM:SS.
