@@ -9,7 +9,7 @@ import { extract } from './rules/time.js';
 import { quoteIdent } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
 import { atNode, unsupported } from './unsupported.js';
-import { arrayIndexSql, castSql, structSql } from './value-forms.js';
+import { arrayIndexSql, castSql, structSql, typedArraySql } from './value-forms.js';
 
 const binaryOperators: Record<string, string> = {
   Eq: '=',
@@ -82,6 +82,8 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
     case 'BinaryOp': {
       // `^` is XOR in BigQuery and a power in DuckDB.
       if (node.op === 'BitwiseXor') return `xor(${expr(node.left)}, ${expr(node.right)})`;
+      const typedArray = typedArraySql(node, context);
+      if (typedArray !== undefined) return typedArray;
       const operator = binaryOperators[node.op];
       if (!operator) throw unsupported(`operator ${node.op}`);
       return `${expr(node.left)} ${operator} ${expr(node.right)}`;
