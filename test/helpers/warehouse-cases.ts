@@ -170,6 +170,19 @@ export const warehouseCases: readonly WarehouseCase[] = [
     ordered: true,
     oracle: () => `SELECT order_id, shipping, tags, is_gift FROM orders ORDER BY order_id LIMIT 20`,
   },
+  {
+    endpoint: 'orders.average-order',
+    types: { currency: 'STRING', average_total: 'NUMERIC', mean_total: 'NUMERIC' },
+    ordered: true,
+    // BigQuery's NUMERIC average: exact, 9 places, halves away from zero (totals are positive).
+    // Worked in integer cents here and written as decimal text, never through a double.
+    oracle: () => `WITH s AS (
+        SELECT currency, CAST(sum(total) * 100 AS HUGEINT) AS cents, count(total) AS n FROM orders GROUP BY currency),
+      q AS (SELECT currency, (cents * 10000000 * 2 + n) // (2 * n) AS nanos FROM s)
+      SELECT currency, CAST(nanos // 1000000000 AS VARCHAR) || '.' || lpad(CAST(nanos % 1000000000 AS VARCHAR), 9, '0') AS average_total,
+        CAST(nanos // 1000000000 AS VARCHAR) || '.' || lpad(CAST(nanos % 1000000000 AS VARCHAR), 9, '0') AS mean_total
+      FROM q ORDER BY currency`,
+  },
   ...corpusCases,
 ];
 

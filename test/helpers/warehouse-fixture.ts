@@ -62,7 +62,7 @@ const eventColumns = `{
   geo: 'STRUCT(country VARCHAR)', device: 'STRUCT(category VARCHAR)'
 }`;
 const orderColumns = `{
-  order_id: 'VARCHAR', order_date: 'DATE', status: 'VARCHAR', total: 'DECIMAL(12, 2)', tags: 'VARCHAR[]',
+  order_id: 'VARCHAR', order_date: 'DATE', status: 'VARCHAR', total: 'DECIMAL(12, 2)', tags: 'VARCHAR[]', currency: 'VARCHAR',
   is_gift: 'BOOLEAN',
   shipping: 'STRUCT(method VARCHAR, address STRUCT(city VARCHAR, country VARCHAR, postal_code VARCHAR), shipped_at VARCHAR, window_start VARCHAR)'
 }`;

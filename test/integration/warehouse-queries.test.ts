@@ -294,7 +294,7 @@ describe('examples/warehouse on the fake BigQuery', () => {
       print: (line) => lines.push(line),
       bigquery: { config: harness.config, client: harness.client() },
     });
-    expect(lines).toEqual([expect.stringMatching(/^✓ 24 endpoints in .* pass every check on BigQuery$/)]);
+    expect(lines).toEqual([expect.stringMatching(/^✓ 25 endpoints in .* pass every check on BigQuery$/)]);
     expect(ok).toBe(true);
   });
 
