@@ -234,4 +234,27 @@ export const corpusCases: readonly WarehouseCase[] = [
         count(DISTINCT ${sessionKey('.')}) AS session_count
       FROM events_20201202 WHERE event_name = 'page_view' AND ${intParam('entrances')} = 1 GROUP BY ALL`,
   },
+  {
+    endpoint: 'ga4.export-summary',
+    types: { event_count: 'INT64', user_count: 'INT64', day_count: 'INT64' },
+    ordered: false,
+    oracle: (dir) => `SELECT count(*) AS event_count, count(DISTINCT user_pseudo_id) AS user_count,
+        count(DISTINCT event_date) AS day_count FROM ${daysBetween(dir, '00000000', '99999999')}`,
+  },
+  {
+    endpoint: 'ga4.page-location-events',
+    types: { page_location: 'STRING', events: 'INT64' },
+    ordered: false,
+    oracle:
+      () => `SELECT CASE WHEN p.key = 'page_location' THEN p.value.string_value END AS page_location, count(*) AS events
+      FROM (SELECT unnest(event_params) AS p FROM events_20201201 WHERE event_name = 'page_view') GROUP BY ALL`,
+  },
+  {
+    endpoint: 'ga4.revenue-per-user',
+    types: { user_pseudo_id: 'STRING', event_count: 'INT64', total_revenue: 'FLOAT64' },
+    ordered: false,
+    oracle: (dir) => `SELECT user_pseudo_id, count(event_name) AS event_count,
+        sum(ecommerce.purchase_revenue_in_usd) AS total_revenue
+      FROM ${daysBetween(dir, '20201201', '20201231')} GROUP BY user_pseudo_id`,
+  },
 ];

@@ -59,7 +59,8 @@ const eventColumns = `{
   event_params: 'STRUCT(key VARCHAR, value STRUCT(string_value VARCHAR, int_value BIGINT, float_value DOUBLE, double_value DOUBLE))[]',
   items: 'STRUCT(item_id VARCHAR, item_name VARCHAR, item_category VARCHAR, quantity BIGINT, item_revenue DOUBLE)[]',
   traffic_source: 'STRUCT(name VARCHAR, medium VARCHAR, source VARCHAR)',
-  geo: 'STRUCT(country VARCHAR)', device: 'STRUCT(category VARCHAR)'
+  geo: 'STRUCT(country VARCHAR)', device: 'STRUCT(category VARCHAR)',
+  ecommerce: 'STRUCT(purchase_revenue_in_usd DOUBLE)'
 }`;
 const orderColumns = `{
   order_id: 'VARCHAR', order_date: 'DATE', status: 'VARCHAR', total: 'DECIMAL(12, 2)', tags: 'VARCHAR[]', currency: 'VARCHAR',
