@@ -44,7 +44,7 @@ interface Replay extends KeptAnswer {
 }
 
 /** The parts of a request its replay key is made of. */
-interface ReplayableRequest {
+export interface ReplayableRequest {
   readonly method: string;
   readonly url: string;
   readonly headers: IncomingHttpHeaders;
@@ -82,14 +82,20 @@ export function createResponseReplay(options: ResponseReplayOptions) {
 
   return {
     /** The replay key of a request, or undefined when it is not one to replay. */
-    keyOf(req: ReplayableRequest, body: Buffer | undefined): string | undefined {
-      const head = replayableHead(req, maxRequestBytes);
+    keyOf(
+      req: ReplayableRequest,
+      body: Buffer | undefined,
+      head = replayableHead(req, maxRequestBytes),
+    ): string | undefined {
       if (head === undefined) return undefined;
       if (req.method !== 'POST') return head;
       if (!body || body.length === 0) return undefined;
       // latin1 maps bytes to characters one to one, so different bodies never share a key.
       return `${head}\n${body.toString('latin1')}`;
     },
+
+    /** The part of a request's replay key that its head gives, or undefined when it is not one to replay. */
+    headOf: (req: ReplayableRequest): string | undefined => replayableHead(req, maxRequestBytes),
 
     /** The kept answer to send again, while every result it was made of is fresh. */
     find(key: string): KeptAnswer | undefined {
@@ -191,5 +197,7 @@ const largestStringBody = 16 * 1024;
 const streamedMediaTypes = /text\/event-stream|multipart\/mixed|text\/html/i;
 
 function mediaType(contentType: string): string {
+  // Clients send this exact value nearly always: no need to split and fold it.
+  if (contentType === 'application/json') return contentType;
   return (contentType.split(';')[0] ?? '').trim().toLowerCase();
 }
