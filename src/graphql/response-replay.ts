@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { LRUCache } from 'lru-cache';
 import type { QueryResult } from '../engines/query-engine.js';
-import type { CacheOutcome, Metrics } from '../metrics/metrics.js';
+import type { CacheOutcome, EndpointMetrics, Metrics } from '../metrics/metrics.js';
+import { canonicalKey } from '../resolve/canonical-key.js';
 import type { Resolver, ReusedCall } from '../resolve/resolver.js';
 import type { EndpointCall } from './context.js';
 
@@ -39,8 +40,32 @@ export interface KeptAnswer extends Answer {
 }
 
 interface Replay extends KeptAnswer {
-  readonly calls: ReadonlyArray<EndpointCall & { readonly result: WeakRef<QueryResult> }>;
+  readonly calls: readonly KeptReplayCall[];
   readonly size: number;
+}
+
+/**
+ * An endpoint call a kept answer was made of, as `resolver.reuse` reads it on every replay: its
+ * key and its counters worked out once (the key, the same string each time, is hashed once), its
+ * result held weakly so that a replay never keeps an evicted result alive.
+ */
+class KeptReplayCall implements ReusedCall {
+  readonly key: string;
+  readonly #result: WeakRef<QueryResult>;
+
+  constructor(
+    readonly endpoint: EndpointCall['endpoint'],
+    readonly params: EndpointCall['params'],
+    result: QueryResult,
+    readonly counts: EndpointMetrics | undefined,
+  ) {
+    this.key = canonicalKey(endpoint, params);
+    this.#result = new WeakRef(result);
+  }
+
+  get result(): QueryResult | undefined {
+    return this.#result.deref();
+  }
 }
 
 /** The parts of a request its replay key is made of. */
@@ -102,16 +127,11 @@ export function createResponseReplay(options: ResponseReplayOptions) {
       const startedAt = performance.now();
       const replay = replays.get(key);
       if (!replay) return undefined;
-      const calls: ReusedCall[] = replay.calls.map(({ endpoint, params, result }) => ({
-        endpoint,
-        params,
-        result: result.deref(),
-      }));
       const counted =
         metrics &&
         ((call: ReusedCall, cache: CacheOutcome) =>
-          metrics.endpoint(call.endpoint.name).answered('graphql', cache, startedAt));
-      return resolver.reuse(calls, counted) ? replay : undefined;
+          (call as KeptReplayCall).counts?.answered('graphql', cache, startedAt));
+      return resolver.reuse(replay.calls, counted) ? replay : undefined;
     },
 
     /**
@@ -153,11 +173,10 @@ export function createResponseReplay(options: ResponseReplayOptions) {
         body,
         head: { ...answer.headers, 'content-length': length },
         size: 2 * length,
-        calls: calls.map(({ endpoint, params, result }) => ({
-          endpoint,
-          params,
-          result: new WeakRef(result),
-        })),
+        calls: calls.map(
+          ({ endpoint, params, result }) =>
+            new KeptReplayCall(endpoint, params, result, metrics?.endpoint(endpoint.name)),
+        ),
       });
     },
   };

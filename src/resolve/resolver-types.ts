@@ -59,6 +59,8 @@ export interface ReusedCall {
   readonly params: ParameterValues;
   /** The result the face made its answer from; undefined when it no longer has it. */
   readonly result: QueryResult | undefined;
+  /** The call's `canonicalKey`, for a caller that keeps it. @default worked out from the call */
+  readonly key?: string | undefined;
 }
 
 /** An answer: the result, its age, and (through `encoded`) what faces make of it, kept with it. */
