@@ -161,7 +161,7 @@ export function createResponseReplay(options: ResponseReplayOptions) {
     /** Keeps yoga's clean answer to a request when every call it made caches. */
     keep(key: string, answer: Answer, calls: readonly KeptCall[]): void {
       if (answer.status !== 200 || !calls.every(({ endpoint }) => endpoint.cacheSeconds > 0)) return;
-      // Small bodies as text: Node writes a string with the head in one write(2) (result-body.ts).
+      // Small bodies as text: Node sends a string joined to the head (see rest/result-body.ts).
       const body =
         typeof answer.body === 'string' || answer.body.length > largestStringBody
           ? answer.body
@@ -210,7 +210,7 @@ function replayableHead(req: ReplayableRequest, maxRequestBytes: number): string
   return `${req.method} ${req.url}\n${contentType}\n${accept}`;
 }
 
-const largestStringBody = 16 * 1024;
+const largestStringBody = 8 * 1024;
 
 // Media types yoga answers with a stream (or a page), which are not one piece to keep.
 const streamedMediaTypes = /text\/event-stream|multipart\/mixed|text\/html/i;
