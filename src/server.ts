@@ -135,6 +135,7 @@ async function registerParts(
     ingestRoutes({
       logs: app.logs,
       sources: registry.sources,
+      tableSources: registry.tables,
       tables: app.tableRows && { names: registry.tables.map((table) => table.name), sink: app.tableRows },
       maxBodyBytes: config.maxBodyBytes,
       metrics,

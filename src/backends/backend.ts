@@ -90,7 +90,7 @@ export interface OpenBackend {
   readonly engine: QueryEngine;
   /** Where ingestion writes. */
   readonly logs: LogSink;
-  /** Where rows of table sources posted over HTTP go; undefined where the warehouse holds them. */
+  /** Where rows of table sources posted over HTTP go; undefined where the backend takes none. */
   readonly tables?: TableSink | undefined;
   /** The deadline of its engine calls, which fair sharing waits no longer than. */
   readonly timeoutMs: number;

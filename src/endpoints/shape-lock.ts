@@ -44,6 +44,7 @@ const columnSchema: z.ZodType<ShapeColumn> = z.lazy(() =>
       'DATE',
       'TIME',
       'BYTES',
+      'NUMERIC',
     ]),
     nullable: z.boolean(),
     fields: z.array(columnSchema).optional(),

@@ -69,7 +69,13 @@ export type ColumnType =
   /** `HH:MM:SS[.ffffff]`, as BigQuery's JSON writes a TIME. */
   | 'TIME'
   /** Base64 text, as BigQuery's JSON writes BYTES. */
-  | 'BYTES';
+  | 'BYTES'
+  /**
+   * An exact decimal (BigQuery NUMERIC or BIGNUMERIC, DuckDB DECIMAL) as its decimal text
+   * (`12.5`), as BigQuery's REST API writes it. Only queries over table sources answer it; on
+   * Logflare's wire (queries over log sources) a decimal stays a FLOAT64 number, as it always was.
+   */
+  | 'NUMERIC';
 
 export interface ResultColumn {
   readonly name: string;

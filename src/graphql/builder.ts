@@ -11,6 +11,8 @@ interface QuerygateTypes {
     JSON: { Input: unknown; Output: unknown };
     /** INT64 as its decimal text, exact to 64 bits. */
     BigInt: { Input: string; Output: string };
+    /** NUMERIC and BIGNUMERIC as their exact decimal text. */
+    Decimal: { Input: string; Output: string };
     Date: { Input: string; Output: string };
     Time: { Input: string; Output: string };
     Bytes: { Input: string; Output: string };

@@ -33,6 +33,8 @@ export interface ProjectionScalars {
   readonly JSON: GraphQLScalarType;
   /** INT64 exact to 64 bits, as a decimal string (see scalars.ts for why). */
   readonly BigInt: GraphQLScalarType;
+  /** NUMERIC and BIGNUMERIC exact, as decimal text (see scalars.ts for why not Float). */
+  readonly Decimal: GraphQLScalarType;
   readonly Date: GraphQLScalarType;
   readonly Time: GraphQLScalarType;
   readonly Bytes: GraphQLScalarType;
@@ -272,6 +274,8 @@ function columnType(
       return int32 ? GraphQLInt : scalars.BigInt;
     case 'FLOAT64':
       return GraphQLFloat;
+    case 'NUMERIC':
+      return scalars.Decimal;
     case 'BOOL':
       return GraphQLBoolean;
     case 'TIMESTAMP':

@@ -95,7 +95,8 @@ function resultType(json: GraphQLScalarType): GraphQLObjectType {
       name: { type: new GraphQLNonNull(GraphQLString), description: 'The column name.' },
       type: {
         type: new GraphQLNonNull(GraphQLString),
-        description: 'Its BigQuery type: STRING, INT64, FLOAT64, BOOL, TIMESTAMP, DATETIME, RECORD or JSON.',
+        description:
+          'Its BigQuery type: STRING, INT64, FLOAT64, NUMERIC, BOOL, TIMESTAMP, DATETIME, DATE, TIME, BYTES, RECORD or JSON.',
       },
     },
   });

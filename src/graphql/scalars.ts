@@ -73,6 +73,37 @@ export const BigIntScalar = new GraphQLScalarType<string, string>({
   },
 });
 
+// NUMERIC and BIGNUMERIC: exact decimals, so their text. A GraphQL Float is a double, which
+// holds 15-17 significant digits and integers only to 2^53: NUMERIC holds 38 digits (29 before
+// the point, 9 after), so Float would round a sum of money. BigQuery's REST API sends these
+// types as strings for the same reason; PostGraphile serves Postgres numeric as its string scalar
+// BigFloat, and graphql-scalars has no exact decimal. The name says what it is, not whose.
+const decimalForm = /^-?\d+(?:\.\d+)?$/;
+
+function decimalText(value: unknown): string {
+  if (typeof value === 'string' && decimalForm.test(value)) return value;
+  // An integer literal or a number that prints as plain decimal digits is exact as written.
+  if (typeof value === 'number' && Number.isFinite(value) && decimalForm.test(String(value)))
+    return String(value);
+  throw new TypeError(
+    `Decimal cannot represent ${JSON.stringify(value)}: expected decimal text such as "1234.50"`,
+  );
+}
+
+export const DecimalScalar = new GraphQLScalarType<string, string>({
+  name: 'Decimal',
+  description:
+    'An exact decimal number (BigQuery NUMERIC or BIGNUMERIC) as its decimal text, such as "1234567890123456789.123456789": ' +
+    'every digit kept, where a Float (a double) keeps 15 to 17. Read it with a decimal type, not a float, to stay exact.',
+  serialize: decimalText,
+  parseValue: decimalText,
+  parseLiteral: (ast) => {
+    if (ast.kind !== Kind.STRING && ast.kind !== Kind.INT && ast.kind !== Kind.FLOAT)
+      throw new TypeError(`Decimal cannot represent a non-numeric value: ${print(ast)}`);
+    return decimalText(ast.kind === Kind.STRING ? ast.value : Number(ast.value));
+  },
+});
+
 /**
  * A scalar of text in one of BigQuery's JSON forms, checked both ways. Named as Hasura's BigQuery
  * backend names these types (Date, Time, Bytes). graphql-scalars' LocalDate has DATE's form,
@@ -125,6 +156,7 @@ export function addScalars(builder: QuerygateBuilder): void {
   builder.addScalarType('Time', TimeScalar);
   builder.addScalarType('Bytes', BytesScalar);
   builder.addScalarType('BigInt', BigIntScalar);
+  builder.addScalarType('Decimal', DecimalScalar);
   builder.addScalarType('JSON', JSONResolver);
 }
 

@@ -39,6 +39,7 @@ function buildSchema(snapshot: Snapshot): GraphQLSchema {
     DateTime: fixed.getType('DateTime') as GraphQLScalarType,
     JSON: fixed.getType('JSON') as GraphQLScalarType,
     BigInt: fixed.getType('BigInt') as GraphQLScalarType,
+    Decimal: fixed.getType('Decimal') as GraphQLScalarType,
     Date: fixed.getType('Date') as GraphQLScalarType,
     Time: fixed.getType('Time') as GraphQLScalarType,
     Bytes: fixed.getType('Bytes') as GraphQLScalarType,

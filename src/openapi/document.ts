@@ -205,6 +205,15 @@ function valueSchema(column: ShapeColumn): Schema {
       return { type: 'integer', format: 'int64' };
     case 'FLOAT64':
       return { type: 'number', format: 'double' };
+    case 'NUMERIC':
+      // Text, as BigQuery's REST API sends NUMERIC: a JSON number is a double in most clients,
+      // which would round away digits past 15-17.
+      return {
+        type: 'string',
+        format: 'decimal',
+        pattern: '^-?\\d+(\\.\\d+)?$',
+        description: 'An exact decimal (BigQuery NUMERIC or BIGNUMERIC) as its decimal text.',
+      };
     case 'BOOL':
       return { type: 'boolean' };
     case 'JSON':

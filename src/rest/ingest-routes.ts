@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type LogSink, logRecordFields } from '../endpoints/log-record.js';
+import type { LogSink } from '../endpoints/log-record.js';
 import { findLogSourceByNameOrId, type LogSource } from '../endpoints/sources.js';
-import type { TableSink } from '../endpoints/table-source.js';
+import type { TableSink, TableSource } from '../endpoints/table-source.js';
 import { QuerygateError } from '../errors.js';
 import { allMethods } from '../http/app.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
@@ -10,13 +10,16 @@ import type { Metrics } from '../metrics/metrics.js';
 import { allowMethods } from './allow-methods.js';
 import { fromLogflareEvent } from './logflare-event.js';
 import { readLogEvents } from './read-log-events.js';
+import { sourceList } from './source-list.js';
 
 export interface IngestRoutesOptions {
   readonly logs: LogSink;
   /** Table sources that take rows over HTTP, as they are (no `event_message`), and their sink. */
   readonly tables?: { readonly names: readonly string[]; readonly sink: TableSink } | undefined;
-  /** The sources of the queries directory served. */
+  /** The log sources of the queries directory served. */
   readonly sources: readonly LogSource[];
+  /** Its table sources, listed by `GET /api/sources` whether or not this backend ingests them. */
+  readonly tableSources?: readonly TableSource[] | undefined;
   /** The most bytes of a body, on the wire and after decompression. */
   readonly maxBodyBytes: number;
   /** Where each committed request is counted. */
@@ -37,7 +40,7 @@ type Query = Record<string, string | string[] | undefined>;
  */
 export function ingestRoutes(options: IngestRoutesOptions) {
   const { sources } = options;
-  const sourceList = sources.map(describeSource);
+  const listed = sourceList(sources, options.tableSources ?? [], options.tables !== undefined);
   return async function routes(app: FastifyInstance) {
     readBodiesAsBytes(app, options.maxBodyBytes);
 
@@ -83,23 +86,11 @@ export function ingestRoutes(options: IngestRoutesOptions) {
       config: { scope: 'ingest' },
       handler: async (request, reply) => {
         allowMethods(request, ['GET', 'HEAD']);
-        return reply.type('application/json; charset=utf-8').send(toJson({ result: sourceList }));
+        return reply.type('application/json; charset=utf-8').send(toJson({ result: listed }));
       },
     });
   };
 }
-
-const describeSource = (source: LogSource) => ({
-  id: source.id,
-  token: source.id,
-  name: source.name,
-  description: source.description,
-  columns: logRecordFields(source)
-    .filter((field) => !field.internal)
-    .map(({ name, type }) =>
-      type === 'RECORD' ? { name, type, fields: source.metadata.struct } : { name, type },
-    ),
-});
 
 const sourceFields = ['source_name', 'source', 'collection_name', 'collection'];
 

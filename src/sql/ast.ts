@@ -231,3 +231,10 @@ export type Payload<K extends string> = Expr extends infer E
 
 /** One step after the root of `a.b[OFFSET(1)]`. */
 export type AccessExpr = { readonly Dot: Expr } | { readonly Subscript: Ast };
+
+/** The parts of a name (`a`, `a.b.c`), or undefined when the expression is not a name. */
+export function compoundParts(expression: Expr): string[] | undefined {
+  if ('Identifier' in expression) return [expression.Identifier.value];
+  if ('CompoundIdentifier' in expression) return expression.CompoundIdentifier.map((part) => part.value);
+  return undefined;
+}

@@ -1,9 +1,9 @@
-import type { Expr, Payload, Value } from './ast.js';
+import { compoundParts, type Expr, type Payload, type Value } from './ast.js';
 import { type Ast, stringLiteral, variant } from './bigquery-ast.js';
 import { constantRowFieldSql } from './constant-row-field.js';
 import { callSql, functionCallSql } from './function-call.js';
 import { quantileAt } from './function-rules.js';
-import { bareName, compoundParts } from './names.js';
+import { bareName } from './names.js';
 import { quoteString } from './rules/rule.js';
 import { extract } from './rules/time.js';
 import { quoteIdent } from './table-schema.js';
@@ -224,7 +224,11 @@ function literal(value: Value): string {
   const [kind, payload] = variant(value);
   switch (kind) {
     case 'Number':
-      return payload[0];
+      // BigQuery reads 1.5 (and 1e3) as FLOAT64, DuckDB 1.5 as a DECIMAL: cast, so the column
+      // is the double BigQuery answers, not an exact decimal only one engine would describe.
+      return /^[\d.]+(?:[eE][+-]?\d+)?$/.test(payload[0]) && /[.eE]/.test(payload[0])
+        ? `CAST(${payload[0]} AS DOUBLE)`
+        : payload[0];
     case 'SingleQuotedString':
     case 'DoubleQuotedString':
     case 'TripleSingleQuotedString':

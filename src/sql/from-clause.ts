@@ -7,6 +7,7 @@ import { indent, type TranslationContext } from './translation-context.js';
 import type { Column } from './unnest-scope.js';
 import { arrayPathUnnest, arrayUnnestSql, joinUnnestSql } from './unnest-sql.js';
 import { atNode, unsupported } from './unsupported.js';
+import { refuseValueTable } from './value-table.js';
 
 /**
  * A SELECT's FROM clause, binding each name it introduces in the SELECT's scope (`context.scope`)
@@ -145,27 +146,39 @@ function relationSql(relation: TableFactor, context: TranslationContext): string
       }
       const found = findTable(context.tables, name);
       if (!found) throw unsupported(`no table or source named ${name}`);
-      const { table, suffix } = found;
+      const { table, suffix, prefix } = found;
       context.tablesRead.add(table.name);
       const columns = new Map<string, Column>(
         Object.entries(table.columns).map(([column, type]) => [column.toLowerCase(), { name: column, type }]),
       );
       // A wildcard family's `_TABLE_SUFFIX` is the column that holds it (see TableSchema).
       const suffixColumn = table.tableSuffix && columns.get(table.tableSuffix.column.toLowerCase());
-      if (found.wildcard && suffixColumn) columns.set('_table_suffix', { ...suffixColumn, pseudo: true });
+      if (found.wildcard && suffixColumn)
+        columns.set('_table_suffix', { ...suffixColumn, pseudo: true, prefixLength: prefix?.length });
       context.scope.bind(rangeName, { kind: 'relation', alias: rangeName, columns });
-      // One table of a wildcard family (`events_20240131`): the rows of that suffix.
-      if (suffix !== undefined && suffixColumn)
-        return `(SELECT * FROM ${quoteIdent(table.name)} WHERE ${quoteIdent(suffixColumn.name)} = ${quoteString(suffix)}) AS ${quoteIdent(rangeName)}`;
+      // One table of a wildcard family (`events_20240131`), or its tables under a longer prefix
+      // (`events_2024*`): the rows of that suffix, or of the suffixes it starts.
+      if ((suffix !== undefined || prefix) && suffixColumn) {
+        const stored = quoteIdent(suffixColumn.name);
+        const where =
+          suffix !== undefined
+            ? `${stored} = ${quoteString(suffix)}`
+            : `starts_with(${stored}, ${quoteString(prefix as string)})`;
+        return `(SELECT * FROM ${quoteIdent(table.name)} WHERE ${where}) AS ${quoteIdent(rangeName)}`;
+      }
       return rangeName === table.name
         ? quoteIdent(table.name)
         : `${quoteIdent(table.name)} AS ${quoteIdent(rangeName)}`;
     }
     case 'Derived': {
-      const inner = context.queryWithColumns(node.subquery);
+      const inner = context.queryWithColumns(refuseValueTable(node.subquery, 'a FROM item'));
       const sql = `(\n${indent(inner.sql)}\n)`;
-      if (alias) context.scope.bind(alias, { kind: 'relation', alias, columns: inner.columns });
-      return `${sql}${alias ? ` AS ${quoteIdent(alias)}` : ''}`;
+      // BigQuery lets the columns of a subquery without an alias be named bare (`SELECT * EXCEPT
+      // (rn) FROM (SELECT ..., ROW_NUMBER() ... AS rn) WHERE rn = 1`): it gets a name of its own
+      // that no BigQuery query could write, so its columns are known to the scope.
+      const name = alias ?? `(subquery ${[...context.scope.own()].length + 1})`;
+      context.scope.bind(name, { kind: 'relation', alias: name, columns: inner.columns });
+      return `${sql} AS ${quoteIdent(name)}`;
     }
     case 'UNNEST':
       return arrayUnnestSql(node, context);

@@ -1,7 +1,7 @@
 import type { Expr, Ident } from './ast.js';
 import { quoteIdent } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
-import { elementPath, followFields, type Resolved, Scope } from './unnest-scope.js';
+import { columnSql, elementPath, followFields, type Resolved, Scope } from './unnest-scope.js';
 import { unsupported } from './unsupported.js';
 
 /**
@@ -39,7 +39,7 @@ export function resolveName(parts: readonly string[], context: TranslationContex
       const column = binding.columns.get(columnName.toLowerCase());
       if (!column) throw unsupported(`no column ${columnName} in ${head}`);
       return followFields(
-        { sql: `${quoteIdent(head)}.${quoteIdent(column.name)}`, type: column.type },
+        { sql: columnSql(column, column.name, head), type: column.type },
         fields,
         `${head}.${columnName}`,
       );
@@ -49,13 +49,6 @@ export function resolveName(parts: readonly string[], context: TranslationContex
   if (column === 'unknown') throw unsupported(`no column or field named ${head} in the tables of this query`);
   if (column === undefined) return { sql: parts.map(quoteIdent).join('.') };
   return followFields(column, rest, head);
-}
-
-/** The parts of a name (`a`, `a.b.c`), or undefined when the expression is not a name. */
-export function compoundParts(expression: Expr): string[] | undefined {
-  if ('Identifier' in expression) return [expression.Identifier.value];
-  if ('CompoundIdentifier' in expression) return expression.CompoundIdentifier.map((part) => part.value);
-  return undefined;
 }
 
 /** The name of a bare identifier (`a`, `@p`), or undefined for any other expression. */

@@ -7,6 +7,7 @@ import { quoteIdent } from './table-schema.js';
 import { indent, type OutputNames, type QuerySql, type TranslationContext } from './translation-context.js';
 import type { Columns, Scope } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
+import { refuseValueTable } from './value-table.js';
 
 /**
  * A query: its WITH clause, its body (a SELECT, a parenthesised query or a set operation), ORDER
@@ -22,7 +23,7 @@ export function querySql(query: Query, context: TranslationContext): QuerySql {
       for (const cte of query.with.cte_tables) {
         const name = cte.alias.name.value;
         const { result, uses } = context.ctes.tracingUse(() =>
-          atNode(cte, () => context.queryWithColumns(cte.query)),
+          atNode(cte, () => context.queryWithColumns(refuseValueTable(cte.query, 'a WITH table'))),
         );
         ctes.push({
           name: name.toLowerCase(),

@@ -1,12 +1,13 @@
-import type { Expr, Select, SelectItem, WildcardOptions } from './ast.js';
+import { compoundParts, type Expr, type Select, type SelectItem, type WildcardOptions } from './ast.js';
 import { variant } from './bigquery-ast.js';
 import { fromClauseSql } from './from-clause.js';
 import { windowSql } from './function-call.js';
-import { bareName, compoundParts } from './names.js';
+import { bareName } from './names.js';
 import { quoteIdent } from './table-schema.js';
 import { indent, type OutputNames, type TranslationContext } from './translation-context.js';
 import type { Column, Columns, Scope } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
+import { structValueSql } from './value-forms.js';
 
 /**
  * One SELECT in a scope of its own: its FROM clause (from-clause.ts), the SELECT list, WHERE (with
@@ -20,21 +21,28 @@ export function selectSql(
   const context = outer.within(outer.scope.child());
   const { fromItems, impliedFilters } = fromClauseSql(select.from, context);
   if (select.distinct && select.distinct !== 'Distinct') throw unsupported('SELECT DISTINCT ON');
-  if (select.value_table_mode) throw unsupported('SELECT AS STRUCT / SELECT AS VALUE');
-  const outputs = outputNames(select.projection);
+  const named = outputNames(select.projection);
+  // A value table's fields are no columns of its one column: ORDER BY reads their expressions.
+  const outputs: OutputNames = select.value_table_mode
+    ? new Map([...named].map(([name, output]) => [name, { ...output, explicit: false }]))
+    : named;
   const columns: Columns = new Map();
   let allKnown = true;
   // BigQuery names the columns of unaliased expressions f0_, f1_, ... in the order they come.
   let anonymous = 0;
   const nextAnonymous = () => `f${anonymous++}_`;
-  const projection = select.projection.map((item) =>
-    atNode(item, () => {
-      const printed = selectItem(item, context, nextAnonymous);
-      if (printed.columns === undefined) allKnown = false;
-      for (const column of printed.columns ?? []) columns.set(column.name.toLowerCase(), column);
-      return printed.sql;
-    }),
-  );
+  // A value table's one column has no name a query could use: its columns stay unknown.
+  if (select.value_table_mode) allKnown = false;
+  const projection = select.value_table_mode
+    ? [valueTableSql(select, context)]
+    : select.projection.map((item) =>
+        atNode(item, () => {
+          const printed = selectItem(item, context, nextAnonymous);
+          if (printed.columns === undefined) allKnown = false;
+          for (const column of printed.columns ?? []) columns.set(column.name.toLowerCase(), column);
+          return printed.sql;
+        }),
+      );
   const lines = [`SELECT${select.distinct ? ' DISTINCT' : ''}\n${indent(projection.join(',\n'))}`];
   if (fromItems.length > 0) lines.push(`FROM ${fromItems.join(',\n  ')}`);
   const where = [
@@ -46,7 +54,7 @@ export function selectSql(
   const groupBy = groupBySql(select, context, outputs);
   if (groupBy) lines.push(groupBy);
   const having = select.having;
-  if (having) lines.push(`HAVING ${atNode(having, () => withAliases(having, context, outputs))}`);
+  if (having) lines.push(`HAVING ${atNode(having, () => havingSql(having, context, outputs))}`);
   if (select.named_window.length > 0) {
     const windows = select.named_window.map(([name, spec]) => {
       const window = atNode(spec, () => windowSql(spec, context));
@@ -61,6 +69,23 @@ export function selectSql(
     columns: allKnown ? columns : undefined,
     outputs,
   };
+}
+
+/**
+ * The one column of `SELECT AS STRUCT a, b AS c` (a STRUCT of the list, as in
+ * `ARRAY(SELECT AS STRUCT ...)`) or of `SELECT AS VALUE x` (x itself).
+ */
+function valueTableSql(select: Select, context: TranslationContext): string {
+  const fields = select.projection.map((item) => {
+    const [kind, node] = variant(item);
+    if (kind === 'ExprWithAlias') return { name: node.alias.value, expr: node.expr };
+    if (kind === 'UnnamedExpr') return { expr: node };
+    throw unsupported(`SELECT AS ${select.value_table_mode === 'AsValue' ? 'VALUE' : 'STRUCT'} with *`);
+  });
+  if (select.value_table_mode !== 'AsValue') return `${structValueSql(fields, context)} AS "$struct"`;
+  const [only] = fields;
+  if (!only || fields.length > 1) throw unsupported('SELECT AS VALUE of more than one column');
+  return `${context.expr(only.expr)} AS "$value"`;
 }
 
 function outputNames(projection: readonly SelectItem[]): OutputNames {
@@ -99,6 +124,15 @@ function withAliases(expression: Expr, context: TranslationContext, outputs: Out
   const name = bareName(expression)?.value.toLowerCase();
   const output = name === undefined ? undefined : outputs.get(name);
   return context.expr(output?.expr ?? expression);
+}
+
+/**
+ * HAVING may name SELECT-list columns anywhere in its condition (`HAVING total > 10`), as
+ * BigQuery allows: a bare name is replaced as in GROUP BY, and within a larger condition a name
+ * that is no column of the FROM clause means the output column, as in QUALIFY.
+ */
+function havingSql(having: Expr, context: TranslationContext, outputs: OutputNames): string {
+  return bareName(having) ? withAliases(having, context, outputs) : withOutputNames(having, context, outputs);
 }
 
 /**

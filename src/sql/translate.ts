@@ -1,14 +1,15 @@
-import type { Query } from './ast.js';
+import { compoundParts, type Query } from './ast.js';
 import { parseBigQuery, queryFunctions, queryParameters } from './bigquery-ast.js';
 import { CteScopes } from './cte-scopes.js';
 import { expressionSql } from './expression-sql.js';
 import { functionsReadingNow, nowParameter } from './function-rules.js';
-import { compoundParts, resolveName } from './names.js';
+import { resolveName } from './names.js';
 import { orderItemSql, querySql } from './query-sql.js';
 import type { TableSchema } from './table-schema.js';
 import { indent, type TranslationContext } from './translation-context.js';
 import { Scope } from './unnest-scope.js';
 import { atNode } from './unsupported.js';
+import { refuseValueTable } from './value-table.js';
 
 /** The DuckDB form of one saved BigQuery query. */
 export interface Translation {
@@ -51,7 +52,7 @@ export function translateStatement(query: Query, options: TranslateOptions): Tra
   }
   const tablesRead = new Set<string>();
   const context = translationContext(tables, tablesRead, new CteScopes(), new Scope());
-  const sql = atNode(query, () => context.queryWithColumns(query).sql);
+  const sql = atNode(query, () => context.queryWithColumns(refuseValueTable(query, 'the whole query')).sql);
   const functions = queryFunctions(query);
   return {
     sql,

@@ -49,6 +49,18 @@ export interface Column {
    * holds it): `name` is that column, and `SELECT *` leaves it out, as BigQuery does.
    */
   readonly pseudo?: boolean | undefined;
+  /**
+   * Of `_TABLE_SUFFIX` under a partial prefix (`events_2024*`): how many leading characters of
+   * the stored column the prefix takes; the suffix is the rest, as BigQuery matches it.
+   */
+  readonly prefixLength?: number | undefined;
+}
+
+/** The DuckDB SQL reading `column` (spelled `spelled` by the query) of a relation, qualified or not. */
+export function columnSql(column: Column | undefined, spelled: string, qualifier?: string): string {
+  const stored = quoteIdent(column?.pseudo ? column.name : spelled);
+  const sql = qualifier === undefined ? stored : `${quoteIdent(qualifier)}.${stored}`;
+  return column?.prefixLength ? `substr(${sql}, ${column.prefixLength + 1})` : sql;
 }
 
 /** Output columns of a query or SELECT by lower-case name; undefined when not all are known. */
@@ -113,8 +125,7 @@ export class Scope {
           continue;
         }
         const column = binding.columns.get(lower);
-        const stored = quoteIdent(column?.pseudo ? column.name : name);
-        const sql = binding.qualified ? `${quoteIdent(binding.alias)}.${stored}` : stored;
+        const sql = columnSql(column, name, binding.qualified ? binding.alias : undefined);
         if (column) found.push({ where: binding.alias, resolved: { sql, type: column.type } });
       } else if (binding.kind === 'object') {
         const field = structField(binding.type, name);

@@ -1,5 +1,4 @@
-import type { Expr, JoinConstraint, TableFactor, Unnest } from './ast.js';
-import { compoundParts } from './names.js';
+import { compoundParts, type Expr, type JoinConstraint, type TableFactor, type Unnest } from './ast.js';
 import { isListSqlType, isStructSqlType, quoteIdent, type SqlType } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
 import type { Resolved, Scope } from './unnest-scope.js';
@@ -100,7 +99,10 @@ function listElement(type: SqlType | undefined): SqlType | undefined {
   return isListSqlType(type) ? type.list : undefined;
 }
 
+// BigQuery joins an UNNEST of the row's own array without a condition (`LEFT JOIN UNNEST(a) AS x`
+// keeps rows whose array is empty), which is ON TRUE.
 function isTrueConstraint(constraint: JoinConstraint | undefined): boolean {
+  if (constraint === undefined || (constraint as unknown) === 'None') return true;
   if (typeof constraint !== 'object' || !('On' in constraint)) return false;
   const on = constraint.On;
   const value = 'Value' in on ? on.Value.value : undefined;

@@ -1,3 +1,4 @@
+import { compoundParts, type Expr } from './ast.js';
 import { type Ast, numberLiteral, stringLiteral, variant } from './bigquery-ast.js';
 import { unsupported } from './function-rules.js';
 import { isTextValued, textToInt64Sql } from './string-to-int64.js';
@@ -80,14 +81,39 @@ export function structSql(node: Ast, context: FormContext): string {
     });
     return `struct_pack(${items.join(', ')})`;
   }
-  const named = values.map((value) => variant(value));
-  if (named.every(([kind]) => kind === 'Named')) {
-    const items = named.map(([, item]) => `${quoteIdent(item.name.value)} := ${context.expr(item.expr)}`);
+  return structValueSql(
+    values.map((value) => {
+      const [kind, item] = variant(value);
+      return kind === 'Named'
+        ? { name: item.name.value as string, expr: item.expr as Expr }
+        : { expr: value as Expr };
+    }),
+    context,
+  );
+}
+
+/**
+ * A STRUCT of these fields (`STRUCT(...)`, `SELECT AS STRUCT ...`). BigQuery names a field
+ * without a name of its own that is a column or path (`event_name`, `e.ts`) after its last
+ * part, as a SELECT list names its columns; other unaliased fields are anonymous.
+ */
+export function structValueSql(
+  fields: readonly { readonly name?: string | undefined; readonly expr: Expr }[],
+  context: FormContext,
+): string {
+  const named = fields.map((field) => ({
+    name: field.name ?? compoundParts(field.expr)?.at(-1),
+    expr: field.expr,
+  }));
+  if (named.every((field) => field.name !== undefined)) {
+    const names = new Set(named.map((field) => (field.name as string).toLowerCase()));
+    if (names.size < named.length) throw unsupported('STRUCT with two fields of one name');
+    const items = named.map((field) => `${quoteIdent(field.name as string)} := ${context.expr(field.expr)}`);
     return `struct_pack(${items.join(', ')})`;
   }
-  if (named.some(([kind]) => kind === 'Named'))
+  if (named.some((field) => field.name !== undefined))
     throw unsupported('STRUCT with some fields named and some not');
-  return `row(${values.map((value) => context.expr(value)).join(', ')})`;
+  return `row(${named.map((field) => context.expr(field.expr)).join(', ')})`;
 }
 
 /**

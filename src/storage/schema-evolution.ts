@@ -68,17 +68,35 @@ function isFieldName(key: string): boolean {
   return key !== '' && !key.includes('\u0000');
 }
 
-const lowerCaseNames = new WeakMap<StructType, Map<string, string>>();
+/**
+ * What fitting works out per STRUCT type: its names by lower case and its field count. Types
+ * are immutable, so an answer keyed by the type object stays true; the memo lives as long as
+ * its owner (a writer's schema pacing keeps one for every batch it fits), never in the module.
+ */
+export interface TypeMemo {
+  readonly lowerCaseNames: WeakMap<StructType, Map<string, string>>;
+  readonly fieldCounts: WeakMap<StructType, number>;
+}
 
-/** The name under which `type` already holds `key` (DuckDB compares field names case-insensitively). */
-function existingName(type: StructType, key: string): string | undefined {
+export function createTypeMemo(): TypeMemo {
+  return { lowerCaseNames: new WeakMap(), fieldCounts: new WeakMap() };
+}
+
+/**
+ * The name under which `type` already holds `key` (DuckDB compares field names
+ * case-insensitively). Without a memo (merging types at open or within one value, both rare)
+ * the names are scanned.
+ */
+function existingName(type: StructType, key: string, memo?: TypeMemo): string | undefined {
   if (Object.hasOwn(type.struct, key)) return key;
-  let names = lowerCaseNames.get(type);
+  const lower = key.toLowerCase();
+  if (!memo) return Object.keys(type.struct).find((name) => name.toLowerCase() === lower);
+  let names = memo.lowerCaseNames.get(type);
   if (!names) {
     names = new Map(Object.keys(type.struct).map((name) => [name.toLowerCase(), name]));
-    lowerCaseNames.set(type, names);
+    memo.lowerCaseNames.set(type, names);
   }
-  return names.get(key.toLowerCase());
+  return names.get(lower);
 }
 
 function fieldOf(type: StructType, name: string): FieldType {
@@ -189,10 +207,11 @@ export function reconcileMetadata(
   type: StructType,
   limits: SchemaLimits = defaultSchemaLimits,
   column = 'metadata',
+  memo: TypeMemo = createTypeMemo(),
 ): ReconciledMetadata {
   const extra = new Map<string, unknown>();
   if (metadata === null || metadata === undefined) return { value: null, type, extra: {} };
-  const room: Room = { fields: limits.maxFields - countFields(type), maxDepth: limits.maxDepth };
+  const room: Room = { fields: limits.maxFields - countFields(type, memo), maxDepth: limits.maxDepth, memo };
   const fitted = fitStruct(metadata, type, column, extra, room, 1);
   return { value: fitted.value, type: fitted.type, extra: Object.fromEntries(extra) };
 }
@@ -201,19 +220,18 @@ export function reconcileMetadata(
 interface Room {
   fields: number;
   readonly maxDepth: number;
+  readonly memo: TypeMemo;
 }
 
-const fieldCounts = new WeakMap<StructType, number>();
-
 /** Named fields in a type at every level, as SchemaLimits.maxFields counts them. */
-export function countFields(type: FieldType): number {
+export function countFields(type: FieldType, memo?: TypeMemo): number {
   if (typeof type === 'string') return 0;
-  if (isListType(type)) return countFields(type.list);
-  let count = fieldCounts.get(type);
+  if (isListType(type)) return countFields(type.list, memo);
+  let count = memo?.fieldCounts.get(type);
   if (count === undefined) {
     count = 0;
-    for (const field of Object.values(type.struct)) count += 1 + countFields(field);
-    fieldCounts.set(type, count);
+    for (const field of Object.values(type.struct)) count += 1 + countFields(field, memo);
+    memo?.fieldCounts.set(type, count);
   }
   return count;
 }
@@ -259,7 +277,7 @@ function fitValue(
   // Nothing typed inside (e.g. `[null]` for a new field): there is no column to hold it.
   if (inferred === undefined) return { value: null, type };
   if (type === undefined) {
-    const cost = 1 + countFields(inferred);
+    const cost = 1 + countFields(inferred, room.memo);
     if (cost > room.fields || depth + structDepth(inferred) > room.maxDepth) {
       return overflow(value, path, extra);
     }
@@ -309,7 +327,7 @@ function fitStruct(
   for (const rawKey of Object.keys(value)) {
     const child = value[rawKey];
     const key = fieldKey(rawKey);
-    const name = existingName(type, key) ?? changedName(changes, key) ?? key;
+    const name = existingName(type, key, room.memo) ?? changedName(changes, key) ?? key;
     // A second spelling of a name (`Status` beside `status`) would be the same field twice.
     if (!isFieldName(key) || Object.hasOwn(fields, name)) {
       extra.set(`${path}.${key}`, child);

@@ -2,7 +2,13 @@ import type { StructType } from '../endpoints/field-type.js';
 import type { LogSource } from '../endpoints/sources.js';
 import type { StoredRecord } from './log-batch.js';
 import type { LogEvent } from './log-event.js';
-import { countFields, reconcileMetadata, type SchemaLimits } from './schema-evolution.js';
+import {
+  countFields,
+  createTypeMemo,
+  reconcileMetadata,
+  type SchemaLimits,
+  type TypeMemo,
+} from './schema-evolution.js';
 
 /**
  * When a source's `metadata` column changes type. Every change is an `ALTER ... TYPE` that
@@ -46,6 +52,7 @@ export function createSchemaPacing(options: SchemaPacingOptions): SchemaPacing {
   // Per source: every field seen (the type the column would have unpaced), and the last change.
   const wantedTypes = new Map<string, StructType>();
   const lastChange = new Map<string, number>();
+  const memo = createTypeMemo();
 
   const mayChange = (source: LogSource) => {
     const last = lastChange.get(source.name);
@@ -55,11 +62,11 @@ export function createSchemaPacing(options: SchemaPacingOptions): SchemaPacing {
   return {
     fit(source, stored, events) {
       // The one writer makes every change, so the fields seen always include the stored ones.
-      const evolved = fitAll(events, wantedTypes.get(source.name) ?? stored, limits);
+      const evolved = fitAll(events, wantedTypes.get(source.name) ?? stored, limits, memo);
       if (evolved.type === stored) return { ...evolved, wanted: stored, changesSchema: false };
       if (mayChange(source)) return { ...evolved, wanted: evolved.type, changesSchema: true };
       // No room for new fields: each goes to `_extra` whole, under its path.
-      const frozen = fitAll(events, stored, { ...limits, maxFields: countFields(stored) });
+      const frozen = fitAll(events, stored, { ...limits, maxFields: countFields(stored, memo) }, memo);
       return { records: frozen.records, type: stored, wanted: evolved.type, changesSchema: false };
     },
     committed(source, batch) {
@@ -73,10 +80,11 @@ function fitAll(
   events: readonly LogEvent[],
   start: StructType,
   limits: SchemaLimits,
+  memo: TypeMemo,
 ): { records: StoredRecord[]; type: StructType } {
   let type = start;
   const records = events.map((event): StoredRecord => {
-    const fitted = reconcileMetadata(event.metadata, type, limits);
+    const fitted = reconcileMetadata(event.metadata, type, limits, 'metadata', memo);
     type = fitted.type;
     return { event, metadata: fitted.value, extra: { ...event.extra, ...fitted.extra } };
   });

@@ -1,4 +1,5 @@
 import type { TableColumn } from '../endpoints/table-columns.js';
+import { QuerygateError } from '../errors.js';
 
 /**
  * Checks one row, as BigQuery's JSON exports and its JSON load jobs write it, against a table
@@ -20,6 +21,22 @@ const dateTimePattern = /^\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\
 const timestampPattern =
   /^\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)?(?:\s*(?:Z|UTC|[+-]\d{2}(?::?\d{2})?))?$/i;
 const base64Pattern = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * Refuses a batch posted to a table source (400) at its first bad row, naming the row and the
+ * column, before anything is stored: every backend says it in the same words.
+ */
+export function refuseBadRows(columns: readonly TableColumn[], rows: readonly unknown[]): void {
+  for (const [index, row] of rows.entries()) {
+    const problem = checkTableRow(columns, row);
+    if (problem)
+      throw new QuerygateError(
+        'BAD_REQUEST',
+        `Row ${index}${problem.column ? `, column ${problem.column}` : ''}: ${problem.reason}; nothing was stored`,
+        { details: { index, column: problem.column, reason: problem.reason } },
+      );
+  }
+}
 
 export function checkTableRow(columns: readonly TableColumn[], row: unknown): RowProblem | undefined {
   if (typeof row !== 'object' || row === null || Array.isArray(row))

@@ -4,7 +4,7 @@ import type { TableSource } from '../endpoints/table-source.js';
 import { QuerygateError } from '../errors.js';
 import { quoteIdent } from '../sql/table-schema.js';
 import type { Database } from './database.js';
-import { checkTableRow } from './table-row-check.js';
+import { refuseBadRows } from './table-row-check.js';
 import { fromWire, wireType } from './table-wire.js';
 
 /** Writes rows posted over HTTP into a table source, as they are: no log envelope, no message. */
@@ -32,15 +32,7 @@ export async function createTableWriter(
       const source = sources.find((candidate) => candidate.name === sourceName);
       const sql = statements.get(sourceName);
       if (!source || !sql) throw new QuerygateError('BAD_PARAMETER', `No table source named ${sourceName}`);
-      for (const [index, row] of rows.entries()) {
-        const problem = checkTableRow(source.columns, row);
-        if (problem)
-          throw new QuerygateError(
-            'BAD_REQUEST',
-            `Row ${index}${problem.column ? `, column ${problem.column}` : ''}: ${problem.reason}; nothing was stored`,
-            { details: { index, column: problem.column, reason: problem.reason } },
-          );
-      }
+      refuseBadRows(source.columns, rows);
       const run = queue.then(() => insert(connection, sql, rows));
       queue = run.catch(() => {});
       return run;

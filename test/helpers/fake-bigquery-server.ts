@@ -21,6 +21,7 @@ import { type Ast, variant } from '../../src/sql/bigquery-ast.js';
 import { nowParameter, translateToDuckDb } from '../../src/sql/translate.js';
 import type { Database } from '../../src/storage/database.js';
 import { seedTableSchema } from '../../src/storage/log-tables.js';
+import { insertWarehouseRows, warehouseTarget } from './fake-bigquery-warehouse-rows.js';
 import {
   encodeRows,
   encodeSchema,
@@ -638,6 +639,8 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
         return [
           'tabledata.insertAll',
           async () => {
+            const warehouse = warehouseTarget(warehouseTables, qualified);
+            if (warehouse) return insertIntoWarehouse(warehouse, body);
             const table = fake.createdTables.get(qualified);
             if (!table) {
               throw new HttpFailure(404, {
@@ -684,6 +687,42 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
       }
     }
     throw new HttpFailure(404, { reason: 'notFound', message: `The fake has no ${method} ${path}` });
+  }
+
+  /** insertAll into a table of the warehouse: unknown fields refused per row, the rest stored. */
+  // biome-ignore lint/suspicious/noExplicitAny: the insertAll request as sent by the client
+  async function insertIntoWarehouse(target: ReturnType<typeof warehouseTarget> & {}, body: any) {
+    // biome-ignore lint/suspicious/noExplicitAny: insertAll rows as sent by the client
+    const rows: any[] = body.rows ?? [];
+    const insertErrors = rows.flatMap((row, index) => {
+      const unknown = unknownFields(row.json, [...target.source.columns], '');
+      return unknown.length === 0
+        ? []
+        : [
+            {
+              index,
+              errors: [{ reason: 'invalid', location: unknown[0], message: `no such field: ${unknown[0]}.` }],
+            },
+          ];
+    });
+    if (insertErrors.length > 0) {
+      const failed = new Set(insertErrors.map((error) => error.index));
+      const stopped = rows
+        .map((_, index) => index)
+        .filter((index) => !failed.has(index))
+        .map((index) => ({ index, errors: [{ reason: 'stopped', message: '' }] }));
+      return { kind: 'bigquery#tableDataInsertAllResponse', insertErrors: [...insertErrors, ...stopped] };
+    }
+    try {
+      await insertWarehouseRows(
+        options.database,
+        target,
+        rows.map((row) => row.json),
+      );
+    } catch (error) {
+      throw new HttpFailure(400, { reason: 'invalid', message: (error as Error).message });
+    }
+    return { kind: 'bigquery#tableDataInsertAllResponse' };
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

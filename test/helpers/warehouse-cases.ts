@@ -11,7 +11,26 @@ export interface WarehouseCase {
   readonly params?: Readonly<Record<string, string>>;
   readonly oracle: (dir: string) => string;
   readonly ordered: boolean;
+  /**
+   * The BigQuery type of each result column, from BigQuery's documented result types of the
+   * query's expressions (COUNT is INT64, AVG of INT64 FLOAT64, SUM of NUMERIC NUMERIC), written
+   * here by hand: what the GraphQL face must answer is derived from these, not from our shapes.
+   */
+  readonly types: Readonly<Record<string, BigQueryType>>;
 }
+
+/** A column's BigQuery type: a scalar, `[scalar]` for an ARRAY, an object for a STRUCT's fields. */
+export type BigQueryType =
+  | 'STRING'
+  | 'INT64'
+  | 'FLOAT64'
+  | 'NUMERIC'
+  | 'BOOL'
+  | 'DATE'
+  | 'DATETIME'
+  | 'TIME'
+  | readonly [BigQueryType]
+  | { readonly [field: string]: BigQueryType };
 
 const valueParam = `(SELECT coalesce(CAST(p.value.int_value AS DOUBLE), p.value.float_value, p.value.double_value)
    FROM (SELECT unnest(event_params) AS p) WHERE p.key = 'value')`;
@@ -23,6 +42,7 @@ const stringParam = (key: string) =>
 export const warehouseCases: readonly WarehouseCase[] = [
   {
     endpoint: 'ga4.events-by-date',
+    types: { event_date: 'STRING', event_name: 'STRING', event_count: 'INT64' },
     ordered: false,
     oracle: (
       dir,
@@ -31,6 +51,7 @@ export const warehouseCases: readonly WarehouseCase[] = [
   },
   {
     endpoint: 'ga4.users',
+    types: { user_count: 'INT64', new_user_count: 'INT64' },
     ordered: false,
     oracle: (dir) => `SELECT count(*) AS user_count, sum(is_new) AS new_user_count FROM (
         SELECT user_pseudo_id, max(CASE WHEN event_name IN ('first_visit', 'first_open') THEN 1 ELSE 0 END) AS is_new
@@ -38,18 +59,21 @@ export const warehouseCases: readonly WarehouseCase[] = [
   },
   {
     endpoint: 'ga4.transactions-per-purchaser',
+    types: { avg_transaction_per_purchaser: 'FLOAT64' },
     ordered: false,
     oracle: (dir) => `SELECT count(*) / count(DISTINCT user_pseudo_id) AS avg_transaction_per_purchaser
       FROM ${daysBetween(dir, '20201201', '20201231')} WHERE event_name IN ('in_app_purchase', 'purchase')`,
   },
   {
     endpoint: 'ga4.purchase-values',
+    types: { event_timestamp: 'INT64', event_value: 'FLOAT64' },
     ordered: false,
     oracle: (dir) => `SELECT event_timestamp, ${valueParam} AS event_value
       FROM ${daysBetween(dir, '20201201', '20201202')} WHERE event_name = 'purchase'`,
   },
   {
     endpoint: 'ga4.top-items-added-to-cart',
+    types: { item_id: 'STRING', item_name: 'STRING', user_count: 'INT64' },
     ordered: false,
     oracle: (dir) => `SELECT i.item_id, i.item_name, count(DISTINCT user_pseudo_id) AS user_count
       FROM (SELECT user_pseudo_id, unnest(items) AS i FROM ${daysBetween(dir, '20201101', '20210131')} WHERE event_name = 'add_to_cart')
@@ -57,6 +81,7 @@ export const warehouseCases: readonly WarehouseCase[] = [
   },
   {
     endpoint: 'ga4.pageviews-by-purchaser',
+    types: { purchaser: 'BOOL', user_count: 'INT64', total_page_views: 'INT64', avg_page_views: 'FLOAT64' },
     ordered: false,
     oracle: (
       dir,
@@ -69,6 +94,13 @@ export const warehouseCases: readonly WarehouseCase[] = [
   },
   {
     endpoint: 'ga4.pageview-sequence',
+    types: {
+      user_pseudo_id: 'STRING',
+      event_timestamp: 'INT64',
+      ga_session_id: 'INT64',
+      page_location: 'STRING',
+      page_title: 'STRING',
+    },
     ordered: true,
     oracle: (dir) => `SELECT user_pseudo_id, event_timestamp, ${intParam('ga_session_id')} AS ga_session_id,
         ${stringParam('page_location')} AS page_location, ${stringParam('page_title')} AS page_title
@@ -77,6 +109,7 @@ export const warehouseCases: readonly WarehouseCase[] = [
   },
   {
     endpoint: 'ga4.products-bought-together',
+    types: { item_name: 'STRING', item_quantity: 'INT64' },
     ordered: false,
     oracle: (dir) => `WITH purchases AS (
         SELECT user_pseudo_id, unnest(items) AS i FROM ${daysBetween(dir, '20201101', '20210131')} WHERE event_name = 'purchase'),
@@ -87,6 +120,7 @@ export const warehouseCases: readonly WarehouseCase[] = [
   },
   {
     endpoint: 'ga4.spend-per-session',
+    types: { user_pseudo_id: 'STRING', session_count: 'INT64', avg_spend_per_session_by_user: 'FLOAT64' },
     ordered: false,
     oracle: (dir) => `SELECT user_pseudo_id, count(DISTINCT ${intParam('ga_session_id')}) AS session_count,
         avg(${valueParam}) AS avg_spend_per_session_by_user
@@ -99,6 +133,7 @@ export const warehouseCases: readonly WarehouseCase[] = [
   ].map(
     ([first, last]): WarehouseCase => ({
       endpoint: 'ga4.events-in-range',
+      types: { day: 'STRING', events: 'INT64', users: 'INT64' },
       params: { first_day: first as string, last_day: last as string },
       ordered: true,
       oracle: (dir) =>
@@ -110,6 +145,7 @@ export const warehouseCases: readonly WarehouseCase[] = [
   ),
   {
     endpoint: 'ga4.page-titles',
+    types: { event_date: 'STRING', page_title: 'STRING', page_views: 'INT64' },
     ordered: true,
     oracle: (dir) => `SELECT event_date, ${stringParam('page_title')} AS page_title, count(*) AS page_views
       FROM ${daysBetween(dir, '20201201', '20201203')} WHERE event_name = 'page_view'
@@ -117,12 +153,24 @@ export const warehouseCases: readonly WarehouseCase[] = [
   },
   {
     endpoint: 'orders.daily-revenue',
+    types: { order_date: 'DATE', orders: 'INT64', revenue: 'NUMERIC' },
     ordered: true,
     oracle: () => `SELECT CAST(order_date AS VARCHAR) AS order_date, count(*) AS orders, sum(total) AS revenue
       FROM orders WHERE status <> 'refunded' GROUP BY ALL ORDER BY order_date`,
   },
   {
     endpoint: 'orders.shipping',
+    types: {
+      order_id: 'STRING',
+      shipping: {
+        method: 'STRING',
+        address: { city: 'STRING', country: 'STRING', postal_code: 'STRING' },
+        shipped_at: 'DATETIME',
+        window_start: 'TIME',
+      },
+      tags: ['STRING'],
+      is_gift: 'BOOL',
+    },
     ordered: true,
     oracle: () => `SELECT order_id, shipping, tags, is_gift FROM orders ORDER BY order_id LIMIT 20`,
   },

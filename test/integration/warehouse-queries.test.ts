@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +28,7 @@ import {
   warehouseDir,
   writeWarehouseFixture,
 } from '../helpers/warehouse-fixture.js';
+import { expectOracleGraphQLRows, rowsOf, warehouseOperation } from '../helpers/warehouse-graphql.js';
 
 // examples/warehouse served as a user would: its export files loaded by `querygate import`'s
 // path, every saved query (Google's GA4 samples among them) asked over REST, on the embedded
@@ -75,7 +77,107 @@ async function restOnBigQuery(endpoint: string, params: Record<string, string> =
   return { status: response.status, body: (await response.json()) as { result: Record<string, unknown>[] } };
 }
 
+async function graphqlOnBigQuery<Data>(query: string) {
+  const response = await fetch(new URL('/graphql', bigquery.url), {
+    method: 'POST',
+    headers: { 'x-api-key': testApiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
+  const body = (await response.json()) as { data?: Data | null; errors?: unknown[] };
+  return { status: response.status, data: body.data, errors: body.errors ?? [] };
+}
+
+type OpenApiSchemas = { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+
+function resultColumn(document: OpenApiSchemas, operation: string, column: string): unknown {
+  const rows = document.components.schemas[`${operation}Result`]?.properties.result as
+    | { items: { properties: Record<string, unknown> } }
+    | undefined;
+  return rows?.items.properties[column];
+}
+
+/**
+ * orders.daily-revenue's NUMERIC sums on GraphQL: strings equal to the oracle's exact DECIMAL
+ * sums, written as BigQuery writes a NUMERIC (no trailing zeros), never a Float's rounding.
+ */
+async function expectExactRevenue(
+  post: (query: string) => Promise<{ data?: unknown; errors: readonly unknown[] }>,
+): Promise<void> {
+  const expected = await oracle.rows(
+    `SELECT CAST(order_date AS VARCHAR) AS day, CAST(sum(total) AS VARCHAR) AS revenue
+     FROM orders WHERE status <> 'refunded' GROUP BY ALL ORDER BY day`,
+  );
+  const answer = await post('{ orders { dailyRevenue { orderDate revenue } } }');
+  expect(answer.errors).toEqual([]);
+  const rows = (answer.data as { orders: { dailyRevenue: { orderDate: string; revenue: unknown }[] } }).orders
+    .dailyRevenue;
+  const bigQueryText = (text: unknown) =>
+    String(text).includes('.') ? String(text).replace(/0+$/, '').replace(/\.$/, '') : String(text);
+  expect(rows.map((row) => [row.orderDate, row.revenue])).toEqual(
+    expected.map((row) => [row.day, bigQueryText(row.revenue)]),
+  );
+  expect(rows.every((row) => typeof row.revenue === 'string')).toBe(true);
+}
+
+interface SchemaField {
+  name: string;
+  type: string;
+  mode?: string;
+  precision?: string | number;
+  scale?: string | number;
+  fields?: SchemaField[];
+}
+
+/**
+ * A table's columns as `GET /api/sources` should list them: the `bq show --schema` JSON the
+ * example was declared from (examples/warehouse/schema), with BigQuery's legacy type names in
+ * their standard SQL spelling (INTEGER is INT64, FLOAT FLOAT64, BOOLEAN BOOL) and precision and
+ * scale as numbers.
+ */
+function listedColumns(schemaFile: string): unknown[] {
+  const standard: Record<string, string> = { INTEGER: 'INT64', FLOAT: 'FLOAT64', BOOLEAN: 'BOOL' };
+  const field = (column: SchemaField): unknown => ({
+    name: column.name,
+    type: standard[column.type] ?? column.type,
+    mode: column.mode ?? 'NULLABLE',
+    ...(column.fields ? { fields: column.fields.map(field) } : {}),
+    ...(column.precision !== undefined ? { precision: Number(column.precision) } : {}),
+    ...(column.scale !== undefined ? { scale: Number(column.scale) } : {}),
+  });
+  const columns = JSON.parse(readFileSync(join(warehouseDir, 'schema', schemaFile), 'utf8')) as SchemaField[];
+  return columns.map(field);
+}
+
+/** The table entries of GET /api/sources for examples/warehouse: both backends take their rows. */
+function expectedTableSources(): unknown[] {
+  return [
+    {
+      kind: 'table',
+      name: 'ga4_events',
+      description: 'The GA4 BigQuery export, one table per day',
+      warehouseName: 'my-project.analytics_123456.events_*',
+      tableSuffix: { column: 'event_date' },
+      ingest: true,
+      columns: listedColumns('ga4-events.json'),
+    },
+    {
+      kind: 'table',
+      name: 'orders',
+      description: 'Orders of the shop',
+      warehouseName: 'my-project.shop.orders',
+      ingest: true,
+      columns: listedColumns('orders.json'),
+    },
+  ];
+}
+
 describe('examples/warehouse on the embedded engine', () => {
+  it('lists its table sources on GET /api/sources: warehouse name, suffix column, columns as declared', async () => {
+    const response = await duckdb.get('/api/sources');
+    expect(response.status).toBe(200);
+    expect((response.body as { result: unknown[] }).result).toEqual(expectedTableSources());
+  });
+
   for (const testCase of warehouseCases) {
     it(`answers ${testCase.endpoint} ${JSON.stringify(testCase.params ?? {})} as the oracle over the day tables does`, async () => {
       const response = await duckdb.get(`/api/endpoints/${testCase.endpoint}`, testCase.params);
@@ -86,6 +188,15 @@ describe('examples/warehouse on the embedded engine', () => {
         testCase,
         (response.body as { result: Record<string, unknown>[] }).result,
       );
+    });
+  }
+
+  for (const testCase of warehouseCases) {
+    it(`answers ${testCase.endpoint} ${JSON.stringify(testCase.params ?? {})} on GraphQL, every field, as the oracle does in the faces' types`, async () => {
+      const answer = await postGraphQL(duckdb, warehouseOperation(testCase));
+      expect(answer.status).toBe(200);
+      expect(answer.errors).toEqual([]);
+      await expectOracleGraphQLRows(oracle, fixtureDir, testCase, rowsOf(testCase, answer.data));
     });
   }
 
@@ -105,11 +216,21 @@ describe('examples/warehouse on the embedded engine', () => {
       const response = await duckdb.get(`${path}?${new URLSearchParams(params)}`);
       return { status: response.status, body: response.body };
     });
-    // NUMERIC answers as exact decimal text on this wire, and its OpenAPI type (and GraphQL
-    // scalar) is not done yet: orders.daily-revenue is the one endpoint left out (issue 19).
-    expect(problems.filter((problem) => !problem.startsWith('ordersDailyRevenue'))).toEqual([]);
+    expect(problems).toEqual([]);
+    expect(called).toContain('ordersDailyRevenue');
     expect(called.length).toBeGreaterThanOrEqual(warehouseCases.length);
     expect(rows).toBeGreaterThan(0);
+  });
+
+  it('types NUMERIC as exact decimal text in OpenAPI, as REST answers it', async () => {
+    const document = (await duckdb.get('/openapi.json')).body as OpenApiSchemas;
+    expect(resultColumn(document, 'ordersDailyRevenue', 'revenue')).toEqual(
+      expect.objectContaining({ type: ['string', 'null'], format: 'decimal' }),
+    );
+  });
+
+  it('answers NUMERIC on GraphQL as the Decimal scalar, the exact decimal text of the oracle', async () => {
+    await expectExactRevenue((query) => postGraphQL(duckdb, query));
   });
 
   it('answers a STRUCT as an object and a NULL STRUCT as null on GraphQL, in the rows of the oracle', async () => {
@@ -133,11 +254,28 @@ describe('examples/warehouse on the embedded engine', () => {
 });
 
 describe('examples/warehouse on the fake BigQuery', () => {
+  it('lists its table sources on GET /api/sources, which take rows over HTTP here too', async () => {
+    const response = await fetch(new URL('/api/sources', bigquery.url), {
+      headers: { 'x-api-key': testApiKey },
+    });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { result: unknown[] }).result).toEqual(expectedTableSources());
+  });
+
   for (const testCase of warehouseCases) {
     it(`answers ${testCase.endpoint} ${JSON.stringify(testCase.params ?? {})} as the oracle does`, async () => {
       const response = await restOnBigQuery(testCase.endpoint, testCase.params);
       expect(response.status, JSON.stringify(response.body)).toBe(200);
       await expectOracleRows(oracle, fixtureDir, testCase, response.body.result);
+    });
+  }
+
+  for (const testCase of warehouseCases) {
+    it(`answers ${testCase.endpoint} ${JSON.stringify(testCase.params ?? {})} on GraphQL, every field, as the oracle does in the faces' types`, async () => {
+      const answer = await graphqlOnBigQuery(warehouseOperation(testCase));
+      expect(answer.status).toBe(200);
+      expect(answer.errors).toEqual([]);
+      await expectOracleGraphQLRows(oracle, fixtureDir, testCase, rowsOf(testCase, answer.data));
     });
   }
 
@@ -189,6 +327,26 @@ describe('examples/warehouse on the fake BigQuery', () => {
       },
       { name: 'tags', type: 'STRING', mode: 'REPEATED' },
     ]);
+  });
+
+  it('answers every endpoint as its OpenAPI document says, NUMERIC as decimal text included', async () => {
+    const response = await fetch(new URL('/openapi.json', bigquery.url), {
+      headers: { 'x-api-key': testApiKey },
+    });
+    const document = (await response.json()) as OpenApiSchemas;
+    expect(await openApiProblems(document)).toEqual([]);
+    expect(resultColumn(document, 'ordersDailyRevenue', 'revenue')).toEqual(
+      expect.objectContaining({ type: ['string', 'null'], format: 'decimal' }),
+    );
+    const { called, problems } = await callEveryOperation(document, (path, params) =>
+      restOnBigQuery(path.replace('/api/endpoints/', ''), params),
+    );
+    expect(problems).toEqual([]);
+    expect(called.length).toBeGreaterThanOrEqual(warehouseCases.length);
+  });
+
+  it('answers NUMERIC on GraphQL as the Decimal scalar, the exact decimal text of the oracle', async () => {
+    await expectExactRevenue((query) => graphqlOnBigQuery(query));
   });
 
   it('answers a STRUCT column as an object and a NULL STRUCT as null, as BigQuery does', async () => {

@@ -3,6 +3,7 @@ import {
   civilDateTime,
   decodeColumns,
   decodeWireRows,
+  describeWireSchema,
   timestampMicros,
   type WireSchema,
 } from '../../src/backends/bigquery/rows.js';
@@ -145,5 +146,35 @@ describe('decoding BigQuery wire rows', () => {
   it('keeps object keys in schema order, so the JSON of a row is the same on both engines', () => {
     const [row] = decodeWireRows(schema, [{ f: schema.fields?.map(() => ({ v: null })) ?? [] }]);
     expect(Object.keys(row ?? {})).toEqual(schema.fields?.map((field) => field.name));
+  });
+});
+
+describe('NUMERIC and BIGNUMERIC from BigQuery', () => {
+  const schema = {
+    fields: [
+      { name: 'total', type: 'NUMERIC', mode: 'NULLABLE' },
+      { name: 'huge', type: 'BIGNUMERIC', mode: 'NULLABLE' },
+    ],
+  };
+  // BigQuery's REST API sends both as strings, so the digits arrive whole.
+  const row = { f: [{ v: '12345678901234567890123456789.123456789' }, { v: '-0.5' }] };
+
+  it('are exact NUMERIC text in queries over table sources', () => {
+    expect(decodeColumns(schema, 'objects')).toEqual([
+      { name: 'total', type: 'NUMERIC' },
+      { name: 'huge', type: 'NUMERIC' },
+    ]);
+    expect(describeWireSchema(schema, 'objects').map((column) => column.type)).toEqual([
+      'NUMERIC',
+      'NUMERIC',
+    ]);
+    expect(decodeWireRows(schema, [row], 'objects')).toEqual([
+      { total: '12345678901234567890123456789.123456789', huge: '-0.5' },
+    ]);
+  });
+
+  it("stay FLOAT64 numbers on the log sources' wire", () => {
+    expect(decodeColumns(schema).map((column) => column.type)).toEqual(['FLOAT64', 'FLOAT64']);
+    expect(decodeWireRows(schema, [row])[0]?.huge).toBe(-0.5);
   });
 });

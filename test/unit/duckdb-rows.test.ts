@@ -8,10 +8,10 @@ beforeAll(async () => {
 });
 afterAll(() => database.close());
 
-async function decode(sql: string) {
+async function decode(sql: string, wire: 'repeated' | 'objects' = 'repeated') {
   const connection = await database.connect();
   try {
-    return decodeRows(await connection.runAndReadAll(sql), 100);
+    return decodeRows(await connection.runAndReadAll(sql), 100, wire);
   } finally {
     connection.closeSync();
   }
@@ -58,5 +58,20 @@ describe('DuckDB results in BigQuery terms', () => {
     const limited = decodeRows(await connection.runAndReadAll('SELECT * FROM range(10)'), 3);
     connection.closeSync();
     expect(limited.rows).toHaveLength(3);
+  });
+
+  it('answers a DECIMAL over table sources as an exact NUMERIC in decimal text, over log sources as a FLOAT64 number', async () => {
+    // 38 significant digits: a double would keep 17 of them.
+    const sql =
+      "SELECT CAST('12345678901234567890123456789.123456789' AS DECIMAL(38, 9)) AS total, CAST('2.50' AS DECIMAL(12, 2)) AS price";
+    const objects = await decode(sql, 'objects');
+    expect(objects.columns).toEqual([
+      { name: 'total', type: 'NUMERIC' },
+      { name: 'price', type: 'NUMERIC' },
+    ]);
+    expect(objects.rows).toEqual([{ total: '12345678901234567890123456789.123456789', price: '2.5' }]);
+    const repeated = await decode(sql);
+    expect(repeated.columns.map((column) => column.type)).toEqual(['FLOAT64', 'FLOAT64']);
+    expect(repeated.rows[0]?.price).toBe(2.5);
   });
 });

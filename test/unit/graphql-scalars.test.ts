@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DateTimeScalar, dateTimeText, jsonValue } from '../../src/graphql/scalars.js';
+import { DateTimeScalar, DecimalScalar, dateTimeText, jsonValue } from '../../src/graphql/scalars.js';
 
 describe('DateTime input', () => {
   it('keeps microseconds and the offset as given', () => {
@@ -60,5 +60,30 @@ describe('JSON values', () => {
     const value = jsonValue(JSON.parse('{"__proto__": {"polluted": 1}}')) as Record<string, unknown>;
     expect(Object.keys(value)).toEqual(['__proto__']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('Decimal', () => {
+  it('answers a NUMERIC as its exact text, past the 17 digits a Float keeps', () => {
+    expect(DecimalScalar.serialize('12345678901234567890123456789.123456789')).toBe(
+      '12345678901234567890123456789.123456789',
+    );
+    expect(DecimalScalar.serialize('-0.5')).toBe('-0.5');
+    expect(DecimalScalar.serialize(12)).toBe('12');
+  });
+
+  it('refuses what is not plain decimal text, so a field error names the value', () => {
+    for (const value of ['1e5', 'NaN', '', '1.', 'twelve', Number.NaN, 1e21, true])
+      expect(() => DecimalScalar.serialize(value), String(value)).toThrow(/Decimal cannot represent/);
+  });
+
+  it('takes a string, integer or float literal as input', () => {
+    expect(DecimalScalar.parseLiteral({ kind: 'StringValue', value: '1.25' } as never, undefined)).toBe(
+      '1.25',
+    );
+    expect(DecimalScalar.parseLiteral({ kind: 'IntValue', value: '7' } as never, undefined)).toBe('7');
+    expect(() =>
+      DecimalScalar.parseLiteral({ kind: 'BooleanValue', value: true } as never, undefined),
+    ).toThrow(/non-numeric/);
   });
 });

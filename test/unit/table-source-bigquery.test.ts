@@ -47,6 +47,13 @@ describe('table sources on BigQuery', () => {
     expect(qualifyForBigQuery(saved, naming).sql).toBe(
       "SELECT count(*) AS n FROM `querygate-test.staging.events_*` AS e WHERE _TABLE_SUFFIX = '20240101'",
     );
+    // One table of the family, and a longer prefix of it, move with the family and keep their suffix.
+    expect(
+      qualifyForBigQuery('SELECT 1 FROM `my-project.analytics_123456.events_20240101`', naming).sql,
+    ).toBe('SELECT 1 FROM `querygate-test.staging.events_20240101`');
+    expect(
+      qualifyForBigQuery('SELECT 1 FROM `my-project.analytics_123456.events_2024*` AS e', naming).sql,
+    ).toBe('SELECT 1 FROM `querygate-test.staging.events_2024*` AS e');
   });
 });
 

@@ -134,6 +134,37 @@ describe('naming a table source in saved SQL', () => {
     expect(rows).toEqual([{ event_name: 'a' }]);
   });
 
+  // BigQuery: "_TABLE_SUFFIX contains the values matched by the wildcard character", so under
+  // `events_2024*` the table events_20240102 has the suffix '0102'.
+  // https://cloud.google.com/bigquery/docs/querying-wildcard-tables#filtering_selected_tables_using_table_suffix
+  it('reads a longer prefix (events_2024*) as the tables it matches, _TABLE_SUFFIX being what the * matched', async () => {
+    const fixture = [
+      'CREATE TABLE ga4_events (event_date VARCHAR, event_name VARCHAR, event_params STRUCT(key VARCHAR)[])',
+      "INSERT INTO ga4_events VALUES ('20231231', 'z', []), ('20240101', 'a', []), ('20240102', 'b', []), ('20250101', 'c', [])",
+    ];
+    const bare = translateToDuckDb(
+      "SELECT _TABLE_SUFFIX AS s, event_name FROM `analytics_1.events_2024*` WHERE _TABLE_SUFFIX > '0101' ORDER BY s",
+      { tables: [events] },
+    );
+    expect(await run(fixture, bare.sql)).toEqual([{ s: '0102', event_name: 'b' }]);
+    const qualified = translateToDuckDb(
+      'SELECT e._TABLE_SUFFIX AS s, count(*) AS n FROM `analytics_1.events_2024*` AS e GROUP BY s ORDER BY s',
+      { tables: [events] },
+    );
+    expect(await run(fixture, qualified.sql)).toEqual([
+      { s: '0101', n: '1' },
+      { s: '0102', n: '1' },
+    ]);
+    // SELECT * leaves _TABLE_SUFFIX out, as over the whole family.
+    const star = translateToDuckDb('SELECT * FROM `analytics_1.events_2024*` ORDER BY event_name', {
+      tables: [events],
+    });
+    expect(await run(fixture, star.sql)).toEqual([
+      { event_date: '20240101', event_name: 'a', event_params: [] },
+      { event_date: '20240102', event_name: 'b', event_params: [] },
+    ]);
+  });
+
   it('refuses _TABLE_SUFFIX on a table that is not a wildcard family', () => {
     expect(() =>
       translateToDuckDb("SELECT 1 FROM ga4_events WHERE _TABLE_SUFFIX = '20240101'", { tables: [events] }),

@@ -158,7 +158,9 @@ describe('BigQuery STRUCT and SELECT forms on DuckDB', () => {
       'UNNEST ... WITH OFFSET over a record',
       'select o from `cloudflare.logs.prod` as t cross join unnest(t.metadata) as m with offset as o',
     ],
-    ['SELECT AS STRUCT', 'select as struct 1 as a'],
+    ['SELECT AS STRUCT as the whole query', 'select as struct 1 as a'],
+    ['SELECT AS VALUE as a FROM item', 'select x from (select as value 1 as x)'],
+    ['SELECT AS STRUCT as a WITH table', 'with t as (select as struct 1 as a) select 1 as one from t'],
   ])('refuses %s', (_what, sql) => {
     expect(() => translationOf(sql)).toThrow(/Cannot translate to DuckDB/);
   });

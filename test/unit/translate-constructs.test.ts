@@ -112,6 +112,73 @@ describe('BigQuery to DuckDB translation', () => {
     ]);
   });
 
+  // BigQuery joins an UNNEST of the row's own array without ON: LEFT JOIN keeps a row whose
+  // array is empty (its element NULL), a plain JOIN drops it, as CROSS JOIN does.
+  it('reads LEFT JOIN UNNEST and JOIN UNNEST without ON as BigQuery does', async () => {
+    const people = "with people as (select 'Tim' as name, [5, 7] as ages union all select 'Jane', [])";
+    expect(
+      await rows(`${people} select name, a from people left join unnest(ages) as a order by name, a`),
+    ).toEqual([
+      { name: 'Jane', a: null },
+      { name: 'Tim', a: 5 },
+      { name: 'Tim', a: 7 },
+    ]);
+    expect(await rows(`${people} select name, a from people join unnest(ages) as a order by a`)).toEqual([
+      { name: 'Tim', a: 5 },
+      { name: 'Tim', a: 7 },
+    ]);
+  });
+
+  it('lets HAVING name SELECT-list columns inside a larger condition', async () => {
+    // f1 ran 10 + 20 ms, f2 30 ms.
+    const result = await rows(
+      "select m.function_id as fn, sum(m.execution_time_ms) as total from `deno-relay-logs` as t cross join unnest(t.metadata) as m group by fn having total >= 30 and fn != 'f2' order by fn",
+    );
+    expect(result).toEqual([{ fn: 'f1', total: 30 }]);
+  });
+
+  it('names the fields of STRUCT(a, t.b) after the columns, as BigQuery does', async () => {
+    // r2 (12:30:30) is the latest record.
+    const result = await rows(
+      'select array_agg(struct(t.id, t.timestamp) order by t.timestamp desc limit 1)[offset(0)].id as last_id from `deno-relay-logs` as t',
+    );
+    expect(result).toEqual([{ last_id: 'r2' }]);
+  });
+
+  it('builds SELECT AS STRUCT and SELECT AS VALUE rows in ARRAY() and scalar subqueries', async () => {
+    // r1 ran f1 for 10 ms, r2 f2 for 30 ms, r3 f1 for 20 ms; r4 has no metadata.
+    const result = await rows(
+      `select
+         array(select as struct m.function_id, m.execution_time_ms as ms from \`deno-relay-logs\` as t cross join unnest(t.metadata) as m where t.id in ('r1', 'r2') order by ms) as calls,
+         (select as struct max(t.id) as last, count(*) as n from \`deno-relay-logs\` as t).n as records,
+         array(select as value t.id from \`deno-relay-logs\` as t where t.event_message like 'no%' order by t.id) as ids`,
+    );
+    expect(result).toEqual([
+      {
+        calls: [
+          { function_id: 'f1', ms: 10 },
+          { function_id: 'f2', ms: 30 },
+        ],
+        records: 4,
+        ids: ['r3', 'r4'],
+      },
+    ]);
+  });
+
+  it('names the columns of a FROM subquery without an alias bare, as BigQuery lets a query', async () => {
+    // The first record of each function by time: f1's is r3 (11:00), f2's r2.
+    const result = await rows(
+      `select * except (rn) from (
+         select m.function_id as fn, t.id, row_number() over (partition by m.function_id order by t.timestamp) as rn
+         from \`deno-relay-logs\` as t cross join unnest(t.metadata) as m
+       ) where rn = 1 order by fn`,
+    );
+    expect(result).toEqual([
+      { fn: 'f1', id: 'r3' },
+      { fn: 'f2', id: 'r2' },
+    ]);
+  });
+
   it('drops records whose nested object is absent in a chained CROSS JOIN UNNEST', async () => {
     const result = await rows(
       'select t.id from `deno-relay-logs` as t cross join unnest(t.metadata) as m cross join unnest(m.response) as r order by t.id',

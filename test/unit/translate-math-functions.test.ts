@@ -32,6 +32,17 @@ describe('BigQuery math functions on DuckDB', () => {
     ).toEqual({ a: 5, b: 0, c: Number.POSITIVE_INFINITY, d: Number.NEGATIVE_INFINITY, e: Number.NaN });
   });
 
+  it('reads a literal with a point or an exponent as FLOAT64, as BigQuery does, never as an exact decimal', async () => {
+    // BigQuery's lexical rules: 1.5 and 1e3 are FLOAT64 literals (NUMERIC needs NUMERIC '1.5'),
+    // so 0.1 + 0.2 is the double sum, 0.30000000000000004.
+    expect(await row('select 0.1 + 0.2 as a, 1e3 as b, 2.50 as c, 7 as d')).toEqual({
+      a: 0.30000000000000004,
+      b: 1000,
+      c: 2.5,
+      d: 7,
+    });
+  });
+
   it('`/` always divides as FLOAT64, integers included', async () => {
     // Docs (arithmetic operators): the result type of `/` is FLOAT64 for INT64 inputs.
     expect(await row('select 5 / 2 as a, 4 / 2 as b, -7 / 2 as c')).toEqual({ a: 2.5, b: 2, c: -3.5 });

@@ -226,6 +226,16 @@ export function routineName(config: BigQueryConfig, routine: string): string {
   return `${config.projectId}.${config.dataset}.${routine}`;
 }
 
+/** `[project, dataset, table]` of `project.dataset.table`, or of `dataset.table` in the configured project. */
+export function tablePartsIn(
+  config: BigQueryConfig,
+  reference: string,
+): [project: string, dataset: string, table: string] {
+  const parts = splitTableReference(reference);
+  if (!parts) throw new Error(`Not a table name: ${reference}`);
+  return [parts[0] ?? config.projectId, parts[1], parts[2]];
+}
+
 /** `[project, dataset, table]` of a fully-qualified table name from `bigQueryTables`. */
 export function tableParts(qualified: string): [project: string, dataset: string, table: string] {
   const parts = splitTableReference(qualified);

@@ -333,7 +333,7 @@ async function readResults(
     pageToken = page.pageToken;
     if (rows.length >= maxRows || !pageToken) break;
   }
-  return { columns: decodeColumns(schema), rows: decodeWireRows(schema, rows.slice(0, maxRows), wire) };
+  return { columns: decodeColumns(schema, wire), rows: decodeWireRows(schema, rows.slice(0, maxRows), wire) };
 }
 
 /** `promise`, or a rejection as soon as `signal` fires (the request itself runs on, unheard). */

@@ -7,6 +7,7 @@ import { type BigQueryConfig, bigQueryEnvironmentSchema } from './config.js';
 import { bigQueryNaming, createBigQueryClient, createBigQueryEngine } from './engine.js';
 import { createBigQueryLogSink } from './log-sink.js';
 import { qualifyForBigQuery } from './qualify.js';
+import { createBigQueryTableSink } from './table-sink.js';
 
 /** Its variables are parsed only with QUERYGATE_ENGINE=bigquery; without them it cannot open. */
 function required(own: BigQueryConfig | undefined): BigQueryConfig {
@@ -36,7 +37,8 @@ export const bigqueryBackend: Backend<BigQueryConfig> = {
       client: bigquery,
     });
     const logs = createBigQueryLogSink({ config, client: bigquery, sources, now });
-    return { engine, logs, timeoutMs: config.timeoutMs, close: async () => {} };
+    const tableRows = createBigQueryTableSink({ config, client: bigquery, sources, tables });
+    return { engine, logs, tables: tableRows, timeoutMs: config.timeoutMs, close: async () => {} };
   },
 
   scratch: ({ own, sources, tables = [], client }) =>

@@ -118,7 +118,7 @@ export function createBigQueryLogSink(options: BigQueryLogSinkOptions): BigQuery
 }
 
 /** The first row insertAll refused for itself (the others of the batch are only `stopped`). */
-function firstRefusedRow(
+export function firstRefusedRow(
   error: unknown,
   batch: readonly unknown[],
 ): { index: number; message: string } | undefined {

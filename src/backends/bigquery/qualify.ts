@@ -33,6 +33,23 @@ interface Edit {
 }
 
 /**
+ * Of a wildcard family renamed as a whole (`a.events_*` → `b.events_*`), a name within it: one
+ * table (`a.events_20240101`) or a longer prefix (`a.events_2024*`) moves with its suffix.
+ */
+function familyMember(name: string, replacements: ReadonlyMap<string, string>): string | undefined {
+  const lower = name.toLowerCase();
+  for (const [family, text] of replacements) {
+    const stem = family.slice(0, -1);
+    // The replacement's own `*`, before its closing backtick when quoted.
+    const star = text.lastIndexOf('*');
+    if (!family.endsWith('*') || star < text.length - 2 || !lower.startsWith(stem) || lower === stem)
+      continue;
+    return `${text.slice(0, star)}${name.slice(stem.length)}${text.slice(star + 1)}`;
+  }
+  return undefined;
+}
+
+/**
  * `sql` with every table and function named in `renames` replaced. A name that is also a CTE of
  * the query is the CTE there and stays. Throws when the parser's span of a name does not hold
  * that name in the text: a splice at the wrong place would change the query's meaning.
@@ -52,7 +69,7 @@ export function renameObjects(sql: string, renames: ObjectRenames): string {
     const name = dottedName(parts);
     if (name === undefined) return;
     if (parts.length === 1 && cteNames.has(name.toLowerCase())) return;
-    const text = replacements.get(name.toLowerCase());
+    const text = replacements.get(name.toLowerCase()) ?? familyMember(name, replacements);
     if (text === undefined) return;
     edits.push(nameEdit(sql, locate, parts, rangeName ? `${text} AS \`${rangeName}\`` : text));
   };

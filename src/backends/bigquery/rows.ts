@@ -28,8 +28,8 @@ export interface WireRow {
   readonly f?: readonly WireCell[] | null | undefined;
 }
 
-export function decodeColumns(schema: WireSchema | undefined): ResultColumn[] {
-  return (schema?.fields ?? []).map((field) => ({ name: field.name, type: columnType(field) }));
+export function decodeColumns(schema: WireSchema | undefined, wire: RecordWire = 'repeated'): ResultColumn[] {
+  return (schema?.fields ?? []).map((field) => ({ name: field.name, type: columnType(field, wire) }));
 }
 
 /** The columns of a dry run's schema, with the fields of records and BigQuery's nullability. */
@@ -46,14 +46,14 @@ function describeField(field: WireField, wire: RecordWire): ResultColumn {
   if (!record && field.mode === 'REPEATED')
     return {
       name: field.name,
-      type: columnType({ ...field, mode: null }),
+      type: columnType({ ...field, mode: null }, wire),
       mode: 'REPEATED',
       nullable: false,
     };
   return {
     name: field.name,
     // An array of scalars is a RECORD without fields, as the DuckDB engine describes a LIST.
-    type: record || field.mode === 'REPEATED' ? 'RECORD' : columnType({ ...field, mode: null }),
+    type: record || field.mode === 'REPEATED' ? 'RECORD' : columnType({ ...field, mode: null }, wire),
     // On the objects wire a lone RECORD is one object (or null), as BigQuery answers it.
     ...(record && wire === 'objects' && field.mode !== 'REPEATED' ? { mode: 'NULLABLE' as const } : {}),
     ...(record ? { fields: (field.fields ?? []).map((inner) => describeField(inner, wire)) } : {}),
@@ -77,7 +77,7 @@ export function decodeWireRows(
   return rows.map((row) => decodeRecord(fields, row, wire));
 }
 
-function columnType(field: WireField): ColumnType {
+function columnType(field: WireField, wire: RecordWire): ColumnType {
   if (field.mode === 'REPEATED') return 'RECORD';
   switch (field.type.toUpperCase()) {
     case 'TIMESTAMP':
@@ -89,9 +89,11 @@ function columnType(field: WireField): ColumnType {
       return 'INT64';
     case 'FLOAT':
     case 'FLOAT64':
+      return 'FLOAT64';
     case 'NUMERIC':
     case 'BIGNUMERIC':
-      return 'FLOAT64';
+      // Exact on the objects wire, as decodeElement keeps it; a number on Logflare's.
+      return wire === 'objects' ? 'NUMERIC' : 'FLOAT64';
     case 'BOOLEAN':
     case 'BOOL':
       return 'BOOL';
@@ -156,6 +158,8 @@ function decodeElement(field: WireField, value: unknown, wire: RecordWire): Engi
       return integer(value);
     case 'NUMERIC':
     case 'BIGNUMERIC':
+      // BigQuery's REST API itself sends NUMERIC and BIGNUMERIC as strings, so no digit is lost
+      // to a double; queries over table sources pass that text on as it came.
       return wire === 'objects' ? value : Number(value);
     case 'FLOAT':
     case 'FLOAT64':

@@ -36,7 +36,7 @@ export function decodeRows(
   const types = reader.columnTypes();
   const columns: ResultColumn[] = names.map((name, i) => ({
     name,
-    type: columnType(types[i] as DuckDBType),
+    type: columnType(types[i] as DuckDBType, wire),
   }));
   const count = Math.min(reader.currentRowCount, maxRows);
   const rows: ResultRow[] = [];
@@ -67,7 +67,7 @@ function describeColumn(name: string, type: DuckDBType, wire: RecordWire): Resul
   // An array of scalars is a column of the element's type in mode REPEATED, as BigQuery has it.
   if (type instanceof DuckDBListType && !(type.valueType instanceof DuckDBStructType)) {
     if (type.valueType instanceof DuckDBListType) return { name, type: 'JSON' };
-    return { name, type: columnType(type.valueType), mode: 'REPEATED' };
+    return { name, type: columnType(type.valueType, wire), mode: 'REPEATED' };
   }
   const record = type instanceof DuckDBListType ? type.valueType : type;
   if (record instanceof DuckDBStructType) {
@@ -81,10 +81,10 @@ function describeColumn(name: string, type: DuckDBType, wire: RecordWire): Resul
       ),
     };
   }
-  return { name, type: columnType(type) };
+  return { name, type: columnType(type, wire) };
 }
 
-function columnType(type: DuckDBType): ColumnType {
+function columnType(type: DuckDBType, wire: RecordWire): ColumnType {
   switch (type.typeId) {
     case DuckDBTypeId.TIMESTAMP:
     case DuckDBTypeId.TIMESTAMP_TZ:
@@ -105,8 +105,10 @@ function columnType(type: DuckDBType): ColumnType {
       return 'INT64';
     case DuckDBTypeId.FLOAT:
     case DuckDBTypeId.DOUBLE:
-    case DuckDBTypeId.DECIMAL:
       return 'FLOAT64';
+    case DuckDBTypeId.DECIMAL:
+      // Exact on the objects wire, as its value is (see decodeValue); a number on Logflare's.
+      return wire === 'objects' ? 'NUMERIC' : 'FLOAT64';
     case DuckDBTypeId.BOOLEAN:
       return 'BOOL';
     case DuckDBTypeId.DATE:
