@@ -72,7 +72,8 @@ export function createConnectionKeyCheck(
 ): ConnectionKeyCheck {
   const accepted = new WeakMap<Socket, { readonly key: string; readonly scope: KeyScope }>();
   return (socket, presented) => {
-    if (presented === undefined || presented === '') return undefined;
+    // No key is for `scopeOf` to judge, as it is without the memo.
+    if (presented === undefined || presented === '') return scopeOf(presented);
     const known = accepted.get(socket);
     if (known !== undefined && known.key === presented) return known.scope;
     const scope = scopeOf(presented);
