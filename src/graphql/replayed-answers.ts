@@ -11,16 +11,18 @@ type ReadRequest = IncomingMessage & { [readBody]?: Buffer };
 
 /**
  * A kept GraphQL answer sent again before Fastify (see `EarlyAnswer` and `createResponseReplay`):
- * a plain POST of JSON to `/graphql` with a query key is read here, and when the replay has its
- * answer, sent; otherwise it goes on to Fastify with the body already read, which
- * `bodyReadEarly` gives its route in place of the spent request stream. Everything the replay
- * would not take (see `ResponseReplay.keyOf`) is left to the route unread.
+ * a plain POST of JSON to `/graphql` with a query key and a body as long as some kept answer's
+ * is read here, and when the replay has its answer, sent; otherwise it goes on to Fastify with
+ * the body already read, which `bodyReadEarly` gives its route in place of the spent request
+ * stream. Everything else is left to the route unread.
  */
 export function replayedAnswers(replay: ResponseReplay): EarlyAnswer {
   return (req, res, scopeOf, route) => {
     if (req.method !== 'POST' || req.url !== graphqlPath) return false;
     const head = replay.headOf(req as ReplayableRequest);
-    if (head === undefined) return false;
+    // Only a body as long as a kept answer's can be one: any other (an executed operation's, its
+    // variables varying) is left to Fastify unread rather than read twice.
+    if (head === undefined || !replay.mayKeepBodyOf(Number(req.headers['content-length']))) return false;
     if (scopeOf(req.socket, presentedApiKey(req, undefined)) !== 'all') return false;
     const chunks: Buffer[] = [];
     let received = 0;

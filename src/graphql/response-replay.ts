@@ -95,9 +95,20 @@ export interface ReplayableRequest {
 export function createResponseReplay(options: ResponseReplayOptions) {
   const { resolver, metrics } = options;
   const maxRequestBytes = options.maxRequestBytes ?? 64 * 1024;
+  // How many kept answers there are per request body length: a request of a length none has
+  // cannot be one of them, so the face need not read its body early to look (replayed-answers.ts).
+  const keptBodyLengths = new Map<number, number>();
+  const countLength = (key: string, by: number) => {
+    const length = bodyLengthOf(key);
+    if (length === undefined) return;
+    const count = (keptBodyLengths.get(length) ?? 0) + by;
+    if (count > 0) keptBodyLengths.set(length, count);
+    else keptBodyLengths.delete(length);
+  };
   const replays = new LRUCache<string, Replay>({
     maxSize: options.maxBytes ?? 8 * 1024 * 1024,
     sizeCalculation: (replay, key) => key.length + replay.size + 256 * (replay.calls.length + 1),
+    dispose: (_replay, key) => countLength(key, -1),
   });
 
   const sighted = new LRUCache<string, true>({
@@ -118,6 +129,9 @@ export function createResponseReplay(options: ResponseReplayOptions) {
       // latin1 maps bytes to characters one to one, so different bodies never share a key.
       return `${head}\n${body.toString('latin1')}`;
     },
+
+    /** Whether some kept answer is to a request with a body of this many bytes. */
+    mayKeepBodyOf: (bytes: number): boolean => keptBodyLengths.has(bytes),
 
     /** The part of a request's replay key that its head gives, or undefined when it is not one to replay. */
     headOf: (req: ReplayableRequest): string | undefined => replayableHead(req, maxRequestBytes),
@@ -151,6 +165,7 @@ export function createResponseReplay(options: ResponseReplayOptions) {
     clear(): void {
       replays.clear();
       sighted.clear();
+      keptBodyLengths.clear();
     },
 
     /** How many answers are kept. */
@@ -167,6 +182,8 @@ export function createResponseReplay(options: ResponseReplayOptions) {
           ? answer.body
           : answer.body.toString('utf8');
       const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+      // Counted before it is set: setting it again disposes (and uncounts) the answer it replaces.
+      countLength(key, 1);
       replays.set(key, {
         status: answer.status,
         headers: answer.headers,
@@ -211,6 +228,16 @@ function replayableHead(req: ReplayableRequest, maxRequestBytes: number): string
 }
 
 const largestStringBody = 8 * 1024;
+
+/** The bytes of the body a POST's key ends with (see `keyOf`: the head has two line feeds). */
+function bodyLengthOf(key: string): number | undefined {
+  let at = -1;
+  for (let feeds = 0; feeds < 3; feeds++) {
+    at = key.indexOf('\n', at + 1);
+    if (at === -1) return undefined;
+  }
+  return key.length - at - 1;
+}
 
 // Media types yoga answers with a stream (or a page), which are not one piece to keep.
 const streamedMediaTypes = /text\/event-stream|multipart\/mixed|text\/html/i;

@@ -64,6 +64,20 @@ describe('a replayed GraphQL answer', () => {
     expect(after.misses - before.misses).toBe(0);
   });
 
+  it('answers a request as long as a kept one but not the same through the route, which gets the body read', async () => {
+    const kept = operation('replay-length-a');
+    const other = operation('replay-length-b');
+    expect(Buffer.byteLength(other)).toBe(Buffer.byteLength(kept));
+    for (let i = 0; i < 3; i++) expect((await post(kept)).status).toBe(200);
+    const before = service.resolverStats();
+    const answer = await post(other);
+    const after = service.resolverStats();
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ data: { usage: { apiCounts: [] } } });
+    // Its own call, run: not the kept answer's.
+    expect(after.misses - before.misses).toBe(1);
+  });
+
   it("refuses a body over the server's limit with 413 every time, though short enough to be looked up", async () => {
     const body = operation(`replay-large-${'x'.repeat(maxBodyBytes)}`);
     expect(Buffer.byteLength(body)).toBeGreaterThan(maxBodyBytes);
