@@ -22,7 +22,7 @@ import { isQuerygateError, QuerygateError } from '../errors.js';
 import type { Encoding } from '../resolve/encodings.js';
 import type { ResolvedResult } from '../resolve/resolver.js';
 import type { GraphQLContext } from './context.js';
-import { countedCall } from './counted-call.js';
+import { countRefused } from './counted-call.js';
 import { createRowMapper, int32Value, numberValue, textValue } from './result-rows.js';
 import { dateTimeText, jsonValue } from './scalars.js';
 import { TypeNames, type TypeOwner } from './type-names.js';
@@ -151,8 +151,9 @@ function endpointField(
   );
   const toRows = rowMapper(shape, (column) => endpoint.columns[column]?.graphql.type);
   const call: EndpointFieldCall = {
-    // Counted here, where both the executed and the spliced path load the field's call.
-    load: (values, context) => countedCall(context, endpoint, () => bindAndLoad(values, context)),
+    // Both the executed and the spliced path load the field's call here; the operation's
+    // loadEndpoint counts it (once per distinct call), a refused argument is counted here.
+    load: (values, context) => bindAndLoad(values, context),
     rows: toRows,
   };
   function bindAndLoad(values: Args, context: GraphQLContext): Promise<ResolvedResult> {
@@ -168,7 +169,9 @@ function endpointField(
         return value === undefined ? [] : [value];
       });
     } catch (error) {
-      return Promise.reject(inArgumentTerms(error, parameterOf));
+      const refused = inArgumentTerms(error, parameterOf);
+      countRefused(context.metrics, endpoint, refused);
+      return Promise.reject(refused);
     }
     return context.loadEndpoint(endpoint, params);
   }
