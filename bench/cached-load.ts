@@ -54,7 +54,7 @@ export async function load(request: LoadRequest, connections: number, seconds: n
 
 function cpuPerRequest(before: number | undefined, after: number | undefined, requests: number) {
   if (before === undefined || after === undefined || requests === 0) return undefined;
-  return Math.round(((after - before) * 1e6) / requests);
+  return Math.round(((after - before) * 1e7) / requests) / 10;
 }
 
 export interface SideBySideOptions {

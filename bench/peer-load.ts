@@ -31,7 +31,7 @@ export interface PeerLoadOptions {
 }
 
 // The 61-row answer issue 20 measures: an hour of per-minute edge-function statistics.
-const operation = /* GraphQL */ `query Stats($project: String!) {
+export const peerOperation = /* GraphQL */ `query Stats($project: String!) {
   functions {
     invocationStats(project: $project, interval: ONE_HOUR) {
       timestamp minExecutionTime maxExecutionTime avgExecutionTime p95ExecutionTime p99ExecutionTime count errorCount
@@ -54,7 +54,7 @@ export async function measurePeers(
   const headers = { 'x-api-key': apiKey };
   const restUrl = `${server.url}/api/endpoints/functions.invocation-stats?project=${encodeURIComponent(project)}&interval=1hr`;
   const restBody = await (await fetch(restUrl, { headers })).text();
-  const graphqlBody = JSON.stringify({ query: operation, variables: { project } });
+  const graphqlBody = JSON.stringify({ query: peerOperation, variables: { project } });
   const graphqlHeaders = { ...headers, 'content-type': 'application/json' };
   const graphqlAnswer = await fetch(`${server.url}/graphql`, {
     method: 'POST',
@@ -70,7 +70,7 @@ export async function measurePeers(
   // graphql-js ignores variables an operation does not declare: a `request` variable that differs
   // on every request keeps any response from being replayed while the document stays the same,
   // so every server parses and validates once and executes every request.
-  const executedBody = JSON.stringify({ query: operation, variables: { project, request: 0 } }).replace(
+  const executedBody = JSON.stringify({ query: peerOperation, variables: { project, request: 0 } }).replace(
     '"request":0',
     '"request":{n}',
   );

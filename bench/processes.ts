@@ -16,11 +16,15 @@ export interface ServedProcess {
 
 export const benchApiKey = 'bench-key-0123456789abcdef';
 
-/** The built server (`dist/cli/main.js serve`) on a free port over `dataDir`. */
-export function startServerProcess(dataDir: string): Promise<ServedProcess> {
+/** The built server (`<dist>/cli/main.js serve`) on a free port over `dataDir`, with Node's `nodeArgs`. */
+export function startServerProcess(
+  dataDir: string,
+  nodeArgs: readonly string[] = [],
+  dist = join(packageRoot, 'dist'),
+): Promise<ServedProcess> {
   return startProcess(
     process.execPath,
-    [join(packageRoot, 'dist/cli/main.js'), 'serve'],
+    [...nodeArgs, join(dist, 'cli/main.js'), 'serve'],
     {
       PORT: '0',
       QUERYGATE_DATA_DIR: dataDir,
@@ -46,7 +50,7 @@ export function startPeerProcess(file: string, env: Record<string, string>): Pro
 }
 
 /** A bare node:http server answering every request with `body`: the serving ceiling. */
-export function startBareServer(body: string): Promise<ServedProcess> {
+export function startBareServer(body: string, nodeArgs: readonly string[] = []): Promise<ServedProcess> {
   const script = `
     const body = Buffer.from(process.env.BODY);
     const server = require('node:http').createServer((req, res) => {
@@ -54,8 +58,15 @@ export function startBareServer(body: string): Promise<ServedProcess> {
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
       res.end(body);
     });
+    // An exit of its own on SIGTERM, so a --cpu-prof run writes its profile.
+    process.once('SIGTERM', () => process.exit(0));
     server.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + server.address().port));`;
-  return startProcess(process.execPath, ['-e', script], { BODY: body }, /listening on (http:\/\/\S+)/);
+  return startProcess(
+    process.execPath,
+    [...nodeArgs, '-e', script],
+    { BODY: body },
+    /listening on (http:\/\/\S+)/,
+  );
 }
 
 function startProcess(

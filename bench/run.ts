@@ -53,6 +53,7 @@ const program = new Command()
     (value) => Number(value),
     60,
   )
+  .option('--only <section>', "run one section only: 'peers' (the data, then the peer table)")
   .option('--out <file>', 'JSON results', join(packageRoot, 'bench/results/latest.json'))
   .parse();
 
@@ -65,8 +66,12 @@ const options = program.opts<{
   slowCallers: number;
   ingest?: number;
   memorySeconds: number;
+  only?: string;
   out: string;
 }>();
+if (options.only !== undefined && options.only !== 'peers') {
+  throw new Error(`--only takes 'peers', not '${options.only}'`);
+}
 const edgeRows = Math.round(options.rows);
 const relayRows = Math.round(options.rows / 2);
 const now = new Date();
@@ -121,6 +126,21 @@ try {
   checkpoint.closeSync();
   const storeBytes = statSync(storePath).size;
 
+  if (options.only === 'peers') {
+    database.close();
+    const peers = await measurePeersOnServer();
+    mkdirSync(join(options.out, '..'), { recursive: true });
+    writeFileSync(
+      options.out,
+      `${JSON.stringify({ measuredAt: now.toISOString(), edgeRows, peers }, null, 2)}\n`,
+    );
+    process.stdout.write(`${peerTableLines(peers).join('\n')}\n`);
+    log(`Results written to ${options.out}`);
+    // Nothing else to run: the scratch directory goes now, as the `finally` below would.
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  }
+
   // 2. Each endpoint in-process: translated SQL through the engine against the hand-written query.
   log('Timing endpoints in-process...');
   const engine = await createDuckDbEngine({
@@ -163,13 +183,7 @@ try {
     { slowCallers: options.slowCallers, repeat: options.repeat },
   );
 
-  log('Loading cached answers beside the peers...');
-  const peers = await measurePeers(server, benchApiKey, sizes.large, {
-    connections: options.connections,
-    seconds: options.seconds,
-    rounds: options.rounds,
-    scratchDir: dataDir,
-  });
+  const peers = await measurePeersOn(server);
   const peakRssBytes = server.peakRssBytes();
   await server.stop();
 
@@ -256,6 +270,27 @@ try {
   log(`Results written to ${options.out}`);
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** The peer table against `server` (its peak RSS is the caller's to read). */
+function measurePeersOn(server: Awaited<ReturnType<typeof startServerProcess>>): Promise<PeerTable> {
+  log('Loading cached answers beside the peers...');
+  return measurePeers(server, benchApiKey, sizes.large, {
+    connections: options.connections,
+    seconds: options.seconds,
+    rounds: options.rounds,
+    scratchDir: dataDir,
+  });
+}
+
+/** The peer table against a server of its own. */
+async function measurePeersOnServer(): Promise<PeerTable> {
+  const server = await startServerProcess(dataDir);
+  try {
+    return await measurePeersOn(server);
+  } finally {
+    await server.stop();
+  }
 }
 
 function printTable(results: {

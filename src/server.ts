@@ -117,7 +117,8 @@ async function registerParts(
     wrapEngine: options.wrapEngine,
     client: options.bigQueryClient,
   });
-  await app.register(resolverPlugin, { config, logger, now, timers: options.timers });
+  // The resolver reads the system clock itself unless a test set one: a cached hit asks for the time.
+  await app.register(resolverPlugin, { config, logger, now: options.now, timers: options.timers });
   await app.register(servedEndpointsPlugin, {
     registry,
     queriesDir,

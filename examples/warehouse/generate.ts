@@ -2,8 +2,11 @@
  * A seeded generator of data shaped as the GA4 BigQuery export (`events_YYYYMMDD`, one file per
  * day) and an orders table, written as BigQuery exports a table to newline-delimited JSON:
  * INT64 as strings of digits, TIMESTAMP as `YYYY-MM-DD HH:MM:SS.ffffff UTC`, BYTES as base64,
- * NUMERIC as decimal text, a NULL record omitted. The same seed always writes the same bytes, so
- * tests can compute their expected answers from the files.
+ * NUMERIC as decimal text, a NULL record omitted. Events come in sessions as GA4 logs them: a
+ * session_start first, then events a few seconds to minutes apart sharing its `ga_session_id`
+ * (the start's Unix seconds), `ga_session_number` and `session_engaged`; the first page_view is the
+ * entrance (`entrances` 1, with the campaign's `source` and `medium`). The same seed always writes
+ * the same bytes, so tests can compute their expected answers from the files.
  *
  *   npx tsx examples/warehouse/generate.ts --out /tmp/warehouse [--events 5000] [--seed 19] [--days 3]
  *
@@ -37,8 +40,25 @@ interface Item {
   item_name: string;
   item_category: string;
   price: number;
+  price_in_usd: number;
   quantity: string;
   item_revenue: number | null;
+  item_revenue_in_usd: number | null;
+}
+
+/**
+ * A user's current session, as GA4 keeps one: `ga_session_id` is the start's Unix seconds, shared
+ * by every event of the session, `ga_session_number` counts the user's sessions, and a session
+ * is engaged (`session_engaged` '1') or not for all its events.
+ */
+interface Session {
+  readonly id: number;
+  readonly number: number;
+  readonly day: number;
+  /** The time of its latest event, in microseconds. */
+  at: bigint;
+  readonly engaged: boolean;
+  pageViews: number;
 }
 
 /** mulberry32: small, fast and seeded; good enough for test data, never for anything secret. */
@@ -59,13 +79,16 @@ function createRandom(seed: number) {
   };
 }
 
+// What a session does after its session_start (GA4 logs that one itself, first).
 const eventNames = [
   'page_view',
-  'session_start',
+  'page_view',
   'scroll',
   'user_engagement',
+  'view_item_list',
   'view_item',
   'add_to_cart',
+  'begin_checkout',
   'purchase',
 ];
 const pages = ['/', '/store', '/store/apparel', '/store/drinkware', '/basket', '/checkout'];
@@ -123,34 +146,76 @@ export function generateWarehouse(options: GenerateOptions = {}): GeneratedWareh
     tier: random.chance(0.3) ? 'gold' : null,
   }));
   const eventFiles = new Map<string, string[]>();
+  // Each user's session under way; a local of one run, as the generator is seeded per call.
+  const sessions = new Map<string, Session>();
   for (let i = 0; i < total; i++) {
     const day = Math.floor((i * days) / total);
     const suffix = dateSuffix(day);
+    const dayEnd = firstDayMicros + BigInt(day + 1) * dayMicros;
     const user = random.pick(users);
-    const name = random.pick(eventNames);
-    const micros = firstDayMicros + BigInt(day) * dayMicros + BigInt(random.int(0, 86_399_999_999));
-    const sessionId = random.int(1_600_000_000, 1_700_000_000);
+    // A session goes on (a few seconds to minutes later, the same day) or a new one starts.
+    const current = sessions.get(user.id);
+    const next = current ? current.at + BigInt(random.int(1_000_000, 300_000_000)) : 0n;
+    const goesOn = current !== undefined && current.day === day && next < dayEnd && random.chance(0.8);
+    let session: Session;
+    let name: string;
+    if (goesOn) {
+      session = current;
+      session.at = next;
+      name = random.pick(eventNames);
+    } else {
+      const at = firstDayMicros + BigInt(day) * dayMicros + BigInt(random.int(0, 86_000_000_000));
+      session = {
+        id: Number(at / 1_000_000n),
+        number: (current?.number ?? 0) + 1,
+        day,
+        at,
+        engaged: random.chance(0.6),
+        pageViews: 0,
+      };
+      sessions.set(user.id, session);
+      name = 'session_start';
+    }
+    const micros = session.at;
     const params: Json[] = [
-      param('ga_session_id', sessionId, 'int'),
+      param('ga_session_id', session.id, 'int'),
+      param('ga_session_number', session.number, 'int'),
       param('page_location', `https://shop.example.com${random.pick(pages)}`, 'string'),
       param('page_title', random.pick(['Home', 'Store', 'Basket', 'Checkout']), 'string'),
+      // GA4 writes session_engaged as an integer on session_start and as text elsewhere.
+      name === 'session_start'
+        ? param('session_engaged', session.engaged ? 1 : 0, 'int')
+        : param('session_engaged', session.engaged ? '1' : '0', 'string'),
     ];
+    // The session's first page_view is its entrance, carrying the session's campaign source.
+    if (name === 'page_view' && session.pageViews++ === 0) {
+      params.push(param('entrances', 1, 'int'));
+      if (user.traffic) {
+        params.push(param('source', user.traffic.source, 'string'));
+        params.push(param('medium', user.traffic.medium, 'string'));
+      }
+    }
     if (name === 'user_engagement')
       params.push(param('engagement_time_msec', random.int(100, 60_000), 'int'));
     if (name === 'scroll') params.push(param('percent_scrolled', 90, 'int'));
     if (random.chance(0.2)) params.push(param('value', random.int(1, 500) / 4, 'double'));
-    const bought = name === 'purchase' || name === 'add_to_cart' || name === 'view_item';
+    const bought = ['purchase', 'add_to_cart', 'view_item', 'view_item_list', 'begin_checkout'].includes(
+      name,
+    );
     const items: Item[] = bought
       ? Array.from({ length: random.int(1, 3) }, () => {
           const product = random.pick(products);
           const quantity = random.int(1, 4);
+          const revenue = name === 'purchase' ? Math.round(product.price * quantity * 100) / 100 : null;
           return {
             item_id: product.id,
             item_name: product.name,
             item_category: product.category,
             price: product.price,
+            price_in_usd: product.price,
             quantity: String(quantity),
-            item_revenue: name === 'purchase' ? Math.round(product.price * quantity * 100) / 100 : null,
+            item_revenue: revenue,
+            item_revenue_in_usd: revenue,
           };
         })
       : [];
@@ -183,6 +248,7 @@ export function generateWarehouse(options: GenerateOptions = {}): GeneratedWareh
       row.ecommerce = {
         transaction_id: `T${String(i).padStart(6, '0')}`,
         purchase_revenue: Math.round(revenue * 100) / 100,
+        purchase_revenue_in_usd: Math.round(revenue * 100) / 100,
         total_item_quantity: String(items.reduce((sum, item) => sum + Number(item.quantity), 0)),
         unique_items: String(items.length),
       };

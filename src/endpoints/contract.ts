@@ -117,10 +117,12 @@ const columnSchema = z.object({
   /**
    * The GraphQL face: `type: Int` declares that an INT64 column's values fit 32 bits (counts), so
    * it is GraphQL's Int; a value that does not is that field's error. Without it an INT64 column
-   * is BigInt, exact to 64 bits.
+   * is BigInt, exact to 64 bits. `type: DateTime` declares that a DATETIME column is computed in
+   * UTC (`DATETIME(ts, 'UTC')`), so it is the DateTime instant; without it a DATETIME is civil
+   * time, LocalDateTime, with no zone made up.
    */
   graphql: z
-    .object({ type: z.literal('Int').optional() })
+    .object({ type: z.enum(['Int', 'DateTime']).optional() })
     .strict()
     .default({}),
 });

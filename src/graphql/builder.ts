@@ -8,6 +8,8 @@ interface QuerygateTypes {
   Scalars: {
     /** ISO 8601 in UTC, passed as text so microseconds survive both ways. */
     DateTime: { Input: string; Output: string };
+    /** BigQuery DATETIME: civil text with no zone. */
+    LocalDateTime: { Input: string; Output: string };
     JSON: { Input: unknown; Output: unknown };
     /** INT64 as its decimal text, exact to 64 bits. */
     BigInt: { Input: string; Output: string };

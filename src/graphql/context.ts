@@ -7,6 +7,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import { canonicalKey } from '../resolve/canonical-key.js';
 import type { ResolvedResult, Resolver } from '../resolve/resolver.js';
 import { systemTimers, type Timers } from '../timers.js';
+import { countedLoad } from './counted-call.js';
 
 /** What every resolver of one GraphQL operation sees. */
 export interface GraphQLContext {
@@ -20,7 +21,7 @@ export interface GraphQLContext {
    * are abandoned, so their engine runs stop unless another caller shares them.
    */
   readonly endOperation: () => void;
-  /** Where endpoint field calls are counted (see `countedCall`); undefined where none are. */
+  /** Where endpoint calls are counted (see counted-call.ts); undefined where none are. */
   readonly metrics: Pick<Metrics, 'endpoint'> | undefined;
 }
 
@@ -156,12 +157,14 @@ export function createGraphQLContext(options: GraphQLContextOptions): GraphQLCon
   // The calls the loader was asked for: asking again (an alias, or graphql-js executing a document
   // graphql-jit already ran, see fast-operation.ts) gets the same answer, never a second run.
   const asked = new Set<string>();
+  const { metrics } = options;
   return {
     loadEndpoint: (endpoint, params) => {
       const call = { endpoint, params };
       const key = canonicalKey(endpoint, params);
+      // Counted on its first ask only (see counted-call.ts): an alias is the same call.
       if (asked.has(key)) return loader.load(call);
-      if (refusal) return Promise.reject(refusal);
+      if (refusal) return countedLoad(metrics, endpoint, Promise.reject(refusal));
       if (asked.size >= maxCalls) {
         refusal = new QuerygateError(
           'BAD_REQUEST',
@@ -170,10 +173,10 @@ export function createGraphQLContext(options: GraphQLContextOptions): GraphQLCon
         );
         // A refused operation answers nothing, so the calls it already started are abandoned.
         operation?.abort();
-        return Promise.reject(refusal);
+        return countedLoad(metrics, endpoint, Promise.reject(refusal));
       }
       asked.add(key);
-      return loader.load(call);
+      return countedLoad(metrics, endpoint, loader.load(call));
     },
     endOperation: () => operation?.abort(),
     metrics: options.metrics,

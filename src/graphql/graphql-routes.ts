@@ -8,6 +8,7 @@ import { sendRaw } from '../http/send-raw.js';
 import type { GraphQLContext } from './context.js';
 import type { FastOperations } from './fast-operation.js';
 import { createGraphiQLPage } from './graphiql-page.js';
+import { bodyReadEarly, replayedAnswers } from './replayed-answers.js';
 import type { ResponseReplay } from './response-replay.js';
 import {
   createReplayRecording,
@@ -47,12 +48,15 @@ export function graphqlRoutes(options: GraphQLRoutesOptions) {
     // Yoga reads every body itself (JSON, GraphQL, form, multipart) and answers each per the
     // GraphQL-over-HTTP spec; Fastify only bounds its size.
     readBodiesAsBytes(app, options.maxBodyBytes);
+    if (replay) app.answerEarly(replayedAnswers(replay));
 
     app.route({
       method: [...allMethods],
       url: graphqlPath,
       // A browser cannot send a key to open the page; the page asks for one for every operation.
       config: { isPublic: isGraphiQLPageRequest },
+      // A request whose kept answer was looked for before Fastify comes with its body read.
+      preParsing: bodyReadEarly,
       handler: async (request, reply) => {
         if (isGraphiQLPageRequest(request)) {
           const { headers, body } = await page.load(request.headers['accept-encoding']);

@@ -14,7 +14,7 @@ import {
   GraphQLString,
 } from 'graphql';
 import { bindParameters } from '../endpoints/bind-parameters.js';
-import type { ParameterContract } from '../endpoints/contract.js';
+import type { ColumnContract, ParameterContract } from '../endpoints/contract.js';
 import type { Endpoint } from '../endpoints/registry.js';
 import type { ShapeColumn, Snapshot } from '../endpoints/snapshot.js';
 import type { EngineValue } from '../engines/query-engine.js';
@@ -22,7 +22,7 @@ import { isQuerygateError, QuerygateError } from '../errors.js';
 import type { Encoding } from '../resolve/encodings.js';
 import type { ResolvedResult } from '../resolve/resolver.js';
 import type { GraphQLContext } from './context.js';
-import { countedCall } from './counted-call.js';
+import { countRefused } from './counted-call.js';
 import { createRowMapper, int32Value, numberValue, textValue } from './result-rows.js';
 import { dateTimeText, jsonValue } from './scalars.js';
 import { TypeNames, type TypeOwner } from './type-names.js';
@@ -30,6 +30,8 @@ import { TypeNames, type TypeOwner } from './type-names.js';
 /** The scalars the projection types columns and arguments with. */
 export interface ProjectionScalars {
   readonly DateTime: GraphQLScalarType;
+  /** DATETIME: civil time with no zone (see scalars.ts for why not DateTime). */
+  readonly LocalDateTime: GraphQLScalarType;
   readonly JSON: GraphQLScalarType;
   /** INT64 exact to 64 bits, as a decimal string (see scalars.ts for why). */
   readonly BigInt: GraphQLScalarType;
@@ -145,12 +147,13 @@ function endpointField(
     scalars,
     names,
     { what: `endpoint ${endpoint.name}`, endpoint },
-    (column) => endpoint.columns[column]?.graphql.type === 'Int',
+    (column) => endpoint.columns[column]?.graphql.type,
   );
-  const toRows = rowMapper(shape, (column) => endpoint.columns[column]?.graphql.type === 'Int');
+  const toRows = rowMapper(shape, (column) => endpoint.columns[column]?.graphql.type);
   const call: EndpointFieldCall = {
-    // Counted here, where both the executed and the spliced path load the field's call.
-    load: (values, context) => countedCall(context, endpoint, () => bindAndLoad(values, context)),
+    // Both the executed and the spliced path load the field's call here; the operation's
+    // loadEndpoint counts it (once per distinct call), a refused argument is counted here.
+    load: (values, context) => bindAndLoad(values, context),
     rows: toRows,
   };
   function bindAndLoad(values: Args, context: GraphQLContext): Promise<ResolvedResult> {
@@ -166,7 +169,9 @@ function endpointField(
         return value === undefined ? [] : [value];
       });
     } catch (error) {
-      return Promise.reject(inArgumentTerms(error, parameterOf));
+      const refused = inArgumentTerms(error, parameterOf);
+      countRefused(context.metrics, endpoint, refused);
+      return Promise.reject(refused);
     }
     return context.loadEndpoint(endpoint, params);
   }
@@ -224,8 +229,12 @@ function argumentType(
   }
 }
 
-/** Whether a top-level INT64 column is declared to fit 32 bits (`graphql: { type: Int }`). */
-type Int32Columns = (column: string) => boolean;
+/**
+ * The GraphQL type a top-level column's contract declares, if any: `Int` for an INT64 whose values
+ * fit 32 bits, `DateTime` for a DATETIME the query computes in UTC (see ColumnContract).
+ */
+type DeclaredTypes = (column: string) => DeclaredType | undefined;
+type DeclaredType = NonNullable<ColumnContract['graphql']['type']>;
 
 function objectType(
   name: string,
@@ -235,11 +244,11 @@ function objectType(
   scalars: ProjectionScalars,
   names: TypeNames,
   by: TypeOwner,
-  int32: Int32Columns = () => false,
+  declared: DeclaredTypes = () => undefined,
 ): GraphQLObjectType {
   const fields: Record<string, GraphQLFieldConfig<Row, GraphQLContext>> = {};
   for (const column of columns) {
-    const type = columnType(name, column, scalars, names, by, int32(column.name));
+    const type = columnType(name, column, scalars, names, by, declared(column.name));
     fields[camel(column.name)] = {
       type: column.nullable ? type : new GraphQLNonNull(type),
       description: describe(column.name) ?? `The field ${column.name}.`,
@@ -251,7 +260,7 @@ function objectType(
 /**
  * The GraphQL type of a column: a repeated record is a list of its own object type, a lone record
  * (`mode: NULLABLE`, a STRUCT) that object type itself. INT64 is BigInt unless the contract
- * declares the column fits 32 bits.
+ * declares the column fits 32 bits; DATETIME is LocalDateTime unless it declares it UTC.
  */
 function columnType(
   parent: string,
@@ -259,16 +268,16 @@ function columnType(
   scalars: ProjectionScalars,
   names: TypeNames,
   by: TypeOwner,
-  int32: boolean,
+  declared: DeclaredType | undefined,
 ): GraphQLOutputType {
   // BigQuery arrays hold no NULL element.
   if (column.mode === 'REPEATED' && column.type !== 'RECORD')
     return new GraphQLList(
-      new GraphQLNonNull(columnType(parent, { ...column, mode: undefined }, scalars, names, by, int32)),
+      new GraphQLNonNull(columnType(parent, { ...column, mode: undefined }, scalars, names, by, declared)),
     );
   switch (column.type) {
     case 'INT64':
-      return int32 ? GraphQLInt : scalars.BigInt;
+      return declared === 'Int' ? GraphQLInt : scalars.BigInt;
     case 'FLOAT64':
       return GraphQLFloat;
     case 'NUMERIC':
@@ -276,8 +285,9 @@ function columnType(
     case 'BOOL':
       return GraphQLBoolean;
     case 'TIMESTAMP':
-    case 'DATETIME':
       return scalars.DateTime;
+    case 'DATETIME':
+      return declared === 'DateTime' ? scalars.DateTime : scalars.LocalDateTime;
     case 'JSON':
       return scalars.JSON;
     case 'DATE':
@@ -305,27 +315,27 @@ function columnType(
 }
 
 /** Rows of a result as the row type's objects, made once per (cached) result. */
-function rowMapper(shape: readonly ShapeColumn[], int32: Int32Columns): Encoding<readonly Row[]> {
-  const convert = recordConverter(shape, int32);
-  return createRowMapper(({ row, typeOf }) => convert(row, typeOf));
+function rowMapper(shape: readonly ShapeColumn[], declared: DeclaredTypes): Encoding<readonly Row[]> {
+  const convert = recordConverter(shape, declared);
+  return createRowMapper(({ row }) => convert(row));
 }
 
-type Converter = (
-  record: Readonly<Record<string, EngineValue>>,
-  typeOf?: (column: string) => string | undefined,
-) => Row;
+type Converter = (record: Readonly<Record<string, EngineValue>>) => Row;
 
-function recordConverter(columns: readonly ShapeColumn[], int32: Int32Columns = () => false): Converter {
+function recordConverter(
+  columns: readonly ShapeColumn[],
+  declared: DeclaredTypes = () => undefined,
+): Converter {
   const parts = columns.map((column) => ({
     from: column.name,
     to: camel(column.name),
-    value: valueConverter(column, int32(column.name)),
+    value: valueConverter(column, declared(column.name)),
   }));
-  return (record, typeOf) => {
+  return (record) => {
     const row: Record<string, unknown> = {};
     for (const part of parts) {
       const value = record[part.from] ?? null;
-      row[part.to] = value === null ? null : part.value(value, typeOf?.(part.from));
+      row[part.to] = value === null ? null : part.value(value);
     }
     return row;
   };
@@ -338,24 +348,25 @@ function recordConverter(columns: readonly ShapeColumn[], int32: Int32Columns = 
  */
 function valueConverter(
   column: ShapeColumn,
-  int32: boolean,
-): (value: EngineValue, type: string | undefined) => unknown {
+  declared: DeclaredType | undefined,
+): (value: EngineValue) => unknown {
   if (column.mode === 'REPEATED' && column.type !== 'RECORD') {
-    const element = valueConverter({ ...column, mode: undefined }, int32);
+    const element = valueConverter({ ...column, mode: undefined }, declared);
     return (value) =>
-      (Array.isArray(value) ? value : [value]).map((item) =>
-        item === null ? null : element(item, undefined),
-      );
+      (Array.isArray(value) ? value : [value]).map((item) => (item === null ? null : element(item)));
   }
   switch (column.type) {
     case 'INT64':
-      return int32 ? (value) => int32Value(value, column.name) : (value) => textValue(value);
+      return declared === 'Int' ? (value) => int32Value(value, column.name) : (value) => textValue(value);
     case 'FLOAT64':
       return (value) => numberValue(value);
     case 'TIMESTAMP':
+      return (value) => dateTimeText(value, 'TIMESTAMP');
     case 'DATETIME':
-      // The result's own type says which: DuckDB and BigQuery agree, but a record's fields have none.
-      return (value, type) => dateTimeText(value, (type ?? column.type) as 'TIMESTAMP' | 'DATETIME');
+      // Civil text as REST sends it (LocalDateTime checks its form), or that time in UTC where declared.
+      return declared === 'DateTime'
+        ? (value) => dateTimeText(value, 'DATETIME')
+        : (value) => textValue(value);
     case 'JSON':
       return (value) => jsonValue(value);
     case 'BOOL':

@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { LRUCache } from 'lru-cache';
 import type { QueryResult } from '../engines/query-engine.js';
-import type { CacheOutcome, Metrics } from '../metrics/metrics.js';
+import type { CacheOutcome, EndpointMetrics, Metrics } from '../metrics/metrics.js';
+import { canonicalKey } from '../resolve/canonical-key.js';
 import type { Resolver, ReusedCall } from '../resolve/resolver.js';
 import type { EndpointCall } from './context.js';
 
@@ -39,12 +40,36 @@ export interface KeptAnswer extends Answer {
 }
 
 interface Replay extends KeptAnswer {
-  readonly calls: ReadonlyArray<EndpointCall & { readonly result: WeakRef<QueryResult> }>;
+  readonly calls: readonly KeptReplayCall[];
   readonly size: number;
 }
 
+/**
+ * An endpoint call a kept answer was made of, as `resolver.reuse` reads it on every replay: its
+ * key and its counters worked out once (the key, the same string each time, is hashed once), its
+ * result held weakly so that a replay never keeps an evicted result alive.
+ */
+class KeptReplayCall implements ReusedCall {
+  readonly key: string;
+  readonly #result: WeakRef<QueryResult>;
+
+  constructor(
+    readonly endpoint: EndpointCall['endpoint'],
+    readonly params: EndpointCall['params'],
+    result: QueryResult,
+    readonly counts: EndpointMetrics | undefined,
+  ) {
+    this.key = canonicalKey(endpoint, params);
+    this.#result = new WeakRef(result);
+  }
+
+  get result(): QueryResult | undefined {
+    return this.#result.deref();
+  }
+}
+
 /** The parts of a request its replay key is made of. */
-interface ReplayableRequest {
+export interface ReplayableRequest {
   readonly method: string;
   readonly url: string;
   readonly headers: IncomingHttpHeaders;
@@ -70,9 +95,20 @@ interface ReplayableRequest {
 export function createResponseReplay(options: ResponseReplayOptions) {
   const { resolver, metrics } = options;
   const maxRequestBytes = options.maxRequestBytes ?? 64 * 1024;
+  // How many kept answers there are per request body length: a request of a length none has
+  // cannot be one of them, so the face need not read its body early to look (replayed-answers.ts).
+  const keptBodyLengths = new Map<number, number>();
+  const countLength = (key: string, by: number) => {
+    const length = bodyLengthOf(key);
+    if (length === undefined) return;
+    const count = (keptBodyLengths.get(length) ?? 0) + by;
+    if (count > 0) keptBodyLengths.set(length, count);
+    else keptBodyLengths.delete(length);
+  };
   const replays = new LRUCache<string, Replay>({
     maxSize: options.maxBytes ?? 8 * 1024 * 1024,
     sizeCalculation: (replay, key) => key.length + replay.size + 256 * (replay.calls.length + 1),
+    dispose: (_replay, key) => countLength(key, -1),
   });
 
   const sighted = new LRUCache<string, true>({
@@ -82,8 +118,11 @@ export function createResponseReplay(options: ResponseReplayOptions) {
 
   return {
     /** The replay key of a request, or undefined when it is not one to replay. */
-    keyOf(req: ReplayableRequest, body: Buffer | undefined): string | undefined {
-      const head = replayableHead(req, maxRequestBytes);
+    keyOf(
+      req: ReplayableRequest,
+      body: Buffer | undefined,
+      head = replayableHead(req, maxRequestBytes),
+    ): string | undefined {
       if (head === undefined) return undefined;
       if (req.method !== 'POST') return head;
       if (!body || body.length === 0) return undefined;
@@ -91,21 +130,22 @@ export function createResponseReplay(options: ResponseReplayOptions) {
       return `${head}\n${body.toString('latin1')}`;
     },
 
+    /** Whether some kept answer is to a request with a body of this many bytes. */
+    mayKeepBodyOf: (bytes: number): boolean => keptBodyLengths.has(bytes),
+
+    /** The part of a request's replay key that its head gives, or undefined when it is not one to replay. */
+    headOf: (req: ReplayableRequest): string | undefined => replayableHead(req, maxRequestBytes),
+
     /** The kept answer to send again, while every result it was made of is fresh. */
     find(key: string): KeptAnswer | undefined {
       const startedAt = performance.now();
       const replay = replays.get(key);
       if (!replay) return undefined;
-      const calls: ReusedCall[] = replay.calls.map(({ endpoint, params, result }) => ({
-        endpoint,
-        params,
-        result: result.deref(),
-      }));
       const counted =
         metrics &&
         ((call: ReusedCall, cache: CacheOutcome) =>
-          metrics.endpoint(call.endpoint.name).answered('graphql', cache, startedAt));
-      return resolver.reuse(calls, counted) ? replay : undefined;
+          (call as KeptReplayCall).counts?.answered('graphql', cache, startedAt));
+      return resolver.reuse(replay.calls, counted) ? replay : undefined;
     },
 
     /**
@@ -125,6 +165,7 @@ export function createResponseReplay(options: ResponseReplayOptions) {
     clear(): void {
       replays.clear();
       sighted.clear();
+      keptBodyLengths.clear();
     },
 
     /** How many answers are kept. */
@@ -135,23 +176,24 @@ export function createResponseReplay(options: ResponseReplayOptions) {
     /** Keeps yoga's clean answer to a request when every call it made caches. */
     keep(key: string, answer: Answer, calls: readonly KeptCall[]): void {
       if (answer.status !== 200 || !calls.every(({ endpoint }) => endpoint.cacheSeconds > 0)) return;
-      // Small bodies as text: Node writes a string with the head in one write(2) (result-body.ts).
+      // Small bodies as text: Node sends a string joined to the head (see rest/result-body.ts).
       const body =
         typeof answer.body === 'string' || answer.body.length > largestStringBody
           ? answer.body
           : answer.body.toString('utf8');
       const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+      // Counted before it is set: setting it again disposes (and uncounts) the answer it replaces.
+      countLength(key, 1);
       replays.set(key, {
         status: answer.status,
         headers: answer.headers,
         body,
         head: { ...answer.headers, 'content-length': length },
         size: 2 * length,
-        calls: calls.map(({ endpoint, params, result }) => ({
-          endpoint,
-          params,
-          result: new WeakRef(result),
-        })),
+        calls: calls.map(
+          ({ endpoint, params, result }) =>
+            new KeptReplayCall(endpoint, params, result, metrics?.endpoint(endpoint.name)),
+        ),
       });
     },
   };
@@ -185,11 +227,23 @@ function replayableHead(req: ReplayableRequest, maxRequestBytes: number): string
   return `${req.method} ${req.url}\n${contentType}\n${accept}`;
 }
 
-const largestStringBody = 16 * 1024;
+const largestStringBody = 8 * 1024;
+
+/** The bytes of the body a POST's key ends with (see `keyOf`: the head has two line feeds). */
+function bodyLengthOf(key: string): number | undefined {
+  let at = -1;
+  for (let feeds = 0; feeds < 3; feeds++) {
+    at = key.indexOf('\n', at + 1);
+    if (at === -1) return undefined;
+  }
+  return key.length - at - 1;
+}
 
 // Media types yoga answers with a stream (or a page), which are not one piece to keep.
 const streamedMediaTypes = /text\/event-stream|multipart\/mixed|text\/html/i;
 
 function mediaType(contentType: string): string {
+  // Clients send this exact value nearly always: no need to split and fold it.
+  if (contentType === 'application/json') return contentType;
   return (contentType.split(';')[0] ?? '').trim().toLowerCase();
 }

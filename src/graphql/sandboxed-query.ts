@@ -11,7 +11,7 @@ import { sandboxedEndpoint } from '../endpoints/sandboxed-call.js';
 import type { Snapshot } from '../endpoints/snapshot.js';
 import { badParameter, QuerygateError } from '../errors.js';
 import type { GraphQLContext } from './context.js';
-import { countedCall } from './counted-call.js';
+import { countRefused } from './counted-call.js';
 import { jsonValue } from './scalars.js';
 
 /**
@@ -49,14 +49,20 @@ export function sandboxedQueryField(
       const saved = snapshot.find(args.endpoint);
       if (!saved) throw new QuerygateError('NOT_FOUND', `No endpoint with id or name '${args.endpoint}'`);
       if (!saved.sandboxed) throw badParameter('endpoint', `names ${saved.name}, which is not sandboxed`);
-      const { result } = await countedCall(context, saved, () => {
+      let loading: ReturnType<typeof context.loadEndpoint>;
+      try {
         const values = parameterTexts(args.params);
         const params = bindParameters(saved.parameters, (name) => {
           const value = values.get(name);
           return value === undefined ? [] : [value];
         });
-        return context.loadEndpoint(sandboxedEndpoint(saved, args.sql), params);
-      });
+        loading = context.loadEndpoint(sandboxedEndpoint(saved, args.sql), params);
+      } catch (error) {
+        // Refused before it was a call: counted here; a call is counted by loadEndpoint.
+        countRefused(context.metrics, saved, error);
+        throw error;
+      }
+      const { result } = await loading;
       return {
         columns: result.columns.map((column) => ({ name: column.name, type: column.type })),
         rows: result.rows.map(jsonValue),

@@ -142,6 +142,19 @@ export const TimeScalar = textScalar(
   /^\d{2}:\d{2}:\d{2}(\.\d{1,6})?$/,
   '10:11:12.345678',
 );
+// BigQuery DATETIME is civil time: a calendar date and a wall-clock time with no zone, so no
+// instant. Answering it as DateTime (RFC 3339, which needs an offset) would make up a zone. Named
+// LocalDateTime, the name graphql-scalars and java.time give a zoneless date-time and the one
+// GraphQL clients map to a local date-time type; written here rather than taken from
+// graphql-scalars because its LocalDateTime also accepts a zone and stops short of saying how
+// many fraction digits, where BigQuery's form is exact: six at most, no zone, as REST sends it.
+const civilForm = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?$/;
+export const LocalDateTimeScalar = textScalar(
+  'LocalDateTime',
+  'A civil date and time with no time zone (BigQuery DATETIME) as YYYY-MM-DDTHH:MM:SS with up to six fraction digits, such as 2024-01-02T03:04:05.5: a wall-clock reading, not an instant, so never with Z or an offset.',
+  civilForm,
+  '2024-01-02T03:04:05.5',
+);
 export const BytesScalar = textScalar(
   'Bytes',
   'Bytes (BigQuery BYTES) in standard base64, as BigQuery and REST send them, such as YWJj.',
@@ -152,6 +165,7 @@ export const BytesScalar = textScalar(
 /** Adds querygate's scalars to a schema's builder. */
 export function addScalars(builder: QuerygateBuilder): void {
   builder.addScalarType('DateTime', DateTimeScalar);
+  builder.addScalarType('LocalDateTime', LocalDateTimeScalar);
   builder.addScalarType('Date', DateScalar);
   builder.addScalarType('Time', TimeScalar);
   builder.addScalarType('Bytes', BytesScalar);
@@ -162,8 +176,9 @@ export function addScalars(builder: QuerygateBuilder): void {
 
 /**
  * The DateTime text of an engine timestamp: TIMESTAMP values are integer microseconds since the
- * epoch, DATETIME values civil `YYYY-MM-DDTHH:MM:SS[.ffffff]` that the saved queries compute in UTC.
- * Either way the text is UTC (`Z`) and exact to the microsecond.
+ * epoch, DATETIME values civil `YYYY-MM-DDTHH:MM:SS[.ffffff]`, read as UTC only for a column whose
+ * contract declares it computed in UTC (`graphql: { type: DateTime }`, as the shipped buckets'
+ * `DATETIME(bucket, 'UTC')`). Either way the text is UTC (`Z`) and exact to the microsecond.
  */
 export function dateTimeText(value: EngineValue, type: ColumnType | undefined): string {
   if (type === 'DATETIME' && typeof value === 'string') return `${value}Z`;

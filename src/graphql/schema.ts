@@ -37,6 +37,7 @@ function buildSchema(snapshot: Snapshot): GraphQLSchema {
   const fixed = builder.toSchema({ sortSchema: false });
   const scalars = {
     DateTime: fixed.getType('DateTime') as GraphQLScalarType,
+    LocalDateTime: fixed.getType('LocalDateTime') as GraphQLScalarType,
     JSON: fixed.getType('JSON') as GraphQLScalarType,
     BigInt: fixed.getType('BigInt') as GraphQLScalarType,
     Decimal: fixed.getType('Decimal') as GraphQLScalarType,

@@ -9,7 +9,14 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import { QuerygateError } from '../errors.js';
-import { type KeyScope, presentedApiKey, type RouteScope, scopeAllows } from './api-keys.js';
+import {
+  createConnectionKeyCheck,
+  type KeyScope,
+  presentedApiKey,
+  type RouteScope,
+  scopeAllows,
+} from './api-keys.js';
+import { type EarlyAnswer, withEarlyAnswers } from './early-answer.js';
 import { errorBody, toQuerygateError } from './respond.js';
 
 /** The HTTP settings of the server (see `Config`). */
@@ -27,6 +34,13 @@ export interface HttpAppOptions {
 }
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Offers every request to `answer` before Fastify routes it (see `EarlyAnswer`). Not while
+     * CORS is configured: its hook adds headers to every answer, so every request goes its way.
+     */
+    answerEarly(answer: EarlyAnswer): void;
+  }
   interface FastifyContextConfig {
     /** Requests this route answers without a key (`/health`, GraphiQL's page). */
     isPublic?: (request: FastifyRequest) => boolean;
@@ -49,6 +63,8 @@ type MarkedRequest = IncomingMessage & { [badTarget]?: true };
  */
 export async function createHttpApp(options: HttpAppOptions): Promise<FastifyInstance> {
   const { keyScope } = options;
+  const connectionKeyScope = createConnectionKeyCheck(keyScope);
+  const earlyAnswers: EarlyAnswer[] = [];
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
     // A line per request would cost more than serving a cached hit; errors are logged.
@@ -75,7 +91,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
           // How often Node checks for the two timeouts above (its default is every 30 s).
           connectionsCheckingInterval: Math.min(1_000, options.headersTimeoutMs),
         },
-        handler,
+        withEarlyAnswers(earlyAnswers, connectionKeyScope, handler),
       ),
     // An absolute-form target (`GET http://host/path`) is routed by its path; one that is no URL
     // is marked here and refused before anything else.
@@ -107,6 +123,9 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     },
   });
   app.server.maxConnections = options.maxConnections;
+  app.decorate('answerEarly', (answer: EarlyAnswer) => {
+    if (options.corsOrigins.length === 0) earlyAnswers.push(answer);
+  });
 
   if (options.corsOrigins.length > 0) {
     // Registered first: its hook answers preflights before the key is asked for.
@@ -124,17 +143,19 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
       done(new QuerygateError('BAD_REQUEST', 'The request target is not a valid URL'));
       return;
     }
-    if (request.routeOptions.config.isPublic?.(request)) {
+    // Fastify builds `routeOptions` afresh on every read: read once.
+    const { config } = request.routeOptions;
+    if (config.isPublic?.(request)) {
       done();
       return;
     }
-    const scope = keyScope(presentedApiKey(request.raw, request.query));
+    const scope = connectionKeyScope(request.raw.socket, presentedApiKey(request.raw, request.query));
     if (scope === undefined) {
       done(unauthenticated());
       return;
     }
     // A path that names no route is a 404 for any valid key: it needs no scope.
-    const need = request.routeOptions.config.scope ?? 'query';
+    const need = config.scope ?? 'query';
     if (!request.is404 && !scopeAllows(scope, need)) {
       done(forbidden(request, need));
       return;

@@ -23,7 +23,7 @@ export interface MetricsSources {
 
 /**
  * The counters of one endpoint, bound to its label once so a call only counts. `startedAt` is
- * the `performance.now()` at which the call reached its face (REST) or its field started (GraphQL).
+ * the `performance.now()` at which the call reached its face (REST) or its operation first asked for it (GraphQL).
  */
 export interface EndpointMetrics {
   /** A call answered with a result (HTTP 200), and how the resolver layer got it. */
@@ -142,7 +142,7 @@ export function createMetrics(sources: MetricsSources = {}): Metrics {
   });
   registerCountedFamily(registry, {
     name: 'querygate_endpoint_request_duration_seconds',
-    help: 'Time from a call reaching its face (REST) or its field starting (GraphQL) to its answer, by face and endpoint.',
+    help: 'Time from a call reaching its face (REST) or its operation first asking for it (GraphQL) to its answer, by face and endpoint.',
     type: 'histogram',
     collect: perEndpoint(({ name, latency }) =>
       faces

@@ -199,7 +199,10 @@ function valueSchema(column: ShapeColumn): Schema {
       return {
         type: 'string',
         pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?$',
-        description: 'A civil date and time, YYYY-MM-DDTHH:MM:SS[.ffffff], in UTC.',
+        // A pattern, not `format: date-time`: RFC 3339's date-time requires a zone, and a
+        // DATETIME has none (a validator would refuse every value, a client would make one up).
+        description:
+          'A civil date and time with no time zone (BigQuery DATETIME), YYYY-MM-DDTHH:MM:SS[.ffffff].',
       };
     case 'INT64':
       return { type: 'integer', format: 'int64' };

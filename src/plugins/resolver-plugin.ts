@@ -16,7 +16,8 @@ declare module 'fastify' {
 export interface ResolverPluginOptions {
   readonly config: Config;
   readonly logger: Logger;
-  readonly now: () => Date;
+  /** @default the system clock */
+  readonly now?: (() => Date) | undefined;
   readonly timers?: Timers | undefined;
 }
 
@@ -28,7 +29,7 @@ export const resolverPlugin = fp<ResolverPluginOptions>(
   async (app, { config, logger, now, timers }) => {
     const resolver = createResolver({
       engine: app.engine,
-      now,
+      ...(now ? { now } : {}),
       ...(timers ? { timers } : {}),
       maxCacheBytes: splitCacheBudget(config.cacheMaxBytes).results,
       clientAdmission: createClientAdmission({

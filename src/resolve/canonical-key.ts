@@ -21,20 +21,12 @@ export function canonicalKey(endpoint: KeyedEndpoint, params: ParameterValues): 
   return prefix + query;
 }
 
-// Every call of an endpoint needs the same lower-cased UUID and sorted names; they are worked out
-// once per endpoint. This and skipping URLSearchParams below took a key from 3 % of a cached hit
-// to a fraction of that.
-const shapes = new WeakMap<KeyedEndpoint, { readonly prefix: string; readonly names: readonly string[] }>();
-
+// Worked out per call, not remembered: the hit paths (REST per request target, GraphQL replay
+// per kept call) keep the key they built, so this runs on misses and executed fields only.
 function keyShape(endpoint: KeyedEndpoint) {
-  let shape = shapes.get(endpoint);
-  if (!shape) {
-    const names = endpoint.parameters.map(({ name }) => name).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    const version = endpoint.hash === undefined ? '' : `@${endpoint.hash}`;
-    shape = { prefix: `${endpoint.id.toLowerCase()}${version}?`, names };
-    shapes.set(endpoint, shape);
-  }
-  return shape;
+  const names = endpoint.parameters.map(({ name }) => name).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const version = endpoint.hash === undefined ? '' : `@${endpoint.hash}`;
+  return { prefix: `${endpoint.id.toLowerCase()}${version}?`, names };
 }
 
 // Form encoding (URLSearchParams) keeps the separators unambiguous whatever the values contain.

@@ -113,9 +113,9 @@ export function reuseAnswers(
   const requestedAt = layer.nowMs();
   const keys: string[] = [];
   // A caller that cannot reuse every answer runs the calls, which count then.
-  for (const { endpoint, params, result } of calls) {
+  for (const { endpoint, params, result, key: kept } of calls) {
     if (endpoint.cacheSeconds <= 0 || result === undefined) return false;
-    const key = canonicalKey(endpoint, params);
+    const key = kept ?? canonicalKey(endpoint, params);
     const entry = layer.cache.peek(key);
     if (entry?.result !== result || !isFresh(entry, requestedAt)) return false;
     keys.push(key);

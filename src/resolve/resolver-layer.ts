@@ -54,8 +54,9 @@ export const noRelease = () => {};
 
 export function createResolverLayer(options: ResolverOptions): ResolverLayer {
   const { engine } = options;
-  const clock = options.now ?? (() => new Date());
-  const nowMs = () => clock().getTime();
+  // Without an injected clock, the epoch milliseconds without a Date made per cached hit.
+  const clock = options.now;
+  const nowMs = clock ? () => clock().getTime() : () => Date.now();
   const counters: Counters = {
     hits: 0,
     misses: 0,

@@ -12,9 +12,10 @@ export interface Resolver {
   /**
    * What `resolve` without `refresh` would answer when that is a fresh cached result, counted as
    * the same hit; undefined when `resolve` would have to run the query. Synchronous, so a face
-   * answers a hit without first preparing to cancel a run that will not happen.
+   * answers a hit without first preparing to cancel a run that will not happen. `key` is the
+   * call's `canonicalKey`, for a caller that keeps it rather than working it out per call.
    */
-  cached(endpoint: Endpoint, params: ParameterValues): ResolvedResult | undefined;
+  cached(endpoint: Endpoint, params: ParameterValues, key?: string): ResolvedResult | undefined;
   /**
    * For a face that kept what it made of some results (an encoded response): when every call has
    * a fresh cached result and it is the very result given, counts each call as the hit `resolve`
@@ -58,6 +59,8 @@ export interface ReusedCall {
   readonly params: ParameterValues;
   /** The result the face made its answer from; undefined when it no longer has it. */
   readonly result: QueryResult | undefined;
+  /** The call's `canonicalKey`, for a caller that keeps it. @default worked out from the call */
+  readonly key?: string | undefined;
 }
 
 /** An answer: the result, its age, and (through `encoded`) what faces make of it, kept with it. */

@@ -22,9 +22,9 @@ export function createResolver(options: ResolverOptions): Resolver {
   const layer = createResolverLayer(options);
   const { cache, counters, flights, warmer } = layer;
   return {
-    cached(endpoint, params) {
+    cached(endpoint, params, key = canonicalKey(endpoint, params)) {
       if (endpoint.cacheSeconds <= 0) return undefined;
-      return layer.hit(canonicalKey(endpoint, params), endpoint, layer.nowMs());
+      return layer.hit(key, endpoint, layer.nowMs());
     },
     reuse: (calls, reused) => reuseAnswers(layer, calls, reused),
     resolve(endpoint, params, { signal, refresh = false, client } = {}) {

@@ -15,6 +15,8 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { Resolver } from '../resolve/resolver.js';
 import { allowMethods } from './allow-methods.js';
 import { cacheHeaders } from './cache-headers.js';
+import { cachedHits } from './cached-hits.js';
+import { parameterValues, type Query } from './parameter-values.js';
 import { resultResponse } from './result-body.js';
 
 export interface EndpointRoutesOptions {
@@ -24,8 +26,6 @@ export interface EndpointRoutesOptions {
   /** Where each answered call is counted. */
   readonly metrics: Pick<Metrics, 'endpoint'>;
 }
-
-type Query = Record<string, string | string[] | undefined>;
 
 /**
  * The endpoint list and every path Logflare answers an endpoint call on, plus querygate's own
@@ -49,7 +49,7 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
   }
 
   async function respond(saved: Endpoint, request: FastifyRequest, reply: FastifyReply) {
-    const values = parameterValues(request, await requestBody(saved, request));
+    const values = parameterValues(request.query as Query, await requestBody(saved, request));
     const endpoint = saved.sandboxed ? withCallerSql(saved, values) : saved;
     const params = bindParameters(endpoint.parameters, values);
     const refresh = asksForFreshResult(request);
@@ -83,6 +83,7 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
   return async function routes(app: FastifyInstance) {
     // Bodies are read as bytes and parsed here, so every malformed one gets our message.
     readBodiesAsBytes(app);
+    app.answerEarly(cachedHits(options));
 
     for (const url of ['/api/endpoints', '/api/endpoints/']) {
       app.route({
@@ -135,50 +136,6 @@ function withCallerSql(endpoint: Endpoint, values: (name: string) => readonly st
   if (given.length > 1) throw badParameter(callerSqlParameter, 'is given more than once');
   const [sql] = given;
   return sql === undefined || sql === '' ? endpoint : sandboxedEndpoint(endpoint, sql);
-}
-
-/**
- * The values of each parameter, from the query string and a JSON object body (numbers and
- * booleans as their text). One value given in both places counts once; two different values are
- * refused. `api_key` is a credential, never a parameter.
- */
-function parameterValues(request: FastifyRequest, rawBody: unknown): (name: string) => readonly string[] {
-  const query = request.query as Query;
-  const body = bodyParameters(rawBody);
-  return (name) => {
-    if (name === 'api_key') return [];
-    const inQuery = query[name];
-    const fromQuery = inQuery === undefined ? [] : Array.isArray(inQuery) ? inQuery : [inQuery];
-    const fromBody = body?.get(name);
-    if (fromBody === undefined) return fromQuery;
-    if (fromQuery.length === 0) return [fromBody];
-    if (fromQuery.every((value) => value === fromBody)) return [fromBody];
-    throw badParameter(name, 'is given twice with different values (query string and body)');
-  };
-}
-
-function bodyParameters(body: unknown): Map<string, string> | undefined {
-  if (!Buffer.isBuffer(body) || body.length === 0) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body.toString('utf8'));
-  } catch {
-    throw new QuerygateError(
-      'BAD_REQUEST',
-      'The request body is not valid JSON; send a JSON object of parameters',
-    );
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new QuerygateError('BAD_REQUEST', 'The request body must be a JSON object of parameters');
-  }
-  const values = new Map<string, string>();
-  for (const [name, value] of Object.entries(parsed)) {
-    if (value === null) continue;
-    if (typeof value === 'string') values.set(name, value);
-    else if (typeof value === 'number' || typeof value === 'boolean') values.set(name, String(value));
-    else throw badParameter(name, 'must be a string, number or boolean in the body');
-  }
-  return values;
 }
 
 /** `Cache-Control: no-cache` (or `Pragma: no-cache`): the caller wants a result computed now. */

@@ -4,12 +4,13 @@ import { constantRowFieldSql } from './constant-row-field.js';
 import { callSql, functionCallSql } from './function-call.js';
 import { quantileAt } from './function-rules.js';
 import { bareName } from './names.js';
+import { isNumericCombination, numericQuotientSql } from './numeric-division.js';
 import { quoteString } from './rules/rule.js';
 import { extract } from './rules/time.js';
 import { quoteIdent } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
 import { atNode, unsupported } from './unsupported.js';
-import { arrayIndexSql, castSql, structSql } from './value-forms.js';
+import { arrayIndexSql, castSql, structSql, typedArraySql } from './value-forms.js';
 
 const binaryOperators: Record<string, string> = {
   Eq: '=',
@@ -82,6 +83,10 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
     case 'BinaryOp': {
       // `^` is XOR in BigQuery and a power in DuckDB.
       if (node.op === 'BitwiseXor') return `xor(${expr(node.left)}, ${expr(node.right)})`;
+      const typedArray = typedArraySql(node, context);
+      if (typedArray !== undefined) return typedArray;
+      if (node.op === 'Divide' && isNumericCombination(node.left, node.right, context.columnType))
+        return numericQuotientSql(expr(node.left), expr(node.right));
       const operator = binaryOperators[node.op];
       if (!operator) throw unsupported(`operator ${node.op}`);
       return `${expr(node.left)} ${operator} ${expr(node.right)}`;

@@ -132,6 +132,10 @@ function relationSql(relation: TableFactor, context: TranslationContext): string
   const alias = node.alias?.name.value;
   switch (kind) {
     case 'Table': {
+      // `(SELECT value.int_value FROM e.event_params WHERE key = ...)`: a path from a range
+      // variable in scope is an implicit UNNEST of it, in first place as after a comma.
+      const path = arrayPathUnnest(relation, context.scope);
+      if (path) return arrayUnnestSql(path, context);
       // `cloudflare.logs.prod` comes back from the parser as three identifiers; the logical
       // source name is the whole dotted name, and so is its DuckDB table name.
       const parts = node.name.map((part) => part.Identifier.value);

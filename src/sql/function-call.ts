@@ -1,5 +1,6 @@
 import { type Ast, numberLiteral, stringLiteral, variant } from './bigquery-ast.js';
 import { translateFunction, unsupported } from './function-rules.js';
+import { isNumericValued, numericQuotientSql } from './numeric-division.js';
 import type { AggregateClauses } from './rules/rule.js';
 import { quoteIdent } from './table-schema.js';
 import { type FormContext, valueKind } from './value-forms.js';
@@ -79,6 +80,14 @@ export function callSql(
   context: FormContext,
   options: { distinct?: boolean; clauses?: AggregateClauses; over?: string | undefined } = {},
 ): string {
+  // AVG of a NUMERIC is NUMERIC in BigQuery and DOUBLE in DuckDB: its exact quotient instead.
+  const [first] = args;
+  if (name === 'avg' && args.length === 1 && first !== wildcard && first !== undefined)
+    if (isNumericValued(first, context.columnType))
+      return numericQuotientSql(
+        callSql('sum', args, context, options),
+        callSql('count', args, context, options),
+      );
   const partAt = datePartPositions[name.replace(/^safe\./, '')];
   const parts = args.map((arg, i) => (i === partAt && arg !== wildcard ? datePart(arg) : undefined));
   const literal = <T>(read: (node: Ast) => T) =>

@@ -110,7 +110,12 @@ function outputNames(projection: readonly SelectItem[]): OutputNames {
  */
 function groupBySql(select: Select, context: TranslationContext, outputs: OutputNames): string | undefined {
   const [kind, node] = variant(select.group_by);
-  if (kind !== 'Expressions') throw unsupported('GROUP BY ALL');
+  // BigQuery's GROUP BY ALL groups by every SELECT item without an aggregate or window function,
+  // as DuckDB's does (DuckDB also groups by constants, which changes no group).
+  if (kind === 'All') {
+    if (Array.isArray(node) && node.length > 0) throw unsupported('GROUP BY ALL with modifiers');
+    return 'GROUP BY ALL';
+  }
   const [expressions] = node;
   if (expressions.length === 0) return undefined;
   const items = expressions.map((expression) =>

@@ -37,6 +37,39 @@ function duckdbType(dataType: Ast): string {
   return type;
 }
 
+// BigQuery's other names of the same types, for the element type of ARRAY<T>[...].
+const typeAliases: Record<string, string> = {
+  INT: 'Int64',
+  INTEGER: 'Int64',
+  BIGINT: 'Int64',
+  SMALLINT: 'Int64',
+  TINYINT: 'Int64',
+  BYTEINT: 'Int64',
+  DECIMAL: 'Numeric',
+};
+
+/**
+ * `ARRAY<INT64>[1, 2]`, `ARRAY<STRING>[]`: sqlparser reads BigQuery's typed array literal as two
+ * comparisons, `(ARRAY < INT64) > [1, 2]`. Exactly that shape, with ARRAY unquoted (a reserved
+ * word in BigQuery, so never a column compared) and a scalar type name, is the literal: a list of
+ * that type on DuckDB, so an empty one has its element type and `[1, 2]` of FLOAT64 holds
+ * doubles. Undefined for any other comparison.
+ */
+export function typedArraySql(node: Ast, context: FormContext): string | undefined {
+  const inner = node.left?.BinaryOp;
+  const array = inner?.left?.Identifier;
+  const type = inner?.right?.Identifier;
+  if (node.op !== 'Gt' || inner?.op !== 'Lt' || !node.right?.Array) return undefined;
+  if (!array || array.quote_style || String(array.value).toUpperCase() !== 'ARRAY') return undefined;
+  if (!type || type.quote_style) throw unsupported('ARRAY<...> of a quoted type name');
+  const name = String(type.value).toUpperCase();
+  const known = Object.keys(castTypes).find((key) => key.toUpperCase() === name);
+  const element = castTypes[typeAliases[name] ?? known ?? ''];
+  if (!element) throw unsupported(`ARRAY<${type.value}>[...]`);
+  const items = (node.right.Array.elem as Ast[]).map((item) => context.expr(item));
+  return `CAST([${items.join(', ')}] AS ${element}[])`;
+}
+
 /**
  * CAST and SAFE_CAST (and typed literals, `DATE '2020-01-01'`). A string cast to TIMESTAMP:
  * BigQuery honours a `Z` or `+hh:mm` offset, DuckDB's cast to TIMESTAMP silently drops it, so

@@ -198,6 +198,9 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
   const failures: InjectedFailure[] = [];
   const warehouseTables = options.warehouseTables ?? [];
   const setup = await options.database.connect();
+  // BigQuery sorts NULLs first in ascending order and last in descending order; DuckDB's default
+  // is last in both, so the fake answers `ORDER BY x` as BigQuery does.
+  await setup.run(`SET GLOBAL default_null_order = 'nulls_first_on_asc_last_on_desc'`);
   const seedTables = [
     ...(options.sources ?? logSources).map(seedTableSchema),
     ...(await readTableSchemas(setup, warehouseTables.map(queryableTable))),

@@ -1,5 +1,7 @@
 import { expect } from 'vitest';
+import { corpusCases } from './warehouse-corpus-cases.js';
 import { daysBetween, type Oracle } from './warehouse-fixture.js';
+import { intParam, stringParam, valueParam } from './warehouse-oracle-sql.js';
 
 /**
  * Each endpoint of examples/warehouse with its oracle: plain DuckDB SQL over the day tables and
@@ -26,18 +28,12 @@ export type BigQueryType =
   | 'FLOAT64'
   | 'NUMERIC'
   | 'BOOL'
+  | 'TIMESTAMP'
   | 'DATE'
   | 'DATETIME'
   | 'TIME'
   | readonly [BigQueryType]
   | { readonly [field: string]: BigQueryType };
-
-const valueParam = `(SELECT coalesce(CAST(p.value.int_value AS DOUBLE), p.value.float_value, p.value.double_value)
-   FROM (SELECT unnest(event_params) AS p) WHERE p.key = 'value')`;
-const intParam = (key: string) =>
-  `(SELECT p.value.int_value FROM (SELECT unnest(event_params) AS p) WHERE p.key = '${key}')`;
-const stringParam = (key: string) =>
-  `(SELECT p.value.string_value FROM (SELECT unnest(event_params) AS p) WHERE p.key = '${key}')`;
 
 export const warehouseCases: readonly WarehouseCase[] = [
   {
@@ -174,6 +170,20 @@ export const warehouseCases: readonly WarehouseCase[] = [
     ordered: true,
     oracle: () => `SELECT order_id, shipping, tags, is_gift FROM orders ORDER BY order_id LIMIT 20`,
   },
+  {
+    endpoint: 'orders.average-order',
+    types: { currency: 'STRING', average_total: 'NUMERIC', mean_total: 'NUMERIC' },
+    ordered: true,
+    // BigQuery's NUMERIC average: exact, 9 places, halves away from zero (totals are positive).
+    // Worked in integer cents here and written as decimal text, never through a double.
+    oracle: () => `WITH s AS (
+        SELECT currency, CAST(sum(total) * 100 AS HUGEINT) AS cents, count(total) AS n FROM orders GROUP BY currency),
+      q AS (SELECT currency, (cents * 10000000 * 2 + n) // (2 * n) AS nanos FROM s)
+      SELECT currency, CAST(nanos // 1000000000 AS VARCHAR) || '.' || lpad(CAST(nanos % 1000000000 AS VARCHAR), 9, '0') AS average_total,
+        CAST(nanos // 1000000000 AS VARCHAR) || '.' || lpad(CAST(nanos % 1000000000 AS VARCHAR), 9, '0') AS mean_total
+      FROM q ORDER BY currency`,
+  },
+  ...corpusCases,
 ];
 
 /** Asserts REST rows equal the oracle's: the same values (numbers within float error), in order where fixed. */

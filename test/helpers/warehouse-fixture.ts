@@ -57,10 +57,13 @@ export async function importWarehouseFixture(
 const eventColumns = `{
   event_date: 'VARCHAR', event_timestamp: 'BIGINT', event_name: 'VARCHAR', user_pseudo_id: 'VARCHAR',
   event_params: 'STRUCT(key VARCHAR, value STRUCT(string_value VARCHAR, int_value BIGINT, float_value DOUBLE, double_value DOUBLE))[]',
-  items: 'STRUCT(item_id VARCHAR, item_name VARCHAR, quantity BIGINT)[]'
+  items: 'STRUCT(item_id VARCHAR, item_name VARCHAR, item_category VARCHAR, quantity BIGINT, item_revenue DOUBLE)[]',
+  traffic_source: 'STRUCT(name VARCHAR, medium VARCHAR, source VARCHAR)',
+  geo: 'STRUCT(country VARCHAR)', device: 'STRUCT(category VARCHAR)',
+  ecommerce: 'STRUCT(purchase_revenue_in_usd DOUBLE)'
 }`;
 const orderColumns = `{
-  order_id: 'VARCHAR', order_date: 'DATE', status: 'VARCHAR', total: 'DECIMAL(12, 2)', tags: 'VARCHAR[]',
+  order_id: 'VARCHAR', order_date: 'DATE', status: 'VARCHAR', total: 'DECIMAL(12, 2)', tags: 'VARCHAR[]', currency: 'VARCHAR',
   is_gift: 'BOOLEAN',
   shipping: 'STRUCT(method VARCHAR, address STRUCT(city VARCHAR, country VARCHAR, postal_code VARCHAR), shipped_at VARCHAR, window_start VARCHAR)'
 }`;

@@ -7,7 +7,7 @@ import type { Oracle } from './warehouse-fixture.js';
  * selects every field of the endpoint (from the case's hand-written BigQuery types), and the
  * oracle's rows are put in the form the faces promise for each BigQuery type (README, "Your own
  * warehouse tables"): INT64 a BigInt string, NUMERIC a Decimal string as BigQuery writes it,
- * FLOAT64 a number, DATETIME a UTC DateTime, a STRUCT an object (null when NULL), an ARRAY a list.
+ * FLOAT64 a number, DATETIME civil LocalDateTime text, a STRUCT an object (null when NULL), an ARRAY a list.
  */
 
 /** `page_title` → `pageTitle`, `daily-revenue` → `dailyRevenue`, as the README names fields. */
@@ -81,9 +81,20 @@ function face(value: unknown, type: BigQueryType): unknown {
         : String(value);
     case 'FLOAT64':
       return Number(Number(value).toPrecision(12));
+    case 'TIMESTAMP': {
+      // The oracle's microseconds since the epoch as a UTC instant, with the fraction digits
+      // that carry information (GraphQL's DateTime).
+      const micros = BigInt(value as string | number);
+      const whole = new Date(Number(micros / 1_000_000n) * 1000).toISOString().slice(0, 19);
+      const fraction = String(micros % 1_000_000n)
+        .padStart(6, '0')
+        .replace(/0+$/, '');
+      return fraction === '' ? `${whole}Z` : `${whole}.${fraction}Z`;
+    }
     case 'DATETIME':
-      // A civil time is answered as that time in UTC.
-      return `${String(value)}Z`;
+      // Civil time (LocalDateTime): BigQuery's own text, with no zone made up. The oracle reads
+      // it from the export as text, YYYY-MM-DDTHH:MM:SS.
+      return String(value);
     default:
       return value;
   }

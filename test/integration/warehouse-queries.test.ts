@@ -119,6 +119,19 @@ async function expectExactRevenue(
   expect(rows.every((row) => typeof row.revenue === 'string')).toBe(true);
 }
 
+/**
+ * ga4.revenue-per-user orders by total_revenue DESC: BigQuery puts NULLs last in descending order
+ * (and first in ascending), so the purchase totals fall and the users without one come last.
+ */
+function expectRevenueDescendingNullsLast(rows: readonly Record<string, unknown>[]): void {
+  const totals = rows.map((row) => (row.total_revenue === null ? null : Number(row.total_revenue)));
+  const firstNull = totals.indexOf(null);
+  expect(firstNull).toBeGreaterThan(0);
+  expect(totals.slice(firstNull).every((total) => total === null)).toBe(true);
+  const numbers = totals.slice(0, firstNull) as number[];
+  expect(numbers).toEqual([...numbers].sort((x, y) => y - x));
+}
+
 interface SchemaField {
   name: string;
   type: string;
@@ -250,6 +263,11 @@ describe('examples/warehouse on the embedded engine', () => {
     expect(rows.map((row) => row.tags)).toEqual(expected.map((row) => row.tags));
   });
 
+  it('orders a DESC column with its NULLs last, as BigQuery does', async () => {
+    const response = await duckdb.get('/api/endpoints/ga4.revenue-per-user');
+    expectRevenueDescendingNullsLast((response.body as { result: Record<string, unknown>[] }).result);
+  });
+
   it('answered nothing with a 5xx', () => expectNoServerErrors(duckdb));
 });
 
@@ -294,7 +312,7 @@ describe('examples/warehouse on the fake BigQuery', () => {
       print: (line) => lines.push(line),
       bigquery: { config: harness.config, client: harness.client() },
     });
-    expect(lines).toEqual([expect.stringMatching(/^✓ 13 endpoints in .* pass every check on BigQuery$/)]);
+    expect(lines).toEqual([expect.stringMatching(/^✓ 28 endpoints in .* pass every check on BigQuery$/)]);
     expect(ok).toBe(true);
   });
 
@@ -347,6 +365,10 @@ describe('examples/warehouse on the fake BigQuery', () => {
 
   it('answers NUMERIC on GraphQL as the Decimal scalar, the exact decimal text of the oracle', async () => {
     await expectExactRevenue((query) => graphqlOnBigQuery(query));
+  });
+
+  it('orders a DESC column with its NULLs last, as BigQuery does', async () => {
+    expectRevenueDescendingNullsLast((await restOnBigQuery('ga4.revenue-per-user')).body.result);
   });
 
   it('answers a STRUCT column as an object and a NULL STRUCT as null, as BigQuery does', async () => {

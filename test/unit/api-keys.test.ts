@@ -1,5 +1,11 @@
+import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createApiKeyCheck, createKeyScopeCheck, scopeAllows } from '../../src/http/api-keys.js';
+import {
+  createApiKeyCheck,
+  createConnectionKeyCheck,
+  createKeyScopeCheck,
+  scopeAllows,
+} from '../../src/http/api-keys.js';
 
 const short = 'short-key-0123456789';
 const long = 'a-much-longer-key-0123456789abcdefghijklmnop';
@@ -54,5 +60,74 @@ describe('key scopes', () => {
     expect(scopeAllows('all', 'ingest')).toBe(true);
     expect(scopeAllows('ingest', 'ingest')).toBe(true);
     expect(scopeAllows('ingest', 'query')).toBe(false);
+  });
+});
+
+describe('key check per connection', () => {
+  const ingestOnly = 'ingest-only-key-0123456789';
+  /** The scope check, counting the keys it is asked to judge in full. */
+  function counted() {
+    const scopeOf = createKeyScopeCheck({ all: [short, long], ingest: [ingestOnly] });
+    const asked: (string | undefined)[] = [];
+    const check = createConnectionKeyCheck((key) => {
+      asked.push(key);
+      return scopeOf(key);
+    });
+    return { check, asked };
+  }
+
+  it("judges a connection's accepted key once, and every other key in full, refused ones every time", () => {
+    const { check, asked } = counted();
+    const one = new Socket();
+    const other = new Socket();
+    const answers = [
+      check(one, short),
+      check(one, short),
+      check(other, short),
+      check(one, `${short}x`),
+      check(one, short.slice(0, -1)),
+      check(one, `${short}x`),
+      check(one, undefined),
+      check(one, ''),
+      check(one, ingestOnly),
+      check(one, ingestOnly),
+      check(one, long),
+    ];
+    expect(answers).toEqual([
+      'all',
+      'all',
+      'all',
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      'ingest',
+      'ingest',
+      'all',
+    ]);
+    // The second `short` on `one` and the second ingest key were remembered; all else judged.
+    expect(asked).toEqual([
+      short,
+      short,
+      `${short}x`,
+      short.slice(0, -1),
+      `${short}x`,
+      undefined,
+      '',
+      ingestOnly,
+      long,
+    ]);
+  });
+
+  it('forgets an accepted key once its connection presents a refused one', () => {
+    const { check, asked } = counted();
+    const socket = new Socket();
+    expect([check(socket, short), check(socket, 'wrong-key-0123456789'), check(socket, short)]).toEqual([
+      'all',
+      undefined,
+      'all',
+    ]);
+    expect(asked).toEqual([short, 'wrong-key-0123456789', short]);
   });
 });

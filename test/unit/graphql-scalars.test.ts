@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DateTimeScalar, DecimalScalar, dateTimeText, jsonValue } from '../../src/graphql/scalars.js';
+import {
+  DateTimeScalar,
+  DecimalScalar,
+  dateTimeText,
+  jsonValue,
+  LocalDateTimeScalar,
+} from '../../src/graphql/scalars.js';
 
 describe('DateTime input', () => {
   it('keeps microseconds and the offset as given', () => {
@@ -39,13 +45,40 @@ describe('DateTime output', () => {
     expect(dateTimeText(-1_500_000, 'TIMESTAMP')).toBe('1969-12-31T23:59:58.5Z');
   });
 
-  it('reads a DATETIME computed in UTC as UTC', () => {
+  it('reads a DATETIME its contract declares computed in UTC as UTC', () => {
     expect(dateTimeText('2026-03-10T12:00:00', 'DATETIME')).toBe('2026-03-10T12:00:00Z');
   });
 
   it('passes its own text through serialize and turns a Date into ISO 8601', () => {
     expect(DateTimeScalar.serialize('2026-03-10T12:00:00.000001Z')).toBe('2026-03-10T12:00:00.000001Z');
     expect(DateTimeScalar.serialize(new Date(Date.UTC(2026, 2, 10, 12)))).toBe('2026-03-10T12:00:00.000Z');
+  });
+});
+
+describe('LocalDateTime (BigQuery DATETIME)', () => {
+  it('answers civil time as BigQuery writes it, with no zone added', () => {
+    // BigQuery's DATETIME literal example: DATETIME '2014-09-27 12:30:00.45' is civil time.
+    expect(LocalDateTimeScalar.serialize('2014-09-27T12:30:00.450000')).toBe('2014-09-27T12:30:00.450000');
+    expect(LocalDateTimeScalar.serialize('2014-09-27T12:30:00')).toBe('2014-09-27T12:30:00');
+    expect(LocalDateTimeScalar.parseValue('2014-09-27T12:30:00.000001')).toBe('2014-09-27T12:30:00.000001');
+  });
+
+  it('refuses a value with a zone or offset, more than six fraction digits, or no time', () => {
+    for (const value of [
+      '2014-09-27T12:30:00Z',
+      '2014-09-27T12:30:00+02:00',
+      '2014-09-27T12:30:00.1234567',
+      '2014-09-27',
+      '2014-09-27 12:30:00',
+      1_411_821_000_000,
+    ]) {
+      expect(() => LocalDateTimeScalar.serialize(value), String(value)).toThrow(
+        /LocalDateTime cannot represent/,
+      );
+      expect(() => LocalDateTimeScalar.parseValue(value), String(value)).toThrow(
+        /LocalDateTime cannot represent/,
+      );
+    }
   });
 });
 

@@ -102,6 +102,22 @@ describe('BigQuery arrays on DuckDB', () => {
     ]);
   });
 
+  it('reads typed array literals ARRAY<T>[...] as arrays of that type, empty ones included', async () => {
+    // Docs ("Declaring an ARRAY type", array literals): ARRAY<INT64>[1, 2, 3] is [1, 2, 3];
+    // ARRAY<FLOAT64>[1, 2, 3] holds FLOAT64 values; ARRAY<STRING>[] is an empty array of STRING.
+    const sql = `select array<int64>[1, 2, 3] as a, ARRAY<FLOAT64>[1, 2, 3] as b, array_length(ARRAY<STRING>[]) as c,
+        ARRAY<STRING>['x', NULL] as d, 2 in unnest(ARRAY<INT64>[1, 2]) as e`;
+    expect(await rows(sql)).toEqual([{ a: [1, 2, 3], b: [1, 2, 3], c: 0, d: ['x', null], e: true }]);
+    // The element type is the declared one, not what DuckDB would infer from the values.
+    expect(translationOf(sql).sql).toContain('CAST([1, 2, 3] AS DOUBLE[])');
+    expect(await rows('select x from unnest(ARRAY<INT64>[]) as x')).toEqual([]);
+  });
+
+  it('leaves a comparison of quoted `ARRAY` as a comparison, and refuses ARRAY<T> of an unknown type', async () => {
+    expect(await rows('select (`array` < 5) > false as c from (select 1 as `array`)')).toEqual([{ c: true }]);
+    expect(() => translationOf('select ARRAY<GEOGRAPHY>[] as g')).toThrow(/ARRAY<GEOGRAPHY>\[\.\.\.\]/);
+  });
+
   it('ARRAY(subquery) collects the rows of a subquery', async () => {
     // Docs: ARRAY(SELECT ...) returns an array with one element per row of the subquery, in its order.
     expect(await row('select array(select x from unnest([3, 1, 2]) as x order by x) as a')).toEqual({

@@ -129,6 +129,34 @@ describe('BigQuery to DuckDB translation', () => {
     ]);
   });
 
+  it("reads a correlated path in a subquery's FROM (FROM e.params) as an UNNEST of the row's array", async () => {
+    // BigQuery: a FROM item that is a path from a range variable in scope is UNNEST(path), in
+    // first place as after a comma (GA4 queries write `SELECT value FROM e.event_params WHERE ...`).
+    const events = `with events as (
+      select 'a' as name, [struct('k' as key, 1 as v), struct('j' as key, 2 as v)] as params
+      union all select 'b', [struct('j' as key, 3 as v)])`;
+    expect(
+      await rows(
+        `${events} select name, (select p.v from e.params as p where p.key = 'k') as k, (select count(*) from e.params) as n from events e order by name`,
+      ),
+    ).toEqual([
+      { name: 'a', k: 1, n: 2 },
+      { name: 'b', k: null, n: 1 },
+    ]);
+  });
+
+  it('groups by every SELECT item without an aggregate for GROUP BY ALL', async () => {
+    // BigQuery's GROUP BY ALL: f1 ran 10 and 20 ms, f2 30 ms (r4 has no metadata: no row).
+    const result = await rows(
+      'select m.function_id as fn, upper(m.function_id) as up, sum(m.execution_time_ms) as total, count(*) as n from `deno-relay-logs` as t cross join unnest(t.metadata) as m group by all order by fn',
+    );
+    expect(result).toEqual([
+      { fn: 'f1', up: 'F1', total: 30, n: 2 },
+      { fn: 'f2', up: 'F2', total: 30, n: 1 },
+    ]);
+    expect(await rows('select count(*) as n from `deno-relay-logs` group by all')).toEqual([{ n: 4 }]);
+  });
+
   it('lets HAVING name SELECT-list columns inside a larger condition', async () => {
     // f1 ran 10 + 20 ms, f2 30 ms.
     const result = await rows(

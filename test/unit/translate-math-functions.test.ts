@@ -7,7 +7,7 @@ import { translationOf, useTranslatedQueries } from '../helpers/translated-row.j
 // https://cloud.google.com/bigquery/docs/reference/standard-sql/conditional_expressions
 // https://cloud.google.com/bigquery/docs/reference/standard-sql/operators
 // https://cloud.google.com/bigquery/docs/reference/standard-sql/conversion_functions
-const { row } = useTranslatedQueries();
+const { row, rows } = useTranslatedQueries();
 
 describe('BigQuery math functions on DuckDB', () => {
   it('SAFE_DIVIDE divides as FLOAT64 and is NULL for a zero divisor', async () => {
@@ -46,6 +46,38 @@ describe('BigQuery math functions on DuckDB', () => {
   it('`/` always divides as FLOAT64, integers included', async () => {
     // Docs (arithmetic operators): the result type of `/` is FLOAT64 for INT64 inputs.
     expect(await row('select 5 / 2 as a, 4 / 2 as b, -7 / 2 as c')).toEqual({ a: 2.5, b: 2, c: -3.5 });
+  });
+
+  it('AVG of a NUMERIC and NUMERIC divided by NUMERIC or INT64 stay exact NUMERIC, 9 places, halves away from zero', async () => {
+    // Docs: AVG(NUMERIC) and NUMERIC / INT64 are NUMERIC (scale 9); worked by hand: (1 + 2 + 2) / 3
+    // = 1.666666666..., so 1.666666667; -5 / 2 = -2.5; -2 / 3 = -0.666666667; 2 / 3 = 0.666666667.
+    // A double would answer 1.6666666666666667. NUMERIC / FLOAT64 is FLOAT64.
+    expect(
+      await row(`select avg(cast(x as numeric)) as a, sum(cast(x as numeric)) / count(*) as b,
+        cast(10 as numeric) / 3 as c, numeric '-5' / 2 as d, numeric '-2' / 3 as e, 2 / numeric '3' as f,
+        numeric '1' / 2.5 as g, numeric '0.000000005' / 1 as h, numeric '-0.000000005' / 1 as i
+        from unnest([1, 2, 2]) as x`),
+    ).toEqual({
+      a: 1.666666667,
+      b: 1.666666667,
+      c: 3.333333333,
+      d: -2.5,
+      e: -0.666666667,
+      f: 0.666666667,
+      g: 0.4,
+      h: 0.000000005,
+      i: -0.000000005,
+    });
+    expect(await row(`select numeric '1' / 3 as n, numeric '1' / 3.0 as f`)).toEqual({
+      n: 0.333333333,
+      f: 1 / 3,
+    });
+    // In a window too.
+    expect(
+      await rows(
+        'select avg(cast(x as numeric)) over (order by x rows unbounded preceding) as a from unnest([1, 2, 2]) as x order by a',
+      ),
+    ).toEqual([{ a: 1 }, { a: 1.5 }, { a: 1.666666667 }]);
   });
 
   it('DIV truncates toward zero and MOD takes the sign of the dividend', async () => {

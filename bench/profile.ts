@@ -1,0 +1,111 @@
+// CPU profile of querygate's cached answers: the built server under `node --cpu-prof`, loaded with
+// the peer table's REST hit or replayed GraphQL operation, and the profile summed by function.
+//   npm run build && npx tsx bench/profile.ts [--face rest|graphql] [--seconds 10] [--top 40]
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { Command } from 'commander';
+import { packageRoot } from '../src/paths.js';
+import { openDatabase } from '../src/storage/database.js';
+import { createLogWriter } from '../src/storage/log-writer.js';
+import { logSources } from '../test/helpers/shipped-sources.js';
+import { load } from './cached-load.js';
+import { benchProjects, generateBenchLogs } from './generate-logs.js';
+import { peerOperation } from './peer-load.js';
+import { benchApiKey, startBareServer, startServerProcess } from './processes.js';
+
+const options = new Command()
+  .option('--face <face>', 'rest, graphql (replayed) or bare (node:http serving the REST hit)', 'rest')
+  .option('--seconds <n>', 'seconds of load while profiling', (value) => Number(value), 10)
+  .option('--connections <n>', 'concurrent connections', (value) => Number(value), 64)
+  .option('--rows <n>', 'edge requests to generate', (value) => Number(value), 100_000)
+  .option('--top <n>', 'functions to list', (value) => Number(value), 40)
+  .parse()
+  .opts<{ face: string; seconds: number; connections: number; rows: number; top: number }>();
+
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: { functionName: string; url: string; lineNumber: number };
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'querygate-profile-'));
+const profileDir = join(dataDir, 'profile');
+try {
+  const now = new Date();
+  const database = await openDatabase(join(dataDir, 'querygate.duckdb'));
+  const writer = createLogWriter(database, { sources: logSources, now: () => now });
+  await generateBenchLogs(writer, { now, edgeRows: options.rows, relayRows: options.rows / 2 });
+  await writer.close();
+  database.close();
+
+  const profiling = [`--cpu-prof`, `--cpu-prof-dir=${profileDir}`];
+  const project = benchProjects(50)[0] as string;
+  const headers = { 'x-api-key': benchApiKey };
+  const restPath = `/api/endpoints/functions.invocation-stats?project=${project}&interval=1hr`;
+  let server = await startServerProcess(dataDir, options.face === 'bare' ? [] : profiling);
+  if (options.face === 'bare') {
+    const body = await (await fetch(`${server.url}${restPath}`, { headers })).text();
+    await server.stop();
+    server = await startBareServer(body, profiling);
+  }
+  const request =
+    options.face !== 'graphql'
+      ? {
+          url: `${server.url}${restPath}`,
+          headers,
+        }
+      : {
+          url: `${server.url}/graphql`,
+          method: 'POST' as const,
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: JSON.stringify({ query: peerOperation, variables: { project } }),
+        };
+  // Twice first: a response is kept for replay once its request has been seen twice.
+  for (let i = 0; i < 3; i++) {
+    const answer = await fetch(request.url, request);
+    if (answer.status !== 200) throw new Error(`${answer.status}: ${await answer.text()}`);
+    await answer.arrayBuffer();
+  }
+  const cpu = () => server.cpuSeconds();
+  await load({ ...request, cpuSeconds: cpu }, options.connections, 2);
+  // V8 stamps samples on the monotonic clock hrtime reads: only the timed load's are summed.
+  const loadStart = Number(process.hrtime.bigint() / 1000n);
+  const result = await load({ ...request, cpuSeconds: cpu }, options.connections, options.seconds);
+  const loadEnd = Number(process.hrtime.bigint() / 1000n);
+  await server.stop();
+  process.stdout.write(
+    `${options.face}: ${result.requestsPerSecond} req/s, ${result.cpuMicrosPerRequest} µs CPU/request, ${result.non2xx} non-2xx\n`,
+  );
+
+  const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
+  if (!file) throw new Error('no profile written');
+  const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as {
+    nodes: ProfileNode[];
+    startTime: number;
+    samples: number[];
+    timeDeltas: number[];
+  };
+  const hitsOf = new Map<number, number>();
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0;
+    if (at >= loadStart && at <= loadEnd) hitsOf.set(id, (hitsOf.get(id) ?? 0) + 1);
+  });
+  const selfHits = new Map<string, number>();
+  let total = 0;
+  for (const node of profile.nodes) {
+    const hits = hitsOf.get(node.id) ?? 0;
+    const { functionName, url, lineNumber } = node.callFrame;
+    // Shares of the time the process was busy.
+    if (functionName === '(idle)') continue;
+    total += hits;
+    const where = url.startsWith('file://') ? relative(packageRoot, url.slice('file://'.length)) : url;
+    const name = `${functionName || '(anonymous)'} ${where ? `${where}:${lineNumber + 1}` : ''}`;
+    selfHits.set(name, (selfHits.get(name) ?? 0) + hits);
+  }
+  const sorted = [...selfHits].sort((a, b) => b[1] - a[1]).slice(0, options.top);
+  for (const [name, hits] of sorted)
+    process.stdout.write(`${((100 * hits) / total).toFixed(1).padStart(5)} %  ${name}\n`);
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}

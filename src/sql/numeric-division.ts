@@ -1,0 +1,104 @@
+import { type Ast, numberLiteral, variant } from './bigquery-ast.js';
+
+/**
+ * NUMERIC stays NUMERIC where BigQuery keeps it. BigQuery's AVG of a NUMERIC and a NUMERIC divided
+ * by a NUMERIC or an INT64 are NUMERIC (exact, 9 decimal places, rounded half away from zero);
+ * DuckDB's avg of a DECIMAL and its `/` of one are DOUBLE, so an endpoint's result would be typed
+ * FLOAT64 on the embedded engine and NUMERIC on BigQuery, and lose digits. Where the query and the
+ * store's schema show a value is NUMERIC, the quotient is computed exactly instead.
+ */
+
+/** How the translation reads a value's stored type (a column's DuckDB type), where it knows it. */
+type ColumnType = (node: Ast) => string | undefined;
+
+// Functions whose result is NUMERIC when their (first) argument is.
+const numericPreserving = new Set([
+  'sum',
+  'avg',
+  'min',
+  'max',
+  'any_value',
+  'abs',
+  'round',
+  'trunc',
+  'ceil',
+  'floor',
+  'coalesce',
+  'ifnull',
+]);
+const integerFunctions = new Set(['count', 'countif', 'length', 'char_length', 'array_length']);
+
+function callOf(expression: Ast): { name: string; args: Ast[] } | undefined {
+  const call = expression.Function;
+  if (!call) return undefined;
+  const name = (call.name as Ast[])
+    .map((part) => variant(part)[1].value)
+    .join('.')
+    .toLowerCase();
+  const args = ((call.args?.List?.args ?? []) as Ast[])
+    .map((arg) => arg.Unnamed?.Expr)
+    .filter((arg): arg is Ast => arg !== undefined);
+  return { name, args };
+}
+
+function castTarget(expression: Ast): string | undefined {
+  const cast = expression.Cast ?? expression.TypedString;
+  if (!cast) return undefined;
+  const [name] = typeof cast.data_type === 'string' ? [cast.data_type] : variant(cast.data_type);
+  return String(name).toLowerCase();
+}
+
+/** Whether the value is NUMERIC (or BIGNUMERIC) in BigQuery, as far as the text and the schema show. */
+export function isNumericValued(expression: Ast, columnType: ColumnType): boolean {
+  if (expression.Nested) return isNumericValued(expression.Nested, columnType);
+  if (columnType(expression)?.startsWith('DECIMAL')) return true;
+  const target = castTarget(expression);
+  if (target !== undefined) return target === 'numeric' || target === 'bignumeric';
+  const call = callOf(expression);
+  if (call && numericPreserving.has(call.name))
+    return call.args[0] !== undefined && isNumericValued(call.args[0], columnType);
+  const binary = expression.BinaryOp;
+  if (binary && ['Plus', 'Minus', 'Multiply', 'Divide'].includes(binary.op))
+    return isNumericCombination(binary.left, binary.right, columnType);
+  return false;
+}
+
+/** Whether the value is INT64 in BigQuery: an integer literal, an integer column, COUNT. */
+function isIntegerValued(expression: Ast, columnType: ColumnType): boolean {
+  if (expression.Nested) return isIntegerValued(expression.Nested, columnType);
+  const literal = expression.Value?.value?.Number?.[0];
+  if (typeof literal === 'string') return /^\d+$/.test(literal) && numberLiteral(expression) !== undefined;
+  if (['BIGINT', 'INTEGER', 'HUGEINT'].includes(columnType(expression) ?? '')) return true;
+  if (castTarget(expression) === 'int64') return true;
+  const call = callOf(expression);
+  return call !== undefined && integerFunctions.has(call.name);
+}
+
+/**
+ * Whether BigQuery's result of combining the two with +, -, * or / is NUMERIC: one is NUMERIC and
+ * the other NUMERIC or INT64 (a FLOAT64 on either side makes FLOAT64).
+ */
+export function isNumericCombination(left: Ast, right: Ast, columnType: ColumnType): boolean {
+  const leftNumeric = isNumericValued(left, columnType);
+  const rightNumeric = isNumericValued(right, columnType);
+  return (
+    (leftNumeric && (rightNumeric || isIntegerValued(right, columnType))) ||
+    (rightNumeric && isIntegerValued(left, columnType))
+  );
+}
+
+/**
+ * `dividend / divisor` as BigQuery divides NUMERICs: exact, to 9 decimal places, halves rounded
+ * away from zero, a DECIMAL(38, 9). Both are scaled to integers of nanounits (HUGEINT) and
+ * divided as integers: exact while the dividend stays below 10^20 in magnitude (its nanounits
+ * times 10^9 fit 128 bits), beyond which DuckDB raises an overflow error, never a rounded value. A zero divisor gives
+ * NULL (BigQuery raises an error).
+ */
+export function numericQuotientSql(dividend: string, divisor: string): string {
+  const nanos = (value: string) => `CAST(CAST(${value} AS DECIMAL(38, 9)) * 1000000000 AS HUGEINT)`;
+  const n = `(${nanos(dividend)} * 1000000000)`;
+  const d = nanos(divisor);
+  // Half up on magnitudes: (|n| + |d| div 2) div |d| (with d odd no quotient ends in exactly .5).
+  const quotient = `sign(${n}) * sign(${d}) * ((abs(${n}) + abs(${d}) // 2) // abs(${d}))`;
+  return `(CAST(${quotient} AS DECIMAL(38, 0)) * CAST(0.000000001 AS DECIMAL(10, 9)))`;
+}

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureNow } from '../fixtures/spec-fixture.js';
+import {
+  expectNoServerErrors,
+  type QuerygateUnderTest,
+  startQuerygateUnderTest,
+  testApiKey,
+} from '../helpers/querygate-server.js';
+
+/**
+ * A kept GraphQL answer is sent again before Fastify, which reads the body itself and hands the
+ * request on to the route when it has no answer (src/graphql/replayed-answers.ts). These check,
+ * on the real server, that both ways give the route's answer: the same bytes and headers, the
+ * same counts, the body limit and the key check as the route applies them.
+ */
+
+// Small enough that a body can be over it while still short enough to be looked up for replay.
+const maxBodyBytes = 1024;
+let service: QuerygateUnderTest;
+
+beforeAll(async () => {
+  // No events: their ingestion would be over this body limit; an empty result caches all the same.
+  service = await startQuerygateUnderTest({
+    now: fixtureNow,
+    environment: { QUERYGATE_MAX_BODY_BYTES: String(maxBodyBytes) },
+  });
+});
+
+afterAll(async () => {
+  expectNoServerErrors(service);
+  await service?.close();
+});
+
+const operation = (project: string) =>
+  JSON.stringify({
+    query: `query Counts($project: String!) { usage { apiCounts(project: $project, interval: HOURLY) { timestamp totalRestRequests } } }`,
+    variables: { project },
+  });
+
+const post = (body: string, apiKey: string | null = testApiKey) =>
+  service.request('POST', '/graphql', {
+    apiKey,
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+    body,
+  });
+
+describe('a replayed GraphQL answer', () => {
+  it('is the bytes and headers of the answer the route made, and counts as the hit it is', async () => {
+    const body = operation('replay-early');
+    const first = await post(body);
+    const second = await post(body);
+    const before = service.resolverStats();
+    const replayed = [await post(body), await post(body)];
+    const after = service.resolverStats();
+    expect([first, second, ...replayed].map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+    expect(first.body).toEqual({ data: { usage: { apiCounts: [] } } });
+    for (const answer of [second, ...replayed]) {
+      expect(answer.text).toBe(first.text);
+      expect(answer.headers.get('content-type')).toBe(first.headers.get('content-type'));
+      expect(answer.headers.get('content-length')).toBe(String(Buffer.byteLength(first.text)));
+    }
+    // One endpoint call per operation, each a hit of the result the first one computed.
+    expect(after.hits - before.hits).toBe(2);
+    expect(after.misses - before.misses).toBe(0);
+  });
+
+  it('answers a request as long as a kept one but not the same through the route, which gets the body read', async () => {
+    const kept = operation('replay-length-a');
+    const other = operation('replay-length-b');
+    expect(Buffer.byteLength(other)).toBe(Buffer.byteLength(kept));
+    for (let i = 0; i < 3; i++) expect((await post(kept)).status).toBe(200);
+    const before = service.resolverStats();
+    const answer = await post(other);
+    const after = service.resolverStats();
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ data: { usage: { apiCounts: [] } } });
+    // Its own call, run: not the kept answer's.
+    expect(after.misses - before.misses).toBe(1);
+  });
+
+  it("refuses a body over the server's limit with 413 every time, though short enough to be looked up", async () => {
+    const body = operation(`replay-large-${'x'.repeat(maxBodyBytes)}`);
+    expect(Buffer.byteLength(body)).toBeGreaterThan(maxBodyBytes);
+    const answers = [await post(body), await post(body), await post(body)];
+    expect(answers.map((answer) => answer.status)).toEqual([413, 413, 413]);
+    expect(answers.map((answer) => (answer.body as { error?: { code?: string } }).error?.code)).toEqual([
+      'PAYLOAD_TOO_LARGE',
+      'PAYLOAD_TOO_LARGE',
+      'PAYLOAD_TOO_LARGE',
+    ]);
+  });
+
+  it('is never sent without a valid key, however often the request was answered', async () => {
+    const body = operation('replay-keys');
+    for (let i = 0; i < 3; i++) expect((await post(body)).status).toBe(200);
+    expect((await post(body, null)).status).toBe(401);
+    expect((await post(body, `${testApiKey}x`)).status).toBe(401);
+    expect((await post(body)).status).toBe(200);
+  });
+});
