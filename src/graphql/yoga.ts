@@ -13,6 +13,7 @@ import { schemaFor } from './schema.js';
 import { type AnsweredMediaTypes, useCompiledOperations } from './use-compiled-operations.js';
 import { useErrorCodes } from './use-error-codes.js';
 import { useOperationEnd } from './use-operation-end.js';
+import { useOrderedExecution } from './use-ordered-execution.js';
 import { useDocumentLimits, useRequestParamsCheck } from './use-request-limits.js';
 import { type ReplayServerContext, useResponseReplay } from './use-response-replay.js';
 
@@ -118,6 +119,7 @@ export function createQuerygateYoga(
       ...useDocumentLimits(),
       useOperationEnd(),
       useErrorCodes(),
+      useOrderedExecution(),
       ...(options.mediaTypes ? [useCompiledOperations(options.snapshot, options.mediaTypes)] : []),
       // Last: it keeps the response the plugins above have made.
       ...(options.replay ? [useResponseReplay(options.replay)] : []),

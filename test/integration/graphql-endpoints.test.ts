@@ -363,6 +363,54 @@ describe('usage.apiCounts', () => {
 
 // --- endpoints and all fields in one operation ---------------------------------------------------
 
+describe('response order', () => {
+  // The GraphQL spec orders a response's fields as the selection does. `b` repeats `a`'s call and
+  // so waits on it, `c` runs its own: on a cache miss they settle a, c, b, which yoga's default
+  // executor wrote in that order. Each run asks for values not asked before (a miss every time).
+  it.each([
+    ['executed on a miss', 'order-miss'],
+    ['executed again on hits, then replayed', 'order-hit'],
+  ])('lists fields in the order of the selection, %s', async (_when, tag) => {
+    const operation = /* GraphQL */ `{
+      functions {
+        a: invocationStats(project: "${tag}-1", interval: ONE_HOUR) { count }
+        b: invocationStats(project: "${tag}-1", interval: ONE_HOUR) { count }
+        c: invocationStats(project: "${tag}-2", interval: ONE_HOUR) { count }
+      }
+      usage { apiCounts(project: "${tag}", interval: HOURLY) { timestamp } }
+    }`;
+    const times = tag === 'order-miss' ? 1 : 3;
+    for (let i = 0; i < times; i++) {
+      const response = await postGraphQL(service, operation);
+      expect(response.status, response.text).toBe(200);
+      const data = JSON.parse(response.text).data;
+      expect(Object.keys(data)).toEqual(['functions', 'usage']);
+      expect(Object.keys(data.functions)).toEqual(['a', 'b', 'c']);
+    }
+  });
+
+  it('lists fields in the order of the selection when a compiled operation misses', async () => {
+    // One document (a fragment keeps it off the spliced path), asked with new values each time:
+    // the first run compiles it, the later ones run compiled, every call a miss.
+    const operation = /* GraphQL */ `query Order($p: String!, $q: String!) {
+      functions {
+        a: invocationStats(project: $p, interval: ONE_HOUR) { ...Counted }
+        b: invocationStats(project: $p, interval: ONE_HOUR) { ...Counted }
+        c: invocationStats(project: $q, interval: ONE_HOUR) { ...Counted }
+      }
+    }
+    fragment Counted on InvocationStatsBucket { count }`;
+    for (let i = 0; i < 3; i++) {
+      const response = await postGraphQL(service, operation, {
+        p: `order-jit-${i}`,
+        q: `order-jit-${i}-other`,
+      });
+      expect(response.status, response.text).toBe(200);
+      expect(Object.keys(JSON.parse(response.text).data.functions)).toEqual(['a', 'b', 'c']);
+    }
+  });
+});
+
 describe('endpoints', () => {
   it('lists every saved query as its contract file declares it', async () => {
     const contracts = readContractFiles();
