@@ -9,8 +9,14 @@ import { ratio } from './stats.js';
 /** One row of the peer table: a server answering the same bytes (or the same GraphQL data). */
 export interface PeerRow extends LoadResult {
   readonly case: string;
-  /** requests/s over bare node:http's. */
+  /** requests/s over bare node:http's (a GET, its request body-less). */
   readonly servingRatio: number;
+  /** requests/s over the bare node:http POST peer's (it reads a JSON body, as replayed GraphQL does). */
+  readonly postServingRatio: number;
+  /** bare node:http's server CPU per request over this row's: 1 is as cheap as the bare GET. */
+  readonly cpuRatio: number | undefined;
+  /** The bare POST peer's server CPU per request over this row's. */
+  readonly postCpuRatio: number | undefined;
 }
 
 export interface PeerTable {
@@ -61,7 +67,8 @@ export async function measurePeers(
     headers: graphqlHeaders,
     body: graphqlBody,
   });
-  const answered = (await graphqlAnswer.json()) as { data?: { functions: Record<string, unknown> } };
+  const graphqlText = await graphqlAnswer.text();
+  const answered = JSON.parse(graphqlText) as { data?: { functions: Record<string, unknown> } };
   if (graphqlAnswer.status !== 200 || !answered.data)
     throw new Error(`querygate's GraphQL answered ${graphqlAnswer.status}`);
   const answersFile = join(options.scratchDir, 'peer-answers.json');
@@ -78,6 +85,10 @@ export async function measurePeers(
   try {
     const bare = await startBareServer(restBody);
     peers.push(bare);
+    // Replayed GraphQL is a POST answered from its JSON body: its ceiling reads that body and
+    // sends the replayed answer's bytes.
+    const barePost = await startBareServer(graphqlText, [], { readsBody: true });
+    peers.push(barePost);
     const fastify = await startPeerProcess('bare-fastify.ts', { BODY: restBody });
     peers.push(fastify);
     const mercurius = await startPeerProcess('mercurius-jit.ts', {
@@ -103,6 +114,7 @@ export async function measurePeers(
     const results = await loadSideBySide(
       {
         'bare node:http': { url: bare.url, headers, cpuSeconds: cpu(bare) },
+        'bare node:http POST (reads the body)': post(barePost.url, barePost, graphqlBody),
         'bare Fastify 5 route': { url: fastify.url, headers, cpuSeconds: cpu(fastify) },
         'querygate cached REST': { url: restUrl, headers, cpuSeconds: cpu(server) },
         'querygate GraphQL replayed': post(`${server.url}/graphql`, server, graphqlBody),
@@ -116,11 +128,21 @@ export async function measurePeers(
         warmUpSeconds: Math.min(2, options.seconds),
       },
     );
-    const floor = results['bare node:http'].requestsPerSecond;
+    const floor = results['bare node:http'];
+    const postFloor = results['bare node:http POST (reads the body)'];
+    const cpuRatio = (of: number | undefined, over: number | undefined) =>
+      of === undefined || over === undefined ? undefined : ratio(of, over);
     const rows = Object.entries(results).map(([name, result]) => {
       if (result.non2xx > 0)
         throw new Error(`${name} answered ${result.non2xx} requests with a non-2xx status`);
-      return { case: name, ...result, servingRatio: ratio(result.requestsPerSecond, floor) };
+      return {
+        case: name,
+        ...result,
+        servingRatio: ratio(result.requestsPerSecond, floor.requestsPerSecond),
+        postServingRatio: ratio(result.requestsPerSecond, postFloor.requestsPerSecond),
+        cpuRatio: cpuRatio(floor.cpuMicrosPerRequest, result.cpuMicrosPerRequest),
+        postCpuRatio: cpuRatio(postFloor.cpuMicrosPerRequest, result.cpuMicrosPerRequest),
+      };
     });
     return {
       answer: {
@@ -145,11 +167,11 @@ export async function measurePeers(
 export function peerTableLines(table: PeerTable): string[] {
   const cell = (value: number | undefined) => (value === undefined ? 'n/a' : String(value));
   return [
-    `| cached answers, ${table.answer.endpoint} (${table.answer.rows} rows, ${table.answer.bytes} B; ${table.connections} connections, median of ${table.rounds} × ${table.seconds} s) | req/s | p50 ms | p99 ms | server CPU µs/request | vs bare node:http |`,
-    '|---|---|---|---|---|---|',
+    `| cached answers, ${table.answer.endpoint} (${table.answer.rows} rows, ${table.answer.bytes} B; ${table.connections} connections, median of ${table.rounds} × ${table.seconds} s) | req/s | p50 ms | p99 ms | server CPU µs/request | vs bare node:http | vs bare POST | CPU vs bare | CPU vs bare POST |`,
+    '|---|---|---|---|---|---|---|---|---|',
     ...table.rows.map(
       (row) =>
-        `| ${row.case} | ${row.requestsPerSecond} | ${row.p50Ms} | ${row.p99Ms} | ${cell(row.cpuMicrosPerRequest)} | ${row.servingRatio} |`,
+        `| ${row.case} | ${row.requestsPerSecond} | ${row.p50Ms} | ${row.p99Ms} | ${cell(row.cpuMicrosPerRequest)} | ${row.servingRatio} | ${row.postServingRatio} | ${cell(row.cpuRatio)} | ${cell(row.postCpuRatio)} |`,
     ),
     `executed GraphQL, querygate over mercurius + graphql-jit: ${table.executedVsMercuriusJit}`,
   ];

@@ -49,22 +49,42 @@ export function startPeerProcess(file: string, env: Record<string, string>): Pro
   );
 }
 
-/** A bare node:http server answering every request with `body`: the serving ceiling. */
-export function startBareServer(body: string, nodeArgs: readonly string[] = []): Promise<ServedProcess> {
+/**
+ * A bare node:http server answering every request with `body`: the serving ceiling. With
+ * `readsBody` it first reads the request's body into one buffer, as any server answering a POST
+ * from its body must (the ceiling for replayed GraphQL, a POST of JSON); otherwise it discards it.
+ */
+export function startBareServer(
+  body: string,
+  nodeArgs: readonly string[] = [],
+  { readsBody = false } = {},
+): Promise<ServedProcess> {
   const script = `
     const body = Buffer.from(process.env.BODY);
-    const server = require('node:http').createServer((req, res) => {
-      req.resume();
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
+    const head = { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length };
+    const answer = (res) => {
+      res.writeHead(200, head);
       res.end(body);
-    });
+    };
+    const server = require('node:http').createServer(process.env.READS_BODY === '1'
+      ? (req, res) => {
+          const chunks = [];
+          req.on('data', (chunk) => chunks.push(chunk));
+          req.on('end', () => {
+            if (Buffer.concat(chunks).length >= 0) answer(res);
+          });
+        }
+      : (req, res) => {
+          req.resume();
+          answer(res);
+        });
     // An exit of its own on SIGTERM, so a --cpu-prof run writes its profile.
     process.once('SIGTERM', () => process.exit(0));
     server.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + server.address().port));`;
   return startProcess(
     process.execPath,
     [...nodeArgs, '-e', script],
-    { BODY: body },
+    { BODY: body, READS_BODY: readsBody ? '1' : '0' },
     /listening on (http:\/\/\S+)/,
   );
 }

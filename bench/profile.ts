@@ -15,7 +15,11 @@ import { peerOperation } from './peer-load.js';
 import { benchApiKey, startBareServer, startServerProcess } from './processes.js';
 
 const options = new Command()
-  .option('--face <face>', 'rest, graphql (replayed) or bare (node:http serving the REST hit)', 'rest')
+  .option(
+    '--face <face>',
+    'rest, graphql (replayed), bare (node:http serving the REST hit to a GET) or bare-post (node:http reading the replayed POST and serving its answer)',
+    'rest',
+  )
   .option('--seconds <n>', 'seconds of load while profiling', (value) => Number(value), 10)
   .option('--connections <n>', 'concurrent connections', (value) => Number(value), 64)
   .option('--rows <n>', 'edge requests to generate', (value) => Number(value), 100_000)
@@ -42,24 +46,24 @@ try {
   const project = benchProjects(50)[0] as string;
   const headers = { 'x-api-key': benchApiKey };
   const restPath = `/api/endpoints/functions.invocation-stats?project=${project}&interval=1hr`;
-  let server = await startServerProcess(dataDir, options.face === 'bare' ? [] : profiling);
-  if (options.face === 'bare') {
-    const body = await (await fetch(`${server.url}${restPath}`, { headers })).text();
+  const bare = options.face === 'bare' || options.face === 'bare-post';
+  const posts = options.face === 'graphql' || options.face === 'bare-post';
+  const post = {
+    method: 'POST' as const,
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: peerOperation, variables: { project } }),
+  };
+  let server = await startServerProcess(dataDir, bare ? [] : profiling);
+  if (bare) {
+    const body = await (
+      await (posts ? fetch(`${server.url}/graphql`, post) : fetch(`${server.url}${restPath}`, { headers }))
+    ).text();
     await server.stop();
-    server = await startBareServer(body, profiling);
+    server = await startBareServer(body, profiling, { readsBody: posts });
   }
-  const request =
-    options.face !== 'graphql'
-      ? {
-          url: `${server.url}${restPath}`,
-          headers,
-        }
-      : {
-          url: `${server.url}/graphql`,
-          method: 'POST' as const,
-          headers: { ...headers, 'content-type': 'application/json' },
-          body: JSON.stringify({ query: peerOperation, variables: { project } }),
-        };
+  const request = posts
+    ? { url: `${server.url}${bare ? '/' : '/graphql'}`, ...post }
+    : { url: `${server.url}${restPath}`, headers };
   // Twice first: a response is kept for replay once its request has been seen twice.
   for (let i = 0; i < 3; i++) {
     const answer = await fetch(request.url, request);
