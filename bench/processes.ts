@@ -11,6 +11,8 @@ export interface ServedProcess {
   peakRssBytes(): number | undefined;
   /** User plus system CPU time the process has used so far, in seconds; undefined without /proc. */
   cpuSeconds(): number | undefined;
+  /** The same split into user and system seconds; undefined without /proc. */
+  cpuSplitSeconds(): { readonly user: number; readonly system: number } | undefined;
   stop(): Promise<void>;
 }
 
@@ -127,7 +129,11 @@ function startProcess(
             return undefined;
           }
         },
-        cpuSeconds: () => processCpuSeconds(child.pid),
+        cpuSeconds: () => {
+          const split = processCpuSplit(child.pid);
+          return split && split.user + split.system;
+        },
+        cpuSplitSeconds: () => processCpuSplit(child.pid),
         stop: () =>
           new Promise<void>((done) => {
             stopping = true;
@@ -143,12 +149,15 @@ function startProcess(
 // /proc/<pid>/stat counts utime and stime (fields 14 and 15) in clock ticks, 100 a second on Linux.
 const clockTicksPerSecond = 100;
 
-function processCpuSeconds(pid: number | undefined): number | undefined {
+function processCpuSplit(pid: number | undefined): { user: number; system: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond;
+    return {
+      user: Number(fields[11]) / clockTicksPerSecond,
+      system: Number(fields[12]) / clockTicksPerSecond,
+    };
   } catch {
     return undefined;
   }

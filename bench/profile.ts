@@ -74,11 +74,20 @@ try {
   await load({ ...request, cpuSeconds: cpu }, options.connections, 2);
   // V8 stamps samples on the monotonic clock hrtime reads: only the timed load's are summed.
   const loadStart = Number(process.hrtime.bigint() / 1000n);
+  const splitBefore = server.cpuSplitSeconds();
   const result = await load({ ...request, cpuSeconds: cpu }, options.connections, options.seconds);
+  const splitAfter = server.cpuSplitSeconds();
   const loadEnd = Number(process.hrtime.bigint() / 1000n);
   await server.stop();
+  // User and system CPU apart: the sampler's shares are of wall time, where a write's system
+  // time shows as `writev`.
+  const requests = result.requestsPerSecond * options.seconds;
+  const micros = (part: 'user' | 'system') =>
+    splitBefore && splitAfter
+      ? ((1e6 * (splitAfter[part] - splitBefore[part])) / requests).toFixed(1)
+      : 'n/a';
   process.stdout.write(
-    `${options.face}: ${result.requestsPerSecond} req/s, ${result.cpuMicrosPerRequest} µs CPU/request, ${result.non2xx} non-2xx\n`,
+    `${options.face}: ${result.requestsPerSecond} req/s, ${result.cpuMicrosPerRequest} µs CPU/request (user ${micros('user')}, system ${micros('system')}), ${result.non2xx} non-2xx\n`,
   );
 
   const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
