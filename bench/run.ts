@@ -53,6 +53,11 @@ const program = new Command()
   )
   .option('--only <section>', "run one section only: 'peers' (the data, then the peer table)")
   .option('--out <file>', 'JSON results', join(packageRoot, 'bench/results/latest.json'))
+  .option(
+    '--dist <dir>',
+    'the built server to measure, e.g. a copy of an earlier build',
+    join(packageRoot, 'dist'),
+  )
   .parse();
 
 const options = program.opts<{
@@ -66,6 +71,7 @@ const options = program.opts<{
   memorySeconds: number;
   only?: string;
   out: string;
+  dist: string;
 }>();
 if (options.only !== undefined && options.only !== 'peers') {
   throw new Error(`--only takes 'peers', not '${options.only}'`);
@@ -159,7 +165,7 @@ try {
 
   // 3. The same calls over HTTP (cache bypassed), then cached hits under load.
   log('Timing endpoints over HTTP...');
-  const server = await startServerProcess(dataDir);
+  const server = await startServerProcess(dataDir, [], options.dist);
   const overHttp: Timing[] = [];
   for (const testCase of cases)
     overHttp.push(await timeOverHttp(server.url, benchApiKey, testCase, options.repeat));
@@ -262,7 +268,7 @@ function measurePeersOn(server: Awaited<ReturnType<typeof startServerProcess>>):
 
 /** The peer table against a server of its own. */
 async function measurePeersOnServer(): Promise<PeerTable> {
-  const server = await startServerProcess(dataDir);
+  const server = await startServerProcess(dataDir, [], options.dist);
   try {
     return await measurePeersOn(server);
   } finally {
