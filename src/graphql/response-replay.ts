@@ -200,12 +200,11 @@ export function createResponseReplay(options: ResponseReplayOptions) {
     /** Keeps yoga's clean answer to a request when every call it made caches. */
     keep(key: ReplayKey, answer: Answer, calls: readonly KeptCall[]): void {
       if (answer.status !== 200 || !calls.every(({ endpoint }) => endpoint.cacheSeconds > 0)) return;
-      // Small bodies as text: Node sends a string joined to the head (see rest/result-body.ts).
-      const body =
-        typeof answer.body === 'string' || answer.body.length > largestStringBody
-          ? answer.body
-          : answer.body.toString('utf8');
-      const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+      // Small bodies as text: Node sends a string joined to the head (see rest/result-body.ts);
+      // larger ones as bytes, since a string would be encoded again on every replay.
+      const bytes = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
+      const body = bytes.length > largestStringBody ? bytes : bytes.toString('utf8');
+      const length = bytes.length;
       const requestBody = key.body.length === 0 ? key.body : Buffer.from(key.body);
       const replay: Replay = {
         requestHead: key.head,
