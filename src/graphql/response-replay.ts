@@ -109,6 +109,7 @@ export interface ReplayableRequest {
 export function createResponseReplay(options: ResponseReplayOptions) {
   const { resolver, metrics } = options;
   const maxRequestBytes = options.maxRequestBytes ?? 64 * 1024;
+  const heads = createHeadStrings();
   // Kept answers and sightings stand by request (request-shelves.ts), bounded and ordered by
   // recency in an LRU each, whose evictions take them off their shelves.
   const keptShelves = createRequestShelves<Replay>();
@@ -143,7 +144,7 @@ export function createResponseReplay(options: ResponseReplayOptions) {
   return {
     /** The replay key of a request, or undefined when it is not one to replay. */
     keyOf(req: ReplayableRequest, body: Buffer | undefined): ReplayKey | undefined {
-      const head = replayableHead(req, maxRequestBytes);
+      const head = replayableHead(req, maxRequestBytes, heads);
       if (head === undefined) return undefined;
       if (req.method !== 'POST') return { head, body: noBody };
       if (!body || body.length === 0) return undefined;
@@ -151,7 +152,7 @@ export function createResponseReplay(options: ResponseReplayOptions) {
     },
 
     /** The part of a request's replay key that its head gives, or undefined when it is not one to replay. */
-    headOf: (req: ReplayableRequest): string | undefined => replayableHead(req, maxRequestBytes),
+    headOf: (req: ReplayableRequest): string | undefined => replayableHead(req, maxRequestBytes, heads),
 
     /**
      * Whether some kept answer is to a request of this head with a body of this many bytes: a
@@ -233,7 +234,11 @@ export type ResponseReplay = ReturnType<typeof createResponseReplay>;
  * The key of everything but the body that yoga's answer depends on, or undefined when the
  * request is not one to replay. Yoga reads the method, the target, `content-type` and `accept`.
  */
-function replayableHead(req: ReplayableRequest, maxRequestBytes: number): string | undefined {
+function replayableHead(
+  req: ReplayableRequest,
+  maxRequestBytes: number,
+  heads: HeadStrings,
+): string | undefined {
   const { accept = '', 'content-type': contentType = '' } = req.headers;
   if (streamedMediaTypes.test(accept)) return undefined;
   if (req.method === 'POST') {
@@ -252,8 +257,32 @@ function replayableHead(req: ReplayableRequest, maxRequestBytes: number): string
   } else if (req.method !== 'GET') {
     return undefined;
   }
-  return `${req.method} ${req.url}\n${contentType}\n${accept}`;
+  return heads.of(req.method, req.url, contentType, accept);
 }
+
+/**
+ * Makes a head's string, and gives the last one made again while a client repeats its head: a
+ * string built anew per request is flattened and hashed again by every map lookup, a reused one
+ * keeps its hash.
+ */
+function createHeadStrings() {
+  let last = { method: '', url: '', contentType: '', accept: '', head: '' };
+  return {
+    of(method: string, url: string, contentType: string, accept: string): string {
+      if (
+        method === last.method &&
+        url === last.url &&
+        contentType === last.contentType &&
+        accept === last.accept
+      )
+        return last.head;
+      last = { method, url, contentType, accept, head: `${method} ${url}\n${contentType}\n${accept}` };
+      return last.head;
+    },
+  };
+}
+
+type HeadStrings = ReturnType<typeof createHeadStrings>;
 
 const largestStringBody = 8 * 1024;
 
