@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -33,6 +33,11 @@ export interface MemoryOptions {
   readonly build?: 'dist' | 'tsx';
   /** The checkout whose server runs (to compare with another commit's). @default this one */
   readonly root?: string;
+  /**
+   * A DuckDB file (closed) to serve a copy of instead of the demo store: the bench's store of
+   * the demo's traffic scaled up. The demo is then off. @default the demo store
+   */
+  readonly store?: string;
   /** Extra environment of the server (e.g. QUERYGATE_DUCKDB_MEMORY_LIMIT). */
   readonly env?: Readonly<Record<string, string>>;
 }
@@ -79,6 +84,10 @@ const studioReads = [
 
 export async function measureMemory(options: MemoryOptions): Promise<MemoryResult> {
   const dir = mkdtempSync(join(tmpdir(), 'querygate-memory-'));
+  if (options.store) {
+    mkdirSync(join(dir, 'data'));
+    copyFileSync(options.store, join(dir, 'data', 'querygate.duckdb'));
+  }
   const server = await startServer(dir, options);
   try {
     const pid = server.child.pid as number;
@@ -214,7 +223,7 @@ function startServer(dir: string, options: MemoryOptions): Promise<Server> {
       PORT: '0',
       HOST: '127.0.0.1',
       QUERYGATE_DATA_DIR: join(dir, 'data'),
-      QUERYGATE_DEMO: '1',
+      QUERYGATE_DEMO: options.store ? '0' : '1',
       QUERYGATE_API_KEYS: apiKey,
       LOG_LEVEL: 'warn',
       ...options.env,
@@ -257,10 +266,10 @@ function sleep(ms: number): Promise<void> {
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 
-/** One line per phase, as the bench prints it. */
-export function describeMemory(result: Omit<MemoryResult, 'churnSamples'>): string {
+/** One line per phase, as the bench prints it; `store` says what the server served. */
+export function describeMemory(result: Omit<MemoryResult, 'churnSamples'>, store = 'demo store'): string {
   return [
-    `RSS idle (demo store): ${mib(result.idleBytes)}`,
+    `RSS idle (${store}): ${mib(result.idleBytes)}`,
     `RSS serving Studio's endpoints (peak): ${mib(result.servingPeakBytes)}`,
     `RSS under one new field per request beside readers (peak): ${mib(result.churnPeakBytes)} ` +
       `(${result.newFieldRequests} new-field requests acknowledged, ${result.writeFailures} refused; ` +

@@ -3,6 +3,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { createDuckDbEngine } from '../src/backends/duckdb/engine.js';
+import { loadConfig } from '../src/config.js';
 import { loadEndpointRegistry } from '../src/endpoints/registry.js';
 import { packageRoot, queriesDir } from '../src/paths.js';
 import { loadSqlParser } from '../src/sql/bigquery-ast.js';
@@ -17,6 +18,7 @@ import { describeMemory, type MemoryResult, measureMemory } from './memory.js';
 import { measurePeers, type PeerTable, peerTableLines } from './peer-load.js';
 import { benchApiKey, startServerProcess } from './processes.js';
 import { ratio, type Timing } from './stats.js';
+import { describeStudioSql, fillStudioStore, type StudioSqlResult, timeStudioSql } from './studio-sql.js';
 
 const program = new Command()
   .name('bench')
@@ -197,9 +199,24 @@ try {
   const ingestion = await measureIngestion(ingestCount, now, 4);
   log('Ingesting events with 10,000 distinct keys each...');
   const wideKeys = await measureWideKeys(3, 10_000);
-  // 6. Resident memory over the demo store: idle, serving, and under one new field per request.
-  log(`Measuring memory (${options.memorySeconds} s serving, ${options.memorySeconds} s of new fields)...`);
-  const memory = await measureMemory({ seconds: options.memorySeconds });
+  // 6. Studio's and Logflare's SQL on the demo's traffic scaled to the bench's edge records, with
+  // the server's default DuckDB memory limit.
+  log(`Generating the demo's traffic scaled to ${edgeRows} edge records...`);
+  const studioStore = await fillStudioStore(join(dataDir, 'studio.duckdb'), {
+    edgeRecords: edgeRows,
+    now,
+    memoryLimit: loadConfig({}).duckdbMemoryLimit,
+  });
+  log('Timing Studio/Logflare SQL...');
+  const studioSql = await timeStudioSql(studioStore.database, { now, repeat: Math.min(options.repeat, 5) });
+  studioStore.database.close();
+  // 7. Resident memory of the server, idle, serving, and under one new field per request: over
+  // that store, and over the demo store (the demo's own three days).
+  log(
+    `Measuring memory (${options.memorySeconds} s serving, ${options.memorySeconds} s of new fields), twice...`,
+  );
+  const memory = await measureMemory({ seconds: options.memorySeconds, store: studioStore.path });
+  const demoMemory = await measureMemory({ seconds: options.memorySeconds });
 
   const endpoints = cases.map((testCase, i) => {
     const local = inProcess[i];
@@ -243,8 +260,14 @@ try {
     },
     fairness,
     wideKeys,
+    studioSql: {
+      records: studioStore.records,
+      generationSeconds: Math.round(studioStore.seconds),
+      ...studioSql,
+    },
     // The samples stay out of the file: the peaks are the figures.
     memory: { ...memory, churnSamples: undefined },
+    demoMemory: { ...demoMemory, churnSamples: undefined },
     peakServerRssBytes: peakRssBytes,
   };
   mkdirSync(join(options.out, '..'), { recursive: true });
@@ -299,7 +322,9 @@ function printTable(results: {
   ingestion: Record<string, number>;
   fairness: FairnessResult;
   wideKeys: WideKeysResult;
+  studioSql: StudioSqlResult & { records: Record<string, number> };
   memory: Omit<MemoryResult, 'churnSamples'>;
+  demoMemory: Omit<MemoryResult, 'churnSamples'>;
   peakServerRssBytes: number | undefined;
 }) {
   const mb = (bytes: number | undefined) => (bytes === undefined ? 'n/a' : `${Math.round(bytes / 1e6)} MB`);
@@ -322,7 +347,12 @@ function printTable(results: {
     `wide events (${results.wideKeys.requests} × ${results.wideKeys.keysPerEvent} distinct keys): server peak RSS ${mb(results.wideKeys.startedPeakRssBytes)} started → ${mb(results.wideKeys.peakServerRssBytes)} after; ${results.wideKeys.medianWideRequestMs} ms per wide POST (median), ${results.wideKeys.smallRequestMs} ms for a 1-event POST after; logs.all ${results.wideKeys.logsAll.before.ms} ms / ${results.wideKeys.logsAll.before.bytes} B before, ${results.wideKeys.logsAll.after.ms} ms / ${results.wideKeys.logsAll.after.bytes} B after`,
     `fairness: ${results.fairness.cheap} ${results.fairness.quietMs.medianMs.toFixed(1)} ms quiet, ${results.fairness.loadedMs.medianMs.toFixed(1)} ms (p95 ${results.fairness.loadedMs.p95Ms.toFixed(1)}) beside ${results.fairness.slowCallers} clients of ${results.fairness.slow}: ratio ${results.fairness.ratio}; slow calls answered ${JSON.stringify(results.fairness.slowStatuses)}`,
     `peak server RSS: ${mb(results.peakServerRssBytes)}`,
-    describeMemory(results.memory),
+    ...describeStudioSql(results.studioSql, results.studioSql.records['cloudflare.logs.prod'] ?? 0),
+    describeMemory(
+      results.memory,
+      `the demo's traffic scaled to ${Object.values(results.studioSql.records).reduce((a, b) => a + b, 0)} records`,
+    ),
+    describeMemory(results.demoMemory),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -42,10 +42,13 @@ export async function timeInTurn<Name extends string>(
 }
 
 export function summarise(samples: readonly number[]): Timing {
+  return { medianMs: percentile(samples, 0.5), p95Ms: percentile(samples, 0.95), runs: samples.length };
+}
+
+/** The sample at quantile `q` (nearest rank); NaN of no samples. */
+export function percentile(samples: readonly number[], q: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) =>
-    sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
-  return { medianMs: at(0.5), p95Ms: at(0.95), runs: sorted.length };
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
 }
 
 export function ratio(numerator: number, denominator: number): number {

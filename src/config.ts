@@ -56,7 +56,7 @@ const environmentSchema = z
       .string()
       .trim()
       .regex(sizePattern, { message: 'must be a size such as 1GB, 768MiB or 2GB' })
-      .default('1GB'),
+      .default('384MB'),
     QUERYGATE_DUCKDB_THREADS: z.coerce.number().int().min(1).max(256).optional(),
     QUERYGATE_RETENTION_DAYS: z.coerce.number().int().min(0).default(90),
     QUERYGATE_SCHEMA_CHANGE_INTERVAL_MS: z.coerce.number().int().min(0).default(10_000),

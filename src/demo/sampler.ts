@@ -26,6 +26,11 @@ export interface DemoLogsOptions {
    * @default `days` before `now`
    */
   after?: Date;
+  /**
+   * Only events up to this instant (inclusive): a slice of the traffic leading up to `now`, for
+   * writing much of it a slice at a time. @default now
+   */
+  until?: Date;
   /** How far back the traffic reaches. @default demoDays */
   days?: number;
   /** Projects that get traffic. @default demoProjects */
@@ -82,9 +87,10 @@ const demoSources: Record<string, DemoSource> = { ...edgeSources, ...serviceSour
  * `(after, now]`. The same options always give the same events.
  */
 export function generateDemoLogs(options: DemoLogsOptions): Map<string, DemoLogEvent[]> {
-  const { now, after, days = demoDays, projects = demoProjects, seed = 1, scale = 1 } = options;
+  const { now, after, until, days = demoDays, projects = demoProjects, seed = 1, scale = 1 } = options;
   const nowMs = now.getTime();
   const fromMs = Math.max(nowMs - days * DAY, after?.getTime() ?? Number.NEGATIVE_INFINITY);
+  const untilMs = Math.min(nowMs, until?.getTime() ?? nowMs);
   const result = new Map<string, DemoLogEvent[]>();
   // The demo is of the nine sources shipped in queries/sources.yaml, whatever directory is served.
   for (const source of readSources(shippedQueriesDir)) {
@@ -101,8 +107,8 @@ export function generateDemoLogs(options: DemoLogsOptions): Map<string, DemoLogE
         seed: hash(`${seed}/${source.name}/${project}`),
         volume: scale * at(PROJECT_SCALES, p % PROJECT_SCALES.length),
       };
-      for (let slot = Math.floor(fromMs / SLOT); slot * SLOT <= nowMs; slot++) {
-        drawSlot(stream, slot, fromMs, nowMs, events);
+      for (let slot = Math.floor(fromMs / SLOT); slot * SLOT <= untilMs; slot++) {
+        drawSlot(stream, slot, { fromMs, untilMs, nowMs }, events);
       }
     });
     const inTimeOrder = events.sort(([a], [b]) => a - b).map(([, event]) => event);
@@ -122,15 +128,14 @@ interface Stream {
 }
 
 /**
- * Appends the events of one slot that lie in `(fromMs, nowMs]`. Candidate `index` exists where
+ * Appends the events of one slot that lie in `(fromMs, untilMs]`. Candidate `index` exists where
  * `index + offset` is below the expected count of the whole slot at the rate of its own instant:
  * on average the rate, and a higher rate keeps every candidate a lower one keeps.
  */
 function drawSlot(
   stream: Stream,
   slot: number,
-  fromMs: number,
-  nowMs: number,
+  { fromMs, untilMs, nowMs }: { fromMs: number; untilMs: number; nowMs: number },
   events: [us: number, event: DemoLogEvent][],
 ): void {
   const { source, demo, project, functions, volume } = stream;
@@ -141,11 +146,11 @@ function drawSlot(
   const offset = slotRng();
   if (offset >= bound) return;
   const phases = CHOICE_STEPS.map(() => slotRng());
-  const [fromUs, nowUs] = [fromMs * 1000, nowMs * 1000];
+  const [fromUs, untilUs] = [fromMs * 1000, untilMs * 1000];
   for (let index = 0; index + offset < bound; index++) {
     const rng = sfc32(stream.seed, slot, index);
     const us = startMs * 1000 + Math.floor(rng() * SLOT * 1000);
-    if (us <= fromUs || us > nowUs) continue;
+    if (us <= fromUs || us > untilUs) continue;
     const ms = us / 1000;
     if (index + offset >= rateAt(demo.rates, nowMs - ms, ms) * perSlot) continue;
     let calls = 0;

@@ -1,6 +1,5 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { GraphiQLOptions } from 'graphql-yoga';
 import type { Snapshot } from '../endpoints/snapshot.js';
 import { exampleOperations } from './example-operations.js';
@@ -49,12 +48,15 @@ const contentSecurityPolicy = [
  * The GraphiQL page, rendered by @graphql-yoga/render-graphiql (every asset inlined, nothing
  * from a CDN) once per snapshot, on first use: it is about 9 MB, so it is kept and sent gzipped
  * when the browser accepts it. A reload renders the next snapshot's page when it is first asked for.
+ * The renderer itself is imported on first use too: its module holds the page's script twice
+ * (source and string, some 27 MB of heap), which a server no browser visits never needs.
  */
 export function createGraphiQLPage(snapshot: () => Snapshot) {
   let page: { for: Snapshot; plain: Buffer; gzipped: Promise<Buffer> } | undefined;
-  const load = () => {
+  const load = async () => {
     const current = snapshot();
     if (page?.for !== current) {
+      const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
       const plain = Buffer.from(renderGraphiQL(graphiqlOptionsFor(current)), 'utf8');
       page = { for: current, plain, gzipped: gzipAsync(plain) };
     }
@@ -65,7 +67,7 @@ export function createGraphiQLPage(snapshot: () => Snapshot) {
     async load(
       acceptEncoding: string | string[] | undefined,
     ): Promise<{ headers: Record<string, string>; body: Buffer }> {
-      const { plain, gzipped } = load();
+      const { plain, gzipped } = await load();
       const accepted = Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : acceptEncoding;
       const compressed = /\bgzip\b/i.test(accepted ?? '');
       const body = compressed ? await gzipped : plain;

@@ -65,10 +65,20 @@ export async function openDatabase(path: string, options: DatabaseOptions = {}):
   };
 }
 
+/**
+ * The block size of a new store (one that exists keeps the size it was made with). Appending to
+ * a table whose last row group was checkpointed loads the last segment of every column, validity
+ * included, into a whole block of memory until the next checkpoint: with DuckDB's default 256 KiB
+ * that is 250 MB for one record in a source of 500 typed fields, and 25 MB for the demo's nine
+ * sources every time they receive records. 16 KiB blocks hold the same for 15 MB and 1.6 MB.
+ */
+const newStoreBlockSize = 16 * 1024;
+
 function createInstance(path: string, options: DatabaseOptions): Promise<DuckDBInstance> {
   return DuckDBInstance.create(path, {
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
+    default_block_size: String(newStoreBlockSize),
     ...(options.memoryLimit === undefined ? {} : { memory_limit: options.memoryLimit }),
     ...(options.threads === undefined ? {} : { threads: String(options.threads) }),
   });

@@ -1,25 +1,41 @@
 import { existsSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
-import { measureMemory } from '../../bench/memory.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type MemoryResult, measureMemory } from '../../bench/memory.js';
 
 /**
- * The real server in a child process over the demo store, with two clients each posting one
- * metadata field never seen before per request beside four readers, until 181 new fields (the
- * amount issue 18 measured) or 60 s. Its resident memory, sampled from /proc/<pid>/status every
- * 100 ms, stays within 1.5 GiB, and every request is acknowledged. Before schema changes were
- * paced and checkpointed the same churn drove RSS to about 2 GiB in 20 s. Issue 18's target is
- * 1 GiB, which is not met yet: runs through tsx (about 100 MiB of its own) peaked at 0.9-1.23 GiB
- * on a loaded 2-core machine, and lowering DuckDB's memory limit to 768MB did not lower the peak,
- * so what remains is outside DuckDB's buffer pool. The bound here guards against the old growth.
+ * The real server in a child process over the demo store: four readers calling Studio's
+ * endpoints for 10 s, then two clients each posting one metadata field never seen before per
+ * request beside the four readers, until 181 new fields (the amount issue 18 measured) or 60 s.
+ * Its resident memory is sampled from /proc/<pid>/status every 100 ms.
+ *
+ * The server runs through tsx, which holds about 100 MiB of its own, so the serving bound is
+ * issue 18's 256 MiB plus that and some slack for a loaded 2-core machine (`npm run bench`
+ * measures the built server): through tsx serving measured 337-371 MiB and the churn 572-583 MiB
+ * (built: 255-337 and 270-669). Before GraphiQL was loaded lazily, start-up garbage collected and
+ * stores used 16 KiB blocks, the built server measured 440-480 and 470-725 MiB; before schema
+ * changes were paced and checkpointed the churn drove RSS to about 2 GiB in 20 s.
  */
-describe.skipIf(!existsSync('/proc/self/status'))('memory under one new field per request', () => {
-  it('stays within 1.5 GiB RSS while two writers add 181 fields one per request beside four readers, every request acknowledged', async () => {
-    const result = await measureMemory({ build: 'tsx', seconds: 60, newFields: 181, servingSeconds: 2 });
-    const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
-    const summary = `idle ${mib(result.idleBytes)} MiB, serving ${mib(result.servingPeakBytes)} MiB, churn ${mib(result.churnPeakBytes)} MiB, ${result.newFieldRequests} new fields`;
+const mib = 1024 * 1024;
+
+describe.skipIf(!existsSync('/proc/self/status'))('memory over the demo store', () => {
+  let result: MemoryResult;
+  let summary: string;
+
+  beforeAll(async () => {
+    result = await measureMemory({ build: 'tsx', seconds: 60, newFields: 181, servingSeconds: 10 });
+    const at = (bytes: number) => Math.round(bytes / mib);
+    summary = `idle ${at(result.idleBytes)} MiB, serving ${at(result.servingPeakBytes)} MiB, churn ${at(result.churnPeakBytes)} MiB, ${result.newFieldRequests} new fields`;
+  }, 180_000);
+
+  it('stays within 448 MiB RSS while four readers call Studio’s endpoints', () => {
+    expect(result.reads, summary).toBeGreaterThan(20);
+    expect(result.servingPeakBytes, summary).toBeLessThanOrEqual(448 * mib);
+  });
+
+  it('stays within 1 GiB RSS while two writers add 181 fields one per request beside four readers, every request acknowledged', () => {
     expect(result.newFieldRequests, summary).toBeGreaterThan(10);
     expect(result.writeFailures, summary).toBe(0);
     expect(result.churnSamples.length, summary).toBeGreaterThan(50);
-    expect(result.churnPeakBytes, summary).toBeLessThanOrEqual(1.5 * 1024 * 1024 * 1024);
-  }, 180_000);
+    expect(result.churnPeakBytes, summary).toBeLessThanOrEqual(1024 * mib);
+  });
 });

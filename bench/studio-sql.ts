@@ -1,0 +1,185 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createDuckDbEngine } from '../src/backends/duckdb/engine.js';
+import { generateDemoLogs } from '../src/demo/sampler.js';
+import type { ParameterValues } from '../src/engines/query-engine.js';
+import { packageRoot, queriesDir } from '../src/paths.js';
+import { type Database, openDatabase } from '../src/storage/database.js';
+import { createLogWriter } from '../src/storage/log-writer.js';
+import { logSources } from '../test/helpers/shipped-sources.js';
+import { percentile } from './stats.js';
+
+/**
+ * The SQL Studio and Logflare send (the corpus of test/fixtures/bigquery-corpus/, each file
+ * naming where it comes from in their sources, and Studio's unified logs page), timed on a store
+ * of the demo's traffic scaled up: the "every Studio query within 1 s" claim, measured.
+ */
+
+const corpusDir = join(packageRoot, 'test/fixtures/bigquery-corpus');
+const unifiedLogsPage = join(packageRoot, 'test/fixtures/studio-sql/unified-logs-page.sql');
+const edgeSource = 'cloudflare.logs.prod';
+const HOUR = 3_600_000;
+const demoSpanDays = 3;
+
+export interface StudioStore {
+  readonly database: Database;
+  readonly path: string;
+  /** Records written, per source. */
+  readonly records: Record<string, number>;
+  readonly seconds: number;
+}
+
+/**
+ * Fills `path` with the demo's three days of traffic (the nine sources, three projects), scaled
+ * so the edge source holds about `edgeRecords`, written an hour at a time through the log writer.
+ */
+export async function fillStudioStore(
+  path: string,
+  { edgeRecords, now, memoryLimit }: { edgeRecords: number; now: Date; memoryLimit?: string },
+): Promise<StudioStore> {
+  const started = performance.now();
+  // The scale that gives `edgeRecords`, from the edge records of one at scale 1.
+  const unit = generateDemoLogs({ now, days: demoSpanDays }).get(edgeSource)?.length ?? 1;
+  const scale = edgeRecords / unit;
+  const database = await openDatabase(path, memoryLimit ? { memoryLimit } : {});
+  const writer = createLogWriter(database, { sources: logSources, now: () => now });
+  const records: Record<string, number> = {};
+  const from = now.getTime() - demoSpanDays * 24 * HOUR;
+  for (let after = from; after < now.getTime(); after += HOUR) {
+    const slice = generateDemoLogs({
+      now,
+      days: demoSpanDays,
+      scale,
+      after: new Date(after),
+      until: new Date(Math.min(after + HOUR, now.getTime())),
+    });
+    for (const [source, events] of slice) {
+      for (let start = 0; start < events.length; start += 50_000) {
+        await writer.write(source, events.slice(start, start + 50_000));
+      }
+      records[source] = (records[source] ?? 0) + events.length;
+    }
+  }
+  await writer.close();
+  return { database, path, records, seconds: (performance.now() - started) / 1000 };
+}
+
+export interface StudioQueryTiming {
+  readonly name: string;
+  readonly medianMs: number;
+  /**
+   * The process's CPU time (DuckDB's threads included) during a run, median: on a shared
+   * machine, where wall time says as much about the neighbours, the figure to compare.
+   */
+  readonly medianCpuMs: number;
+  readonly rows: number;
+}
+
+export interface StudioSqlResult {
+  readonly queries: number;
+  /** Medians over the queries of each one's median. */
+  readonly medianMs: number;
+  readonly p90Ms: number;
+  /** The five slowest by median, slowest first. */
+  readonly slowest: readonly StudioQueryTiming[];
+  /** Queries whose median is over a second. */
+  readonly overOneSecond: number;
+  /** Queries that failed (name and message): each is a defect to look at. */
+  readonly failures: readonly { readonly name: string; readonly message: string }[];
+}
+
+interface CorpusQuery {
+  readonly name: string;
+  readonly sql: string;
+  readonly params: ParameterValues;
+}
+
+/** The corpus queries that run on the embedded engine (those marked `-- Refused:` do not). */
+function readCorpus(): CorpusQuery[] {
+  const corpus = readdirSync(corpusDir)
+    .filter((file) => file.endsWith('.sql') && !file.endsWith('.expected.sql'))
+    .sort()
+    .map((file) => ({ name: file.replace(/\.sql$/, ''), sql: readFileSync(join(corpusDir, file), 'utf8') }))
+    .filter(({ sql }) => !/^-- Refused:/m.test(sql))
+    .map(({ name, sql }) => ({
+      name,
+      sql,
+      params: Object.fromEntries(
+        (/^-- Params: (.+)$/m.exec(sql)?.[1] ?? '')
+          .split(',')
+          .filter((pair) => pair.includes('='))
+          .map((pair) => pair.trim().split('=') as [string, string]),
+      ),
+    }));
+  return [...corpus, { name: 'unified-logs-page', sql: readFileSync(unifiedLogsPage, 'utf8'), params: {} }];
+}
+
+/** Each corpus query once to warm, then `repeat` times; its median is its figure. */
+export async function timeStudioSql(
+  database: Database,
+  { now, repeat }: { now: Date; repeat: number },
+): Promise<StudioSqlResult> {
+  const engine = await createDuckDbEngine({
+    database,
+    sources: logSources,
+    queries: [],
+    queriesDir,
+    timeoutMs: 600_000,
+    connections: 1,
+  });
+  const timings: StudioQueryTiming[] = [];
+  const failures: { name: string; message: string }[] = [];
+  try {
+    for (const [i, query] of readCorpus().entries()) {
+      const endpoint = { id: `studio-${i}`, name: query.name, sql: query.sql, maxRows: 10_000 };
+      try {
+        const { rows } = await engine.run(endpoint, query.params, { now });
+        const times: number[] = [];
+        const cpuTimes: number[] = [];
+        for (let run = 0; run < repeat; run++) {
+          const started = performance.now();
+          const cpu = process.cpuUsage();
+          await engine.run(endpoint, query.params, { now });
+          const used = process.cpuUsage(cpu);
+          times.push(performance.now() - started);
+          cpuTimes.push((used.user + used.system) / 1000);
+        }
+        timings.push({
+          name: query.name,
+          medianMs: round(percentile(times, 0.5)),
+          medianCpuMs: round(percentile(cpuTimes, 0.5)),
+          rows: rows.length,
+        });
+      } catch (error) {
+        failures.push({ name: query.name, message: (error as Error).message.split('\n')[0] ?? '' });
+      }
+    }
+  } finally {
+    await engine.close();
+  }
+  const medians = timings.map((timing) => timing.medianMs);
+  return {
+    queries: timings.length,
+    medianMs: round(percentile(medians, 0.5)),
+    p90Ms: round(percentile(medians, 0.9)),
+    slowest: [...timings].sort((a, b) => b.medianMs - a.medianMs).slice(0, 5),
+    overOneSecond: medians.filter((ms) => ms > 1000).length,
+    failures,
+  };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}
+
+/** The bench's lines for the section. */
+export function describeStudioSql(result: StudioSqlResult, edgeRecords: number): string[] {
+  return [
+    `Studio/Logflare SQL (${result.queries} queries of test/fixtures/bigquery-corpus and the unified logs page, ${edgeRecords} edge records): median ${result.medianMs} ms, p90 ${result.p90Ms} ms, ${result.overOneSecond} over 1 s; slowest (median ms):`,
+    ...result.slowest.map(
+      (timing) =>
+        `  ${timing.medianMs} ms (CPU ${timing.medianCpuMs} ms)  ${timing.name} (${timing.rows} rows)`,
+    ),
+    ...result.failures.map((failure) => `  FAILED ${failure.name}: ${failure.message}`),
+  ];
+}
