@@ -46,9 +46,6 @@ interface Replay extends KeptAnswer, ShelvedRequest {
   readonly size: number;
 }
 
-/** A request seen once, with a copy of its body: its answer is kept if it comes again. */
-type Sighting = ShelvedRequest;
-
 /**
  * An endpoint call a kept answer was made of, as `resolver.reuse` reads it on every replay: its
  * key and its counters worked out once (the key, the same string each time, is hashed once), its
@@ -118,11 +115,11 @@ export function createResponseReplay(options: ResponseReplayOptions) {
     sizeCalculation: (_true, replay) => replay.size,
     dispose: (_true, replay) => keptShelves.remove(replay),
   });
-  const sightedShelves = createRequestShelves<Sighting>();
-  const sighted = new LRUCache<Sighting, true>({
+  // Sightings (requests seen once, on the executed path) by a key of head and body: one string
+  // and one map insert per executed request, cheaper there than shelving a copy of every body.
+  const sighted = new LRUCache<string, true>({
     maxSize: options.maxSightedBytes ?? 1024 * 1024,
-    sizeCalculation: (_true, sighting) => sighting.requestHead.length + sighting.requestBody.length + 64,
-    dispose: (_true, sighting) => sightedShelves.remove(sighting),
+    sizeCalculation: (_true, key) => key.length + 64,
   });
 
   // The start of the replay being counted: `countReused` is made once, not per replay.
@@ -170,15 +167,10 @@ export function createResponseReplay(options: ResponseReplayOptions) {
      * was seen before (and not kept since); otherwise notes that it has been seen once.
      */
     worthKeeping(key: ReplayKey): boolean {
-      const seen = sightedShelves.find(key.head, key.body);
-      if (seen !== undefined) {
-        sighted.delete(seen);
-        return true;
-      }
-      // A copy: the request's body may be a view over a buffer that outlives it.
-      const sighting: Sighting = { requestHead: key.head, requestBody: Buffer.from(key.body) };
+      // latin1 maps bytes to characters one to one, so different bodies never share a key.
+      const sighting = `${key.head}\n${key.body.toString('latin1')}`;
+      if (sighted.delete(sighting)) return true;
       sighted.set(sighting, true);
-      if (sighted.has(sighting)) sightedShelves.add(sighting);
       return false;
     },
 
@@ -190,7 +182,6 @@ export function createResponseReplay(options: ResponseReplayOptions) {
       replays.clear();
       sighted.clear();
       keptShelves.clear();
-      sightedShelves.clear();
     },
 
     /** How many answers are kept. */
