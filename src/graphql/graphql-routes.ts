@@ -66,7 +66,7 @@ export function graphqlRoutes(options: GraphQLRoutesOptions) {
         const key = replay?.keyOf(request, body);
         let recording: ReplayRecording | undefined;
         if (replay && key !== undefined) {
-          const kept = replay.find(key);
+          const kept = replay.find(key.head, key.body);
           if (kept) return sendRaw(reply, kept.status, kept.head, kept.body);
           if (replay.worthKeeping(key)) recording = createReplayRecording(key);
         }

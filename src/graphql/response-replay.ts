@@ -5,6 +5,7 @@ import type { CacheOutcome, EndpointMetrics, Metrics } from '../metrics/metrics.
 import { canonicalKey } from '../resolve/canonical-key.js';
 import type { Resolver, ReusedCall } from '../resolve/resolver.js';
 import type { EndpointCall } from './context.js';
+import { createRequestShelves, type ShelvedRequest } from './request-shelves.js';
 
 /** An endpoint call a response was made of, with the result it was given. */
 export type KeptCall = EndpointCall & { readonly result: QueryResult };
@@ -39,7 +40,8 @@ export interface KeptAnswer extends Answer {
   readonly head: Readonly<Record<string, string | number>>;
 }
 
-interface Replay extends KeptAnswer {
+/** A kept answer with the request it answers and the calls it was made of. */
+interface Replay extends KeptAnswer, ShelvedRequest {
   readonly calls: readonly KeptReplayCall[];
   readonly size: number;
 }
@@ -66,6 +68,15 @@ class KeptReplayCall implements ReusedCall {
   get result(): QueryResult | undefined {
     return this.#result.deref();
   }
+}
+
+/**
+ * A request as the replay knows it: its head (method, target and the headers yoga reads) and
+ * its body (empty for a GET).
+ */
+export interface ReplayKey {
+  readonly head: string;
+  readonly body: Buffer;
 }
 
 /** The parts of a request its replay key is made of. */
@@ -95,66 +106,71 @@ export interface ReplayableRequest {
 export function createResponseReplay(options: ResponseReplayOptions) {
   const { resolver, metrics } = options;
   const maxRequestBytes = options.maxRequestBytes ?? 64 * 1024;
-  // How many kept answers there are per request body length: a request of a length none has
-  // cannot be one of them, so the face need not read its body early to look (replayed-answers.ts).
-  const keptBodyLengths = new Map<number, number>();
-  const countLength = (key: string, by: number) => {
-    const length = bodyLengthOf(key);
-    if (length === undefined) return;
-    const count = (keptBodyLengths.get(length) ?? 0) + by;
-    if (count > 0) keptBodyLengths.set(length, count);
-    else keptBodyLengths.delete(length);
-  };
-  const replays = new LRUCache<string, Replay>({
+  const heads = createHeadStrings();
+  // Kept answers and sightings stand by request (request-shelves.ts), bounded and ordered by
+  // recency in an LRU each, whose evictions take them off their shelves.
+  const keptShelves = createRequestShelves<Replay>();
+  const replays = new LRUCache<Replay, true>({
     maxSize: options.maxBytes ?? 8 * 1024 * 1024,
-    sizeCalculation: (replay, key) => key.length + replay.size + 256 * (replay.calls.length + 1),
-    dispose: (_replay, key) => countLength(key, -1),
+    sizeCalculation: (_true, replay) => replay.size,
+    dispose: (_true, replay) => keptShelves.remove(replay),
   });
-
+  // Sightings (requests seen once, on the executed path) by a key of head and body: one string
+  // and one map insert per executed request, cheaper there than shelving a copy of every body.
   const sighted = new LRUCache<string, true>({
     maxSize: options.maxSightedBytes ?? 1024 * 1024,
-    sizeCalculation: (_value, key) => key.length + 64,
+    sizeCalculation: (_true, key) => key.length + 64,
   });
+
+  // The start of the replay being counted: `countReused` is made once, not per replay.
+  let startedAt = 0;
+  const countReused =
+    metrics &&
+    ((call: ReusedCall, cache: CacheOutcome) =>
+      (call as KeptReplayCall).counts?.answered('graphql', cache, startedAt));
+
+  /** The kept answer to send again, while every result it was made of is fresh. */
+  const answer = (replay: Replay | undefined): KeptAnswer | undefined => {
+    if (replay === undefined) return undefined;
+    startedAt = performance.now();
+    if (!resolver.reuse(replay.calls, countReused)) return undefined;
+    replays.get(replay);
+    return replay;
+  };
 
   return {
     /** The replay key of a request, or undefined when it is not one to replay. */
-    keyOf(
-      req: ReplayableRequest,
-      body: Buffer | undefined,
-      head = replayableHead(req, maxRequestBytes),
-    ): string | undefined {
+    keyOf(req: ReplayableRequest, body: Buffer | undefined): ReplayKey | undefined {
+      const head = replayableHead(req, maxRequestBytes, heads);
       if (head === undefined) return undefined;
-      if (req.method !== 'POST') return head;
+      if (req.method !== 'POST') return { head, body: noBody };
       if (!body || body.length === 0) return undefined;
-      // latin1 maps bytes to characters one to one, so different bodies never share a key.
-      return `${head}\n${body.toString('latin1')}`;
+      return { head, body };
     },
-
-    /** Whether some kept answer is to a request with a body of this many bytes. */
-    mayKeepBodyOf: (bytes: number): boolean => keptBodyLengths.has(bytes),
 
     /** The part of a request's replay key that its head gives, or undefined when it is not one to replay. */
-    headOf: (req: ReplayableRequest): string | undefined => replayableHead(req, maxRequestBytes),
+    headOf: (req: ReplayableRequest): string | undefined => replayableHead(req, maxRequestBytes, heads),
 
-    /** The kept answer to send again, while every result it was made of is fresh. */
-    find(key: string): KeptAnswer | undefined {
-      const startedAt = performance.now();
-      const replay = replays.get(key);
-      if (!replay) return undefined;
-      const counted =
-        metrics &&
-        ((call: ReusedCall, cache: CacheOutcome) =>
-          (call as KeptReplayCall).counts?.answered('graphql', cache, startedAt));
-      return resolver.reuse(replay.calls, counted) ? replay : undefined;
-    },
+    /**
+     * Whether some kept answer is to a request of this head with a body of this many bytes: a
+     * request of another length cannot be one of them, so the face need not read its body early
+     * to look (replayed-answers.ts).
+     */
+    mayKeepBodyOf: (head: string, bodyBytes: number): boolean =>
+      keptShelves.shelf(head, bodyBytes) !== undefined,
+
+    /** The kept answer to a request (its head and body) to send again, while every result it was made of is fresh. */
+    find: (head: string, body: Buffer): KeptAnswer | undefined => answer(keptShelves.find(head, body)),
 
     /**
      * Whether the answer to a request with this key is worth keeping: true when the same request
      * was seen before (and not kept since); otherwise notes that it has been seen once.
      */
-    worthKeeping(key: string): boolean {
-      if (sighted.delete(key)) return true;
-      sighted.set(key, true);
+    worthKeeping(key: ReplayKey): boolean {
+      // latin1 maps bytes to characters one to one, so different bodies never share a key.
+      const sighting = `${key.head}\n${key.body.toString('latin1')}`;
+      if (sighted.delete(sighting)) return true;
+      sighted.set(sighting, true);
       return false;
     },
 
@@ -165,7 +181,7 @@ export function createResponseReplay(options: ResponseReplayOptions) {
     clear(): void {
       replays.clear();
       sighted.clear();
-      keptBodyLengths.clear();
+      keptShelves.clear();
     },
 
     /** How many answers are kept. */
@@ -174,26 +190,31 @@ export function createResponseReplay(options: ResponseReplayOptions) {
     },
 
     /** Keeps yoga's clean answer to a request when every call it made caches. */
-    keep(key: string, answer: Answer, calls: readonly KeptCall[]): void {
+    keep(key: ReplayKey, answer: Answer, calls: readonly KeptCall[]): void {
       if (answer.status !== 200 || !calls.every(({ endpoint }) => endpoint.cacheSeconds > 0)) return;
       // Small bodies as text: Node sends a string joined to the head (see rest/result-body.ts);
       // larger ones as bytes, since a string would be encoded again on every replay.
       const bytes = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
       const body = bytes.length > largestStringBody ? bytes : bytes.toString('utf8');
       const length = bytes.length;
-      // Counted before it is set: setting it again disposes (and uncounts) the answer it replaces.
-      countLength(key, 1);
-      replays.set(key, {
+      const requestBody = key.body.length === 0 ? key.body : Buffer.from(key.body);
+      const replay: Replay = {
+        requestHead: key.head,
+        requestBody,
         status: answer.status,
         headers: answer.headers,
         body,
         head: { ...answer.headers, 'content-length': length },
-        size: 2 * length,
+        size: key.head.length + requestBody.length + 2 * length + 256 * (calls.length + 1),
         calls: calls.map(
           ({ endpoint, params, result }) =>
             new KeptReplayCall(endpoint, params, result, metrics?.endpoint(endpoint.name)),
         ),
-      });
+      };
+      replays.set(replay, true);
+      if (!replays.has(replay)) return;
+      const replaced = keptShelves.add(replay);
+      if (replaced !== undefined) replays.delete(replaced);
     },
   };
 }
@@ -204,7 +225,11 @@ export type ResponseReplay = ReturnType<typeof createResponseReplay>;
  * The key of everything but the body that yoga's answer depends on, or undefined when the
  * request is not one to replay. Yoga reads the method, the target, `content-type` and `accept`.
  */
-function replayableHead(req: ReplayableRequest, maxRequestBytes: number): string | undefined {
+function replayableHead(
+  req: ReplayableRequest,
+  maxRequestBytes: number,
+  heads: HeadStrings,
+): string | undefined {
   const { accept = '', 'content-type': contentType = '' } = req.headers;
   if (streamedMediaTypes.test(accept)) return undefined;
   if (req.method === 'POST') {
@@ -223,20 +248,37 @@ function replayableHead(req: ReplayableRequest, maxRequestBytes: number): string
   } else if (req.method !== 'GET') {
     return undefined;
   }
-  return `${req.method} ${req.url}\n${contentType}\n${accept}`;
+  return heads.of(req.method, req.url, contentType, accept);
 }
+
+/**
+ * Makes a head's string, and gives the last one made again while a client repeats its head: a
+ * string built anew per request is flattened and hashed again by every map lookup, a reused one
+ * keeps its hash.
+ */
+function createHeadStrings() {
+  let last = { method: '', url: '', contentType: '', accept: '', head: '' };
+  return {
+    of(method: string, url: string, contentType: string, accept: string): string {
+      if (
+        method === last.method &&
+        url === last.url &&
+        contentType === last.contentType &&
+        accept === last.accept
+      )
+        return last.head;
+      last = { method, url, contentType, accept, head: `${method} ${url}\n${contentType}\n${accept}` };
+      return last.head;
+    },
+  };
+}
+
+type HeadStrings = ReturnType<typeof createHeadStrings>;
 
 const largestStringBody = 8 * 1024;
 
-/** The bytes of the body a POST's key ends with (see `keyOf`: the head has two line feeds). */
-function bodyLengthOf(key: string): number | undefined {
-  let at = -1;
-  for (let feeds = 0; feeds < 3; feeds++) {
-    at = key.indexOf('\n', at + 1);
-    if (at === -1) return undefined;
-  }
-  return key.length - at - 1;
-}
+// A GET's body, the same empty buffer for every key (a buffer nothing writes into).
+const noBody = Buffer.alloc(0);
 
 // Media types yoga answers with a stream (or a page), which are not one piece to keep.
 const streamedMediaTypes = /text\/event-stream|multipart\/mixed|text\/html/i;

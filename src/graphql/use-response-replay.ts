@@ -1,14 +1,14 @@
 import type { Plugin } from 'graphql-yoga';
 import { canonicalKey } from '../resolve/canonical-key.js';
 import type { GraphQLContext } from './context.js';
-import type { Answer, KeptCall, ResponseReplay } from './response-replay.js';
+import type { Answer, KeptCall, ReplayKey, ResponseReplay } from './response-replay.js';
 
 /**
  * One request's answer on its way to being kept: the face makes it for a request worth keeping
  * (see `ResponseReplay.worthKeeping`), whichever path then answers it.
  */
 export interface ReplayRecording {
-  readonly key: string;
+  readonly key: ReplayKey;
   /** By canonical key: two aliases of one call are one call, as the operation's loader has it. */
   readonly calls: Map<string, KeptCall>;
   /** One plain result without errors was made, the only kind of response to keep. */
@@ -20,7 +20,7 @@ export interface ReplayServerContext {
   readonly replayRecording?: ReplayRecording | undefined;
 }
 
-export function createReplayRecording(key: string): ReplayRecording {
+export function createReplayRecording(key: ReplayKey): ReplayRecording {
   return { key, calls: new Map(), clean: false };
 }
 

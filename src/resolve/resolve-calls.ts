@@ -111,19 +111,17 @@ export function reuseAnswers(
   reused?: (call: ReusedCall, cache: CacheOutcome) => void,
 ): boolean {
   const requestedAt = layer.nowMs();
-  const keys: string[] = [];
-  // A caller that cannot reuse every answer runs the calls, which count then.
-  for (const { endpoint, params, result, key: kept } of calls) {
+  // A caller that cannot reuse every answer runs the calls, which count then. Two passes over
+  // the calls rather than a list of their entries: a replay makes nothing per request.
+  for (const { endpoint, params, result, key } of calls) {
     if (endpoint.cacheSeconds <= 0 || result === undefined) return false;
-    const key = kept ?? canonicalKey(endpoint, params);
-    const entry = layer.cache.peek(key);
+    const entry = layer.cache.peek(key ?? canonicalKey(endpoint, params));
     if (entry?.result !== result || !isFresh(entry, requestedAt)) return false;
-    keys.push(key);
   }
-  keys.forEach((key, index) => {
-    const entry = layer.cache.get(key) as CacheEntry;
+  for (const call of calls) {
+    const entry = layer.cache.get(call.key ?? canonicalKey(call.endpoint, call.params)) as CacheEntry;
     layer.countHit(entry, requestedAt);
-    reused?.(calls[index] as ReusedCall, entry.warmFailed ? 'stale' : 'hit');
-  });
+    reused?.(call, entry.warmFailed ? 'stale' : 'hit');
+  }
   return true;
 }
