@@ -1,14 +1,10 @@
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadEndpointRegistry } from '../../src/endpoints/registry.js';
-import { snapshotOf } from '../../src/endpoints/snapshot.js';
-import type { QueryEngine, QueryResult, ResultColumn } from '../../src/engines/query-engine.js';
-import { createQuerygateYoga } from '../../src/graphql/yoga.js';
+import type { QueryResult, ResultColumn } from '../../src/engines/query-engine.js';
 import { openApiFor } from '../../src/openapi/document.js';
-import { createResolver } from '../../src/resolve/resolver.js';
+import { fixedAnswerFaces } from '../helpers/fixed-answer-faces.js';
 
 // The faces of NUMERIC and BIGNUMERIC columns as an engine answers a query over table sources:
 // the engine here stands for BigQuery, whose REST API sends NUMERIC '12345678901234567890.123456789'
@@ -29,31 +25,12 @@ const answer: QueryResult = {
     { order_id: 'o2', total: null, charges: null },
   ],
 };
-const warehouse: QueryEngine = {
-  kind: 'bigquery',
-  ready: async () => {},
-  run: async () => answer,
-  describe: async () => columns,
-  close: async () => {},
-};
-
-const registry = loadEndpointRegistry(queriesDir);
-const snapshot = await snapshotOf(registry, queriesDir, warehouse, { locks: 'ignore' });
-const resolver = createResolver({ engine: warehouse, now: () => new Date('2026-03-10T12:00:00Z') });
-const yoga = createQuerygateYoga({ snapshot: () => snapshot, resolver, logger: pino({ level: 'silent' }) });
+const faces = await fixedAnswerFaces(queriesDir, answer);
+const { snapshot, graphql } = faces;
 
 afterAll(async () => {
-  await resolver.close();
+  await faces.close();
 });
-
-async function graphql(query: string) {
-  const response = await yoga.fetch('http://querygate.test/graphql', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query }),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
 
 describe('a NUMERIC column', () => {
   it('answers GraphQL with every digit, as Decimal text, in a STRUCT too', async () => {

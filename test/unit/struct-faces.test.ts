@@ -1,13 +1,9 @@
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadEndpointRegistry } from '../../src/endpoints/registry.js';
-import { snapshotOf } from '../../src/endpoints/snapshot.js';
-import type { QueryEngine, QueryResult, ResultColumn } from '../../src/engines/query-engine.js';
-import { createQuerygateYoga } from '../../src/graphql/yoga.js';
+import type { QueryResult, ResultColumn } from '../../src/engines/query-engine.js';
 import { openApiFor } from '../../src/openapi/document.js';
-import { createResolver } from '../../src/resolve/resolver.js';
+import { fixedAnswerFaces } from '../helpers/fixed-answer-faces.js';
 
 // The faces of a STRUCT column (a lone RECORD, mode NULLABLE) as an engine answers a query over
 // table sources: BigQuery's schema of `STRUCT<city STRING, postcode INT64>` and its rows, one
@@ -35,31 +31,12 @@ const answer: QueryResult = {
     { order_id: 'o2', address: null },
   ],
 };
-const warehouse: QueryEngine = {
-  kind: 'bigquery',
-  ready: async () => {},
-  run: async () => answer,
-  describe: async () => columns,
-  close: async () => {},
-};
-
-const registry = loadEndpointRegistry(queriesDir);
-const snapshot = await snapshotOf(registry, queriesDir, warehouse, { locks: 'ignore' });
-const resolver = createResolver({ engine: warehouse, now: () => new Date('2026-03-10T12:00:00Z') });
-const yoga = createQuerygateYoga({ snapshot: () => snapshot, resolver, logger: pino({ level: 'silent' }) });
+const faces = await fixedAnswerFaces(queriesDir, answer);
+const { snapshot, graphql } = faces;
 
 afterAll(async () => {
-  await resolver.close();
+  await faces.close();
 });
-
-async function graphql(query: string) {
-  const response = await yoga.fetch('http://querygate.test/graphql', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query }),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
 
 describe('a STRUCT column', () => {
   it('is an object on GraphQL, and null where the STRUCT is NULL', async () => {
