@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
+import { demoFunctions } from '../src/demo/catalog.js';
 import { packageRoot } from '../src/paths.js';
 
 /**
@@ -73,14 +74,53 @@ export function residentBytes(pid: number): number | undefined {
   }
 }
 
-/** Studio's log pages' calls on the shipped endpoints (project `default` is the demo's). */
-const studioReads = [
-  '/api/endpoints/query/logs.all?project=default&project_tier=PRO',
-  '/api/endpoints/query/usage.api-counts?project=default&interval=hourly',
-  '/api/endpoints/query/usage.api-counts?project=default&interval=daily',
-  '/api/endpoints/query/functions.invocation-stats?project=default&interval=daily',
-  '/api/endpoints/query/logs.all?project=acme-prod&project_tier=FREE',
-];
+const HOUR = 3_600_000;
+const edgeJoins = `cross join unnest(metadata) as m
+  cross join unnest(m.request) as request
+  cross join unnest(m.response) as response`;
+
+/**
+ * What Studio's log pages send while a user has them open, against `serve --queries supabase`
+ * over the demo's project `default`, each forwarded as apps/studio/lib/api/self-hosted/logs.ts
+ * (supabase/supabase 61af5d5) does: the Logs Explorer's API page (genDefaultQuery, genCountQuery
+ * and genChartQuery of Settings/Logs/Logs.utils.ts at e4c9079, IS_PLATFORM false) and its auth
+ * page, the API report's total requests (SharedAPIReport.constants.ts), the usage counts of the
+ * project home, the auth overview and a function's page. The range is the last hour, Studio's
+ * default; `logs.all` is not cached, the others are for a minute.
+ */
+function studioReads(now: number): string[] {
+  const range = {
+    iso_timestamp_start: new Date(now - HOUR).toISOString(),
+    iso_timestamp_end: new Date(now).toISOString(),
+  };
+  const logsAll = (sql: string) =>
+    `/api/endpoints/query/logs.all?${new URLSearchParams({ project: 'default', sql, ...range })}`;
+  const call = (name: string, params: Record<string, string>) =>
+    `/api/endpoints/query/${name}?${new URLSearchParams({ project: 'default', ...params })}`;
+  const functionId = demoFunctions('default')[0]?.[1].ids.function_id ?? '';
+  return [
+    logsAll(`select id, edge_logs.timestamp, event_message, request.method, request.path, response.status_code
+from edge_logs ${edgeJoins}
+order by timestamp desc
+limit 100`),
+    logsAll(`SELECT count(*) as count FROM edge_logs ${edgeJoins}`),
+    logsAll(`SELECT timestamp_trunc(t.timestamp, minute) as timestamp, count(t.timestamp) as count
+FROM edge_logs t ${edgeJoins}
+where t.timestamp > '${new Date(now - 7 * HOUR).toISOString()}'
+GROUP BY timestamp ORDER BY timestamp ASC`),
+    logsAll(`select id, auth_logs.timestamp, event_message, metadata.level, metadata.status, metadata.path, metadata.msg as msg, metadata.error from auth_logs
+cross join unnest(metadata) as metadata
+order by timestamp desc
+limit 100`),
+    logsAll(`select cast(timestamp_trunc(t.timestamp, hour) as datetime) as timestamp, count(t.id) as count
+FROM edge_logs t ${edgeJoins}
+GROUP BY timestamp ORDER BY timestamp ASC`),
+    call('usage.api-counts', { interval: '1day' }),
+    call('usage.api-requests-count', {}),
+    call('auth.metrics', { interval: '1day' }),
+    call('functions.combined-stats', { function_id: functionId, interval: '1hr' }),
+  ];
+}
 
 export async function measureMemory(options: MemoryOptions): Promise<MemoryResult> {
   const dir = mkdtempSync(join(tmpdir(), 'querygate-memory-'));
@@ -94,9 +134,12 @@ export async function measureMemory(options: MemoryOptions): Promise<MemoryResul
     await sleep(2000);
     const idleBytes = residentBytes(pid) ?? 0;
     const counts = { reads: 0, writes: 0, readFailures: 0, writeFailures: 0 };
+    const reads = studioReads(Date.now());
     const serving = await sampleWhile(pid, options.servingSeconds ?? options.seconds, (until) =>
       Promise.all(
-        range(options.readers ?? 4).map((r) => readLoop(server.url, r, { until, done: false }, counts)),
+        range(options.readers ?? 4).map((r) =>
+          readLoop(server.url, reads, r, { until, done: false }, counts),
+        ),
       ),
     );
     let field = 0;
@@ -115,7 +158,7 @@ export async function measureMemory(options: MemoryOptions): Promise<MemoryResul
       });
       return Promise.all([
         writers,
-        ...range(options.readers ?? 4).map((r) => readLoop(server.url, r, phase, counts)),
+        ...range(options.readers ?? 4).map((r) => readLoop(server.url, reads, r, phase, counts)),
       ]);
     });
     return {
@@ -164,12 +207,13 @@ interface Phase {
 
 async function readLoop(
   url: string,
+  reads: readonly string[],
   reader: number,
   phase: Phase,
   counts: { reads: number; readFailures: number },
 ): Promise<void> {
   for (let i = reader; Date.now() < phase.until && !phase.done; i++) {
-    const response = await fetch(`${url}${studioReads[i % studioReads.length]}`, {
+    const response = await fetch(`${url}${reads[i % reads.length]}`, {
       headers: { 'x-api-key': apiKey },
     }).catch(() => undefined);
     await response?.arrayBuffer().catch(() => undefined);
@@ -224,6 +268,7 @@ function startServer(dir: string, options: MemoryOptions): Promise<Server> {
       HOST: '127.0.0.1',
       QUERYGATE_DATA_DIR: join(dir, 'data'),
       QUERYGATE_DEMO: options.store ? '0' : '1',
+      QUERYGATE_QUERIES_DIR: join(root, 'supabase'),
       QUERYGATE_API_KEYS: apiKey,
       LOG_LEVEL: 'warn',
       ...options.env,

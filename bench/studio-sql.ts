@@ -2,11 +2,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDuckDbEngine } from '../src/backends/duckdb/engine.js';
 import { generateDemoLogs } from '../src/demo/sampler.js';
+import { readSources } from '../src/endpoints/sources.js';
 import type { ParameterValues } from '../src/engines/query-engine.js';
 import { packageRoot, queriesDir } from '../src/paths.js';
 import { type Database, openDatabase } from '../src/storage/database.js';
 import { createLogWriter } from '../src/storage/log-writer.js';
-import { logSources } from '../test/helpers/shipped-sources.js';
 import { percentile } from './stats.js';
 
 /**
@@ -20,6 +20,8 @@ const unifiedLogsPage = join(packageRoot, 'test/fixtures/studio-sql/unified-logs
 const edgeSource = 'cloudflare.logs.prod';
 const HOUR = 3_600_000;
 const demoSpanDays = 3;
+/** The sources as `serve --queries supabase` declares them: the store Studio's pages read. */
+const studioSources = readSources(join(packageRoot, 'supabase'));
 
 export interface StudioStore {
   readonly database: Database;
@@ -42,7 +44,7 @@ export async function fillStudioStore(
   const unit = generateDemoLogs({ now, days: demoSpanDays }).get(edgeSource)?.length ?? 1;
   const scale = edgeRecords / unit;
   const database = await openDatabase(path, memoryLimit ? { memoryLimit } : {});
-  const writer = createLogWriter(database, { sources: logSources, now: () => now });
+  const writer = createLogWriter(database, { sources: studioSources, now: () => now });
   const records: Record<string, number> = {};
   const from = now.getTime() - demoSpanDays * 24 * HOUR;
   for (let after = from; after < now.getTime(); after += HOUR) {
@@ -121,7 +123,7 @@ export async function timeStudioSql(
 ): Promise<StudioSqlResult> {
   const engine = await createDuckDbEngine({
     database,
-    sources: logSources,
+    sources: studioSources,
     queries: [],
     queriesDir,
     timeoutMs: 600_000,

@@ -58,6 +58,11 @@ const environmentSchema = z
       .regex(sizePattern, { message: 'must be a size such as 1GB, 768MiB or 2GB' })
       .default('384MB'),
     QUERYGATE_DUCKDB_THREADS: z.coerce.number().int().min(1).max(256).optional(),
+    QUERYGATE_MEMORY_TARGET: z
+      .string()
+      .trim()
+      .regex(sizePattern, { message: 'must be a size such as 256MiB or 1GB' })
+      .default('256MiB'),
     QUERYGATE_RETENTION_DAYS: z.coerce.number().int().min(0).default(90),
     QUERYGATE_SCHEMA_CHANGE_INTERVAL_MS: z.coerce.number().int().min(0).default(10_000),
     // BigQuery runs a project's queries with a concurrency it computes itself and queues the rest
@@ -141,6 +146,11 @@ export interface Config extends BackendChoice {
   readonly duckdbMemoryLimitBytes: number;
   /** DuckDB's worker threads; undefined leaves DuckDB's default (one per core). */
   readonly duckdbThreads: number | undefined;
+  /**
+   * Resident memory above which DuckDB returns freed memory to the system after each query
+   * (storage/memory-trim.ts), in bytes. @default 256 MiB (QUERYGATE_MEMORY_TARGET)
+   */
+  readonly memoryTargetBytes: number;
   /** Days the embedded store keeps a source's records unless sources.yaml says; 0 keeps them for ever. */
   readonly retentionDays: number;
   /** Least time between two schema changes of one source; new fields wait in `_extra` meanwhile. */
@@ -221,6 +231,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     duckdbMemoryLimit: env.QUERYGATE_DUCKDB_MEMORY_LIMIT,
     duckdbMemoryLimitBytes: sizeBytes(env.QUERYGATE_DUCKDB_MEMORY_LIMIT),
     duckdbThreads: env.QUERYGATE_DUCKDB_THREADS,
+    memoryTargetBytes: sizeBytes(env.QUERYGATE_MEMORY_TARGET),
     retentionDays: env.QUERYGATE_RETENTION_DAYS,
     schemaChangeIntervalMs: env.QUERYGATE_SCHEMA_CHANGE_INTERVAL_MS,
     engineCalls,

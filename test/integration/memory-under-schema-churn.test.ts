@@ -3,15 +3,16 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type MemoryResult, measureMemory } from '../../bench/memory.js';
 
 /**
- * The real server in a child process over the demo store: four readers calling Studio's
- * endpoints for 10 s, then two clients each posting one metadata field never seen before per
+ * The real server in a child process over the demo store, serving `supabase/`: four readers
+ * sending what Studio's log pages send (bench/memory.ts, studioReads) for 10 s, then two clients each posting one metadata field never seen before per
  * request beside the four readers, until 181 new fields (the amount issue 18 measured) or 60 s.
  * Its resident memory is sampled from /proc/<pid>/status every 100 ms.
  *
- * The server runs through tsx, which holds about 100 MiB of its own, so the serving bound is
- * issue 18's 256 MiB plus that and some slack for a loaded 2-core machine (`npm run bench`
- * measures the built server): through tsx serving measured 337-371 MiB and the churn 572-583 MiB
- * (built: 255-337 and 270-669). Before GraphiQL was loaded lazily, start-up garbage collected and
+ * The server runs through tsx, which holds 50-100 MiB of its own, so the serving bound is
+ * issue 18's 256 MiB (the default memory target, storage/memory-trim.ts) plus that and some slack
+ * for a loaded 2-core machine (`npm run bench` measures the built server): through tsx serving
+ * measured 272 MiB and the churn 279 MiB (built: 234 and 360 MiB over 60 s each). Before the
+ * memory target, serving the spec's endpoints measured 337-371 MiB and the churn 572-583 MiB. Before GraphiQL was loaded lazily, start-up garbage collected and
  * stores used 16 KiB blocks, the built server measured 440-480 and 470-725 MiB; before schema
  * changes were paced and checkpointed the churn drove RSS to about 2 GiB in 20 s.
  */
@@ -27,15 +28,16 @@ describe.skipIf(!existsSync('/proc/self/status'))('memory over the demo store', 
     summary = `idle ${at(result.idleBytes)} MiB, serving ${at(result.servingPeakBytes)} MiB, churn ${at(result.churnPeakBytes)} MiB, ${result.newFieldRequests} new fields`;
   }, 180_000);
 
-  it('stays within 448 MiB RSS while four readers call Studio’s endpoints', () => {
+  it('stays within 352 MiB RSS while four readers send what Studio’s pages send', () => {
     expect(result.reads, summary).toBeGreaterThan(20);
-    expect(result.servingPeakBytes, summary).toBeLessThanOrEqual(448 * mib);
+    expect(result.servingPeakBytes, summary).toBeLessThanOrEqual(352 * mib);
   });
 
   it('stays within 1 GiB RSS while two writers add 181 fields one per request beside four readers, every request acknowledged', () => {
     expect(result.newFieldRequests, summary).toBeGreaterThan(10);
     expect(result.writeFailures, summary).toBe(0);
-    expect(result.churnSamples.length, summary).toBeGreaterThan(50);
+    // Sampled every 100 ms: the phase ran (181 fields take some 5 s) and was measured.
+    expect(result.churnSamples.length, summary).toBeGreaterThan(20);
     expect(result.churnPeakBytes, summary).toBeLessThanOrEqual(1024 * mib);
   });
 });

@@ -8,6 +8,7 @@ import { translateToDuckDb } from '../../sql/translate.js';
 import { openDatabase } from '../../storage/database.js';
 import { ensureLogTables } from '../../storage/log-tables.js';
 import { createLogWriter } from '../../storage/log-writer.js';
+import { startMemoryTrim } from '../../storage/memory-trim.js';
 import { startRetention } from '../../storage/retention.js';
 import { retentionPolicy } from '../../storage/retention-policy.js';
 import { createTableWriter } from '../../storage/table-writer.js';
@@ -54,6 +55,11 @@ export const duckdbBackend: Backend<undefined> = {
     });
     await writer.ready();
     await withConnection(database, (setup) => ensureWarehouseTables(setup, tables));
+    // Real timers even when the clock is a test's: RSS is the process's, not simulated.
+    const memoryTrim =
+      settings.memoryTargetBytes === undefined
+        ? undefined
+        : await startMemoryTrim({ database, targetBytes: settings.memoryTargetBytes, timers: systemTimers });
     const retention = startRetention({
       writer,
       sources,
@@ -94,6 +100,7 @@ export const duckdbBackend: Backend<undefined> = {
       storeBytes: () => fileBytes([database.path, `${database.path}.wal`, `${database.path}.journal`]),
       async close() {
         tableWriter.close();
+        await memoryTrim?.stop();
         await retention.stop();
         await writer.close();
         database.close();
