@@ -56,7 +56,7 @@ const environmentSchema = z
       .string()
       .trim()
       .regex(sizePattern, { message: 'must be a size such as 1GB, 768MiB or 2GB' })
-      .default('384MB'),
+      .default('256MB'),
     QUERYGATE_DUCKDB_THREADS: z.coerce.number().int().min(1).max(256).optional(),
     QUERYGATE_MEMORY_TARGET: z
       .string()
