@@ -1,5 +1,11 @@
-import autocannon from 'autocannon';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { packageRoot } from '../src/paths.js';
 import { summarise } from './stats.js';
+
+const run = promisify(execFile);
+const loadProcess = join(packageRoot, 'bench/load-process.ts');
 
 export interface LoadResult {
   readonly requestsPerSecond: number;
@@ -21,34 +27,38 @@ export interface LoadRequest {
   readonly cpuSeconds?: () => number | undefined;
 }
 
-/** `connections` concurrent keep-alive connections hammering one request for `seconds`. */
+/**
+ * `connections` concurrent keep-alive connections hammering one request for `seconds`, from a
+ * fresh process (bench/load-process.ts): the same client for every target and every run.
+ */
 export async function load(request: LoadRequest, connections: number, seconds: number): Promise<LoadResult> {
-  let counter = 0;
-  const template = request.body ?? '';
   const cpuBefore = request.cpuSeconds?.();
-  const result = await autocannon({
+  const spec = {
     url: request.url,
     method: request.method ?? 'GET',
     headers: request.headers,
-    body: request.uniqueBodies ? undefined : request.body,
-    ...(request.uniqueBodies
-      ? {
-          requests: [
-            {
-              setupRequest: (sent) => ({ ...sent, body: template.replace('{n}', String(counter++)) }),
-            },
-          ],
-        }
-      : {}),
+    body: request.body,
+    uniqueBodies: request.uniqueBodies,
     connections,
-    duration: seconds,
+    seconds,
+  };
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', loadProcess], {
+    env: { ...process.env, LOAD: JSON.stringify(spec) },
+    maxBuffer: 1 << 20,
   });
+  const result = JSON.parse(stdout) as {
+    average: number;
+    total: number;
+    p50: number;
+    p99: number;
+    non2xx: number;
+  };
   return {
-    requestsPerSecond: Math.round(result.requests.average),
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
+    requestsPerSecond: Math.round(result.average),
+    p50Ms: result.p50,
+    p99Ms: result.p99,
     non2xx: result.non2xx,
-    cpuMicrosPerRequest: cpuPerRequest(cpuBefore, request.cpuSeconds?.(), result.requests.total),
+    cpuMicrosPerRequest: cpuPerRequest(cpuBefore, request.cpuSeconds?.(), result.total),
   };
 }
 

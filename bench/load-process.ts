@@ -1,0 +1,48 @@
+import autocannon from 'autocannon';
+
+/**
+ * One load of `cached-load.ts`, in a process of its own: autocannon runs in a fresh Node each
+ * time, so every target of a side-by-side table is loaded by the same client, not by one whose
+ * heap and JIT state depend on what the bench did before (generating a million rows, a thousand
+ * earlier requests), which measured anywhere from 28k to 77k req/s against one server.
+ * Reads its request from the environment (`LOAD`, JSON) and prints autocannon's figures as JSON.
+ */
+interface LoadSpec {
+  readonly url: string;
+  readonly method: 'GET' | 'POST';
+  readonly headers?: Record<string, string>;
+  readonly body?: string;
+  readonly uniqueBodies?: boolean;
+  readonly connections: number;
+  readonly seconds: number;
+}
+
+const spec = JSON.parse(process.env.LOAD ?? '{}') as LoadSpec;
+let counter = 0;
+const template = spec.body ?? '';
+const result = await autocannon({
+  url: spec.url,
+  method: spec.method,
+  headers: spec.headers,
+  body: spec.uniqueBodies ? undefined : spec.body,
+  ...(spec.uniqueBodies
+    ? {
+        requests: [
+          {
+            setupRequest: (sent) => ({ ...sent, body: template.replace('{n}', String(counter++)) }),
+          },
+        ],
+      }
+    : {}),
+  connections: spec.connections,
+  duration: spec.seconds,
+});
+process.stdout.write(
+  JSON.stringify({
+    average: result.requests.average,
+    total: result.requests.total,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+  }),
+);
