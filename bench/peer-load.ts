@@ -125,7 +125,7 @@ export async function measurePeers(
         connections: options.connections,
         seconds: options.seconds,
         rounds: options.rounds,
-        warmUpSeconds: Math.min(2, options.seconds),
+        warmUpSeconds: options.seconds,
       },
     );
     const floor = results['bare node:http'];
