@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { LRUCache } from 'lru-cache';
 import type { QueryResult } from '../engines/query-engine.js';
+import { largestStringBody } from '../http/send-raw.js';
 import type { CacheOutcome, EndpointMetrics, Metrics } from '../metrics/metrics.js';
 import { canonicalKey } from '../resolve/canonical-key.js';
 import type { Resolver, ReusedCall } from '../resolve/resolver.js';
@@ -192,8 +193,7 @@ export function createResponseReplay(options: ResponseReplayOptions) {
     /** Keeps yoga's clean answer to a request when every call it made caches. */
     keep(key: ReplayKey, answer: Answer, calls: readonly KeptCall[]): void {
       if (answer.status !== 200 || !calls.every(({ endpoint }) => endpoint.cacheSeconds > 0)) return;
-      // Small bodies as text: Node sends a string joined to the head (see rest/result-body.ts);
-      // larger ones as bytes, since a string would be encoded again on every replay.
+      // Small bodies as text, larger ones as bytes (see `largestStringBody`).
       const bytes = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
       const body = bytes.length > largestStringBody ? bytes : bytes.toString('utf8');
       const length = bytes.length;
@@ -274,8 +274,6 @@ function createHeadStrings() {
 }
 
 type HeadStrings = ReturnType<typeof createHeadStrings>;
-
-const largestStringBody = 8 * 1024;
 
 // A GET's body, the same empty buffer for every key (a buffer nothing writes into).
 const noBody = Buffer.alloc(0);

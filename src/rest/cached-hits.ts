@@ -8,6 +8,7 @@ import type { EarlyAnswer } from '../http/early-answer.js';
 import type { EndpointMetrics, Metrics } from '../metrics/metrics.js';
 import { canonicalKey } from '../resolve/canonical-key.js';
 import type { Resolver } from '../resolve/resolver.js';
+import { byNamePrefix, logflareCallPrefixes } from './call-paths.js';
 import { type Query, queryParameterValues } from './parameter-values.js';
 import { resultResponse } from './result-body.js';
 
@@ -71,7 +72,7 @@ export function cachedHits(options: CachedHitsOptions): EarlyAnswer {
   return (req, res, scopeOf) => {
     if (req.method !== 'GET' || !plainGet(req)) return false;
     const target = req.url as string;
-    if (!target.startsWith(byName) && !target.startsWith(logflarePrefix)) return false;
+    if (!startsACallPath(target)) return false;
     // A key in the query string: the only case where the key check needs the query parsed.
     const query = target.includes('api_key') ? parseTargetQuery(target) : undefined;
     if (scopeOf(req.socket, presentedApiKey(req, query)) !== 'all') return false;
@@ -109,23 +110,27 @@ function parseTargetQuery(target: string): Query {
   return queryAt === -1 ? {} : parseQuery(target.slice(queryAt + 1));
 }
 
-// The routes of endpoint-routes.ts that call an endpoint: querygate's by name, Logflare's by
-// UUID or name. A path the router would decode or treat specially goes to the router.
-const byIdOrName = [
-  '/api/endpoints/query/name/',
-  '/api/endpoints/query/',
-  '/endpoints/query/name/',
-  '/endpoints/query/',
+// The call paths the routes serve, longest prefix first (`name/` before a bare ref). A path the
+// router would decode or treat specially goes to the router.
+const byIdOrName = logflareCallPrefixes.flatMap((prefix) => [`${prefix}/name/`, `${prefix}/`]);
+/** Where every call path starts: querygate's, and Logflare's outside `/api/endpoints/`. */
+const callPathStarts = [
+  byNamePrefix,
+  ...logflareCallPrefixes.filter((prefix) => !prefix.startsWith(byNamePrefix)).map((prefix) => `${prefix}/`),
 ];
-const byName = '/api/endpoints/';
-const logflarePrefix = '/endpoints/query/';
+
+function startsACallPath(target: string): boolean {
+  for (const start of callPathStarts) if (target.startsWith(start)) return true;
+  return false;
+}
+
 const plainRef = /^[A-Za-z0-9._-]+$/;
 
 function calledEndpoint(registry: EndpointRegistry, path: string): Endpoint | undefined {
   for (const prefix of byIdOrName) {
     if (path.startsWith(prefix)) return found(registry, path.slice(prefix.length), false);
   }
-  return path.startsWith(byName) ? found(registry, path.slice(byName.length), true) : undefined;
+  return path.startsWith(byNamePrefix) ? found(registry, path.slice(byNamePrefix.length), true) : undefined;
 }
 
 function found(registry: EndpointRegistry, ref: string, nameOnly: boolean): Endpoint | undefined {

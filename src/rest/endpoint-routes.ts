@@ -16,6 +16,7 @@ import type { Resolver } from '../resolve/resolver.js';
 import { allowMethods } from './allow-methods.js';
 import { cacheHeaders } from './cache-headers.js';
 import { cachedHits } from './cached-hits.js';
+import { byNamePrefix, logflareCallPrefixes } from './call-paths.js';
 import { parameterValues, type Query } from './parameter-values.js';
 import { resultResponse } from './result-body.js';
 
@@ -99,7 +100,7 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
     }
     app.route<{ Params: { ref: string } }>({
       method: [...allMethods],
-      url: '/api/endpoints/:ref',
+      url: `${byNamePrefix}:ref`,
       handler: (request, reply) => {
         const endpoint = registry().find(request.params.ref);
         if (!endpoint || endpoint.name !== request.params.ref) {
@@ -109,7 +110,7 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
         return answer(endpoint, request, reply);
       },
     });
-    for (const prefix of ['/api/endpoints/query', '/endpoints/query']) {
+    for (const prefix of logflareCallPrefixes) {
       for (const url of [`${prefix}/:ref`, `${prefix}/name/:ref`]) {
         app.route<{ Params: { ref: string } }>({ method: [...allMethods], url, handler: logflareRoute });
       }
