@@ -1,18 +1,58 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Querygate, startQuerygate } from '../../src/server.js';
+import { type Querygate, type StartOptions, startQuerygate } from '../../src/server.js';
 import { type FixtureEvent, fixtureEvents, fixtureNow, toIngestEvent } from '../fixtures/spec-fixture.js';
 import { type CountingEngine, createCountingEngine } from './counting-engine.js';
 import { createManualTime, type ManualTime } from './manual-time.js';
 import { testApiKey, testConfig } from './querygate-server.js';
 
-/** A real server on a manual clock whose engine counts the queries that reach it. */
-export interface CountedQuerygate {
+/** A real server on a temporary data dir whose engine counts (and can hold) the runs reaching it. */
+export interface ServerWithCountingEngine {
   readonly app: Querygate;
   readonly engine: CountingEngine;
-  readonly time: ManualTime;
+  /** Releases held runs, stops the server and removes its data dir. */
   close(): Promise<void>;
+}
+
+/**
+ * Starts the server with `testConfig` and `environment`, its real engine wrapped in a
+ * `CountingEngine`; `options` are the server's other test options (a clock, timers).
+ */
+export async function startWithCountingEngine(
+  environment: Readonly<Record<string, string>> = {},
+  options: Pick<StartOptions, 'now' | 'timers'> = {},
+): Promise<ServerWithCountingEngine> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'querygate-counted-'));
+  let engine: CountingEngine | undefined;
+  try {
+    const app = await startQuerygate(testConfig(dataDir, environment), {
+      ...options,
+      wrapEngine: (inner) => {
+        engine = createCountingEngine(inner);
+        return engine;
+      },
+    });
+    if (!engine) throw new Error('the server started without wrapping its engine');
+    const counting = engine;
+    return {
+      app,
+      engine: counting,
+      async close() {
+        counting.release();
+        await app.close();
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** A real server on a manual clock whose engine counts the queries that reach it. */
+export interface CountedQuerygate extends ServerWithCountingEngine {
+  readonly time: ManualTime;
 }
 
 /**
@@ -20,25 +60,11 @@ export interface CountedQuerygate {
  * warm runs, and ingests the spec fixture over HTTP, one batch per source.
  */
 export async function startCountedQuerygate(): Promise<CountedQuerygate> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'querygate-counted-'));
   const time = createManualTime(fixtureNow);
-  let engine: CountingEngine | undefined;
-  let app: Querygate | undefined;
-  const close = async () => {
-    await app?.close();
-    await rm(dataDir, { recursive: true, force: true });
-  };
+  const server = await startWithCountingEngine({}, { now: time.now, timers: time.timers });
+  const { app } = server;
   try {
-    app = await startQuerygate(testConfig(dataDir), {
-      now: time.now,
-      timers: time.timers,
-      wrapEngine: (inner) => {
-        engine = createCountingEngine(inner);
-        return engine;
-      },
-    });
-    const started = app;
-    time.settleWith(() => started.resolver.idle());
+    time.settleWith(() => app.resolver.idle());
     const bySource = new Map<string, FixtureEvent[]>();
     for (const event of fixtureEvents)
       bySource.set(event.source, [...(bySource.get(event.source) ?? []), event]);
@@ -50,10 +76,9 @@ export async function startCountedQuerygate(): Promise<CountedQuerygate> {
       });
       if (response.status !== 200) throw new Error(`ingesting ${source}: ${response.status}`);
     }
-    if (!engine) throw new Error('the server started without wrapping its engine');
-    return { app, engine, time, close };
+    return { ...server, time };
   } catch (error) {
-    await close();
+    await server.close();
     throw error;
   }
 }

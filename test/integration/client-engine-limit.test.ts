@@ -1,10 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Querygate, startQuerygate } from '../../src/server.js';
-import { type CountingEngine, createCountingEngine } from '../helpers/counting-engine.js';
-import { byName, testConfig } from '../helpers/querygate-server.js';
+import type { Querygate } from '../../src/server.js';
+import { type ServerWithCountingEngine, startWithCountingEngine } from '../helpers/counted-querygate.js';
+import type { CountingEngine } from '../helpers/counting-engine.js';
+import { byName } from '../helpers/querygate-server.js';
 
 // The per-client bound on engine calls, over real HTTP: two clients told apart by their API
 // keys, on the real DuckDB engine behind a counter that holds runs until released.
@@ -14,31 +12,21 @@ const keyB = 'client-b-key-0123456789';
 const limit = 2;
 const queue = 5;
 
-let dataDir: string;
+let server: ServerWithCountingEngine;
 let app: Querygate;
 let engine: CountingEngine;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'querygate-client-limit-'));
-  app = await startQuerygate(
-    testConfig(dataDir, {
-      QUERYGATE_API_KEYS: `${keyA},${keyB}`,
-      QUERYGATE_CLIENT_ENGINE_CALLS: String(limit),
-      QUERYGATE_CLIENT_QUEUE: String(queue),
-    }),
-    {
-      wrapEngine: (inner) => {
-        engine = createCountingEngine(inner);
-        return engine;
-      },
-    },
-  );
+  server = await startWithCountingEngine({
+    QUERYGATE_API_KEYS: `${keyA},${keyB}`,
+    QUERYGATE_CLIENT_ENGINE_CALLS: String(limit),
+    QUERYGATE_CLIENT_QUEUE: String(queue),
+  });
+  ({ app, engine } = server);
 });
 
 afterAll(async () => {
-  engine?.release();
-  await app?.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await server?.close();
 });
 
 /** A call of usage.api-counts that must run (`no-cache`), so each one starts its own engine run. */

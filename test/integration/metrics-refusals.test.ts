@@ -1,42 +1,30 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Querygate, startQuerygate } from '../../src/server.js';
-import { type CountingEngine, createCountingEngine } from '../helpers/counting-engine.js';
+import type { Querygate } from '../../src/server.js';
+import { type ServerWithCountingEngine, startWithCountingEngine } from '../helpers/counted-querygate.js';
+import type { CountingEngine } from '../helpers/counting-engine.js';
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text.js';
-import { byName, testApiKey, testConfig } from '../helpers/querygate-server.js';
+import { byName, testApiKey } from '../helpers/querygate-server.js';
 
 // Refusals for load and time, driven on a real server (the real DuckDB engine behind a counter
 // that holds runs until released): one run per client, one call waiting, a short timeout. What
 // /metrics says is compared with the answers the calls got.
 
 const timeoutMs = 400;
-let dataDir: string;
+let server: ServerWithCountingEngine;
 let app: Querygate;
 let engine: CountingEngine;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'querygate-metrics-refusals-'));
-  app = await startQuerygate(
-    testConfig(dataDir, {
-      QUERYGATE_CLIENT_ENGINE_CALLS: '1',
-      QUERYGATE_CLIENT_QUEUE: '1',
-      QUERYGATE_QUERY_TIMEOUT_MS: String(timeoutMs),
-    }),
-    {
-      wrapEngine: (inner) => {
-        engine = createCountingEngine(inner);
-        return engine;
-      },
-    },
-  );
+  server = await startWithCountingEngine({
+    QUERYGATE_CLIENT_ENGINE_CALLS: '1',
+    QUERYGATE_CLIENT_QUEUE: '1',
+    QUERYGATE_QUERY_TIMEOUT_MS: String(timeoutMs),
+  });
+  ({ app, engine } = server);
 });
 
 afterAll(async () => {
-  engine?.release();
-  await app?.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await server?.close();
 });
 
 const withKey = { 'x-api-key': testApiKey };
