@@ -2,10 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../bench/generate-logs.js';
 import { logSources } from '../helpers/shipped-sources.js';
+import { firstColumnText, readStoreFile } from '../helpers/store-file.js';
 
 /**
  * The guarantee "an acknowledged record survives kill -9 at any moment; the store always opens",
@@ -117,22 +117,13 @@ async function ingestUntilStopped(
 }
 
 async function storedIds(file: string): Promise<Map<string, Set<string>>> {
-  const instance = await DuckDBInstance.create(file, {
-    autoinstall_known_extensions: 'false',
-    autoload_known_extensions: 'false',
-  });
-  const connection = await instance.connect();
-  try {
+  return readStoreFile(file, async (connection) => {
     const stored = new Map<string, Set<string>>();
     for (const source of logSources) {
-      const reader = await connection.runAndReadAll(`SELECT id FROM "${source.name}"`);
-      stored.set(source.name, new Set(reader.getRows().map(([id]) => String(id))));
+      stored.set(source.name, await firstColumnText(connection, `SELECT id FROM "${source.name}"`));
     }
     return stored;
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
+  });
 }
 
 describe('kill -9 during ingestion', () => {

@@ -2,11 +2,11 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../bench/generate-logs.js';
 import { packageRoot } from '../../src/paths.js';
 import { spawnQuerygate } from '../helpers/querygate-child.js';
+import { firstColumnText, readStoreFile } from '../helpers/store-file.js';
 
 /**
  * "An acknowledged record survives kill -9" for rows posted into a table source (the warehouse
@@ -109,19 +109,8 @@ async function postUntilStopped(
   return acknowledged;
 }
 
-async function storedOrderIds(file: string): Promise<Set<string>> {
-  const instance = await DuckDBInstance.create(file, {
-    autoinstall_known_extensions: 'false',
-    autoload_known_extensions: 'false',
-  });
-  const connection = await instance.connect();
-  try {
-    const reader = await connection.runAndReadAll('SELECT order_id FROM orders');
-    return new Set(reader.getRows().map(([id]) => String(id)));
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
+function storedOrderIds(file: string): Promise<Set<string>> {
+  return readStoreFile(file, (connection) => firstColumnText(connection, 'SELECT order_id FROM orders'));
 }
 
 describe('kill -9 during ingestion into a table source', () => {
