@@ -29,9 +29,15 @@ export interface LoadRequest {
 
 /**
  * `connections` concurrent keep-alive connections hammering one request for `seconds`, from a
- * fresh process (bench/load-process.ts): the same client for every target and every run.
+ * fresh process (bench/load-process.ts): the same client for every target and every run. With
+ * `cpus` (a `taskset -c` list) the load generator runs on those CPUs only.
  */
-export async function load(request: LoadRequest, connections: number, seconds: number): Promise<LoadResult> {
+export async function load(
+  request: LoadRequest,
+  connections: number,
+  seconds: number,
+  cpus?: string,
+): Promise<LoadResult> {
   const cpuBefore = request.cpuSeconds?.();
   const spec = {
     url: request.url,
@@ -42,7 +48,10 @@ export async function load(request: LoadRequest, connections: number, seconds: n
     connections,
     seconds,
   };
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', loadProcess], {
+  const command = [process.execPath, '--import', 'tsx', loadProcess];
+  if (cpus !== undefined) command.unshift('taskset', '-c', cpus);
+  const [file = '', ...args] = command;
+  const { stdout } = await run(file, args, {
     env: { ...process.env, LOAD: JSON.stringify(spec) },
     maxBuffer: 1 << 20,
   });
@@ -67,13 +76,27 @@ function cpuPerRequest(before: number | undefined, after: number | undefined, re
   return Math.round(((after - before) * 1e7) / requests) / 10;
 }
 
-export interface SideBySideOptions {
+export interface SideBySideOptions<Name extends string> {
   readonly connections: number;
   readonly seconds: number;
   /** Rounds of one load per target each, in turn; each figure is the median over rounds. */
   readonly rounds: number;
   /** A first, unrecorded load per target, so every server is past JIT warm-up when timed. */
   readonly warmUpSeconds: number;
+  /** The load generator's CPUs (a `taskset -c` list); undefined lets it run anywhere. */
+  readonly loadCpus?: string;
+  /**
+   * Targets others are measured against: loaded first in every round and once more after the
+   * last, so every round's loads lie between two of theirs (see `bracketedRatio`).
+   */
+  readonly floors?: readonly NoInfer<Name>[];
+}
+
+export interface SideBySide<Name extends string> {
+  /** Per target, the median of its rounds' requests/s, p50, p99 and CPU per request. */
+  readonly medians: Record<Name, LoadResult>;
+  /** Per target, its loads round by round; a floor's ends with the closing load. */
+  readonly runs: Record<Name, readonly LoadResult[]>;
 }
 
 /**
@@ -83,28 +106,53 @@ export interface SideBySideOptions {
  */
 export async function loadSideBySide<Name extends string>(
   targets: Record<Name, LoadRequest>,
-  options: SideBySideOptions,
-): Promise<Record<Name, LoadResult>> {
-  const names = Object.keys(targets) as Name[];
-  for (const name of names) await load(targets[name], options.connections, options.warmUpSeconds);
-  const runs = new Map<Name, LoadResult[]>(names.map((name) => [name, []]));
+  options: SideBySideOptions<Name>,
+): Promise<SideBySide<Name>> {
+  const floors = options.floors ?? [];
+  const names = [...floors, ...(Object.keys(targets) as Name[]).filter((name) => !floors.includes(name))];
+  const loadOf = (name: Name, seconds: number) =>
+    load(targets[name], options.connections, seconds, options.loadCpus);
+  for (const name of names) await loadOf(name, options.warmUpSeconds);
+  const runs = Object.fromEntries(names.map((name) => [name, [] as LoadResult[]])) as Record<
+    Name,
+    LoadResult[]
+  >;
   for (let round = 0; round < options.rounds; round++) {
-    for (const name of names)
-      runs.get(name)?.push(await load(targets[name], options.connections, options.seconds));
+    for (const name of names) runs[name].push(await loadOf(name, options.seconds));
   }
-  const median = (values: number[]) => summarise(values).medianMs;
-  const results = {} as Record<Name, LoadResult>;
+  for (const name of floors) runs[name].push(await loadOf(name, options.seconds));
+  const medians = {} as Record<Name, LoadResult>;
   for (const name of names) {
-    const measured = runs.get(name) ?? [];
-    results[name] = {
+    const measured = runs[name].slice(0, options.rounds);
+    medians[name] = {
       requestsPerSecond: Math.round(median(measured.map((run) => run.requestsPerSecond))),
       p50Ms: median(measured.map((run) => run.p50Ms)),
       p99Ms: median(measured.map((run) => run.p99Ms)),
-      non2xx: measured.reduce((sum, run) => sum + run.non2xx, 0),
+      non2xx: runs[name].reduce((sum, run) => sum + run.non2xx, 0),
       cpuMicrosPerRequest: measured.some((run) => run.cpuMicrosPerRequest === undefined)
         ? undefined
         : median(measured.map((run) => run.cpuMicrosPerRequest ?? 0)),
     };
   }
-  return results;
+  return { medians, runs };
 }
+
+/**
+ * `of` over `floor`, one figure per round of `loadSideBySide` (a floor has one load more than the
+ * rounds): each round's figure over the geometric mean of the floor's loads just before and just
+ * after it, then the median of those. The machine's speed drifts over a run (on a shared host the
+ * kernel's copy of a response into the socket took 3% of a server's time in one load and 15% in
+ * the next): a ratio of loads minutes apart keeps that drift; one of neighbours in time cancels it.
+ */
+export function bracketedRatio(of: readonly number[], floor: readonly number[]): number {
+  const ratios = of.map((value, round) => {
+    const before = floor[round];
+    const after = floor[round + 1];
+    if (before === undefined || after === undefined)
+      throw new Error('a floor needs a load per round and one more');
+    return value / Math.sqrt(before * after);
+  });
+  return median(ratios);
+}
+
+const median = (values: number[]) => summarise(values).medianMs;

@@ -2,21 +2,33 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { packageRoot } from '../src/paths.js';
-import { type LoadResult, loadSideBySide } from './cached-load.js';
-import { type ServedProcess, startBareServer, startPeerProcess } from './processes.js';
+import { bracketedRatio, type LoadResult, loadSideBySide } from './cached-load.js';
+import {
+  pinProcess,
+  type ServedProcess,
+  servedHeaders,
+  splitCpus,
+  startBareServer,
+  startPeerProcess,
+} from './processes.js';
 import { ratio } from './stats.js';
 
 /** One row of the peer table: a server answering the same bytes (or the same GraphQL data). */
 export interface PeerRow extends LoadResult {
   readonly case: string;
-  /** requests/s over bare node:http's (a GET, its request body-less). */
+  /**
+   * requests/s over bare node:http's (a GET, its request body-less), round by round against the
+   * bare loads either side (see `bracketedRatio`), median over rounds.
+   */
   readonly servingRatio: number;
-  /** requests/s over the bare node:http POST peer's (it reads a JSON body, as replayed GraphQL does). */
+  /** The same over the bare node:http POST peer's (it reads a JSON body, as replayed GraphQL does). */
   readonly postServingRatio: number;
-  /** bare node:http's server CPU per request over this row's: 1 is as cheap as the bare GET. */
+  /** bare node:http's server CPU per request over this row's, likewise: 1 is as cheap as the bare GET. */
   readonly cpuRatio: number | undefined;
   /** The bare POST peer's server CPU per request over this row's. */
   readonly postCpuRatio: number | undefined;
+  /** Every load's requests/s and server CPU µs per request, round by round (a floor's closing one last). */
+  readonly loads: readonly (readonly [number, number | undefined])[];
 }
 
 export interface PeerTable {
@@ -24,6 +36,8 @@ export interface PeerTable {
   readonly connections: number;
   readonly seconds: number;
   readonly rounds: number;
+  /** The servers' and the load generator's CPUs (`taskset -c` lists); undefined when not pinned. */
+  readonly cpus: { readonly servers: string; readonly load: string } | undefined;
   readonly rows: readonly PeerRow[];
   /** querygate's executed GraphQL requests/s over mercurius + graphql-jit's, same operation. */
   readonly executedVsMercuriusJit: number;
@@ -49,7 +63,8 @@ export const peerOperation = /* GraphQL */ `query Stats($project: String!) {
  * Cached answers of querygate beside its peers, loaded in turn round after round: bare node:http
  * and a bare Fastify route serving the REST hit's bytes, querygate's REST hit, its replayed and
  * its executed GraphQL, and mercurius with graphql-jit executing the same operation over the same
- * SDL and rows. Each figure is the median of the rounds, with the serving process's CPU per request.
+ * SDL and rows. Each figure is the median of the rounds, with the serving process’s CPU per request;
+ * each server runs on one CPU and the load generator on the others (see `splitCpus`).
  */
 export async function measurePeers(
   server: ServedProcess,
@@ -59,7 +74,8 @@ export async function measurePeers(
 ): Promise<PeerTable> {
   const headers = { 'x-api-key': apiKey };
   const restUrl = `${server.url}/api/endpoints/functions.invocation-stats?project=${encodeURIComponent(project)}&interval=1hr`;
-  const restBody = await (await fetch(restUrl, { headers })).text();
+  const restAnswer = await fetch(restUrl, { headers });
+  const restBody = await restAnswer.text();
   const graphqlBody = JSON.stringify({ query: peerOperation, variables: { project } });
   const graphqlHeaders = { ...headers, 'content-type': 'application/json' };
   const graphqlAnswer = await fetch(`${server.url}/graphql`, {
@@ -83,13 +99,21 @@ export async function measurePeers(
   );
   const peers: ServedProcess[] = [];
   try {
-    const bare = await startBareServer(restBody);
+    // The floors send the bytes querygate sends, headers included (`cache-control` and `age` on
+    // a REST hit, which its route must send), so their ratios are what querygate costs beyond them.
+    const bare = await startBareServer(restBody, [], { headers: servedHeaders(restAnswer) });
     peers.push(bare);
     // Replayed GraphQL is a POST answered from its JSON body: its ceiling reads that body and
     // sends the replayed answer's bytes.
-    const barePost = await startBareServer(graphqlText, [], { readsBody: true });
+    const barePost = await startBareServer(graphqlText, [], {
+      readsBody: true,
+      headers: servedHeaders(graphqlAnswer),
+    });
     peers.push(barePost);
-    const fastify = await startPeerProcess('bare-fastify.ts', { BODY: restBody });
+    const fastify = await startPeerProcess('bare-fastify.ts', {
+      BODY: restBody,
+      HEADERS: JSON.stringify(servedHeaders(restAnswer)),
+    });
     peers.push(fastify);
     const mercurius = await startPeerProcess('mercurius-jit.ts', {
       SCHEMA_FILE: join(packageRoot, 'schema/schema.graphql'),
@@ -111,7 +135,16 @@ export async function measurePeers(
       uniqueBodies,
       cpuSeconds: cpu(served),
     });
-    const results = await loadSideBySide(
+    const floorNames = [
+      'bare node:http',
+      'bare node:http POST (reads the body)',
+      'mercurius + graphql-jit executed',
+    ] as const;
+    // Each server on the servers' CPU for the table's length, the querygate server given back
+    // every CPU after it (the full bench goes on using it).
+    const cpus = splitCpus();
+    if (cpus !== undefined) for (const served of [server, ...peers]) pinProcess(served, cpus.servers);
+    const { medians, runs } = await loadSideBySide(
       {
         'bare node:http': { url: bare.url, headers, cpuSeconds: cpu(bare) },
         'bare node:http POST (reads the body)': post(barePost.url, barePost, graphqlBody),
@@ -126,22 +159,48 @@ export async function measurePeers(
         seconds: options.seconds,
         rounds: options.rounds,
         warmUpSeconds: options.seconds,
+        loadCpus: cpus?.load,
+        floors: floorNames,
       },
-    );
-    const floor = results['bare node:http'];
-    const postFloor = results['bare node:http POST (reads the body)'];
-    const cpuRatio = (of: number | undefined, over: number | undefined) =>
-      of === undefined || over === undefined ? undefined : ratio(of, over);
-    const rows = Object.entries(results).map(([name, result]) => {
+    ).finally(() => {
+      if (cpus !== undefined) pinProcess(server, cpus.all);
+    });
+    const requestsPerSecond = (name: keyof typeof runs) => runs[name].map((run) => run.requestsPerSecond);
+    // Requests per CPU second: its ratio is the floor's CPU per request over the row's.
+    const perCpuSecond = (name: keyof typeof runs) =>
+      runs[name].some((run) => run.cpuMicrosPerRequest === undefined)
+        ? undefined
+        : runs[name].map((run) => 1 / (run.cpuMicrosPerRequest as number));
+    const against = (name: keyof typeof runs, floor: (typeof floorNames)[number]) => {
+      const ofCpu = perCpuSecond(name);
+      const floorCpu = perCpuSecond(floor);
+      if (name === floor) return { serving: 1, cpu: ofCpu && 1 };
+      return {
+        serving: ratio(
+          bracketedRatio(requestsPerSecond(name).slice(0, options.rounds), requestsPerSecond(floor)),
+          1,
+        ),
+        cpu:
+          ofCpu === undefined || floorCpu === undefined
+            ? undefined
+            : ratio(bracketedRatio(ofCpu.slice(0, options.rounds), floorCpu), 1),
+      };
+    };
+    const rows = (Object.keys(medians) as (keyof typeof medians)[]).map((name) => {
+      const result = medians[name];
       if (result.non2xx > 0)
         throw new Error(`${name} answered ${result.non2xx} requests with a non-2xx status`);
+      const get = against(name, 'bare node:http');
+      const post = against(name, 'bare node:http POST (reads the body)');
+
       return {
         case: name,
         ...result,
-        servingRatio: ratio(result.requestsPerSecond, floor.requestsPerSecond),
-        postServingRatio: ratio(result.requestsPerSecond, postFloor.requestsPerSecond),
-        cpuRatio: cpuRatio(floor.cpuMicrosPerRequest, result.cpuMicrosPerRequest),
-        postCpuRatio: cpuRatio(postFloor.cpuMicrosPerRequest, result.cpuMicrosPerRequest),
+        servingRatio: get.serving,
+        postServingRatio: post.serving,
+        cpuRatio: get.cpu,
+        postCpuRatio: post.cpu,
+        loads: runs[name].map((run) => [run.requestsPerSecond, run.cpuMicrosPerRequest] as const),
       };
     });
     return {
@@ -153,11 +212,10 @@ export async function measurePeers(
       connections: options.connections,
       seconds: options.seconds,
       rounds: options.rounds,
+      cpus: cpus && { servers: cpus.servers, load: cpus.load },
       rows,
-      executedVsMercuriusJit: ratio(
-        results['querygate GraphQL executed'].requestsPerSecond,
-        results['mercurius + graphql-jit executed'].requestsPerSecond,
-      ),
+      executedVsMercuriusJit: against('querygate GraphQL executed', 'mercurius + graphql-jit executed')
+        .serving,
     };
   } finally {
     await Promise.all(peers.map((peer) => peer.stop()));
@@ -167,12 +225,13 @@ export async function measurePeers(
 export function peerTableLines(table: PeerTable): string[] {
   const cell = (value: number | undefined) => (value === undefined ? 'n/a' : String(value));
   return [
-    `| cached answers, ${table.answer.endpoint} (${table.answer.rows} rows, ${table.answer.bytes} B; ${table.connections} connections, median of ${table.rounds} × ${table.seconds} s) | req/s | p50 ms | p99 ms | server CPU µs/request | vs bare node:http | vs bare POST | CPU vs bare | CPU vs bare POST |`,
+    `| cached answers, ${table.answer.endpoint} (${table.answer.rows} rows, ${table.answer.bytes} B; ${table.connections} connections, median of ${table.rounds} × ${table.seconds} s; ${table.cpus ? `servers on CPU ${table.cpus.servers}, load on ${table.cpus.load}` : 'not pinned'}) | req/s | p50 ms | p99 ms | server CPU µs/request | vs bare node:http | vs bare POST | CPU vs bare | CPU vs bare POST |`,
     '|---|---|---|---|---|---|---|---|---|',
     ...table.rows.map(
       (row) =>
         `| ${row.case} | ${row.requestsPerSecond} | ${row.p50Ms} | ${row.p99Ms} | ${cell(row.cpuMicrosPerRequest)} | ${row.servingRatio} | ${row.postServingRatio} | ${cell(row.cpuRatio)} | ${cell(row.postCpuRatio)} |`,
     ),
+    'Ratios are taken round by round against the peer loaded just before and just after, then the median.',
     `executed GraphQL, querygate over mercurius + graphql-jit: ${table.executedVsMercuriusJit}`,
   ];
 }

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../src/paths.js';
@@ -52,18 +52,23 @@ export function startPeerProcess(file: string, env: Record<string, string>): Pro
 }
 
 /**
- * A bare node:http server answering every request with `body`: the serving ceiling. With
+ * A bare node:http server answering every request with `body` under `headers` (content-length
+ * added): the serving ceiling. Given the headers the measured server sends, it serves the same
+ * bytes, so a ratio to it is what the server costs beyond writing that response. With
  * `readsBody` it first reads the request's body into one buffer, as any server answering a POST
  * from its body must (the ceiling for replayed GraphQL, a POST of JSON); otherwise it discards it.
  */
 export function startBareServer(
   body: string,
   nodeArgs: readonly string[] = [],
-  { readsBody = false } = {},
+  {
+    readsBody = false,
+    headers = { 'content-type': 'application/json; charset=utf-8' },
+  }: { readsBody?: boolean; headers?: Readonly<Record<string, string>> } = {},
 ): Promise<ServedProcess> {
   const script = `
     const body = Buffer.from(process.env.BODY);
-    const head = { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length };
+    const head = { ...JSON.parse(process.env.HEADERS), 'content-length': body.length };
     const answer = (res) => {
       res.writeHead(200, head);
       res.end(body);
@@ -86,9 +91,18 @@ export function startBareServer(
   return startProcess(
     process.execPath,
     [...nodeArgs, '-e', script],
-    { BODY: body, READS_BODY: readsBody ? '1' : '0' },
+    { BODY: body, HEADERS: JSON.stringify(headers), READS_BODY: readsBody ? '1' : '0' },
     /listening on (http:\/\/\S+)/,
   );
+}
+
+/**
+ * The headers of `response` a peer serving the same bytes sends itself: all but those Node's
+ * HTTP server writes on its own (date, connection, keep-alive) and the length, which it counts.
+ */
+export function servedHeaders(response: Response): Record<string, string> {
+  const own = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+  return Object.fromEntries([...response.headers].filter(([name]) => !own.has(name)));
 }
 
 function startProcess(
@@ -144,6 +158,46 @@ function startProcess(
       });
     });
   });
+}
+
+/**
+ * Which CPUs a side-by-side load gives the servers and which the load generator (`taskset -c`
+ * lists): the servers one CPU, the load generator the others. Each server's requests/s is then
+ * bounded by its own CPU per request, not by how the scheduler shares the cores between it, the
+ * load generator and the kernel's work for both, which moved one server's figure by ±15% from one
+ * run to the next on two cores. Undefined with one CPU or without `taskset` (util-linux).
+ */
+export interface CpuSplit {
+  readonly servers: string;
+  readonly load: string;
+  /** Every CPU: what a server is given back after the load. */
+  readonly all: string;
+}
+
+export function splitCpus(): CpuSplit | undefined {
+  let list: string | undefined;
+  try {
+    // "pid 123's current affinity list: 0-3,6"
+    list = /list:\s*(\S+)/.exec(
+      execFileSync('taskset', ['-cp', String(process.pid)], { encoding: 'utf8' }),
+    )?.[1];
+  } catch {
+    return undefined;
+  }
+  const cpus = (list ?? '').split(',').flatMap((range) => {
+    const [first, last = first] = range.split('-').map(Number);
+    return first === undefined || last === undefined || Number.isNaN(first) || Number.isNaN(last)
+      ? []
+      : Array.from({ length: last - first + 1 }, (_, i) => first + i);
+  });
+  const server = cpus.at(-1);
+  if (list === undefined || server === undefined || cpus.length < 2) return undefined;
+  return { servers: String(server), load: cpus.slice(0, -1).join(','), all: list };
+}
+
+/** Moves every thread of a running process onto `cpus`; threads it starts later inherit them. */
+export function pinProcess(served: ServedProcess, cpus: string): void {
+  execFileSync('taskset', ['-a', '-p', '-c', cpus, String(served.child.pid)], { stdio: 'ignore' });
 }
 
 // /proc/<pid>/stat counts utime and stime (fields 14 and 15) in clock ticks, 100 a second on Linux.

@@ -12,7 +12,7 @@ import { logSources } from '../test/helpers/shipped-sources.js';
 import { load } from './cached-load.js';
 import { benchProjects, generateBenchLogs } from './generate-logs.js';
 import { peerOperation } from './peer-load.js';
-import { benchApiKey, startBareServer, startServerProcess } from './processes.js';
+import { benchApiKey, servedHeaders, startBareServer, startServerProcess } from './processes.js';
 
 const options = new Command()
   .option(
@@ -55,11 +55,12 @@ try {
   };
   let server = await startServerProcess(dataDir, bare ? [] : profiling);
   if (bare) {
-    const body = await (
-      await (posts ? fetch(`${server.url}/graphql`, post) : fetch(`${server.url}${restPath}`, { headers }))
-    ).text();
+    const answer = await (posts
+      ? fetch(`${server.url}/graphql`, post)
+      : fetch(`${server.url}${restPath}`, { headers }));
+    const body = await answer.text();
     await server.stop();
-    server = await startBareServer(body, profiling, { readsBody: posts });
+    server = await startBareServer(body, profiling, { readsBody: posts, headers: servedHeaders(answer) });
   }
   const request = posts
     ? { url: `${server.url}${bare ? '/' : '/graphql'}`, ...post }
