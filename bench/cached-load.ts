@@ -48,9 +48,9 @@ export async function load(
     connections,
     seconds,
   };
-  const command = [process.execPath, '--import', 'tsx', loadProcess];
-  if (cpus !== undefined) command.unshift('taskset', '-c', cpus);
-  const [file = '', ...args] = command;
+  const node = ['--import', 'tsx', loadProcess];
+  const [file, args] =
+    cpus === undefined ? [process.execPath, node] : ['taskset', ['-c', cpus, process.execPath, ...node]];
   const { stdout } = await run(file, args, {
     env: { ...process.env, LOAD: JSON.stringify(spec) },
     maxBuffer: 1 << 20,

@@ -101,7 +101,8 @@ export async function measurePeers(
   try {
     // The floors send the bytes querygate sends, headers included (`cache-control` and `age` on
     // a REST hit, which its route must send), so their ratios are what querygate costs beyond them.
-    const bare = await startBareServer(restBody, [], { headers: servedHeaders(restAnswer) });
+    const restHeaders = servedHeaders(restAnswer);
+    const bare = await startBareServer(restBody, [], { headers: restHeaders });
     peers.push(bare);
     // Replayed GraphQL is a POST answered from its JSON body: its ceiling reads that body and
     // sends the replayed answer's bytes.
@@ -112,7 +113,7 @@ export async function measurePeers(
     peers.push(barePost);
     const fastify = await startPeerProcess('bare-fastify.ts', {
       BODY: restBody,
-      HEADERS: JSON.stringify(servedHeaders(restAnswer)),
+      HEADERS: JSON.stringify(restHeaders),
     });
     peers.push(fastify);
     const mercurius = await startPeerProcess('mercurius-jit.ts', {
@@ -174,16 +175,11 @@ export async function measurePeers(
     const against = (name: keyof typeof runs, floor: (typeof floorNames)[number]) => {
       const ofCpu = perCpuSecond(name);
       const floorCpu = perCpuSecond(floor);
-      if (name === floor) return { serving: 1, cpu: ofCpu && 1 };
+      const of = (values: number[], floorValues: number[]) =>
+        name === floor ? 1 : ratio(bracketedRatio(values.slice(0, options.rounds), floorValues), 1);
       return {
-        serving: ratio(
-          bracketedRatio(requestsPerSecond(name).slice(0, options.rounds), requestsPerSecond(floor)),
-          1,
-        ),
-        cpu:
-          ofCpu === undefined || floorCpu === undefined
-            ? undefined
-            : ratio(bracketedRatio(ofCpu.slice(0, options.rounds), floorCpu), 1),
+        serving: of(requestsPerSecond(name), requestsPerSecond(floor)),
+        cpu: ofCpu === undefined || floorCpu === undefined ? undefined : of(ofCpu, floorCpu),
       };
     };
     const rows = (Object.keys(medians) as (keyof typeof medians)[]).map((name) => {
@@ -192,7 +188,6 @@ export async function measurePeers(
         throw new Error(`${name} answered ${result.non2xx} requests with a non-2xx status`);
       const get = against(name, 'bare node:http');
       const post = against(name, 'bare node:http POST (reads the body)');
-
       return {
         case: name,
         ...result,

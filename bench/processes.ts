@@ -61,10 +61,7 @@ export function startPeerProcess(file: string, env: Record<string, string>): Pro
 export function startBareServer(
   body: string,
   nodeArgs: readonly string[] = [],
-  {
-    readsBody = false,
-    headers = { 'content-type': 'application/json; charset=utf-8' },
-  }: { readsBody?: boolean; headers?: Readonly<Record<string, string>> } = {},
+  { headers, readsBody = false }: { headers: Readonly<Record<string, string>>; readsBody?: boolean },
 ): Promise<ServedProcess> {
   const script = `
     const body = Buffer.from(process.env.BODY);
