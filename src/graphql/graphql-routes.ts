@@ -72,9 +72,7 @@ export function graphqlRoutes(options: GraphQLRoutesOptions) {
         }
         const answer = await fast?.answer(request, reply, recording);
         if (answer) {
-          const length =
-            typeof answer.body === 'string' ? Buffer.byteLength(answer.body) : answer.body.length;
-          sendRaw(reply, answer.status, { ...answer.headers, 'content-length': length }, answer.body);
+          sendRaw(reply, answer.status, answer.head, answer.body);
           if (replay && recording) keepRecorded(replay, recording, answer);
           return;
         }
