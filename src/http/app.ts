@@ -18,6 +18,7 @@ import {
 } from './api-keys.js';
 import { type EarlyAnswer, withEarlyAnswers } from './early-answer.js';
 import { errorBody, toQuerygateError } from './respond.js';
+import { nextTickRecord } from './tick-record.js';
 
 /** The HTTP settings of the server (see `Config`). */
 export interface HttpAppOptions {
@@ -40,6 +41,8 @@ declare module 'fastify' {
      * CORS is configured: its hook adds headers to every answer, so every request goes its way.
      */
     answerEarly(answer: EarlyAnswer): void;
+    /** One of Node's nextTick records, kept while the app serves (see `nextTickRecord`). */
+    readonly nextTickRecord: object;
   }
   interface FastifyContextConfig {
     /** Requests this route answers without a key (`/health`, GraphiQL's page). */
@@ -123,6 +126,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     },
   });
   app.server.maxConnections = options.maxConnections;
+  app.decorate('nextTickRecord', await nextTickRecord());
   app.decorate('answerEarly', (answer: EarlyAnswer) => {
     if (options.corsOrigins.length === 0) earlyAnswers.push(answer);
   });
