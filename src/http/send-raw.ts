@@ -27,7 +27,10 @@ export function sendRaw(
   const names = Object.keys(set);
   let head = headers;
   if (names.length > 0) {
-    const merged: Record<string, string | number | string[]> = { ...headers };
+    // Copied property by property: V8 (Node 20) gives a spread copy that is then given more
+    // properties a new hidden class every time, one per answer.
+    const merged: Record<string, string | number | string[]> = {};
+    for (const name in headers) merged[name] = headers[name] as string | number;
     for (const name of names) merged[name] = set[name] as string | number | string[];
     head = merged as Record<string, string | number>;
   }

@@ -235,6 +235,13 @@ describe('CORS for browser dashboards', () => {
       headers: { ...withKey, origin: dashboard },
     });
     expect(allowed.headers.get('access-control-allow-origin')).toBe(dashboard);
+    // Again: a cached hit, written past Fastify's reply with the CORS hook's headers merged in.
+    const again = await call('GET', `/api/endpoints/query/usage.api-counts?${query}`, {
+      headers: { ...withKey, origin: dashboard },
+    });
+    expect(again.headers.get('access-control-allow-origin')).toBe(dashboard);
+    expect(again.headers.get('cache-control')).toMatch(/^private, max-age=\d+$/);
+    expect(again.text).toBe(allowed.text);
     const other = await call('GET', `/api/endpoints/query/usage.api-counts?${query}`, {
       headers: { ...withKey, origin: 'https://evil.example.com' },
     });
