@@ -72,10 +72,11 @@ function checkValue(column: TableColumn, value: unknown, path: string): RowProbl
   if (column.mode === 'REPEATED') {
     if (!Array.isArray(value))
       return { column: path, reason: `is REPEATED: expected an array, got ${describe(value)}` };
+    const elementColumn = { ...column, mode: 'NULLABLE' as const };
     for (const [i, element] of value.entries()) {
       if (element === null)
         return { column: `${path}[${i}]`, reason: 'an array may not hold null (BigQuery refuses it)' };
-      const problem = checkValue({ ...column, mode: 'NULLABLE' }, element, `${path}[${i}]`);
+      const problem = checkValue(elementColumn, element, `${path}[${i}]`);
       if (problem) return problem;
     }
     return undefined;
