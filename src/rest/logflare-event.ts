@@ -12,10 +12,10 @@ export function fromLogflareEvent(event: unknown): unknown {
   if (!hasValue(message) && micros === undefined) return event;
   // Copied key by key: V8 (Node 20) gives a spread copy that then gets a new key a hidden class
   // of its own, one per record.
+  const fromLogEntry = hasValue(message);
   const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(fields))
-    if (key !== 'log_entry' || !hasValue(message)) copy[key] = fields[key];
-  if (hasValue(message)) copy.event_message = typeof message === 'string' ? message : JSON.stringify(message);
+  for (const key of Object.keys(fields)) if (!fromLogEntry || key !== 'log_entry') copy[key] = fields[key];
+  if (fromLogEntry) copy.event_message = typeof message === 'string' ? message : JSON.stringify(message);
   if (micros !== undefined) copy.timestamp = micros;
   return copy;
 }
