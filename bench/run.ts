@@ -13,6 +13,7 @@ import { logSources } from '../test/helpers/shipped-sources.js';
 import { type EndpointCase, type InProcessTiming, timeInProcess, timeOverHttp } from './endpoint-latency.js';
 import { type FairnessResult, measureFairness } from './fairness.js';
 import { benchProjects, generateBenchLogs } from './generate-logs.js';
+import { describeHostileBodies, type HostileBodiesResult, measureHostileBodies } from './hostile-bodies.js';
 import { measureIngestion, measureWideKeys, type WideKeysResult } from './ingestion.js';
 import { describeMemory, type MemoryResult, measureMemory } from './memory.js';
 import { measurePeers, type PeerTable, peerTableLines } from './peer-load.js';
@@ -217,6 +218,9 @@ try {
   );
   const memory = await measureMemory({ seconds: options.memorySeconds, store: studioStore.path });
   const demoMemory = await measureMemory({ seconds: options.memorySeconds });
+  // 8. Resident memory while hostile clients post GraphQL bodies near the body limit.
+  log('Measuring memory under large GraphQL bodies of every content type...');
+  const hostileBodies = await measureHostileBodies({ dist: options.dist });
 
   const endpoints = cases.map((testCase, i) => {
     const local = inProcess[i];
@@ -268,6 +272,7 @@ try {
     // The samples stay out of the file: the peaks are the figures.
     memory: { ...memory, churnSamples: undefined },
     demoMemory: { ...demoMemory, churnSamples: undefined },
+    hostileBodies,
     peakServerRssBytes: peakRssBytes,
   };
   mkdirSync(join(options.out, '..'), { recursive: true });
@@ -325,6 +330,7 @@ function printTable(results: {
   studioSql: StudioSqlResult & { records: Record<string, number> };
   memory: Omit<MemoryResult, 'churnSamples'>;
   demoMemory: Omit<MemoryResult, 'churnSamples'>;
+  hostileBodies: HostileBodiesResult;
   peakServerRssBytes: number | undefined;
 }) {
   const mb = (bytes: number | undefined) => (bytes === undefined ? 'n/a' : `${Math.round(bytes / 1e6)} MB`);
@@ -353,6 +359,7 @@ function printTable(results: {
       `the demo's traffic scaled to ${Object.values(results.studioSql.records).reduce((a, b) => a + b, 0)} records`,
     ),
     describeMemory(results.demoMemory),
+    describeHostileBodies(results.hostileBodies),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
