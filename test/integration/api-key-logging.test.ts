@@ -8,20 +8,26 @@ import { createLogger } from '../../src/logger.js';
 import { startQuerygate } from '../../src/server.js';
 import { testApiKey, testConfig } from '../helpers/querygate-server.js';
 
+/** A logger at trace level and every line it writes. */
+function traceLog() {
+  const lines: string[] = [];
+  const capture = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  return { lines, logger: createLogger('trace', capture) };
+}
+
 describe('api_key in the query string', () => {
   it('never reaches a log line, even at trace level, valid or not, full or ingest-only, on REST, GraphQL and errors', async () => {
-    const lines: string[] = [];
-    const capture = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(chunk.toString('utf8'));
-        done();
-      },
-    });
+    const { lines, logger } = traceLog();
     const dataDir = await mkdtemp(join(tmpdir(), 'querygate-keylog-'));
     const wrongKey = 'wrong-key-that-must-not-be-logged-42';
     const ingestKey = 'ingest-only-key-that-must-not-be-logged-7';
     const app = await startQuerygate(testConfig(dataDir, { QUERYGATE_INGEST_KEYS: ingestKey }), {
-      logger: createLogger('trace', capture),
+      logger,
     });
     try {
       const targets = [
@@ -66,17 +72,11 @@ describe('api_key in the query string', () => {
 
 describe('signed tokens', () => {
   it('never reach a log line, nor does the secret, at trace level, accepted or refused, on REST, GraphQL and ingestion', async () => {
-    const lines: string[] = [];
-    const capture = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(chunk.toString('utf8'));
-        done();
-      },
-    });
+    const { lines, logger } = traceLog();
     const dataDir = await mkdtemp(join(tmpdir(), 'querygate-tokenlog-'));
     const secret = 'a-jwt-secret-that-must-not-be-logged-0123456789';
     const app = await startQuerygate(testConfig(dataDir, { QUERYGATE_JWT_SECRET: secret }), {
-      logger: createLogger('trace', capture),
+      logger,
     });
     const sign = (claims: Record<string, unknown>, key: string, expiresIn: string | number) =>
       new SignJWT(claims)
