@@ -256,7 +256,10 @@ function forbidden(request: FastifyRequest, need: RouteScope): QuerygateError {
 
 function errorHeaders(error: QuerygateError): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
-  if (error.code === 'UNAUTHENTICATED') headers['www-authenticate'] = 'X-API-KEY';
+  // A refused signed token names its rule (signed-tokens.ts): RFC 6750's challenge for a bearer token.
+  if (error.code === 'UNAUTHENTICATED')
+    headers['www-authenticate'] =
+      error.details?.rule === undefined ? 'X-API-KEY' : 'Bearer error="invalid_token"';
   const allow = error.details?.allow;
   if (typeof allow === 'string') headers.allow = allow;
   const retryAfter = error.details?.retryAfterSeconds;

@@ -231,6 +231,7 @@ describe('tokens refused with 401, naming the rule', () => {
     expect(response.status).toBe(401);
     expect(response.body).toMatchObject({ error: { code: 'UNAUTHENTICATED' } });
     expect(messageOf(response)).toContain(`The signed token is refused: ${why}`);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
     expect(response.text).not.toContain(secret);
     expect(response.text).not.toContain(token);
     expect(leaksInternals(response.text)).toBe(false);
