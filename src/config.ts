@@ -47,6 +47,14 @@ const environmentSchema = z
     QUERYGATE_QUERIES_DIR: z.string().min(1).optional(),
     QUERYGATE_API_KEYS: keyList,
     QUERYGATE_INGEST_KEYS: keyList,
+    // HS256 with a shorter secret is guessable offline from any one token: RFC 7518 asks for a
+    // key at least as long as the hash, 256 bits.
+    QUERYGATE_JWT_SECRET: z
+      .string()
+      .min(32, { message: 'must be at least 32 characters (HS256 needs a 256-bit secret)' })
+      .optional(),
+    QUERYGATE_JWT_PUBLIC_KEY_FILE: z.string().min(1).optional(),
+    QUERYGATE_JWKS_FILE: z.string().min(1).optional(),
     QUERYGATE_DEMO: flag.default(true),
     QUERYGATE_STRICT: flag.default(false),
     QUERYGATE_ENGINE: z.enum(backendKinds).default(defaultBackendKind),
@@ -128,6 +136,18 @@ export interface Config extends BackendChoice {
    * key in a log shipper's config (Supabase's LOGFLARE_PUBLIC_ACCESS_TOKEN) cannot read the logs.
    */
   readonly ingestKeys: readonly string[];
+  /**
+   * Where signed tokens' keys come from (README, "Signed tokens"): QUERYGATE_JWT_SECRET for
+   * HS256, QUERYGATE_JWT_PUBLIC_KEY_FILE (PEM, RS256 or ES256) and QUERYGATE_JWKS_FILE for
+   * tokens signed elsewhere. Undefined when none is set: only keys are accepted.
+   */
+  readonly signedTokens:
+    | {
+        readonly secret: string | undefined;
+        readonly publicKeyFile: string | undefined;
+        readonly jwksFile: string | undefined;
+      }
+    | undefined;
   readonly demo: boolean;
   /**
    * Refuse to serve (at start) or to reload when any endpoint is refused, for deploy pipelines.
@@ -198,6 +218,10 @@ export interface Config extends BackendChoice {
   // required, only when it is the engine chosen (see BackendOwnSettings).
 }
 
+function optionalPath(path: string | undefined): string | undefined {
+  return path === undefined ? undefined : resolve(path);
+}
+
 /** Parses the environment; each bad variable gets one line naming it and what is wrong. */
 export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const parsed = environmentSchema.safeParse(environment);
@@ -223,6 +247,16 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
       env.QUERYGATE_QUERIES_DIR === undefined ? shippedQueriesDir : resolve(env.QUERYGATE_QUERIES_DIR),
     apiKeys: env.QUERYGATE_API_KEYS?.length ? Object.freeze(env.QUERYGATE_API_KEYS) : undefined,
     ingestKeys: Object.freeze(env.QUERYGATE_INGEST_KEYS ?? []),
+    signedTokens:
+      env.QUERYGATE_JWT_SECRET === undefined &&
+      env.QUERYGATE_JWT_PUBLIC_KEY_FILE === undefined &&
+      env.QUERYGATE_JWKS_FILE === undefined
+        ? undefined
+        : Object.freeze({
+            secret: env.QUERYGATE_JWT_SECRET,
+            publicKeyFile: optionalPath(env.QUERYGATE_JWT_PUBLIC_KEY_FILE),
+            jwksFile: optionalPath(env.QUERYGATE_JWKS_FILE),
+          }),
     demo: env.QUERYGATE_DEMO,
     strict: env.QUERYGATE_STRICT,
     engine: env.QUERYGATE_ENGINE,

@@ -15,6 +15,7 @@ import { graphqlFace } from './graphql/graphql-face.js';
 import { createKeyScopeCheck } from './http/api-keys.js';
 import { createHttpApp } from './http/app.js';
 import { healthRoute } from './http/health-route.js';
+import { createTokenVerifier } from './http/signed-tokens.js';
 import { createLogger } from './logger.js';
 import { openApiRoute } from './openapi/openapi-route.js';
 import { backendPlugin } from './plugins/backend-plugin.js';
@@ -87,6 +88,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     maxConnections: config.maxConnections,
     maxBodyBytes: config.maxBodyBytes,
     corsOrigins: config.corsOrigins,
+    tokens: config.signedTokens && createTokenVerifier(config.signedTokens),
   });
   try {
     await registerParts(app, config, options, { logger, now, registry });

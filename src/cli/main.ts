@@ -151,6 +151,47 @@ program
     },
   );
 
+program
+  .command('token')
+  .description(
+    'Sign a token (HS256, with QUERYGATE_JWT_SECRET) that may call only the endpoints named, with parameter values pinned; print it',
+  )
+  .option(
+    '--endpoints <names>',
+    'comma-separated endpoint names or globs it may call, e.g. checkout.*,usage.api-counts',
+    commaList,
+    [],
+  )
+  .option('--param <name=value>', 'a parameter value the token pins (repeatable)', collect, [])
+  .option('--expires-in <duration>', 'how long it lives: 15m, 12h, 30d (every token expires)', '1h')
+  .option('--not-before <duration>', 'how long from now before it may be used (default: at once)')
+  .option('--ingest', 'it may also ingest log events')
+  .option('--subject <sub>', 'who it is for (the sub claim, for your own records)')
+  .action(
+    async (options: {
+      endpoints: string[];
+      param: string[];
+      expiresIn: string;
+      notBefore?: string;
+      ingest?: boolean;
+      subject?: string;
+    }) => {
+      const secret = loadConfig().signedTokens?.secret;
+      if (secret === undefined)
+        throw new Error('querygate token signs with QUERYGATE_JWT_SECRET, which is not set');
+      const { signToken } = await import('./token-command.js');
+      const token = await signToken(secret, {
+        endpoints: options.endpoints,
+        params: options.param,
+        expiresIn: options.expiresIn,
+        notBefore: options.notBefore,
+        ingest: options.ingest ?? false,
+        subject: options.subject,
+      });
+      process.stdout.write(`${token}\n`);
+    },
+  );
+
 // Each backend's own commands (`querygate bigquery setup|check`).
 for (const backend of Object.values(backends)) {
   backend.commands?.(program, {
@@ -192,6 +233,16 @@ function positiveInteger(value: string): number {
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
+}
+
+function commaList(value: string, previous: string[]): string[] {
+  return [
+    ...previous,
+    ...value
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean),
+  ];
 }
 
 // Every command reads saved SQL, so the parser is loaded before any runs.

@@ -96,6 +96,20 @@ function sealed(
   return snapshot;
 }
 
+/**
+ * The snapshot of some of `snapshot`'s endpoints (each by its name, possibly restated, as a
+ * signed token's view restates pinned parameters as optional): the same version, sources and
+ * shapes, and its own faces, derived and kept with it.
+ */
+export function snapshotServing(snapshot: Snapshot, endpoints: readonly Endpoint[]): Snapshot {
+  return sealed(
+    { ...snapshot, ...registryOf(endpoints, snapshot.sources, snapshot.tables, snapshot.refused) },
+    snapshot.version,
+    snapshot.queriesDir,
+    snapshot.shapes,
+  );
+}
+
 /** The snapshot with these endpoints added after its own (their shapes given), or some taken out. */
 export function snapshotWith(
   snapshot: Snapshot,

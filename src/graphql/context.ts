@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import { endpointNotGranted, type Grant } from '../endpoints/grant.js';
 import type { Endpoint } from '../endpoints/registry.js';
 import type { ParameterValues } from '../engines/query-engine.js';
 import { QuerygateError } from '../errors.js';
@@ -23,6 +24,8 @@ export interface GraphQLContext {
   readonly endOperation: () => void;
   /** Where endpoint calls are counted (see counted-call.ts); undefined where none are. */
   readonly metrics: Pick<Metrics, 'endpoint'> | undefined;
+  /** What the signed token the operation came with lets it call and pins; undefined for a key. */
+  readonly grant: Grant | undefined;
 }
 
 export interface EndpointCall {
@@ -32,6 +35,8 @@ export interface EndpointCall {
 
 export interface GraphQLContextOptions {
   readonly resolver: Resolver;
+  /** The signed token's grant: calls outside it are refused. @default none (an API key) */
+  readonly grant?: Grant | undefined;
   /** Where endpoint field calls are counted. @default none */
   readonly metrics?: Pick<Metrics, 'endpoint'> | undefined;
   /**
@@ -157,10 +162,13 @@ export function createGraphQLContext(options: GraphQLContextOptions): GraphQLCon
   // The calls the loader was asked for: asking again (an alias, or graphql-js executing a document
   // graphql-jit already ran, see fast-operation.ts) gets the same answer, never a second run.
   const asked = new Set<string>();
-  const { metrics } = options;
+  const { metrics, grant } = options;
   return {
     loadEndpoint: (endpoint, params) => {
       const call = { endpoint, params };
+      // The schema a token executes over has only its endpoints; this is the second lock.
+      if (grant && !grant.allows(endpoint.name))
+        return countedLoad(metrics, endpoint, Promise.reject(endpointNotGranted(endpoint.name)));
       const key = canonicalKey(endpoint, params);
       // Counted on its first ask only (see counted-call.ts): an alias is the same call.
       if (asked.has(key)) return loader.load(call);
@@ -180,6 +188,7 @@ export function createGraphQLContext(options: GraphQLContextOptions): GraphQLCon
     },
     endOperation: () => operation?.abort(),
     metrics: options.metrics,
+    grant,
   };
 }
 

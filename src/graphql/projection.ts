@@ -15,6 +15,7 @@ import {
 } from 'graphql';
 import { bindParameters } from '../endpoints/bind-parameters.js';
 import type { ColumnContract, ParameterContract } from '../endpoints/contract.js';
+import { withPinnedValues } from '../endpoints/grant.js';
 import type { Endpoint } from '../endpoints/registry.js';
 import type { ShapeColumn, Snapshot } from '../endpoints/snapshot.js';
 import type { EngineValue } from '../engines/query-engine.js';
@@ -164,10 +165,15 @@ function endpointField(
     }
     let params: ReturnType<typeof bindParameters>;
     try {
-      params = bindParameters(endpoint.parameters, (name) => {
+      const sent = (name: string) => {
         const value = raw.get(name);
         return value === undefined ? [] : [value];
-      });
+      };
+      const { grant } = context;
+      params = bindParameters(
+        endpoint.parameters,
+        grant ? withPinnedValues(grant, endpoint.parameters, sent) : sent,
+      );
     } catch (error) {
       const refused = inArgumentTerms(error, parameterOf);
       countRefused(context.metrics, endpoint, refused);
@@ -182,8 +188,9 @@ function endpointField(
     description: endpoint.graphql.description ?? `${endpoint.description} (endpoint ${endpoint.name})`,
     args,
     resolve: async (_namespace, values, context) => (await call.load(values, context)).encoded(toRows),
-    // What the fast path reads to splice the field's encoded rows (see encoded-fields.ts).
-    extensions: { querygateEndpointCall: call },
+    // What the fast path reads to splice the field's encoded rows (see encoded-fields.ts), and
+    // the endpoint a token's refusal names (use-granted-fields.ts).
+    extensions: { querygateEndpointCall: call, querygateEndpoint: endpoint.name },
   };
 }
 

@@ -7,6 +7,7 @@ import {
   GraphQLString,
 } from 'graphql';
 import { bindParameters } from '../endpoints/bind-parameters.js';
+import { withPinnedValues } from '../endpoints/grant.js';
 import { sandboxedEndpoint } from '../endpoints/sandboxed-call.js';
 import type { Snapshot } from '../endpoints/snapshot.js';
 import { badParameter, QuerygateError } from '../errors.js';
@@ -52,10 +53,15 @@ export function sandboxedQueryField(
       let loading: ReturnType<typeof context.loadEndpoint>;
       try {
         const values = parameterTexts(args.params);
-        const params = bindParameters(saved.parameters, (name) => {
+        const sent = (name: string) => {
           const value = values.get(name);
           return value === undefined ? [] : [value];
-        });
+        };
+        const { grant } = context;
+        const params = bindParameters(
+          saved.parameters,
+          grant ? withPinnedValues(grant, saved.parameters, sent) : sent,
+        );
         loading = context.loadEndpoint(sandboxedEndpoint(saved, args.sql), params);
       } catch (error) {
         // Refused before it was a call: counted here; a call is counted by loadEndpoint.

@@ -2,6 +2,8 @@ import { createInMemoryAPQStore, useAPQ } from '@graphql-yoga/plugin-apq';
 import { GraphQLError } from 'graphql';
 import { createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import type { Grant } from '../endpoints/grant.js';
+import { grantedSnapshot } from '../endpoints/granted-snapshot.js';
 import type { Snapshot } from '../endpoints/snapshot.js';
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -12,6 +14,7 @@ import type { ResponseReplay } from './response-replay.js';
 import { schemaFor } from './schema.js';
 import { type AnsweredMediaTypes, useCompiledOperations } from './use-compiled-operations.js';
 import { useErrorCodes } from './use-error-codes.js';
+import { useGrantedFields } from './use-granted-fields.js';
 import { useOperationEnd } from './use-operation-end.js';
 import { useOrderedExecution } from './use-ordered-execution.js';
 import { useDocumentLimits, useRequestParamsCheck } from './use-request-limits.js';
@@ -23,6 +26,8 @@ export const graphqlPath = '/graphql';
 export type FaceServerContext = ReplayServerContext & {
   /** Who is calling (see `clientIdentity`), asked only when a call is to run; its runs count against its bound. */
   readonly client?: (() => string) | undefined;
+  /** What a signed token lets the request do (see `grantedSnapshot`); undefined for an API key. */
+  readonly grant?: Grant | undefined;
 };
 
 export interface GraphQLFaceOptions {
@@ -56,8 +61,10 @@ export function operationContext(
   options: GraphQLFaceOptions,
   signal: () => AbortSignal | undefined,
   client: (() => string) | undefined,
+  grant?: Grant | undefined,
 ): GraphQLContext {
   return createGraphQLContext({
+    grant,
     resolver: options.resolver,
     metrics: options.metrics,
     signal,
@@ -80,13 +87,14 @@ export function createQuerygateYoga(
   const { logger } = options;
   return createYoga<FaceServerContext, GraphQLContext>({
     // A schema factory: a reload swaps the snapshot, and the next operation gets its schema.
-    schema: () => schemaFor(options.snapshot()),
+    // A signed token's operation gets the schema of what it may call, kept per grant view.
+    schema: ({ grant }) => schemaFor(grant ? grantedSnapshot(options.snapshot(), grant) : options.snapshot()),
     graphqlEndpoint: graphqlPath,
     graphiql: false,
     landingPage: false,
     // Same origin only: GraphiQL is served from here, and other sites have no business calling.
     cors: false,
-    context: ({ request, client }) => operationContext(options, () => request.signal, client),
+    context: ({ request, client, grant }) => operationContext(options, () => request.signal, client, grant),
     maskedErrors: {
       maskError(error, message, isDev): Error {
         const known = findQuerygateError(error);
@@ -119,6 +127,7 @@ export function createQuerygateYoga(
       ...useDocumentLimits(),
       useOperationEnd(),
       useErrorCodes(),
+      useGrantedFields(options.snapshot),
       useOrderedExecution(),
       ...(options.mediaTypes ? [useCompiledOperations(options.snapshot, options.mediaTypes)] : []),
       // Last: it keeps the response the plugins above have made.

@@ -8,6 +8,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
+import type { Grant } from '../endpoints/grant.js';
 import { QuerygateError } from '../errors.js';
 import {
   createConnectionKeyCheck,
@@ -18,6 +19,7 @@ import {
 } from './api-keys.js';
 import { type EarlyAnswer, withEarlyAnswers } from './early-answer.js';
 import { errorBody, toQuerygateError } from './respond.js';
+import { looksLikeToken, type TokenVerifier } from './signed-tokens.js';
 import { nextTickRecord } from './tick-record.js';
 
 /** The HTTP settings of the server (see `Config`). */
@@ -32,6 +34,8 @@ export interface HttpAppOptions {
   readonly maxBodyBytes: number;
   /** Origins allowed to call from a browser; empty: no CORS at all. */
   readonly corsOrigins: readonly string[];
+  /** Verifies signed tokens (see signed-tokens.ts); undefined: only keys are accepted. @default none */
+  readonly tokens?: TokenVerifier | undefined;
 }
 
 declare module 'fastify' {
@@ -49,6 +53,16 @@ declare module 'fastify' {
     isPublic?: (request: FastifyRequest) => boolean;
     /** What a key must be allowed to do to call this route. @default 'query' */
     scope?: RouteScope;
+    /**
+     * The route answers a signed token within its grant (it lists and calls only the endpoints
+     * the token names, with its pinned values). A query route without it refuses every token:
+     * a token may do what its claims say and nothing else. @default false
+     */
+    readsGrant?: boolean;
+  }
+  interface FastifyRequest {
+    /** What the signed token the request came with lets it do; undefined for an API key. */
+    grant: Grant | undefined;
   }
 }
 
@@ -126,6 +140,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     },
   });
   app.server.maxConnections = options.maxConnections;
+  app.decorateRequest('grant', undefined);
   app.decorate('nextTickRecord', await nextTickRecord());
   app.decorate('answerEarly', (answer: EarlyAnswer) => {
     if (options.corsOrigins.length === 0) earlyAnswers.push(answer);
@@ -153,8 +168,17 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
       done();
       return;
     }
-    const scope = connectionKeyScope(request.raw.socket, presentedApiKey(request.raw, request.query));
+    const presented = presentedApiKey(request.raw, request.query);
+    const scope = connectionKeyScope(request.raw.socket, presented);
     if (scope === undefined) {
+      // Not a key: a signed token, when tokens are configured, is verified before anything runs.
+      if (options.tokens && presented !== undefined && looksLikeToken(presented)) {
+        options.tokens(presented).then((grant) => {
+          request.grant = grant;
+          done(grantRefusal(request, grant, config));
+        }, done);
+        return;
+      }
       done(unauthenticated());
       return;
     }
@@ -191,6 +215,36 @@ function unauthenticated(): QuerygateError {
   );
 }
 
+/**
+ * Why a token may not call this route, or undefined when it may: an ingestion route needs the
+ * token's ingest claim, any other route must read grants (`readsGrant`). A path that names no
+ * route is a 404 for a valid token, as for a key.
+ */
+function grantRefusal(
+  request: FastifyRequest,
+  grant: Grant,
+  config: FastifyRequest['routeOptions']['config'],
+): QuerygateError | undefined {
+  if (request.is404) return undefined;
+  const path = request.url.split('?')[0];
+  if ((config.scope ?? 'query') === 'ingest') {
+    return grant.ingest
+      ? undefined
+      : new QuerygateError(
+          'FORBIDDEN',
+          `This token has no ingest claim; ${request.method} ${path} needs one (querygate token --ingest)`,
+          { details: { scope: 'ingest' } },
+        );
+  }
+  return config.readsGrant
+    ? undefined
+    : new QuerygateError(
+        'FORBIDDEN',
+        `A signed token may call endpoints, list them and read their OpenAPI and GraphQL faces; ${request.method} ${path} needs an API key`,
+        { details: { scope: 'query' } },
+      );
+}
+
 function forbidden(request: FastifyRequest, need: RouteScope): QuerygateError {
   const path = request.url.split('?')[0];
   return new QuerygateError(
@@ -202,7 +256,10 @@ function forbidden(request: FastifyRequest, need: RouteScope): QuerygateError {
 
 function errorHeaders(error: QuerygateError): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
-  if (error.code === 'UNAUTHENTICATED') headers['www-authenticate'] = 'X-API-KEY';
+  // A refused signed token names its rule (signed-tokens.ts): RFC 6750's challenge for a bearer token.
+  if (error.code === 'UNAUTHENTICATED')
+    headers['www-authenticate'] =
+      error.details?.rule === undefined ? 'X-API-KEY' : 'Bearer error="invalid_token"';
   const allow = error.details?.allow;
   if (typeof allow === 'string') headers.allow = allow;
   const retryAfter = error.details?.retryAfterSeconds;

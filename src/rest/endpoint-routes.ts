@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bindParameters } from '../endpoints/bind-parameters.js';
+import { endpointNotGranted, withPinnedValues } from '../endpoints/grant.js';
 import type { Endpoint, EndpointRegistry } from '../endpoints/registry.js';
 import { callerSqlParameter } from '../endpoints/sandboxable.js';
 import { sandboxedEndpoint } from '../endpoints/sandboxed-call.js';
@@ -50,7 +51,11 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
   }
 
   async function respond(saved: Endpoint, request: FastifyRequest, reply: FastifyReply) {
-    const values = parameterValues(request.query as Query, await requestBody(saved, request));
+    const { grant } = request;
+    if (grant && !grant.allows(saved.name)) throw endpointNotGranted(saved.name);
+    const sent = parameterValues(request.query as Query, await requestBody(saved, request));
+    // A token's pinned values take their parameters' place, so they bind and key the cache.
+    const values = grant ? withPinnedValues(grant, saved.parameters, sent) : sent;
     const endpoint = saved.sandboxed ? withCallerSql(saved, values) : saved;
     const params = bindParameters(endpoint.parameters, values);
     const refresh = asksForFreshResult(request);
@@ -90,17 +95,23 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
       app.route({
         method: [...allMethods],
         url,
+        config: { readsGrant: true },
         handler: async (request, reply) => {
           allowMethods(request, ['GET', 'HEAD']);
+          const { grant } = request;
+          const listed = grant
+            ? registry().endpoints.filter((endpoint) => grant.allows(endpoint.name))
+            : registry().endpoints;
           return reply
             .type('application/json; charset=utf-8')
-            .send(toJson({ result: registry().endpoints.map(describeEndpoint) }));
+            .send(toJson({ result: listed.map(describeEndpoint) }));
         },
       });
     }
     app.route<{ Params: { ref: string } }>({
       method: [...allMethods],
       url: `${byNamePrefix}:ref`,
+      config: { readsGrant: true },
       handler: (request, reply) => {
         const endpoint = registry().find(request.params.ref);
         if (!endpoint || endpoint.name !== request.params.ref) {
@@ -112,7 +123,12 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
     });
     for (const prefix of logflareCallPrefixes) {
       for (const url of [`${prefix}/:ref`, `${prefix}/name/:ref`]) {
-        app.route<{ Params: { ref: string } }>({ method: [...allMethods], url, handler: logflareRoute });
+        app.route<{ Params: { ref: string } }>({
+          method: [...allMethods],
+          url,
+          config: { readsGrant: true },
+          handler: logflareRoute,
+        });
       }
     }
   };

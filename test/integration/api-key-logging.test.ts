@@ -2,25 +2,32 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { startQuerygate } from '../../src/server.js';
 import { testApiKey, testConfig } from '../helpers/querygate-server.js';
 
+/** A logger at trace level and every line it writes. */
+function traceLog() {
+  const lines: string[] = [];
+  const capture = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  return { lines, logger: createLogger('trace', capture) };
+}
+
 describe('api_key in the query string', () => {
   it('never reaches a log line, even at trace level, valid or not, full or ingest-only, on REST, GraphQL and errors', async () => {
-    const lines: string[] = [];
-    const capture = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(chunk.toString('utf8'));
-        done();
-      },
-    });
+    const { lines, logger } = traceLog();
     const dataDir = await mkdtemp(join(tmpdir(), 'querygate-keylog-'));
     const wrongKey = 'wrong-key-that-must-not-be-logged-42';
     const ingestKey = 'ingest-only-key-that-must-not-be-logged-7';
     const app = await startQuerygate(testConfig(dataDir, { QUERYGATE_INGEST_KEYS: ingestKey }), {
-      logger: createLogger('trace', capture),
+      logger,
     });
     try {
       const targets = [
@@ -59,6 +66,72 @@ describe('api_key in the query string', () => {
     const leaked = lines.filter(
       (line) => line.includes(testApiKey) || line.includes(wrongKey) || line.includes(ingestKey),
     );
+    expect(leaked).toEqual([]);
+  });
+});
+
+describe('signed tokens', () => {
+  it('never reach a log line, nor does the secret, at trace level, accepted or refused, on REST, GraphQL and ingestion', async () => {
+    const { lines, logger } = traceLog();
+    const dataDir = await mkdtemp(join(tmpdir(), 'querygate-tokenlog-'));
+    const secret = 'a-jwt-secret-that-must-not-be-logged-0123456789';
+    const app = await startQuerygate(testConfig(dataDir, { QUERYGATE_JWT_SECRET: secret }), {
+      logger,
+    });
+    const sign = (claims: Record<string, unknown>, key: string, expiresIn: string | number) =>
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256' })
+        .setExpirationTime(expiresIn)
+        .sign(new TextEncoder().encode(key));
+    const granted = { endpoints: ['usage.*'], params: { project: 'p' }, ingest: true };
+    const tokens = {
+      valid: await sign(granted, secret, '1h'),
+      wrongSignature: await sign(granted, 'some-other-secret-0123456789-abcdefgh', '1h'),
+      expired: await sign(granted, secret, Math.floor(Date.now() / 1000) - 60),
+      noEndpoints: await sign({ endpoints: [] }, secret, '1h'),
+    };
+    const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+    try {
+      const statuses: number[] = [];
+      const call = async (path: string, token: string, init: RequestInit = {}) => {
+        const response = await fetch(`${app.url}${path}`, {
+          ...init,
+          headers: { 'content-type': 'application/json', ...bearer(token), ...(init.headers ?? {}) },
+        });
+        statuses.push(response.status);
+      };
+      await call('/api/endpoints/usage.api-counts?interval=daily', tokens.valid);
+      await call('/api/endpoints/usage.api-counts?interval=daily&project=other', tokens.valid);
+      await call('/api/endpoints/logs.all?project=p&project_tier=PRO', tokens.valid);
+      await call('/api/endpoints/usage.api-counts?interval=daily', tokens.wrongSignature);
+      await call('/api/endpoints/usage.api-counts?interval=daily', tokens.expired);
+      await call('/api/endpoints/usage.api-counts?interval=daily', tokens.noEndpoints);
+      await call('/api/endpoints/%E0%A4%A', tokens.valid);
+      const graphql = (query: string) => ({ method: 'POST', body: JSON.stringify({ query }) });
+      await call('/graphql', tokens.valid, graphql('{ usage { apiCounts(interval: DAILY) { timestamp } } }'));
+      await call(
+        '/graphql',
+        tokens.valid,
+        graphql('{ logs { all(project: "p", projectTier: PRO) { id } } }'),
+      );
+      await call('/graphql', tokens.valid, graphql('{ nope }'));
+      await call('/api/logs?source_name=postgres.logs', tokens.valid, {
+        method: 'POST',
+        body: '{"message":"t"}',
+      });
+      await call('/metrics', tokens.valid);
+      // Each refusal is the one its rule gives (so each path above was taken). GraphQL's refusals
+      // asked for as plain JSON are 200s, as GraphQL over HTTP gives for application/json.
+      expect(statuses).toEqual([200, 403, 403, 401, 401, 403, 401, 200, 200, 200, 200, 403]);
+    } finally {
+      await app.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+    expect(lines.length).toBeGreaterThan(0);
+    const secrets = [secret, ...Object.values(tokens)];
+    // Each token's signature alone too: a log line that cut the token short would still leak it.
+    const signatures = Object.values(tokens).map((token) => token.split('.')[2] as string);
+    const leaked = lines.filter((line) => [...secrets, ...signatures].some((value) => line.includes(value)));
     expect(leaked).toEqual([]);
   });
 });

@@ -178,3 +178,19 @@ describe('configuration from the environment', () => {
     ]);
   });
 });
+
+describe('signed token keys', () => {
+  it('accepts no tokens unless a secret, a public key file or a JWKS file is set', () => {
+    expect(loadConfig({}).signedTokens).toBeUndefined();
+    expect(loadConfig({ QUERYGATE_JWKS_FILE: 'keys/jwks.json' }).signedTokens).toEqual({
+      secret: undefined,
+      publicKeyFile: undefined,
+      jwksFile: resolve('keys/jwks.json'),
+    });
+  });
+
+  it('refuses a JWT secret shorter than 32 characters, naming QUERYGATE_JWT_SECRET and the minimum', () => {
+    expect(refusal({ QUERYGATE_JWT_SECRET: 'x'.repeat(31) })).toMatch(/QUERYGATE_JWT_SECRET: .*at least 32/);
+    expect(loadConfig({ QUERYGATE_JWT_SECRET: 'x'.repeat(32) }).signedTokens?.secret).toBe('x'.repeat(32));
+  });
+});
