@@ -274,8 +274,21 @@ describe('the analytics service of self-hosted Supabase, as "Replace Logflare" s
     );
     const count = await studioCall('usage.api-requests-count', {});
     expect(count.body.result).toEqual([{ count: kongEvents.length }]);
-    for (const interval of ['1hr', '1day', '7day']) {
-      expect((await studioCall('usage.api-counts', { interval })).status).toBe(200);
+    // The rest of what Studio's pages call: project home, Auth overview, a function's charts,
+    // and the Logs Explorer's own SQL.
+    const pages: ReadonlyArray<readonly [string, Record<string, string>]> = [
+      ['usage.api-counts', { interval: '1hr' }],
+      ['usage.api-counts', { interval: '1day' }],
+      ['usage.api-counts', { interval: '7day' }],
+      ['auth.metrics', { interval: '1day' }],
+      ['functions.combined-stats', { function_id: 'hello', interval: '1hr' }],
+      [
+        'logs.all',
+        { sql: 'select timestamp, event_message from edge_logs order by timestamp desc limit 10' },
+      ],
+    ];
+    for (const [name, params] of pages) {
+      expect({ name, status: (await studioCall(name, params)).status }).toEqual({ name, status: 200 });
     }
     numbers['supabase: RSS after Studio’s pages (MiB)'] = String(await rssMiB(container));
   });
