@@ -15,10 +15,11 @@ node_bin="$(readlink -f "$(command -v node)")"
 node_version="$("$node_bin" --version)"
 case "$node_version" in v20.*) ;; *) echo "make-base-image: needs Node 20, found $node_version" >&2; exit 1 ;; esac
 
-if [ "${FORCE:-0}" != 1 ] &&
-  [ "$(podman image inspect --format '{{ index .Labels "querygate.stand-in.node" }}' "$image" 2>/dev/null)" = "$node_version" ]; then
-  echo "make-base-image: $image (stand-in, Node $node_version) already exists"
-  exit 0
+if [ "${FORCE:-0}" != 1 ] && made="$(podman image inspect --format '{{ index .Labels "querygate.stand-in.node" }}' "$image" 2>/dev/null)"; then
+  case "$made" in
+    "$node_version") echo "make-base-image: $image (stand-in, Node $node_version) already exists" && exit 0 ;;
+    "" | "<no value>") echo "make-base-image: $image exists and is not a stand-in (pulled?): kept" && exit 0 ;;
+  esac
 fi
 
 # The Debian mirror apt uses here (deb822 sources first, then the one-line format).

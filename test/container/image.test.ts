@@ -163,16 +163,16 @@ describe('the analytics service of self-hosted Supabase, as "Replace Logflare" s
     LOGFLARE_PRIVATE_ACCESS_TOKEN: 'private-token-of-the-container-test',
     QUERYGATE_TEST_PORT: '',
   };
-  const container = 'supabase-analytics';
+  const container = 'querygate-test-analytics';
   const compose = [
     '-p',
-    'supabase',
+    'querygate-test',
     '-f',
     'test/container/supabase-analytics.yml',
     '-f',
     'deploy/supabase/docker-compose.querygate.yml',
     '-f',
-    'test/container/publish-port.yml',
+    'test/container/test-overrides.yml',
   ];
   const podmanCompose = (...args: string[]) => sh('podman-compose', [...compose, ...args], env);
   const base = () => `http://127.0.0.1:${env.QUERYGATE_TEST_PORT}`;
@@ -237,7 +237,7 @@ describe('the analytics service of self-hosted Supabase, as "Replace Logflare" s
   }, 120_000);
   afterAll(async () => {
     await podmanCompose('down', '-v').catch(() => undefined);
-    await podman('volume', 'rm', '--force', 'supabase_querygate-data');
+    await podman('volume', 'rm', '--force', 'querygate-test_querygate-data');
   }, 120_000);
 
   it('comes up healthy from Supabase’s file with the override applied', async () => {
