@@ -238,6 +238,8 @@ describe('the analytics service of self-hosted Supabase, as "Replace Logflare" s
   afterAll(async () => {
     await podmanCompose('down', '-v').catch(() => undefined);
     await podman('volume', 'rm', '--force', 'querygate-test_querygate-data');
+    // podman-compose 1.0.3's down leaves the project's network.
+    await podman('network', 'rm', '--force', 'querygate-test_default').catch(() => undefined);
   }, 120_000);
 
   it('comes up healthy from Supabase’s file with the override applied', async () => {
