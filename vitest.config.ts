@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   // graphql ships CommonJS (`main`) and ESM (`module`) builds. Node, and so every dependency
@@ -8,6 +8,9 @@ export default defineConfig({
   resolve: { alias: [{ find: /^graphql$/, replacement: createRequire(import.meta.url).resolve('graphql') }] },
   test: {
     include: ['test/**/*.test.ts'],
+    // The container test builds and runs the image (root, podman, minutes): run on its own with
+    // test/container/vitest.config.ts.
+    exclude: [...configDefaults.exclude, 'test/container/**'],
     // The SQL parser is WASM and loads asynchronously, once, before any test file parses SQL.
     setupFiles: ['test/helpers/load-sql-parser.ts'],
     // Integration tests start servers and DuckDB files; two workers match the two cores.

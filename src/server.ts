@@ -49,7 +49,12 @@ export interface Querygate {
   readonly demoEvents: number;
   /** What the start did with demo traffic; undefined when demo is off or the engine is BigQuery. */
   readonly demo: DemoSeedOutcome | undefined;
-  close(): Promise<void>;
+  /**
+   * Stops accepting, closes idle connections and lets requests under way finish for up to
+   * `graceMs` (0: cut them at once, as tests want), then closes the store, which lets queued writes
+   * commit and checkpoints.
+   */
+  close(options?: { readonly graceMs?: number }): Promise<void>;
 }
 
 export interface StartOptions {
@@ -180,12 +185,20 @@ function handleOf(app: FastifyInstance, apiKeys: readonly string[]): Querygate {
     logger: app.log as Logger,
     demoEvents: demo && demo.kind !== 'not-demo' ? demo.written : 0,
     demo,
-    async close() {
-      // Closing waits for every connection to end; kept-alive ones would hold it for seconds,
-      // so they are closed at once (their requests' runs are abandoned as the resolver closes).
+    async close({ graceMs = 0 } = {}) {
+      // Closing waits for every connection to end. Fastify closes the idle kept-alive ones; one
+      // whose request finishes during the grace goes idle and is closed on the next tick of the
+      // interval; what is still under way at its end is cut (its run abandoned as the resolver
+      // closes). The store closes after the server: what was acknowledged is committed.
       const closed = app.close();
-      server.closeAllConnections();
-      await closed;
+      const sweep = setInterval(() => server.closeIdleConnections(), 100);
+      const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+      try {
+        await closed;
+      } finally {
+        clearInterval(sweep);
+        clearTimeout(cut);
+      }
     },
   };
 }
