@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { bindParameters } from '../endpoints/bind-parameters.js';
 import type { Endpoint, EndpointRegistry } from '../endpoints/registry.js';
 import { callerSqlParameter } from '../endpoints/sandboxable.js';
 import { sandboxedEndpoint } from '../endpoints/sandboxed-call.js';
@@ -17,7 +16,7 @@ import { allowMethods } from './allow-methods.js';
 import { cacheHeaders } from './cache-headers.js';
 import { cachedHits } from './cached-hits.js';
 import { byNamePrefix, logflareCallPrefixes } from './call-paths.js';
-import { parameterValues, type Query } from './parameter-values.js';
+import { boundParameters, parameterValues, type Query } from './parameter-values.js';
 import { resultResponse } from './result-body.js';
 
 export interface EndpointRoutesOptions {
@@ -50,9 +49,9 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
   }
 
   async function respond(saved: Endpoint, request: FastifyRequest, reply: FastifyReply) {
-    const values = parameterValues(request.query as Query, await requestBody(saved, request));
-    const endpoint = saved.sandboxed ? withCallerSql(saved, values) : saved;
-    const params = bindParameters(endpoint.parameters, values);
+    const sent = parameterValues(request.query as Query, await requestBody(saved, request));
+    const endpoint = saved.sandboxed ? withCallerSql(saved, sent.values) : saved;
+    const params = boundParameters(endpoint, sent);
     const refresh = asksForFreshResult(request);
     // Most calls are hits: they are answered at once, without the cancellation a run needs.
     const resolved =
@@ -160,6 +159,9 @@ function describeEndpoint(endpoint: Endpoint) {
       format: parameter.format,
       ...(parameter.values ? { values: parameter.values, other_values: parameter.otherValues } : {}),
       ...(parameter.fallback === undefined ? {} : { fallback: parameter.fallback }),
+      ...(parameter.default === undefined ? {} : { default: parameter.default }),
+      ...(parameter.min === undefined ? {} : { min: parameter.min }),
+      ...(parameter.max === undefined ? {} : { max: parameter.max }),
     })),
     max_rows: endpoint.maxRows,
     cache_seconds: endpoint.cacheSeconds,
