@@ -57,6 +57,29 @@ order by m.amount_cents desc, m.order_id
 limit @top
 `;
 
+// A sandboxed endpoint: its caller's `sql` is no parameter, a misspelt parameter beside it is.
+const paidYaml = `name: checkout.paid
+id: 6b1f0c2e-27a4-4c8e-9d10-4f2a7e5b3c28
+description: The paid checkout events of a project, for the caller's own SELECT.
+maxRows: 100
+cacheSeconds: 0
+warmSeconds: null
+sandboxed: true
+parameters:
+  - { name: project, required: true, description: Project whose checkout events are read. }
+columns:
+  order_id: { description: The order. }
+`;
+
+const paidSql = `with paid as (
+  select m.order_id, m.amount_cents
+  from \`checkout.events\` as t
+  cross join unnest(t.metadata) as m
+  where t.project = @project and m.status = 'paid'
+)
+select order_id from paid order by order_id
+`;
+
 const orders = [
   { order_id: 'o1', amount_cents: 1250, status: 'paid', project: 'shop', at: '2026-03-10T10:00:00Z' },
   { order_id: 'o2', amount_cents: 400, status: 'pending', project: 'shop', at: '2026-03-10T10:30:00Z' },
@@ -86,6 +109,8 @@ function ownDirectory(): string {
   cpSync(join(packageRoot, 'examples/queries'), queries, { recursive: true });
   writeFileSync(join(queries, 'checkout.largest.yaml'), largestYaml);
   writeFileSync(join(queries, 'checkout.largest.sql'), largestSql);
+  writeFileSync(join(queries, 'checkout.paid.yaml'), paidYaml);
+  writeFileSync(join(queries, 'checkout.paid.sql'), paidSql);
   return queries;
 }
 
@@ -161,6 +186,34 @@ describe('a team’s own directory on the embedded engine', () => {
     expect(extra.status).toBe(400);
     expect(extra.body.error.message).toBe(
       'unknown parameter "limit"; checkout.largest takes project, top, scale, per, min_cents',
+    );
+  });
+
+  it('takes sql on a sandboxed endpoint, refuses a misspelt parameter beside it on REST and GraphQL, and sql elsewhere', async () => {
+    const paid = orders
+      .filter((order) => order.project === 'shop' && order.status === 'paid')
+      .map((order) => order.order_id)
+      .sort();
+    const sql = encodeURIComponent('select order_id from paid order by order_id');
+    const answered = await get(`/api/endpoints/checkout.paid?project=shop&sql=${sql}`);
+    expect(answered.status).toBe(200);
+    expect(ids(answered)).toEqual(paid);
+    const misspelt = await get(`/api/endpoints/checkout.paid?projet=shop&project=shop&sql=${sql}`);
+    expect(misspelt.status).toBe(400);
+    expect(misspelt.body.error.message).toBe('unknown parameter "projet"; did you mean "project"?');
+    const client = new GraphQLClient(new URL('/graphql', service.url).href, {
+      headers: { 'x-api-key': testApiKey },
+    });
+    const query = /* GraphQL */ `query ($params: JSON) {
+      sandboxedQuery(endpoint: "checkout.paid", sql: "select order_id from paid", params: $params) { rows }
+    }`;
+    await expect(client.request(query, { params: { project: 'shop', projetc: 'shop' } })).rejects.toThrow(
+      'unknown parameter "projetc"; did you mean "project"?',
+    );
+    const notSandboxed = await get(`/api/endpoints/checkout.largest?project=shop&sql=${sql}`);
+    expect(notSandboxed.status).toBe(400);
+    expect(notSandboxed.body.error.message).toBe(
+      'unknown parameter "sql"; checkout.largest is not sandboxed, so it takes no sql',
     );
   });
 
