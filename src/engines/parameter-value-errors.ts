@@ -58,7 +58,7 @@ export function parameterValueError(
 const placedFor: Readonly<Record<ValueFault, (name: string) => RegExp>> = {
   'negative-count': (name) => new RegExp(`\\b(limit|offset)\\s+@${name}\\b`, 'i'),
   'division-by-zero': (name) => new RegExp(`(/\\s*|\\b(div|mod)\\s*\\([^()]*,\\s*)@${name}\\b`, 'i'),
-  overflow: (name) => new RegExp(`@${name}\\b`),
+  overflow: (name) => new RegExp(`[*+-]\\s*@${name}\\b|@${name}\\s*[*+-]`),
 };
 
 function escaped(text: string): string {

@@ -1,10 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadEndpointRegistry } from '../../src/endpoints/registry.js';
 import {
   type DeclaredParameters,
   likelyMeant,
   refuseUndeclaredParameters,
 } from '../../src/endpoints/undeclared-parameters.js';
 import { isQuerygateError } from '../../src/errors.js';
+import { queriesDir } from '../../src/paths.js';
 
 const orders: DeclaredParameters = {
   name: 'checkout.orders',
@@ -74,5 +79,50 @@ describe('the declared parameter a name most likely meant', () => {
 
   it.each(['debug', 'x', 'limit', 'page'])('suggests nothing for %s, which is like none of them', (name) => {
     expect(likelyMeant(name, declared)).toBeUndefined();
+  });
+});
+
+describe("the directory's setting in sources.yaml", () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A copy of the shipped directory with its sources.yaml changed by `edit`. */
+  function copyWith(edit: (sources: string) => string): string {
+    const dir = mkdtempSync(join(tmpdir(), 'querygate-undeclared-'));
+    dirs.push(dir);
+    cpSync(queriesDir, dir, { recursive: true });
+    const file = join(dir, 'sources.yaml');
+    writeFileSync(file, edit(readFileSync(file, 'utf8')));
+    return dir;
+  }
+
+  it('is ignore in the shipped directory, refuse where a directory does not say, and part of each endpoint hash', () => {
+    const shipped = loadEndpointRegistry(queriesDir);
+    const unsaid = loadEndpointRegistry(
+      copyWith((text) => text.replace(/^undeclaredParameters: ignore\n/m, '')),
+    );
+    expect(shipped.endpoints.map((endpoint) => endpoint.undeclaredParameters)).toEqual([
+      'ignore',
+      'ignore',
+      'ignore',
+    ]);
+    expect(unsaid.endpoints.map((endpoint) => endpoint.undeclaredParameters)).toEqual([
+      'refuse',
+      'refuse',
+      'refuse',
+    ]);
+    // A reload that changes only the setting sees changed endpoints, so it serves the change.
+    expect(unsaid.endpoints.map((endpoint) => endpoint.hash)).not.toEqual(
+      shipped.endpoints.map((endpoint) => endpoint.hash),
+    );
+  });
+
+  it('refuses a value it does not know, naming the file and the key', () => {
+    const dir = copyWith((text) =>
+      text.replace('undeclaredParameters: ignore', 'undeclaredParameters: warn'),
+    );
+    expect(() => loadEndpointRegistry(dir)).toThrow(`${join(dir, 'sources.yaml')}: undeclaredParameters:`);
   });
 });
