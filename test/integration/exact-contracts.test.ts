@@ -276,6 +276,18 @@ describe('a team’s own directory on the embedded engine', () => {
       defaultValue: '0',
       description: 'Only events of at least this amount. From 0 to 1000000.',
     });
+    const restList = (await get('/api/endpoints')).body.result.find(
+      (endpoint: { name: string }) => endpoint.name === 'checkout.largest',
+    );
+    expect(restList.parameters).toContainEqual({
+      name: 'min_cents',
+      required: false,
+      description: 'Only events of at least this amount.',
+      format: 'text',
+      default: 0,
+      min: 0,
+      max: 1000000,
+    });
     const listed = await get('/graphql', {
       method: 'POST',
       body: JSON.stringify({
