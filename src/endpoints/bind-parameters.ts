@@ -10,8 +10,9 @@ export const maxParameterLength = 2048;
 
 /**
  * Checks raw text values against an endpoint's parameter contract and returns the values to
- * bind. Absent and empty optional values are unset (null); names outside the contract are
- * ignored. Every failure is a BAD_PARAMETER naming the parameter.
+ * bind. Absent and empty optional values take their default, or are unset (null) without one;
+ * names outside the contract are not looked at here (see undeclared-parameters.ts). Every
+ * failure is a BAD_PARAMETER naming the parameter.
  */
 export function bindParameters(
   contract: readonly ParameterContract[],
@@ -24,18 +25,41 @@ export function bindParameters(
     const value = values[0] ?? '';
     if (value === '') {
       if (parameter.required) throw badParameter(parameter.name, 'is required');
-      bound[parameter.name] = null;
+      bound[parameter.name] = boundDefault(parameter) ?? null;
       continue;
     }
-    if (value.length > maxParameterLength) {
-      throw badParameter(parameter.name, `is longer than ${maxParameterLength} characters`);
-    }
-    checkValue(parameter, value);
-    bound[parameter.name] = fallsBack(parameter, value)
-      ? (parameter.fallback as string)
-      : typedText(parameter, value);
+    bound[parameter.name] = boundValue(parameter, value);
   }
   return bound;
+}
+
+/** The text a given value of a parameter is bound as, once it passes every check of the contract. */
+function boundValue(parameter: ParameterContract, value: string): string {
+  if (value.length > maxParameterLength) {
+    throw badParameter(parameter.name, `is longer than ${maxParameterLength} characters`);
+  }
+  checkValue(parameter, value);
+  return fallsBack(parameter, value) ? (parameter.fallback as string) : typedText(parameter, value);
+}
+
+/**
+ * What is wrong with a parameter's `default` when bound as a caller's value would be (outside its
+ * values, its format or its range), in the words of a load refusal; undefined when nothing is.
+ */
+export function defaultProblem(parameter: ParameterContract): string | undefined {
+  if (parameter.default === undefined) return undefined;
+  try {
+    boundValue(parameter, String(parameter.default));
+    return undefined;
+  } catch (error) {
+    const reason = (error as Error).message.replace(`Parameter '${parameter.name}' `, '');
+    return `${parameter.name}'s default ${JSON.stringify(parameter.default)} is refused: it ${reason}`;
+  }
+}
+
+/** The default a parameter is bound with when absent, as its canonical text; undefined without one. */
+export function boundDefault(parameter: ParameterContract): string | undefined {
+  return parameter.default === undefined ? undefined : boundValue(parameter, String(parameter.default));
 }
 
 /**
@@ -72,12 +96,24 @@ function typedText(parameter: ParameterContract, value: string): string {
       if (integer === undefined || integer < int64.min || integer > int64.max) {
         throw badParameter(parameter.name, `must be a whole number within INT64 (got '${value}')`);
       }
+      checkRange(
+        parameter,
+        value,
+        (bound) => integer < BigInt(bound),
+        (bound) => integer > BigInt(bound),
+      );
       return integer.toString();
     }
     case 'number': {
       const number = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(value) ? Number(value) : Number.NaN;
       if (!Number.isFinite(number))
         throw badParameter(parameter.name, `must be a finite number (got '${value}')`);
+      checkRange(
+        parameter,
+        value,
+        (bound) => number < bound,
+        (bound) => number > bound,
+      );
       return String(number);
     }
     case 'boolean': {
@@ -92,6 +128,24 @@ function typedText(parameter: ParameterContract, value: string): string {
     default:
       return value;
   }
+}
+
+/** Refuses a number outside the contract's `min` and `max`, naming both where both are set. */
+function checkRange(
+  parameter: ParameterContract,
+  value: string,
+  below: (min: number) => boolean,
+  above: (max: number) => boolean,
+): void {
+  const { min, max } = parameter;
+  if ((min === undefined || !below(min)) && (max === undefined || !above(max))) return;
+  const range =
+    min !== undefined && max !== undefined
+      ? `from ${min} to ${max}`
+      : min !== undefined
+        ? `at least ${min}`
+        : `at most ${max}`;
+  throw badParameter(parameter.name, `must be ${range} (got '${value}')`);
 }
 
 function badTimestamp(name: string, value: string) {

@@ -48,6 +48,15 @@ const parameterSchema = z
      * one the SQL's ELSE means). Other values are bound as this one, so they share its cache entry.
      */
     fallback: z.string().optional(),
+    /**
+     * The value an absent or empty parameter takes, written as its type is (a number for
+     * `integer` and `number`, true or false for `boolean`, text otherwise). Checked at load as a
+     * caller's value would be: values, format and range.
+     */
+    default: z.union([z.string(), z.number(), z.boolean()]).optional(),
+    /** `integer` and `number` only: the least and the greatest value a caller may send. */
+    min: z.number().optional(),
+    max: z.number().optional(),
     /** The GraphQL argument: its description where it differs, and the enum type of the values. */
     graphql: z
       .object({
@@ -76,6 +85,7 @@ const parameterSchema = z
         path: ['type'],
       });
     }
+    for (const problem of boundsProblems(parameter)) context.addIssue({ code: 'custom', ...problem });
     (parameter.values ?? []).forEach((value, index) => {
       if (value.graphql === undefined && !graphqlName.test(defaultEnumName(value.value))) {
         context.addIssue({
@@ -102,6 +112,67 @@ const parameterSchema = z
         }
       : {}),
   }));
+
+/** What the YAML type of a default must be, by parameter type. */
+const defaultTypes: Readonly<Record<ParameterType, 'string' | 'number' | 'boolean'>> = {
+  text: 'string',
+  integer: 'number',
+  number: 'number',
+  boolean: 'boolean',
+  timestamp: 'string',
+};
+
+/**
+ * What is wrong with a parameter's `default`, `min` and `max` as written (their values are
+ * checked against the rest of the contract at load, by the binding itself).
+ */
+function boundsProblems(parameter: {
+  readonly name: string;
+  readonly type: ParameterType;
+  readonly required: boolean;
+  readonly default?: string | number | boolean | undefined;
+  readonly min?: number | undefined;
+  readonly max?: number | undefined;
+}): { message: string; path: string[] }[] {
+  const problems: { message: string; path: string[] }[] = [];
+  const numeric = parameter.type === 'integer' || parameter.type === 'number';
+  for (const bound of ['min', 'max'] as const) {
+    const value = parameter[bound];
+    if (value === undefined) continue;
+    if (!numeric) {
+      problems.push({
+        message: `${bound} is for integer and number parameters; ${parameter.name} is ${parameter.type}`,
+        path: [bound],
+      });
+    } else if (parameter.type === 'integer' && !Number.isInteger(value)) {
+      problems.push({
+        message: `${parameter.name} is an integer parameter, so its ${bound} is a whole number`,
+        path: [bound],
+      });
+    }
+  }
+  if (parameter.min !== undefined && parameter.max !== undefined && parameter.min > parameter.max) {
+    problems.push({
+      message: `${parameter.name}'s min ${parameter.min} is above its max ${parameter.max}`,
+      path: ['min'],
+    });
+  }
+  if (parameter.default !== undefined) {
+    const expected = defaultTypes[parameter.type];
+    if (parameter.required) {
+      problems.push({
+        message: `${parameter.name} is required, so it takes no default (make it required: false)`,
+        path: ['default'],
+      });
+    } else if (typeof parameter.default !== expected) {
+      problems.push({
+        message: `${parameter.name} is of type ${parameter.type}, so its default is a ${expected} (got ${JSON.stringify(parameter.default)})`,
+        path: ['default'],
+      });
+    }
+  }
+  return problems;
+}
 
 /** A value written in upper case with `_` for anything else: `minutely` → `MINUTELY`. */
 function defaultEnumName(value: string): string {

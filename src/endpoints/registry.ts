@@ -3,11 +3,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ParameterType, SavedQuery } from '../engines/query-engine.js';
 import { parseBigQuery, queryParameters } from '../sql/bigquery-ast.js';
+import { defaultProblem } from './bind-parameters.js';
 import { contractSchema, type EndpointContract, type ParameterContract } from './contract.js';
 import { type Refusal, refusalsOf } from './refusal.js';
 import { assertSandboxable } from './sandboxable.js';
 import { type LogSource, readSourceDeclarations, sourcesFileName } from './sources.js';
 import type { TableSource } from './table-source.js';
+import type { UndeclaredParameters } from './undeclared-parameters.js';
 import { readYamlFile } from './yaml-file.js';
 
 /** A saved query with everything the faces need to serve it. */
@@ -20,6 +22,8 @@ export interface Endpoint extends SavedQuery {
   readonly columns: EndpointContract['columns'];
   readonly examples: EndpointContract['examples'];
   readonly graphql: EndpointContract['graphql'];
+  /** Its directory's setting (`sources.yaml`): whether a parameter it does not declare is refused. */
+  readonly undeclaredParameters: UndeclaredParameters;
   /** The contract file it was read from, for messages. */
   readonly contractFile: string;
   /**
@@ -90,7 +94,7 @@ export function loadEndpointRegistry(queriesDir: string, options: RegistryOption
       `The queries directory ${queriesDir} cannot be read (${(error as NodeJS.ErrnoException).code})`,
     );
   }
-  const { logs: sources, tables } = readSourceDeclarations(queriesDir);
+  const { logs: sources, tables, undeclaredParameters } = readSourceDeclarations(queriesDir);
   const problems: { stem: string; contractFile: string; message: string }[] = [];
   const stems = (extension: string) =>
     files.filter((file) => file.endsWith(extension)).map((file) => file.slice(0, -extension.length));
@@ -108,7 +112,7 @@ export function loadEndpointRegistry(queriesDir: string, options: RegistryOption
   const loaded = contracts.flatMap((stem) => {
     const contractFile = join(queriesDir, `${stem}${contractExtension}`);
     try {
-      return [loadEndpoint(queriesDir, stem)];
+      return [loadEndpoint(queriesDir, stem, undeclaredParameters)];
     } catch (error) {
       problems.push({ stem, contractFile, message: (error as Error).message });
       return [];
@@ -132,13 +136,22 @@ export function loadEndpointRegistry(queriesDir: string, options: RegistryOption
   return registryOf(endpoints, sources, tables, refused);
 }
 
-function loadEndpoint(queriesDir: string, stem: string): Endpoint {
+function loadEndpoint(
+  queriesDir: string,
+  stem: string,
+  undeclaredParameters: UndeclaredParameters,
+): Endpoint {
   const contractFile = join(queriesDir, `${stem}${contractExtension}`);
   const contract = readYamlFile(contractFile, contractSchema);
   if (contract.name !== stem)
     throw new Error(
       `${contractFile}: name: is ${contract.name}; the file must be named for it (${contract.name}${contractExtension})`,
     );
+  const badDefaults = contract.parameters.flatMap((parameter, index) => {
+    const problem = defaultProblem(parameter);
+    return problem === undefined ? [] : [`${contractFile}: parameters[${index}].default: ${problem}`];
+  });
+  if (badDefaults.length > 0) throw new Error(badDefaults.join('\n'));
   const sqlFile = join(queriesDir, `${stem}.sql`);
   let sql: string;
   try {
@@ -167,6 +180,8 @@ function loadEndpoint(queriesDir: string, stem: string): Endpoint {
     .update(sql)
     .update('\0')
     .update(readFileSync(contractFile))
+    // The directory's setting too, so a reload that changes only it serves the change.
+    .update(`\0${undeclaredParameters}`)
     .digest('hex')
     .slice(0, 16);
   const { maximumBytesBilled, ...rest } = contract;
@@ -179,6 +194,7 @@ function loadEndpoint(queriesDir: string, stem: string): Endpoint {
     contractFile,
     hash,
     parameterTypes,
+    undeclaredParameters,
     ...(maximumBytesBilled ? { maximumBytesBilled } : {}),
   };
 }

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { FieldType, ScalarType, StructType } from './field-type.js';
 import { type TableSource, tableSourceSchema } from './table-source.js';
+import { type UndeclaredParameters, undeclaredParameterPolicies } from './undeclared-parameters.js';
 import { readYamlFile } from './yaml-file.js';
 
 /**
@@ -92,7 +93,11 @@ const entrySchema = z.unknown().transform((entry, context) => {
 });
 
 const sourcesFileSchema = z
-  .object({ sources: z.array(entrySchema).nonempty() })
+  .object({
+    sources: z.array(entrySchema).nonempty(),
+    /** The directory's one setting of its own; see UndeclaredParameters. */
+    undeclaredParameters: z.enum(undeclaredParameterPolicies).default('refuse'),
+  })
   .refine((file) => new Set(file.sources.map((source) => source.name)).size === file.sources.length, {
     message: 'two sources share a name',
     path: ['sources'],
@@ -112,14 +117,20 @@ const sourcesFileSchema = z
 export interface SourceDeclarations {
   readonly logs: readonly LogSource[];
   readonly tables: readonly TableSource[];
+  /** What the directory's endpoints do with parameters they do not declare. @default 'refuse' */
+  readonly undeclaredParameters: UndeclaredParameters;
 }
 
-/** Reads `<dir>/sources.yaml`, both kinds; a bad file is refused with one line per problem. */
+/**
+ * Reads `<dir>/sources.yaml`, both kinds, and the directory's setting beside them; a bad file is
+ * refused with one line per problem.
+ */
 export function readSourceDeclarations(dir: string): SourceDeclarations {
-  const entries = readYamlFile(join(dir, sourcesFileName), sourcesFileSchema).sources;
+  const file = readYamlFile(join(dir, sourcesFileName), sourcesFileSchema);
   return {
-    logs: entries.filter((entry): entry is LogSource => entry.kind !== 'table'),
-    tables: entries.filter((entry): entry is TableSource => entry.kind === 'table'),
+    logs: file.sources.filter((entry): entry is LogSource => entry.kind !== 'table'),
+    tables: file.sources.filter((entry): entry is TableSource => entry.kind === 'table'),
+    undeclaredParameters: file.undeclaredParameters,
   };
 }
 

@@ -1,3 +1,4 @@
+import { boundDefault } from '../endpoints/bind-parameters.js';
 import type { ParameterContract } from '../endpoints/contract.js';
 import type { Endpoint } from '../endpoints/registry.js';
 import type { QuerygateBuilder } from './builder.js';
@@ -47,6 +48,21 @@ export function addEndpointTypes(builder: QuerygateBuilder): void {
         nullable: true,
         description: 'The declared value every other value behaves as, where other values fall back.',
         resolve: (p) => p.fallback ?? null,
+      }),
+      default: t.string({
+        nullable: true,
+        description: 'The value an absent or empty parameter takes, as REST text; null where it has none.',
+        resolve: (p) => boundDefault(p) ?? null,
+      }),
+      min: t.float({
+        nullable: true,
+        description: 'The least value a call may send (integer and number parameters).',
+        resolve: (p) => p.min ?? null,
+      }),
+      max: t.float({
+        nullable: true,
+        description: 'The greatest value a call may send (integer and number parameters).',
+        resolve: (p) => p.max ?? null,
       }),
     }),
   });

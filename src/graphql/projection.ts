@@ -13,7 +13,7 @@ import {
   type GraphQLScalarType,
   GraphQLString,
 } from 'graphql';
-import { bindParameters } from '../endpoints/bind-parameters.js';
+import { bindParameters, boundDefault } from '../endpoints/bind-parameters.js';
 import type { ColumnContract, ParameterContract } from '../endpoints/contract.js';
 import { withPinnedValues } from '../endpoints/grant.js';
 import type { Endpoint } from '../endpoints/registry.js';
@@ -135,9 +135,11 @@ function endpointField(
     const argument = camel(parameter.name);
     parameterOf.set(argument, parameter);
     const type = argumentType(endpoint, field, parameter, scalars, names);
+    const defaultValue = argumentDefault(parameter, type);
     args[argument] = {
       type: parameter.required ? new GraphQLNonNull(type) : type,
-      description: parameter.graphql.description ?? parameter.description,
+      description: argumentDescription(parameter),
+      ...(defaultValue === undefined ? {} : { defaultValue }),
     };
   }
   const rowType = objectType(
@@ -192,6 +194,46 @@ function endpointField(
     // the endpoint a token's refusal names (use-granted-fields.ts).
     extensions: { querygateEndpointCall: call, querygateEndpoint: endpoint.name },
   };
+}
+
+/**
+ * An argument's description: the contract's, with the parameter's range where it has one. GraphQL
+ * has no standard way to say a range: a directive would not show in introspection, which is what
+ * GraphiQL and code generators read, so the description says it in words.
+ */
+function argumentDescription(parameter: ParameterContract): string {
+  const description = parameter.graphql.description ?? parameter.description;
+  const { min, max } = parameter;
+  if (min === undefined && max === undefined) return description;
+  const range =
+    min !== undefined && max !== undefined
+      ? `From ${min} to ${max}.`
+      : min !== undefined
+        ? `At least ${min}.`
+        : `At most ${max}.`;
+  return `${description} ${range}`;
+}
+
+/**
+ * An argument's default value, in the argument type's internal terms (an enum's contract text, an
+ * Int's number), so the SDL and introspection show it. The binding applies the contract's default
+ * whether or not GraphQL does, so an INT64 default past Int's 32 bits is simply not shown.
+ */
+function argumentDefault(parameter: ParameterContract, type: GraphQLInputType): unknown {
+  const bound = boundDefault(parameter);
+  if (bound === undefined) return undefined;
+  switch (type) {
+    case GraphQLInt: {
+      const value = Number(bound);
+      return value >= -(2 ** 31) && value < 2 ** 31 ? value : undefined;
+    }
+    case GraphQLFloat:
+      return Number(bound);
+    case GraphQLBoolean:
+      return bound === 'true';
+    default:
+      return bound;
+  }
 }
 
 /**

@@ -10,6 +10,7 @@ import { bindParameters } from '../endpoints/bind-parameters.js';
 import { withPinnedValues } from '../endpoints/grant.js';
 import { sandboxedEndpoint } from '../endpoints/sandboxed-call.js';
 import type { Snapshot } from '../endpoints/snapshot.js';
+import { refuseUndeclaredParameters } from '../endpoints/undeclared-parameters.js';
 import { badParameter, QuerygateError } from '../errors.js';
 import type { GraphQLContext } from './context.js';
 import { countRefused } from './counted-call.js';
@@ -53,6 +54,7 @@ export function sandboxedQueryField(
       let loading: ReturnType<typeof context.loadEndpoint>;
       try {
         const values = parameterTexts(args.params);
+        refuseUndeclaredParameters(saved, values.keys());
         const sent = (name: string) => {
           const value = values.get(name);
           return value === undefined ? [] : [value];

@@ -125,8 +125,17 @@ function parameter(contract: ParameterContract, example: string | number | boole
   };
 }
 
-/** A parameter's schema: what REST accepts as its text. */
+/** A parameter's schema: what REST accepts as its text, its range and what its absence means. */
 function parameterSchema(contract: ParameterContract): Schema {
+  return {
+    ...typeSchema(contract),
+    ...(contract.min === undefined ? {} : { minimum: contract.min }),
+    ...(contract.max === undefined ? {} : { maximum: contract.max }),
+    ...(contract.default === undefined ? {} : { default: contract.default }),
+  };
+}
+
+function typeSchema(contract: ParameterContract): Schema {
   if (contract.values) {
     // Values outside the declared ones are accepted when they fall back: then they are examples.
     return contract.otherValues === 'reject'

@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import { parse as parseQuery } from 'fast-querystring';
-import { bindParameters } from '../endpoints/bind-parameters.js';
 import type { Endpoint, EndpointRegistry } from '../endpoints/registry.js';
 import type { ParameterValues } from '../engines/query-engine.js';
 import { presentedApiKey } from '../http/api-keys.js';
@@ -9,7 +8,7 @@ import type { EndpointMetrics, Metrics } from '../metrics/metrics.js';
 import { canonicalKey } from '../resolve/canonical-key.js';
 import type { Resolver } from '../resolve/resolver.js';
 import { byNamePrefix, logflareCallPrefixes } from './call-paths.js';
-import { type Query, queryParameterValues } from './parameter-values.js';
+import { boundParameters, type Query, queryParameterValues } from './parameter-values.js';
 import { resultResponse } from './result-body.js';
 
 export interface CachedHitsOptions {
@@ -55,7 +54,7 @@ export function cachedHits(options: CachedHitsOptions): EarlyAnswer {
     const endpoint = calledEndpoint(current, queryAt === -1 ? target : target.slice(0, queryAt));
     if (endpoint === undefined || endpoint.sandboxed || endpoint.cacheSeconds <= 0) return undefined;
     const values = query ?? (queryAt === -1 ? {} : parseQuery(target.slice(queryAt + 1)));
-    const params = bindParameters(endpoint.parameters, queryParameterValues(values));
+    const params = boundParameters(endpoint, queryParameterValues(values));
     const call = {
       endpoint,
       params,

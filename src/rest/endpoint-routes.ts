@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { bindParameters } from '../endpoints/bind-parameters.js';
 import { endpointNotGranted, withPinnedValues } from '../endpoints/grant.js';
 import type { Endpoint, EndpointRegistry } from '../endpoints/registry.js';
 import { callerSqlParameter } from '../endpoints/sandboxable.js';
@@ -18,7 +17,7 @@ import { allowMethods } from './allow-methods.js';
 import { cacheHeaders } from './cache-headers.js';
 import { cachedHits } from './cached-hits.js';
 import { byNamePrefix, logflareCallPrefixes } from './call-paths.js';
-import { parameterValues, type Query } from './parameter-values.js';
+import { boundParameters, parameterValues, type Query } from './parameter-values.js';
 import { resultResponse } from './result-body.js';
 
 export interface EndpointRoutesOptions {
@@ -55,9 +54,9 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
     if (grant && !grant.allows(saved.name)) throw endpointNotGranted(saved.name);
     const sent = parameterValues(request.query as Query, await requestBody(saved, request));
     // A token's pinned values take their parameters' place, so they bind and key the cache.
-    const values = grant ? withPinnedValues(grant, saved.parameters, sent) : sent;
-    const endpoint = saved.sandboxed ? withCallerSql(saved, values) : saved;
-    const params = bindParameters(endpoint.parameters, values);
+    const values = grant ? { ...sent, values: withPinnedValues(grant, saved.parameters, sent.values) } : sent;
+    const endpoint = saved.sandboxed ? withCallerSql(saved, values.values) : saved;
+    const params = boundParameters(endpoint, values);
     const refresh = asksForFreshResult(request);
     // Most calls are hits: they are answered at once, without the cancellation a run needs.
     const resolved =
@@ -176,6 +175,9 @@ function describeEndpoint(endpoint: Endpoint) {
       format: parameter.format,
       ...(parameter.values ? { values: parameter.values, other_values: parameter.otherValues } : {}),
       ...(parameter.fallback === undefined ? {} : { fallback: parameter.fallback }),
+      ...(parameter.default === undefined ? {} : { default: parameter.default }),
+      ...(parameter.min === undefined ? {} : { min: parameter.min }),
+      ...(parameter.max === undefined ? {} : { max: parameter.max }),
     })),
     max_rows: endpoint.maxRows,
     cache_seconds: endpoint.cacheSeconds,

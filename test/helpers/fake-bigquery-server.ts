@@ -188,6 +188,17 @@ const parameterTypes = {
 
 const dryRunValues = { INT64: '0', FLOAT64: '0', BOOL: 'false', TIMESTAMP: '1970-01-01T00:00:00Z' } as const;
 
+/**
+ * DuckDB's words for a run that fails on a value, in BigQuery's: its engine (ZetaSQL) says
+ * `Limit requires non-negative count and offset` and `int64 overflow: a + b`, reason invalidQuery.
+ */
+function inBigQueryWords(message: string): string {
+  if (/LIMIT\/OFFSET cannot be negative/.test(message)) return 'Limit requires non-negative count and offset';
+  const overflow = /Overflow in \w+ of INT64 \((-?\d+) ([-+*]) (-?\d+)\)/.exec(message);
+  if (overflow) return `int64 overflow: ${overflow[1]} ${overflow[2]} ${overflow[3]}`;
+  return message;
+}
+
 const invalidQuery = (message: string) => new HttpFailure(400, { reason: 'invalidQuery', message });
 
 export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<FakeBigQuery> {
@@ -328,7 +339,7 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
       job.floatRows = encodeRows(reader, 'float', structs);
     } catch (error) {
       if (error instanceof HttpFailure) throw error;
-      throw invalidQuery((error as Error).message);
+      throw invalidQuery(inBigQueryWords((error as Error).message));
     } finally {
       connection.closeSync();
     }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BigQuery, type BigQueryOptions, type Job, type Query } from '@google-cloud/bigquery';
 import { type CallerFaultOf, callerSqlError } from '../../engines/caller-sql-errors.js';
 import { startDeadline } from '../../engines/deadline.js';
+import { parameterValueError, type ValueFaultOf } from '../../engines/parameter-value-errors.js';
 import { createPlanCache } from '../../engines/plan-cache.js';
 import type {
   EngineOptions,
@@ -213,6 +214,7 @@ export async function createBigQueryEngine(options: BigQueryEngineOptions): Prom
       }
       if (deadline.signal.aborted) throw new QuerygateError('ENGINE_ERROR', `${query.name} was cancelled`);
       throw (
+        parameterValueError(query, params, error, bigQueryValueFault) ??
         callerSqlError(query, error, bigQueryCallerFault) ??
         toQuerygateError(error, {
           subject: query.name,
@@ -354,6 +356,20 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
     );
   });
 }
+
+/**
+ * BigQuery's words (its engine's, ZetaSQL's) for what a number the caller sent can cause, each
+ * with reason `invalidQuery`: `Limit requires non-negative count and offset`, `int64 overflow:
+ * a + b` with the operands, `division by zero: a / b`.
+ */
+const bigQueryValueFault: ValueFaultOf = (error) => {
+  if (bigQueryReason(error) !== 'invalidQuery') return undefined;
+  const message = bigQueryMessage(error);
+  if (/requires non-negative count and offset/i.test(message)) return { fault: 'negative-count', message };
+  if (/^int64 overflow/i.test(message)) return { fault: 'overflow', message };
+  if (/^division by zero/i.test(message)) return { fault: 'division-by-zero', message };
+  return undefined;
+};
 
 /** BigQuery's verdict on a query it cannot run (an unknown column, a type error) is the caller's. */
 const bigQueryCallerFault: CallerFaultOf = (error) =>

@@ -14,6 +14,7 @@ import {
 import { type CallerFaultOf, callerSqlError } from '../../engines/caller-sql-errors.js';
 import { startDeadline } from '../../engines/deadline.js';
 import { isoMicros } from '../../engines/iso-micros.js';
+import { parameterValueError, type ValueFaultOf } from '../../engines/parameter-value-errors.js';
 import { createPlanCache, type PlanCache } from '../../engines/plan-cache.js';
 import {
   type EngineOptions,
@@ -142,8 +143,10 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         );
       }
       if (runOptions.signal?.aborted) throw new QuerygateError('ENGINE_ERROR', `${query.name} was cancelled`);
-      const callers = callerSqlError(query, error, duckDbCallerFault);
-      if (callers) throw callers;
+      const refused =
+        parameterValueError(query, params, error, duckDbValueFault) ??
+        callerSqlError(query, error, duckDbCallerFault);
+      if (refused) throw refused;
       throw new QuerygateError(
         'ENGINE_ERROR',
         `${query.name} failed on DuckDB: ${(error as Error).message}`,
@@ -342,6 +345,18 @@ async function openConnections(
   }
   return opened;
 }
+
+/**
+ * DuckDB's words for what a number the caller sent can cause: `Binder Error: LIMIT/OFFSET cannot
+ * be negative`, and `Out of Range Error: Overflow in multiplication of INT64 (a * b)!` with the
+ * operands. A division by zero is no error on DuckDB (the translation answers NULL).
+ */
+const duckDbValueFault: ValueFaultOf = (error) => {
+  const message = ((error as Error)?.message ?? '').split('\n', 1)[0] ?? '';
+  if (/LIMIT\/OFFSET cannot be negative/.test(message)) return { fault: 'negative-count', message };
+  if (/^Out of Range Error: Overflow/.test(message)) return { fault: 'overflow', message };
+  return undefined;
+};
 
 /** DuckDB's words for a caller's query it cannot bind or run, and for one past its memory. */
 const duckDbCallerFault: CallerFaultOf = (_error, message) => {

@@ -1,0 +1,66 @@
+import { QuerygateError } from '../errors.js';
+import type { ParameterValues, SavedQuery } from './query-engine.js';
+
+/**
+ * The failures of a run that a number the caller sent can cause, whatever the engine's words:
+ * a negative LIMIT or OFFSET, an INT64 overflow, a division by zero.
+ */
+export type ValueFault = 'negative-count' | 'overflow' | 'division-by-zero';
+
+/** Which failure of a run, in an engine's own terms, is one of these (undefined: none is). */
+export type ValueFaultOf = (error: unknown) => { fault: ValueFault; message: string } | undefined;
+
+/** Whether a parameter's value can have caused the fault the engine reported in `message`. */
+const causes: Readonly<Record<ValueFault, (value: string, message: string) => boolean>> = {
+  // A LIMIT or OFFSET is a literal or a parameter (BigQuery allows nothing else), so a negative
+  // count at run time is a negative parameter.
+  'negative-count': (value) => value.startsWith('-'),
+  'division-by-zero': (value) => Number(value) === 0,
+  // Both engines name the operands of an overflow: the parameter is the one whose value is there.
+  overflow: (value, message) => new RegExp(`(^|[^\\d.])${escaped(value)}($|[^\\d.])`).test(message),
+};
+
+const numericTypes = new Set(['INT64', 'FLOAT64']);
+
+/**
+ * A run's failure that a numeric parameter's value caused, as the caller's 400 naming that
+ * parameter: `top=-1` where the SQL says `LIMIT @top` is a request the caller got wrong, not the
+ * engine failing. Undefined when the failure is no such fault, or no parameter's value explains
+ * it (an overflow of the data itself stays the engine's error).
+ */
+export function parameterValueError(
+  query: SavedQuery,
+  params: ParameterValues,
+  error: unknown,
+  faultOf: ValueFaultOf,
+): QuerygateError | undefined {
+  const found = faultOf(error);
+  if (found === undefined) return undefined;
+  const candidates = Object.entries(params).filter(
+    (entry): entry is [string, string] =>
+      entry[1] !== null &&
+      numericTypes.has(query.parameterTypes?.[entry[0]] ?? 'STRING') &&
+      causes[found.fault](entry[1], found.message),
+  );
+  // Of two that could have, the one the SQL uses where the fault arises (`LIMIT @top`, `/ @d`).
+  const placed = candidates.find(([name]) => placedFor[found.fault](name).test(query.sql));
+  const culprit = placed ?? candidates[0];
+  if (culprit === undefined) return undefined;
+  const [name, value] = culprit;
+  return new QuerygateError(
+    'BAD_PARAMETER',
+    `Parameter '${name}' is ${value}, which ${query.name} cannot run with: ${found.message}`,
+    { details: { parameter: name }, cause: error },
+  );
+}
+
+/** Where in the SQL a parameter stands when it is the one a fault comes from. */
+const placedFor: Readonly<Record<ValueFault, (name: string) => RegExp>> = {
+  'negative-count': (name) => new RegExp(`\\b(limit|offset)\\s+@${name}\\b`, 'i'),
+  'division-by-zero': (name) => new RegExp(`(/\\s*|\\b(div|mod)\\s*\\([^()]*,\\s*)@${name}\\b`, 'i'),
+  overflow: (name) => new RegExp(`[*+-]\\s*@${name}\\b|@${name}\\s*[*+-]`),
+};
+
+function escaped(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

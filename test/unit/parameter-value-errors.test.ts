@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import {
+  parameterValueError,
+  type ValueFault,
+  type ValueFaultOf,
+} from '../../src/engines/parameter-value-errors.js';
+import type { SavedQuery } from '../../src/engines/query-engine.js';
+
+const query: SavedQuery = {
+  id: 'q',
+  name: 'test.query',
+  sql: 'select x * @scale as y, div(x, @per) as z from t where x >= @min_x limit @top offset @skip',
+  maxRows: 10,
+  parameterTypes: {
+    scale: 'INT64',
+    per: 'INT64',
+    min_x: 'INT64',
+    top: 'INT64',
+    skip: 'INT64',
+    label: 'STRING',
+  },
+};
+
+/** An engine that reports this fault with this message for every error. */
+const reports =
+  (fault: ValueFault, message: string): ValueFaultOf =>
+  () => ({ fault, message });
+
+/** The parameter the refusal names and its code; undefined when there is no refusal. */
+function refused(params: Record<string, string | null>, fault: ValueFault, message: string) {
+  const error = parameterValueError(query, params, new Error(message), reports(fault, message));
+  return error && { code: error.code, parameter: error.details?.parameter, message: error.message };
+}
+
+describe('a run that fails on a value the caller sent', () => {
+  it('names the negative parameter the SQL uses as a LIMIT or OFFSET', () => {
+    // min_x is negative too, but it is no count: the one after OFFSET is named.
+    expect(
+      refused({ min_x: '-3', top: '5', skip: '-1' }, 'negative-count', 'LIMIT/OFFSET cannot be negative'),
+    ).toEqual({
+      code: 'BAD_PARAMETER',
+      parameter: 'skip',
+      message: "Parameter 'skip' is -1, which test.query cannot run with: LIMIT/OFFSET cannot be negative",
+    });
+  });
+
+  it('names the zero parameter the SQL divides by', () => {
+    expect(
+      refused({ min_x: '0', per: '0' }, 'division-by-zero', 'division by zero: 3000 / 0')?.parameter,
+    ).toBe('per');
+  });
+
+  it('names the parameter whose value the overflow message shows', () => {
+    const message = 'int64 overflow: 1250 * 9223372036854775807';
+    expect(refused({ min_x: '1250', scale: '9223372036854775807' }, 'overflow', message)?.parameter).toBe(
+      'scale',
+    );
+  });
+
+  it('names no parameter, leaving the engine error as it is, when no value explains the fault', () => {
+    // An overflow of the data itself: neither value is in the message.
+    expect(
+      refused({ scale: '2', min_x: '0' }, 'overflow', 'int64 overflow: 9223372036854775807 + 1'),
+    ).toBeUndefined();
+    // A text parameter is never a count, whatever its text.
+    expect(refused({ label: '-1' }, 'negative-count', 'LIMIT/OFFSET cannot be negative')).toBeUndefined();
+  });
+
+  it('leaves alone a failure the engine does not call a value fault', () => {
+    expect(
+      parameterValueError(query, { top: '-1' }, new Error('Catalog Error'), () => undefined),
+    ).toBeUndefined();
+  });
+});
