@@ -1,5 +1,5 @@
 import { type Ast, numberLiteral, stringLiteral, variant } from './bigquery-ast.js';
-import { translateFunction, unsupported } from './function-rules.js';
+import { functionsReadingNow, nowParameter, translateFunction, unsupported } from './function-rules.js';
 import { isNumericValued, numericQuotientSql } from './numeric-division.js';
 import type { AggregateClauses } from './rules/rule.js';
 import { quoteIdent } from './table-schema.js';
@@ -88,6 +88,7 @@ export function callSql(
         callSql('sum', args, context, options),
         callSql('count', args, context, options),
       );
+  if (functionsReadingNow.has(name)) context.useParameter(nowParameter.slice(1));
   const partAt = datePartPositions[name.replace(/^safe\./, '')];
   const parts = args.map((arg, i) => (i === partAt && arg !== wildcard ? datePart(arg) : undefined));
   const literal = <T>(read: (node: Ast) => T) =>

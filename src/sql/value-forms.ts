@@ -14,6 +14,8 @@ export interface FormContext {
   query(node: Ast): string;
   /** The DuckDB type of a column or field reference, where the store's schema tells it. */
   columnType(node: Ast): string | undefined;
+  /** Records that the text being printed reads the parameter `$name` (see cte-scopes.ts). */
+  useParameter(name: string): void;
 }
 
 /** BigQuery type names and their DuckDB types (DATETIME is TIMESTAMP_NS: see the datetime rule). */
