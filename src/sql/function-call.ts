@@ -2,7 +2,7 @@ import { type Ast, numberLiteral, stringLiteral, variant } from './bigquery-ast.
 import { functionsReadingNow, nowParameter, translateFunction, unsupported } from './function-rules.js';
 import { isNumericValued, numericQuotientSql } from './numeric-division.js';
 import type { AggregateClauses } from './rules/rule.js';
-import { quoteIdent } from './table-schema.js';
+import { isStructSqlType, quoteIdent } from './table-schema.js';
 import { type FormContext, valueKind } from './value-forms.js';
 
 /**
@@ -106,6 +106,10 @@ export function callSql(
         arg === wildcard || parts[i] !== undefined ? undefined : valueKind(arg, context),
       ),
       parts,
+      isRecord: (index) => {
+        const arg = args[index];
+        return arg !== undefined && arg !== wildcard && isStructSqlType(context.valueType(arg));
+      },
       distinct: options.distinct ?? false,
       clauses: options.clauses ?? {},
     },

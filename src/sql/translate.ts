@@ -1,7 +1,7 @@
 import { compoundParts, type Query } from './ast.js';
 import { parseBigQuery } from './bigquery-ast.js';
 import { CteScopes } from './cte-scopes.js';
-import { expressionSql } from './expression-sql.js';
+import { expressionSql, valueType } from './expression-sql.js';
 import { nowParameter } from './function-rules.js';
 import { resolveName } from './names.js';
 import { orderItemSql, querySql } from './query-sql.js';
@@ -87,6 +87,7 @@ function translationContext(
     // ORDER BY inside an aggregate or a window orders by expressions, never by SELECT aliases.
     orderItem: (item) => orderItemSql(item, context, new Map()),
     useParameter: (name) => ctes.useParameter(name),
+    valueType: (node) => valueType(node, context),
     columnType: (node) => {
       const parts = compoundParts(node);
       const type = parts ? resolveName(parts, context).type : undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { project, supabaseNow } from '../fixtures/supabase-fixture.js';
+import { edgeRecords, project, supabaseNow } from '../fixtures/supabase-fixture.js';
 import { studioToken, supabaseServiceDuringFile } from '../helpers/supabase-service.js';
 
 /**
@@ -43,5 +43,45 @@ describe('SQL that reads none of the endpoint tables', () => {
     expect(status).toBe(200);
     expect(body.result).toHaveLength(2);
     expect(body.result).toEqual(expect.arrayContaining([{ a: 1 }, { a: 2 }]));
+  });
+});
+
+// Logflare's documented way to read nested fields without UNNEST: `metadata` and every object in
+// it are arrays of records on its BigQuery schema, read by subscript and counted by ARRAY_LENGTH
+// (`SELECT ... metadata[OFFSET(0)].function_id ... FROM function_logs`, as scripts calling
+// Supabase's logs.all write it). Expected values from the fixture's records.
+describe('repeated records read by subscript', () => {
+  const newestEdge = [...edgeRecords]
+    .filter((r) => r.project === project)
+    .sort((a, b) => b.ms - a.ms || (a.id < b.id ? -1 : 1))
+    .slice(0, 5);
+
+  it('reads metadata[OFFSET(0)].request[OFFSET(0)].path and the ORDINAL and SAFE_ forms of it', async () => {
+    const { status, body } = await logsAll(`select id, metadata[offset(0)].request[offset(0)].path as path,
+        metadata[ordinal(1)].response[ordinal(1)].status_code as status,
+        metadata[safe_offset(0)].request[safe_offset(0)].method as method
+      from edge_logs order by timestamp desc, id limit 5`);
+    expect(status).toBe(200);
+    expect(body.result).toEqual(
+      newestEdge.map((r) => ({ id: r.id, path: r.path, status: r.status, method: 'GET' })),
+    );
+  });
+
+  it('answers NULL for metadata[SAFE_OFFSET(3)] and counts metadata as one record with ARRAY_LENGTH', async () => {
+    const { status, body } = await logsAll(`select id, metadata[safe_offset(3)] is null as missing,
+        metadata[safe_ordinal(2)].request[safe_offset(0)].path as path, array_length(metadata) as n,
+        array_length(metadata[offset(0)].request) as requests
+      from edge_logs order by timestamp desc, id limit 5`);
+    expect(status).toBe(200);
+    expect(body.result).toEqual(
+      newestEdge.map((r) => ({ id: r.id, missing: true, path: null, n: 1, requests: 1 })),
+    );
+  });
+
+  it("answers 400 with BigQuery's message for metadata[OFFSET(3)]", async () => {
+    const { status, body } = await logsAll('select metadata[offset(3)].request as r from edge_logs limit 1');
+    expect(status).toBe(400);
+    expect(body.error?.code).toBe('SANDBOX_INVALID_SQL');
+    expect(body.error?.message).toContain('Array index 3 is out of bounds (overflow)');
   });
 });
