@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { edgeRecords, project, supabaseNow } from '../fixtures/supabase-fixture.js';
+import { authRecords, edgeRecords, project, supabaseNow } from '../fixtures/supabase-fixture.js';
 import { studioToken, supabaseServiceDuringFile } from '../helpers/supabase-service.js';
 
 /**
@@ -83,5 +83,20 @@ describe('repeated records read by subscript', () => {
     expect(status).toBe(400);
     expect(body.error?.code).toBe('SANDBOX_INVALID_SQL');
     expect(body.error?.message).toContain('Array index 3 is out of bounds (overflow)');
+  });
+});
+
+describe("PARSE_TIMESTAMP as Studio's auth reports write it", () => {
+  it("reads GoTrue's RFC 3339 times with '%Y-%m-%dT%H:%M:%E*S%Ez' (a Z offset, milliseconds)", async () => {
+    // Each auth line's `time` is its record's time as toISOString() writes it (...T12:34:56.789Z).
+    const { status, body } = await logsAll(`select id,
+        parse_timestamp('%Y-%m-%dT%H:%M:%E*S%Ez', json_value(event_message, '$.time')) as parsed
+      from auth_logs order by timestamp desc, id limit 5`);
+    expect(status).toBe(200);
+    const newest = [...authRecords]
+      .filter((r) => r.project === project)
+      .sort((a, b) => b.ms - a.ms || (a.id < b.id ? -1 : 1))
+      .slice(0, 5);
+    expect(body.result).toEqual(newest.map((r) => ({ id: r.id, parsed: r.ms * 1000 })));
   });
 });
