@@ -100,3 +100,41 @@ describe("PARSE_TIMESTAMP as Studio's auth reports write it", () => {
     expect(body.result).toEqual(newest.map((r) => ({ id: r.id, parsed: r.ms * 1000 })));
   });
 });
+
+// Studio's "Auth Audit Logs" template (apps/studio/components/interfaces/Settings/Logs/Logs.constants.ts,
+// TEMPLATES), as test/fixtures/bigquery-corpus/11-template-auth-audit-logs.sql has it. Self-hosted
+// GoTrue writes its audit events as log lines carrying `auth_event`, which Vector sends with its
+// other lines to gotrue.logs.prod: auth_audit_logs is those lines.
+describe('the Auth Audit Logs template', () => {
+  const template = `select
+  cast(timestamp as datetime) as timestamp,
+  event_message, metadata
+from auth_audit_logs
+limit 10`;
+  const audits = authRecords.filter((r) => r.project === project && r.action !== undefined);
+
+  it("answers GoTrue's audit lines of the project, with the template's columns", async () => {
+    const { status, body } = await logsAll(template);
+    expect(status).toBe(200);
+    const rows = body.result ?? [];
+    expect(rows).toHaveLength(10);
+    const byMessage = new Map(audits.map((r) => [r.event_message, r]));
+    for (const row of rows) {
+      expect(Object.keys(row)).toEqual(['timestamp', 'event_message', 'metadata']);
+      const record = byMessage.get(row.event_message as string);
+      expect(record).toBeDefined();
+      // CAST(... AS DATETIME) of a UTC TIMESTAMP: its civil time, as BigQuery's JSON writes a DATETIME.
+      expect(row.timestamp).toBe(record?.timestamp.replace('Z', '000'));
+      expect(row.metadata).toMatchObject([
+        { auth_event: [{ action: record?.action, actor_id: record?.actorId }] },
+      ]);
+    }
+  });
+
+  it('counts every audit line of the project and none of the other lines', async () => {
+    expect(await logsAll('select count(*) as n from auth_audit_logs')).toEqual({
+      status: 200,
+      body: { result: [{ n: audits.length }] },
+    });
+  });
+});
