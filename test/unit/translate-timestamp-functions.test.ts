@@ -369,7 +369,8 @@ describe('BigQuery timestamp functions on DuckDB', () => {
         parse_timestamp('%Y-%m-%dT%H:%M:%E*S%Ez', '2026-11-23T12:00:07-05:30') as c,
         parse_timestamp('%Y-%m-%d %H:%M:%E3S', '2026-11-23 12:00:07.250') as d,
         parse_timestamp('%Y-%m-%d %H:%M:%E0S%z', '2026-11-23 12:00:07+0100') as e,
-        parse_timestamp('%Y-%m-%d %H:%M:%E*S', '2026-11-23 12:00:07.5', 'America/New_York') as f`),
+        parse_timestamp('%Y-%m-%d %H:%M:%E*S', '2026-11-23 12:00:07.5', 'America/New_York') as f,
+        parse_timestamp('%Y-%m-%d %H:%M:%E9S', '2026-11-23 12:00:07.123456000') as g`),
     ).toEqual({
       a: micros('2026-11-23T12:00:00Z'),
       b: micros('2026-11-23T10:00:07Z') + 123_456,
@@ -377,6 +378,7 @@ describe('BigQuery timestamp functions on DuckDB', () => {
       d: micros('2026-11-23T12:00:07.250Z'),
       e: micros('2026-11-23T11:00:07Z'),
       f: micros('2026-11-23T17:00:07.500Z'),
+      g: micros('2026-11-23T12:00:07Z') + 123_456,
     });
   });
 

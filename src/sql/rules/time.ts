@@ -104,7 +104,11 @@ export function parse(kind: 'timestamp' | 'date' | 'datetime' | 'time') {
     if (kind === 'date') return `CAST(${parsed} AS DATE)`;
     if (kind === 'datetime') return `CAST(${parsed} AS TIMESTAMP_NS)`;
     if (kind === 'time') return `CAST(${parsed} AS TIME)`;
-    return hasOffset ? `CAST(${parsed} AS TIMESTAMP)` : fromCivil(parsed, zoneArgument(call, 2));
+    // %n (nanoseconds, for %E7S to %E9S) parses to TIMESTAMP_NS: a TIMESTAMP holds microseconds.
+    const civil = patterns.some((pattern) => pattern.includes('%n'))
+      ? `CAST(${parsed} AS TIMESTAMP)`
+      : parsed;
+    return hasOffset ? `CAST(${parsed} AS TIMESTAMP)` : fromCivil(civil, zoneArgument(call, 2));
   };
 }
 
