@@ -5,10 +5,12 @@ import { callSql, functionCallSql } from './function-call.js';
 import { quantileAt } from './function-rules.js';
 import { bareName } from './names.js';
 import { isNumericCombination, numericQuotientSql } from './numeric-division.js';
+import { recordSubscriptSql } from './repeated-records.js';
 import { quoteString } from './rules/rule.js';
 import { extract } from './rules/time.js';
-import { quoteIdent } from './table-schema.js';
+import { isListSqlType, isStructSqlType, type SqlType } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
+import { followFields, type Resolved } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
 import { arrayIndexSql, castSql, structSql, typedArraySql } from './value-forms.js';
 
@@ -192,22 +194,65 @@ function fieldAccessSql(node: Payload<'CompoundFieldAccess'>, context: Translati
   }
   const constantField = constantRowFieldSql(node, context);
   if (constantField !== undefined) return constantField;
-  let sql = context.expr(root);
+  return accessChain(node, context).sql;
+}
+
+/**
+ * A chain of field accesses and subscripts from a value, with the type reached where the store's
+ * schema tells it. A subscript of a stored record reads it as the repeated record it stands for
+ * (repeated-records.ts); one of a list is DuckDB's 1-based index.
+ */
+function accessChain(node: Payload<'CompoundFieldAccess'>, context: TranslationContext): Resolved {
+  const { root, access_chain: access } = node;
+  const parts = compoundParts(root);
+  // `t.metadata[OFFSET(0)]` parses as `t` with `.metadata` first in the chain: one name to resolve.
+  const leading = parts ? access.findIndex((item) => !('Dot' in item && bareName(item.Dot))) : 0;
+  const chain = access.slice(leading === -1 ? access.length : leading);
+  const name = parts && [
+    ...parts,
+    ...access.slice(0, access.length - chain.length).map((item) => namePart(item)),
+  ];
+  let { sql, type }: Resolved = name ? context.resolveName(name) : { sql: context.expr(root) };
   // A field of a computed value (`STRUCT(1 AS a).a`) needs the value in parentheses.
-  if (compoundParts(root) === undefined && first && 'Dot' in first) sql = `(${sql})`;
+  if (name === undefined && chain[0] && 'Dot' in chain[0]) sql = `(${sql})`;
+  let path = name?.join('.') ?? 'the value';
   for (const access of chain) {
     const [kind, payload] = variant(access);
     if (kind === 'Dot') {
       const field = bareName(payload);
       if (!field) throw unsupported('access to a field by an expression');
-      sql = `${sql}.${quoteIdent(field.value)}`;
+      ({ sql, type } = followFields({ sql, type }, [field.value], path));
+      path = `${path}.${field.value}`;
     } else if (kind === 'Subscript') {
-      sql = `${sql}[${arrayIndexSql(payload, context)}]`;
+      if (isStructSqlType(type)) {
+        sql = recordSubscriptSql(sql, payload, context);
+      } else {
+        sql = `${sql}[${arrayIndexSql(payload, context)}]`;
+        type = isListSqlType(type) ? type.list : undefined;
+      }
+      path = `${path}[...]`;
     } else {
       throw unsupported(`access ${kind}`);
     }
   }
-  return sql;
+  return { sql, type };
+}
+
+function namePart(access: Payload<'CompoundFieldAccess'>['access_chain'][number]): string {
+  const field = 'Dot' in access ? bareName(access.Dot) : undefined;
+  if (!field) throw unsupported('access to a field by an expression');
+  return field.value;
+}
+
+/** The type of a name or of a chain of accesses from one, where the store's schema tells it. */
+export function valueType(expression: Expr, context: TranslationContext): SqlType | undefined {
+  if ('Nested' in expression) return valueType(expression.Nested, context);
+  const parts = compoundParts(expression);
+  if (parts) return context.resolveName(parts).type;
+  // Only a chain from a name has a known type; a computed root is not translated a second time.
+  const access = 'CompoundFieldAccess' in expression ? expression.CompoundFieldAccess : undefined;
+  if (!access || compoundParts(access.root) === undefined) return undefined;
+  return constantRowFieldSql(access, context) === undefined ? accessChain(access, context).type : undefined;
 }
 
 /** The literal offset in `[OFFSET(3)]`, or undefined when it is not a literal number. */

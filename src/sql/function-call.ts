@@ -1,8 +1,8 @@
 import { type Ast, numberLiteral, stringLiteral, variant } from './bigquery-ast.js';
-import { translateFunction, unsupported } from './function-rules.js';
+import { functionsReadingNow, nowParameter, translateFunction, unsupported } from './function-rules.js';
 import { isNumericValued, numericQuotientSql } from './numeric-division.js';
 import type { AggregateClauses } from './rules/rule.js';
-import { quoteIdent } from './table-schema.js';
+import { isStructSqlType, quoteIdent } from './table-schema.js';
 import { type FormContext, valueKind } from './value-forms.js';
 
 /**
@@ -88,6 +88,7 @@ export function callSql(
         callSql('sum', args, context, options),
         callSql('count', args, context, options),
       );
+  if (functionsReadingNow.has(name)) context.useParameter(nowParameter.slice(1));
   const partAt = datePartPositions[name.replace(/^safe\./, '')];
   const parts = args.map((arg, i) => (i === partAt && arg !== wildcard ? datePart(arg) : undefined));
   const literal = <T>(read: (node: Ast) => T) =>
@@ -105,6 +106,10 @@ export function callSql(
         arg === wildcard || parts[i] !== undefined ? undefined : valueKind(arg, context),
       ),
       parts,
+      isRecord: (index) => {
+        const arg = args[index];
+        return arg !== undefined && arg !== wildcard && isStructSqlType(context.valueType(arg));
+      },
       distinct: options.distinct ?? false,
       clauses: options.clauses ?? {},
     },

@@ -15,6 +15,7 @@ export function resolveName(parts: readonly string[], context: TranslationContex
   if (head === undefined) throw unsupported('an empty name');
   if (head.startsWith('@')) {
     if (rest.length > 0) throw unsupported(`field access on parameter ${head}`);
+    context.useParameter(head.slice(1));
     return { sql: `$${head.slice(1)}` };
   }
   const binding = context.scope.lookup(head);

@@ -1,6 +1,7 @@
 import type { OrderByExpr, Query, SetExpr } from './ast.js';
 import { variant } from './bigquery-ast.js';
 import { constantCtes } from './constant-ctes.js';
+import type { References } from './cte-scopes.js';
 import { bareName } from './names.js';
 import { selectSql } from './select-sql.js';
 import { quoteIdent } from './table-schema.js';
@@ -12,10 +13,10 @@ import { refuseValueTable } from './value-table.js';
 /**
  * A query: its WITH clause, its body (a SELECT, a parenthesised query or a set operation), ORDER
  * BY and LIMIT. CTEs are printed in order, each visible to the ones after it and to the body;
- * the ones nothing reaches are dropped.
+ * the ones nothing reaches are dropped, with the parameters only they use.
  */
 export function querySql(query: Query, context: TranslationContext): QuerySql {
-  const ctes: Array<{ name: string; sql: string; uses: Set<string> }> = [];
+  const ctes: Array<{ name: string; sql: string; uses: References }> = [];
   return context.ctes.withLevel((define) => {
     if (query.with) {
       if (query.with.recursive) throw unsupported('WITH RECURSIVE');
@@ -40,10 +41,13 @@ export function querySql(query: Query, context: TranslationContext): QuerySql {
     const reach = (name: string) => {
       if (reached.has(name)) return;
       reached.add(name);
-      for (const used of ctes.find((cte) => cte.name === name)?.uses ?? []) reach(used);
+      for (const used of ctes.find((cte) => cte.name === name)?.uses.ctes ?? []) reach(used);
     };
-    for (const name of uses) reach(name);
+    for (const name of uses.ctes) reach(name);
     const kept = ctes.filter((cte) => reached.has(cte.name));
+    // What the kept text references, and only that, is the enclosing query's to know.
+    context.ctes.report(uses);
+    for (const cte of kept) context.ctes.report(cte.uses);
     const sql = kept.length > 0 ? `WITH ${kept.map((cte) => cte.sql).join(',\n')}\n${body.sql}` : body.sql;
     return { sql, columns: body.columns };
   });

@@ -1,8 +1,8 @@
 import { compoundParts, type Query } from './ast.js';
-import { parseBigQuery, queryFunctions, queryParameters } from './bigquery-ast.js';
+import { parseBigQuery } from './bigquery-ast.js';
 import { CteScopes } from './cte-scopes.js';
-import { expressionSql } from './expression-sql.js';
-import { functionsReadingNow, nowParameter } from './function-rules.js';
+import { expressionSql, valueType } from './expression-sql.js';
+import { nowParameter } from './function-rules.js';
 import { resolveName } from './names.js';
 import { orderItemSql, querySql } from './query-sql.js';
 import type { TableSchema } from './table-schema.js';
@@ -15,7 +15,7 @@ import { refuseValueTable } from './value-table.js';
 export interface Translation {
   /** DuckDB SQL with `$name` placeholders for the BigQuery `@name` parameters and `$__now`. */
   readonly sql: string;
-  /** The `@name` parameters the BigQuery text uses, sorted. */
+  /** The `@name` parameters the DuckDB text reads, sorted (not those of CTEs it drops). */
   readonly parameters: readonly string[];
   /** Whether the SQL reads `$__now` (CURRENT_TIMESTAMP() or a UDF that depends on it). */
   readonly usesNow: boolean;
@@ -52,15 +52,20 @@ export function translateStatement(query: Query, options: TranslateOptions): Tra
   }
   const tablesRead = new Set<string>();
   const context = translationContext(tables, tablesRead, new CteScopes(), new Scope());
-  const sql = atNode(query, () => context.queryWithColumns(refuseValueTable(query, 'the whole query')).sql);
-  const functions = queryFunctions(query);
+  const { result, uses } = context.ctes.tracingUse(() =>
+    atNode(query, () => context.queryWithColumns(refuseValueTable(query, 'the whole query'))),
+  );
+  // The parameters of the text printed, not of the query parsed: a CTE nothing reads is dropped
+  // with its parameters, and DuckDB refuses to bind a parameter its statement does not have.
   return {
-    sql,
-    parameters: [...queryParameters(query)].sort(),
-    usesNow: [...functions].some((name) => functionsReadingNow.has(name)),
+    sql: result.sql,
+    parameters: [...uses.parameters].filter((name) => name !== nowName).sort(),
+    usesNow: uses.parameters.has(nowName),
     tables: [...tablesRead].sort(),
   };
 }
+
+const nowName = nowParameter.slice(1);
 
 /** Wires the rooms of the translator together for one statement, in one scope. */
 function translationContext(
@@ -81,6 +86,8 @@ function translationContext(
     query: (node) => indent(querySql(node, context).sql),
     // ORDER BY inside an aggregate or a window orders by expressions, never by SELECT aliases.
     orderItem: (item) => orderItemSql(item, context, new Map()),
+    useParameter: (name) => ctes.useParameter(name),
+    valueType: (node) => valueType(node, context),
     columnType: (node) => {
       const parts = compoundParts(node);
       const type = parts ? resolveName(parts, context).type : undefined;

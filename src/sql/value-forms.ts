@@ -2,7 +2,7 @@ import { compoundParts, type Expr } from './ast.js';
 import { type Ast, numberLiteral, stringLiteral, variant } from './bigquery-ast.js';
 import { unsupported } from './function-rules.js';
 import { isTextValued, textToInt64Sql } from './string-to-int64.js';
-import { quoteIdent } from './table-schema.js';
+import { quoteIdent, type SqlType } from './table-schema.js';
 
 /** How a form module reaches back into the translation of the query it is part of. */
 export interface FormContext {
@@ -14,6 +14,10 @@ export interface FormContext {
   query(node: Ast): string;
   /** The DuckDB type of a column or field reference, where the store's schema tells it. */
   columnType(node: Ast): string | undefined;
+  /** The type of a name or of an access chain from one (`metadata[OFFSET(0)].request`), where the store's schema tells it. */
+  valueType(node: Ast): SqlType | undefined;
+  /** Records that the text being printed reads the parameter `$name` (see cte-scopes.ts). */
+  useParameter(name: string): void;
 }
 
 /** BigQuery type names and their DuckDB types (DATETIME is TIMESTAMP_NS: see the datetime rule). */
@@ -149,25 +153,42 @@ export function structValueSql(
   return `row(${named.map((field) => context.expr(field.expr)).join(', ')})`;
 }
 
-/**
- * The DuckDB index of `[OFFSET(n)]`, `[ORDINAL(n)]`, their SAFE_ forms and a bare `[n]` (which
- * is OFFSET). BigQuery's OFFSET is 0-based and ORDINAL 1-based; DuckDB lists are 1-based and read
- * negative indexes from the end, so a position before the start is NULL here. (Out of range,
- * BigQuery's OFFSET and ORDINAL raise an error where DuckDB gives NULL, as the SAFE_ forms do.)
- */
-export function arrayIndexSql(subscript: Ast, context: FormContext): string {
+/** What `[OFFSET(n)]`, `[ORDINAL(n)]`, their SAFE_ forms and a bare `[n]` (which is OFFSET) ask for. */
+export interface SubscriptPosition {
+  /** The position expression, `n`. */
+  readonly position: Ast;
+  /** OFFSET counts from 0, ORDINAL from 1. */
+  readonly zeroBased: boolean;
+  /** SAFE_OFFSET and SAFE_ORDINAL are NULL out of range, where OFFSET and ORDINAL raise an error. */
+  readonly safe: boolean;
+}
+
+export function subscriptPosition(subscript: Ast): SubscriptPosition {
   const index = subscript.Index?.index;
   if (!index) throw unsupported('array slices');
   const wrapper = index.Function;
   const wrapperName = wrapper ? variant(wrapper.name[0])[1].value.toLowerCase() : undefined;
-  let position: Ast = index;
-  let zeroBased = true;
   if (wrapper && ['offset', 'safe_offset', 'ordinal', 'safe_ordinal'].includes(wrapperName)) {
-    position = wrapper.args.List.args[0].Unnamed.Expr;
-    zeroBased = wrapperName.endsWith('offset');
-  } else if (stringLiteral(index) !== undefined) {
+    return {
+      position: wrapper.args.List.args[0].Unnamed.Expr,
+      zeroBased: wrapperName.endsWith('offset'),
+      safe: wrapperName.startsWith('safe_'),
+    };
+  }
+  if (stringLiteral(index) !== undefined) {
     throw unsupported(`subscript ['${stringLiteral(index)}'] (JSON subscripts)`);
   }
+  return { position: index, zeroBased: true, safe: false };
+}
+
+/**
+ * The DuckDB index of a subscript of a list (see subscriptPosition). BigQuery's OFFSET is
+ * 0-based and ORDINAL 1-based; DuckDB lists are 1-based and read negative indexes from the end,
+ * so a position before the start is NULL here. (Out of range, BigQuery's OFFSET and ORDINAL
+ * raise an error where DuckDB gives NULL, as the SAFE_ forms do.)
+ */
+export function arrayIndexSql(subscript: Ast, context: FormContext): string {
+  const { position, zeroBased } = subscriptPosition(subscript);
   const literal = numberLiteral(position);
   if (literal !== undefined) {
     const oneBased = zeroBased ? literal + 1 : literal;

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import {
   authRecords,
   edgeRecords,
@@ -7,7 +8,11 @@ import {
   supabaseNow,
   toLogEvent,
 } from '../fixtures/supabase-fixture.js';
-import { type QuerygateUnderTest, startQuerygateUnderTest } from './querygate-server.js';
+import {
+  expectNoServerErrors,
+  type QuerygateUnderTest,
+  startQuerygateUnderTest,
+} from './querygate-server.js';
 
 /** The private token Studio sends (`LOGFLARE_PRIVATE_ACCESS_TOKEN`), a key of every scope here. */
 export const studioToken = 'studio-private-token-0123456789';
@@ -37,4 +42,23 @@ export async function startSupabaseService(): Promise<QuerygateUnderTest> {
     if (response.status !== 200) throw new Error(`ingesting ${source}: ${response.status} ${response.text}`);
   }
   return service;
+}
+
+/**
+ * `startSupabaseService` for one test file: started before its tests; after them, checked for
+ * server errors among the responses it gave through `request`, then closed.
+ */
+export function supabaseServiceDuringFile(): () => QuerygateUnderTest {
+  let service: QuerygateUnderTest | undefined;
+  beforeAll(async () => {
+    service = await startSupabaseService();
+  });
+  afterAll(async () => {
+    if (service) expectNoServerErrors(service);
+    await service?.close();
+  });
+  return () => {
+    if (!service) throw new Error('the Supabase service is not started yet');
+    return service;
+  };
 }

@@ -300,8 +300,8 @@ order by
 });
 
 describe('SQL self-hosted Supabase cannot run either', () => {
-  it('refuses a table that is none of the nine CTEs (the "Auth Audit Logs" template) with a 400', async () => {
-    const { status } = await logsAll('select id, timestamp from auth_audit_logs limit 10', range);
+  it('refuses a table that is none of the CTEs (pg_cron_logs, a platform-only source) with a 400', async () => {
+    const { status } = await logsAll('select id, timestamp from pg_cron_logs limit 10', range);
     expect(status).toBe(400);
   });
 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { micros, translationOf, useTranslatedQueries } from '../helpers/translated-row.js';
 
 // Expected values are the documented results of BigQuery's array functions, array subscripts,
@@ -6,7 +6,7 @@ import { micros, translationOf, useTranslatedQueries } from '../helpers/translat
 // https://cloud.google.com/bigquery/docs/reference/standard-sql/array_functions
 // https://cloud.google.com/bigquery/docs/reference/standard-sql/operators (array subscript, field access)
 // https://cloud.google.com/bigquery/docs/reference/standard-sql/query-syntax (UNNEST, SELECT * EXCEPT/REPLACE)
-const { row, rows } = useTranslatedQueries();
+const { row, rows, scratch } = useTranslatedQueries();
 
 describe('BigQuery arrays on DuckDB', () => {
   it('ARRAY_LENGTH, ARRAY_TO_STRING, ARRAY_CONCAT and ARRAY_REVERSE', async () => {
@@ -179,5 +179,87 @@ describe('BigQuery STRUCT and SELECT forms on DuckDB', () => {
     ['SELECT AS STRUCT as a WITH table', 'with t as (select as struct 1 as a) select 1 as one from t'],
   ])('refuses %s', (_what, sql) => {
     expect(() => translationOf(sql)).toThrow(/Cannot translate to DuckDB/);
+  });
+});
+
+// Logflare's BigQuery tables hold `metadata` and every object in it as a repeated record (an
+// ARRAY of STRUCTs); the store keeps each as one STRUCT, NULL where the record had none. BigQuery
+// reads such an array by its documented subscript rules: OFFSET counts from 0 and ORDINAL from 1,
+// either raising "Array index n is out of bounds (overflow)" past the end (as BigQuery answers
+// `SPLIT(...)[OFFSET(1)]` of a one-element array: "400 Array index 1 is out of bounds (overflow)",
+// GoogleCloudPlatform/training-data-analyst#2434), SAFE_ forms returning NULL; ARRAY_LENGTH counts
+// the elements, 0 for an empty one. The rows are written here in plain DuckDB: r1 and r2 have a
+// response, r3 none, r4 no metadata at all (empty repeated fields on BigQuery).
+describe('repeated records of a log source, as BigQuery subscripts and counts them', () => {
+  beforeAll(async () => {
+    await scratch().duckdb(`
+      INSERT INTO "deno-relay-logs" VALUES
+        ('r1', TIMESTAMP '2026-03-10 12:30:00', 'ok', {project_ref: 'p1', function_id: 'f1', execution_time_ms: 10, deployment_id: 'd', request: {method: 'GET', url: 'u1', pathname: '/a'}, response: {status_code: 200}}),
+        ('r2', TIMESTAMP '2026-03-10 12:30:30', 'bad', {project_ref: 'p1', function_id: 'f2', execution_time_ms: 30, deployment_id: 'd', request: NULL, response: {status_code: 404}}),
+        ('r3', TIMESTAMP '2026-03-10 11:00:00', 'none', {project_ref: 'p1', function_id: 'f1', execution_time_ms: 20, deployment_id: 'd', request: NULL, response: NULL}),
+        ('r4', TIMESTAMP '2026-03-10 11:00:00', 'no metadata', NULL);
+    `);
+  });
+  const relay = (select: string, where = 'true') =>
+    rows(`select id, ${select} from \`deno-relay-logs\` as t where ${where} order by id`);
+
+  it('reads the one element of a record at OFFSET(0), ORDINAL(1), SAFE_OFFSET(0) and [0]', async () => {
+    expect(
+      await relay(
+        `t.metadata[offset(0)].function_id as a, t.metadata[ordinal(1)].response[ordinal(1)].status_code as b,
+        metadata[safe_offset(0)].response[safe_offset(0)].status_code as c, metadata[0].request[0].pathname as d`,
+        "id = 'r1'",
+      ),
+    ).toEqual([{ id: 'r1', a: 'f1', b: 200, c: 200, d: '/a' }]);
+  });
+
+  it('answers NULL past the end, before the start and of an empty record under SAFE_OFFSET and SAFE_ORDINAL', async () => {
+    expect(
+      await relay(`metadata[safe_offset(3)].function_id as a, metadata[safe_ordinal(2)] is null as b,
+        metadata[safe_offset(-1)] is null as c, metadata[safe_offset(0)].response[safe_offset(0)].status_code as d,
+        metadata[safe_offset(array_length(['x']) - 1)].function_id as e`),
+    ).toEqual([
+      { id: 'r1', a: null, b: true, c: true, d: 200, e: 'f1' },
+      { id: 'r2', a: null, b: true, c: true, d: 404, e: 'f2' },
+      { id: 'r3', a: null, b: true, c: true, d: null, e: 'f1' },
+      { id: 'r4', a: null, b: true, c: true, d: null, e: null },
+    ]);
+  });
+
+  it("raises BigQuery's out-of-bounds error for OFFSET and ORDINAL outside the record, and only for rows read", async () => {
+    await expect(relay('metadata[offset(3)].function_id as a')).rejects.toThrow(
+      'Array index 3 is out of bounds (overflow)',
+    );
+    await expect(relay('metadata[ordinal(0)].function_id as a')).rejects.toThrow(
+      'Array index 0 is out of bounds (underflow)',
+    );
+    await expect(relay('metadata[offset(array_length([1, 2]) - 3)].function_id as a')).rejects.toThrow(
+      'Array index -1 is out of bounds (underflow)',
+    );
+    // r3's response record is empty: its first element does not exist.
+    await expect(
+      relay('metadata[offset(0)].response[offset(0)].status_code as a', "id = 'r3'"),
+    ).rejects.toThrow('Array index 0 is out of bounds (overflow)');
+    // No row, no element read, no error.
+    expect(await relay('metadata[offset(3)].function_id as a', 'false')).toEqual([]);
+  });
+
+  it('counts a record as 1 and an absent one as 0 with ARRAY_LENGTH', async () => {
+    expect(await relay('array_length(metadata) as a')).toEqual([
+      { id: 'r1', a: 1 },
+      { id: 'r2', a: 1 },
+      { id: 'r3', a: 1 },
+      { id: 'r4', a: 0 },
+    ]);
+    expect(
+      await relay(
+        'array_length(t.metadata[offset(0)].response) as b, array_length(metadata[ordinal(1)].request) as c',
+        "id != 'r4'",
+      ),
+    ).toEqual([
+      { id: 'r1', b: 1, c: 1 },
+      { id: 'r2', b: 1, c: 0 },
+      { id: 'r3', b: 0, c: 0 },
+    ]);
   });
 });

@@ -357,6 +357,31 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     });
   });
 
+  it('PARSE_TIMESTAMP reads seconds with %E*S and %E<n>S and offsets with %Ez and %z, a Z offset included', async () => {
+    // Docs (format elements for date and time parts): %E#S "Seconds with # digits of fractional
+    // precision"; %E*S "Seconds with full fractional precision (a literal '*')"; %Ez "RFC
+    // 3339-compatible numeric time zone (+HH:MM or -HH:MM)"; %z "The offset from the Prime Meridian
+    // in the format +HHMM or -HHMM". RFC 3339 writes a zero offset `Z`, as Studio's auth reports
+    // send it: PARSE_TIMESTAMP('%Y-%m-%dT%H:%M:%E*S%Ez', '2026-11-23T12:00:00.000Z').
+    expect(
+      await row(`select parse_timestamp('%Y-%m-%dT%H:%M:%E*S%Ez', '2026-11-23T12:00:00.000Z') as a,
+        parse_timestamp('%Y-%m-%dT%H:%M:%E*S%Ez', '2026-11-23T12:00:07.123456+02:00') as b,
+        parse_timestamp('%Y-%m-%dT%H:%M:%E*S%Ez', '2026-11-23T12:00:07-05:30') as c,
+        parse_timestamp('%Y-%m-%d %H:%M:%E3S', '2026-11-23 12:00:07.250') as d,
+        parse_timestamp('%Y-%m-%d %H:%M:%E0S%z', '2026-11-23 12:00:07+0100') as e,
+        parse_timestamp('%Y-%m-%d %H:%M:%E*S', '2026-11-23 12:00:07.5', 'America/New_York') as f,
+        parse_timestamp('%Y-%m-%d %H:%M:%E9S', '2026-11-23 12:00:07.123456000') as g`),
+    ).toEqual({
+      a: micros('2026-11-23T12:00:00Z'),
+      b: micros('2026-11-23T10:00:07Z') + 123_456,
+      c: micros('2026-11-23T17:30:07Z'),
+      d: micros('2026-11-23T12:00:07.250Z'),
+      e: micros('2026-11-23T11:00:07Z'),
+      f: micros('2026-11-23T17:00:07.500Z'),
+      g: micros('2026-11-23T12:00:07Z') + 123_456,
+    });
+  });
+
   it('SAFE.PARSE_DATE returns NULL for text that does not parse', async () => {
     // Docs (SAFE. prefix): "If you begin a function with the SAFE. prefix, it will return NULL instead of an error."
     expect(await row("select safe.parse_date('%Y-%m-%d', 'not a date') as d")).toEqual({ d: null });

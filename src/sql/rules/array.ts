@@ -5,7 +5,10 @@ import { type RuleTable, rule, unsupported } from './rule.js';
  * translate.ts. GENERATE_*_ARRAY are inclusive of both ends on both engines.
  */
 export const arrayRules: RuleTable = {
-  array_length: rule(1, 1, ([array]) => `len(${array})`),
+  // A log source's record is an array of one, or none when absent (see repeated-records.ts).
+  array_length: rule(1, 1, ([array], call) =>
+    call.isRecord(0) ? `(CASE WHEN ${array} IS NULL THEN 0 ELSE 1 END)` : `len(${array})`,
+  ),
   // NULL elements are skipped unless null_text is given, on both.
   array_to_string: rule(2, 3, ([array, delimiter, nullText]) =>
     nullText === undefined

@@ -18,6 +18,12 @@ export interface FunctionCall {
   readonly parts: readonly (string | undefined)[];
   /** Per argument, DATE, DATETIME or TIMESTAMP where the text shows which (a literal, a cast, a function). */
   readonly kinds: readonly ('date' | 'datetime' | 'timestamp' | undefined)[];
+  /**
+   * Whether the argument at `index` is a record the store keeps as one STRUCT where BigQuery holds
+   * a repeated record (see repeated-records.ts): an array of one, or none when NULL. Asked only by
+   * the rules that read arrays, so no other argument's name is looked up twice.
+   */
+  readonly isRecord: (index: number) => boolean;
   readonly distinct: boolean;
   /** `IGNORE NULLS`, `ORDER BY` and `LIMIT` written inside an aggregate's parentheses. */
   readonly clauses: AggregateClauses;

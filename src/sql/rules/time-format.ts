@@ -154,34 +154,53 @@ const parseShorthands: Record<string, string> = {
   c: '%a %b %d %H:%M:%S %Y',
   e: '%d',
   E4Y: '%Y',
-  'E*S': '%S.%f',
 };
 
 /**
- * PARSE_TIMESTAMP/DATE/DATETIME formats as a DuckDB strptime format, and whether the text
- * carries its own offset (%z). Fields the format leaves out default to 1970-01-01 00:00:00 in
- * BigQuery and to 1900-01-01 in DuckDB, so a format without a year reads '1970 ' in front.
+ * Elements DuckDB reads with other words, each as the strptime patterns to try in turn: %E*S is
+ * seconds with or without a fraction (full precision: DuckDB's %f reads up to the microseconds a
+ * TIMESTAMP holds), %E<n>S seconds with n digits of fraction, %Ez an RFC 3339 offset (+HH:MM),
+ * which DuckDB's %z reads as it reads +HHMM.
  */
-export function parseFormat(format: string): { pattern: string; hasOffset: boolean; hasYear: boolean } {
-  let pattern = '';
+function parseAlternatives(element: string): readonly string[] | undefined {
+  if (element === 'E*S') return ['%S.%f', '%S'];
+  if (element === 'Ez') return ['%z'];
+  const digits = /^E(\d)S$/.exec(element)?.[1];
+  if (digits === undefined) return undefined;
+  if (digits === '0') return ['%S'];
+  return [Number(digits) <= 6 ? '%S.%f' : '%S.%n'];
+}
+
+/**
+ * PARSE_TIMESTAMP/DATE/DATETIME formats as DuckDB strptime formats to try in turn (one unless an
+ * element has alternatives, as %E*S has), and whether the text carries its own offset (%z, %Ez).
+ * Fields the format leaves out default to 1970-01-01 00:00:00 in BigQuery and to 1900-01-01 in
+ * DuckDB, so a format without a year reads '1970 ' in front.
+ */
+export function parseFormat(format: string): { patterns: string[]; hasOffset: boolean; hasYear: boolean } {
+  let patterns = [''];
   let hasOffset = false;
   let hasYear = false;
+  const append = (...alternatives: readonly string[]) => {
+    patterns = patterns.flatMap((pattern) => alternatives.map((alternative) => pattern + alternative));
+  };
   const expand = (format: string): void => {
     for (const { element, text } of elements(format)) {
       if (text !== undefined) {
-        pattern += text.replaceAll('%', '%%');
+        append(text.replaceAll('%', '%%'));
         continue;
       }
       const e = element as string;
       if (e === 'z' || e === 'Ez') hasOffset = true;
       if (e === 'Y' || e === 'y' || e === 'E4Y') hasYear = true;
-      if (parseShorthands[e]) expand(parseShorthands[e]);
-      else if (e === 'Ez') pattern += '%z';
-      else if (e === '%') pattern += '%%';
-      else if (parseable.has(e)) pattern += `%${e}`;
+      const alternatives = parseAlternatives(e);
+      if (alternatives) append(...alternatives);
+      else if (parseShorthands[e]) expand(parseShorthands[e]);
+      else if (e === '%') append('%%');
+      else if (parseable.has(e)) append(`%${e}`);
       else throw unsupported(`format element %${e} in PARSE_`);
     }
   };
   expand(format);
-  return { pattern, hasOffset, hasYear };
+  return { patterns, hasOffset, hasYear };
 }

@@ -94,13 +94,21 @@ function timestamp(args: readonly string[], call: FunctionCall): string {
 /** PARSE_TIMESTAMP/DATE/DATETIME/TIME(format, text [, zone]). */
 export function parse(kind: 'timestamp' | 'date' | 'datetime' | 'time') {
   return (args: readonly string[], call: FunctionCall): string => {
-    const { pattern, hasOffset, hasYear } = parseFormat(literalArgument(call, 0, 'format string'));
-    const text = hasYear ? args[1] : `('1970 ' || ${args[1]})`;
-    const parsed = `strptime(${text}, ${quoteString(hasYear ? pattern : `%Y ${pattern}`)})`;
+    const { patterns, hasOffset, hasYear } = parseFormat(literalArgument(call, 0, 'format string'));
+    // An offset may be written `Z` (as RFC 3339 and BigQuery's parser allow), which DuckDB's %z
+    // does not read: it is given as +00 instead.
+    const given = hasOffset ? `regexp_replace(${args[1]}, '([0-9])[Zz]', '\\1+00')` : args[1];
+    const text = hasYear ? given : `('1970 ' || ${given})`;
+    const formats = patterns.map((pattern) => quoteString(hasYear ? pattern : `%Y ${pattern}`));
+    const parsed = `strptime(${text}, ${formats.length === 1 ? formats[0] : `[${formats.join(', ')}]`})`;
     if (kind === 'date') return `CAST(${parsed} AS DATE)`;
     if (kind === 'datetime') return `CAST(${parsed} AS TIMESTAMP_NS)`;
     if (kind === 'time') return `CAST(${parsed} AS TIME)`;
-    return hasOffset ? `CAST(${parsed} AS TIMESTAMP)` : fromCivil(parsed, zoneArgument(call, 2));
+    // %n (nanoseconds, for %E7S to %E9S) parses to TIMESTAMP_NS: a TIMESTAMP holds microseconds.
+    const civil = patterns.some((pattern) => pattern.includes('%n'))
+      ? `CAST(${parsed} AS TIMESTAMP)`
+      : parsed;
+    return hasOffset ? `CAST(${parsed} AS TIMESTAMP)` : fromCivil(civil, zoneArgument(call, 2));
   };
 }
 

@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import { authRecords, edgeRecords, project, supabaseNow } from '../fixtures/supabase-fixture.js';
+import { studioToken, supabaseServiceDuringFile } from '../helpers/supabase-service.js';
+
+/**
+ * Caller SQL that BigQuery (and so Logflare) runs, sent through the Logs Explorer's endpoint as
+ * self-hosted Studio forwards it (GET /api/endpoints/query/logs.all?project=default&sql=...), on
+ * `serve --queries supabase` with the fixture's edge, relay and auth records ingested over HTTP.
+ * Expected rows are BigQuery's documented results or computed from the fixture records.
+ */
+
+const service = supabaseServiceDuringFile();
+
+interface Answer {
+  readonly status: number;
+  readonly body: { result?: Record<string, unknown>[]; error?: { code: string; message: string } };
+}
+
+async function logsAll(sql: string): Promise<Answer> {
+  const { status, body } = await service().request('GET', '/api/endpoints/query/logs.all', {
+    apiKey: studioToken,
+    params: { project, sql },
+  });
+  return { status, body: body as Answer['body'] };
+}
+
+describe('SQL that reads none of the endpoint tables', () => {
+  it('answers a constant SELECT with its row, as BigQuery does', async () => {
+    expect(await logsAll('select 1 as x')).toEqual({ status: 200, body: { result: [{ x: 1 }] } });
+  });
+
+  it('answers CURRENT_TIMESTAMP() with the time of the call', async () => {
+    // The service runs at the fixture's fixed "now"; a TIMESTAMP is microseconds on Logflare's wire.
+    expect(await logsAll('select current_timestamp() as now')).toEqual({
+      status: 200,
+      body: { result: [{ now: supabaseNow.getTime() * 1000 }] },
+    });
+  });
+
+  it("answers a caller's own WITH under a set operation", async () => {
+    // UNION ALL has no order of its own: compared as a set of rows.
+    const { status, body } = await logsAll('with t as (select 1 as a) select a from t union all select 2');
+    expect(status).toBe(200);
+    expect(body.result).toHaveLength(2);
+    expect(body.result).toEqual(expect.arrayContaining([{ a: 1 }, { a: 2 }]));
+  });
+});
+
+// Logflare's documented way to read nested fields without UNNEST: `metadata` and every object in
+// it are arrays of records on its BigQuery schema, read by subscript and counted by ARRAY_LENGTH
+// (`SELECT ... metadata[OFFSET(0)].function_id ... FROM function_logs`, as scripts calling
+// Supabase's logs.all write it). Expected values from the fixture's records.
+describe('repeated records read by subscript', () => {
+  const newestEdge = [...edgeRecords]
+    .filter((r) => r.project === project)
+    .sort((a, b) => b.ms - a.ms || (a.id < b.id ? -1 : 1))
+    .slice(0, 5);
+
+  it('reads metadata[OFFSET(0)].request[OFFSET(0)].path and the ORDINAL and SAFE_ forms of it', async () => {
+    const { status, body } = await logsAll(`select id, metadata[offset(0)].request[offset(0)].path as path,
+        metadata[ordinal(1)].response[ordinal(1)].status_code as status,
+        metadata[safe_offset(0)].request[safe_offset(0)].method as method
+      from edge_logs order by timestamp desc, id limit 5`);
+    expect(status).toBe(200);
+    expect(body.result).toEqual(
+      newestEdge.map((r) => ({ id: r.id, path: r.path, status: r.status, method: 'GET' })),
+    );
+  });
+
+  it('answers NULL for metadata[SAFE_OFFSET(3)] and counts metadata as one record with ARRAY_LENGTH', async () => {
+    const { status, body } = await logsAll(`select id, metadata[safe_offset(3)] is null as missing,
+        metadata[safe_ordinal(2)].request[safe_offset(0)].path as path, array_length(metadata) as n,
+        array_length(metadata[offset(0)].request) as requests
+      from edge_logs order by timestamp desc, id limit 5`);
+    expect(status).toBe(200);
+    expect(body.result).toEqual(
+      newestEdge.map((r) => ({ id: r.id, missing: true, path: null, n: 1, requests: 1 })),
+    );
+  });
+
+  it("answers 400 with BigQuery's message for metadata[OFFSET(3)]", async () => {
+    const { status, body } = await logsAll('select metadata[offset(3)].request as r from edge_logs limit 1');
+    expect(status).toBe(400);
+    expect(body.error?.code).toBe('SANDBOX_INVALID_SQL');
+    expect(body.error?.message).toContain('Array index 3 is out of bounds (overflow)');
+  });
+});
+
+describe("PARSE_TIMESTAMP as Studio's auth reports write it", () => {
+  it("reads GoTrue's RFC 3339 times with '%Y-%m-%dT%H:%M:%E*S%Ez' (a Z offset, milliseconds)", async () => {
+    // Each auth line's `time` is its record's time as toISOString() writes it (...T12:34:56.789Z).
+    const { status, body } = await logsAll(`select id,
+        parse_timestamp('%Y-%m-%dT%H:%M:%E*S%Ez', json_value(event_message, '$.time')) as parsed
+      from auth_logs order by timestamp desc, id limit 5`);
+    expect(status).toBe(200);
+    const newest = [...authRecords]
+      .filter((r) => r.project === project)
+      .sort((a, b) => b.ms - a.ms || (a.id < b.id ? -1 : 1))
+      .slice(0, 5);
+    expect(body.result).toEqual(newest.map((r) => ({ id: r.id, parsed: r.ms * 1000 })));
+  });
+});
+
+// Studio's "Auth Audit Logs" template (apps/studio/components/interfaces/Settings/Logs/Logs.constants.ts,
+// TEMPLATES), as test/fixtures/bigquery-corpus/11-template-auth-audit-logs.sql has it. Self-hosted
+// GoTrue writes its audit events as log lines carrying `auth_event`, which Vector sends with its
+// other lines to gotrue.logs.prod: auth_audit_logs is those lines.
+describe('the Auth Audit Logs template', () => {
+  const template = `select
+  cast(timestamp as datetime) as timestamp,
+  event_message, metadata
+from auth_audit_logs
+limit 10`;
+  const audits = authRecords.filter((r) => r.project === project && r.action !== undefined);
+
+  it("answers GoTrue's audit lines of the project, with the template's columns", async () => {
+    const { status, body } = await logsAll(template);
+    expect(status).toBe(200);
+    const rows = body.result ?? [];
+    expect(rows).toHaveLength(10);
+    const byMessage = new Map(audits.map((r) => [r.event_message, r]));
+    for (const row of rows) {
+      expect(Object.keys(row)).toEqual(['timestamp', 'event_message', 'metadata']);
+      const record = byMessage.get(row.event_message as string);
+      expect(record).toBeDefined();
+      // CAST(... AS DATETIME) of a UTC TIMESTAMP: its civil time, as BigQuery's JSON writes a DATETIME.
+      expect(row.timestamp).toBe(record?.timestamp.replace('Z', '000'));
+      expect(row.metadata).toMatchObject([
+        { auth_event: [{ action: record?.action, actor_id: record?.actorId }] },
+      ]);
+    }
+  });
+
+  it('counts every audit line of the project and none of the other lines', async () => {
+    expect(await logsAll('select count(*) as n from auth_audit_logs')).toEqual({
+      status: 200,
+      body: { result: [{ n: audits.length }] },
+    });
+  });
+});
