@@ -51,6 +51,11 @@ export interface DuckDbEngineOptions extends EngineOptions {
    */
   readonly connections?: number;
   /**
+   * Connections of their own for caller SQL (sandboxed calls), so the ad-hoc lane never takes
+   * the saved queries' connections (see resolve/fair-engine.ts). @default none: they share
+   */
+  readonly adhocConnections?: number | undefined;
+  /**
    * A call not answered this long after it asked for a connection (waiting for one counts) is
    * interrupted and answered with ENGINE_TIMEOUT.
    */
@@ -92,6 +97,10 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
   // Prepared statements follow the translations: a plan no longer retained loses both.
   const connections = await openConnections(options.database, size, translations.isRetained);
   const pool = createConnectionPool(connections);
+  const adhocConnections = options.adhocConnections
+    ? await openConnections(options.database, options.adhocConnections, translations.isRetained)
+    : [];
+  const adhocPool = adhocConnections.length > 0 ? createConnectionPool(adhocConnections) : pool;
   const timers = options.timers ?? systemTimers;
   const tableSources = new Set(
     options.sources.filter((source) => source.kind === 'table').map((source) => source.name),
@@ -117,8 +126,9 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     const deadline = startDeadline(options.timeoutMs, runOptions, timers);
     let lease: PoolLease<Connection> | undefined;
     let repeat: NodeJS.Timeout | undefined;
+    let failed = false;
     try {
-      lease = await pool.acquire(deadline.signal);
+      lease = await (query.callerLineOffset === undefined ? pool : adhocPool).acquire(deadline.signal);
       const { connection } = lease.item;
       // DuckDB forgets an interrupt that comes before the query has begun (while it is prepared,
       // or before a worker thread picks it up), so once given it is repeated until the run ends.
@@ -133,6 +143,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       const reader = await prepared.streamAndReadUntil(query.maxRows);
       return decodeRows(reader, query.maxRows, wireOf(translation));
     } catch (error) {
+      failed = true;
       if (deadline.timedOut) {
         throw new QuerygateError(
           'ENGINE_TIMEOUT',
@@ -154,6 +165,8 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     } finally {
       deadline.end();
       clearInterval(repeat);
+      if (failed && lease && query.callerLineOffset !== undefined)
+        await returnFreedMemory(lease.item.connection);
       lease?.release();
     }
   }
@@ -194,13 +207,29 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     },
     plans: () => ({
       texts: translations.size,
-      statements: connections.reduce((sum, connection) => sum + connection.statements(), 0),
+      statements: [...connections, ...adhocConnections].reduce(
+        (sum, connection) => sum + connection.statements(),
+        0,
+      ),
     }),
     close: async () => {
-      for (const { connection } of connections) connection.closeSync();
+      for (const { connection } of [...connections, ...adhocConnections]) connection.closeSync();
       setup.closeSync();
     },
   };
+}
+
+/**
+ * Hands back to the system what a stopped caller query freed (a runaway cut off at its timeout,
+ * or past the memory limit). DuckDB returns freed memory only at the next large free after it
+ * (and only while storage/memory-trim.ts has the process above its target): the runaway's own
+ * frees as it is interrupted left 230 MiB resident after a 4-way cross join, until some later
+ * query. This small aggregate is that later query, at once: RSS went from 460 to 187 MiB.
+ */
+async function returnFreedMemory(connection: DuckDBConnection): Promise<void> {
+  await connection
+    .run('SELECT count(*) FROM (SELECT range % 1000 AS k FROM range(200000) GROUP BY k)')
+    .catch(() => undefined);
 }
 
 /** A translation; for a caller's SQL, a refusal placed in the caller's text. */
