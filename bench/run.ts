@@ -10,6 +10,7 @@ import { loadSqlParser } from '../src/sql/bigquery-ast.js';
 import { openDatabase } from '../src/storage/database.js';
 import { createLogWriter } from '../src/storage/log-writer.js';
 import { logSources } from '../test/helpers/shipped-sources.js';
+import { type AdhocLaneResult, describeAdhocLane, measureAdhocLane } from './adhoc-lane.js';
 import { type EndpointCase, type InProcessTiming, timeInProcess, timeOverHttp } from './endpoint-latency.js';
 import { type FairnessResult, measureFairness } from './fairness.js';
 import { benchProjects, generateBenchLogs } from './generate-logs.js';
@@ -217,6 +218,13 @@ try {
   );
   const memory = await measureMemory({ seconds: options.memorySeconds, store: studioStore.path });
   const demoMemory = await measureMemory({ seconds: options.memorySeconds });
+  // 8. The ad-hoc lane: two bombs of caller SQL beside Studio's pages, over the demo store; the
+  // bombs run until the query timeout (at most 25 s, the default; shorter with a short run).
+  log("Running two bombs of caller SQL beside Studio's pages...");
+  const adhocLane = await measureAdhocLane({
+    timeoutMs: Math.min(25_000, options.memorySeconds * 1000),
+    repeat: options.repeat,
+  });
 
   const endpoints = cases.map((testCase, i) => {
     const local = inProcess[i];
@@ -268,6 +276,7 @@ try {
     // The samples stay out of the file: the peaks are the figures.
     memory: { ...memory, churnSamples: undefined },
     demoMemory: { ...demoMemory, churnSamples: undefined },
+    adhocLane,
     peakServerRssBytes: peakRssBytes,
   };
   mkdirSync(join(options.out, '..'), { recursive: true });
@@ -325,6 +334,7 @@ function printTable(results: {
   studioSql: StudioSqlResult & { records: Record<string, number> };
   memory: Omit<MemoryResult, 'churnSamples'>;
   demoMemory: Omit<MemoryResult, 'churnSamples'>;
+  adhocLane: AdhocLaneResult;
   peakServerRssBytes: number | undefined;
 }) {
   const mb = (bytes: number | undefined) => (bytes === undefined ? 'n/a' : `${Math.round(bytes / 1e6)} MB`);
@@ -353,6 +363,7 @@ function printTable(results: {
       `the demo's traffic scaled to ${Object.values(results.studioSql.records).reduce((a, b) => a + b, 0)} records`,
     ),
     describeMemory(results.demoMemory),
+    ...describeAdhocLane(results.adhocLane),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -77,7 +77,12 @@ const environmentSchema = z
     QUERYGATE_GRAPHQL_OPERATION_CONCURRENCY: z.coerce.number().int().min(1).default(2),
     QUERYGATE_ADHOC_CALLS: z.coerce.number().int().min(2).max(256).default(4),
     QUERYGATE_ADHOC_LONG_CALLS: z.coerce.number().int().min(1).default(2),
-    QUERYGATE_ADHOC_SHORT_MS: z.coerce.number().int().positive().default(1_000),
+    QUERYGATE_ADHOC_SHORT_MS: z.coerce.number().int().positive().default(3_000),
+    QUERYGATE_ADHOC_MEMORY_CEILING: z
+      .string()
+      .trim()
+      .regex(sizePattern, { message: 'must be a size such as 512MiB or 1GB' })
+      .default('512MiB'),
     QUERYGATE_MAX_BODY_BYTES: z.coerce
       .number()
       .int()
@@ -186,7 +191,13 @@ export interface Config extends BackendChoice {
    * The ad-hoc lane (caller SQL of sandboxed endpoints, see resolve/fair-engine.ts): its calls at
    * once (on DuckDB its own connections), how many of them may run longer than `shortMs`.
    */
-  readonly adhoc: { readonly calls: number; readonly longCalls: number; readonly shortMs: number };
+  readonly adhoc: {
+    readonly calls: number;
+    readonly longCalls: number;
+    readonly shortMs: number;
+    /** DuckDB: resident bytes past which the longest-running caller query is stopped. */
+    readonly memoryCeilingBytes: number;
+  };
   readonly maxBodyBytes: number;
   /** Approximate bytes of query results the resolver layer keeps (LRU beyond it). */
   readonly cacheMaxBytes: number;
@@ -260,6 +271,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
       calls: env.QUERYGATE_ADHOC_CALLS,
       longCalls: env.QUERYGATE_ADHOC_LONG_CALLS,
       shortMs: env.QUERYGATE_ADHOC_SHORT_MS,
+      memoryCeilingBytes: sizeBytes(env.QUERYGATE_ADHOC_MEMORY_CEILING),
     }),
     maxBodyBytes: env.QUERYGATE_MAX_BODY_BYTES,
     cacheMaxBytes: env.QUERYGATE_CACHE_MAX_BYTES,

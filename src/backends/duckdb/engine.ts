@@ -30,6 +30,7 @@ import { nowParameter, type Translation, translateToDuckDb } from '../../sql/tra
 import { systemTimers } from '../../timers.js';
 import { createConnectionPool, type PoolLease } from './connection-pool.js';
 import { type DuckDbLockdown, lockDownDuckDb } from './lockdown.js';
+import { createMemoryCeiling } from './memory-ceiling.js';
 import { decodeRows, describeColumns, type RecordWire } from './rows.js';
 import { type QueryableTable, readTableSchemas } from './table-schemas.js';
 
@@ -55,6 +56,8 @@ export interface DuckDbEngineOptions extends EngineOptions {
    * the saved queries' connections (see resolve/fair-engine.ts). @default none: they share
    */
   readonly adhocConnections?: number | undefined;
+  /** Resident bytes past which a caller query is stopped (see memory-ceiling.ts). @default none */
+  readonly adhocMemoryCeilingBytes?: number | undefined;
   /**
    * A call not answered this long after it asked for a connection (waiting for one counts) is
    * interrupted and answered with ENGINE_TIMEOUT.
@@ -101,6 +104,8 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     ? await openConnections(options.database, options.adhocConnections, translations.isRetained)
     : [];
   const adhocPool = adhocConnections.length > 0 ? createConnectionPool(adhocConnections) : pool;
+  const ceilingBytes = options.adhocMemoryCeilingBytes;
+  const memoryCeiling = ceilingBytes === undefined ? undefined : createMemoryCeiling({ ceilingBytes });
   const timers = options.timers ?? systemTimers;
   const tableSources = new Set(
     options.sources.filter((source) => source.kind === 'table').map((source) => source.name),
@@ -126,7 +131,8 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     const deadline = startDeadline(options.timeoutMs, runOptions, timers);
     let lease: PoolLease<Connection> | undefined;
     let repeat: NodeJS.Timeout | undefined;
-    let failed = false;
+    let overMemory = false;
+    let unwatch: (() => void) | undefined;
     try {
       lease = await (query.callerLineOffset === undefined ? pool : adhocPool).acquire(deadline.signal);
       const { connection } = lease.item;
@@ -138,12 +144,23 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       };
       deadline.signal.addEventListener('abort', interrupt, { once: true });
       if (deadline.signal.aborted) interrupt();
+      if (query.callerLineOffset !== undefined)
+        unwatch = memoryCeiling?.watch(() => {
+          overMemory = true;
+          interrupt();
+        });
       const prepared = await lease.item.prepare(planKey(query), translation.sql);
       bindAll(prepared, query, translation, params, runOptions.now);
       const reader = await prepared.streamAndReadUntil(query.maxRows);
       return decodeRows(reader, query.maxRows, wireOf(translation));
     } catch (error) {
-      failed = true;
+      if (overMemory) {
+        throw new QuerygateError(
+          'SANDBOX_TOO_EXPENSIVE',
+          `${query.name}: sql took the server past ${Math.round((ceilingBytes ?? 0) / 2 ** 20)} MiB of memory and was stopped; narrow it (a time range, a LIMIT, fewer joins)`,
+          { details: { parameter: 'sql' } },
+        );
+      }
       if (deadline.timedOut) {
         throw new QuerygateError(
           'ENGINE_TIMEOUT',
@@ -163,10 +180,9 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         },
       );
     } finally {
+      unwatch?.();
       deadline.end();
       clearInterval(repeat);
-      if (failed && lease && query.callerLineOffset !== undefined)
-        await returnFreedMemory(lease.item.connection);
       lease?.release();
     }
   }
@@ -217,19 +233,6 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       setup.closeSync();
     },
   };
-}
-
-/**
- * Hands back to the system what a stopped caller query freed (a runaway cut off at its timeout,
- * or past the memory limit). DuckDB returns freed memory only at the next large free after it
- * (and only while storage/memory-trim.ts has the process above its target): the runaway's own
- * frees as it is interrupted left 230 MiB resident after a 4-way cross join, until some later
- * query. This small aggregate is that later query, at once: RSS went from 460 to 187 MiB.
- */
-async function returnFreedMemory(connection: DuckDBConnection): Promise<void> {
-  await connection
-    .run('SELECT count(*) FROM (SELECT range % 1000 AS k FROM range(200000) GROUP BY k)')
-    .catch(() => undefined);
 }
 
 /** A translation; for a caller's SQL, a refusal placed in the caller's text. */

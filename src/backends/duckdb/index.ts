@@ -87,6 +87,7 @@ export const duckdbBackend: Backend<undefined> = {
       timeoutMs: settings.queryTimeoutMs,
       connections: settings.duckdbConnections,
       adhocConnections: settings.adhoc?.calls,
+      adhocMemoryCeilingBytes: settings.adhoc?.memoryCeilingBytes,
       // Caller SQL of sandboxed endpoints runs here: DuckDB itself refuses files and settings.
       lockdown: { allowedDirectories: [`${batchDir}/`] },
     });
