@@ -88,7 +88,7 @@ const edgeJoins = `cross join unnest(metadata) as m
  * project home, the auth overview and a function's page. The range is the last hour, Studio's
  * default; `logs.all` is not cached, the others are for a minute.
  */
-function studioReads(now: number): string[] {
+export function studioReads(now: number): string[] {
   const range = {
     iso_timestamp_start: new Date(now - HOUR).toISOString(),
     iso_timestamp_end: new Date(now).toISOString(),
@@ -247,14 +247,14 @@ async function writeLoop(
   }
 }
 
-interface Server {
+export interface Server {
   readonly url: string;
   readonly child: ChildProcess;
   stop(): Promise<void>;
 }
 
 /** `querygate serve` with the demo store in `dir`, once it listens. */
-function startServer(dir: string, options: MemoryOptions): Promise<Server> {
+export function startServer(dir: string, options: MemoryOptions): Promise<Server> {
   const root = options.root ?? packageRoot;
   const args =
     options.build === 'tsx'

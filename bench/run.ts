@@ -10,6 +10,7 @@ import { loadSqlParser } from '../src/sql/bigquery-ast.js';
 import { openDatabase } from '../src/storage/database.js';
 import { createLogWriter } from '../src/storage/log-writer.js';
 import { logSources } from '../test/helpers/shipped-sources.js';
+import { type AdhocLaneResult, describeAdhocLane, measureAdhocLane } from './adhoc-lane.js';
 import { type EndpointCase, type InProcessTiming, timeInProcess, timeOverHttp } from './endpoint-latency.js';
 import { type FairnessResult, measureFairness } from './fairness.js';
 import { benchProjects, generateBenchLogs } from './generate-logs.js';
@@ -221,6 +222,13 @@ try {
   // 8. Resident memory while hostile clients post GraphQL bodies near the body limit.
   log('Measuring memory under large GraphQL bodies of every content type...');
   const hostileBodies = await measureHostileBodies({ dist: options.dist });
+  // 9. The ad-hoc lane: two bombs of caller SQL beside Studio's pages, over the demo store; the
+  // bombs run until the query timeout (at most 25 s, the default; shorter with a short run).
+  log("Running two bombs of caller SQL beside Studio's pages...");
+  const adhocLane = await measureAdhocLane({
+    timeoutMs: Math.min(25_000, options.memorySeconds * 1000),
+    repeat: options.repeat,
+  });
 
   const endpoints = cases.map((testCase, i) => {
     const local = inProcess[i];
@@ -273,6 +281,7 @@ try {
     memory: { ...memory, churnSamples: undefined },
     demoMemory: { ...demoMemory, churnSamples: undefined },
     hostileBodies,
+    adhocLane,
     peakServerRssBytes: peakRssBytes,
   };
   mkdirSync(join(options.out, '..'), { recursive: true });
@@ -331,6 +340,7 @@ function printTable(results: {
   memory: Omit<MemoryResult, 'churnSamples'>;
   demoMemory: Omit<MemoryResult, 'churnSamples'>;
   hostileBodies: HostileBodiesResult;
+  adhocLane: AdhocLaneResult;
   peakServerRssBytes: number | undefined;
 }) {
   const mb = (bytes: number | undefined) => (bytes === undefined ? 'n/a' : `${Math.round(bytes / 1e6)} MB`);
@@ -360,6 +370,7 @@ function printTable(results: {
     ),
     describeMemory(results.demoMemory),
     describeHostileBodies(results.hostileBodies),
+    ...describeAdhocLane(results.adhocLane),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -83,6 +83,14 @@ const environmentSchema = z
     QUERYGATE_CLIENT_ENGINE_CALLS: z.coerce.number().int().min(1).optional(),
     QUERYGATE_CLIENT_QUEUE: z.coerce.number().int().min(0).default(16),
     QUERYGATE_GRAPHQL_OPERATION_CONCURRENCY: z.coerce.number().int().min(1).default(2),
+    QUERYGATE_ADHOC_CALLS: z.coerce.number().int().min(2).max(256).default(4),
+    QUERYGATE_ADHOC_LONG_CALLS: z.coerce.number().int().min(1).default(2),
+    QUERYGATE_ADHOC_SHORT_MS: z.coerce.number().int().positive().default(3_000),
+    QUERYGATE_ADHOC_MEMORY_CEILING: z
+      .string()
+      .trim()
+      .regex(sizePattern, { message: 'must be a size such as 512MiB or 1GB' })
+      .default('512MiB'),
     QUERYGATE_MAX_BODY_BYTES: z.coerce
       .number()
       .int()
@@ -115,6 +123,11 @@ const environmentSchema = z
     QUERYGATE_MAX_METADATA_FIELDS: z.coerce.number().int().positive().max(10_000).default(500),
     QUERYGATE_MAX_METADATA_DEPTH: z.coerce.number().int().positive().max(30).default(15),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  // Quick ad-hoc queries are sure of a turn only while long ones cannot hold them all.
+  .refine((env) => env.QUERYGATE_ADHOC_LONG_CALLS < env.QUERYGATE_ADHOC_CALLS, {
+    message: 'must be fewer than QUERYGATE_ADHOC_CALLS, so quick ad-hoc queries always have a turn',
+    path: ['QUERYGATE_ADHOC_LONG_CALLS'],
   })
   // A key in both lists would have two scopes; which one wins must not be a guess.
   .refine((env) => !env.QUERYGATE_INGEST_KEYS?.some((key) => env.QUERYGATE_API_KEYS?.includes(key)), {
@@ -194,6 +207,17 @@ export interface Config extends BackendChoice {
   readonly clientQueue: number;
   /** Engine calls one GraphQL operation runs at once; its other calls wait their turn. */
   readonly graphqlOperationConcurrency: number;
+  /**
+   * The ad-hoc lane (caller SQL of sandboxed endpoints, see resolve/fair-engine.ts): its calls at
+   * once (on DuckDB its own connections), how many of them may run longer than `shortMs`.
+   */
+  readonly adhoc: {
+    readonly calls: number;
+    readonly longCalls: number;
+    readonly shortMs: number;
+    /** DuckDB: resident bytes past which the longest-running caller query is stopped. */
+    readonly memoryCeilingBytes: number;
+  };
   readonly maxBodyBytes: number;
   /** Approximate bytes of query results the resolver layer keeps (LRU beyond it). */
   readonly cacheMaxBytes: number;
@@ -277,6 +301,12 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     clientEngineCalls: env.QUERYGATE_CLIENT_ENGINE_CALLS ?? Math.max(1, engineCalls - 1),
     clientQueue: env.QUERYGATE_CLIENT_QUEUE,
     graphqlOperationConcurrency: env.QUERYGATE_GRAPHQL_OPERATION_CONCURRENCY,
+    adhoc: Object.freeze({
+      calls: env.QUERYGATE_ADHOC_CALLS,
+      longCalls: env.QUERYGATE_ADHOC_LONG_CALLS,
+      shortMs: env.QUERYGATE_ADHOC_SHORT_MS,
+      memoryCeilingBytes: sizeBytes(env.QUERYGATE_ADHOC_MEMORY_CEILING),
+    }),
     maxBodyBytes: env.QUERYGATE_MAX_BODY_BYTES,
     cacheMaxBytes: env.QUERYGATE_CACHE_MAX_BYTES,
     headersTimeoutMs: Math.min(env.QUERYGATE_HEADERS_TIMEOUT_MS, env.QUERYGATE_REQUEST_TIMEOUT_MS),

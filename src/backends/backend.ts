@@ -54,6 +54,11 @@ export interface BackendSettings {
   /** Deadline of an engine call, from asking for a connection to its last row. */
   readonly queryTimeoutMs: number;
   readonly duckdbConnections: number;
+  /**
+   * The ad-hoc lane's calls at once (on DuckDB, connections of its own beside those), and the
+   * resident bytes past which a caller query is stopped.
+   */
+  readonly adhoc?: { readonly calls: number; readonly memoryCeilingBytes?: number } | undefined;
   /** DuckDB's memory limit, as DuckDB takes it ('1GB') and in bytes. */
   readonly duckdbMemoryLimit: string;
   readonly duckdbMemoryLimitBytes: number;

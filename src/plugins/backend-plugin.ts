@@ -66,6 +66,7 @@ export const backendPlugin = fp<BackendPluginOptions>(
       callsPerEndpoint: config.endpointConnections,
       queuePerEndpoint: config.endpointQueue,
       timeoutMs: backend.timeoutMs,
+      adhoc: config.adhoc,
       onRan: (query, runMs, waitedMs) => app.metrics.endpoint(query.name).ran(runMs / 1000, waitedMs / 1000),
     });
     const engine = options.wrapEngine ? options.wrapEngine(fairEngine) : fairEngine;

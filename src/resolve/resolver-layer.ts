@@ -132,9 +132,12 @@ export function createResolverLayer(options: ResolverOptions): ResolverLayer {
     computeAndStore,
     admit(client, signal, endpoint) {
       const { clientAdmission } = options;
-      return client === undefined || !clientAdmission
-        ? Promise.resolve(noRelease)
-        : clientAdmission.admit(client, signal, endpoint.id);
+      if (client === undefined || !clientAdmission) return Promise.resolve(noRelease);
+      // A client's caller SQL has turns apart from its saved calls, each text its own part: its
+      // runaway queries hold neither its saved pages' turns nor those of its other SQL.
+      return endpoint.callerLineOffset === undefined
+        ? clientAdmission.admit(client, signal, endpoint.id)
+        : clientAdmission.admit(`${client} ad-hoc`, signal, endpoint.hash);
     },
     hit(key, endpoint, requestedAt) {
       const cached = cache.get(key);

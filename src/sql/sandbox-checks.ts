@@ -124,7 +124,7 @@ export function checkCallerQuery(statements: readonly Ast[], savedCtes: Readonly
       );
     }
   }
-  checkQuery(query, savedCtes);
+  checkQuery(query, savedCtes, { folded: 0 });
   return query;
 }
 
@@ -138,7 +138,13 @@ function isQueryNode(node: Ast): boolean {
   return node !== null && typeof node === 'object' && 'body' in node && 'pipe_operators' in node;
 }
 
-function checkQuery(query: Ast, outer: ReadonlySet<string>): void {
+/** What the checks of one caller query have counted so far over all of it. */
+interface Budget {
+  /** Elements of the arrays GENERATE_ARRAY builds as values (see maxFoldedSize). */
+  folded: number;
+}
+
+function checkQuery(query: Ast, outer: ReadonlySet<string>, budget: Budget): void {
   const scope = new Set(outer);
   if (query.with) {
     if (query.with.recursive)
@@ -146,7 +152,7 @@ function checkQuery(query: Ast, outer: ReadonlySet<string>): void {
     // A CTE sees the ones before it, never itself or those after it (BigQuery's rule without
     // RECURSIVE): a name that comes later would be a real table there.
     for (const cte of query.with.cte_tables as Ast[]) {
-      checkQuery(cte.query, scope);
+      checkQuery(cte.query, scope, budget);
       scope.add(String(cte.alias.name.value).toLowerCase());
     }
   }
@@ -155,18 +161,18 @@ function checkQuery(query: Ast, outer: ReadonlySet<string>): void {
   if ((query.locks as Ast[]).length > 0)
     throw sandboxRefusal('SANDBOX_NOT_SELECT', 'sql may not lock rows (FOR UPDATE)', query);
   for (const [key, value] of Object.entries(query)) {
-    if (key !== 'with') checkNode(value, scope, key);
+    if (key !== 'with') checkNode(value, scope, key, budget);
   }
 }
 
-function checkNode(node: Ast, scope: ReadonlySet<string>, key: string): void {
+function checkNode(node: Ast, scope: ReadonlySet<string>, key: string, budget: Budget): void {
   if (Array.isArray(node)) {
-    for (const child of node) checkNode(child, scope, key);
+    for (const child of node) checkNode(child, scope, key, budget);
     return;
   }
   if (node === null || typeof node !== 'object') return;
   if (isQueryNode(node)) {
-    checkQuery(node, scope);
+    checkQuery(node, scope, budget);
     return;
   }
   if (key === 'relation') checkFromItem(node, scope);
@@ -176,8 +182,10 @@ function checkNode(node: Ast, scope: ReadonlySet<string>, key: string): void {
       throw sandboxRefusal('SANDBOX_NOT_SELECT', `sql may only read; it holds ${childKey}`, child);
     if (childKey === 'into' && child)
       throw sandboxRefusal('SANDBOX_NOT_SELECT', 'sql may not SELECT ... INTO a table', node);
-    if (childKey === 'Function') checkFunction(child);
-    checkNode(child, scope, childKey);
+    if (childKey === 'Function') checkFunction(child, key === streamedArray, budget);
+    // The array of an UNNEST without an offset: GENERATE_ARRAY there is read row by row.
+    const streamed = childKey === 'array_exprs' && !node.with_offset;
+    checkNode(child, scope, streamed ? streamedArray : childKey, budget);
   }
 }
 
@@ -211,13 +219,16 @@ function checkResultColumn(item: Ast): void {
   }
 }
 
-function checkFunction(call: Ast): void {
+/** The key the checks give the array of an UNNEST whose GENERATE_ARRAY is read as rows. */
+const streamedArray = 'streamed array';
+
+function checkFunction(call: Ast, streamed: boolean, budget: Budget): void {
   if (!Array.isArray(call?.name)) return;
   const name = (call.name as Ast[]).map((part) => String(variant(part)[1].value)).join('.');
   if (isRestrictedFunction(name)) {
     throw sandboxRefusal('SANDBOX_RESTRICTED_FUNCTION', `sql may not call ${name}`, call);
   }
-  checkBuiltSize(name.toLowerCase().replace(/^safe\./, ''), call);
+  checkBuiltSize(name.toLowerCase().replace(/^safe\./, ''), call, streamed, budget);
 }
 
 /**
@@ -228,11 +239,20 @@ function checkFunction(call: Ast): void {
 export const maxBuiltSize = 1_048_576;
 
 /**
+ * The most elements the GENERATE_ARRAYs of one query may build as array values (any but the
+ * array an UNNEST reads, which DuckDB makes row by row). DuckDB folds a GENERATE_ARRAY of
+ * literals into one value while it plans, outside its memory limit: about 180 bytes an element,
+ * so 131,072 elements are some 23 MiB however many calls share them (one of 1,000,000 was
+ * 180 MiB, and two such queries at once took the process past 640 MiB).
+ */
+export const maxFoldedSize = 131_072;
+
+/**
  * Functions whose result grows with an argument: their size must be written as number literals
  * within maxBuiltSize, so it is known before anything runs. Date and timestamp arrays have no
  * size to read off literals and are refused.
  */
-function checkBuiltSize(name: string, call: Ast): void {
+function checkBuiltSize(name: string, call: Ast, streamed: boolean, budget: Budget): void {
   const args = callArguments(call);
   const literal = (index: number) => numberLiteral(args[index]);
   const tooLarge = (what: string) =>
@@ -246,7 +266,16 @@ function checkBuiltSize(name: string, call: Ast): void {
       const [start, end, step] = [literal(0), literal(1), args.length > 2 ? literal(2) : 1];
       if (start === undefined || end === undefined || step === undefined || step === 0)
         throw tooLarge('its bounds and step');
-      if (Math.abs((end - start) / step) >= maxBuiltSize) throw tooLarge('its bounds and step');
+      const size = Math.floor(Math.abs((end - start) / step)) + 1;
+      if (size > maxBuiltSize) throw tooLarge('its bounds and step');
+      if (streamed) return;
+      budget.folded += size;
+      if (budget.folded > maxFoldedSize)
+        throw sandboxRefusal(
+          'SANDBOX_TOO_EXPENSIVE',
+          `sql's GENERATE_ARRAY calls build ${budget.folded} elements as array values, more than ${maxFoldedSize} in one query; UNNEST(GENERATE_ARRAY(...)) in FROM may make up to ${maxBuiltSize} rows`,
+          call,
+        );
       return;
     }
     case 'generate_date_array':

@@ -324,10 +324,13 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
   }
 
   // biome-ignore lint/suspicious/noExplicitAny: query configuration as sent by the client
-  async function execute(job: FakeJob, queryConfig: any): Promise<void> {
+  async function execute(job: FakeJob, queryConfig: any, jobTimeoutMs: number): Promise<void> {
     const translation = translate(String(queryConfig.query));
     const { values, types } = bindings(translation, queryConfig, true);
     const connection = await options.database.connect();
+    // BigQuery ends a job at its jobTimeoutMs; a runaway here would otherwise hold the fake's
+    // DuckDB until the test process ends.
+    const timer = setTimeout(() => connection.interrupt(), jobTimeoutMs);
     try {
       const prepared = await connection.prepare(translation.sql);
       // biome-ignore lint/suspicious/noExplicitAny: DuckDB's bind takes its own value union
@@ -341,6 +344,7 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
       if (error instanceof HttpFailure) throw error;
       throw invalidQuery(inBigQueryWords((error as Error).message));
     } finally {
+      clearTimeout(timer);
       connection.closeSync();
     }
   }
@@ -438,7 +442,7 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
       job.totalBytesProcessed = '0';
     } else {
       try {
-        await execute(job, queryConfig);
+        await execute(job, queryConfig, Number(configuration?.jobTimeoutMs ?? 30_000));
         const cap = queryConfig.maximumBytesBilled;
         if (cap !== undefined && BigInt(cap) < BigInt(fake.bytesProcessed)) {
           // BigQuery plans the query, then fails the job before reading: nothing is billed.

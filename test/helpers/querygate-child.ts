@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
@@ -30,6 +30,8 @@ export function spawnQuerygate(options: {
   readonly apiKey: string;
   readonly args?: readonly string[];
   readonly onOutput: (text: string) => void;
+  /** More of its environment (overrides the above). */
+  readonly env?: Readonly<Record<string, string>>;
 }): ChildProcess {
   const cli = join(packageRoot, 'src/cli/main.ts');
   const child = spawn(
@@ -45,6 +47,7 @@ export function spawnQuerygate(options: {
         QUERYGATE_DEMO: '0',
         QUERYGATE_API_KEYS: options.apiKey,
         LOG_LEVEL: 'info',
+        ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -60,4 +63,14 @@ export async function stopChild(child: ChildProcess | undefined): Promise<void> 
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;
+}
+
+/** Resident bytes of a running process, from /proc; undefined once it has gone. */
+export function residentBytes(pid: number | undefined): number | undefined {
+  try {
+    const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? undefined : Number(kb) * 1024;
+  } catch {
+    return undefined;
+  }
 }

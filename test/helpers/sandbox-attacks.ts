@@ -159,5 +159,50 @@ export function sandboxAttacks(canary: string, target: string): Attack[] {
         'from edge_logs a, edge_logs b, edge_logs c, edge_logs d',
     },
     { name: 'a huge array', sql: 'select array_length(generate_array(1, 2000000000)) as n from edge_logs' },
+    ...[...runawayQueries, ...memoryBombs].map((bomb) => ({ ...bomb, bounded: true as const })),
   ];
 }
+
+/** A caller query that runs until its timeout, whatever the store holds (one record will do). */
+export interface Bomb {
+  readonly name: string;
+  readonly sql: string;
+}
+
+/**
+ * Runaways: time, not memory. Two of them from Studio's key held `logs.all`'s share of the engine
+ * until the timeout, and its cheap SQL then waited 24-25 s (issue 27).
+ */
+export const runawayQueries: readonly Bomb[] = [
+  {
+    name: 'a cross join of two generated arrays',
+    sql:
+      'select count(*) as n from edge_logs cross join unnest(generate_array(1, 1000000)) as a ' +
+      'cross join unnest(generate_array(1, 1000000)) as b',
+  },
+  {
+    name: 'a 5-way cross join',
+    sql:
+      'select count(distinct concat(a.id, b.id, c.id, d.id, e.id)) as n ' +
+      'from edge_logs a, edge_logs b, edge_logs c, edge_logs d, edge_logs e',
+  },
+];
+
+/** Memory: values built past DuckDB's buffer manager (strings, lists, aggregate states). */
+export const memoryBombs: readonly Bomb[] = [
+  {
+    name: 'string_agg of repeat over a cross join',
+    sql: "select length(string_agg(repeat(a.event_message, 1000), '')) as n from edge_logs a, edge_logs b, edge_logs c",
+  },
+  {
+    name: 'a deep array_agg over a cross join',
+    sql: 'select array_length(array_agg(concat(a.id, b.id, c.id))) as n from edge_logs a, edge_logs b, edge_logs c',
+  },
+  {
+    name: 'array_agg of a generated array per row',
+    sql: 'select array_length(array_agg(generate_array(1, 1000000))) as n from edge_logs a, edge_logs b',
+  },
+];
+
+/** What Studio's Logs Explorer sends most: the newest records, which must answer beside any bomb. */
+export const cheapSql = 'select id, timestamp from edge_logs order by timestamp desc limit 5';

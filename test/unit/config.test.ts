@@ -36,8 +36,25 @@ describe('configuration from the environment', () => {
       duckdbThreads: undefined,
       retentionDays: 90,
       schemaChangeIntervalMs: 10_000,
+      adhoc: { calls: 4, longCalls: 2, shortMs: 3_000, memoryCeilingBytes: 512 * 1024 * 1024 },
       logLevel: 'info',
     });
+  });
+
+  it('keeps turns of the ad-hoc lane for quick queries: fewer long calls than calls, or a line naming the setting', () => {
+    expect(loadConfig({ QUERYGATE_ADHOC_CALLS: '6', QUERYGATE_ADHOC_LONG_CALLS: '5' }).adhoc).toMatchObject({
+      calls: 6,
+      longCalls: 5,
+    });
+    expect(refusal({ QUERYGATE_ADHOC_LONG_CALLS: '4' })).toMatch(
+      /^Invalid configuration:\n {2}QUERYGATE_ADHOC_LONG_CALLS: must be fewer than QUERYGATE_ADHOC_CALLS/,
+    );
+    expect(loadConfig({ QUERYGATE_ADHOC_MEMORY_CEILING: '1GB' }).adhoc.memoryCeilingBytes).toBe(
+      1_000_000_000,
+    );
+    expect(refusal({ QUERYGATE_ADHOC_MEMORY_CEILING: 'lots' })).toMatch(
+      /QUERYGATE_ADHOC_MEMORY_CEILING: must be a size/,
+    );
   });
 
   it('reads a DuckDB memory limit as DuckDB does (MB in powers of 1000, MiB of 1024) and refuses other text', () => {

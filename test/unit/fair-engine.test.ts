@@ -82,4 +82,50 @@ describe('an engine behind per-endpoint turns', () => {
     });
     expect(started.map((run) => run.name)).toEqual(['first']);
   });
+
+  it('runs caller SQL in a lane of its own, and cancels a call turning long with ENGINE_BUSY while the long turns are taken', async () => {
+    const started: string[] = [];
+    const finishes = new Map<string, () => void>();
+    const engine: QueryEngine = {
+      kind: 'duckdb',
+      ready: async () => {},
+      describe: async () => [],
+      close: async () => {},
+      run: (saved, _params, options) =>
+        new Promise((resolve, reject) => {
+          started.push(saved.name);
+          finishes.set(saved.name, () => resolve(empty));
+          options.signal?.addEventListener('abort', () => reject(new Error('interrupted')));
+        }),
+    };
+    const { timers, deadlines } = handFiredTimers();
+    const fair = createFairEngine(engine, {
+      engineCalls: 1,
+      timeoutMs: 10_000,
+      timers,
+      adhoc: { calls: 3, longCalls: 2, shortMs: 1_000 },
+    });
+    const adhoc = (name: string): SavedQuery => ({ ...query(name), id: 'logs-id', callerLineOffset: 3 });
+    const runs = ['bomb-1', 'bomb-2', 'bomb-3'].map((name) =>
+      fair.run(adhoc(name), {}, { now }).catch((error: unknown) => error),
+    );
+    // The saved endpoint's one engine call is its own: it runs beside three ad-hoc calls.
+    void fair.run(query('saved'), {}, { now });
+    await expect.poll(() => started).toEqual(['bomb-1', 'bomb-2', 'bomb-3', 'saved']);
+    // Each ad-hoc call turns long after its short time: two find a long turn, the third none.
+    expect(deadlines.map((deadline) => deadline.delayMs)).toEqual([1_000, 1_000, 1_000]);
+    for (const deadline of deadlines) deadline.callback();
+    expect(await runs[2]).toMatchObject({
+      code: 'ENGINE_BUSY',
+      message: expect.stringMatching(
+        /^bomb-3: sql ran longer than 1000 ms while 2 long ad-hoc queries were running/,
+      ),
+      details: { retryAfterSeconds: expect.any(Number) },
+    });
+    // Its lane turn is free again: a cheap call runs at once, beside the two long ones.
+    void fair.run(adhoc('cheap'), {}, { now });
+    await expect.poll(() => started.at(-1)).toBe('cheap');
+    finishes.get('bomb-1')?.();
+    expect(await runs[0]).toEqual(empty);
+  });
 });

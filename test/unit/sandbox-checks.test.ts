@@ -32,6 +32,9 @@ describe('the sandbox checks', () => {
     'select id from `logs` order by id desc limit 10',
     'select array(select id from fns) as ids from logs',
     'select generate_array(1, 10) as a, repeat("x", 3) as r from logs',
+    // Read as rows, not built as a value: a million is fine in FROM.
+    'select count(*) as n from logs cross join unnest(generate_array(1, 1000000)) as a cross join unnest(generate_array(1, 1000000)) as b',
+    'select generate_array(1, 131072) as a from logs',
   ])('lets %s through', (sql) => {
     expect(verdict(sql)).toBe('ok');
   });
@@ -59,6 +62,18 @@ describe('the sandbox checks', () => {
     ['select generate_array(1, n) as a from logs', 'SANDBOX_TOO_EXPENSIVE'],
     ['select repeat("x", 2000000) as r from logs', 'SANDBOX_TOO_EXPENSIVE'],
     ['select generate_timestamp_array(a, b, interval 1 second) as t from logs', 'SANDBOX_TOO_EXPENSIVE'],
+    ['select generate_array(1, 131073) as a from logs', 'SANDBOX_TOO_EXPENSIVE'],
+    // 131,072 elements built as values over the whole query, however many calls share them.
+    [
+      'select generate_array(1, 100000) as a, generate_array(1, 100000) as b from logs',
+      'SANDBOX_TOO_EXPENSIVE',
+    ],
+    ['select array_length(array_agg(generate_array(1, 1000000))) as n from logs', 'SANDBOX_TOO_EXPENSIVE'],
+    [
+      'select x from logs cross join unnest(generate_array(1, 1000000)) as x with offset',
+      'SANDBOX_TOO_EXPENSIVE',
+    ],
+    ['select x from logs cross join unnest(generate_array(1, 1048577)) as x', 'SANDBOX_TOO_EXPENSIVE'],
   ])('refuses %s with %s', (sql, code) => {
     expect(verdict(sql)).toBe(code);
   });

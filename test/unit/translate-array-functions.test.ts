@@ -50,6 +50,22 @@ describe('BigQuery arrays on DuckDB', () => {
     ).toEqual({ a: [1, 2, 3, 4, 5], b: [0, 3, 6, 9], c: [10, 7, 4, 1], d: [4], e: [] });
   });
 
+  it('UNNEST(GENERATE_ARRAY(...)) in FROM makes the same rows, read as rows rather than built as one array', async () => {
+    // The documented arrays above, one row per element: (0, 10, 3) = 0, 3, 6, 9; (10, 0, -3) = 10, 7, 4, 1.
+    expect(await rows('select x from unnest(generate_array(0, 10, 3)) as x order by x')).toEqual(
+      [0, 3, 6, 9].map((x) => ({ x })),
+    );
+    expect(
+      await rows(
+        'select x, z from unnest(generate_array(10, 0, -3)) as x cross join unnest(generate_array(1, 2)) as z order by x desc, z',
+      ),
+    ).toEqual([10, 7, 4, 1].flatMap((x) => [1, 2].map((z) => ({ x, z }))));
+    expect(await rows('select x from unnest(generate_array(10, 0, 3)) as x')).toEqual([]);
+    const { sql } = translationOf('select count(*) as n from unnest(generate_array(1, 1000000)) as x');
+    expect(sql).toContain('generate_series(1, 1000000, 1) AS "x"("x")');
+    expect(sql).not.toContain('unnest(generate_series');
+  });
+
   it('GENERATE_DATE_ARRAY steps by a day by default, or by the given interval', async () => {
     // Docs: GENERATE_DATE_ARRAY('2016-10-05', '2016-10-08') = [2016-10-05, 2016-10-06, 2016-10-07, 2016-10-08];
     // GENERATE_DATE_ARRAY('2016-10-05', '2016-10-09', INTERVAL 2 DAY) = [2016-10-05, 2016-10-07, 2016-10-09];

@@ -31,6 +31,7 @@ import { nowParameter, type Translation, translateToDuckDb } from '../../sql/tra
 import { systemTimers } from '../../timers.js';
 import { createConnectionPool, type PoolLease } from './connection-pool.js';
 import { type DuckDbLockdown, lockDownDuckDb } from './lockdown.js';
+import { createMemoryCeiling } from './memory-ceiling.js';
 import { decodeRows, describeColumns, type RecordWire } from './rows.js';
 import { type QueryableTable, readTableSchemas } from './table-schemas.js';
 
@@ -51,6 +52,13 @@ export interface DuckDbEngineOptions extends EngineOptions {
    * shares the engine's calls fairly between endpoints). @default 4
    */
   readonly connections?: number;
+  /**
+   * Connections of their own for caller SQL (sandboxed calls), so the ad-hoc lane never takes
+   * the saved queries' connections (see resolve/fair-engine.ts). @default none: they share
+   */
+  readonly adhocConnections?: number | undefined;
+  /** Resident bytes past which a caller query is stopped (see memory-ceiling.ts). @default none */
+  readonly adhocMemoryCeilingBytes?: number | undefined;
   /**
    * A call not answered this long after it asked for a connection (waiting for one counts) is
    * interrupted and answered with ENGINE_TIMEOUT.
@@ -93,6 +101,12 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
   // Prepared statements follow the translations: a plan no longer retained loses both.
   const connections = await openConnections(options.database, size, translations.isRetained);
   const pool = createConnectionPool(connections);
+  const adhocConnections = options.adhocConnections
+    ? await openConnections(options.database, options.adhocConnections, translations.isRetained)
+    : [];
+  const adhocPool = adhocConnections.length > 0 ? createConnectionPool(adhocConnections) : pool;
+  const ceilingBytes = options.adhocMemoryCeilingBytes;
+  const memoryCeiling = ceilingBytes === undefined ? undefined : createMemoryCeiling({ ceilingBytes });
   const timers = options.timers ?? systemTimers;
   const tableSources = new Set(
     options.sources.filter((source) => source.kind === 'table').map((source) => source.name),
@@ -118,8 +132,10 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     const deadline = startDeadline(options.timeoutMs, runOptions, timers);
     let lease: PoolLease<Connection> | undefined;
     let repeat: NodeJS.Timeout | undefined;
+    let overMemory = false;
+    let unwatch: (() => void) | undefined;
     try {
-      lease = await pool.acquire(deadline.signal);
+      lease = await (query.callerLineOffset === undefined ? pool : adhocPool).acquire(deadline.signal);
       const { connection } = lease.item;
       // DuckDB forgets an interrupt that comes before the query has begun (while it is prepared,
       // or before a worker thread picks it up), so once given it is repeated until the run ends.
@@ -129,11 +145,23 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       };
       deadline.signal.addEventListener('abort', interrupt, { once: true });
       if (deadline.signal.aborted) interrupt();
+      if (query.callerLineOffset !== undefined)
+        unwatch = memoryCeiling?.watch(() => {
+          overMemory = true;
+          interrupt();
+        });
       const prepared = await lease.item.prepare(planKey(query), translation.sql);
       bindAll(prepared, query, translation, params, runOptions.now);
       const reader = await prepared.streamAndReadUntil(query.maxRows);
       return decodeRows(reader, query.maxRows, wireOf(translation));
     } catch (error) {
+      if (overMemory) {
+        throw new QuerygateError(
+          'SANDBOX_TOO_EXPENSIVE',
+          `${query.name}: sql took the server past ${Math.round((ceilingBytes ?? 0) / 2 ** 20)} MiB of memory and was stopped; narrow it (a time range, a LIMIT, fewer joins)`,
+          { details: { parameter: 'sql' } },
+        );
+      }
       if (deadline.timedOut) {
         throw new QuerygateError(
           'ENGINE_TIMEOUT',
@@ -155,6 +183,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         },
       );
     } finally {
+      unwatch?.();
       deadline.end();
       clearInterval(repeat);
       lease?.release();
@@ -197,10 +226,13 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     },
     plans: () => ({
       texts: translations.size,
-      statements: connections.reduce((sum, connection) => sum + connection.statements(), 0),
+      statements: [...connections, ...adhocConnections].reduce(
+        (sum, connection) => sum + connection.statements(),
+        0,
+      ),
     }),
     close: async () => {
-      for (const { connection } of connections) connection.closeSync();
+      for (const { connection } of [...connections, ...adhocConnections]) connection.closeSync();
       setup.closeSync();
     },
   };

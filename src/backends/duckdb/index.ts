@@ -86,6 +86,8 @@ export const duckdbBackend: Backend<undefined> = {
       queriesDir: shippedQueriesDir,
       timeoutMs: settings.queryTimeoutMs,
       connections: settings.duckdbConnections,
+      adhocConnections: settings.adhoc?.calls,
+      adhocMemoryCeilingBytes: settings.adhoc?.memoryCeilingBytes,
       // Caller SQL of sandboxed endpoints runs here: DuckDB itself refuses files and settings.
       lockdown: { allowedDirectories: [`${batchDir}/`] },
     });

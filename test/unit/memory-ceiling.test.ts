@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryCeiling } from '../../src/backends/duckdb/memory-ceiling.js';
+
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('the memory ceiling of caller queries', () => {
+  it('stops nothing while RSS is at or under the ceiling', async () => {
+    const stopped: string[] = [];
+    const ceiling = createMemoryCeiling({ ceilingBytes: 100, residentBytes: () => 100, intervalMs: 5 });
+    const end = ceiling.watch(() => stopped.push('a'));
+    await settle(50);
+    end();
+    expect(stopped).toEqual([]);
+  });
+
+  it('stops the run that has run longest first, and the next only after the grace time', async () => {
+    const stopped: string[] = [];
+    let rss = 50;
+    const ceiling = createMemoryCeiling({
+      ceilingBytes: 100,
+      residentBytes: () => rss,
+      intervalMs: 5,
+      graceMs: 200,
+    });
+    const ends = ['first', 'second', 'third'].map((name) => ceiling.watch(() => stopped.push(name)));
+    rss = 101;
+    await settle(60);
+    expect(stopped).toEqual(['first']);
+    await settle(300);
+    expect(stopped).toEqual(['first', 'second']);
+    rss = 90;
+    await settle(300);
+    expect(stopped).toEqual(['first', 'second']);
+    for (const end of ends) end();
+  });
+
+  it('never stops a run that has ended', async () => {
+    const stopped: string[] = [];
+    const ceiling = createMemoryCeiling({ ceilingBytes: 100, residentBytes: () => 200, intervalMs: 5 });
+    ceiling.watch(() => stopped.push('gone'))();
+    await settle(50);
+    expect(stopped).toEqual([]);
+  });
+});
