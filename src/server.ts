@@ -72,6 +72,7 @@ export interface StartOptions {
 export async function startQuerygate(config: Config, options: StartOptions = {}): Promise<Querygate> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const now = options.now ?? (() => new Date());
+  for (const warning of config.warnings) logger.warn(warning);
   const apiKeys = config.apiKeys ?? [loadOrCreateApiKey(config.dataDir).key];
   await loadSqlParser();
   // A refused endpoint is reported and the others serve, unless strict (then any refusal stops).
@@ -128,7 +129,9 @@ async function registerParts(
   // The faces, one plugin each, owning their routes and how they read bodies. The snapshot is
   // read per request, so a reload swaps what they serve.
   const { resolver, served, metrics } = app;
-  await app.register(healthRoute({ engine: app.engine.kind, snapshot: served.current }));
+  await app.register(
+    healthRoute({ engine: app.engine.kind, snapshot: served.current, conditions: [served.refusedReload] }),
+  );
   await app.register(openApiRoute({ snapshot: served.current }));
   await app.register(endpointRoutes({ registry: served.current, resolver, metrics }));
   await app.register(
