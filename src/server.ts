@@ -34,6 +34,11 @@ export interface Querygate {
   /** `http://host:port`, with the port actually bound (config port 0 picks a free one). */
   readonly url: string;
   readonly apiKeys: readonly string[];
+  /**
+   * Where the key came from: QUERYGATE_API_KEYS, or the key file in the data dir (`created` on
+   * the start that generated it). The welcome text names it rather than printing the key.
+   */
+  readonly keyOrigin: KeyOrigin;
   /** The endpoints served right now. */
   readonly registry: Snapshot;
   /** Loads the queries directory again; the old set keeps serving unless the new one passes every check. */
@@ -50,6 +55,10 @@ export interface Querygate {
   readonly demo: DemoSeedOutcome | undefined;
   close(): Promise<void>;
 }
+
+export type KeyOrigin =
+  | { readonly kind: 'environment' }
+  | { readonly kind: 'file'; readonly file: string; readonly created: boolean };
 
 export interface StartOptions {
   /** The clock for `CURRENT_TIMESTAMP()` and caching; tests fix it. @default () => new Date() */
@@ -73,7 +82,11 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
   const logger = options.logger ?? createLogger(config.logLevel);
   const now = options.now ?? (() => new Date());
   for (const warning of config.warnings) logger.warn(warning);
-  const apiKeys = config.apiKeys ?? [loadOrCreateApiKey(config.dataDir).key];
+  const generated = config.apiKeys === undefined ? loadOrCreateApiKey(config.dataDir) : undefined;
+  const apiKeys = generated ? [generated.key] : (config.apiKeys ?? []);
+  const keyOrigin: KeyOrigin = generated
+    ? { kind: 'file', file: generated.file, created: generated.created }
+    : { kind: 'environment' };
   await loadSqlParser();
   // A refused endpoint is reported and the others serve, unless strict (then any refusal stops).
   const registry = loadEndpointRegistry(config.queriesDir, {
@@ -97,7 +110,7 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     await app.close();
     throw error;
   }
-  return handleOf(app, apiKeys);
+  return handleOf(app, apiKeys, keyOrigin);
 }
 
 async function registerParts(
@@ -162,7 +175,7 @@ async function registerParts(
 }
 
 /** What tests and the CLI hold of a started server. */
-function handleOf(app: FastifyInstance, apiKeys: readonly string[]): Querygate {
+function handleOf(app: FastifyInstance, apiKeys: readonly string[], keyOrigin: KeyOrigin): Querygate {
   const { server, served } = app;
   const demo = app.demoTraffic.atStart;
   const address = server.address() as AddressInfo;
@@ -171,6 +184,7 @@ function handleOf(app: FastifyInstance, apiKeys: readonly string[]): Querygate {
     server,
     url: `http://${host}:${address.port}`,
     apiKeys,
+    keyOrigin,
     get registry() {
       return served.current();
     },
