@@ -26,6 +26,8 @@ import type { Resolver } from './resolve/resolver.js';
 import { endpointRoutes } from './rest/endpoint-routes.js';
 import { ingestRoutes } from './rest/ingest-routes.js';
 import { metricsRoutes } from './rest/metrics-routes.js';
+import { storeQueryRoute } from './rest/store-query-route.js';
+import { removeServerFile, writeServerFile } from './server-file.js';
 import { loadSqlParser } from './sql/bigquery-ast.js';
 import type { Timers } from './timers.js';
 
@@ -110,7 +112,10 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     await app.close();
     throw error;
   }
-  return handleOf(app, apiKeys, keyOrigin);
+  const handle = handleOf(app, apiKeys, keyOrigin);
+  // Where `querygate query` and `import` find this server while it holds the store.
+  if (config.engine === 'duckdb') writeServerFile(config.dataDir, handle.url);
+  return handle;
 }
 
 async function registerParts(
@@ -172,6 +177,10 @@ async function registerParts(
     }),
   );
   await app.register(metricsRoutes(metrics));
+  await app.register(storeQueryRoute({ engine: app.engine, maxBodyBytes: config.maxBodyBytes }));
+  // Registered once the store is this server's (its lock held), so a start that failed to get
+  // the lock never removes the file of the server that has it.
+  if (config.engine === 'duckdb') app.addHook('onClose', async () => removeServerFile(config.dataDir));
 }
 
 /** What tests and the CLI hold of a started server. */

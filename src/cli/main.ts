@@ -5,9 +5,9 @@ import v8 from 'node:v8';
 import { Command, InvalidArgumentError } from 'commander';
 import { backends } from '../backends/registry.js';
 import { type Config, loadConfig } from '../config.js';
+import { querygateVersion } from '../paths.js';
 import { startQuerygate } from '../server.js';
 import { loadSqlParser } from '../sql/bigquery-ast.js';
-import { querygateVersion } from '../version.js';
 import { printWelcome } from './welcome.js';
 
 const program = new Command()

@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { isQuerygateError } from '../errors.js';
-import { querygateVersion } from '../version.js';
+import { querygateVersion } from '../paths.js';
 import { HistogramCounts, registerCountedFamily, type Sample } from './counted-families.js';
 
 /** Which face answered. */
