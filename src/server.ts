@@ -177,10 +177,13 @@ async function registerParts(
     }),
   );
   await app.register(metricsRoutes(metrics));
-  await app.register(storeQueryRoute({ engine: app.engine, maxBodyBytes: config.maxBodyBytes }));
-  // Registered once the store is this server's (its lock held), so a start that failed to get
-  // the lock never removes the file of the server that has it.
-  if (config.engine === 'duckdb') app.addHook('onClose', async () => removeServerFile(config.dataDir));
+  if (config.engine === 'duckdb') {
+    // `querygate query` while this server holds the DuckDB file (BigQuery's commands need no server).
+    await app.register(storeQueryRoute({ engine: app.engine, maxBodyBytes: config.maxBodyBytes }));
+    // Registered once the store is this server's (its lock held), so a start that failed to get
+    // the lock never removes the file of the server that has it.
+    app.addHook('onClose', async () => removeServerFile(config.dataDir));
+  }
 }
 
 /** What tests and the CLI hold of a started server. */

@@ -65,8 +65,13 @@ function parseJson(body: Buffer | undefined): unknown {
   }
 }
 
-/** Whether the client is on this machine: a loopback address, or the one it reached us at. */
+/**
+ * Whether the client is on this machine: a loopback address, or the one it reached us at, and
+ * not relaying for another (a reverse proxy on this machine adds Forwarded or X-Forwarded-For).
+ */
 function fromThisMachine(request: FastifyRequest): boolean {
+  if (request.headers.forwarded !== undefined || request.headers['x-forwarded-for'] !== undefined)
+    return false;
   const { remoteAddress, localAddress } = request.raw.socket;
   const remote = remoteAddress?.replace(/^::ffff:/, '');
   return remote === '::1' || remote?.startsWith('127.') === true || remoteAddress === localAddress;

@@ -188,12 +188,21 @@ describe('querygate serve with flags, and query and import while it holds the st
     );
   }, 60_000);
 
-  it('refuses the store-query route without a key', async () => {
-    const response = await fetch(`http://127.0.0.1:${port}/api/store-query`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ sql: 'select 1 as x', params: {}, now: new Date().toISOString(), max_rows: 1 }),
-    });
-    expect(response.status).toBe(401);
+  it('refuses the store-query route without a key, and to a client relayed by a proxy', async () => {
+    const call = (headers: Record<string, string>) =>
+      fetch(`http://127.0.0.1:${port}/api/store-query`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({
+          sql: 'select 1 as x',
+          params: {},
+          now: new Date().toISOString(),
+          max_rows: 1,
+        }),
+      });
+    expect((await call({})).status).toBe(401);
+    const relayed = await call({ 'x-api-key': apiKey, 'x-forwarded-for': '203.0.113.9' });
+    expect(relayed.status).toBe(403);
+    expect(await relayed.json()).toMatchObject({ error: { code: 'FORBIDDEN' } });
   });
 });
