@@ -6,11 +6,11 @@ import { join } from 'node:path';
  * The key used when QUERYGATE_API_KEYS is unset: generated on first start and kept in the data
  * directory (readable by the owner only), so restarts keep working with the same key.
  */
-export function loadOrCreateApiKey(dataDir: string): { key: string; created: boolean } {
+export function loadOrCreateApiKey(dataDir: string): { key: string; file: string; created: boolean } {
   const file = join(dataDir, 'api-key');
-  if (existsSync(file)) return { key: readFileSync(file, 'utf8').trim(), created: false };
+  if (existsSync(file)) return { key: readFileSync(file, 'utf8').trim(), file, created: false };
   mkdirSync(dataDir, { recursive: true });
   const key = `qg_${randomBytes(24).toString('base64url')}`;
   writeFileSync(file, `${key}\n`, { mode: 0o600 });
-  return { key, created: true };
+  return { key, file, created: true };
 }

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import leven from 'leven';
 import { z } from 'zod';
 import {
   type BackendChoice,
@@ -238,6 +239,11 @@ export interface Config extends BackendChoice {
    */
   readonly schemaLimits: { readonly maxFields: number; readonly maxDepth: number };
   readonly logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL'];
+  /**
+   * One line per `QUERYGATE_*` variable querygate does not read (a misspelling, most often),
+   * naming the variable probably meant; logged as a warning at start.
+   */
+  readonly warnings: readonly string[];
   // And, under the engine's kind (`bigquery`), that backend's own variables: parsed, and
   // required, only when it is the engine chosen (see BackendOwnSettings).
 }
@@ -320,6 +326,47 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
       maxDepth: env.QUERYGATE_MAX_METADATA_DEPTH,
     }),
     logLevel: env.LOG_LEVEL,
+    warnings: Object.freeze(unknownVariableWarnings(environment)),
     [env.QUERYGATE_ENGINE]: own?.success ? Object.freeze(own.data) : undefined,
   });
+}
+
+/** The variables querygate reads: the schema's and every backend's own (set or not, whichever engine runs). */
+function knownVariables(): string[] {
+  const names = (schema: z.core.$ZodType): string[] =>
+    schema instanceof z.ZodObject
+      ? Object.keys(schema.shape)
+      : schema instanceof z.ZodPipe
+        ? names(schema.in)
+        : [];
+  return [
+    ...names(environmentSchema),
+    ...Object.values(backends).flatMap((backend) => (backend.environment ? names(backend.environment) : [])),
+  ];
+}
+
+/**
+ * `QUERYGATE_PROT is not a querygate variable and is ignored (did you mean PORT?)` for each
+ * `QUERYGATE_*` variable that querygate does not read: a misspelt variable would otherwise be
+ * ignored in silence. The variable meant is the known one fewest edits away (HOST, PORT and
+ * LOG_LEVEL compared as if they had the prefix), when it is close enough to be a misspelling.
+ */
+function unknownVariableWarnings(environment: NodeJS.ProcessEnv): string[] {
+  const prefix = 'QUERYGATE_';
+  const known = knownVariables();
+  const prefixed = new Map(known.map((name) => [name.startsWith(prefix) ? name : `${prefix}${name}`, name]));
+  return Object.keys(environment)
+    .filter((name) => name.startsWith(prefix) && !known.includes(name))
+    .sort()
+    .map((name) => {
+      const limit = Math.max(2, Math.floor((name.length - prefix.length) / 3));
+      let nearest: { name: string; distance: number } | undefined;
+      for (const candidate of prefixed.keys()) {
+        const distance = leven(name, candidate, { maxDistance: limit + 1 });
+        if (distance <= limit && (nearest === undefined || distance < nearest.distance))
+          nearest = { name: candidate, distance };
+      }
+      const meant = nearest ? ` (did you mean ${prefixed.get(nearest.name)}?)` : '';
+      return `${name} is not a querygate variable and is ignored${meant}`;
+    });
 }

@@ -27,6 +27,8 @@ import type { Resolver } from './resolve/resolver.js';
 import { endpointRoutes } from './rest/endpoint-routes.js';
 import { ingestRoutes } from './rest/ingest-routes.js';
 import { metricsRoutes } from './rest/metrics-routes.js';
+import { storeQueryRoute } from './rest/store-query-route.js';
+import { removeServerFile, writeServerFile } from './server-file.js';
 import { loadSqlParser } from './sql/bigquery-ast.js';
 import type { Timers } from './timers.js';
 
@@ -35,6 +37,11 @@ export interface Querygate {
   /** `http://host:port`, with the port actually bound (config port 0 picks a free one). */
   readonly url: string;
   readonly apiKeys: readonly string[];
+  /**
+   * Where the key came from: QUERYGATE_API_KEYS, or the key file in the data dir (`created` on
+   * the start that generated it). The welcome text names it rather than printing the key.
+   */
+  readonly keyOrigin: KeyOrigin;
   /** The endpoints served right now. */
   readonly registry: Snapshot;
   /** Loads the queries directory again; the old set keeps serving unless the new one passes every check. */
@@ -57,6 +64,10 @@ export interface Querygate {
   close(options?: { readonly graceMs?: number }): Promise<void>;
 }
 
+export type KeyOrigin =
+  | { readonly kind: 'environment' }
+  | { readonly kind: 'file'; readonly file: string; readonly created: boolean };
+
 export interface StartOptions {
   /** The clock for `CURRENT_TIMESTAMP()` and caching; tests fix it. @default () => new Date() */
   readonly now?: () => Date;
@@ -78,7 +89,12 @@ export interface StartOptions {
 export async function startQuerygate(config: Config, options: StartOptions = {}): Promise<Querygate> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const now = options.now ?? (() => new Date());
-  const apiKeys = config.apiKeys ?? [loadOrCreateApiKey(config.dataDir).key];
+  for (const warning of config.warnings) logger.warn(warning);
+  const generated = config.apiKeys === undefined ? loadOrCreateApiKey(config.dataDir) : undefined;
+  const apiKeys = generated ? [generated.key] : (config.apiKeys ?? []);
+  const keyOrigin: KeyOrigin = generated
+    ? { kind: 'file', file: generated.file, created: generated.created }
+    : { kind: 'environment' };
   await loadSqlParser();
   // A refused endpoint is reported and the others serve, unless strict (then any refusal stops).
   const registry = loadEndpointRegistry(config.queriesDir, {
@@ -103,7 +119,10 @@ export async function startQuerygate(config: Config, options: StartOptions = {})
     await app.close();
     throw error;
   }
-  return handleOf(app, apiKeys);
+  const handle = handleOf(app, apiKeys, keyOrigin);
+  // Where `querygate query` and `import` find this server while it holds the store.
+  if (config.engine === 'duckdb') writeServerFile(config.dataDir, handle.url);
+  return handle;
 }
 
 async function registerParts(
@@ -135,7 +154,9 @@ async function registerParts(
   // The faces, one plugin each, owning their routes and how they read bodies. The snapshot is
   // read per request, so a reload swaps what they serve.
   const { resolver, served, metrics } = app;
-  await app.register(healthRoute({ engine: app.engine.kind, snapshot: served.current }));
+  await app.register(
+    healthRoute({ engine: app.engine.kind, snapshot: served.current, conditions: [served.refusedReload] }),
+  );
   await app.register(openApiRoute({ snapshot: served.current }));
   await app.register(endpointRoutes({ registry: served.current, resolver, metrics }));
   await app.register(
@@ -163,10 +184,17 @@ async function registerParts(
     }),
   );
   await app.register(metricsRoutes(metrics));
+  if (config.engine === 'duckdb') {
+    // `querygate query` while this server holds the DuckDB file (BigQuery's commands need no server).
+    await app.register(storeQueryRoute({ engine: app.engine, maxBodyBytes: config.maxBodyBytes }));
+    // Registered once the store is this server's (its lock held), so a start that failed to get
+    // the lock never removes the file of the server that has it.
+    app.addHook('onClose', async () => removeServerFile(config.dataDir));
+  }
 }
 
 /** What tests and the CLI hold of a started server. */
-function handleOf(app: FastifyInstance, apiKeys: readonly string[]): Querygate {
+function handleOf(app: FastifyInstance, apiKeys: readonly string[], keyOrigin: KeyOrigin): Querygate {
   const { server, served } = app;
   const demo = app.demoTraffic.atStart;
   const address = server.address() as AddressInfo;
@@ -175,6 +203,7 @@ function handleOf(app: FastifyInstance, apiKeys: readonly string[]): Querygate {
     server,
     url: `http://${host}:${address.port}`,
     apiKeys,
+    keyOrigin,
     get registry() {
       return served.current();
     },

@@ -6,13 +6,19 @@ import { importLogFile } from '../storage/log-import.js';
 import { createLogWriter } from '../storage/log-writer.js';
 import { type ImportFormat, importTableFiles, type TableImportProgress } from '../storage/table-import.js';
 import { ensureWarehouseTables } from '../storage/warehouse-tables.js';
+import {
+  ingestThroughServer,
+  isStoreLocked,
+  sayThroughServer,
+  serverHoldingStore,
+} from './through-server.js';
 
 /**
  * `querygate import --source <name> <files...>`: a backfill into the same DuckDB file the server
  * uses, for a source of the served queries directory (`--queries`). A log source takes one NDJSON
  * file through the log writer's bulk path; a table source takes NDJSON, Parquet or CSV files as
- * BigQuery exports them, all in one transaction. DuckDB lets one process open a file for writing,
- * so stop the server first (or ingest over HTTP while it runs).
+ * BigQuery exports them, all in one transaction. DuckDB lets one process open a file for writing:
+ * while a server holds it, NDJSON goes through the server's ingest route instead (stderr says so).
  */
 export async function runImport(
   config: Config,
@@ -22,8 +28,16 @@ export async function runImport(
 ): Promise<void> {
   const declared = readSourceDeclarations(config.queriesDir);
   const table = declared.tables.find((source) => source.name === sourceName);
-  const database = await openDatabase(join(config.dataDir, 'querygate.duckdb'));
   const started = performance.now();
+  let database: Awaited<ReturnType<typeof openDatabase>>;
+  try {
+    database = await openDatabase(join(config.dataDir, 'querygate.duckdb'));
+  } catch (error) {
+    if (!isStoreLocked(error)) throw error;
+    const count = await importThroughServer(config, error, sourceName, files, format);
+    reportImported(count, table ? 'rows' : 'events', sourceName, started);
+    return;
+  }
   let count: number;
   try {
     if (table) {
@@ -54,10 +68,43 @@ export async function runImport(
   } finally {
     database.close();
   }
+  reportImported(count, table ? 'rows' : 'events', sourceName, started);
+}
+
+function reportImported(count: number, what: string, sourceName: string, started: number): void {
   const seconds = (performance.now() - started) / 1000;
   console.log(
-    `Imported ${count} ${table ? 'rows' : 'events'} into ${sourceName} in ${seconds.toFixed(1)} s (${Math.round(count / seconds)}/s)`,
+    `Imported ${count} ${what} into ${sourceName} in ${seconds.toFixed(1)} s (${Math.round(count / seconds)}/s)`,
   );
+}
+
+/**
+ * The import while a server holds the store: its NDJSON files posted to the server's ingest
+ * route, each batch stored whole as any shipper's (Parquet and CSV need the file itself).
+ */
+async function importThroughServer(
+  config: Config,
+  lockError: unknown,
+  sourceName: string,
+  files: readonly string[],
+  format: string | undefined,
+): Promise<number> {
+  const notNdjson = files.filter((file) =>
+    format === undefined ? /\.(parquet|csv)(\.gz)?$/i.test(file) : format !== 'ndjson',
+  );
+  if (notNdjson.length > 0)
+    throw new Error(
+      `${(lockError as Error).message}\nA running server holds the store: it takes NDJSON through its ingest route, but ${notNdjson.join(', ')} is not NDJSON; stop the server to import Parquet or CSV`,
+    );
+  const target = serverHoldingStore(config, lockError);
+  sayThroughServer(
+    'import',
+    target.server,
+    "sent the records through its ingest route (each batch stored whole, as a shipper's)",
+  );
+  let count = 0;
+  for (const file of files) count += await ingestThroughServer(target, sourceName, file);
+  return count;
 }
 
 /** One line on the terminal, redrawn: the file, which of how many, and DuckDB's estimate. */

@@ -4,18 +4,26 @@ import './production-mode.js';
 import v8 from 'node:v8';
 import { Command, InvalidArgumentError } from 'commander';
 import { backends } from '../backends/registry.js';
-import { loadConfig } from '../config.js';
+import { type Config, loadConfig } from '../config.js';
+import { querygateVersion } from '../paths.js';
 import { startQuerygate } from '../server.js';
 import { loadSqlParser } from '../sql/bigquery-ast.js';
 import { printWelcome } from './welcome.js';
 
 const program = new Command()
   .name('querygate')
-  .description('Saved BigQuery-SQL analytics queries over REST and GraphQL, on embedded DuckDB or BigQuery');
+  .description('Saved BigQuery-SQL analytics queries over REST and GraphQL, on embedded DuckDB or BigQuery')
+  .version(querygateVersion(), '-V, --version', "print querygate's version");
 
 program
   .command('serve', { isDefault: true })
   .description('Start the server (with demo logs kept current unless QUERYGATE_DEMO=0)')
+  .option('--port <port>', 'the port to listen on, 0 for any free one (PORT; default: 4000)', portNumber)
+  .option('--host <host>', 'the address to listen on, 0.0.0.0 for every interface (HOST; default: 127.0.0.1)')
+  .option(
+    '--data-dir <dir>',
+    'where the store and the generated key are kept (QUERYGATE_DATA_DIR; default: ./data)',
+  )
   .option(
     '--queries <dir>',
     'the saved queries to serve (QUERYGATE_QUERIES_DIR; default: the shipped queries/)',
@@ -25,9 +33,9 @@ program
     '--strict',
     'refuse to start or reload when any endpoint is refused (QUERYGATE_STRICT=1), instead of serving the others',
   )
-  .action(async (options: { queries?: string; watch?: boolean; strict?: boolean }) => {
-    const env = withQueriesDir(options.queries);
-    const config = loadConfig(options.strict ? { ...env, QUERYGATE_STRICT: '1' } : env);
+  .action(async (options: ServeOptions) => {
+    // The server logs the configuration's warnings itself, as structured lines beside the others.
+    const config = loadConfig(withFlags(options));
     const app = await startQuerygate(config);
     collectStartGarbage();
     printWelcome(app);
@@ -61,11 +69,12 @@ program
     'the source, e.g. cloudflare.logs.prod or a table source of sources.yaml',
   )
   .option('--queries <dir>', 'the queries directory whose sources.yaml declares it (QUERYGATE_QUERIES_DIR)')
+  .option('--data-dir <dir>', 'the store (QUERYGATE_DATA_DIR; default: ./data)')
   .option('--format <format>', 'ndjson, parquet or csv (default: from each file name)')
   .argument('<files...>', 'the files; a log source takes one NDJSON file, a table source any number')
-  .action(async (files: string[], options: { source: string; queries?: string; format?: string }) => {
+  .action(async (files: string[], options: DirectoryOptions & { source: string; format?: string }) => {
     const { runImport } = await import('./import-command.js');
-    await runImport(loadConfig(withQueriesDir(options.queries)), options.source, files, options.format);
+    await runImport(commandConfig(options), options.source, files, options.format);
   });
 
 const sources = program.command('sources').description('Declare the sources of a queries directory');
@@ -118,7 +127,7 @@ queries
   .option('--queries <dir>', 'the queries directory (QUERYGATE_QUERIES_DIR; default: the shipped queries/)')
   .action(async (options: { queries?: string }) => {
     const { runQueriesCheck, shapesOn } = await import('./queries-commands.js');
-    const config = loadConfig(withQueriesDir(options.queries));
+    const config = commandConfig(options);
     const ok = await runQueriesCheck({ queriesDir: config.queriesDir, ...shapesOn(config) });
     if (!ok) process.exitCode = 1;
   });
@@ -131,7 +140,7 @@ queries
   .option('--queries <dir>', 'the queries directory (QUERYGATE_QUERIES_DIR; default: the shipped queries/)')
   .action(async (options: { queries?: string }) => {
     const { runQueriesLock, shapesOn } = await import('./queries-commands.js');
-    const config = loadConfig(withQueriesDir(options.queries));
+    const config = commandConfig(options);
     const ok = await runQueriesLock({ queriesDir: config.queriesDir, ...shapesOn(config) });
     if (!ok) process.exitCode = 1;
   });
@@ -146,10 +155,15 @@ program
   .option('--now <iso>', 'the instant CURRENT_TIMESTAMP() stands for (default: now)')
   .option('--explain', 'print the SQL the engine would run (DuckDB: the translation) instead of running it')
   .option('--max-rows <n>', 'most rows to return', positiveInteger, 10_000)
+  .option('--queries <dir>', 'the queries directory whose sources the SQL reads (QUERYGATE_QUERIES_DIR)')
+  .option('--data-dir <dir>', 'the store (QUERYGATE_DATA_DIR; default: ./data)')
   .action(
-    async (file: string, options: { param: string[]; now?: string; explain?: boolean; maxRows: number }) => {
+    async (
+      file: string,
+      options: DirectoryOptions & { param: string[]; now?: string; explain?: boolean; maxRows: number },
+    ) => {
       const { readQueryText, runQueryCommand } = await import('./query-command.js');
-      const output = await runQueryCommand(loadConfig(), readQueryText(file), {
+      const output = await runQueryCommand(commandConfig(options), readQueryText(file), {
         params: options.param,
         now: options.now,
         explain: options.explain ?? false,
@@ -204,7 +218,7 @@ program
 // Each backend's own commands (`querygate bigquery setup|check`).
 for (const backend of Object.values(backends)) {
   backend.commands?.(program, {
-    queriesDirOf: (dir) => loadConfig(withQueriesDir(dir)).queriesDir,
+    queriesDirOf: (dir) => commandConfig({ queries: dir }).queriesDir,
   });
 }
 
@@ -228,9 +242,46 @@ function collectStartGarbage(): void {
   }
 }
 
-/** The environment, with `--queries` taking the place of QUERYGATE_QUERIES_DIR where given. */
-function withQueriesDir(dir: string | undefined): NodeJS.ProcessEnv {
-  return dir === undefined ? process.env : { ...process.env, QUERYGATE_QUERIES_DIR: dir };
+/** The flags that stand for a variable of the environment. */
+interface DirectoryOptions {
+  readonly queries?: string;
+  readonly dataDir?: string;
+}
+
+interface ServeOptions extends DirectoryOptions {
+  readonly port?: number;
+  readonly host?: string;
+  readonly watch?: boolean;
+  readonly strict?: boolean;
+}
+
+/** The environment, each flag given taking the place of the variable it stands for. */
+function withFlags(options: ServeOptions): NodeJS.ProcessEnv {
+  const flags = {
+    PORT: options.port?.toString(),
+    HOST: options.host,
+    QUERYGATE_DATA_DIR: options.dataDir,
+    QUERYGATE_QUERIES_DIR: options.queries,
+    QUERYGATE_STRICT: options.strict ? '1' : undefined,
+  };
+  return {
+    ...process.env,
+    ...Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined)),
+  };
+}
+
+/** The configuration of a command other than serve, its warnings (a misspelt variable) on stderr. */
+function commandConfig(options: DirectoryOptions): Config {
+  const config = loadConfig(withFlags(options));
+  for (const warning of config.warnings) process.stderr.write(`warning: ${warning}\n`);
+  return config;
+}
+
+function portNumber(value: string): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || number > 65535)
+    throw new InvalidArgumentError('must be a port number from 0 to 65535');
+  return number;
 }
 
 function positiveInteger(value: string): number {

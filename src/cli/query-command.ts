@@ -6,6 +6,7 @@ import type { QueryEngine } from '../engines/query-engine.js';
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import { toJson } from '../http/respond.js';
 import { parseSavedStatements, queryParameters } from '../sql/bigquery-ast.js';
+import { isStoreLocked, queryThroughServer, sayThroughServer, serverHoldingStore } from './through-server.js';
 
 export interface QueryCommandOptions {
   /** `name=value` pairs, one per `--param`. */
@@ -27,7 +28,8 @@ export interface QueryCommandOutput {
  * `querygate query [--param name=value ...] [--now <iso>] [--explain] <file.sql | ->`: runs one
  * BigQuery-SQL text on the configured engine and store, and answers `{"result": [...]}` as REST
  * does, or the error (a refused construct with its line and column) as `{"error": {...}}`.
- * On DuckDB, stop the server first: one process at a time may write the file.
+ * On DuckDB, while a server holds the store (one process at a time may open the file), the
+ * server runs it (`POST /api/store-query`); `--explain` needs the file itself.
  */
 export async function runQueryCommand(
   config: Config,
@@ -38,8 +40,7 @@ export async function runQueryCommand(
     const params = queryParameterValues(sql, options.params);
     const now = options.now === undefined ? new Date() : parseNow(options.now);
     const request: QueryRequest = { sql, params, now, explain: options.explain, maxRows: options.maxRows };
-    const text = await onBackend(config, request);
-    return { ok: true, text };
+    return await onBackend(config, request);
   } catch (error) {
     if (!isQuerygateError(error)) throw error;
     return {
@@ -63,20 +64,37 @@ interface QueryRequest {
   readonly maxRows: number;
 }
 
-/** Runs or explains the request on the configured backend's store. */
-async function onBackend(config: Config, request: QueryRequest): Promise<string> {
+/**
+ * Runs or explains the request on the configured backend's store; when a running server holds
+ * the DuckDB file, the server runs it (and stderr says so).
+ */
+async function onBackend(config: Config, request: QueryRequest): Promise<QueryCommandOutput> {
   const declared = readSourceDeclarations(config.queriesDir);
-  const session = await backendOf(config.engine).querySession({
-    settings: config,
-    own: ownSettingsOf(config),
-    // The sources the server would serve (QUERYGATE_QUERIES_DIR), not only the shipped nine.
-    sources: declared.logs,
-    tables: declared.tables,
-  });
+  let session: Awaited<ReturnType<ReturnType<typeof backendOf>['querySession']>>;
   try {
-    return request.explain
+    session = await backendOf(config.engine).querySession({
+      settings: config,
+      own: ownSettingsOf(config),
+      // The sources the server would serve (QUERYGATE_QUERIES_DIR), not only the shipped nine.
+      sources: declared.logs,
+      tables: declared.tables,
+    });
+  } catch (error) {
+    if (!isStoreLocked(error) || request.explain) throw error;
+    const target = serverHoldingStore(config, error);
+    sayThroughServer('query', target.server, 'ran the query through it');
+    return queryThroughServer(target, {
+      sql: request.sql,
+      params: request.params,
+      now: request.now.toISOString(),
+      max_rows: request.maxRows,
+    });
+  }
+  try {
+    const text = request.explain
       ? await session.explain(request.sql)
       : await runOn(await session.engine(), request);
+    return { ok: true, text };
   } finally {
     await session.close();
   }

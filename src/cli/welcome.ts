@@ -6,9 +6,12 @@ import type { Snapshot } from '../endpoints/snapshot.js';
 import { exampleOperation } from '../graphql/example-operations.js';
 import type { Querygate } from '../server.js';
 
-/** What a newcomer needs after `npm start`: where to click and what to paste. */
+/**
+ * What a newcomer needs after `npm start`: where to click and what to paste. The key itself is
+ * printed once at most, in the GraphiQL link, and only on the start that generated it: otherwise
+ * the text says where the key is (output ends up in logs that others read: `docker logs`).
+ */
 export function printWelcome(app: Querygate): void {
-  const key = app.apiKeys[0] ?? '';
   const snapshot = app.registry;
   const [first] = snapshot.endpoints;
   // Each endpoint's first example from its contract, as a REST query string.
@@ -20,35 +23,62 @@ export function printWelcome(app: Querygate): void {
       ).toString(),
     ]),
   );
+  const origin = app.keyOrigin;
+  const keyHeader = `-H "X-API-KEY: $QG_KEY"`;
   const lines = [
     '',
     `querygate is listening on ${app.url} (engine: ${app.engine.kind})`,
     ...demoLines(app.demo),
     '',
-    `  API key:    ${key}`,
-    `  GraphiQL:   ${app.url}/graphql  (open it in a browser; its Headers tab takes {"X-API-KEY": "${key}"})`,
-    `  Endpoints:  curl -H 'X-API-KEY: ${key}' ${app.url}/api/endpoints`,
-    `  OpenAPI:    curl -H 'X-API-KEY: ${key}' ${app.url}/openapi.json`,
+    ...keyLines(app),
+    `  Shell:      QG_KEY=${origin.kind === 'file' ? `$(cat ${shellQuoted(origin.file)})` : "'<a key of QUERYGATE_API_KEYS>'"}  (for the commands below)`,
+    `  Endpoints:  curl ${keyHeader} ${app.url}/api/endpoints`,
+    `  OpenAPI:    curl ${keyHeader} ${app.url}/openapi.json`,
     `  Health:     ${app.url}/health`,
     '',
     'Try:',
     ...snapshot.endpoints.map(
       (endpoint) =>
-        `  curl -H 'X-API-KEY: ${key}' '${app.url}/api/endpoints/${endpoint.name}?${examples[endpoint.name] ?? ''}'`,
+        `  curl ${keyHeader} '${app.url}/api/endpoints/${endpoint.name}?${examples[endpoint.name] ?? ''}'`,
     ),
     ...(first
-      ? [
-          `  curl -H 'X-API-KEY: ${key}' '${app.url}/api/endpoints/query/${first.id}?${examples[first.name] ?? ''}'`,
-        ]
+      ? [`  curl ${keyHeader} '${app.url}/api/endpoints/query/${first.id}?${examples[first.name] ?? ''}'`]
       : []),
     ...(first
       ? [
-          `  curl -H 'X-API-KEY: ${key}' -H 'content-type: application/json' -d '${graphqlExample(first, snapshot)}' ${app.url}/graphql`,
+          `  curl ${keyHeader} -H 'content-type: application/json' -d '${graphqlExample(first, snapshot)}' ${app.url}/graphql`,
         ]
       : []),
     '',
   ];
   process.stdout.write(`${lines.filter((line, i) => line !== '' || lines[i - 1] !== '').join('\n')}\n`);
+}
+
+/**
+ * Where the key is, and GraphiQL's link: with the key in its fragment (read by the page, never
+ * sent to the server) when this start generated it, else with a place for it.
+ */
+function keyLines(app: Querygate): string[] {
+  const origin = app.keyOrigin;
+  const graphiql = `${app.url}/graphql`;
+  const fragmentNote = '(the page reads the key after #: it is never sent to the server)';
+  if (origin.kind === 'file' && origin.created) {
+    return [
+      `  API key:    generated now and kept in ${origin.file} (readable by its owner only)`,
+      `  GraphiQL:   ${graphiql}#key=${encodeURIComponent(app.apiKeys[0] ?? '')}`,
+      `              ${fragmentNote}; later starts print no key`,
+    ];
+  }
+  return [
+    `  API key:    ${origin.kind === 'file' ? `in ${origin.file}` : 'the key in QUERYGATE_API_KEYS'}`,
+    `  GraphiQL:   ${graphiql}#key=<the key>`,
+    `              ${fragmentNote}`,
+  ];
+}
+
+/** A path as one shell word. */
+function shellQuoted(path: string): string {
+  return /^[\w./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
 }
 
 /** The first endpoint's example operation on one line, as a GraphQL request body. */

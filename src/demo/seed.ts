@@ -21,6 +21,9 @@ export const demoMarkerTable = 'querygate_demo';
  */
 export type DemoTrafficShape = Pick<DemoLogsOptions, 'projects' | 'seed' | 'scale'>;
 
+/** Told, as the demo's events are written, how many of how many have been. */
+export type DemoSeedProgress = (sent: number, total: number) => void;
+
 /** What {@link seedDemoLogs} did. */
 export type DemoSeedOutcome =
   /** The store was empty: it got the demo's days of traffic up to `until`. */
@@ -40,10 +43,11 @@ export async function seedDemoLogs(
   writer: LogWriter,
   now: Date,
   shape: DemoTrafficShape = {},
+  onProgress?: DemoSeedProgress,
 ): Promise<DemoSeedOutcome> {
   const seededUntil = await readSeededUntil(database);
   if (seededUntil) {
-    const written = await topUpDemoLogs(database, writer, seededUntil, now, shape);
+    const written = await topUpDemoLogs(database, writer, seededUntil, now, shape, onProgress);
     return { kind: 'topped-up', written, since: seededUntil, until: now };
   }
   if (await holdsRecords(database)) return { kind: 'not-demo' };
@@ -55,7 +59,14 @@ export async function seedDemoLogs(
       `INSERT INTO ${demoMarkerTable} VALUES (${timestampLiteral(now.getTime() - demoDays * DAY)})`,
     );
   });
-  const written = await topUpDemoLogs(database, writer, new Date(now.getTime() - demoDays * DAY), now, shape);
+  const written = await topUpDemoLogs(
+    database,
+    writer,
+    new Date(now.getTime() - demoDays * DAY),
+    now,
+    shape,
+    onProgress,
+  );
   return { kind: 'seeded', written, until: now };
 }
 
@@ -70,12 +81,26 @@ export async function topUpDemoLogs(
   after: Date,
   now: Date,
   shape: DemoTrafficShape = {},
+  onProgress?: DemoSeedProgress,
 ): Promise<number> {
   if (now.getTime() <= after.getTime()) return 0;
   let written = 0;
-  for (const [source, events] of generateDemoLogs({ ...shape, now, after })) {
+  const generated = generateDemoLogs({ ...shape, now, after });
+  const total = [...generated.values()].reduce((sum, events) => sum + events.length, 0);
+  // Told at each further tenth of the events, so that a first start's long seed is never silent.
+  let sent = 0;
+  let tenthsTold = 0;
+  if (total > 0) onProgress?.(0, total);
+  for (const [source, events] of generated) {
     for (let start = 0; start < events.length; start += batchSize) {
-      written += (await writer.write(source, events.slice(start, start + batchSize))).ingested;
+      const batch = events.slice(start, start + batchSize);
+      written += (await writer.write(source, batch)).ingested;
+      sent += batch.length;
+      const tenths = Math.floor((10 * sent) / total);
+      if (onProgress && tenths > tenthsTold) {
+        tenthsTold = tenths;
+        onProgress(sent, total);
+      }
     }
   }
   await withConnection(database, (connection) =>

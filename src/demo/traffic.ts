@@ -1,7 +1,13 @@
 import type { Database } from '../storage/database.js';
 import type { LogWriter } from '../storage/log-writer.js';
 import { systemTimers, type Timers } from '../timers.js';
-import { type DemoSeedOutcome, type DemoTrafficShape, seedDemoLogs, topUpDemoLogs } from './seed.js';
+import {
+  type DemoSeedOutcome,
+  type DemoSeedProgress,
+  type DemoTrafficShape,
+  seedDemoLogs,
+  topUpDemoLogs,
+} from './seed.js';
 
 /** How often a running server adds the demo traffic since the last top-up. */
 export const demoTopUpIntervalMs = 30_000;
@@ -20,6 +26,8 @@ export interface DemoTrafficOptions {
   readonly shape?: DemoTrafficShape;
   /** Told of a failed periodic top-up; the next one is scheduled all the same. @default ignores it */
   readonly onError?: (error: unknown) => void;
+  /** Told as the start's seed or top-up writes its events (see DemoSeedProgress). */
+  readonly onStartProgress?: DemoSeedProgress;
 }
 
 export interface DemoTraffic {
@@ -39,7 +47,7 @@ export interface DemoTraffic {
 export async function startDemoTraffic(options: DemoTrafficOptions): Promise<DemoTraffic> {
   const { database, writer, now, timers = systemTimers, intervalMs = demoTopUpIntervalMs, shape } = options;
   const onError = options.onError ?? (() => {});
-  const atStart = await seedDemoLogs(database, writer, now(), shape);
+  const atStart = await seedDemoLogs(database, writer, now(), shape, options.onStartProgress);
   let until = atStart.kind === 'not-demo' ? undefined : atStart.until;
   let closed = false;
   let pending: unknown;

@@ -1,8 +1,9 @@
 import { type FSWatcher, watch } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import type { QueryEngine } from '../engines/query-engine.js';
+import type { HealthCondition } from './health.js';
 import { type Refusal, refusalLine } from './refusal.js';
 import { type Endpoint, loadEndpointRegistry } from './registry.js';
 import { admitToFaces, type Snapshot, snapshotOf, snapshotWith } from './snapshot.js';
@@ -53,6 +54,8 @@ export function createServedEndpoints(options: ServedEndpointsOptions) {
   let again = false;
   let watcher: FSWatcher | undefined;
   let debounce: NodeJS.Timeout | undefined;
+  // The last reload's refusal, for /health until a reload succeeds.
+  let refused: HealthCondition | undefined;
 
   async function reloadOnce(): Promise<ReloadOutcome> {
     const old = current;
@@ -138,6 +141,7 @@ export function createServedEndpoints(options: ServedEndpointsOptions) {
       do {
         again = false;
         outcome = await reloadOnce();
+        refused = outcome.ok ? undefined : refusedReloadCondition(outcome, current.queriesDir, refused);
       } while (again);
       running = undefined;
       return outcome;
@@ -148,6 +152,8 @@ export function createServedEndpoints(options: ServedEndpointsOptions) {
   return {
     current: () => current,
     reload,
+    /** `/health`'s condition while the last reload was refused (the previous set still serves). */
+    refusedReload: (): HealthCondition | undefined => refused,
     /** Reloads whenever a file of the directory changes (development): a burst of writes is one reload. */
     watch(): void {
       watcher ??= watch(current.queriesDir, () => {
@@ -159,6 +165,25 @@ export function createServedEndpoints(options: ServedEndpointsOptions) {
       clearTimeout(debounce);
       watcher?.close();
     },
+  };
+}
+
+/**
+ * The condition of a refused reload: since the first of a run of refusals, with its problems
+ * (each file named relative to the queries directory, so no path of the host leaks).
+ */
+function refusedReloadCondition(
+  outcome: { readonly version: number; readonly problems: readonly string[] },
+  queriesDir: string,
+  before: HealthCondition | undefined,
+): HealthCondition {
+  const directory = `${resolve(queriesDir)}${sep}`;
+  return {
+    kind: 'reload-refused',
+    message: `the last reload of the queries directory was refused; still serving version ${outcome.version}`,
+    since: before?.since ?? new Date().toISOString(),
+    version: outcome.version,
+    problems: outcome.problems.map((problem) => problem.replaceAll(directory, '')),
   };
 }
 

@@ -29,6 +29,57 @@ export function graphiqlOptionsFor(snapshot: Snapshot): GraphiQLOptions & { quer
   };
 }
 
+/**
+ * What the page runs before GraphiQL: the key of the address's fragment (`/graphql#key=...`,
+ * the link querygate prints when it made the key; a fragment never travels to the server) goes
+ * into every tab's headers and out of the address bar; and the server's 401, which GraphiQL
+ * would show as a dump of its introspection request, is one GraphQL error saying what to do.
+ */
+const keyScript = `<script>
+(function () {
+  var match = /(?:^#|&)key=([^&]*)/.exec(window.location.hash);
+  var key = match ? decodeURIComponent(match[1]) : '';
+  if (match) window.history.replaceState(null, '', window.location.pathname + window.location.search);
+  window.querygateOptions = function (options) {
+    if (!key) return options;
+    var headers = JSON.stringify({ 'X-API-KEY': key }, null, 2);
+    return Object.assign({}, options, {
+      headers: headers,
+      defaultHeaders: headers,
+      defaultTabs: (options.defaultTabs || []).map(function (tab) {
+        return Object.assign({}, tab, { headers: headers });
+      }),
+    });
+  };
+  var fetchWithoutHint = window.fetch.bind(window);
+  window.fetch = function (input, init) {
+    return fetchWithoutHint(input, init).then(function (response) {
+      if (response.status !== 401) return response;
+      var message = 'No valid API key: put it in the Headers tab as {"X-API-KEY": "<key>"}, or open the GraphiQL link querygate printed when it made the key';
+      return new Response(JSON.stringify({ errors: [{ message: message }] }), {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+      });
+    });
+  };
+})();
+</script>`;
+
+/**
+ * Yoga's GraphiQL page with {@link keyScript} run first and the options passed through it. Both
+ * edits are checked: a page of another version of the renderer that they do not fit is an error
+ * at first use, not a page that silently ignores the key.
+ */
+function withKeyScript(render: (options: GraphiQLOptions) => string, options: GraphiQLOptions): string {
+  const html = render(options);
+  const json = JSON.stringify(options);
+  if (html.split(json).length !== 2 || !html.includes('<head>'))
+    throw new Error('the GraphiQL page does not have the shape querygate adds its key script to');
+  return html
+    .replace('<head>', () => `<head>${keyScript}`)
+    .replace(json, () => `window.querygateOptions(${json})`);
+}
+
 // GraphiQL inlines its scripts, styles and editor workers (as blob: URLs); it needs nothing from
 // another origin, and this policy makes the browser refuse any such load if that ever changes.
 const contentSecurityPolicy = [
@@ -57,7 +108,7 @@ export function createGraphiQLPage(snapshot: () => Snapshot) {
     const current = snapshot();
     if (page?.for !== current) {
       const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
-      const plain = Buffer.from(renderGraphiQL(graphiqlOptionsFor(current)), 'utf8');
+      const plain = Buffer.from(withKeyScript(renderGraphiQL, graphiqlOptionsFor(current)), 'utf8');
       page = { for: current, plain, gzipped: gzipAsync(plain) };
     }
     return page;

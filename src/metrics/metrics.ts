@@ -1,5 +1,6 @@
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { isQuerygateError } from '../errors.js';
+import { querygateVersion } from '../paths.js';
 import { HistogramCounts, registerCountedFamily, type Sample } from './counted-families.js';
 
 /** Which face answered. */
@@ -112,6 +113,13 @@ const add = (counts: Map<string, number>, key: string, by = 1) =>
 export function createMetrics(sources: MetricsSources = {}): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'querygate_' });
+  // Prometheus's build_info convention: one sample of value 1 whose labels say what runs.
+  new Gauge({
+    name: 'querygate_build_info',
+    help: "querygate's version (package.json) and Node's, as labels; the value is always 1.",
+    labelNames: ['version', 'node'],
+    registers: [registry],
+  }).set({ version: querygateVersion(), node: process.version }, 1);
   const endpoints = new Map<string, EndpointCounts & EndpointMetrics>();
   const ingestion = new Map<string, SourceCounts>();
   let evictions = 0;

@@ -144,6 +144,65 @@ describe.skipIf(!chromiumPresent)('GraphiQL in Chromium, offline', () => {
     await page.screenshot({ path: screenshotPath });
   }, 90_000);
 
+  it('opens /graphql#key=... with the key in its headers, the key never in a URL the server sees', async () => {
+    const keyPage = await context.newPage();
+    const urls: string[] = [];
+    keyPage.on('request', (request) => urls.push(request.url()));
+    keyPage.on('pageerror', (error) => pageErrors.push(error.message));
+    try {
+      const introspected = keyPage.waitForResponse(
+        (response) =>
+          response.url().endsWith('/graphql') &&
+          (response.request().postData() ?? '').includes('IntrospectionQuery'),
+      );
+      await keyPage.goto(`${service.url}/graphql#key=${encodeURIComponent(service.apiKey)}`);
+      // The schema was fetched with the key, so GraphiQL has no error to show.
+      const introspection = await introspected;
+      expect(introspection.status()).toBe(200);
+      expect(introspection.request().headers()['x-api-key']).toBe(service.apiKey);
+      await keyPage.locator('.graphiql-execute-button').waitFor({ timeout: 30_000 });
+      await keyPage
+        .locator('.graphiql-editor-tools')
+        .getByRole('button', { name: 'Headers', exact: true })
+        .click();
+      const headers = keyPage.locator(
+        'section[aria-label="Headers"] .graphiql-editor:not(.hidden) .monaco-editor',
+      );
+      await expect.poll(() => headers.textContent()).toContain(service.apiKey);
+      // The fragment has left the address bar; no request URL ever held the key.
+      expect(keyPage.url()).toBe(`${service.url}/graphql`);
+      expect(urls.length).toBeGreaterThan(0);
+      expect(urls.filter((url) => url.includes(service.apiKey))).toEqual([]);
+    } finally {
+      await keyPage.close();
+    }
+  }, 90_000);
+
+  it('says in one line that the key is missing, instead of the introspection request dumped', async () => {
+    const bare = await context.newPage();
+    bare.on('pageerror', (error) => pageErrors.push(error.message));
+    try {
+      const introspected = bare.waitForResponse(
+        (response) =>
+          response.url().endsWith('/graphql') &&
+          (response.request().postData() ?? '').includes('IntrospectionQuery'),
+      );
+      await bare.goto(`${service.url}/graphql`);
+      expect((await introspected).status()).toBe(401);
+      // Monaco lays the text out with no-break spaces and wraps it: compared with spaces collapsed.
+      const paneText = async () =>
+        ((await bare.locator('.graphiql-response').textContent()) ?? '').replace(/\s+/g, ' ');
+      await expect
+        .poll(paneText, { timeout: 30_000 })
+        .toContain('No valid API key: put it in the Headers tab');
+      const text = await paneText();
+      expect(text).not.toContain('IntrospectionQuery');
+      expect(text).not.toContain('UNAUTHENTICATED');
+    } finally {
+      await bare.close();
+    }
+  }, 90_000);
+
   it('made no request beyond the server on loopback, and the page policy refused nothing', () => {
     expect(refused).toEqual([]);
     expect(cspViolations).toEqual([]);

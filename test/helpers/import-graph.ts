@@ -20,7 +20,7 @@ export const layers = [
   ['storage/'],
   ['endpoints/'],
   ['engines/', 'sql/', 'keyed-semaphore.ts', 'metrics/'],
-  ['errors.ts', 'timers.ts', 'paths.ts', 'logger.ts', 'api-key-file.ts'],
+  ['errors.ts', 'timers.ts', 'paths.ts', 'logger.ts', 'api-key-file.ts', 'server-file.ts'],
 ] as const;
 
 export interface ImportGraph {

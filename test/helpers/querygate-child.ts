@@ -21,17 +21,17 @@ export function serveExamplesCopy(options: {
 
 /**
  * `querygate serve --queries <queries> [...args]`: the real CLI in a child process on port 0,
- * without demo data, its store in `dataDir`, `apiKey` its one key. Everything it prints (stdout
- * and the log) goes to `onOutput`.
+ * without demo data, its store in `dataDir`, `apiKey` its one key (undefined: none set, so the
+ * server generates one into the data dir), `env` over those. Everything it prints (stdout and the
+ * log) goes to `onOutput`.
  */
 export function spawnQuerygate(options: {
   readonly queries: string;
   readonly dataDir: string;
-  readonly apiKey: string;
+  readonly apiKey: string | undefined;
   readonly args?: readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
   readonly onOutput: (text: string) => void;
-  /** More of its environment (overrides the above). */
-  readonly env?: Readonly<Record<string, string>>;
 }): ChildProcess {
   const cli = join(packageRoot, 'src/cli/main.ts');
   const child = spawn(
@@ -45,7 +45,7 @@ export function spawnQuerygate(options: {
         HOST: '127.0.0.1',
         QUERYGATE_DATA_DIR: options.dataDir,
         QUERYGATE_DEMO: '0',
-        QUERYGATE_API_KEYS: options.apiKey,
+        QUERYGATE_API_KEYS: options.apiKey ?? '',
         LOG_LEVEL: 'info',
         ...options.env,
       },
@@ -55,6 +55,21 @@ export function spawnQuerygate(options: {
   child.stdout?.on('data', (chunk) => options.onOutput(String(chunk)));
   child.stderr?.on('data', (chunk) => options.onOutput(String(chunk)));
   return child;
+}
+
+/** Waits until the child's output matches `pattern` (as the welcome text's `listening on <url>`). */
+export async function outputMatching(
+  child: ChildProcess,
+  output: () => string,
+  pattern: RegExp,
+): Promise<RegExpExecArray> {
+  for (let tries = 0; ; tries++) {
+    const match = pattern.exec(output());
+    if (match) return match;
+    if (tries > 1200 || child.exitCode !== null)
+      throw new Error(`no output matched ${pattern}:\n${output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** Stops a child with SIGTERM, if it still runs, and waits for it to exit. */

@@ -1,11 +1,13 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
+import { queriesDir } from '../../src/paths.js';
 import { startQuerygate } from '../../src/server.js';
+import { outputMatching, spawnQuerygate, stopChild } from '../helpers/querygate-child.js';
 import { testApiKey, testConfig } from '../helpers/querygate-server.js';
 
 /** A logger at trace level and every line it writes. */
@@ -134,4 +136,87 @@ describe('signed tokens', () => {
     const leaked = lines.filter((line) => [...secrets, ...signatures].some((value) => line.includes(value)));
     expect(leaked).toEqual([]);
   });
+});
+
+/**
+ * `querygate serve` in a child process, everything it prints (welcome text on stdout, the log)
+ * kept, the server called with each key in each place a client puts it.
+ */
+async function serveAndCall(dataDir: string, apiKey: string | undefined, env: NodeJS.ProcessEnv = {}) {
+  let output = '';
+  const child = spawnQuerygate({
+    queries: queriesDir,
+    dataDir,
+    apiKey,
+    env,
+    onOutput: (text) => {
+      output += text;
+    },
+  });
+  try {
+    const [, url = ''] = await outputMatching(child, () => output, /listening on (http:\/\/\S+)/);
+    await outputMatching(child, () => output, /Health: /);
+    const key = apiKey ?? (await readFile(join(dataDir, 'api-key'), 'utf8')).trim();
+    const ingestKey = env.QUERYGATE_INGEST_KEYS;
+    const statuses: number[] = [];
+    const call = async (path: string, init: RequestInit = {}) =>
+      statuses.push((await fetch(`${url}${path}`, init)).status);
+    const counts = '/api/endpoints/usage.api-counts?project=p&interval=daily';
+    await call(counts, { headers: { 'x-api-key': key } });
+    await call(counts, { headers: { authorization: `Bearer ${key}` } });
+    await call(`${counts}&api_key=${key}`);
+    await call(`${counts}&api_key=${key}x`);
+    await call('/graphql', {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ nope }' }),
+    });
+    await call(`/api/logs?source_name=postgres.logs&api_key=${ingestKey ?? key}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"message":"x"}',
+    });
+    if (ingestKey) await call(`${counts}&api_key=${ingestKey}`);
+    expect(statuses).toEqual([200, 200, 200, 401, 200, 200, ...(ingestKey ? [403] : [])]);
+    return { output, key };
+  } finally {
+    await stopChild(child);
+  }
+}
+
+/** How many times `text` holds `key`. */
+const occurrences = (text: string, key: string) => text.split(key).length - 1;
+
+describe('what querygate serve prints, welcome text and log', () => {
+  it('never holds a key of QUERYGATE_API_KEYS or QUERYGATE_INGEST_KEYS, and names where the key is', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'querygate-keyprint-'));
+    const ingestKey = 'ingest-only-key-never-printed-0123';
+    try {
+      const { output, key } = await serveAndCall(dataDir, 'query-key-never-printed-0123456', {
+        QUERYGATE_INGEST_KEYS: ingestKey,
+      });
+      expect(output).toContain('API key:    the key in QUERYGATE_API_KEYS');
+      expect(occurrences(output, key)).toBe(0);
+      expect(occurrences(output, ingestKey)).toBe(0);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('prints a key it generated once, in the GraphiQL link of the start that made it, and never again', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'querygate-keyprint-'));
+    try {
+      const first = await serveAndCall(dataDir, undefined);
+      expect(occurrences(first.output, first.key)).toBe(1);
+      expect(first.output).toContain(`/graphql#key=${encodeURIComponent(first.key)}`);
+      expect(first.output).toContain(`generated now and kept in ${join(dataDir, 'api-key')}`);
+
+      const second = await serveAndCall(dataDir, undefined);
+      expect(second.key).toBe(first.key);
+      expect(occurrences(second.output, second.key)).toBe(0);
+      expect(second.output).toContain(`API key:    in ${join(dataDir, 'api-key')}`);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

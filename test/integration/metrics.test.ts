@@ -210,6 +210,15 @@ describe('GET /metrics', () => {
     expect([...queried].filter((name) => !exposed.has(name))).toEqual([]);
   });
 
+  it("exposes querygate_build_info = 1 labelled with package.json's version and Node's", async () => {
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    const families = await scrape();
+    expect(families.get('querygate_build_info')?.type).toBe('gauge');
+    expect(families.get('querygate_build_info')?.samples).toEqual([
+      expect.objectContaining({ labels: { version: manifest.version, node: process.version }, value: 1 }),
+    ]);
+  });
+
   it('answered nothing with a 5xx', () => {
     expectNoServerErrors(service);
   });

@@ -325,11 +325,31 @@ describe("a user's own queries directory", () => {
     expect(((await get('/openapi.json')).body as { info: { version: string } }).info.version).toBe(
       'queries-2',
     );
+    // /health still answers 200 (the old set serves) but says the reload was refused, and why.
+    const health = await fetch(new URL('/health', url));
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({
+      status: 'degraded',
+      conditions: [
+        {
+          kind: 'reload-refused',
+          version: 2,
+          problems: [expect.stringContaining('the SQL uses @id, which the contract does not declare')],
+        },
+      ],
+    });
     // Mended again for what follows.
     writeFileSync(
       join(queries, 'edge.requests.sql'),
       'select count(*) as requests from `cloudflare.logs.prod` as t where t.project = @project',
     );
+  });
+
+  it('says ok on /health again once a reload succeeds', async () => {
+    expect((await reload()).msg).toMatch(/^reloaded .*: now serving version 3$/);
+    const health = await fetch(new URL('/health', url));
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok', engine: 'duckdb' });
   });
 
   it('refuses a changed column until `queries lock` accepts it', async () => {
@@ -394,6 +414,17 @@ describe("a user's own queries directory", () => {
         `${sourcesFile}: source shop.audit is new: sources apply only at start, so restart querygate to serve this directory`,
       ]);
       expect(((await get('/openapi.json')).body as { info: { version: string } }).info.version).toBe(before);
+      // /health names the file relative to the directory: no path of the host.
+      const health = (await (await fetch(new URL('/health', url))).json()) as Record<string, unknown>;
+      expect(health).toMatchObject({ status: 'degraded', conditions: [{ kind: 'reload-refused' }] });
+      expect(health.conditions).toMatchObject([
+        {
+          problems: [
+            'sources.yaml: source shop.audit is new: sources apply only at start, so restart querygate to serve this directory',
+          ],
+        },
+      ]);
+      expect(JSON.stringify(health)).not.toContain(dir);
       expect((await get('/api/endpoints/checkout.orders', { project: 'shop' })).status).toBe(200);
     } finally {
       writeFileSync(sourcesFile, sources);

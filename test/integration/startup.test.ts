@@ -2,11 +2,13 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { quoteIdent } from '../../src/endpoints/field-type.js';
+import { createLogger } from '../../src/logger.js';
 import { startQuerygate } from '../../src/server.js';
 import { openDatabase } from '../../src/storage/database.js';
 import {
@@ -50,8 +52,20 @@ function keylessConfig(dir: string, demo: '0' | '1') {
 async function whileRunning<T>(
   config: ReturnType<typeof loadConfig>,
   use: (app: Awaited<ReturnType<typeof startQuerygate>>) => Promise<T>,
+  logLines?: string[],
 ): Promise<T> {
-  const app = await startQuerygate(config, { now: () => fixtureNow });
+  const logger = logLines
+    ? createLogger(
+        'info',
+        new Writable({
+          write(chunk: Buffer, _encoding, done) {
+            logLines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+            done();
+          },
+        }),
+      )
+    : undefined;
+  const app = await startQuerygate(config, { now: () => fixtureNow, ...(logger ? { logger } : {}) });
   try {
     return await use(app);
   } finally {
@@ -119,11 +133,23 @@ describe('demo data', () => {
     expect(await storedRecords(dir)).toBe(0);
   });
 
-  it('fills an empty store on first start and is not loaded again on the next start', async () => {
+  it('fills an empty store on first start, saying how far it is, and is not loaded again on the next start', async () => {
     const dir = await dataDir();
-    const seeded = await whileRunning(keylessConfig(dir, '1'), async (app) => app.demoEvents);
+    const log: string[] = [];
+    const seeded = await whileRunning(keylessConfig(dir, '1'), async (app) => app.demoEvents, log);
     expect(seeded).toBeGreaterThan(1000);
     expect(await storedRecords(dir)).toBe(seeded);
+    // A line at the start and one per further tenth, the last at all of them.
+    const progress = log
+      .map((line) => JSON.parse(line) as { msg: string; sent?: number; total?: number })
+      .filter((line) => line.msg.startsWith('demo logs: '));
+    expect(progress.length).toBeGreaterThanOrEqual(6);
+    expect(progress[0]).toMatchObject({ sent: 0, total: seeded });
+    expect(progress.at(-1)).toMatchObject({
+      sent: seeded,
+      total: seeded,
+      msg: `demo logs: ${seeded} of ${seeded} events written`,
+    });
 
     await whileRunning(keylessConfig(dir, '1'), async (app) => {
       expect(app.demoEvents).toBe(0);

@@ -37,5 +37,7 @@ export async function startShippedDemo(options: ShippedDemoOptions): Promise<Dem
     now: options.now,
     timers: options.timers,
     onError: (error) => options.logger.warn({ err: error }, 'demo top-up failed'),
+    onStartProgress: (sent, total) =>
+      options.logger.info({ sent, total }, `demo logs: ${sent} of ${total} events written`),
   });
 }

@@ -1,0 +1,208 @@
+import { type ChildProcess, execFile } from 'node:child_process';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageRoot } from '../../src/paths.js';
+import { outputMatching, spawnQuerygate, stopChild } from '../helpers/querygate-child.js';
+
+// The operator's side of the CLI, run as a user runs it: `querygate --version`, the bin launcher
+// of a clone, `serve` with flags over the environment, the warning for a misspelt variable, and
+// `query` and `import` while a server holds the store.
+
+const run = promisify(execFile);
+const cli = join(packageRoot, 'src/cli/main.ts');
+const apiKey = 'cli-operator-test-key-0123456789';
+
+/** `querygate <args>` to completion: its exit code, stdout and stderr. */
+async function querygate(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', cli, ...args], {
+      cwd: packageRoot,
+      env: { ...process.env, QUERYGATE_DEMO: '0', QUERYGATE_API_KEYS: apiKey, ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+/** A port free right now on 127.0.0.1. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('querygate --version', () => {
+  it("prints package.json's version", async () => {
+    const manifest = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    const { code, stdout } = await querygate(['--version']);
+    expect({ code, stdout: stdout.trim() }).toEqual({ code: 0, stdout: manifest.version });
+  }, 60_000);
+});
+
+describe("the bin launcher of a clone (package.json's bin, npx querygate)", () => {
+  let clone: string;
+  beforeAll(() => {
+    clone = mkdtempSync(join(tmpdir(), 'querygate-launcher-'));
+    mkdirSync(join(clone, 'bin'));
+    cpSync(join(packageRoot, 'bin/querygate.js'), join(clone, 'bin/querygate.js'));
+    writeFileSync(join(clone, 'package.json'), '{"type":"module"}');
+  });
+  afterAll(() => rmSync(clone, { recursive: true, force: true }));
+
+  it('is what package.json names as the querygate command', () => {
+    const manifest = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8'));
+    expect(manifest.bin).toEqual({ querygate: 'bin/querygate.js' });
+  });
+
+  it('says in one line to build when dist/ is missing, and exits 1', async () => {
+    const launched = await run(process.execPath, [join(clone, 'bin/querygate.js'), '--version']).catch(
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    expect(launched).toMatchObject({ code: 1, stdout: '' });
+    expect(launched.stderr).toBe(
+      `querygate is not built yet: run \`npm run build\` in ${clone}/ first (\`npm start\` builds too)\n`,
+    );
+  });
+
+  it('runs the built CLI with its arguments once dist/ is there', async () => {
+    mkdirSync(join(clone, 'dist/cli'), { recursive: true });
+    writeFileSync(join(clone, 'dist/cli/main.js'), 'console.log(JSON.stringify(process.argv.slice(2)));\n');
+    chmodSync(join(clone, 'bin/querygate.js'), 0o755);
+    const { stdout } = await run(process.execPath, [join(clone, 'bin/querygate.js'), 'serve', '--port', '5']);
+    expect(stdout).toBe('["serve","--port","5"]\n');
+  });
+});
+
+describe('querygate serve with flags, and query and import while it holds the store', () => {
+  let dir: string;
+  let queries: string;
+  let dataDir: string;
+  let server: ChildProcess;
+  let output = '';
+  let port: number;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'querygate-operator-'));
+    queries = join(dir, 'queries');
+    dataDir = join(dir, 'flag-data');
+    cpSync(join(packageRoot, 'examples/queries'), queries, { recursive: true });
+    port = await freePort();
+    server = spawnQuerygate({
+      // The environment says otherwise everywhere; the flags win.
+      queries: join(dir, 'not-these-queries'),
+      dataDir: join(dir, 'not-this-data'),
+      apiKey,
+      env: { PORT: 'not-a-port', HOST: 'not-a-host', QUERYGATE_PROT: '4000' },
+      args: ['--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir, '--queries', queries],
+      onOutput: (text) => {
+        output += text;
+      },
+    });
+    await outputMatching(server, () => output, /Health: /);
+  }, 120_000);
+
+  afterAll(async () => {
+    await stopChild(server);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('listens on --host and --port, keeps its store in --data-dir and serves --queries', async () => {
+    expect(output).toContain(`querygate is listening on http://127.0.0.1:${port} `);
+    expect(existsSync(join(dataDir, 'querygate.duckdb'))).toBe(true);
+    expect(existsSync(join(dir, 'not-this-data'))).toBe(false);
+    const listed = await fetch(`http://127.0.0.1:${port}/api/endpoints`, {
+      headers: { 'x-api-key': apiKey },
+    });
+    expect(listed.status).toBe(200);
+    expect(JSON.stringify(await listed.json())).toContain('checkout.orders');
+  });
+
+  it('warns at start of a QUERYGATE_* variable it does not read, naming the one probably meant', () => {
+    const warning = output.split('\n').find((line) => line.includes('QUERYGATE_PROT'));
+    expect(JSON.parse(warning ?? '{}')).toMatchObject({
+      level: 40,
+      msg: 'QUERYGATE_PROT is not a querygate variable and is ignored (did you mean PORT?)',
+    });
+  });
+
+  it('imports NDJSON through the running server, saying so, and queries through it too', async () => {
+    const events = [100, 250, 400].map((amount, i) => ({
+      timestamp: new Date(Date.now() - (i + 1) * 60_000).toISOString(),
+      event_message: `order o${i} paid`,
+      project: 'operator',
+      metadata: { order_id: `o${i}`, amount_cents: amount, status: 'paid' },
+    }));
+    const file = join(dir, 'orders.ndjson');
+    writeFileSync(file, `${events.map((event) => JSON.stringify(event)).join('\n')}\n`);
+    const flags = ['--data-dir', dataDir, '--queries', queries];
+
+    const imported = await querygate(['import', '--source', 'checkout.events', ...flags, file]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stderr).toContain(
+      `querygate import: the store is held by the server at http://127.0.0.1:${port} (pid ${server.pid}); sent the records through its ingest route`,
+    );
+    expect(imported.stdout).toMatch(/^Imported 3 events into checkout\.events in /);
+
+    const sql = join(dir, 'total.sql');
+    writeFileSync(
+      sql,
+      'select count(*) as n, sum(m.amount_cents) as total from `checkout.events` cross join unnest(metadata) as m where project = @project',
+    );
+    const queried = await querygate(['query', ...flags, '--param', 'project=operator', sql]);
+    expect(queried.code, queried.stderr).toBe(0);
+    expect(queried.stderr).toContain(
+      `querygate query: the store is held by the server at http://127.0.0.1:${port} (pid ${server.pid}); ran the query through it`,
+    );
+    // The three events above: 100 + 250 + 400 cents.
+    expect(JSON.parse(queried.stdout)).toEqual({ result: [{ n: 3, total: 750 }] });
+  }, 120_000);
+
+  it('answers a query the translator refuses with its error, as the command does on the file', async () => {
+    const sql = join(dir, 'bad.sql');
+    writeFileSync(sql, 'select soundex(event_message) as s from `checkout.events`');
+    const queried = await querygate(['query', '--data-dir', dataDir, '--queries', queries, sql]);
+    expect(queried.code).toBe(1);
+    expect(JSON.parse(queried.stderr.split('\n').find((line) => line.startsWith('{')) ?? '{}')).toMatchObject(
+      {
+        error: { code: 'UNSUPPORTED_SQL' },
+      },
+    );
+  }, 60_000);
+
+  it('refuses the store-query route without a key, and to a client relayed by a proxy', async () => {
+    const call = (headers: Record<string, string>) =>
+      fetch(`http://127.0.0.1:${port}/api/store-query`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({
+          sql: 'select 1 as x',
+          params: {},
+          now: new Date().toISOString(),
+          max_rows: 1,
+        }),
+      });
+    expect((await call({})).status).toBe(401);
+    const relayed = await call({ 'x-api-key': apiKey, 'x-forwarded-for': '203.0.113.9' });
+    expect(relayed.status).toBe(403);
+    expect(await relayed.json()).toMatchObject({ error: { code: 'FORBIDDEN' } });
+  });
+});
