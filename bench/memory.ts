@@ -247,14 +247,14 @@ async function writeLoop(
   }
 }
 
-interface Server {
+export interface Server {
   readonly url: string;
   readonly child: ChildProcess;
   stop(): Promise<void>;
 }
 
 /** `querygate serve` with the demo store in `dir`, once it listens. */
-function startServer(dir: string, options: MemoryOptions): Promise<Server> {
+export function startServer(dir: string, options: MemoryOptions): Promise<Server> {
   const root = options.root ?? packageRoot;
   const args =
     options.build === 'tsx'

@@ -128,7 +128,9 @@ async function registerParts(
   // The faces, one plugin each, owning their routes and how they read bodies. The snapshot is
   // read per request, so a reload swaps what they serve.
   const { resolver, served, metrics } = app;
-  await app.register(healthRoute({ engine: app.engine.kind, snapshot: served.current }));
+  await app.register(
+    healthRoute({ engine: app.engine.kind, snapshot: served.current, store: app.storeState }),
+  );
   await app.register(openApiRoute({ snapshot: served.current }));
   await app.register(endpointRoutes({ registry: served.current, resolver, metrics }));
   await app.register(

@@ -2,11 +2,29 @@ import type { FastifyInstance } from 'fastify';
 import { healthOf } from '../endpoints/health.js';
 import type { Snapshot } from '../endpoints/snapshot.js';
 
-/** `GET /health`: answered without a key, naming the engine and the endpoints refused, if any. */
-export function healthRoute(options: { readonly engine: string; readonly snapshot: () => Snapshot }) {
+/** The store's state as the backend reports it (backends/backend.ts's StoreState). */
+type StoreState =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: string; readonly retryAfterSeconds: number };
+
+/**
+ * `GET /health`: answered without a key, naming the engine and the endpoints refused, if any.
+ * 503 with Retry-After while the store cannot serve (reopening after a fatal error), so a
+ * container's healthcheck fails at once rather than a store answering nothing but errors.
+ */
+export function healthRoute(options: {
+  readonly engine: string;
+  readonly snapshot: () => Snapshot;
+  readonly store: () => StoreState;
+}) {
   return async function routes(app: FastifyInstance) {
-    app.get('/health', { config: { isPublic: () => true } }, async (_request, reply) =>
-      reply.send(healthOf(options.engine, options.snapshot())),
-    );
+    app.get('/health', { config: { isPublic: () => true } }, async (_request, reply) => {
+      const store = options.store();
+      if (store.ok) return reply.send(healthOf(options.engine, options.snapshot()));
+      return reply
+        .code(503)
+        .header('retry-after', String(store.retryAfterSeconds))
+        .send({ status: 'unavailable', engine: options.engine, reason: store.reason });
+    });
   };
 }

@@ -61,6 +61,12 @@ export interface LogWriterOptions {
   readonly checkpointMemoryBytes?: number;
   /** Gets store failures in full, and the recovery of an unreplayable WAL. @default none */
   readonly log?: StoreLog;
+  /**
+   * Told of every checkpoint that failed, though the writer carries on (the journal still covers
+   * the records): a checkpoint is where DuckDB fails fatally, and the backend must know at once.
+   * @default none
+   */
+  readonly onCheckpointFailure?: (error: unknown) => void;
 }
 
 export interface LogWriter {
@@ -158,6 +164,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     } catch (error) {
       // Another connection's open transaction can refuse it; the journal keeps covering, the next try may pass.
       options.log?.warn({ err: error }, 'checkpoint failed; the ingest journal is kept');
+      options.onCheckpointFailure?.(error);
       throw error;
     }
     await state.journal?.clear();

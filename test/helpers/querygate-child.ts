@@ -29,6 +29,8 @@ export function spawnQuerygate(options: {
   readonly dataDir: string;
   readonly apiKey: string;
   readonly args?: readonly string[];
+  /** More environment of the server (QUERYGATE_FAULT_INJECTION, LOG_LEVEL, ...). */
+  readonly env?: Readonly<Record<string, string>>;
   readonly onOutput: (text: string) => void;
 }): ChildProcess {
   const cli = join(packageRoot, 'src/cli/main.ts');
@@ -45,6 +47,7 @@ export function spawnQuerygate(options: {
         QUERYGATE_DEMO: '0',
         QUERYGATE_API_KEYS: options.apiKey,
         LOG_LEVEL: 'info',
+        ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -60,4 +63,39 @@ export async function stopChild(child: ChildProcess | undefined): Promise<void> 
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;
+}
+
+export interface ServedChild {
+  readonly child: ChildProcess;
+  readonly url: string;
+  /** Everything it printed so far. */
+  output(): string;
+  readonly exited: Promise<void>;
+}
+
+/** `spawnQuerygate`, resolved once the server listens (rejected if it exits first). */
+export async function serveChild(
+  options: Omit<Parameters<typeof spawnQuerygate>[0], 'onOutput'>,
+): Promise<ServedChild> {
+  let output = '';
+  let found: ((url: string) => void) | undefined;
+  const listening = new Promise<string>((resolve) => {
+    found = resolve;
+  });
+  const child = spawnQuerygate({
+    ...options,
+    onOutput: (text) => {
+      output += text;
+      const match = /listening on (http:\/\/[\d.]+:\d+)/.exec(output);
+      if (match?.[1]) found?.(match[1]);
+    },
+  });
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  const url = await Promise.race([
+    listening,
+    exited.then(() => {
+      throw new Error(`the server exited before listening:\n${output}`);
+    }),
+  ]);
+  return { child, url, output: () => output, exited };
 }
