@@ -18,9 +18,16 @@ export interface ChurnOptions {
   readonly writers?: number;
   /** New fields each write carries. @default 2 */
   readonly fieldsPerWrite?: number;
+  /**
+   * New fields of one event posted first, beside the readers: the source's first schema change
+   * promotes them all at once, however few requests the writers then manage. @default 0
+   */
+  readonly openingFields?: number;
   /** A closed DuckDB file to serve a copy of instead of the demo store. */
   readonly store?: string;
   readonly build?: 'dist' | 'tsx';
+  /** The checkout whose server runs (to compare with another commit's). @default this one */
+  readonly root?: string;
   readonly env?: Readonly<Record<string, string>>;
 }
 
@@ -79,8 +86,22 @@ export async function measureSchemaChurn(options: ChurnOptions): Promise<ChurnRe
     sql: 'select id, timestamp, event_message from edge_logs order by timestamp desc limit 100',
   })}`;
   let field = 0;
+  const post = (metadata: Record<string, unknown>) =>
+    call(writes, '/api/logs?source_name=cloudflare.logs.prod', {
+      method: 'POST',
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ event_message: 'GET /rest/v1/items 200', metadata }),
+    });
   try {
     await Promise.all([
+      (async () => {
+        if (!options.openingFields) return;
+        // After the readers' first calls, so the change runs beside them.
+        await new Promise((done) => setTimeout(done, 500));
+        await post(
+          Object.fromEntries(Array.from({ length: options.openingFields }, (_, i) => [`opening_${i}`, 'x'])),
+        );
+      })(),
       ...range(options.readers ?? 4).map(async () => {
         while (Date.now() < until)
           await call(reads, logsAll, { headers: { 'x-api-key': apiKey, 'cache-control': 'no-cache' } });
@@ -89,11 +110,7 @@ export async function measureSchemaChurn(options: ChurnOptions): Promise<ChurnRe
         while (Date.now() < until) {
           const metadata: Record<string, unknown> = { request: { method: 'GET', path: '/rest/v1/items' } };
           for (let f = 0; f < (options.fieldsPerWrite ?? 2); f++) metadata[`churn_w${w}_f${field++}`] = 'x';
-          await call(writes, '/api/logs?source_name=cloudflare.logs.prod', {
-            method: 'POST',
-            headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
-            body: JSON.stringify({ event_message: 'GET /rest/v1/items 200', metadata }),
-          });
+          await post(metadata);
         }
       }),
       (async () => {
@@ -129,8 +146,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     .option('--seconds <n>', 'duration of the churn', Number, 30)
     .option('--store <file>', 'serve a copy of this DuckDB file instead of the demo store')
     .option('--build <kind>', "'dist' (npm run build first) or 'tsx'", 'tsx')
+    .option('--root <dir>', 'the checkout to run (e.g. an older commit, to compare)')
     .parse();
-  const opts = program.opts<{ seconds: number; store?: string; build: 'dist' | 'tsx' }>();
+  const opts = program.opts<{ seconds: number; store?: string; build: 'dist' | 'tsx'; root?: string }>();
   const result = await measureSchemaChurn(opts);
   console.log(
     JSON.stringify(

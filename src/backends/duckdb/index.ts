@@ -21,7 +21,7 @@ import { systemTimers } from '../../timers.js';
 import type { Backend, BackendSettings } from '../backend.js';
 import { startShippedDemo } from './demo.js';
 import { createDuckDbEngine } from './engine.js';
-import { openRecoveringStore, type StoreOpening } from './store-recovery.js';
+import { openRecoveringStore, type StoreHooks, type StoreOpening } from './store-recovery.js';
 import { readTableSchemas } from './table-schemas.js';
 
 /** The file of the embedded store, in the data directory. */
@@ -45,7 +45,7 @@ export const duckdbBackend: Backend<undefined> = {
     mkdirSync(batchDir, { recursive: true });
     const store = await openRecoveringStore({
       log: logger,
-      open: (attempt, failed) =>
+      open: (attempt, hooks) =>
         openStore({
           path,
           batchDir,
@@ -56,7 +56,7 @@ export const duckdbBackend: Backend<undefined> = {
           now,
           timers,
           logger,
-          failed,
+          hooks,
           // The injected fault is for the first opening only: a reopening must succeed.
           failCheckpoints: settings.faultInjection === 'checkpoint' && attempt === 0,
         }),
@@ -157,8 +157,7 @@ interface StoreParts {
   readonly now: () => Date;
   readonly timers: Timers | undefined;
   readonly logger: Logger;
-  /** Told of a failed checkpoint, which the writer does not throw to any caller. */
-  readonly failed: (error: unknown) => void;
+  readonly hooks: StoreHooks;
   readonly failCheckpoints: boolean;
 }
 
@@ -198,7 +197,10 @@ async function openStore(
       checkpointMemoryBytes: Math.floor(settings.duckdbMemoryLimitBytes / 4),
       retention: retentionDays,
       log: logger,
-      onCheckpointFailure: parts.failed,
+      onCheckpointFailure: parts.hooks.failed,
+      // A schema change needing more than an eighth of DuckDB's memory runs with queries held off.
+      runAlone: parts.hooks.runAlone,
+      aloneAboveBytes: Math.floor(settings.duckdbMemoryLimitBytes / 8),
       sources,
     });
     closers.push(() => writer.close());

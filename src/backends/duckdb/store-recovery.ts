@@ -18,12 +18,23 @@ export interface StoreOpening {
   close(): Promise<void>;
 }
 
+/** What the recovering store gives the parts of each opening. */
+export interface StoreHooks {
+  /** Reports an error the parts do not throw to a caller (a failed checkpoint's). */
+  readonly failed: (error: unknown) => void;
+  /**
+   * Runs `work` with no query using DuckDB: queries arriving meanwhile answer 503 with
+   * Retry-After, those running are waited for (at most the drain time) first.
+   */
+  readonly runAlone: <T>(work: () => Promise<T>) => Promise<T>;
+}
+
 export interface RecoveringStoreOptions<O extends StoreOpening> {
   /**
    * Opens the store: `attempt` 0 at start, then 1, 2, ... for each reopening. `failed` is for
    * the parts to report an error they do not throw to a caller (a checkpoint's).
    */
-  open(attempt: number, failed: (error: unknown) => void): Promise<O>;
+  open(attempt: number, hooks: StoreHooks): Promise<O>;
   readonly log: {
     error(details: object, message: string): void;
     info(details: object, message: string): void;
@@ -47,6 +58,8 @@ export interface RecoveringStore<O extends StoreOpening> {
 
 /** What clients are told to wait before trying again while the store reopens. */
 const retryAfterSeconds = 1;
+/** What queries are told to wait while a large schema change runs alone. */
+const schemaChangeRetrySeconds = 2;
 /** Waits between failed attempts to reopen: 1 s, doubling, at most 30 s. */
 const firstRetryMs = 1000;
 const lastRetryMs = 30_000;
@@ -70,6 +83,8 @@ export async function openRecoveringStore<O extends StoreOpening>(
     readonly opening: O;
     /** Calls running on it, awaited before it is closed. */
     readonly running: Set<Promise<unknown>>;
+    /** The queries among them, awaited before work that must run alone. */
+    readonly queries: Set<Promise<unknown>>;
   }
   let live: Live | undefined;
   let down: { readonly reason: string; readonly since: number } | undefined;
@@ -77,6 +92,8 @@ export async function openRecoveringStore<O extends StoreOpening>(
   let closed = false;
   let attempts = 0;
   let retained: readonly SavedQuery[] | undefined;
+  /** Work running alone (a large schema change): queries and writes are told to come back. */
+  let alone = 0;
 
   const unavailable = () =>
     new QuerygateError(
@@ -85,6 +102,13 @@ export async function openRecoveringStore<O extends StoreOpening>(
         ? 'The store is closed'
         : 'The store is reopening after DuckDB failed; nothing acknowledged was lost, try again shortly',
       { details: { retryAfterSeconds } },
+    );
+
+  const changingSchema = () =>
+    new QuerygateError(
+      'NOT_READY',
+      'A schema change too large to share the store with queries is running; try again shortly',
+      { details: { retryAfterSeconds: schemaChangeRetrySeconds } },
     );
 
   const failedOn = (failing: Live) => (error: unknown) => {
@@ -96,12 +120,24 @@ export async function openRecoveringStore<O extends StoreOpening>(
   };
 
   const openLive = async (): Promise<Live> => {
-    const running = new Set<Promise<unknown>>();
     const holder: { live?: Live } = {};
-    const opening = await options.open(attempts++, (error) => {
-      if (holder.live) failedOn(holder.live)(error);
+    const running = new Set<Promise<unknown>>();
+    const queries = new Set<Promise<unknown>>();
+    const opening = await options.open(attempts++, {
+      failed: (error) => {
+        if (holder.live) failedOn(holder.live)(error);
+      },
+      runAlone: async (work) => {
+        alone++;
+        try {
+          await settledWithin([...queries], drainMs, timers);
+          return await work();
+        } finally {
+          alone--;
+        }
+      },
     });
-    holder.live = { opening, running };
+    holder.live = { opening, running, queries };
     if (retained) opening.engine.retain?.(retained);
     return holder.live;
   };
@@ -131,11 +167,14 @@ export async function openRecoveringStore<O extends StoreOpening>(
   };
 
   /** Runs `use` on the current opening; a fatal error starts recovery and answers 503. */
-  const guarded = async <T>(use: (opening: O) => Promise<T>): Promise<T> => {
+  const guarded = async <T>(use: (opening: O) => Promise<T>, query = false): Promise<T> => {
     const current = live;
     if (!current) throw unavailable();
+    // Writes too: they would wait behind the change in the writer's queue, past a client's timeout.
+    if (alone > 0) throw changingSchema();
     const call = use(current.opening);
     current.running.add(call);
+    if (query) current.queries.add(call);
     try {
       return await call;
     } catch (error) {
@@ -144,6 +183,7 @@ export async function openRecoveringStore<O extends StoreOpening>(
       throw unavailable();
     } finally {
       current.running.delete(call);
+      current.queries.delete(call);
     }
   };
 
@@ -153,8 +193,9 @@ export async function openRecoveringStore<O extends StoreOpening>(
   const engine: QueryEngine = {
     kind: first.opening.engine.kind,
     ready: () => guarded((opening) => opening.engine.ready()),
-    run: (query, params, runOptions) => guarded((opening) => opening.engine.run(query, params, runOptions)),
-    describe: (query) => guarded((opening) => opening.engine.describe(query)),
+    run: (query, params, runOptions) =>
+      guarded((opening) => opening.engine.run(query, params, runOptions), true),
+    describe: (query) => guarded((opening) => opening.engine.describe(query), true),
     retain(queries) {
       retained = queries;
       live?.opening.engine.retain?.(queries);
