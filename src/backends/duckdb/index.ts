@@ -241,7 +241,10 @@ async function openStore(
       timeoutMs: settings.queryTimeoutMs,
       connections: settings.duckdbConnections,
       // Caller SQL of sandboxed endpoints runs here: DuckDB itself refuses files and settings.
-      lockdown: { allowedDirectories: [`${parts.batchDir}/`] },
+      // And DuckDB's own spill directory (its default, next to the file): locked out of it, data
+      // past the memory limit (a schema change's rewritten column above all) cannot be evicted
+      // and the statement, or the checkpoint after it, runs out of memory instead.
+      lockdown: { allowedDirectories: [`${parts.batchDir}/`, `${parts.path}.tmp/`] },
     });
     closers.push(() => engine.close());
     const tableWriter = await createTableWriter(database, tables);
