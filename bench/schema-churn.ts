@@ -147,8 +147,15 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     .option('--store <file>', 'serve a copy of this DuckDB file instead of the demo store')
     .option('--build <kind>', "'dist' (npm run build first) or 'tsx'", 'tsx')
     .option('--root <dir>', 'the checkout to run (e.g. an older commit, to compare)')
+    .option('--opening-fields <n>', 'new fields of one event posted first', Number, 0)
     .parse();
-  const opts = program.opts<{ seconds: number; store?: string; build: 'dist' | 'tsx'; root?: string }>();
+  const opts = program.opts<{
+    seconds: number;
+    store?: string;
+    build: 'dist' | 'tsx';
+    root?: string;
+    openingFields: number;
+  }>();
   const result = await measureSchemaChurn(opts);
   console.log(
     JSON.stringify(

@@ -149,7 +149,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     return result;
   };
 
-  const fit = (state: WriterState, source: LogSource, events: readonly LogEvent[]) =>
+  const fitToStored = (state: WriterState, source: LogSource, events: readonly LogEvent[]) =>
     pacing.fit(source, state.types.get(source.name) as StructType, events);
 
   /** One transaction: the schema change the events need, if any, and their INSERT. */
@@ -202,7 +202,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
           journal,
           sources: options.sources,
           commit: async (source, events) => {
-            await commit(state, source, fit(state, source, events));
+            await commit(state, source, fitToStored(state, source, events));
           },
           expiredBefore: (source) => options.retention && expiredBefore(options.retention, source, now()),
         });
@@ -218,7 +218,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
   /** Commits, then journals: a record is acknowledged only once both hold it. */
   const store = async (source: LogSource, events: readonly LogEvent[]) => {
     const state = await open();
-    const batch = fit(state, source, events);
+    const batch = fitToStored(state, source, events);
     const { runAlone, aloneAboveBytes } = options;
     const bytes =
       batch.changesSchema && runAlone !== undefined && aloneAboveBytes !== undefined
