@@ -74,6 +74,8 @@ const environmentSchema = z
       .default('256MiB'),
     QUERYGATE_RETENTION_DAYS: z.coerce.number().int().min(0).default(90),
     QUERYGATE_SCHEMA_CHANGE_INTERVAL_MS: z.coerce.number().int().min(0).default(10_000),
+    // Test-only: makes the embedded store fail as it would in production, to test recovery.
+    QUERYGATE_FAULT_INJECTION: z.enum(['checkpoint']).optional(),
     // BigQuery runs a project's queries with a concurrency it computes itself and queues the rest
     // (up to 1,000 interactive queries per project and region), shared with every other user of the
     // project. Keeping a modest number of jobs in flight keeps the queue here, where calls are shared
@@ -190,6 +192,12 @@ export interface Config extends BackendChoice {
   /** Least time between two schema changes of one source; new fields wait in `_extra` meanwhile. */
   readonly schemaChangeIntervalMs: number;
   /**
+   * Test-only fault injection (QUERYGATE_FAULT_INJECTION): `checkpoint` makes every checkpoint of
+   * the embedded store's first opening fail fatally, invalidating the database, so tests see the
+   * server recover by itself. Never set in production. @default none
+   */
+  readonly faultInjection: 'checkpoint' | undefined;
+  /**
    * Calls the engine runs at once, shared fairly between endpoints: the DuckDB connections, or
    * on BigQuery QUERYGATE_BIGQUERY_CONCURRENT_JOBS (16 unless set).
    */
@@ -298,6 +306,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     memoryTargetBytes: sizeBytes(env.QUERYGATE_MEMORY_TARGET),
     retentionDays: env.QUERYGATE_RETENTION_DAYS,
     schemaChangeIntervalMs: env.QUERYGATE_SCHEMA_CHANGE_INTERVAL_MS,
+    faultInjection: env.QUERYGATE_FAULT_INJECTION,
     engineCalls,
     endpointConnections: Math.min(
       env.QUERYGATE_ENDPOINT_CONNECTIONS ?? Math.ceil(engineCalls / 2),

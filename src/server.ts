@@ -155,7 +155,12 @@ async function registerParts(
   // read per request, so a reload swaps what they serve.
   const { resolver, served, metrics } = app;
   await app.register(
-    healthRoute({ engine: app.engine.kind, snapshot: served.current, conditions: [served.refusedReload] }),
+    healthRoute({
+      engine: app.engine.kind,
+      snapshot: served.current,
+      conditions: [served.refusedReload],
+      store: app.storeState,
+    }),
   );
   await app.register(openApiRoute({ snapshot: served.current }));
   await app.register(endpointRoutes({ registry: served.current, resolver, metrics }));

@@ -70,6 +70,8 @@ export interface BackendSettings {
   readonly retentionDays: number;
   /** The least time between two schema changes of one source. */
   readonly schemaChangeIntervalMs: number;
+  /** Test-only: `checkpoint` makes the store's first opening fail at every checkpoint. @default none */
+  readonly faultInjection?: 'checkpoint' | undefined;
   readonly schemaLimits: { readonly maxFields: number; readonly maxDepth: number };
 }
 
@@ -105,9 +107,19 @@ export interface OpenBackend {
   readonly demo?: DemoHandle | undefined;
   /** Bytes its store takes on disk now, for metrics; absent where it keeps none (a warehouse). */
   storeBytes?(): number;
+  /**
+   * Whether its store can serve now (`/health` answers 503 when not); absent where it has no
+   * store of its own to lose (a warehouse).
+   */
+  storeState?(): StoreState;
   /** Closes what it opened besides the engine (the engine is closed first, on its own). */
   close(): Promise<void>;
 }
+
+/** A store serving, or reopening after a fatal error (clients are told to retry after a while). */
+export type StoreState =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: string; readonly retryAfterSeconds: number };
 
 /** Demo traffic as the server sees it (storage/demo-traffic.ts's DemoTraffic). */
 export interface DemoHandle {

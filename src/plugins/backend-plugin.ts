@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
+import type { StoreState } from '../backends/backend.js';
 import { openBackend } from '../backends/registry.js';
 import type { Config } from '../config.js';
 import type { DemoSeedOutcome } from '../demo/seed.js';
@@ -22,6 +23,8 @@ declare module 'fastify' {
     readonly demoTraffic: { readonly atStart: DemoSeedOutcome | undefined };
     /** Bytes the store takes on disk now; undefined where the backend keeps none (BigQuery). */
     readonly storeBytes: () => number | undefined;
+    /** Whether the store can serve now; always so where the backend keeps none (BigQuery). */
+    readonly storeState: () => StoreState;
   }
 }
 
@@ -81,6 +84,7 @@ export const backendPlugin = fp<BackendPluginOptions>(
     app.decorate('tableRows', backend.tables);
     app.decorate('demoTraffic', { atStart: demo?.atStart });
     app.decorate('storeBytes', () => backend.storeBytes?.());
+    app.decorate('storeState', () => backend.storeState?.() ?? { ok: true });
   },
   { name: 'querygate-backend', dependencies: ['querygate-metrics'] },
 );

@@ -28,6 +28,12 @@ export interface DatabaseOptions {
   readonly memoryLimit?: string;
   /** DuckDB's worker threads. @default DuckDB's own (one per core) */
   readonly threads?: number;
+  /**
+   * Test-only fault injection: DuckDB's own `debug_checkpoint_abort = 'before_header'`, under
+   * which every checkpoint fails with the fatal error that invalidates the database, as a
+   * checkpoint that runs out of memory does. Tests of recovery set it. @default off
+   */
+  readonly failCheckpoints?: boolean;
 }
 
 /**
@@ -81,7 +87,23 @@ function createInstance(path: string, options: DatabaseOptions): Promise<DuckDBI
     default_block_size: String(newStoreBlockSize),
     ...(options.memoryLimit === undefined ? {} : { memory_limit: options.memoryLimit }),
     ...(options.threads === undefined ? {} : { threads: String(options.threads) }),
+    ...(options.failCheckpoints ? { debug_checkpoint_abort: 'before_header' } : {}),
   });
+}
+
+/**
+ * Whether DuckDB said the database is invalidated: a FATAL error (a checkpoint that failed half
+ * way, say) after which every statement of every connection fails with "database has been
+ * invalidated" until the instance is closed and the file opened again. Looks through the causes
+ * our errors wrap DuckDB's in.
+ */
+export function isFatalStoreError(error: unknown): boolean {
+  for (let seen = error, depth = 0; seen instanceof Error && depth < 8; depth++) {
+    if (/^FATAL Error|database has been invalidated/i.test(seen.message)) return true;
+    const wrapped = seen as Error & { originalError?: unknown };
+    seen = wrapped.cause ?? wrapped.originalError;
+  }
+  return false;
 }
 
 function isWalReplayFailure(error: unknown): boolean {

@@ -1,11 +1,10 @@
-import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../bench/generate-logs.js';
 import { packageRoot } from '../../src/paths.js';
-import { spawnQuerygate } from '../helpers/querygate-child.js';
+import { type ServedChild, serveChild } from '../helpers/querygate-child.js';
 import { firstColumnText, readStoreFile } from '../helpers/store-file.js';
 
 /**
@@ -21,36 +20,8 @@ const seed = 20_261_125;
 const apiKey = 'querygate-table-crash-key-0123456789';
 const clients = 4;
 
-interface Served {
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly exited: Promise<void>;
-}
-
-async function serve(dataDir: string): Promise<Served> {
-  let output = '';
-  let found: ((url: string) => void) | undefined;
-  const listening = new Promise<string>((resolve) => {
-    found = resolve;
-  });
-  const child = spawnQuerygate({
-    queries: join(packageRoot, 'examples', 'warehouse'),
-    dataDir,
-    apiKey,
-    onOutput: (text) => {
-      output += text;
-      const match = /listening on (http:\/\/[\d.]+:\d+)/.exec(output);
-      if (match?.[1]) found?.(match[1]);
-    },
-  });
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  const url = await Promise.race([
-    listening,
-    exited.then(() => {
-      throw new Error(`the server exited before listening:\n${output}`);
-    }),
-  ]);
-  return { child, url, exited };
+function serve(dataDir: string): Promise<ServedChild> {
+  return serveChild({ queries: join(packageRoot, 'examples', 'warehouse'), dataDir, apiKey });
 }
 
 /** An order as BigQuery's export writes it: every type of the table, nested and repeated ones too. */
@@ -115,7 +86,7 @@ function storedOrderIds(file: string): Promise<Set<string>> {
 
 describe('kill -9 during ingestion into a table source', () => {
   let dataDir: string | undefined;
-  let served: Served | undefined;
+  let served: ServedChild | undefined;
 
   afterAll(async () => {
     served?.child.kill('SIGKILL');

@@ -30,6 +30,7 @@ export function spawnQuerygate(options: {
   readonly dataDir: string;
   readonly apiKey: string | undefined;
   readonly args?: readonly string[];
+  /** More environment of the server (QUERYGATE_FAULT_INJECTION, LOG_LEVEL, ...); over the above. */
   readonly env?: NodeJS.ProcessEnv;
   readonly onOutput: (text: string) => void;
 }): ChildProcess {
@@ -88,4 +89,39 @@ export function residentBytes(pid: number | undefined): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+export interface ServedChild {
+  readonly child: ChildProcess;
+  readonly url: string;
+  /** Everything it printed so far. */
+  output(): string;
+  readonly exited: Promise<void>;
+}
+
+/** `spawnQuerygate`, resolved once the server listens (rejected if it exits first). */
+export async function serveChild(
+  options: Omit<Parameters<typeof spawnQuerygate>[0], 'onOutput'>,
+): Promise<ServedChild> {
+  let output = '';
+  let found: ((url: string) => void) | undefined;
+  const listening = new Promise<string>((resolve) => {
+    found = resolve;
+  });
+  const child = spawnQuerygate({
+    ...options,
+    onOutput: (text) => {
+      output += text;
+      const match = /listening on (http:\/\/[\d.]+:\d+)/.exec(output);
+      if (match?.[1]) found?.(match[1]);
+    },
+  });
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  const url = await Promise.race([
+    listening,
+    exited.then(() => {
+      throw new Error(`the server exited before listening:\n${output}`);
+    }),
+  ]);
+  return { child, url, output: () => output, exited };
 }

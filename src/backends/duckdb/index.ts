@@ -1,8 +1,11 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Logger } from 'pino';
+import type { DemoTraffic } from '../../demo/traffic.js';
 import type { LogSource } from '../../endpoints/sources.js';
 import { queryableTable, type TableSource } from '../../endpoints/table-source.js';
+import type { SavedQuery } from '../../engines/query-engine.js';
 import { queriesDir as shippedQueriesDir } from '../../paths.js';
 import { translateToDuckDb } from '../../sql/translate.js';
 import { openDatabase } from '../../storage/database.js';
@@ -13,10 +16,12 @@ import { startRetention } from '../../storage/retention.js';
 import { retentionPolicy } from '../../storage/retention-policy.js';
 import { createTableWriter } from '../../storage/table-writer.js';
 import { ensureWarehouseTables } from '../../storage/warehouse-tables.js';
+import type { Timers } from '../../timers.js';
 import { systemTimers } from '../../timers.js';
-import type { Backend } from '../backend.js';
+import type { Backend, BackendSettings } from '../backend.js';
 import { startShippedDemo } from './demo.js';
 import { createDuckDbEngine } from './engine.js';
+import { openRecoveringStore, type StoreHooks, type StoreOpening } from './store-recovery.js';
 import { readTableSchemas } from './table-schemas.js';
 
 /** The file of the embedded store, in the data directory. */
@@ -34,79 +39,39 @@ export const duckdbBackend: Backend<undefined> = {
   engineCallsVariable: 'QUERYGATE_DUCKDB_CONNECTIONS',
 
   async open({ settings, sources, tables = [], queries, now, timers, logger }) {
-    const database = await openDatabase(join(settings.dataDir, storeFile), {
-      memoryLimit: settings.duckdbMemoryLimit,
-      threads: settings.duckdbThreads,
-    });
-    const retentionDays = retentionPolicy(settings.retentionDays);
+    const path = join(settings.dataDir, storeFile);
     // Batch files get a directory of their own: the only one DuckDB may read once locked down.
     const batchDir = join(settings.dataDir, batchDirectory);
     mkdirSync(batchDir, { recursive: true });
-    const writer = createLogWriter(database, {
-      tempDir: batchDir,
-      now,
-      schemaLimits: settings.schemaLimits,
-      schemaChangeIntervalMs: settings.schemaChangeIntervalMs,
-      // A quarter of DuckDB's memory for data not yet checkpointed, the rest for queries.
-      checkpointMemoryBytes: Math.floor(settings.duckdbMemoryLimitBytes / 4),
-      retention: retentionDays,
+    const store = await openRecoveringStore({
       log: logger,
-      sources,
-    });
-    await writer.ready();
-    await withConnection(database, (setup) => ensureWarehouseTables(setup, tables));
-    // Real timers even when the clock is a test's: RSS is the process's, not simulated.
-    const memoryTrim =
-      settings.memoryTargetBytes === undefined
-        ? undefined
-        : await startMemoryTrim({ database, targetBytes: settings.memoryTargetBytes, timers: systemTimers });
-    const retention = startRetention({
-      writer,
-      sources,
-      policy: retentionDays,
-      now,
-      timers: timers ?? systemTimers,
-      log: logger,
-    });
-    const demo = settings.demo
-      ? await startShippedDemo({
-          database,
-          writer,
+      open: (attempt, hooks) =>
+        openStore({
+          path,
+          batchDir,
+          settings,
           sources,
+          tables,
+          queries,
           now,
           timers,
           logger,
-          queriesDir: settings.queriesDir,
-        })
-      : undefined;
-    const engine = await createDuckDbEngine({
-      database,
-      sources: queryableTables(sources, tables),
-      queries,
-      queriesDir: shippedQueriesDir,
-      timeoutMs: settings.queryTimeoutMs,
-      connections: settings.duckdbConnections,
-      adhocConnections: settings.adhoc?.calls,
-      adhocMemoryCeilingBytes: settings.adhoc?.memoryCeilingBytes,
-      // Caller SQL of sandboxed endpoints runs here: DuckDB itself refuses files and settings.
-      lockdown: { allowedDirectories: [`${batchDir}/`] },
+          hooks,
+          // The injected fault is for the first opening only: a reopening must succeed.
+          failCheckpoints: settings.faultInjection === 'checkpoint' && attempt === 0,
+        }),
     });
-    const tableWriter = await createTableWriter(database, tables);
+    const demo = store.first.demo;
     return {
-      engine,
-      logs: writer,
-      tables: tableWriter,
+      engine: store.engine,
+      logs: store.logs,
+      tables: store.tables,
       timeoutMs: settings.queryTimeoutMs,
-      demo,
+      demo: demo && { atStart: demo.atStart, close: async () => {} },
       // The file, its write-ahead log and the writer's ingest journal (see storage/log-writer.ts).
-      storeBytes: () => fileBytes([database.path, `${database.path}.wal`, `${database.path}.journal`]),
-      async close() {
-        tableWriter.close();
-        await memoryTrim?.stop();
-        await retention.stop();
-        await writer.close();
-        database.close();
-      },
+      storeBytes: () => fileBytes([path, `${path}.wal`, `${path}.journal`]),
+      storeState: store.state,
+      close: () => store.close(),
     };
   },
 
@@ -181,6 +146,117 @@ export const duckdbBackend: Backend<undefined> = {
     };
   },
 };
+
+interface StoreParts {
+  readonly path: string;
+  readonly batchDir: string;
+  readonly settings: BackendSettings;
+  readonly sources: readonly LogSource[];
+  readonly tables: readonly TableSource[];
+  readonly queries: readonly SavedQuery[];
+  readonly now: () => Date;
+  readonly timers: Timers | undefined;
+  readonly logger: Logger;
+  readonly hooks: StoreHooks;
+  readonly failCheckpoints: boolean;
+}
+
+/**
+ * One opening of the store file and of everything that holds its connections: the log writer
+ * (which replays its ingest journal), the warehouse tables, memory trim, retention, demo traffic,
+ * the engine and the table writer. Closing it closes them all, then the instance.
+ */
+async function openStore(
+  parts: StoreParts,
+): Promise<StoreOpening & { readonly demo: DemoTraffic | undefined }> {
+  const { settings, sources, tables, now, timers, logger } = parts;
+  const database = await openDatabase(parts.path, {
+    memoryLimit: settings.duckdbMemoryLimit,
+    threads: settings.duckdbThreads,
+    failCheckpoints: parts.failCheckpoints,
+  });
+  const closers: (() => Promise<void> | void)[] = [() => database.close()];
+  const close = async () => {
+    // Last opened first; each part closes whatever the others did.
+    for (const closer of closers.reverse()) {
+      try {
+        await closer();
+      } catch (error) {
+        logger.warn({ err: error }, 'closing a part of the store failed');
+      }
+    }
+  };
+  try {
+    const retentionDays = retentionPolicy(settings.retentionDays);
+    const writer = createLogWriter(database, {
+      tempDir: parts.batchDir,
+      now,
+      schemaLimits: settings.schemaLimits,
+      schemaChangeIntervalMs: settings.schemaChangeIntervalMs,
+      // A quarter of DuckDB's memory for data not yet checkpointed, the rest for queries.
+      checkpointMemoryBytes: Math.floor(settings.duckdbMemoryLimitBytes / 4),
+      retention: retentionDays,
+      log: logger,
+      onCheckpointFailure: parts.hooks.failed,
+      // A schema change needing more than an eighth of DuckDB's memory runs with queries held off.
+      runAlone: parts.hooks.runAlone,
+      aloneAboveBytes: Math.floor(settings.duckdbMemoryLimitBytes / 8),
+      sources,
+    });
+    closers.push(() => writer.close());
+    await writer.ready();
+    await withConnection(database, (setup) => ensureWarehouseTables(setup, tables));
+    // Real timers even when the clock is a test's: RSS is the process's, not simulated.
+    const memoryTrim =
+      settings.memoryTargetBytes === undefined
+        ? undefined
+        : await startMemoryTrim({ database, targetBytes: settings.memoryTargetBytes, timers: systemTimers });
+    if (memoryTrim) closers.push(() => memoryTrim.stop());
+    const retention = startRetention({
+      writer,
+      sources,
+      policy: retentionDays,
+      now,
+      timers: timers ?? systemTimers,
+      log: logger,
+    });
+    closers.push(() => retention.stop());
+    const demo = settings.demo
+      ? await startShippedDemo({
+          database,
+          writer,
+          sources,
+          now,
+          timers,
+          logger,
+          queriesDir: settings.queriesDir,
+        })
+      : undefined;
+    if (demo) closers.push(() => demo.close());
+    const engine = await createDuckDbEngine({
+      database,
+      sources: queryableTables(sources, tables),
+      queries: parts.queries,
+      queriesDir: shippedQueriesDir,
+      timeoutMs: settings.queryTimeoutMs,
+      connections: settings.duckdbConnections,
+      adhocConnections: settings.adhoc?.calls,
+      adhocMemoryCeilingBytes: settings.adhoc?.memoryCeilingBytes,
+      // Caller SQL of sandboxed endpoints runs here: DuckDB itself refuses files and settings.
+      // And DuckDB's own spill directory (its default, next to the file): locked out of it, data
+      // past the memory limit (a schema change's rewritten column above all) cannot be evicted
+      // and the statement, or the checkpoint after it, runs out of memory instead.
+      lockdown: { allowedDirectories: [`${parts.batchDir}/`, `${parts.path}.tmp/`] },
+    });
+    closers.push(() => engine.close());
+    const tableWriter = await createTableWriter(database, tables);
+    closers.push(() => tableWriter.close());
+    return { engine, logs: writer, tables: tableWriter, demo, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
 
 /** What the engine reads: the log sources and the table sources, by every name SQL may use. */
 function queryableTables(sources: readonly LogSource[], tables: readonly TableSource[]) {
