@@ -1,11 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { QueryEngine } from '../engines/query-engine.js';
-import { QuerygateError } from '../errors.js';
 import { allMethods } from '../http/app.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
 import { toJson } from '../http/respond.js';
-import { allowMethods } from './allow-methods.js';
+import { operatorRequest } from './operator-request.js';
 
 /** Where `querygate query` sends its SQL while this server holds the store. */
 export const storeQueryPath = '/api/store-query';
@@ -34,18 +34,21 @@ export function storeQueryRoute(options: { readonly engine: QueryEngine; readonl
       method: [...allMethods],
       url: storeQueryPath,
       handler: async (request, reply) => {
-        allowMethods(request, ['POST']);
-        if (!fromThisMachine(request))
-          throw new QuerygateError('FORBIDDEN', `${storeQueryPath} answers clients on this machine only`);
-        const body = requestBody.safeParse(parseJson(request.body as Buffer | undefined));
-        if (!body.success)
-          throw new QuerygateError(
-            'BAD_REQUEST',
-            `the body must be {"sql", "params", "now", "max_rows"}: ${body.error.issues[0]?.message}`,
-          );
-        const { sql, params, now, max_rows: maxRows } = body.data;
+        const {
+          sql,
+          params,
+          now,
+          max_rows: maxRows,
+        } = operatorRequest(request, requestBody, '{"sql", "params", "now", "max_rows"}');
         const result = await options.engine.run(
-          { id: 'querygate-query', name: 'query', sql, maxRows },
+          // Plans are kept by id and hash: each text gets its own, never the last query's.
+          {
+            id: 'querygate-query',
+            name: 'query',
+            sql,
+            maxRows,
+            hash: createHash('sha256').update(sql).digest('hex'),
+          },
           params,
           {
             now: new Date(now),
@@ -55,24 +58,4 @@ export function storeQueryRoute(options: { readonly engine: QueryEngine; readonl
       },
     });
   };
-}
-
-function parseJson(body: Buffer | undefined): unknown {
-  try {
-    return JSON.parse(body?.toString('utf8') ?? '');
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Whether the client is on this machine: a loopback address, or the one it reached us at, and
- * not relaying for another (a reverse proxy on this machine adds Forwarded or X-Forwarded-For).
- */
-function fromThisMachine(request: FastifyRequest): boolean {
-  if (request.headers.forwarded !== undefined || request.headers['x-forwarded-for'] !== undefined)
-    return false;
-  const { remoteAddress, localAddress } = request.raw.socket;
-  const remote = remoteAddress?.replace(/^::ffff:/, '');
-  return remote === '::1' || remote?.startsWith('127.') === true || remoteAddress === localAddress;
 }
