@@ -14,6 +14,19 @@ export interface ServerFile {
 
 const fileName = 'server.json';
 
+/** Where the DuckDB store stages files it reads (ingest batches): the only place it may read. */
+export function batchDir(dataDir: string): string {
+  return join(dataDir, 'ingest-batches');
+}
+
+/**
+ * Where `querygate import` puts copies of the files it hands the server holding the store (a
+ * directory of the batch directory, so the locked-down DuckDB may read them).
+ */
+export function importStagingDir(dataDir: string): string {
+  return join(batchDir(dataDir), 'imports');
+}
+
 export function writeServerFile(dataDir: string, url: string): void {
   const reachable = url.replace(/^http:\/\/(0\.0\.0\.0|\[::\])(?=:)/, (_, host: string) =>
     host === '[::]' ? '[::1]' : '127.0.0.1',

@@ -27,8 +27,9 @@ import type { Resolver } from './resolve/resolver.js';
 import { endpointRoutes } from './rest/endpoint-routes.js';
 import { ingestRoutes } from './rest/ingest-routes.js';
 import { metricsRoutes } from './rest/metrics-routes.js';
+import { storeImportRoute } from './rest/store-import-route.js';
 import { storeQueryRoute } from './rest/store-query-route.js';
-import { removeServerFile, writeServerFile } from './server-file.js';
+import { importStagingDir, removeServerFile, writeServerFile } from './server-file.js';
 import { loadSqlParser } from './sql/bigquery-ast.js';
 import type { Timers } from './timers.js';
 
@@ -192,6 +193,15 @@ async function registerParts(
   if (config.engine === 'duckdb') {
     // `querygate query` while this server holds the DuckDB file (BigQuery's commands need no server).
     await app.register(storeQueryRoute({ engine: app.engine, maxBodyBytes: config.maxBodyBytes }));
+    // `querygate import` of a table source's files while this server holds the DuckDB file.
+    if (app.tableRows)
+      await app.register(
+        storeImportRoute({
+          tables: app.tableRows,
+          stagingDir: importStagingDir(config.dataDir),
+          maxBodyBytes: config.maxBodyBytes,
+        }),
+      );
     // Registered once the store is this server's (its lock held), so a start that failed to get
     // the lock never removes the file of the server that has it.
     app.addHook('onClose', async () => removeServerFile(config.dataDir));

@@ -7,6 +7,7 @@ import { createLogWriter } from '../storage/log-writer.js';
 import { type ImportFormat, importTableFiles, type TableImportProgress } from '../storage/table-import.js';
 import { ensureWarehouseTables } from '../storage/warehouse-tables.js';
 import {
+  importTableFilesThroughServer,
   ingestThroughServer,
   isStoreLocked,
   sayThroughServer,
@@ -18,7 +19,7 @@ import {
  * uses, for a source of the served queries directory (`--queries`). A log source takes one NDJSON
  * file through the log writer's bulk path; a table source takes NDJSON, Parquet or CSV files as
  * BigQuery exports them, all in one transaction. DuckDB lets one process open a file for writing:
- * while a server holds it, NDJSON goes through the server's ingest route instead (stderr says so).
+ * while a server holds it, the import goes through that server instead (stderr says so).
  */
 export async function runImport(
   config: Config,
@@ -34,7 +35,13 @@ export async function runImport(
     database = await openDatabase(join(config.dataDir, 'querygate.duckdb'));
   } catch (error) {
     if (!isStoreLocked(error)) throw error;
-    const count = await importThroughServer(config, error, sourceName, files, format);
+    const count = await importThroughServer(
+      config,
+      error,
+      { name: sourceName, isTable: table !== undefined },
+      files,
+      format,
+    );
     reportImported(count, table ? 'rows' : 'events', sourceName, started);
     return;
   }
@@ -79,31 +86,42 @@ function reportImported(count: number, what: string, sourceName: string, started
 }
 
 /**
- * The import while a server holds the store: its NDJSON files posted to the server's ingest
- * route, each batch stored whole as any shipper's (Parquet and CSV need the file itself).
+ * The import while a server holds the store. A table source's files are handed to the server,
+ * which loads them as this command would (all in one transaction, any format); a log source's
+ * NDJSON is posted to its ingest route, each batch stored whole as any shipper's.
  */
 async function importThroughServer(
   config: Config,
   lockError: unknown,
-  sourceName: string,
+  source: { name: string; isTable: boolean },
   files: readonly string[],
   format: string | undefined,
 ): Promise<number> {
+  const target = serverHoldingStore(config, lockError);
+  if (source.isTable) {
+    if (format !== undefined && !['ndjson', 'parquet', 'csv'].includes(format))
+      throw new Error(`--format must be ndjson, parquet or csv (got ${format})`);
+    sayThroughServer('import', target.server, 'handed it the files to load (all in one transaction)');
+    return importTableFilesThroughServer(target, config.dataDir, {
+      source: source.name,
+      files,
+      format: format as ImportFormat | undefined,
+    });
+  }
   const notNdjson = files.filter((file) =>
     format === undefined ? /\.(parquet|csv)(\.gz)?$/i.test(file) : format !== 'ndjson',
   );
   if (notNdjson.length > 0)
     throw new Error(
-      `${(lockError as Error).message}\nA running server holds the store: it takes NDJSON through its ingest route, but ${notNdjson.join(', ')} is not NDJSON; stop the server to import Parquet or CSV`,
+      `${source.name} is a log source: it takes NDJSON, and ${notNdjson.join(', ')} is not NDJSON`,
     );
-  const target = serverHoldingStore(config, lockError);
   sayThroughServer(
     'import',
     target.server,
     "sent the records through its ingest route (each batch stored whole, as a shipper's)",
   );
   let count = 0;
-  for (const file of files) count += await ingestThroughServer(target, sourceName, file);
+  for (const file of files) count += await ingestThroughServer(target, source.name, file);
   return count;
 }
 

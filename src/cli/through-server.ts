@@ -1,10 +1,11 @@
-import { createReadStream, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, createReadStream, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import type { Config } from '../config.js';
+import { type StoreImportRequest, storeImportPath } from '../rest/store-import-route.js';
 import { type StoreQueryRequest, storeQueryPath } from '../rest/store-query-route.js';
-import { readServerFile, type ServerFile } from '../server-file.js';
+import { importStagingDir, readServerFile, type ServerFile } from '../server-file.js';
 
 /**
  * Whether `error` is DuckDB refusing to open the store because another process holds its lock
@@ -90,4 +91,38 @@ export async function ingestThroughServer(
   }
   await send();
   return ingested;
+}
+
+/**
+ * A table source's files loaded by the server holding the store, all in one transaction as the
+ * command loads them itself: copied into the server's staging directory (the one place its
+ * locked-down DuckDB reads), handed over by name, and removed once it has answered. Returns the
+ * rows the server says it stored.
+ */
+export async function importTableFilesThroughServer(
+  target: { server: ServerFile; key: string },
+  dataDir: string,
+  request: { source: string; files: readonly string[]; format?: StoreImportRequest['format'] },
+): Promise<number> {
+  const stagingDir = importStagingDir(dataDir);
+  mkdirSync(stagingDir, { recursive: true });
+  // The name keeps the file's own (its extension says its format), made safe to pass by name.
+  const staged = request.files.map(
+    (file, index) => `${process.pid}-${index}-${basename(file).replace(/[^\w.-]/g, '_')}`,
+  );
+  try {
+    for (const [index, file] of request.files.entries())
+      copyFileSync(file, join(stagingDir, staged[index] as string));
+    const body: StoreImportRequest = { source: request.source, files: staged, format: request.format };
+    const response = await fetch(new URL(storeImportPath, target.server.url), {
+      method: 'POST',
+      headers: { 'x-api-key': target.key, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`the server refused the import (${response.status}): ${text}`);
+    return (JSON.parse(text) as { ingested: number }).ingested;
+  } finally {
+    for (const name of staged) rmSync(join(stagingDir, name), { force: true });
+  }
 }

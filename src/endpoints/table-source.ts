@@ -107,4 +107,18 @@ export function queryableTable(source: TableSource) {
 /** Where rows of table sources posted over HTTP go: stored as sent, checked against the columns. */
 export interface TableSink {
   write(sourceName: string, rows: readonly unknown[]): Promise<{ ingested: number }>;
+  /**
+   * Loads whole files (NDJSON, Parquet or CSV as BigQuery exports them) into a table source, all
+   * or none, as `querygate import` does on a store it opens itself: for that command while a
+   * server holds the store. Only the embedded store has it; the files must be in its staging
+   * directory (`server-file.ts`), the one place the locked-down DuckDB may read.
+   */
+  importFiles?(
+    sourceName: string,
+    files: readonly string[],
+    format?: TableFileFormat,
+  ): Promise<{ ingested: number }>;
 }
+
+/** The file formats a table source loads, as BigQuery exports them. */
+export type TableFileFormat = 'ndjson' | 'parquet' | 'csv';

@@ -3,13 +3,13 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { TableSource } from '../endpoints/table-source.js';
+import type { TableFileFormat, TableSource } from '../endpoints/table-source.js';
 import { QuerygateError } from '../errors.js';
 import { quoteIdent } from '../sql/table-schema.js';
 import { checkTableRow } from './table-row-check.js';
 import { selectFromWire, wireType } from './table-wire.js';
 
-export type ImportFormat = 'ndjson' | 'parquet' | 'csv';
+export type ImportFormat = TableFileFormat;
 
 export interface TableImportProgress {
   readonly file: string;

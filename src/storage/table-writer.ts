@@ -4,6 +4,7 @@ import type { TableSource } from '../endpoints/table-source.js';
 import { QuerygateError } from '../errors.js';
 import { quoteIdent } from '../sql/table-schema.js';
 import type { Database } from './database.js';
+import { type ImportFormat, importTableFiles } from './table-import.js';
 import { refuseBadRows } from './table-row-check.js';
 import { fromWire, wireType } from './table-wire.js';
 
@@ -11,6 +12,12 @@ import { fromWire, wireType } from './table-wire.js';
 export interface TableWriter {
   /** Stores every row or none; a bad row is refused (400) naming its index and column. */
   write(sourceName: string, rows: readonly unknown[]): Promise<{ ingested: number }>;
+  /** `importTableFiles` of the files into one source, in turn with the writes (see TableSink). */
+  importFiles(
+    sourceName: string,
+    files: readonly string[],
+    format?: ImportFormat,
+  ): Promise<{ ingested: number }>;
   close(): void;
 }
 
@@ -27,15 +34,28 @@ export async function createTableWriter(
   const connection = await database.connect();
   const statements = new Map(sources.map((source) => [source.name, insertStatement(source)]));
   let queue: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = queue.then(work);
+    queue = run.catch(() => {});
+    return run;
+  };
+  const sourceNamed = (sourceName: string) => {
+    const source = sources.find((candidate) => candidate.name === sourceName);
+    if (!source) throw new QuerygateError('BAD_PARAMETER', `No table source named ${sourceName}`);
+    return source;
+  };
   return {
     write(sourceName, rows) {
-      const source = sources.find((candidate) => candidate.name === sourceName);
-      const sql = statements.get(sourceName);
-      if (!source || !sql) throw new QuerygateError('BAD_PARAMETER', `No table source named ${sourceName}`);
+      const source = sourceNamed(sourceName);
+      const sql = statements.get(sourceName) as string;
       refuseBadRows(source.columns, rows);
-      const run = queue.then(() => insert(connection, sql, rows));
-      queue = run.catch(() => {});
-      return run;
+      return inTurn(() => insert(connection, sql, rows));
+    },
+    importFiles(sourceName, files, format) {
+      const source = sourceNamed(sourceName);
+      return inTurn(async () => ({
+        ingested: await importTableFiles(connection, source, files, { format }),
+      }));
     },
     close: () => connection.closeSync(),
   };

@@ -1,10 +1,12 @@
 import { type ChildProcess, execFile } from 'node:child_process';
 import {
+  appendFileSync,
   chmodSync,
   cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -13,8 +15,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/paths.js';
+import { importStagingDir } from '../../src/server-file.js';
 import { outputMatching, spawnQuerygate, stopChild } from '../helpers/querygate-child.js';
 
 // The operator's side of the CLI, run as a user runs it: `querygate --version`, the bin launcher
@@ -105,6 +109,18 @@ describe('querygate serve with flags, and query and import while it holds the st
     queries = join(dir, 'queries');
     dataDir = join(dir, 'flag-data');
     cpSync(join(packageRoot, 'examples/queries'), queries, { recursive: true });
+    // A table source beside the example's log sources, for files only a table source takes.
+    appendFileSync(
+      join(queries, 'sources.yaml'),
+      `  - kind: table
+    name: refunds
+    description: Refunds of the shop
+    columns:
+      - { name: refund_id, type: STRING, mode: REQUIRED }
+      - { name: amount_cents, type: INT64, mode: NULLABLE }
+      - { name: reason, type: STRING, mode: NULLABLE }
+`,
+    );
     port = await freePort();
     server = spawnQuerygate({
       // The environment says otherwise everywhere; the flags win.
@@ -204,5 +220,89 @@ describe('querygate serve with flags, and query and import while it holds the st
     const relayed = await call({ 'x-api-key': apiKey, 'x-forwarded-for': '203.0.113.9' });
     expect(relayed.status).toBe(403);
     expect(await relayed.json()).toMatchObject({ error: { code: 'FORBIDDEN' } });
+  });
+
+  it('loads Parquet and CSV files of a table source through the running server, in one go, leaving no copy behind', async () => {
+    const parquetRows: Array<[string, number, string | null]> = [
+      ['r1', 120, 'damaged'],
+      ['r2', 80, null],
+    ];
+    const csvRows: Array<[string, number, string | null]> = [
+      ['r3', 35, 'late'],
+      ['r4', 15, 'late'],
+    ];
+    // The files written by plain DuckDB, as a warehouse export would be.
+    const writer = await (await DuckDBInstance.create(':memory:')).connect();
+    const values = (rows: typeof parquetRows) =>
+      rows
+        .map(([id, cents, reason]) => `('${id}', ${cents}, ${reason === null ? 'NULL' : `'${reason}'`})`)
+        .join(', ');
+    const parquet = join(dir, 'refunds 2024-07.parquet');
+    const csv = join(dir, 'refunds.csv');
+    await writer.run(
+      `COPY (SELECT * FROM (VALUES ${values(parquetRows)}) AS t(refund_id, amount_cents, reason)) TO '${parquet}' (FORMAT parquet)`,
+    );
+    await writer.run(
+      `COPY (SELECT * FROM (VALUES ${values(csvRows)}) AS t(refund_id, amount_cents, reason)) TO '${csv}' (HEADER)`,
+    );
+    writer.closeSync();
+    const flags = ['--data-dir', dataDir, '--queries', queries];
+
+    const imported = await querygate(['import', '--source', 'refunds', ...flags, parquet, csv]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stderr).toContain(
+      `querygate import: the store is held by the server at http://127.0.0.1:${port} (pid ${server.pid}); handed it the files to load`,
+    );
+    expect(imported.stdout).toMatch(/^Imported 4 rows into refunds in /);
+    expect(readdirSync(importStagingDir(dataDir))).toEqual([]);
+
+    const sql = join(dir, 'refunds.sql');
+    writeFileSync(
+      sql,
+      'select count(*) as n, sum(amount_cents) as total, countif(reason is null) as no_reason from refunds',
+    );
+    const queried = await querygate(['query', ...flags, sql]);
+    expect(queried.code, queried.stderr).toBe(0);
+    const all = [...parquetRows, ...csvRows];
+    expect(JSON.parse(queried.stdout)).toEqual({
+      result: [
+        {
+          n: all.length,
+          total: all.reduce((sum, [, cents]) => sum + cents, 0),
+          no_reason: all.filter(([, , reason]) => reason === null).length,
+        },
+      ],
+    });
+  }, 120_000);
+
+  it('refuses Parquet for a log source while the server runs, naming the file', async () => {
+    const file = join(dir, 'events.parquet');
+    writeFileSync(file, 'not really parquet');
+    const imported = await querygate([
+      'import',
+      '--source',
+      'checkout.events',
+      '--data-dir',
+      dataDir,
+      '--queries',
+      queries,
+      file,
+    ]);
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toContain(
+      `checkout.events is a log source: it takes NDJSON, and ${file} is not NDJSON`,
+    );
+  }, 60_000);
+
+  it('refuses a staged file name that is a path, before reading anything', async () => {
+    const response = await fetch(`http://127.0.0.1:${port}/api/store-import`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: JSON.stringify({ source: 'refunds', files: ['../querygate.duckdb'] }),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      error: { code: 'BAD_REQUEST', message: expect.stringContaining('files.0') },
+    });
   });
 });

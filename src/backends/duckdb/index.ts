@@ -7,6 +7,7 @@ import type { LogSource } from '../../endpoints/sources.js';
 import { queryableTable, type TableSource } from '../../endpoints/table-source.js';
 import type { SavedQuery } from '../../engines/query-engine.js';
 import { queriesDir as shippedQueriesDir } from '../../paths.js';
+import { batchDir as batchDirOf } from '../../server-file.js';
 import { translateToDuckDb } from '../../sql/translate.js';
 import { openDatabase } from '../../storage/database.js';
 import { ensureLogTables } from '../../storage/log-tables.js';
@@ -26,8 +27,6 @@ import { readTableSchemas } from './table-schemas.js';
 
 /** The file of the embedded store, in the data directory. */
 const storeFile = 'querygate.duckdb';
-/** Where the log writer stages batch files for read_json, in the data directory. */
-const batchDirectory = 'ingest-batches';
 
 /**
  * The embedded backend: the logs in one DuckDB file of the data directory (`storage/`), the saved
@@ -41,7 +40,7 @@ export const duckdbBackend: Backend<undefined> = {
   async open({ settings, sources, tables = [], queries, now, timers, logger }) {
     const path = join(settings.dataDir, storeFile);
     // Batch files get a directory of their own: the only one DuckDB may read once locked down.
-    const batchDir = join(settings.dataDir, batchDirectory);
+    const batchDir = batchDirOf(settings.dataDir);
     mkdirSync(batchDir, { recursive: true });
     const store = await openRecoveringStore({
       log: logger,

@@ -208,7 +208,14 @@ export async function openRecoveringStore<O extends StoreOpening>(
   return {
     engine,
     logs: { write: (source, events) => guarded((opening) => opening.logs.write(source, events)) },
-    tables: { write: (source, rows) => guarded((opening) => opening.tables.write(source, rows)) },
+    tables: {
+      write: (source, rows) => guarded((opening) => opening.tables.write(source, rows)),
+      importFiles: (source, files, format) =>
+        guarded((opening) => {
+          if (!opening.tables.importFiles) throw new QuerygateError('NOT_FOUND', 'This store loads no files');
+          return opening.tables.importFiles(source, files, format);
+        }),
+    },
     first: first.opening,
     state: () => (down ? { ok: false, reason: down.reason, retryAfterSeconds } : { ok: true }),
     reopened: () => reopening,

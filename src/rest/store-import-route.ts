@@ -1,0 +1,56 @@
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { TableSink } from '../endpoints/table-source.js';
+import { QuerygateError } from '../errors.js';
+import { allMethods } from '../http/app.js';
+import { readBodiesAsBytes } from '../http/read-bodies.js';
+import { operatorRequest } from './operator-request.js';
+
+/** Where `querygate import` hands this server the table files it copied to its staging directory. */
+export const storeImportPath = '/api/store-import';
+
+const requestBody = z.object({
+  source: z.string().min(1),
+  // Names in the staging directory, never paths: no separator, no leading dot.
+  files: z.array(z.string().regex(/^[\w-][\w.-]*$/, 'a file name in the staging directory')).min(1),
+  format: z.enum(['ndjson', 'parquet', 'csv']).optional(),
+});
+
+/** The body `querygate import` sends. */
+export type StoreImportRequest = z.infer<typeof requestBody>;
+
+/**
+ * `POST /api/store-import`: `querygate import` of a table source's files (NDJSON, Parquet or
+ * CSV as BigQuery exports them) run by the server that holds the DuckDB file, all files in one
+ * transaction as the command does on the file itself. The command copies them into
+ * `stagingDir` first: the locked-down DuckDB reads nothing else. Like `/api/store-query`, it is
+ * the operator's tool: a query key and a client on this machine.
+ */
+export function storeImportRoute(options: {
+  readonly tables: TableSink;
+  readonly stagingDir: string;
+  readonly maxBodyBytes: number;
+}) {
+  return async function routes(app: FastifyInstance) {
+    readBodiesAsBytes(app, options.maxBodyBytes);
+    app.route({
+      method: [...allMethods],
+      url: storeImportPath,
+      handler: async (request, reply) => {
+        const { source, files, format } = operatorRequest(
+          request,
+          requestBody,
+          '{"source", "files", "format"?}',
+        );
+        if (!options.tables.importFiles) throw new QuerygateError('NOT_FOUND', 'This store loads no files');
+        const { ingested } = await options.tables.importFiles(
+          source,
+          files.map((file) => join(options.stagingDir, file)),
+          format,
+        );
+        return reply.send({ ingested });
+      },
+    });
+  };
+}
