@@ -64,8 +64,8 @@ export interface MemoryResult {
 
 const apiKey = 'memory-bench-key-0123456789';
 
-/** The current resident set size of a process, in bytes (VmRSS). */
-export function residentBytes(pid: number): number | undefined {
+/** The current resident set size of a process, in bytes (VmRSS); undefined once it has gone. */
+export function residentBytes(pid: number | undefined): number | undefined {
   try {
     const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
     return kb ? Number(kb) * 1024 : undefined;

@@ -29,6 +29,8 @@ export async function runImport(
 ): Promise<void> {
   const declared = readSourceDeclarations(config.queriesDir);
   const table = declared.tables.find((source) => source.name === sourceName);
+  if (format !== undefined && !['ndjson', 'parquet', 'csv'].includes(format))
+    throw new Error(`--format must be ndjson, parquet or csv (got ${format})`);
   const started = performance.now();
   let database: Awaited<ReturnType<typeof openDatabase>>;
   try {
@@ -48,8 +50,6 @@ export async function runImport(
   let count: number;
   try {
     if (table) {
-      if (format !== undefined && !['ndjson', 'parquet', 'csv'].includes(format))
-        throw new Error(`--format must be ndjson, parquet or csv (got ${format})`);
       const connection = await database.connect();
       try {
         await ensureWarehouseTables(connection, [table]);
@@ -99,8 +99,6 @@ async function importThroughServer(
 ): Promise<number> {
   const target = serverHoldingStore(config, lockError);
   if (source.isTable) {
-    if (format !== undefined && !['ndjson', 'parquet', 'csv'].includes(format))
-      throw new Error(`--format must be ndjson, parquet or csv (got ${format})`);
     sayThroughServer('import', target.server, 'handed it the files to load (all in one transaction)');
     return importTableFilesThroughServer(target, config.dataDir, {
       source: source.name,

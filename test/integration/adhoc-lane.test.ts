@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { residentBytes } from '../../bench/memory.js';
 import { packageRoot } from '../../src/paths.js';
-import { residentBytes, spawnQuerygate, stopChild } from '../helpers/querygate-child.js';
+import { spawnQuerygate, stopChild } from '../helpers/querygate-child.js';
 import { type Bomb, cheapSql, memoryBombs, runawayQueries } from '../helpers/sandbox-attacks.js';
 
 // The ad-hoc lane through the real CLI in a child process serving the Supabase directory (its

@@ -1,7 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveExamplesCopy, stopChild } from '../helpers/querygate-child.js';
+import { residentBytes } from '../../bench/memory.js';
+import { outputMatching, serveExamplesCopy, stopChild } from '../helpers/querygate-child.js';
 
 /**
  * What a large GraphQL body that the fast path does not take costs the real server (a child
@@ -19,20 +20,6 @@ let dir: string;
 let server: ChildProcess;
 let url: string;
 let output = '';
-
-function residentBytes(pid: number): number {
-  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return Number(kb) * 1024;
-}
-
-async function listeningUrl(): Promise<string> {
-  for (let waited = 0; waited < 120_000; waited += 50) {
-    const match = /listening on (http:\/\/[^\s/]+)/.exec(output);
-    if (match?.[1]) return match[1];
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`querygate did not listen; output was:\n${output}`);
-}
 
 /** A body of `bodyBytes` per content type, each one the fast path leaves to yoga. */
 const filler = 'x'.repeat(bodyBytes - 64);
@@ -52,10 +39,10 @@ async function peakGrowth(
   body: string,
 ): Promise<{ growth: number; statuses: number[] }> {
   const pid = server.pid as number;
-  const before = residentBytes(pid);
+  const before = residentBytes(pid) ?? 0;
   let peak = before;
   const timer = setInterval(() => {
-    peak = Math.max(peak, residentBytes(pid));
+    peak = Math.max(peak, residentBytes(pid) ?? 0);
   }, 20);
   try {
     const statuses = await Promise.all(
@@ -69,7 +56,7 @@ async function peakGrowth(
         return response.status;
       }),
     );
-    peak = Math.max(peak, residentBytes(pid));
+    peak = Math.max(peak, residentBytes(pid) ?? 0);
     return { growth: peak - before, statuses };
   } finally {
     clearInterval(timer);
@@ -84,7 +71,7 @@ describe.skipIf(!existsSync('/proc/self/status'))('a large GraphQL body of any c
         output += text;
       },
     }));
-    url = await listeningUrl();
+    url = (await outputMatching(server, () => output, /listening on (http:\/\/[^\s/]+)/))[1] as string;
   }, 150_000);
 
   afterAll(async () => {

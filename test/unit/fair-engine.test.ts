@@ -17,8 +17,12 @@ function heldEngine() {
     ready: async () => {},
     describe: async () => [],
     close: async () => {},
+    // A run ends when finished, or when its signal aborts (as an interrupted engine run does).
     run: (saved, _params, options) =>
-      new Promise((resolve) => started.push({ name: saved.name, options, finish: () => resolve(empty) })),
+      new Promise((resolve, reject) => {
+        started.push({ name: saved.name, options, finish: () => resolve(empty) });
+        options.signal?.addEventListener('abort', () => reject(new Error('interrupted')));
+      }),
   };
   return { engine, started };
 }
@@ -84,20 +88,8 @@ describe('an engine behind per-endpoint turns', () => {
   });
 
   it('runs caller SQL in a lane of its own, and cancels a call turning long with ENGINE_BUSY while the long turns are taken', async () => {
-    const started: string[] = [];
-    const finishes = new Map<string, () => void>();
-    const engine: QueryEngine = {
-      kind: 'duckdb',
-      ready: async () => {},
-      describe: async () => [],
-      close: async () => {},
-      run: (saved, _params, options) =>
-        new Promise((resolve, reject) => {
-          started.push(saved.name);
-          finishes.set(saved.name, () => resolve(empty));
-          options.signal?.addEventListener('abort', () => reject(new Error('interrupted')));
-        }),
-    };
+    const { engine, started } = heldEngine();
+    const names = () => started.map((run) => run.name);
     const { timers, deadlines } = handFiredTimers();
     const fair = createFairEngine(engine, {
       engineCalls: 1,
@@ -111,7 +103,7 @@ describe('an engine behind per-endpoint turns', () => {
     );
     // The saved endpoint's one engine call is its own: it runs beside three ad-hoc calls.
     void fair.run(query('saved'), {}, { now });
-    await expect.poll(() => started).toEqual(['bomb-1', 'bomb-2', 'bomb-3', 'saved']);
+    await expect.poll(names).toEqual(['bomb-1', 'bomb-2', 'bomb-3', 'saved']);
     // Each ad-hoc call turns long after its short time: two find a long turn, the third none.
     expect(deadlines.map((deadline) => deadline.delayMs)).toEqual([1_000, 1_000, 1_000]);
     for (const deadline of deadlines) deadline.callback();
@@ -124,8 +116,8 @@ describe('an engine behind per-endpoint turns', () => {
     });
     // Its lane turn is free again: a cheap call runs at once, beside the two long ones.
     void fair.run(adhoc('cheap'), {}, { now });
-    await expect.poll(() => started.at(-1)).toBe('cheap');
-    finishes.get('bomb-1')?.();
+    await expect.poll(() => names().at(-1)).toBe('cheap');
+    started.find((run) => run.name === 'bomb-1')?.finish();
     expect(await runs[0]).toEqual(empty);
   });
 });
