@@ -3,12 +3,13 @@ import { type Ast, stringLiteral, variant } from './bigquery-ast.js';
 import { constantRowFieldSql } from './constant-row-field.js';
 import { callSql, functionCallSql } from './function-call.js';
 import { quantileAt } from './function-rules.js';
+import { isJsonType, isJsonValued, jsonSubscriptSql, jsonType } from './json-values.js';
 import { bareName } from './names.js';
 import { isNumericCombination, numericQuotientSql } from './numeric-division.js';
 import { recordSubscriptSql } from './repeated-records.js';
 import { quoteString } from './rules/rule.js';
 import { extract } from './rules/time.js';
-import { isListSqlType, isStructSqlType, type SqlType } from './table-schema.js';
+import { isListSqlType, isStructSqlType, type SqlType, unknownType } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
 import { followFields, type Resolved } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
@@ -122,6 +123,8 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
     case 'Cast':
       return castSql(node, context);
     case 'TypedString':
+      // `JSON '{"a": 1}'`: BigQuery keeps the value in its normal form, as DuckDB's json() does.
+      if (node.data_type === 'JSON') return `json(${expr({ Value: node.value })})`;
       return castSql({ kind: 'Cast', expr: { Value: node.value }, data_type: node.data_type }, context);
     case 'Function':
       return functionCallSql(node, context);
@@ -212,7 +215,9 @@ function accessChain(node: Payload<'CompoundFieldAccess'>, context: TranslationC
     ...parts,
     ...access.slice(0, access.length - chain.length).map((item) => namePart(item)),
   ];
-  let { sql, type }: Resolved = name ? context.resolveName(name) : { sql: context.expr(root) };
+  let { sql, type }: Resolved = name
+    ? context.resolveName(name)
+    : { sql: context.expr(root), type: isJsonValued(root, context.valueType) ? jsonType : undefined };
   // A field of a computed value (`STRUCT(1 AS a).a`) needs the value in parentheses.
   if (name === undefined && chain[0] && 'Dot' in chain[0]) sql = `(${sql})`;
   let path = name?.join('.') ?? 'the value';
@@ -224,7 +229,9 @@ function accessChain(node: Payload<'CompoundFieldAccess'>, context: TranslationC
       ({ sql, type } = followFields({ sql, type }, [field.value], path));
       path = `${path}.${field.value}`;
     } else if (kind === 'Subscript') {
-      if (isStructSqlType(type)) {
+      if (isJsonType(type)) {
+        sql = jsonSubscriptSql(sql, payload);
+      } else if (isStructSqlType(type)) {
         sql = recordSubscriptSql(sql, payload, context);
       } else {
         sql = `${sql}[${arrayIndexSql(payload, context)}]`;
@@ -244,15 +251,54 @@ function namePart(access: Payload<'CompoundFieldAccess'>['access_chain'][number]
   return field.value;
 }
 
-/** The type of a name or of a chain of accesses from one, where the store's schema tells it. */
+/**
+ * The type of a value where the store's schema or the text tells it: a name or a chain of accesses
+ * from one, a JSON value, a STRUCT the query builds and an ARRAY_AGG of one (so that the fields of
+ * `UNNEST(item_list)` over `ARRAY_AGG(STRUCT(...)) AS item_list` can be named, as in BigQuery).
+ */
 export function valueType(expression: Expr, context: TranslationContext): SqlType | undefined {
   if ('Nested' in expression) return valueType(expression.Nested, context);
   const parts = compoundParts(expression);
   if (parts) return context.resolveName(parts).type;
+  const node = expression as Ast;
+  if (node.Struct) return builtStructType(node.Struct, context);
+  const call = node.Function;
+  if (call && isArrayAgg(call)) {
+    const element = call.args.List.args[0]?.Unnamed?.Expr;
+    const type = element && valueType(element, context);
+    return type === undefined ? undefined : { list: type };
+  }
+  // (A chain of accesses is typed below, by following it.)
+  if (!('CompoundFieldAccess' in expression) && isJsonValued(expression, context.valueType)) return jsonType;
   // Only a chain from a name has a known type; a computed root is not translated a second time.
   const access = 'CompoundFieldAccess' in expression ? expression.CompoundFieldAccess : undefined;
   if (!access || compoundParts(access.root) === undefined) return undefined;
   return constantRowFieldSql(access, context) === undefined ? accessChain(access, context).type : undefined;
+}
+
+/** `STRUCT(x AS a, y)`: its fields by name, typed where known; undefined with an anonymous field. */
+function builtStructType(node: Ast, context: TranslationContext): SqlType | undefined {
+  if ((node.fields as Ast[]).length > 0) return undefined;
+  const struct: Record<string, SqlType> = {};
+  for (const value of node.values as Ast[]) {
+    const [kind, item] = variant(value);
+    const expr = kind === 'Named' ? item.expr : value;
+    const name: string | undefined = kind === 'Named' ? item.name.value : compoundParts(value)?.at(-1);
+    if (name === undefined) return undefined;
+    struct[name] = valueType(expr, context) ?? unknownType;
+  }
+  return { struct };
+}
+
+/** `ARRAY_AGG(x [clauses])`, not as a window function. */
+function isArrayAgg(call: Ast): boolean {
+  const [only, ...more] = call.name as Ast[];
+  return (
+    more.length === 0 &&
+    String(variant(only)[1].value).toLowerCase() === 'array_agg' &&
+    !call.over &&
+    call.args?.List?.args?.length === 1
+  );
 }
 
 /** The literal offset in `[OFFSET(3)]`, or undefined when it is not a literal number. */

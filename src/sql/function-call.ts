@@ -1,5 +1,6 @@
 import { type Ast, numberLiteral, stringLiteral, variant } from './bigquery-ast.js';
 import { functionsReadingNow, nowParameter, translateFunction, unsupported } from './function-rules.js';
+import { isJsonValued } from './json-values.js';
 import { isNumericValued, numericQuotientSql } from './numeric-division.js';
 import type { AggregateClauses } from './rules/rule.js';
 import { isStructSqlType, quoteIdent } from './table-schema.js';
@@ -109,6 +110,10 @@ export function callSql(
       isRecord: (index) => {
         const arg = args[index];
         return arg !== undefined && arg !== wildcard && isStructSqlType(context.valueType(arg));
+      },
+      isJson: (index) => {
+        const arg = args[index];
+        return arg !== undefined && arg !== wildcard && isJsonValued(arg, context.valueType);
       },
       distinct: options.distinct ?? false,
       clauses: options.clauses ?? {},

@@ -2,7 +2,7 @@ import { aggregateRules, windowOnly } from './rules/aggregate.js';
 import { arrayRules } from './rules/array.js';
 import { bytesRules } from './rules/bytes.js';
 import { conditionalRules } from './rules/conditional.js';
-import { jsonRules } from './rules/json.js';
+import { jsonRules, jsonValueRules } from './rules/json.js';
 import { mathRules } from './rules/math.js';
 import { regexRules } from './rules/regex.js';
 import { type FunctionCall, type FunctionRule, nowParameter, rule, unsupported } from './rules/rule.js';
@@ -55,6 +55,7 @@ const rules: Record<string, FunctionRule> = {
   ...timeRules,
   ...timeOfDayRules,
   ...jsonRules,
+  ...jsonValueRules,
   ...mathRules,
   ...conditionalRules,
   ...aggregateRules,
@@ -88,8 +89,8 @@ export function translateFunction(call: FunctionCall, over?: string): string {
   if (over === undefined && windowOnly.has(name)) throw unsupported(`${name.toUpperCase()} without OVER`);
   if (over !== undefined && (orderBy !== undefined || limit !== undefined))
     throw unsupported(`${name.toUpperCase()} with ORDER BY or LIMIT inside and OVER`);
-  const sql = found.translate(call.args, { ...call, name });
-  if (safe) {
+  const sql = found.translate(call.args, { ...call, name, safe });
+  if (safe && !found.ownSafeForm) {
     if (found.windowed) throw unsupported(`SAFE.${name.toUpperCase()}`);
     return `try(${sql})`;
   }

@@ -177,7 +177,9 @@ function selectItem(
     }
     case 'ExprWithAlias': {
       const parts = compoundParts(node.expr);
-      const resolved = parts ? context.resolveName(parts) : { sql: context.expr(node.expr) };
+      const resolved = parts
+        ? context.resolveName(parts)
+        : { sql: context.expr(node.expr), type: context.valueType(node.expr) };
       return {
         sql: `${resolved.sql} AS ${quoteIdent(node.alias.value)}`,
         columns: [{ name: node.alias.value, type: resolved.type }],

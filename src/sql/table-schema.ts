@@ -12,6 +12,12 @@ export type SqlType =
 
 export type StructSqlType = { readonly struct: Readonly<Record<string, SqlType>> };
 
+/**
+ * The type of a field of a STRUCT the query builds (`STRUCT(x AS a, COUNT(*) AS n)`) where the
+ * translator cannot tell it: the field can be named, and what follows it is left to DuckDB.
+ */
+export const unknownType = '?';
+
 export interface TableSchema {
   /** The table's name in the store, which is also the name queries use for it. */
   readonly name: string;

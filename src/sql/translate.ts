@@ -5,7 +5,7 @@ import { expressionSql, valueType } from './expression-sql.js';
 import { nowParameter } from './function-rules.js';
 import { resolveName } from './names.js';
 import { orderItemSql, querySql } from './query-sql.js';
-import type { TableSchema } from './table-schema.js';
+import { type TableSchema, unknownType } from './table-schema.js';
 import { indent, type TranslationContext } from './translation-context.js';
 import { Scope } from './unnest-scope.js';
 import { atNode } from './unsupported.js';
@@ -91,7 +91,7 @@ function translationContext(
     columnType: (node) => {
       const parts = compoundParts(node);
       const type = parts ? resolveName(parts, context).type : undefined;
-      return typeof type === 'string' ? type : undefined;
+      return typeof type === 'string' && type !== unknownType ? type : undefined;
     },
   };
   return context;

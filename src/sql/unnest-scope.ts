@@ -1,10 +1,12 @@
 import type { Ast } from './bigquery-ast.js';
+import { isJsonType, jsonMemberSql } from './json-values.js';
 import {
   isStructSqlType,
   quoteIdent,
   type SqlType,
   type StructSqlType,
   structField,
+  unknownType,
 } from './table-schema.js';
 import { unsupported } from './unsupported.js';
 
@@ -167,7 +169,8 @@ export function elementPath(alias: string): string {
 
 /**
  * Follows `fields` from a value of `type`. A field that a known STRUCT lacks is refused with
- * its name, rather than left for DuckDB to fail on at call time.
+ * its name, rather than left for DuckDB to fail on at call time; a field of a JSON value is its
+ * member, JSON again.
  */
 export function followFields(start: Resolved, fields: readonly string[], described: string): Resolved {
   let { sql, type } = start;
@@ -178,7 +181,9 @@ export function followFields(start: Resolved, fields: readonly string[], describ
       if (!found) throw unsupported(`no field ${field} in ${path}`);
       sql = `${sql}.${quoteIdent(found.name)}`;
       type = found.type;
-    } else if (type !== undefined) {
+    } else if (isJsonType(type)) {
+      sql = jsonMemberSql(sql, field);
+    } else if (type !== undefined && type !== unknownType) {
       throw unsupported(`${path} is not a record, so it has no field ${field}`);
     } else {
       sql = `${sql}.${quoteIdent(field)}`;

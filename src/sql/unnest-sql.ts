@@ -1,14 +1,21 @@
 import { compoundParts, type Expr, type JoinConstraint, type TableFactor, type Unnest } from './ast.js';
 import { type Ast, numberLiteral } from './bigquery-ast.js';
-import { isListSqlType, isStructSqlType, quoteIdent, type SqlType } from './table-schema.js';
+import { isListSqlType, isStructSqlType, quoteIdent, type SqlType, unknownType } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
 import type { Resolved, Scope } from './unnest-scope.js';
 import { unsupported } from './unsupported.js';
 
 /**
- * `JOIN UNNEST(x) AS a`. Over an object (a STRUCT in the store), the alias becomes a path and
- * the join disappears: CROSS JOIN keeps its meaning through an `x IS NOT NULL` filter, LEFT JOIN
- * ... ON TRUE needs none. Over an array it stays a lateral join. See unnest-scope.ts for why.
+ * `JOIN UNNEST(x) AS a [ON condition]`. Over an object (a STRUCT in the store), the alias becomes
+ * a path and the join disappears: CROSS JOIN keeps its meaning through an `x IS NOT NULL` filter
+ * (and an inner join's condition becomes a filter too), LEFT JOIN ... ON TRUE needs none. Over an
+ * array it stays a lateral join. See unnest-scope.ts for why.
+ *
+ * A condition on an array (`LEFT JOIN UNNEST(event_params) AS p ON p.key = 'ga_session_id'`)
+ * keeps, for each row, the elements that meet it; a LEFT join keeps a row none meets with a NULL
+ * element, as BigQuery does. It filters the elements inside the lateral subquery, because DuckDB
+ * accepts only a comparison of both sides as the ON of an outer lateral join, and BigQuery's
+ * condition may name one side only (or be any expression).
  */
 export function joinUnnestSql(
   unnest: Unnest,
@@ -19,25 +26,32 @@ export function joinUnnestSql(
 ): string {
   const alias = unnestAlias(unnest);
   const array = unnest.array_exprs[0] as Expr;
-  const isLeftOnTrue = (operator === 'Left' || operator === 'LeftOuter') && isTrueConstraint(constraint);
-  const isCross =
-    operator === 'CrossJoin' ||
-    ((operator === 'Inner' || operator === 'Join') && isTrueConstraint(constraint));
-  if (!isCross && !isLeftOnTrue)
-    throw unsupported('JOIN UNNEST other than CROSS JOIN or LEFT JOIN ... ON TRUE');
+  const isLeft = operator === 'Left' || operator === 'LeftOuter';
+  const isInner = operator === 'CrossJoin' || operator === 'Inner' || operator === 'Join';
+  if (!isLeft && !isInner) throw unsupported(`${operator} JOIN UNNEST`);
+  const condition = joinCondition(constraint);
   const parts = compoundParts(array);
   const target: Resolved = parts ? context.resolveName(parts) : { sql: context.expr(array) };
   if (isStructSqlType(target.type)) {
     if (unnest.with_offset) throw unsupported('UNNEST ... WITH OFFSET over a record');
+    // A LEFT join's condition would have to turn the record's fields NULL where it fails,
+    // which a path cannot do.
+    if (isLeft && condition) throw unsupported('LEFT JOIN UNNEST of a record with an ON condition');
     context.scope.bind(alias, { kind: 'object', path: target.sql, type: target.type });
-    if (isCross) impliedFilters.push(`${target.sql} IS NOT NULL`);
+    if (isInner) impliedFilters.push(`${target.sql} IS NOT NULL`);
+    if (condition) impliedFilters.push(context.expr(condition));
     return '';
   }
-  if (target.type !== undefined && typeof target.type === 'string')
+  if (typeof target.type === 'string' && target.type !== unknownType)
     throw unsupported(`UNNEST of ${parts?.join('.') ?? 'a value'}, which is a ${target.type}, not an array`);
   context.scope.bind(alias, { kind: 'element', alias, type: listElement(target.type) });
-  const lateral = unnestElements(target.sql, alias, bindOffset(unnest, context.scope), array);
-  return isCross ? `\nCROSS JOIN ${lateral}` : `\nLEFT JOIN ${lateral} ON TRUE`;
+  const offset = bindOffset(unnest, context.scope);
+  let lateral = unnestElements(target.sql, alias, offset, array);
+  if (condition) {
+    const columns = [alias, ...(offset === undefined ? [] : [offset])].map(quoteIdent).join(', ');
+    lateral = `LATERAL (SELECT * FROM ${lateral} WHERE ${context.expr(condition)}) AS ${quoteIdent(alias)}(${columns})`;
+  }
+  return isInner ? `\nCROSS JOIN ${lateral}` : `\nLEFT JOIN ${lateral} ON TRUE`;
 }
 
 /** `FROM UNNEST(array) AS a` as the first FROM item. */
@@ -114,12 +128,16 @@ function listElement(type: SqlType | undefined): SqlType | undefined {
   return isListSqlType(type) ? type.list : undefined;
 }
 
-// BigQuery joins an UNNEST of the row's own array without a condition (`LEFT JOIN UNNEST(a) AS x`
-// keeps rows whose array is empty), which is ON TRUE.
-function isTrueConstraint(constraint: JoinConstraint | undefined): boolean {
-  if (constraint === undefined || (constraint as unknown) === 'None') return true;
-  if (typeof constraint !== 'object' || !('On' in constraint)) return false;
+/**
+ * The ON condition of a JOIN UNNEST; undefined for none or ON TRUE. BigQuery joins an UNNEST of
+ * the row's own array without a condition (`LEFT JOIN UNNEST(a) AS x` keeps rows whose array is
+ * empty), which is ON TRUE.
+ */
+function joinCondition(constraint: JoinConstraint | undefined): Expr | undefined {
+  if (constraint === undefined || (constraint as unknown) === 'None') return undefined;
+  if (typeof constraint !== 'object' || !('On' in constraint))
+    throw unsupported('JOIN UNNEST with USING or NATURAL');
   const on = constraint.On;
   const value = 'Value' in on ? on.Value.value : undefined;
-  return typeof value === 'object' && 'Boolean' in value && value.Boolean === true;
+  return typeof value === 'object' && 'Boolean' in value && value.Boolean === true ? undefined : on;
 }

@@ -183,6 +183,39 @@ export const warehouseCases: readonly WarehouseCase[] = [
         CAST(nanos // 1000000000 AS VARCHAR) || '.' || lpad(CAST(nanos % 1000000000 AS VARCHAR), 9, '0') AS mean_total
       FROM q ORDER BY currency`,
   },
+  {
+    endpoint: 'ga4.events-by-session',
+    params: { event_name: 'page_view' },
+    types: { ga_session_id: 'INT64', events: 'INT64' },
+    ordered: false,
+    // BigQuery's LEFT JOIN UNNEST ... ON: per event, one row per parameter meeting the condition,
+    // or one row with a NULL element when none does.
+    oracle: (dir) => `WITH e AS (
+        SELECT list_filter(event_params, p -> p.key = 'ga_session_id') AS matched
+        FROM ${daysBetween(dir, '00000000', '99999999')} WHERE event_name = 'page_view')
+      SELECT s.value.int_value AS ga_session_id, count(*) AS events
+      FROM (SELECT unnest(CASE WHEN len(matched) > 0 THEN matched ELSE [NULL] END) AS s FROM e)
+      GROUP BY ALL`,
+  },
+  {
+    endpoint: 'ga4.basket-items',
+    types: { item_name: 'STRING', quantity: 'INT64', buyers: 'INT64' },
+    ordered: false,
+    oracle: (
+      dir,
+    ) => `SELECT i.item_name AS item_name, sum(i.quantity) AS quantity, count(DISTINCT user_pseudo_id) AS buyers
+      FROM (SELECT user_pseudo_id, unnest(items) AS i FROM ${daysBetween(dir, '00000000', '99999999')} WHERE event_name = 'purchase')
+      GROUP BY ALL`,
+  },
+  {
+    endpoint: 'orders.attribute-channels',
+    types: { channel: 'STRING', coupon: 'STRING', orders: 'INT64' },
+    ordered: false,
+    // The JSON column read with DuckDB's own ->> (a JSON null member is NULL).
+    oracle:
+      () => `SELECT attributes->>'$.channel' AS channel, attributes->>'$.coupon' AS coupon, count(*) AS orders
+      FROM orders GROUP BY ALL`,
+  },
   ...corpusCases,
 ];
 

@@ -64,7 +64,7 @@ const eventColumns = `{
 }`;
 const orderColumns = `{
   order_id: 'VARCHAR', order_date: 'DATE', status: 'VARCHAR', total: 'DECIMAL(12, 2)', tags: 'VARCHAR[]', currency: 'VARCHAR',
-  is_gift: 'BOOLEAN',
+  is_gift: 'BOOLEAN', attributes: 'JSON',
   shipping: 'STRUCT(method VARCHAR, address STRUCT(city VARCHAR, country VARCHAR, postal_code VARCHAR), shipped_at VARCHAR, window_start VARCHAR)'
 }`;
 

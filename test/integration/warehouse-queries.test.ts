@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -233,7 +233,7 @@ describe('examples/warehouse on the embedded engine', () => {
     expect(called).toContain('ordersDailyRevenue');
     expect(called.length).toBeGreaterThanOrEqual(warehouseCases.length);
     expect(rows).toBeGreaterThan(0);
-  });
+  }, 90_000);
 
   it('types NUMERIC as exact decimal text in OpenAPI, as REST answers it', async () => {
     const document = (await duckdb.get('/openapi.json')).body as OpenApiSchemas;
@@ -312,7 +312,8 @@ describe('examples/warehouse on the fake BigQuery', () => {
       print: (line) => lines.push(line),
       bigquery: { config: harness.config, client: harness.client() },
     });
-    expect(lines).toEqual([expect.stringMatching(/^✓ 28 endpoints in .* pass every check on BigQuery$/)]);
+    const endpoints = readdirSync(warehouseDir).filter((file) => file.endsWith('.sql')).length;
+    expect(lines).toEqual([`✓ ${endpoints} endpoints in ${warehouseDir} pass every check on BigQuery`]);
     expect(ok).toBe(true);
   });
 
@@ -361,7 +362,7 @@ describe('examples/warehouse on the fake BigQuery', () => {
     );
     expect(problems).toEqual([]);
     expect(called.length).toBeGreaterThanOrEqual(warehouseCases.length);
-  });
+  }, 90_000);
 
   it('answers NUMERIC on GraphQL as the Decimal scalar, the exact decimal text of the oracle', async () => {
     await expectExactRevenue((query) => graphqlOnBigQuery(query));

@@ -129,6 +129,76 @@ describe('BigQuery to DuckDB translation', () => {
     ]);
   });
 
+  it('keeps, with LEFT JOIN UNNEST ... ON a condition, the elements that meet it and a NULL row where none does', async () => {
+    // BigQuery: a join condition on an UNNEST filters the row's elements; a LEFT join keeps a row
+    // none of whose elements meets it (an empty array too) with NULL, an inner join drops it.
+    const events = `with events as (
+      select 1 as id, [struct('a' as key, 1 as v), struct('ga' as key, 2 as v), struct('ga' as key, 4 as v)] as params
+      union all select 2, [struct('a' as key, 3 as v)]
+      union all select 3, [])`;
+    expect(
+      await rows(
+        `${events} select id, p.v from events left join unnest(params) as p on p.key = 'ga' order by id, v`,
+      ),
+    ).toEqual([
+      { id: 1, v: 2 },
+      { id: 1, v: 4 },
+      { id: 2, v: null },
+      { id: 3, v: null },
+    ]);
+    expect(
+      await rows(
+        `${events} select id, p.v from events join unnest(params) as p on p.key = 'ga' and id > 0 order by v`,
+      ),
+    ).toEqual([
+      { id: 1, v: 2 },
+      { id: 1, v: 4 },
+    ]);
+    // A condition naming the row's own columns, and one naming the offset.
+    expect(
+      await rows(
+        `${events} select id, p.v, o from events left join unnest(params) as p with offset as o on p.v > id and o > 0 order by id, v`,
+      ),
+    ).toEqual([
+      { id: 1, v: 2, o: 1 },
+      { id: 1, v: 4, o: 2 },
+      { id: 2, v: null, o: null },
+      { id: 3, v: null, o: null },
+    ]);
+  });
+
+  it('refuses LEFT JOIN UNNEST of a stored record with an ON condition, which a path cannot express', () => {
+    expect(() =>
+      translateToDuckDb(
+        "select id from `deno-relay-logs` as t left join unnest(t.metadata) as m on m.function_id = 'f1'",
+        { tables: seedTables },
+      ),
+    ).toThrow(/LEFT JOIN UNNEST of a record with an ON condition/);
+  });
+
+  it('names the fields of an ARRAY_AGG of STRUCTs unnested without an alias as columns, as BigQuery does', async () => {
+    const baskets = `with t as (select 'u1' as u, 'hat' as item_name, 2 as q union all select 'u1', 'sock', 1
+        union all select 'u2', 'hat', 5),
+      baskets as (select u, array_agg(struct(item_name, q as quantity)) as item_list from t group by u)`;
+    expect(
+      await rows(
+        `${baskets} select u, item_name, quantity from baskets, unnest(item_list) order by u, item_name`,
+      ),
+    ).toEqual([
+      { u: 'u1', item_name: 'hat', quantity: 2 },
+      { u: 'u1', item_name: 'sock', quantity: 1 },
+      { u: 'u2', item_name: 'hat', quantity: 5 },
+    ]);
+    expect(
+      await rows(
+        `${baskets} select u, (select sum(quantity) from unnest(item_list) where item_name = 'hat') as hats from baskets order by u`,
+      ),
+    ).toEqual([
+      { u: 'u1', hats: 2 },
+      { u: 'u2', hats: 5 },
+    ]);
+  });
+
   it("reads a correlated path in a subquery's FROM (FROM e.params) as an UNNEST of the row's array", async () => {
     // BigQuery: a FROM item that is a path from a range variable in scope is UNNEST(path), in
     // first place as after a comma (GA4 queries write `SELECT value FROM e.event_params WHERE ...`).

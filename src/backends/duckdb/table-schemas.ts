@@ -47,6 +47,7 @@ function sqlType(type: DuckDBType): SqlType {
     case DuckDBTypeId.LIST:
       return { list: sqlType(type.valueType) };
     default:
-      return type.toString();
+      // JSON is DuckDB's VARCHAR under another name; BigQuery's JSON operations need to know it.
+      return type.alias === 'JSON' ? 'JSON' : type.toString();
   }
 }

@@ -46,18 +46,21 @@ const value = rule(1, 2, ([json], call) => {
   return `CASE WHEN json_type(${json}, ${at}) NOT IN ('OBJECT', 'ARRAY') THEN json_extract_string(${json}, ${at}) END`;
 });
 
-/** JSON_QUERY: the value at the path as JSON text; a JSON null is SQL NULL for string input. */
-const query = rule(
-  1,
-  2,
-  ([json], call) => `nullif(CAST(json_extract(${json}, ${path(call)}) AS VARCHAR), 'null')`,
+/**
+ * JSON_QUERY: the value at the path as JSON text; a JSON null is SQL NULL for string input. Of a
+ * JSON value it is JSON, and a JSON null stays one.
+ */
+const query = rule(1, 2, ([json], call) =>
+  call.isJson(0)
+    ? `json_extract(${json}, ${path(call)})`
+    : `nullif(CAST(json_extract(${json}, ${path(call)}) AS VARCHAR), 'null')`,
 );
 
-/** JSON_QUERY_ARRAY: the array's elements as JSON texts. */
-const queryArray = rule(
-  1,
-  2,
-  ([json], call) => `CAST(json_extract(${json}, ${path(call)}) AS JSON[])::VARCHAR[]`,
+/** JSON_QUERY_ARRAY: the array's elements as JSON texts, or as JSON values of a JSON value. */
+const queryArray = rule(1, 2, ([json], call) =>
+  call.isJson(0)
+    ? `CAST(json_extract(${json}, ${path(call)}) AS JSON[])`
+    : `CAST(json_extract(${json}, ${path(call)}) AS JSON[])::VARCHAR[]`,
 );
 
 export const jsonRules: RuleTable = {
@@ -67,4 +70,96 @@ export const jsonRules: RuleTable = {
   json_extract: query,
   json_query_array: queryArray,
   json_extract_array: queryArray,
+};
+
+/*
+ * BigQuery's JSON type (json-values.ts): the converters from a JSON value to a SQL value, strict
+ * (an error for a value of another kind, or for a JSON null) and lax (NULL instead), each written
+ * from GoogleSQL's reference and its conversion rules. DuckDB's json_type names a JSON value's
+ * kind: VARCHAR, BIGINT, UBIGINT, DOUBLE, BOOLEAN, NULL, OBJECT or ARRAY.
+ */
+const numberKinds = "'BIGINT', 'UBIGINT', 'DOUBLE'";
+const text = (json: string) => `json_extract_string(${json}, '$')`;
+
+/** The conversions of a JSON value only: the same names on other types are other functions. */
+function ofJson(translate: (json: string, call: FunctionCall) => string, arity: [number, number] = [1, 1]) {
+  return rule(
+    arity[0],
+    arity[1],
+    ([json], call) => {
+      if (!call.isJson(0))
+        throw unsupported(`${call.name.toUpperCase()} of a value that is not JSON has no rule`);
+      return translate(json as string, call);
+    },
+    { ownSafeForm: true },
+  );
+}
+
+/** BigQuery's error, or NULL under SAFE. (DuckDB's try() refuses error(), so SAFE is written out.) */
+const raise = (call: FunctionCall, message: string) => (call.safe ? 'NULL' : `error(${message})`);
+
+/** A strict converter: `convert` for the accepted kinds, BigQuery's error for the others. */
+function strict(kinds: string, convert: (json: string) => string, message: string) {
+  return ofJson(
+    (json, call) =>
+      `CASE WHEN ${json} IS NULL THEN NULL WHEN json_type(${json}) IN (${kinds}) THEN ${convert(json)} ELSE ${raise(call, quoteString(message))} END`,
+  );
+}
+
+/** INT64: an integer, or a double with no fractional part inside INT64's range. */
+const int64 = ofJson((json, call) => {
+  const number = `CAST(${text(json)} AS DOUBLE)`;
+  const lossy = raise(
+    call,
+    `'The provided JSON number: ' || ${text(json)} || ' cannot be converted to an int64'`,
+  );
+  return `CASE WHEN ${json} IS NULL THEN NULL WHEN json_type(${json}) IN ('BIGINT', 'UBIGINT') THEN coalesce(TRY_CAST(${text(json)} AS BIGINT), ${lossy}) WHEN json_type(${json}) = 'DOUBLE' THEN CASE WHEN ${number} = trunc(${number}) AND ${number} >= -9223372036854775808 AND ${number} < 9223372036854775808 THEN CAST(${number} AS BIGINT) ELSE ${lossy} END ELSE ${raise(call, "'The provided JSON input is not an integer'")} END`;
+});
+
+/**
+ * A double as BigQuery writes it: an integral value below 1e15 without a fraction (`10`, not
+ * DuckDB's `10.0`), others in DuckDB's shortest form (`1e+100`, `0.1`), and -0 as `0`.
+ */
+const doubleText = (number: string) =>
+  `CASE WHEN ${number} = trunc(${number}) AND abs(${number}) < 1e15 THEN CAST(CAST(${number} AS BIGINT) AS VARCHAR) ELSE CAST(${number} AS VARCHAR) END`;
+
+export const jsonValueRules: RuleTable = {
+  string: strict("'VARCHAR'", text, 'The provided JSON input is not a string'),
+  bool: strict(
+    "'BOOLEAN'",
+    (json) => `CAST(${text(json)} AS BOOLEAN)`,
+    'The provided JSON input is not a boolean',
+  ),
+  float64: strict(
+    numberKinds,
+    (json) => `CAST(${text(json)} AS DOUBLE)`,
+    'The provided JSON input is not a number',
+  ),
+  int64,
+  // A string is `true`/`false` in any case; a number is TRUE unless it is 0.
+  lax_bool: ofJson(
+    (json) =>
+      `CASE json_type(${json}) WHEN 'BOOLEAN' THEN CAST(${text(json)} AS BOOLEAN) WHEN 'VARCHAR' THEN CASE lower(${text(json)}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END WHEN 'BIGINT' THEN CAST(${text(json)} AS DOUBLE) <> 0 WHEN 'UBIGINT' THEN CAST(${text(json)} AS DOUBLE) <> 0 WHEN 'DOUBLE' THEN CAST(${text(json)} AS DOUBLE) <> 0 END`,
+  ),
+  // A double rounds half away from zero (through DECIMAL, as DuckDB rounds it); a string is read
+  // as a number (BigQuery reads a BIGNUMERIC), and what does not fit INT64 is NULL.
+  lax_int64: ofJson(
+    (json) =>
+      `CASE json_type(${json}) WHEN 'BOOLEAN' THEN CASE WHEN CAST(${text(json)} AS BOOLEAN) THEN 1 ELSE 0 END WHEN 'BIGINT' THEN CAST(${text(json)} AS BIGINT) WHEN 'UBIGINT' THEN TRY_CAST(${text(json)} AS BIGINT) WHEN 'DOUBLE' THEN TRY_CAST(TRY_CAST(${text(json)} AS DECIMAL(38, 9)) AS BIGINT) WHEN 'VARCHAR' THEN TRY_CAST(TRY_CAST(${text(json)} AS DECIMAL(38, 9)) AS BIGINT) END`,
+  ),
+  // Booleans are not numbers here (unlike LAX_INT64).
+  lax_float64: ofJson(
+    (json) =>
+      `CASE WHEN json_type(${json}) IN (${numberKinds}) THEN CAST(${text(json)} AS DOUBLE) WHEN json_type(${json}) = 'VARCHAR' THEN TRY_CAST(${text(json)} AS DOUBLE) END`,
+  ),
+  lax_string: ofJson(
+    (json) =>
+      `CASE json_type(${json}) WHEN 'VARCHAR' THEN ${text(json)} WHEN 'BOOLEAN' THEN ${text(json)} WHEN 'BIGINT' THEN CAST(CAST(${text(json)} AS BIGINT) AS VARCHAR) WHEN 'UBIGINT' THEN CAST(CAST(${text(json)} AS UBIGINT) AS VARCHAR) WHEN 'DOUBLE' THEN ${doubleText(`CAST(${text(json)} AS DOUBLE)`)} END`,
+  ),
+  json_type: ofJson(
+    (json) =>
+      `CASE json_type(${json}) WHEN 'VARCHAR' THEN 'string' WHEN 'BIGINT' THEN 'number' WHEN 'UBIGINT' THEN 'number' WHEN 'DOUBLE' THEN 'number' WHEN 'BOOLEAN' THEN 'boolean' WHEN 'OBJECT' THEN 'object' WHEN 'ARRAY' THEN 'array' WHEN 'NULL' THEN 'null' END`,
+  ),
+  // BigQuery keeps a parsed value in its normal form, as DuckDB's json() does; malformed text is an error on both.
+  parse_json: rule(1, 1, ([textValue]) => `json(${textValue})`),
 };

@@ -24,6 +24,10 @@ export interface FunctionCall {
    * the rules that read arrays, so no other argument's name is looked up twice.
    */
   readonly isRecord: (index: number) => boolean;
+  /** Whether the argument at `index` is a BigQuery JSON value (json-values.ts), not JSON text. */
+  readonly isJson: (index: number) => boolean;
+  /** Called as `SAFE.name(...)`: NULL where the function would raise an error. */
+  readonly safe?: boolean;
   readonly distinct: boolean;
   /** `IGNORE NULLS`, `ORDER BY` and `LIMIT` written inside an aggregate's parentheses. */
   readonly clauses: AggregateClauses;
@@ -43,6 +47,11 @@ export interface FunctionRule {
   readonly windowed?: boolean;
   /** Whether it reads `IGNORE NULLS`/`ORDER BY`/`LIMIT` clauses; other rules refuse them. */
   readonly clauses?: boolean;
+  /**
+   * Whether it writes its own SAFE. form from `call.safe`: DuckDB's try() refuses an expression
+   * that raises with error(), which rules use to raise BigQuery's own message.
+   */
+  readonly ownSafeForm?: boolean;
 }
 
 export type RuleTable = Readonly<Record<string, FunctionRule>>;
@@ -51,7 +60,7 @@ export const rule = (
   min: number,
   max: number,
   translate: (args: readonly string[], call: FunctionCall) => string,
-  options: { windowed?: boolean; clauses?: boolean } = {},
+  options: { windowed?: boolean; clauses?: boolean; ownSafeForm?: boolean } = {},
 ): FunctionRule => ({ arity: [min, max], translate, ...options });
 
 /** A rule for a function whose DuckDB namesake (or `duckdbName`) means the same. */

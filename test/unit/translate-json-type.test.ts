@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { translationOf, useTranslatedQueries } from '../helpers/translated-row.js';
+
+// BigQuery's JSON type: member access, subscripts and the JSON conversion functions. Expected
+// values are the documented results of GoogleSQL's JSON functions
+// (https://cloud.google.com/bigquery/docs/reference/standard-sql/json_functions: BOOL, FLOAT64,
+// INT64, STRING, LAX_BOOL, LAX_FLOAT64, LAX_INT64, LAX_STRING, JSON_TYPE, JSON_QUERY), and its
+// error messages those of GoogleSQL's reference implementation.
+const { row, rows } = useTranslatedQueries();
+
+describe('BigQuery JSON values on DuckDB', () => {
+  it('converts a JSON value with STRING, INT64, FLOAT64 and BOOL as documented', async () => {
+    expect(
+      await row(`select STRING(JSON '"purple"') as color,
+        STRING(JSON_QUERY(JSON '{"name": "sky", "color": "blue"}', "$.color")) as sky,
+        INT64(JSON '2005') as flight, INT64(JSON '10.0') as score,
+        INT64(JSON_QUERY(JSON '{"gate": "A4", "flight_number": 2005}', "$.flight_number")) as gate,
+        FLOAT64(JSON '9.8') as velocity, FLOAT64(JSON '18446744073709551615') as wide,
+        BOOL(JSON 'true') as vacancy,
+        BOOL(JSON_QUERY(JSON '{"hotel class": "5-star", "vacancy": true}', "$.vacancy")) as hotel,
+        STRING(JSON_QUERY(JSON '{}', '$.missing')) is null as sql_null`),
+    ).toEqual({
+      color: 'purple',
+      sky: 'blue',
+      flight: 2005,
+      score: 10,
+      gate: 2005,
+      velocity: 9.8,
+      wide: 2 ** 64, // 18446744073709551615 rounded to the nearest double, as documented
+      vacancy: true,
+      hotel: true,
+      sql_null: true,
+    });
+  });
+
+  it.each([
+    ["STRING(JSON '123')", 'The provided JSON input is not a string'],
+    ["STRING(JSON 'null')", 'The provided JSON input is not a string'],
+    ['INT64(JSON \'"strawberry"\')', 'The provided JSON input is not an integer'],
+    ["INT64(JSON 'null')", 'The provided JSON input is not an integer'],
+    ["INT64(JSON '10.1')", 'The provided JSON number: 10.1 cannot be converted to an int64'],
+    ['FLOAT64(JSON \'"strawberry"\')', 'The provided JSON input is not a number'],
+    ["BOOL(JSON '123')", 'The provided JSON input is not a boolean'],
+  ])("raises BigQuery's error for %s, and SAFE. gives NULL", async (call, message) => {
+    await expect(row(`select ${call} as v`)).rejects.toThrow(message);
+    expect(await row(`select SAFE.${call} as v`)).toEqual({ v: null });
+  });
+
+  it('converts leniently with LAX_INT64, LAX_FLOAT64, LAX_BOOL and LAX_STRING as their tables say', async () => {
+    expect(
+      await row(`select LAX_INT64(JSON '10') as a, LAX_INT64(JSON '10.0') as b, LAX_INT64(JSON '1.1') as c,
+        LAX_INT64(JSON '3.5') as d, LAX_INT64(JSON '1.1e2') as e, LAX_INT64(JSON '1e100') as f,
+        LAX_INT64(JSON 'true') as g, LAX_INT64(JSON 'false') as h, LAX_INT64(JSON '"10"') as i,
+        LAX_INT64(JSON '"1.1"') as j, LAX_INT64(JSON '"1.1e2"') as k, LAX_INT64(JSON '"+1.5"') as l,
+        LAX_INT64(JSON '"1e100"') as m, LAX_INT64(JSON '"foo"') as n`),
+    ).toEqual({
+      a: 10,
+      b: 10,
+      c: 1,
+      d: 4,
+      e: 110,
+      f: null,
+      g: 1,
+      h: 0,
+      i: 10,
+      j: 1,
+      k: 110,
+      l: 2,
+      m: null,
+      n: null,
+    });
+    expect(
+      await row(`select LAX_FLOAT64(JSON '9.8') as a, LAX_FLOAT64(JSON '9') as b,
+        LAX_FLOAT64(JSON '9007199254740993') as c, LAX_FLOAT64(JSON '1e100') as d,
+        LAX_FLOAT64(JSON 'true') as e, LAX_FLOAT64(JSON '"10"') as f, LAX_FLOAT64(JSON '"foo"') as g`),
+    ).toEqual({ a: 9.8, b: 9, c: 9007199254740992, d: 1e100, e: null, f: 10, g: null });
+    expect(
+      await row(`select LAX_BOOL(JSON 'true') as a, LAX_BOOL(JSON '"true"') as b, LAX_BOOL(JSON '"true "') as c,
+        LAX_BOOL(JSON '"foo"') as d, LAX_BOOL(JSON '10') as e, LAX_BOOL(JSON '0') as f,
+        LAX_BOOL(JSON '0.0') as g, LAX_BOOL(JSON '-1.1') as h, LAX_BOOL(JSON 'null') as i`),
+    ).toEqual({ a: true, b: true, c: null, d: null, e: true, f: false, g: false, h: true, i: null });
+    expect(
+      await row(`select LAX_STRING(JSON '"purple"') as a, LAX_STRING(JSON '"10"') as b, LAX_STRING(JSON 'true') as c,
+        LAX_STRING(JSON 'false') as d, LAX_STRING(JSON '10.0') as e, LAX_STRING(JSON '10') as f,
+        LAX_STRING(JSON '1e100') as g, LAX_STRING(JSON 'null') as h, LAX_STRING(JSON '[1]') as i`),
+    ).toEqual({
+      a: 'purple',
+      b: '10',
+      c: 'true',
+      d: 'false',
+      e: '10',
+      f: '10',
+      g: '1e+100',
+      h: null,
+      i: null,
+    });
+  });
+
+  it("reads members with j.name and j['name'], elements with j[n], and names the kind with JSON_TYPE", async () => {
+    // A missing member is SQL NULL; a member holding null is the JSON null, which JSON_TYPE names.
+    expect(
+      await row(`select JSON '{"a": [1, {"b": "x"}], "n": null}'.a[1].b as member,
+        JSON '{"a": [1, {"b": "x"}]}'['a'][0] as element, JSON '{"a": 1}'.missing as missing,
+        JSON_TYPE(JSON '{"n": null}'.n) as null_kind, JSON_TYPE(JSON '[1]') as array_kind,
+        JSON_TYPE(JSON '"s"') as string_kind, JSON_TYPE(JSON '1.5') as number_kind,
+        JSON_QUERY(JSON '{"n": null}', '$.n') as kept_null, JSON '{ "a" : 1.50 }' as normal`),
+    ).toEqual({
+      member: '"x"',
+      element: '1',
+      missing: null,
+      null_kind: 'null',
+      array_kind: 'array',
+      string_kind: 'string',
+      number_kind: 'number',
+      kept_null: 'null',
+      normal: '{"a":1.5}',
+    });
+  });
+
+  it('keeps a JSON subquery column JSON, so its members can be read outside', async () => {
+    expect(
+      await rows(`with t as (select PARSE_JSON('{"k": "v1"}') as j union all select PARSE_JSON('{"k": 7}'))
+        select LAX_STRING(t.j.k) as k from t order by k`),
+    ).toEqual([{ k: '7' }, { k: 'v1' }]);
+  });
+
+  it.each([
+    [
+      'STRING of a TIMESTAMP',
+      'select STRING(current_timestamp()) as s',
+      /STRING of a value that is not JSON/,
+    ],
+    ['INT64 of JSON-formatted text', `select INT64('{"a": 1}') as s`, /INT64 of a value that is not JSON/],
+    ['wide_number_mode', `select FLOAT64(JSON '1.5', wide_number_mode => 'exact') as s`, /named arguments/],
+  ])('refuses %s', (_what, sql, message) => {
+    expect(() => translationOf(sql)).toThrow(message);
+  });
+});
