@@ -7,11 +7,18 @@ import {
   GraphQLObjectType,
 } from 'graphql';
 import type { Endpoint } from '../endpoints/registry.js';
+import type { Encoding } from '../resolve/encodings.js';
+import type { ResolvedResult } from '../resolve/resolver.js';
 import type { GraphQLContext } from './context.js';
-import type { EndpointFieldCall } from './projection.js';
 import type { TypeNames } from './type-names.js';
 
 type Args = Readonly<Record<string, unknown>>;
+
+/** What the page reads of the endpoint field's call (projection.ts's `EndpointFieldCall`). */
+interface RowsCall {
+  readonly load: (values: Args, context: GraphQLContext) => Promise<ResolvedResult>;
+  readonly rows: Encoding<readonly unknown[]>;
+}
 
 /** What a page field resolves to. */
 interface ResultPage {
@@ -34,7 +41,7 @@ export function resultPageField(
   rowsField: GraphQLFieldConfig<unknown, GraphQLContext, Args>,
   names: TypeNames,
 ): GraphQLFieldConfig<unknown, GraphQLContext, Args> {
-  const call = rowsField.extensions?.querygateEndpointCall as EndpointFieldCall;
+  const call = rowsField.extensions?.querygateEndpointCall as RowsCall;
   const rowList = rowsField.type as GraphQLList<GraphQLNonNull<GraphQLObjectType>>;
   const rowType = rowList.ofType.ofType;
   const page = names.claim(
