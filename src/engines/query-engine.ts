@@ -107,6 +107,11 @@ export type ResultRow = Record<string, EngineValue>;
 export interface QueryResult {
   readonly columns: readonly ResultColumn[];
   readonly rows: readonly ResultRow[];
+  /**
+   * True when the query had more rows than the saved query's `maxRows` and `rows` are the first
+   * `maxRows` of them (engines read one row past the bound to know). Absent: not cut.
+   */
+  readonly truncated?: boolean | undefined;
 }
 
 export interface RunOptions {

@@ -24,6 +24,7 @@ import type { Encoding } from '../resolve/encodings.js';
 import type { ResolvedResult } from '../resolve/resolver.js';
 import type { GraphQLContext } from './context.js';
 import { countRefused } from './counted-call.js';
+import { resultPageField } from './result-page.js';
 import { createRowMapper, int32Value, numberValue, textValue } from './result-rows.js';
 import { dateTimeText, jsonValue } from './scalars.js';
 import { TypeNames, type TypeOwner } from './type-names.js';
@@ -76,10 +77,15 @@ export function projectEndpoints(
   const query: Record<string, GraphQLFieldConfig<unknown, GraphQLContext>> = {};
   for (const [namespace, { endpoints }] of namespaces) {
     const fields: Record<string, GraphQLFieldConfig<unknown, GraphQLContext>> = {};
+    const pages: Array<readonly [string, GraphQLFieldConfig<unknown, GraphQLContext>]> = [];
     for (const endpoint of endpoints) {
       const shape = snapshot.shapes.get(endpoint.name) ?? [];
-      fields[fieldNameOf(endpoint.name)] = endpointField(endpoint, shape, scalars, names);
+      const rows = endpointField(endpoint, shape, scalars, names);
+      fields[fieldNameOf(endpoint.name)] = rows;
+      pages.push([`${fieldNameOf(endpoint.name)}Page`, resultPageField(endpoint, rows, names)]);
     }
+    // An endpoint whose field is already named so (`x.all-page` beside `x.all`) keeps its name.
+    for (const [name, page] of pages) if (!(name in fields)) fields[name] = page;
     const typeDescription = endpoints.find((e) => e.graphql.namespaceTypeDescription)?.graphql
       .namespaceTypeDescription;
     const fieldDescription = endpoints.find((e) => e.graphql.namespaceDescription)?.graphql

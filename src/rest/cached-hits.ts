@@ -1,18 +1,19 @@
 import type { IncomingMessage } from 'node:http';
 import { parse as parseQuery } from 'fast-querystring';
 import type { Endpoint, EndpointRegistry } from '../endpoints/registry.js';
+import type { Snapshot } from '../endpoints/snapshot.js';
 import type { ParameterValues } from '../engines/query-engine.js';
 import { presentedApiKey } from '../http/api-keys.js';
 import type { EarlyAnswer } from '../http/early-answer.js';
 import type { EndpointMetrics, Metrics } from '../metrics/metrics.js';
 import { canonicalKey } from '../resolve/canonical-key.js';
 import type { Resolver } from '../resolve/resolver.js';
-import { byNamePrefix, logflareCallPrefixes } from './call-paths.js';
+import { byNamePrefix, type CalledEndpoint, calledEndpoint, logflareCallPrefixes } from './call-paths.js';
 import { boundParameters, type Query, queryParameterValues } from './parameter-values.js';
-import { resultResponse } from './result-body.js';
+import { formatOfAccept, type ResultFormatName, resultFormatOf } from './result-formats.js';
 
 export interface CachedHitsOptions {
-  readonly registry: () => EndpointRegistry;
+  readonly registry: () => Snapshot;
   readonly resolver: Resolver;
   readonly metrics: Pick<Metrics, 'endpoint'>;
 }
@@ -23,6 +24,8 @@ interface KnownCall {
   readonly params: ParameterValues;
   readonly key: string;
   readonly counts: EndpointMetrics;
+  /** The format the path's suffix chose; undefined: as the request's Accept asks. */
+  readonly format: ResultFormatName | undefined;
 }
 
 // Dashboards repeat a few hundred targets; a client sending ever new ones only refills this.
@@ -51,8 +54,10 @@ export function cachedHits(options: CachedHitsOptions): EarlyAnswer {
     const kept = query === undefined ? known.calls.get(target) : undefined;
     if (kept !== undefined) return kept;
     const queryAt = target.indexOf('?');
-    const endpoint = calledEndpoint(current, queryAt === -1 ? target : target.slice(0, queryAt));
-    if (endpoint === undefined || endpoint.sandboxed || endpoint.cacheSeconds <= 0) return undefined;
+    const called = calledOn(current, queryAt === -1 ? target : target.slice(0, queryAt));
+    if (called === undefined) return undefined;
+    const { endpoint } = called;
+    if (endpoint.sandboxed || endpoint.cacheSeconds <= 0) return undefined;
     const values = query ?? (queryAt === -1 ? {} : parseQuery(target.slice(queryAt + 1)));
     const params = boundParameters(endpoint, queryParameterValues(values));
     const call = {
@@ -60,6 +65,7 @@ export function cachedHits(options: CachedHitsOptions): EarlyAnswer {
       params,
       key: canonicalKey(endpoint, params),
       counts: metrics.endpoint(endpoint.name),
+      format: called.format,
     };
     if (query === undefined && target.length <= maxKnownTargetLength) {
       if (known.calls.size >= maxKnownTargets) known.calls.clear();
@@ -80,13 +86,32 @@ export function cachedHits(options: CachedHitsOptions): EarlyAnswer {
     if (call === undefined) return false;
     const resolved = resolver.cached(call.endpoint, call.params, call.key);
     if (resolved === undefined) return false;
-    const { body, length } = resolved.encoded(resultResponse);
-    res.writeHead(200, {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': length,
-      'cache-control': `private, max-age=${resolved.maxAgeSeconds}`,
-      age: String(resolved.ageSeconds),
-    });
+    const { format } = call;
+    const written = resultFormatOf(
+      known.registry,
+      call.endpoint,
+      format ?? formatOfAccept(req.headers.accept),
+    );
+    const { body, length } = resolved.encoded(written.response);
+    const cacheControl = `private, max-age=${resolved.maxAgeSeconds}`;
+    res.writeHead(
+      200,
+      // A path without a format suffix answers as its Accept asks (endpoint-routes.ts does the same).
+      format === undefined
+        ? {
+            'content-type': written.contentType,
+            'content-length': length,
+            'cache-control': cacheControl,
+            age: String(resolved.ageSeconds),
+            vary: 'Accept',
+          }
+        : {
+            'content-type': written.contentType,
+            'content-length': length,
+            'cache-control': cacheControl,
+            age: String(resolved.ageSeconds),
+          },
+    );
     res.end(body);
     call.counts.answered('rest', resolved.cache, startedAt);
     return true;
@@ -125,15 +150,13 @@ function startsACallPath(target: string): boolean {
 
 const plainRef = /^[A-Za-z0-9._-]+$/;
 
-function calledEndpoint(registry: EndpointRegistry, path: string): Endpoint | undefined {
+function calledOn(registry: EndpointRegistry, path: string): CalledEndpoint | undefined {
   for (const prefix of byIdOrName) {
     if (path.startsWith(prefix)) return found(registry, path.slice(prefix.length), false);
   }
   return path.startsWith(byNamePrefix) ? found(registry, path.slice(byNamePrefix.length), true) : undefined;
 }
 
-function found(registry: EndpointRegistry, ref: string, nameOnly: boolean): Endpoint | undefined {
-  if (!plainRef.test(ref)) return undefined;
-  const endpoint = registry.find(ref);
-  return endpoint && (!nameOnly || endpoint.name === ref) ? endpoint : undefined;
+function found(registry: EndpointRegistry, ref: string, nameOnly: boolean): CalledEndpoint | undefined {
+  return plainRef.test(ref) ? calledEndpoint(registry, ref, nameOnly) : undefined;
 }

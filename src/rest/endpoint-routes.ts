@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { endpointNotGranted, withPinnedValues } from '../endpoints/grant.js';
-import type { Endpoint, EndpointRegistry } from '../endpoints/registry.js';
+import type { Endpoint } from '../endpoints/registry.js';
 import { callerSqlParameter } from '../endpoints/sandboxable.js';
 import { sandboxedEndpoint } from '../endpoints/sandboxed-call.js';
+import type { Snapshot } from '../endpoints/snapshot.js';
 import { badParameter, QuerygateError } from '../errors.js';
 import { abandonSignal } from '../http/abandon-signal.js';
 import { allMethods } from '../http/app.js';
@@ -16,13 +17,13 @@ import type { Resolver } from '../resolve/resolver.js';
 import { allowMethods } from './allow-methods.js';
 import { cacheHeaders } from './cache-headers.js';
 import { cachedHits } from './cached-hits.js';
-import { byNamePrefix, logflareCallPrefixes } from './call-paths.js';
+import { byNamePrefix, type CalledEndpoint, calledEndpoint, logflareCallPrefixes } from './call-paths.js';
 import { boundParameters, parameterValues, type Query } from './parameter-values.js';
-import { resultResponse } from './result-body.js';
+import { formatOfAccept, resultFormatOf } from './result-formats.js';
 
 export interface EndpointRoutesOptions {
   /** Read per request, so a reload can put a new registry in place. */
-  readonly registry: () => EndpointRegistry;
+  readonly registry: () => Snapshot;
   readonly resolver: Resolver;
   /** Where each answered call is counted. */
   readonly metrics: Pick<Metrics, 'endpoint'>;
@@ -38,18 +39,22 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
   const { registry, resolver, metrics } = options;
 
   /** Answers a call and counts it, with its cache outcome or its error. */
-  async function answer(saved: Endpoint, request: FastifyRequest, reply: FastifyReply) {
+  async function answer(called: CalledEndpoint, request: FastifyRequest, reply: FastifyReply) {
     const startedAt = performance.now();
-    const counts = metrics.endpoint(saved.name);
+    const counts = metrics.endpoint(called.endpoint.name);
     try {
-      counts.answered('rest', await respond(saved, request, reply), startedAt);
+      counts.answered('rest', await respond(called, request, reply), startedAt);
     } catch (error) {
       counts.failed('rest', error, startedAt);
       throw error;
     }
   }
 
-  async function respond(saved: Endpoint, request: FastifyRequest, reply: FastifyReply) {
+  async function respond(
+    { endpoint: saved, format }: CalledEndpoint,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ) {
     const { grant } = request;
     if (grant && !grant.allows(saved.name)) throw endpointNotGranted(saved.name);
     const sent = parameterValues(request.query as Query, await requestBody(saved, request));
@@ -66,11 +71,14 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
         refresh,
         client: clientIdentity(request.raw, request.query),
       }));
-    const { body, length } = resolved.encoded(resultResponse);
+    // A path without a format suffix answers as its Accept asks, so it varies by Accept.
+    const written = resultFormatOf(registry(), endpoint, format ?? formatOfAccept(request.headers.accept));
+    const { body, length } = resolved.encoded(written.response);
     const headers: Record<string, string | number> = {
-      'content-type': 'application/json; charset=utf-8',
+      'content-type': written.contentType,
       'content-length': length,
     };
+    if (format === undefined) headers.vary = 'Accept';
     const caching = cacheHeaders(resolved);
     for (const name of Object.keys(caching)) headers[name] = caching[name] as string;
     sendRaw(reply, 200, headers, body);
@@ -79,10 +87,9 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
 
   const logflareRoute = (request: FastifyRequest<{ Params: { ref: string } }>, reply: FastifyReply) => {
     allowMethods(request, ['GET', 'HEAD', 'POST']);
-    const endpoint = registry().find(request.params.ref);
-    if (!endpoint)
-      throw new QuerygateError('NOT_FOUND', `No endpoint with id or name '${request.params.ref}'`);
-    return answer(endpoint, request, reply);
+    const called = calledEndpoint(registry(), request.params.ref, false);
+    if (!called) throw new QuerygateError('NOT_FOUND', `No endpoint with id or name '${request.params.ref}'`);
+    return answer(called, request, reply);
   };
 
   return async function routes(app: FastifyInstance) {
@@ -112,12 +119,10 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
       url: `${byNamePrefix}:ref`,
       config: { readsGrant: true },
       handler: (request, reply) => {
-        const endpoint = registry().find(request.params.ref);
-        if (!endpoint || endpoint.name !== request.params.ref) {
-          throw new QuerygateError('NOT_FOUND', `No endpoint named '${request.params.ref}'`);
-        }
+        const called = calledEndpoint(registry(), request.params.ref, true);
+        if (!called) throw new QuerygateError('NOT_FOUND', `No endpoint named '${request.params.ref}'`);
         allowMethods(request, ['GET', 'HEAD']);
-        return answer(endpoint, request, reply);
+        return answer(called, request, reply);
       },
     });
     for (const prefix of logflareCallPrefixes) {

@@ -108,15 +108,28 @@ describe('a directory with refused endpoints', () => {
   it('lets two endpoints declaring one GraphQL type with the same columns share it', async () => {
     const sdl = (
       await graphql(
-        '{ __type(name: "UsageQueries") { fields { name type { ofType { ofType { name } } } } } }',
+        '{ __type(name: "UsageQueries") { fields { name type { name ofType { ofType { name } } } } } }',
       )
     ).body as {
-      data: { __type: { fields: Array<{ name: string; type: { ofType: { ofType: { name: string } } } }> } };
+      data: {
+        __type: {
+          fields: Array<{
+            name: string;
+            type: { name: string | null; ofType: { ofType: { name: string } } | null };
+          }>;
+        };
+      };
     };
+    // A list of rows, or (a page field) the page type itself.
     const rowTypes = Object.fromEntries(
-      sdl.data.__type.fields.map((field) => [field.name, field.type.ofType.ofType.name]),
+      sdl.data.__type.fields.map((field) => [field.name, field.type.ofType?.ofType.name ?? field.type.name]),
     );
-    expect(rowTypes).toEqual({ apiCounts: 'ApiCountsBucket', apiCopy: 'ApiCountsBucket' });
+    expect(rowTypes).toEqual({
+      apiCounts: 'ApiCountsBucket',
+      apiCopy: 'ApiCountsBucket',
+      apiCountsPage: 'ApiCountsBucketPage',
+      apiCopyPage: 'ApiCountsBucketPage',
+    });
   });
 
   it('lists each refusal on the public /health with its file relative to the directory, and no path of the host', async () => {

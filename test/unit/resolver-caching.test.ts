@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Endpoint } from '../../src/endpoints/registry.js';
 import { createResolver, type Resolver } from '../../src/resolve/resolver.js';
-import { resultBody } from '../../src/rest/result-body.js';
+import { resultFormats } from '../../src/rest/result-formats.js';
 import { type CountingEngine, createCountingEngine } from '../helpers/counting-engine.js';
 import { createEndpointEngine, type EndpointEngine, endpointNamed } from '../helpers/endpoint-engine.js';
 import { createManualTime, type ManualTime } from '../helpers/manual-time.js';
@@ -75,6 +75,8 @@ afterEach(async () => {
 });
 
 const hourly = { project: 'p1', interval: 'hourly' };
+
+const resultBody = resultFormats.result.response;
 
 describe('cache hits', () => {
   it('serves a second identical call within the lifetime from the cache, without reaching the engine', async () => {
@@ -336,7 +338,7 @@ describe('memory bound', () => {
     const before = resolver.stats().bytes;
     const body = resolved.encoded(resultBody);
     const json = JSON.stringify({ result: result.rows });
-    expect(body.toString()).toBe(json);
+    expect(body.body.toString()).toBe(json);
     // Approximate, like every size in the bound: at least the bytes sent, at most two per byte.
     const charged = resolver.stats().bytes - before;
     expect(charged).toBeGreaterThanOrEqual(Buffer.byteLength(json));

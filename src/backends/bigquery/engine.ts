@@ -289,6 +289,8 @@ interface QueryResultsPage {
   readonly schema?: WireSchema;
   readonly rows?: WireRow[];
   readonly pageToken?: string;
+  /** How many rows the whole result has, as decimal text. */
+  readonly totalRows?: string;
 }
 
 /**
@@ -308,6 +310,7 @@ async function readResults(
   const rows: WireRow[] = [];
   let schema: WireSchema | undefined;
   let pageToken: string | undefined;
+  let totalRows: string | undefined;
   for (;;) {
     const page = await untilAborted(
       new Promise<QueryResultsPage>((resolve, reject) => {
@@ -331,11 +334,20 @@ async function readResults(
     );
     if (page.jobComplete === false) continue;
     schema ??= page.schema;
+    totalRows ??= page.totalRows;
     rows.push(...(page.rows ?? []));
     pageToken = page.pageToken;
     if (rows.length >= maxRows || !pageToken) break;
   }
-  return { columns: decodeColumns(schema, wire), rows: decodeWireRows(schema, rows.slice(0, maxRows), wire) };
+  const decoded = {
+    columns: decodeColumns(schema, wire),
+    rows: decodeWireRows(schema, rows.slice(0, maxRows), wire),
+  };
+  // Cut at maxRows when BigQuery counts more rows (or, without a count, has a page after them).
+  const truncated =
+    rows.length >= maxRows &&
+    (totalRows === undefined ? pageToken !== undefined : Number(totalRows) > maxRows);
+  return truncated ? { ...decoded, truncated } : decoded;
 }
 
 /** `promise`, or a rejection as soon as `signal` fires (the request itself runs on, unheard). */

@@ -152,7 +152,8 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         });
       const prepared = await lease.item.prepare(planKey(query), translation.sql);
       bindAll(prepared, query, translation, params, runOptions.now);
-      const reader = await prepared.streamAndReadUntil(query.maxRows);
+      // One row past the bound says whether the result was cut at it.
+      const reader = await prepared.streamAndReadUntil(query.maxRows + 1);
       return decodeRows(reader, query.maxRows, wireOf(translation));
     } catch (error) {
       if (overMemory) {

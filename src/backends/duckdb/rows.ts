@@ -51,7 +51,7 @@ export function decodeRows(
     }
     rows.push(decoded);
   }
-  return { columns, rows };
+  return reader.currentRowCount > maxRows ? { columns, rows, truncated: true } : { columns, rows };
 }
 
 /**
