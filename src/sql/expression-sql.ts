@@ -5,7 +5,7 @@ import { callSql, functionCallSql } from './function-call.js';
 import { quantileAt } from './function-rules.js';
 import { bareName } from './names.js';
 import { isNumericCombination, numericQuotientSql } from './numeric-division.js';
-import { recordSubscriptSql } from './repeated-records.js';
+import { recordElementSql, recordSubscriptSql } from './repeated-records.js';
 import { quoteString } from './rules/rule.js';
 import { extract } from './rules/time.js';
 import { isListSqlType, isStructSqlType, type SqlType } from './table-schema.js';
@@ -216,8 +216,10 @@ function accessChain(node: Payload<'CompoundFieldAccess'>, context: TranslationC
   // A field of a computed value (`STRUCT(1 AS a).a`) needs the value in parentheses.
   if (name === undefined && chain[0] && 'Dot' in chain[0]) sql = `(${sql})`;
   let path = name?.join('.') ?? 'the value';
+  let element = false;
   for (const access of chain) {
     const [kind, payload] = variant(access);
+    element = false;
     if (kind === 'Dot') {
       const field = bareName(payload);
       if (!field) throw unsupported('access to a field by an expression');
@@ -226,6 +228,7 @@ function accessChain(node: Payload<'CompoundFieldAccess'>, context: TranslationC
     } else if (kind === 'Subscript') {
       if (isStructSqlType(type)) {
         sql = recordSubscriptSql(sql, payload, context);
+        element = true;
       } else {
         sql = `${sql}[${arrayIndexSql(payload, context)}]`;
         type = isListSqlType(type) ? type.list : undefined;
@@ -235,7 +238,8 @@ function accessChain(node: Payload<'CompoundFieldAccess'>, context: TranslationC
       throw unsupported(`access ${kind}`);
     }
   }
-  return { sql, type };
+  // An element taken whole is a STRUCT, not the repeated record the stored one stands for.
+  return { sql: element ? recordElementSql(sql) : sql, type };
 }
 
 function namePart(access: Payload<'CompoundFieldAccess'>['access_chain'][number]): string {
