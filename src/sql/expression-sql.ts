@@ -6,6 +6,7 @@ import { quantileAt } from './function-rules.js';
 import { bareName } from './names.js';
 import { isNumericCombination, numericQuotientSql } from './numeric-division.js';
 import { recordElementSql, recordSubscriptSql } from './repeated-records.js';
+import { checkedDivisor } from './rules/math.js';
 import { quoteString } from './rules/rule.js';
 import { extract } from './rules/time.js';
 import { isListSqlType, isStructSqlType, type SqlType } from './table-schema.js';
@@ -87,8 +88,12 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
       if (node.op === 'BitwiseXor') return `xor(${expr(node.left)}, ${expr(node.right)})`;
       const typedArray = typedArraySql(node, context);
       if (typedArray !== undefined) return typedArray;
-      if (node.op === 'Divide' && isNumericCombination(node.left, node.right, context.columnType))
-        return numericQuotientSql(expr(node.left), expr(node.right));
+      if (node.op === 'Divide') {
+        const divisor = checkedDivisor(expr(node.right));
+        if (isNumericCombination(node.left, node.right, context.columnType))
+          return numericQuotientSql(expr(node.left), divisor);
+        return `${expr(node.left)} / ${divisor}`;
+      }
       const operator = binaryOperators[node.op];
       if (!operator) throw unsupported(`operator ${node.op}`);
       return `${expr(node.left)} ${operator} ${expr(node.right)}`;

@@ -404,12 +404,15 @@ async function openConnections(
 /**
  * DuckDB's words for what a number the caller sent can cause: `Binder Error: LIMIT/OFFSET cannot
  * be negative`, and `Out of Range Error: Overflow in multiplication of INT64 (a * b)!` with the
- * operands. A division by zero is no error on DuckDB (the translation answers NULL).
+ * operands. A division by zero is no error on DuckDB: the translation raises BigQuery's
+ * `division by zero` where a parameter is the divisor (expression-sql.ts).
  */
 const duckDbValueFault: ValueFaultOf = (error) => {
   const message = ((error as Error)?.message ?? '').split('\n', 1)[0] ?? '';
   if (/LIMIT\/OFFSET cannot be negative/.test(message)) return { fault: 'negative-count', message };
   if (/^Out of Range Error: Overflow/.test(message)) return { fault: 'overflow', message };
+  if (/^Invalid Input Error: division by zero$/.test(message))
+    return { fault: 'division-by-zero', message: 'division by zero' };
   return undefined;
 };
 
