@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Command } from 'commander';
 import { type Bomb, memoryBombs, runawayQueries } from '../test/helpers/sandbox-attacks.js';
 import { residentBytes, startServer, studioReads } from './memory.js';
 import { type Timing, timeRuns } from './stats.js';
@@ -39,10 +41,13 @@ const apiKey = 'memory-bench-key-0123456789';
 export async function measureAdhocLane(options: {
   timeoutMs: number;
   repeat: number;
+  /** Run the built CLI (dist) or the sources through tsx. @default 'dist' */
+  build?: 'dist' | 'tsx';
 }): Promise<AdhocLaneResult> {
   const dir = mkdtempSync(join(tmpdir(), 'querygate-adhoc-'));
   const server = await startServer(dir, {
     seconds: 0,
+    ...(options.build ? { build: options.build } : {}),
     env: { QUERYGATE_QUERY_TIMEOUT_MS: String(options.timeoutMs) },
   });
   const pid = server.child.pid as number;
@@ -110,4 +115,16 @@ export function describeAdhocLane(result: AdhocLaneResult): string[] {
     line(`two runaways (timeout ${result.timeoutMs} ms)`, result.runaways),
     line('two memory bombs', result.memory),
   ];
+}
+
+/** Runnable on its own: `tsx bench/adhoc-lane.ts --timeout-ms 25000 --repeat 10`. */
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const { timeoutMs, repeat, build } = new Command()
+    .name('bench/adhoc-lane.ts')
+    .option('--timeout-ms <n>', 'the query timeout the bombs run until', Number, 25_000)
+    .option('--repeat <n>', 'timed calls of each page', Number, 10)
+    .option('--build <kind>', "'dist' (npm run build first) or 'tsx'", 'tsx')
+    .parse()
+    .opts<{ timeoutMs: number; repeat: number; build: 'dist' | 'tsx' }>();
+  console.log(describeAdhocLane(await measureAdhocLane({ timeoutMs, repeat, build })).join('\n'));
 }

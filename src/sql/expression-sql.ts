@@ -6,7 +6,8 @@ import { quantileAt } from './function-rules.js';
 import { isJsonType, isJsonValued, jsonSubscriptSql, jsonType } from './json-values.js';
 import { bareName } from './names.js';
 import { isNumericCombination, numericQuotientSql } from './numeric-division.js';
-import { recordSubscriptSql } from './repeated-records.js';
+import { recordElementSql, recordSubscriptSql } from './repeated-records.js';
+import { checkedDivisor } from './rules/math.js';
 import { quoteString } from './rules/rule.js';
 import { extract } from './rules/time.js';
 import { isListSqlType, isStructSqlType, type SqlType, unknownType } from './table-schema.js';
@@ -88,8 +89,12 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
       if (node.op === 'BitwiseXor') return `xor(${expr(node.left)}, ${expr(node.right)})`;
       const typedArray = typedArraySql(node, context);
       if (typedArray !== undefined) return typedArray;
-      if (node.op === 'Divide' && isNumericCombination(node.left, node.right, context.columnType))
-        return numericQuotientSql(expr(node.left), expr(node.right));
+      if (node.op === 'Divide') {
+        const divisor = checkedDivisor(expr(node.right));
+        if (isNumericCombination(node.left, node.right, context.columnType))
+          return numericQuotientSql(expr(node.left), divisor);
+        return `${expr(node.left)} / ${divisor}`;
+      }
       const operator = binaryOperators[node.op];
       if (!operator) throw unsupported(`operator ${node.op}`);
       return `${expr(node.left)} ${operator} ${expr(node.right)}`;
@@ -221,8 +226,10 @@ function accessChain(node: Payload<'CompoundFieldAccess'>, context: TranslationC
   // A field of a computed value (`STRUCT(1 AS a).a`) needs the value in parentheses.
   if (name === undefined && chain[0] && 'Dot' in chain[0]) sql = `(${sql})`;
   let path = name?.join('.') ?? 'the value';
+  let element = false;
   for (const access of chain) {
     const [kind, payload] = variant(access);
+    element = false;
     if (kind === 'Dot') {
       const field = bareName(payload);
       if (!field) throw unsupported('access to a field by an expression');
@@ -233,6 +240,7 @@ function accessChain(node: Payload<'CompoundFieldAccess'>, context: TranslationC
         sql = jsonSubscriptSql(sql, payload);
       } else if (isStructSqlType(type)) {
         sql = recordSubscriptSql(sql, payload, context);
+        element = true;
       } else {
         sql = `${sql}[${arrayIndexSql(payload, context)}]`;
         type = isListSqlType(type) ? type.list : undefined;
@@ -242,7 +250,8 @@ function accessChain(node: Payload<'CompoundFieldAccess'>, context: TranslationC
       throw unsupported(`access ${kind}`);
     }
   }
-  return { sql, type };
+  // An element taken whole is a STRUCT, not the repeated record the stored one stands for.
+  return { sql: element ? recordElementSql(sql) : sql, type };
 }
 
 function namePart(access: Payload<'CompoundFieldAccess'>['access_chain'][number]): string {

@@ -40,3 +40,16 @@ export function recordSubscriptSql(record: string, subscript: Ast, context: Form
     `CASE WHEN ${at} < ${first} THEN 'underflow' ELSE 'overflow' END || ')')`;
   return `(CASE WHEN ${at} IS NULL THEN NULL WHEN ${at} = ${first} AND ${record} IS NOT NULL THEN ${record} ELSE ${error} END)`;
 }
+
+/**
+ * The element of a repeated record taken whole (`SELECT metadata[OFFSET(0)]`): BigQuery answers
+ * the STRUCT (`{...}`), where a stored record is answered as the array it stands for (`[{...}]`).
+ * DuckDB has one STRUCT type for both, so the element is marked as a UNION of one member, named
+ * `element` (which BigQuery SQL cannot write), that the rows decoder answers as the object
+ * (backends/duckdb/rows.ts). NULL stays NULL (a UNION of NULL is not).
+ */
+export function recordElementSql(element: string): string {
+  return `(CASE WHEN ${element} IS NULL THEN NULL ELSE union_value(${recordElementTag} := ${element}) END)`;
+}
+
+export const recordElementTag = 'element';

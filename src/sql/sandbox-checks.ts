@@ -267,14 +267,14 @@ function checkBuiltSize(name: string, call: Ast, streamed: boolean, budget: Budg
       if (start === undefined || end === undefined || step === undefined || step === 0)
         throw tooLarge('its bounds and step');
       const size = Math.floor(Math.abs((end - start) / step)) + 1;
-      if (size > maxBuiltSize) throw tooLarge('its bounds and step');
+      if (size > maxBuiltSize) throw tooManyElements(maxBuiltSize, call);
       if (streamed) return;
       budget.folded += size;
       if (budget.folded > maxFoldedSize)
-        throw sandboxRefusal(
-          'SANDBOX_TOO_EXPENSIVE',
-          `sql's GENERATE_ARRAY calls build ${budget.folded} elements as array values, more than ${maxFoldedSize} in one query; UNNEST(GENERATE_ARRAY(...)) in FROM may make up to ${maxBuiltSize} rows`,
+        throw tooManyElements(
+          maxFoldedSize,
           call,
+          ` (querygate's bound on the elements a query's GENERATE_ARRAY calls build as array values, ${budget.folded} here; UNNEST(GENERATE_ARRAY(...)) in FROM may make up to ${maxBuiltSize} rows)`,
         );
       return;
     }
@@ -294,6 +294,19 @@ function checkBuiltSize(name: string, call: Ast, streamed: boolean, budget: Budg
     }
     default:
   }
+}
+
+/**
+ * GoogleSQL's refusal of a GENERATE_ARRAY too large, in its words (ZetaSQL, the reference
+ * implementation, and BigQuery's emulator refuse past 16,000: `Cannot generate arrays with more
+ * than 16000 elements.`), with querygate's bound: BigQuery documents none of its own.
+ */
+function tooManyElements(bound: number, call: Ast, why = ''): QuerygateError {
+  return sandboxRefusal(
+    'SANDBOX_TOO_EXPENSIVE',
+    `Cannot generate arrays with more than ${bound} elements.${why}`,
+    call,
+  );
 }
 
 function callArguments(call: Ast): Ast[] {

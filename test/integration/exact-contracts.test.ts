@@ -96,6 +96,12 @@ const largestOf = (top: number, min = 0) =>
     .slice(0, top)
     .map((order) => order.order_id);
 
+/** A 400 BAD_PARAMETER with this message. */
+function expectBadParameter(answer: { status: number; body: { error?: unknown } }, message: string): void {
+  expect(answer.status).toBe(400);
+  expect(answer.body.error).toMatchObject({ code: 'BAD_PARAMETER', message });
+}
+
 const dirs: string[] = [];
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -156,12 +162,10 @@ describe('a team’s own directory on the embedded engine', () => {
   });
 
   it('answers 400 naming a misspelt parameter and the one it most likely meant, instead of every row', async () => {
-    const misspelt = await get('/api/endpoints/checkout.orders?project=shop&min_amout_cents=500');
-    expect(misspelt.status).toBe(400);
-    expect(misspelt.body.error).toMatchObject({
-      code: 'BAD_PARAMETER',
-      message: 'unknown parameter "min_amout_cents"; did you mean "min_amount_cents"?',
-    });
+    expectBadParameter(
+      await get('/api/endpoints/checkout.orders?project=shop&min_amout_cents=500'),
+      'unknown parameter "min_amout_cents"; did you mean "min_amount_cents"?',
+    );
     const spelt = await get('/api/endpoints/checkout.orders?project=shop&min_amount_cents=500');
     expect(spelt.status).toBe(200);
     expect(ids(spelt).sort()).toEqual(
@@ -322,6 +326,23 @@ describe('a team’s own directory on the embedded engine', () => {
     expect(overflow.status).toBe(400);
     expect(overflow.body.error.message).toMatch(
       /^Parameter 'scale' is 9223372036854775807, which checkout.largest cannot run with: .*Overflow/,
+    );
+    expectNoServerErrors(service);
+  });
+
+  it('answers 400 naming the divisor for a division by a zero parameter, as BigQuery refuses it, and the quotients for others', async () => {
+    // DuckDB's DIV (and /) by zero is NULL; BigQuery's is the error "division by zero".
+    expectBadParameter(
+      await get('/api/endpoints/checkout.largest?project=shop&per=0'),
+      "Parameter 'per' is 0, which checkout.largest cannot run with: division by zero",
+    );
+    const seven = await get('/api/endpoints/checkout.largest?project=shop&per=7');
+    expect(seven.status).toBe(200);
+    // DIV truncates toward zero: from the fixture's amounts.
+    expect((seven.body.result as { per_cents: number }[]).map((row) => row.per_cents)).toEqual(
+      largestOf(3).map((id) =>
+        Math.trunc((orders.find((order) => order.order_id === id)?.amount_cents ?? 0) / 7),
+      ),
     );
     expectNoServerErrors(service);
   });

@@ -1,3 +1,4 @@
+import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { authRecords, edgeRecords, project, supabaseNow } from '../fixtures/supabase-fixture.js';
 import { studioToken, supabaseServiceDuringFile } from '../helpers/supabase-service.js';
@@ -76,6 +77,45 @@ describe('repeated records read by subscript', () => {
     expect(body.result).toEqual(
       newestEdge.map((r) => ({ id: r.id, missing: true, path: null, n: 1, requests: 1 })),
     );
+  });
+
+  it('answers an element taken whole as the STRUCT BigQuery answers, its own records still arrays', async () => {
+    const { status, body } = await logsAll(`select id, metadata[offset(0)] as m,
+        metadata[ordinal(1)].request[offset(0)] as request, metadata[safe_offset(1)] as none
+      from edge_logs order by timestamp desc, id limit 5`);
+    expect(status).toBe(200);
+    // The oracle: plain DuckDB over the records as Logflare's BigQuery schema holds them, every
+    // object an array of records, each element read by list index and written by to_json.
+    const oracle = await (await DuckDBInstance.create(':memory:')).connect();
+    try {
+      const laidOut = newestEdge.map((r) => ({
+        id: r.id,
+        metadata: [
+          {
+            request: [
+              { method: 'GET', path: r.path, protocol: 'HTTP/1.1', headers: [{ user_agent: 'curl/8' }] },
+            ],
+            response: [{ status_code: r.status }],
+          },
+        ],
+      }));
+      const reader = await oracle.runAndReadAll(
+        `select r.id, to_json(r.metadata[1]) as m, to_json(r.metadata[1].request[1]) as request
+         from (select unnest(from_json($rows, '[{"id":"VARCHAR","metadata":[{"request":[{"method":"VARCHAR","path":"VARCHAR","protocol":"VARCHAR","headers":[{"user_agent":"VARCHAR"}]}],"response":[{"status_code":"BIGINT"}]}]}]'), max_depth := 1) as r)`,
+        { rows: JSON.stringify(laidOut) },
+      );
+      const expected = reader.getRowObjectsJS().map((row) => ({
+        id: row.id,
+        m: JSON.parse(String(row.m)),
+        request: JSON.parse(String(row.request)),
+        none: null,
+      }));
+      // The store's schema has the fields sources.yaml declares beside the fixture's (NULL, or an
+      // empty repeated record, in these rows): the fixture's are compared.
+      expect(body.result).toMatchObject(expected);
+    } finally {
+      oracle.closeSync();
+    }
   });
 
   it("answers 400 with BigQuery's message for metadata[OFFSET(3)]", async () => {

@@ -42,3 +42,28 @@ describe('the memory ceiling of caller queries', () => {
     expect(stopped).toEqual([]);
   });
 });
+
+describe('stopping every caller query for a saved one', () => {
+  it('stops each run watched, saying why, and resolves once each has ended', async () => {
+    const reasons: string[] = [];
+    const ceiling = createMemoryCeiling({ ceilingBytes: 100, residentBytes: () => 0 });
+    const ends: Array<() => void> = [];
+    for (const name of ['a', 'b']) ends.push(ceiling.watch((reason) => reasons.push(`${name} ${reason}`)));
+    let resolved = false;
+    const stopping = ceiling.stopAll().then((count) => {
+      resolved = true;
+      return count;
+    });
+    await settle(20);
+    expect(reasons).toEqual(['a saved-query', 'b saved-query']);
+    ends[0]?.();
+    await settle(20);
+    expect(resolved).toBe(false);
+    ends[1]?.();
+    expect(await stopping).toBe(2);
+  });
+
+  it('resolves with none at once when no caller query runs', async () => {
+    expect(await createMemoryCeiling({ ceilingBytes: 100 }).stopAll()).toBe(0);
+  });
+});

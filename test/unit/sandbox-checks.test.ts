@@ -78,3 +78,25 @@ describe('the sandbox checks', () => {
     expect(verdict(sql)).toBe(code);
   });
 });
+
+describe('the refusal of a GENERATE_ARRAY too large', () => {
+  const message = (sql: string) => {
+    try {
+      checkCallerQuery(parse(sql, 'bigquery'), saved);
+      return 'ok';
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+
+  it("uses GoogleSQL's words (ZetaSQL's 'Cannot generate arrays with more than 16000 elements.') with querygate's bound", () => {
+    expect(message('select x from logs cross join unnest(generate_array(1, 1048577)) as x')).toMatch(
+      /^Cannot generate arrays with more than 1048576 elements\. \(line 1, column \d+\)$/,
+    );
+    expect(
+      message('select generate_array(1, 100000) as a, generate_array(1, 100000) as b from logs'),
+    ).toMatch(
+      /^Cannot generate arrays with more than 131072 elements\. \(querygate's bound on the elements a query's GENERATE_ARRAY calls build as array values, 200000 here;/,
+    );
+  });
+});

@@ -31,7 +31,7 @@ import { nowParameter, type Translation, translateToDuckDb } from '../../sql/tra
 import { systemTimers } from '../../timers.js';
 import { createConnectionPool, type PoolLease } from './connection-pool.js';
 import { type DuckDbLockdown, lockDownDuckDb } from './lockdown.js';
-import { createMemoryCeiling } from './memory-ceiling.js';
+import { createMemoryCeiling, type StopReason } from './memory-ceiling.js';
 import { decodeRows, describeColumns, type RecordWire } from './rows.js';
 import { type QueryableTable, readTableSchemas } from './table-schemas.js';
 
@@ -121,7 +121,26 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     return translations.get(query) ?? translations.keep(query, await translate(query.sql));
   }
 
+  /**
+   * A saved query that runs out of DuckDB's memory while caller queries run has lost it to them:
+   * they are stopped (each answers 400 SANDBOX_TOO_EXPENSIVE) and it is run once more, so no
+   * caller's SQL makes a saved endpoint fail.
+   */
   async function run(
+    query: SavedQuery,
+    params: ParameterValues,
+    runOptions: RunOptions,
+  ): Promise<QueryResult> {
+    try {
+      return await runOnce(query, params, runOptions);
+    } catch (error) {
+      if (query.callerLineOffset !== undefined || !isOutOfMemory(error) || !memoryCeiling) throw error;
+      if ((await memoryCeiling.stopAll()) === 0) throw error;
+      return runOnce(query, params, runOptions);
+    }
+  }
+
+  async function runOnce(
     query: SavedQuery,
     params: ParameterValues,
     runOptions: RunOptions,
@@ -132,7 +151,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     const deadline = startDeadline(options.timeoutMs, runOptions, timers);
     let lease: PoolLease<Connection> | undefined;
     let repeat: NodeJS.Timeout | undefined;
-    let overMemory = false;
+    let stoppedFor: StopReason | undefined;
     let unwatch: (() => void) | undefined;
     try {
       lease = await (query.callerLineOffset === undefined ? pool : adhocPool).acquire(deadline.signal);
@@ -146,8 +165,8 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       deadline.signal.addEventListener('abort', interrupt, { once: true });
       if (deadline.signal.aborted) interrupt();
       if (query.callerLineOffset !== undefined)
-        unwatch = memoryCeiling?.watch(() => {
-          overMemory = true;
+        unwatch = memoryCeiling?.watch((reason) => {
+          stoppedFor = reason;
           interrupt();
         });
       const prepared = await lease.item.prepare(planKey(query), translation.sql);
@@ -156,10 +175,14 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       const reader = await prepared.streamAndReadUntil(query.maxRows + 1);
       return decodeRows(reader, query.maxRows, wireOf(translation));
     } catch (error) {
-      if (overMemory) {
+      if (stoppedFor) {
+        const why =
+          stoppedFor === 'ceiling'
+            ? `took the server past ${Math.round((ceilingBytes ?? 0) / 2 ** 20)} MiB of memory`
+            : 'held memory a saved endpoint needed';
         throw new QuerygateError(
           'SANDBOX_TOO_EXPENSIVE',
-          `${query.name}: sql took the server past ${Math.round((ceilingBytes ?? 0) / 2 ** 20)} MiB of memory and was stopped; narrow it (a time range, a LIMIT, fewer joins)`,
+          `${query.name}: sql ${why} and was stopped; narrow it (a time range, a LIMIT, fewer joins)`,
           { details: { parameter: 'sql' } },
         );
       }
@@ -382,14 +405,25 @@ async function openConnections(
 /**
  * DuckDB's words for what a number the caller sent can cause: `Binder Error: LIMIT/OFFSET cannot
  * be negative`, and `Out of Range Error: Overflow in multiplication of INT64 (a * b)!` with the
- * operands. A division by zero is no error on DuckDB (the translation answers NULL).
+ * operands. A division by zero is no error on DuckDB: the translation raises BigQuery's
+ * `division by zero` where a parameter is the divisor (expression-sql.ts).
  */
 const duckDbValueFault: ValueFaultOf = (error) => {
   const message = ((error as Error)?.message ?? '').split('\n', 1)[0] ?? '';
   if (/LIMIT\/OFFSET cannot be negative/.test(message)) return { fault: 'negative-count', message };
   if (/^Out of Range Error: Overflow/.test(message)) return { fault: 'overflow', message };
+  if (/^Invalid Input Error: division by zero$/.test(message))
+    return { fault: 'division-by-zero', message: 'division by zero' };
   return undefined;
 };
+
+/**
+ * Whether a saved query failed for want of DuckDB's memory: its ENGINE_ERROR carries DuckDB's
+ * `Out of Memory Error: failed to allocate ...`.
+ */
+function isOutOfMemory(error: unknown): boolean {
+  return /Out of Memory Error/i.test((error as Error | undefined)?.message ?? '');
+}
 
 /** DuckDB's words for a caller's query it cannot bind or run, and for one past its memory. */
 const duckDbCallerFault: CallerFaultOf = (_error, message) => {

@@ -5,11 +5,24 @@
  * from 200 to 800 MiB with the limit at 256MB. So while caller queries run, RSS is read every
  * `intervalMs`; above the ceiling, the one that has run longest is stopped (its memory is then
  * freed), and the next only if RSS is still above once `graceMs` has passed.
+ *
+ * DuckDB's memory limit is shared too: while caller queries fill it, a saved query may fail for
+ * want of memory. Then `stopAll` stops every caller query, so the saved one can be run again.
  */
 export interface MemoryCeiling {
-  /** Watches one run until the returned function is called; `stop` is called to cut it off. */
-  watch(stop: () => void): () => void;
+  /**
+   * Watches one run until the returned function is called; `stop` is called to cut it off, with
+   * why: the process above the ceiling, or memory a saved query needed.
+   */
+  watch(stop: (reason: StopReason) => void): () => void;
+  /**
+   * Stops every run watched now; resolves once each has ended (called its returned function),
+   * with how many there were.
+   */
+  stopAll(): Promise<number>;
 }
+
+export type StopReason = 'ceiling' | 'saved-query';
 
 export interface MemoryCeilingOptions {
   readonly ceilingBytes: number;
@@ -25,7 +38,9 @@ export function createMemoryCeiling(options: MemoryCeilingOptions): MemoryCeilin
   const residentBytes = options.residentBytes ?? (() => process.memoryUsage.rss());
   const graceMs = options.graceMs ?? 250;
   // Oldest first: insertion order.
-  const watched = new Set<() => void>();
+  const watched = new Set<(reason: StopReason) => void>();
+  // Runs stopped or watched, each with what to call once it has ended.
+  const ending = new Map<(reason: StopReason) => void, () => void>();
   let timer: NodeJS.Timeout | undefined;
   let lastStopAt = Number.NEGATIVE_INFINITY;
 
@@ -35,7 +50,7 @@ export function createMemoryCeiling(options: MemoryCeilingOptions): MemoryCeilin
     if (!oldest) return;
     watched.delete(oldest);
     lastStopAt = performance.now();
-    oldest();
+    oldest('ceiling');
   };
   return {
     watch(stop) {
@@ -43,11 +58,24 @@ export function createMemoryCeiling(options: MemoryCeilingOptions): MemoryCeilin
       timer ??= setInterval(tick, options.intervalMs ?? 25).unref();
       return () => {
         watched.delete(stop);
+        ending.get(stop)?.();
+        ending.delete(stop);
         if (watched.size === 0) {
           clearInterval(timer);
           timer = undefined;
         }
       };
+    },
+    async stopAll() {
+      const runs = [...watched];
+      await Promise.all(
+        runs.map((stop) => {
+          const ended = new Promise<void>((resolve) => ending.set(stop, resolve));
+          stop('saved-query');
+          return ended;
+        }),
+      );
+      return runs.length;
     },
   };
 }

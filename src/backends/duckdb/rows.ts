@@ -11,6 +11,8 @@ import {
   DuckDBTimestampValue,
   type DuckDBType,
   DuckDBTypeId,
+  DuckDBUnionType,
+  DuckDBUnionValue,
   type DuckDBValue,
 } from '@duckdb/node-api';
 import type {
@@ -20,6 +22,7 @@ import type {
   ResultColumn,
   ResultRow,
 } from '../../engines/query-engine.js';
+import { recordElementTag } from '../../sql/repeated-records.js';
 
 /**
  * DuckDB results in BigQuery's terms. The store keeps objects as STRUCTs, but logically every
@@ -64,6 +67,8 @@ export function describeColumns(result: DuckDBResult, wire: RecordWire = 'repeat
 }
 
 function describeColumn(name: string, type: DuckDBType, wire: RecordWire): ResultColumn {
+  const element = recordElementType(type);
+  if (element) return { ...describeColumn(name, element, wire), mode: 'NULLABLE' };
   // An array of scalars is a column of the element's type in mode REPEATED, as BigQuery has it.
   if (type instanceof DuckDBListType && !(type.valueType instanceof DuckDBStructType)) {
     if (type.valueType instanceof DuckDBListType) return { name, type: 'JSON' };
@@ -143,6 +148,9 @@ function decodeValue(value: DuckDBValue, type: DuckDBType, wire: RecordWire): En
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value;
   if (value instanceof DuckDBTimestampValue) return Number(value.micros);
   if (value instanceof DuckDBTimestampNanosecondsValue) return civilTime(value.nanos);
+  const element = recordElementType(type);
+  if (element && value instanceof DuckDBUnionValue)
+    return value.value === null ? null : decodeObject(value.value as DuckDBStructValue, element, wire);
   if (value instanceof DuckDBStructValue && type instanceof DuckDBStructType)
     return wire === 'objects' ? decodeObject(value, type, wire) : [decodeObject(value, type, wire)];
   if (value instanceof DuckDBListValue && type instanceof DuckDBListType) {
@@ -159,6 +167,13 @@ function decodeValue(value: DuckDBValue, type: DuckDBType, wire: RecordWire): En
   // BYTES are base64 in BigQuery's JSON, as Logflare passes them on.
   if (value instanceof DuckDBBlobValue) return Buffer.from(value.bytes).toString('base64');
   return String(value);
+}
+
+/** The STRUCT of an element of a repeated record taken whole (see recordElementSql), if it is one. */
+function recordElementType(type: DuckDBType): DuckDBStructType | undefined {
+  if (!(type instanceof DuckDBUnionType) || type.memberCount !== 1) return undefined;
+  const member = type.memberTypes[0];
+  return type.memberTags[0] === recordElementTag && member instanceof DuckDBStructType ? member : undefined;
 }
 
 function decodeObject(

@@ -1,6 +1,16 @@
 import { type RuleTable, rule, same } from './rule.js';
 
 /**
+ * A divisor of `/`, DIV or MOD. BigQuery fails a division by zero where DuckDB answers NULL; when
+ * the divisor is a parameter (`$name` here), a zero is the caller's, so it fails as on BigQuery
+ * and the engine answers 400 naming the parameter (engines/parameter-value-errors.ts). Other
+ * divisors keep DuckDB's NULL: saved queries written for BigQuery do not divide by zero.
+ */
+export function checkedDivisor(sql: string): string {
+  return /^\$\w+$/.test(sql) ? `(CASE WHEN ${sql} = 0 THEN error('division by zero') ELSE ${sql} END)` : sql;
+}
+
+/**
  * Math functions. `/` is a FLOAT64 division on both engines (DuckDB's `/` no longer divides
  * integers as integers); division by zero is an error in BigQuery and NULL in DuckDB.
  */
@@ -21,9 +31,9 @@ export const mathRules: RuleTable = {
   safe_subtract: rule(2, 2, ([x, y]) => `try((${x}) - (${y}))`),
   safe_negate: rule(1, 1, ([x]) => `try(-(${x}))`),
   // DIV truncates toward zero, as DuckDB's `//` on integers does.
-  div: rule(2, 2, ([x, y]) => `((${x}) // (${y}))`),
+  div: rule(2, 2, ([x, y]) => `((${x}) // (${checkedDivisor(y as string)}))`),
   // MOD takes the sign of the dividend, as `%` does.
-  mod: rule(2, 2, ([x, y]) => `((${x}) % (${y}))`),
+  mod: rule(2, 2, ([x, y]) => `((${x}) % (${checkedDivisor(y as string)}))`),
   // Halfway cases round away from zero on both engines.
   round: rule(1, 2, (args) => `round(${args.join(', ')})`),
   trunc: rule(1, 2, (args) => `trunc(${args.join(', ')})`),
