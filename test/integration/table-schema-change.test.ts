@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dropTableSource } from '../../src/cli/sources-commands.js';
 import { type Querygate, startQuerygate } from '../../src/server.js';
 import { testApiKey, testConfig } from '../helpers/querygate-server.js';
 import { readStoreFile } from '../helpers/store-file.js';
@@ -245,5 +246,16 @@ describe('a table source whose declaration changes', () => {
     await expect(start()).rejects.toThrow(/visits\.country: declared INT64, stored STRING: /);
     app = undefined;
     expect(await stored()).toEqual(before);
+  });
+
+  it('starts under that declaration once querygate sources drop-table has dropped the table, which it does only with --yes', async () => {
+    const options = { queriesDir: queries, dataDir, name: 'visits' };
+    expect(await dropTableSource({ ...options, yes: false })).toEqual({ rows: 4, dropped: false });
+    expect((await stored()).values).toHaveLength(4);
+    expect(await dropTableSource({ ...options, yes: true })).toEqual({ rows: 4, dropped: true });
+    await start();
+    expect(await endpointRows()).toEqual([]);
+    await stop();
+    expect((await stored()).types.at(-1)).toBe('country BIGINT');
   });
 });
