@@ -112,6 +112,14 @@ export interface OpenBackend {
    * store of its own to lose (a warehouse).
    */
   storeState?(): StoreState;
+  /**
+   * Brings its tables of the table sources to these declarations, as BigQuery's schema updates
+   * allow (see storage/table-migration.ts), and holds rows to them from then on; a reload calls
+   * it when only columns of table sources changed. Returns what changed, one line each; throws,
+   * changing nothing, naming each difference it cannot make. Absent where the tables are not
+   * querygate's (a warehouse): there a changed declaration needs a restart.
+   */
+  migrateTables?(tables: readonly TableSource[]): Promise<string[]>;
   /** Closes what it opened besides the engine (the engine is closed first, on its own). */
   close(): Promise<void>;
 }

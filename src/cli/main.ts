@@ -115,6 +115,32 @@ sources
     },
   );
 
+sources
+  .command('drop-table')
+  .description(
+    "Drop a table source's table from the store (its rows go), for a declaration no schema update reaches; the next start or import creates it under the declared columns",
+  )
+  .argument('<name>', 'the table source')
+  .option('--queries <dir>', 'the queries directory whose sources.yaml declares it (QUERYGATE_QUERIES_DIR)')
+  .option('--data-dir <dir>', 'the store (QUERYGATE_DATA_DIR; default: ./data)')
+  .option('--yes', 'drop it; without this, only say how many rows it holds')
+  .action(async (name: string, options: DirectoryOptions & { yes?: boolean }) => {
+    const { dropTableSource } = await import('./sources-commands.js');
+    const config = commandConfig(options);
+    const { rows, dropped } = await dropTableSource({
+      queriesDir: config.queriesDir,
+      dataDir: config.dataDir,
+      name,
+      yes: options.yes === true,
+    });
+    if (dropped)
+      console.log(`Dropped ${name} (${rows} rows); querygate import --source ${name} <files> loads it anew`);
+    else if (rows > 0) {
+      console.log(`${name} holds ${rows} rows, which dropping loses: run again with --yes to drop it`);
+      process.exitCode = 1;
+    } else console.log(`The store has no table ${name}`);
+  });
+
 const queries = program
   .command('queries')
   .description('Check and lock a queries directory (<name>.sql + <name>.yaml, sources.yaml)');

@@ -5,6 +5,9 @@ import { readSourceDeclarations, sourcesFileName } from '../endpoints/sources.js
 import { tableColumnsSchema } from '../endpoints/table-columns.js';
 import { tableSourceSchema } from '../endpoints/table-source.js';
 import { issueLines } from '../endpoints/yaml-file.js';
+import { quoteIdent } from '../sql/table-schema.js';
+import { openDatabase } from '../storage/database.js';
+import { isStoreLocked } from './through-server.js';
 
 export interface AddTableOptions {
   readonly queriesDir: string;
@@ -72,4 +75,51 @@ export function addTableSource(options: AddTableOptions): Record<string, unknown
   // The whole file must still load as the server loads it.
   readSourceDeclarations(options.queriesDir);
   return entry;
+}
+
+/**
+ * `querygate sources drop-table <name>`: drops a table source's table from the store, for a
+ * declaration no schema update reaches (a column renamed, dropped, narrowed): the next start or
+ * `querygate import` creates it empty under the declared columns. Its rows go, so without `yes`
+ * a table holding rows is only counted. Refused while a server holds the store (stop it first: the
+ * server keeps the old declaration's table open). Returns the rows the table held.
+ */
+export async function dropTableSource(options: {
+  readonly queriesDir: string;
+  readonly dataDir: string;
+  readonly name: string;
+  readonly yes: boolean;
+}): Promise<{ rows: number; dropped: boolean }> {
+  const declared = readSourceDeclarations(options.queriesDir);
+  if (!declared.tables.some((table) => table.name === options.name))
+    throw new Error(
+      `${options.name} is not a table source of ${join(options.queriesDir, sourcesFileName)} (only table sources' tables are dropped)`,
+    );
+  let database: Awaited<ReturnType<typeof openDatabase>>;
+  try {
+    database = await openDatabase(join(options.dataDir, 'querygate.duckdb'));
+  } catch (error) {
+    if (!isStoreLocked(error)) throw error;
+    throw new Error(`A server holds the store in ${options.dataDir}: stop it, then drop ${options.name}`);
+  }
+  try {
+    const connection = await database.connect();
+    try {
+      const found = await connection.runAndReadAll(
+        `SELECT 1 FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = $1`,
+        [options.name],
+      );
+      if (found.getRows().length === 0) return { rows: 0, dropped: false };
+      const counted = await connection.runAndReadAll(`SELECT count(*) FROM ${quoteIdent(options.name)}`);
+      const rows = Number(counted.getRows()[0]?.[0]);
+      // An empty table is dropped without asking: nothing is lost.
+      if (!options.yes && rows > 0) return { rows, dropped: false };
+      await connection.run(`DROP TABLE ${quoteIdent(options.name)}`);
+      return { rows, dropped: true };
+    } finally {
+      connection.closeSync();
+    }
+  } finally {
+    database.close();
+  }
 }

@@ -95,6 +95,11 @@ export function loadEndpointRegistry(queriesDir: string, options: RegistryOption
     );
   }
   const { logs: sources, tables, undeclaredParameters } = readSourceDeclarations(queriesDir);
+  // In every endpoint's hash: a migrated table makes each endpoint new, so each is checked and
+  // planned again over the table as it now is, and no result cached before is served.
+  const tablesDigest = createHash('sha256')
+    .update(JSON.stringify(tables.map((table) => [table.name, table.columns])))
+    .digest('hex');
   const problems: { stem: string; contractFile: string; message: string }[] = [];
   const stems = (extension: string) =>
     files.filter((file) => file.endsWith(extension)).map((file) => file.slice(0, -extension.length));
@@ -112,7 +117,7 @@ export function loadEndpointRegistry(queriesDir: string, options: RegistryOption
   const loaded = contracts.flatMap((stem) => {
     const contractFile = join(queriesDir, `${stem}${contractExtension}`);
     try {
-      return [loadEndpoint(queriesDir, stem, undeclaredParameters)];
+      return [loadEndpoint(queriesDir, stem, undeclaredParameters, tablesDigest)];
     } catch (error) {
       problems.push({ stem, contractFile, message: (error as Error).message });
       return [];
@@ -140,6 +145,7 @@ function loadEndpoint(
   queriesDir: string,
   stem: string,
   undeclaredParameters: UndeclaredParameters,
+  tablesDigest: string,
 ): Endpoint {
   const contractFile = join(queriesDir, `${stem}${contractExtension}`);
   const contract = readYamlFile(contractFile, contractSchema);
@@ -181,7 +187,7 @@ function loadEndpoint(
     .update('\0')
     .update(readFileSync(contractFile))
     // The directory's setting too, so a reload that changes only it serves the change.
-    .update(`\0${undeclaredParameters}`)
+    .update(`\0${undeclaredParameters}\0${tablesDigest}`)
     .digest('hex')
     .slice(0, 16);
   const { maximumBytesBilled, ...rest } = contract;

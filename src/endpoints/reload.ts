@@ -8,6 +8,7 @@ import { type Refusal, refusalLine } from './refusal.js';
 import { type Endpoint, loadEndpointRegistry } from './registry.js';
 import { admitToFaces, type Snapshot, snapshotOf, snapshotWith } from './snapshot.js';
 import { sourcesFileName } from './sources.js';
+import type { TableSource } from './table-source.js';
 
 export interface ServedEndpointsOptions {
   readonly initial: Snapshot;
@@ -21,6 +22,12 @@ export interface ServedEndpointsOptions {
    * @default 'strict'
    */
   readonly refusals?: 'partial' | 'strict';
+  /**
+   * Brings the store's table sources to new declarations (`OpenBackend.migrateTables`), called
+   * when a reload finds only columns of table sources changed; returns what changed, one line
+   * each, or throws naming what it cannot change. Absent: such a change needs a restart.
+   */
+  readonly migrateTables?: ((tables: readonly TableSource[]) => Promise<string[]>) | undefined;
   /** Told once a new snapshot serves, with the endpoints it changed or removed. */
   readonly onSwap: (next: Snapshot, gone: (endpoint: Endpoint) => boolean) => void;
 }
@@ -34,6 +41,8 @@ export type ReloadOutcome =
       readonly removed: string[];
       /** The endpoints not served as their files now say, and why. */
       readonly refused: readonly Refusal[];
+      /** The changes made to table sources' tables before it, one line each (`t.c: added, STRING`). */
+      readonly migrated: readonly string[];
     }
   | { readonly ok: false; readonly version: number; readonly problems: string[] };
 
@@ -43,7 +52,9 @@ export type ReloadOutcome =
  * then does it replace the old set, in one assignment, so REST, GraphQL and OpenAPI change
  * together and a request keeps the snapshot it started with. If anything fails the old set keeps
  * serving and the log says why. A changed `sources.yaml` is refused with a log line asking for a
- * restart: the store's tables and the ingest routes are made from the sources at start.
+ * restart (the store's tables and the ingest routes are made from the sources at start), except
+ * when only columns of table sources changed: the backend migrates those tables first, as
+ * BigQuery's schema updates allow (`migrateTables`), and every endpoint is checked anew.
  * Reloads run one at a time; one asked for meanwhile runs after.
  */
 export function createServedEndpoints(options: ServedEndpointsOptions) {
@@ -60,12 +71,14 @@ export function createServedEndpoints(options: ServedEndpointsOptions) {
   async function reloadOnce(): Promise<ReloadOutcome> {
     const old = current;
     let next: Snapshot;
+    let migrated: string[] = [];
     try {
       const registry = loadEndpointRegistry(old.queriesDir, { refusals });
+      const migrating = options.migrateTables ? columnsChanged(old.tables, registry.tables) : [];
       const sourceChanges = sourcesChanged(
         [...old.sources, ...old.tables],
         [...registry.sources, ...registry.tables],
-      );
+      ).filter((change) => !migrating.some((name) => change === `source ${name} changed`));
       if (sourceChanges.length > 0) {
         // The store's tables and the ingest routes were made from the sources at start.
         const problems = [
@@ -76,6 +89,15 @@ export function createServedEndpoints(options: ServedEndpointsOptions) {
           `reload refused: ${sourcesFileName} changed, which needs a restart; still serving version ${old.version}`,
         );
         return { ok: false, version: old.version, problems };
+      }
+      if (migrating.length > 0) {
+        // Committed before the new set is checked: the store and its writer now hold the new
+        // columns whatever the check finds, and a later reload finds nothing left to migrate.
+        migrated = (await options.migrateTables?.(registry.tables)) ?? [];
+        logger.info(
+          { migrated, version: old.version },
+          `migrated ${migrating.join(', ')} to the columns sources.yaml declares`,
+        );
       }
       next = keepServing(
         old,
@@ -117,6 +139,7 @@ export function createServedEndpoints(options: ServedEndpointsOptions) {
         .filter((endpoint) => before.has(endpoint.name) && old.find(endpoint.name)?.hash !== endpoint.hash)
         .map((endpoint) => endpoint.name),
       refused: next.refused,
+      migrated,
     };
     current = next;
     options.onSwap(next, gone);
@@ -201,6 +224,21 @@ function sourcesChanged(
       .filter((source) => old.has(source.name) && !isDeepStrictEqual(old.get(source.name), source))
       .map((source) => `source ${source.name} changed`),
   ];
+}
+
+/** The table sources declared before and now whose columns alone differ. */
+function columnsChanged(before: readonly TableSource[], after: readonly TableSource[]): string[] {
+  const old = new Map(before.map((table) => [table.name, table]));
+  return after
+    .filter((table) => {
+      const was = old.get(table.name);
+      return (
+        was !== undefined &&
+        !isDeepStrictEqual(was.columns, table.columns) &&
+        isDeepStrictEqual({ ...was, columns: [] }, { ...table, columns: [] })
+      );
+    })
+    .map((table) => table.name);
 }
 
 /**

@@ -6,7 +6,7 @@ import type { Config } from '../config.js';
 import type { DemoSeedOutcome } from '../demo/seed.js';
 import type { LogSink } from '../endpoints/log-record.js';
 import type { EndpointRegistry } from '../endpoints/registry.js';
-import type { TableSink } from '../endpoints/table-source.js';
+import type { TableSink, TableSource } from '../endpoints/table-source.js';
 import type { QueryEngine } from '../engines/query-engine.js';
 import { createFairEngine } from '../resolve/fair-engine.js';
 import type { Timers } from '../timers.js';
@@ -25,6 +25,8 @@ declare module 'fastify' {
     readonly storeBytes: () => number | undefined;
     /** Whether the store can serve now; always so where the backend keeps none (BigQuery). */
     readonly storeState: () => StoreState;
+    /** The backend's migration of table sources whose columns changed (OpenBackend.migrateTables). */
+    readonly migrateTables: ((tables: readonly TableSource[]) => Promise<string[]>) | undefined;
   }
 }
 
@@ -85,6 +87,7 @@ export const backendPlugin = fp<BackendPluginOptions>(
     app.decorate('demoTraffic', { atStart: demo?.atStart });
     app.decorate('storeBytes', () => backend.storeBytes?.());
     app.decorate('storeState', () => backend.storeState?.() ?? { ok: true });
+    app.decorate('migrateTables', backend.migrateTables?.bind(backend));
   },
   { name: 'querygate-backend', dependencies: ['querygate-metrics'] },
 );

@@ -51,6 +51,7 @@ export const servedEndpointsPlugin = fp<ServedEndpointsPluginOptions>(
       logger,
       check: checkSnapshot,
       refusals,
+      migrateTables: app.migrateTables,
       onSwap: app.swaps.emit,
     });
     app.addHook('onClose', async () => served.close());

@@ -5,8 +5,10 @@ import { QuerygateError } from '../errors.js';
 import { quoteIdent } from '../sql/table-schema.js';
 import type { Database } from './database.js';
 import { type ImportFormat, importTableFiles } from './table-import.js';
+import type { TableMigration } from './table-migration.js';
 import { refuseBadRows } from './table-row-check.js';
 import { fromWire, wireType } from './table-wire.js';
+import { ensureWarehouseTables } from './warehouse-tables.js';
 
 /** Writes rows posted over HTTP into a table source, as they are: no log envelope, no message. */
 export interface TableWriter {
@@ -18,6 +20,11 @@ export interface TableWriter {
     files: readonly string[],
     format?: ImportFormat,
   ): Promise<{ ingested: number }>;
+  /**
+   * Brings the store's tables to these declarations (see table-migration.ts), in turn with the
+   * writes, and writes by them from then on. Throws, changing nothing, when it cannot.
+   */
+  redeclare(sources: readonly TableSource[]): Promise<TableMigration[]>;
   close(): void;
 }
 
@@ -32,7 +39,8 @@ export async function createTableWriter(
   sources: readonly TableSource[],
 ): Promise<TableWriter> {
   const connection = await database.connect();
-  const statements = new Map(sources.map((source) => [source.name, insertStatement(source)]));
+  let declared = sources;
+  let statements = new Map(sources.map((source) => [source.name, insertStatement(source)]));
   let queue: Promise<unknown> = Promise.resolve();
   const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
     const run = queue.then(work);
@@ -40,22 +48,30 @@ export async function createTableWriter(
     return run;
   };
   const sourceNamed = (sourceName: string) => {
-    const source = sources.find((candidate) => candidate.name === sourceName);
+    const source = declared.find((candidate) => candidate.name === sourceName);
     if (!source) throw new QuerygateError('BAD_PARAMETER', `No table source named ${sourceName}`);
     return source;
   };
   return {
     write(sourceName, rows) {
       const source = sourceNamed(sourceName);
-      const sql = statements.get(sourceName) as string;
       refuseBadRows(source.columns, rows);
-      return inTurn(() => insert(connection, sql, rows));
+      // The statement when its turn comes: a redeclaration queued before it has changed the table.
+      return inTurn(() => insert(connection, statements.get(sourceName) as string, rows));
     },
     importFiles(sourceName, files, format) {
       const source = sourceNamed(sourceName);
       return inTurn(async () => ({
         ingested: await importTableFiles(connection, source, files, { format }),
       }));
+    },
+    redeclare(next) {
+      return inTurn(async () => {
+        const made = await ensureWarehouseTables(connection, next);
+        declared = next;
+        statements = new Map(next.map((source) => [source.name, insertStatement(source)]));
+        return made;
+      });
     },
     close: () => connection.closeSync(),
   };

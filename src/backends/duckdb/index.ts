@@ -15,7 +15,7 @@ import { createLogWriter } from '../../storage/log-writer.js';
 import { startMemoryTrim } from '../../storage/memory-trim.js';
 import { startRetention } from '../../storage/retention.js';
 import { retentionPolicy } from '../../storage/retention-policy.js';
-import { createTableWriter } from '../../storage/table-writer.js';
+import { createTableWriter, type TableWriter } from '../../storage/table-writer.js';
 import { ensureWarehouseTables } from '../../storage/warehouse-tables.js';
 import type { Timers } from '../../timers.js';
 import { systemTimers } from '../../timers.js';
@@ -42,6 +42,8 @@ export const duckdbBackend: Backend<undefined> = {
     // Batch files get a directory of their own: the only one DuckDB may read once locked down.
     const batchDir = batchDirOf(settings.dataDir);
     mkdirSync(batchDir, { recursive: true });
+    // The table sources as last migrated: a reopening after a fatal error opens with them.
+    let declared = tables;
     const store = await openRecoveringStore({
       log: logger,
       open: (attempt, hooks) =>
@@ -50,7 +52,7 @@ export const duckdbBackend: Backend<undefined> = {
           batchDir,
           settings,
           sources,
-          tables,
+          tables: declared,
           queries,
           now,
           timers,
@@ -70,6 +72,11 @@ export const duckdbBackend: Backend<undefined> = {
       // The file, its write-ahead log and the writer's ingest journal (see storage/log-writer.ts).
       storeBytes: () => fileBytes([path, `${path}.wal`, `${path}.journal`]),
       storeState: store.state,
+      async migrateTables(next) {
+        const made = await store.guarded((opening) => opening.tables.redeclare(next));
+        declared = next;
+        return made.flatMap((migration) => migration.changes.map((change) => `${migration.table}.${change}`));
+      },
       close: () => store.close(),
     };
   },
@@ -167,7 +174,7 @@ interface StoreParts {
  */
 async function openStore(
   parts: StoreParts,
-): Promise<StoreOpening & { readonly demo: DemoTraffic | undefined }> {
+): Promise<StoreOpening & { readonly demo: DemoTraffic | undefined; readonly tables: TableWriter }> {
   const { settings, sources, tables, now, timers, logger } = parts;
   const database = await openDatabase(parts.path, {
     memoryLimit: settings.duckdbMemoryLimit,
@@ -204,7 +211,9 @@ async function openStore(
     });
     closers.push(() => writer.close());
     await writer.ready();
-    await withConnection(database, (setup) => ensureWarehouseTables(setup, tables));
+    const migrated = await withConnection(database, (setup) => ensureWarehouseTables(setup, tables));
+    for (const { table, changes } of migrated)
+      logger.info({ table, changes }, `table ${table} migrated to its declaration in sources.yaml`);
     // Real timers even when the clock is a test's: RSS is the process's, not simulated.
     const memoryTrim =
       settings.memoryTargetBytes === undefined
@@ -262,13 +271,13 @@ function queryableTables(sources: readonly LogSource[], tables: readonly TableSo
   return [...sources, ...tables.map(queryableTable)];
 }
 
-async function withConnection(
+async function withConnection<T>(
   database: { connect(): Promise<DuckDBConnection> },
-  use: (connection: DuckDBConnection) => Promise<void>,
-): Promise<void> {
+  use: (connection: DuckDBConnection) => Promise<T>,
+): Promise<T> {
   const connection = await database.connect();
   try {
-    await use(connection);
+    return await use(connection);
   } finally {
     connection.closeSync();
   }

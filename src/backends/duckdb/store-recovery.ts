@@ -51,6 +51,8 @@ export interface RecoveringStore<O extends StoreOpening> {
   /** The opening made at start (its demo traffic's seed outcome is what the server reports). */
   readonly first: O;
   state(): StoreState;
+  /** Runs `use` on the current opening, as its engine and sinks do (503 while it reopens). */
+  guarded<T>(use: (opening: O) => Promise<T>): Promise<T>;
   /** Resolves once the store is open again after a fatal error (at once when it is open). */
   reopened(): Promise<void>;
   close(): Promise<void>;
@@ -217,6 +219,7 @@ export async function openRecoveringStore<O extends StoreOpening>(
         }),
     },
     first: first.opening,
+    guarded: (use) => guarded(use),
     state: () => (down ? { ok: false, reason: down.reason, retryAfterSeconds } : { ok: true }),
     reopened: () => reopening,
     async close() {
