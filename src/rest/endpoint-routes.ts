@@ -3,7 +3,8 @@ import { endpointNotGranted, withPinnedValues } from '../endpoints/grant.js';
 import type { Endpoint, EndpointRegistry } from '../endpoints/registry.js';
 import { callerSqlParameter } from '../endpoints/sandboxable.js';
 import { sandboxedEndpoint } from '../endpoints/sandboxed-call.js';
-import { badParameter, QuerygateError } from '../errors.js';
+import { unknownEndpoint } from '../endpoints/unknown-endpoint.js';
+import { badParameter } from '../errors.js';
 import { abandonSignal } from '../http/abandon-signal.js';
 import { allMethods } from '../http/app.js';
 import { clientIdentity } from '../http/client-identity.js';
@@ -80,8 +81,10 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
   const logflareRoute = (request: FastifyRequest<{ Params: { ref: string } }>, reply: FastifyReply) => {
     allowMethods(request, ['GET', 'HEAD', 'POST']);
     const endpoint = registry().find(request.params.ref);
-    if (!endpoint)
-      throw new QuerygateError('NOT_FOUND', `No endpoint with id or name '${request.params.ref}'`);
+    if (!endpoint) {
+      const { ref } = request.params;
+      throw unknownEndpoint(ref, registry(), request.grant, `No endpoint with id or name '${ref}'`);
+    }
     return answer(endpoint, request, reply);
   };
 
@@ -114,7 +117,8 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
       handler: (request, reply) => {
         const endpoint = registry().find(request.params.ref);
         if (!endpoint || endpoint.name !== request.params.ref) {
-          throw new QuerygateError('NOT_FOUND', `No endpoint named '${request.params.ref}'`);
+          const { ref } = request.params;
+          throw unknownEndpoint(ref, registry(), request.grant, `No endpoint named '${ref}'`);
         }
         allowMethods(request, ['GET', 'HEAD']);
         return answer(endpoint, request, reply);
