@@ -204,11 +204,14 @@ const columnSchema = z.object({
 
 const exampleValueSchema = z.union([z.string(), z.number(), z.boolean()]);
 
+/** An endpoint's name: dotted, its first part its GraphQL namespace (`logs.all`). */
+export const endpointNameSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/, 'endpoint names are dotted, e.g. logs.all');
+
 export const contractSchema = z
   .object({
-    name: z
-      .string()
-      .regex(/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/, 'endpoint names are dotted, e.g. logs.all'),
+    name: endpointNameSchema,
     /** The by-UUID path's id. @default `endpointIdOf(name)`, stable for the name */
     id: z.uuid().optional(),
     /** @default `The rows of saved query <name>.` */
