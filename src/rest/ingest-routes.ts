@@ -6,6 +6,7 @@ import { QuerygateError } from '../errors.js';
 import { allMethods } from '../http/app.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
 import { toJson } from '../http/respond.js';
+import { didYouMean } from '../likely-meant.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { allowMethods } from './allow-methods.js';
 import { fromLogflareEvent } from './logflare-event.js';
@@ -124,7 +125,7 @@ function sourceOf(
   if (!source) {
     throw new QuerygateError(
       'BAD_PARAMETER',
-      `Parameter '${field}' names no source: '${String(reference).slice(0, 200)}'. Valid sources: ${valid}`,
+      `Parameter '${field}' names no source: '${String(reference).slice(0, 200)}'${didYouMean(String(reference), [...sources.map((source) => source.name), ...tables])}. Valid sources: ${valid}`,
       { details: { parameter: field } },
     );
   }
