@@ -8,7 +8,7 @@ import {
   defaultBackendKind,
   isBackendKind,
 } from './backends/registry.js';
-import { likelyMeant } from './likely-meant.js';
+import { likelyMeant } from './endpoints/likely-meant.js';
 import { queriesDir as shippedQueriesDir } from './paths.js';
 
 const flag = z

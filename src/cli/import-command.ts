@@ -1,7 +1,7 @@
 import { basename, join } from 'node:path';
 import type { Config } from '../config.js';
+import { didYouMean } from '../endpoints/likely-meant.js';
 import { readSourceDeclarations, sourcesFileName } from '../endpoints/sources.js';
-import { didYouMean } from '../likely-meant.js';
 import { openDatabase } from '../storage/database.js';
 import { importLogFile } from '../storage/log-import.js';
 import { createLogWriter } from '../storage/log-writer.js';

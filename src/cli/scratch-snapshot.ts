@@ -5,9 +5,9 @@ import {
   defaultBackendKind,
   type OwnOf,
 } from '../backends/registry.js';
+import { didYouMean } from '../endpoints/likely-meant.js';
 import { type EndpointRegistry, loadEndpointRegistry, registryOf } from '../endpoints/registry.js';
 import { type Snapshot, type SnapshotOptions, snapshotOf } from '../endpoints/snapshot.js';
-import { didYouMean } from '../likely-meant.js';
 
 /** A backend to derive shapes on: its settings, and a client of it (tests point one at a fake). */
 export interface ScratchTarget<Own> {

@@ -1,6 +1,6 @@
 import { QuerygateError } from '../errors.js';
-import { likelyMeant } from '../likely-meant.js';
 import type { ParameterContract } from './contract.js';
+import { likelyMeant } from './likely-meant.js';
 import { callerSqlParameter } from './sandboxable.js';
 
 /**

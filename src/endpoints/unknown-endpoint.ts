@@ -1,6 +1,6 @@
 import { QuerygateError } from '../errors.js';
-import { likelyMeant } from '../likely-meant.js';
 import type { Grant } from './grant.js';
+import { likelyMeant } from './likely-meant.js';
 import type { EndpointRegistry } from './registry.js';
 
 /**

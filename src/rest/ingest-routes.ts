@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { didYouMean } from '../endpoints/likely-meant.js';
 import type { LogSink } from '../endpoints/log-record.js';
 import { findLogSourceByNameOrId, type LogSource } from '../endpoints/sources.js';
 import type { TableSink, TableSource } from '../endpoints/table-source.js';
@@ -6,7 +7,6 @@ import { QuerygateError } from '../errors.js';
 import { allMethods } from '../http/app.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
 import { toJson } from '../http/respond.js';
-import { didYouMean } from '../likely-meant.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { allowMethods } from './allow-methods.js';
 import { fromLogflareEvent } from './logflare-event.js';

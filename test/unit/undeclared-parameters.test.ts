@@ -2,13 +2,13 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { likelyMeant } from '../../src/endpoints/likely-meant.js';
 import { loadEndpointRegistry } from '../../src/endpoints/registry.js';
 import {
   type DeclaredParameters,
   refuseUndeclaredParameters,
 } from '../../src/endpoints/undeclared-parameters.js';
 import { isQuerygateError } from '../../src/errors.js';
-import { likelyMeant } from '../../src/likely-meant.js';
 import { queriesDir } from '../../src/paths.js';
 
 const orders: DeclaredParameters = {
