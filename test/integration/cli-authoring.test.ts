@@ -4,9 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runImport } from '../../src/cli/import-command.js';
 import { runQueriesCheck, runQueriesLock } from '../../src/cli/queries-commands.js';
 import { runQueriesNew } from '../../src/cli/queries-new.js';
 import { signToken } from '../../src/cli/token-command.js';
+import { loadConfig } from '../../src/config.js';
 import { packageRoot, queriesDir as shippedQueriesDir } from '../../src/paths.js';
 import { loadSqlParser } from '../../src/sql/bigquery-ast.js';
 import { type QuerygateUnderTest, startQuerygateUnderTest } from '../helpers/querygate-server.js';
@@ -150,6 +152,21 @@ describe('querygate queries lock NAME', () => {
     const { lines, print } = printed();
     expect(await runQueriesLock({ queriesDir: own, only: ['usage.top-path'], print })).toBe(false);
     expect(lines).toEqual(['✗ No endpoint named usage.top-path here (did you mean usage.top-paths?)']);
+  });
+});
+
+describe('querygate import of a misspelt source', () => {
+  it('is refused before any file is read, naming the source meant', async () => {
+    const config = loadConfig({
+      QUERYGATE_QUERIES_DIR: dir,
+      QUERYGATE_DATA_DIR: sourcesDir(),
+      QUERYGATE_API_KEYS: 'k'.repeat(16),
+    });
+    await expect(
+      runImport(config, 'cloudflare.logs.prd', [join(dir, 'no-such-file.ndjson')]),
+    ).rejects.toThrow(
+      `cloudflare.logs.prd is no source of ${join(dir, 'sources.yaml')} (did you mean cloudflare.logs.prod?)`,
+    );
   });
 });
 
