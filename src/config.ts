@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import leven from 'leven';
 import { z } from 'zod';
 import {
   type BackendChoice,
@@ -9,6 +8,7 @@ import {
   defaultBackendKind,
   isBackendKind,
 } from './backends/registry.js';
+import { likelyMeant } from './endpoints/likely-meant.js';
 import { queriesDir as shippedQueriesDir } from './paths.js';
 
 const flag = z
@@ -363,19 +363,16 @@ function knownVariables(): string[] {
 function unknownVariableWarnings(environment: NodeJS.ProcessEnv): string[] {
   const prefix = 'QUERYGATE_';
   const known = knownVariables();
-  const prefixed = new Map(known.map((name) => [name.startsWith(prefix) ? name : `${prefix}${name}`, name]));
+  // HOST, PORT and LOG_LEVEL are compared as if they had the prefix.
+  const unprefixed = new Map(
+    known.map((name) => [name.startsWith(prefix) ? name.slice(prefix.length) : name, name]),
+  );
   return Object.keys(environment)
     .filter((name) => name.startsWith(prefix) && !known.includes(name))
     .sort()
     .map((name) => {
-      const limit = Math.max(2, Math.floor((name.length - prefix.length) / 3));
-      let nearest: { name: string; distance: number } | undefined;
-      for (const candidate of prefixed.keys()) {
-        const distance = leven(name, candidate, { maxDistance: limit + 1 });
-        if (distance <= limit && (nearest === undefined || distance < nearest.distance))
-          nearest = { name: candidate, distance };
-      }
-      const meant = nearest ? ` (did you mean ${prefixed.get(nearest.name)}?)` : '';
+      const nearest = likelyMeant(name.slice(prefix.length), unprefixed.keys(), { leastDistance: 2 });
+      const meant = nearest === undefined ? '' : ` (did you mean ${unprefixed.get(nearest)}?)`;
       return `${name} is not a querygate variable and is ignored${meant}`;
     });
 }

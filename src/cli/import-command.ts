@@ -1,6 +1,7 @@
 import { basename, join } from 'node:path';
 import type { Config } from '../config.js';
-import { readSourceDeclarations } from '../endpoints/sources.js';
+import { didYouMean } from '../endpoints/likely-meant.js';
+import { readSourceDeclarations, sourcesFileName } from '../endpoints/sources.js';
 import { openDatabase } from '../storage/database.js';
 import { importLogFile } from '../storage/log-import.js';
 import { createLogWriter } from '../storage/log-writer.js';
@@ -28,6 +29,11 @@ export async function runImport(
   format?: string,
 ): Promise<void> {
   const declared = readSourceDeclarations(config.queriesDir);
+  const known = [...declared.logs, ...declared.tables].map((source) => source.name);
+  if (!known.includes(sourceName))
+    throw new Error(
+      `${sourceName} is no source of ${join(config.queriesDir, sourcesFileName)}${didYouMean(sourceName, known)}`,
+    );
   const table = declared.tables.find((source) => source.name === sourceName);
   if (format !== undefined && !['ndjson', 'parquet', 'csv'].includes(format))
     throw new Error(`--format must be ndjson, parquet or csv (got ${format})`);

@@ -143,7 +143,9 @@ sources
 
 const queries = program
   .command('queries')
-  .description('Check and lock a queries directory (<name>.sql + <name>.yaml, sources.yaml)');
+  .description(
+    'Start, check and lock the endpoints of a queries directory (<name>.sql + <name>.yaml, sources.yaml)',
+  );
 
 queries
   .command('check')
@@ -161,13 +163,35 @@ queries
 queries
   .command('lock')
   .description(
-    "Write each endpoint's result shape (from BigQuery with QUERYGATE_ENGINE=bigquery) to <name>.lock.json, accepting changed shapes",
+    'Write the result shape of each endpoint named, or of every endpoint (from BigQuery with QUERYGATE_ENGINE=bigquery), to <name>.lock.json, accepting changed shapes',
   )
+  .argument('[names...]', 'the endpoints to lock (default: all)')
   .option('--queries <dir>', 'the queries directory (QUERYGATE_QUERIES_DIR; default: the shipped queries/)')
-  .action(async (options: { queries?: string }) => {
+  .action(async (names: string[], options: { queries?: string }) => {
     const { runQueriesLock, shapesOn } = await import('./queries-commands.js');
     const config = commandConfig(options);
-    const ok = await runQueriesLock({ queriesDir: config.queriesDir, ...shapesOn(config) });
+    const ok = await runQueriesLock({ queriesDir: config.queriesDir, only: names, ...shapesOn(config) });
+    if (!ok) process.exitCode = 1;
+  });
+
+queries
+  .command('new')
+  .description(
+    'Start an endpoint: write <name>.sql (the --sql file, or a stub), a minimal <name>.yaml from its @parameters, and its lock from the columns the engine derives',
+  )
+  .argument('<name>', 'the dotted endpoint name, e.g. usage.top-paths')
+  .option('--sql <file>', 'the SQL to start from, or - for stdin (default: a count over the first source)')
+  .option('--queries <dir>', 'the queries directory (QUERYGATE_QUERIES_DIR; default: the shipped queries/)')
+  .action(async (name: string, options: { queries?: string; sql?: string }) => {
+    const { runQueriesNew } = await import('./queries-new.js');
+    const { shapesOn } = await import('./queries-commands.js');
+    const config = commandConfig(options);
+    const ok = await runQueriesNew({
+      queriesDir: config.queriesDir,
+      name,
+      sqlFile: options.sql,
+      ...shapesOn(config),
+    });
     if (!ok) process.exitCode = 1;
   });
 

@@ -2,9 +2,9 @@ import { join, resolve } from 'node:path';
 import { type BackendChoice, backendOf, ownSettingsOf } from '../backends/registry.js';
 import { checkSnapshot } from '../check-snapshot.js';
 import { refusalLine } from '../endpoints/refusal.js';
-import { writeLock } from '../endpoints/shape-lock.js';
+import { type ShapeColumn, writeLock } from '../endpoints/shape-lock.js';
 import { admitToFaces, type Snapshot, type SnapshotOptions } from '../endpoints/snapshot.js';
-import { chosenIn, loadScratchSnapshot, type ShapesOn } from './scratch-snapshot.js';
+import { chosenIn, loadScratchSnapshot, type ScratchSelection, type ShapesOn } from './scratch-snapshot.js';
 
 /**
  * With a backend named (`bigquery: { config }`, as QUERYGATE_ENGINE=bigquery gives): derive shapes
@@ -45,20 +45,30 @@ export async function runQueriesCheck(options: QueriesCommandOptions): Promise<b
   return refused === 0;
 }
 
-/** `querygate queries lock`: writes each endpoint's current shape as its lock. */
-export async function runQueriesLock(options: QueriesCommandOptions): Promise<boolean> {
+/**
+ * `querygate queries lock [NAME...]`: writes the current shape of each endpoint named (of every
+ * endpoint when none is) as its lock; the others are neither derived nor touched.
+ */
+export async function runQueriesLock(options: QueriesCommandOptions & ScratchSelection): Promise<boolean> {
+  return (await lockShapes(options)).ok;
+}
+
+/** What `queries lock` did: whether every endpoint it was about was locked, and their shapes. */
+export async function lockShapes(
+  options: QueriesCommandOptions & ScratchSelection,
+): Promise<{ ok: boolean; shapes: ReadonlyMap<string, readonly ShapeColumn[]> }> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const snapshot = await attempt(options, { locks: 'ignore' }, print);
-  if (!snapshot) return false;
+  const snapshot = await attempt(options, { locks: 'ignore', only: options.only }, print);
+  if (!snapshot) return { ok: false, shapes: new Map() };
   for (const endpoint of snapshot.endpoints) {
     print(`Locked ${writeLock(options.queriesDir, endpoint.name, snapshot.shapes.get(endpoint.name) ?? [])}`);
   }
-  return snapshot.refused.length === 0;
+  return { ok: snapshot.refused.length === 0, shapes: snapshot.shapes };
 }
 
 async function attempt(
   options: QueriesCommandOptions,
-  snapshotOptions: SnapshotOptions,
+  snapshotOptions: SnapshotOptions & ScratchSelection,
   print: (line: string) => void,
 ): Promise<Snapshot | undefined> {
   try {

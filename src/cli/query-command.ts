@@ -1,7 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { backendOf, ownSettingsOf } from '../backends/registry.js';
 import type { Config } from '../config.js';
-import { readSourceDeclarations } from '../endpoints/sources.js';
+import { readSourceDeclarations, type SourceDeclarations, sourcesFileName } from '../endpoints/sources.js';
 import type { QueryEngine } from '../engines/query-engine.js';
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import { toJson } from '../http/respond.js';
@@ -29,7 +31,8 @@ export interface QueryCommandOutput {
  * BigQuery-SQL text on the configured engine and store, and answers `{"result": [...]}` as REST
  * does, or the error (a refused construct with its line and column) as `{"error": {...}}`.
  * On DuckDB, while a server holds the store (one process at a time may open the file), the
- * server runs it (`POST /api/store-query`); `--explain` needs the file itself.
+ * server runs it (`POST /api/store-query`), and `--explain` translates over an empty store of the
+ * sources `--queries` declares.
  */
 export async function runQueryCommand(
   config: Config,
@@ -80,7 +83,8 @@ async function onBackend(config: Config, request: QueryRequest): Promise<QueryCo
       tables: declared.tables,
     });
   } catch (error) {
-    if (!isStoreLocked(error) || request.explain) throw error;
+    if (!isStoreLocked(error)) throw error;
+    if (request.explain) return { ok: true, text: await explainOnEmptyStore(config, declared, request.sql) };
     const target = serverHoldingStore(config, error);
     sayThroughServer('query', target.server, 'ran the query through it');
     return queryThroughServer(target, {
@@ -97,6 +101,37 @@ async function onBackend(config: Config, request: QueryRequest): Promise<QueryCo
     return { ok: true, text };
   } finally {
     await session.close();
+  }
+}
+
+/**
+ * `--explain` while a server holds the store: the translation over an empty store of the
+ * directory's declared sources (the tables the server's store has, less any metadata field only
+ * ingestion added), made in a directory of its own and removed.
+ */
+async function explainOnEmptyStore(
+  config: Config,
+  declared: SourceDeclarations,
+  sql: string,
+): Promise<string> {
+  process.stderr.write(
+    `querygate query: the store is held by a running server; explaining over the sources ${join(config.queriesDir, sourcesFileName)} declares\n`,
+  );
+  const dataDir = mkdtempSync(join(tmpdir(), 'querygate-explain-'));
+  try {
+    const session = await backendOf(config.engine).querySession({
+      settings: { ...config, dataDir },
+      own: ownSettingsOf(config),
+      sources: declared.logs,
+      tables: declared.tables,
+    });
+    try {
+      return await session.explain(sql);
+    } finally {
+      await session.close();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

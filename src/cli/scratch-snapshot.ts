@@ -5,7 +5,8 @@ import {
   defaultBackendKind,
   type OwnOf,
 } from '../backends/registry.js';
-import { loadEndpointRegistry } from '../endpoints/registry.js';
+import { didYouMean } from '../endpoints/likely-meant.js';
+import { type EndpointRegistry, loadEndpointRegistry, registryOf } from '../endpoints/registry.js';
 import { type Snapshot, type SnapshotOptions, snapshotOf } from '../endpoints/snapshot.js';
 
 /** A backend to derive shapes on: its settings, and a client of it (tests point one at a fake). */
@@ -35,10 +36,13 @@ export function chosenIn(on: ShapesOn): { kind: BackendKind; target?: ScratchTar
  */
 export async function loadScratchSnapshot(
   queriesDir: string,
-  options: SnapshotOptions = {},
+  options: SnapshotOptions & ScratchSelection = {},
   on: ShapesOn = {},
 ): Promise<Snapshot> {
-  const registry = loadEndpointRegistry(queriesDir, { refusals: options.refusals ?? 'strict' });
+  const registry = selected(
+    loadEndpointRegistry(queriesDir, { refusals: options.refusals ?? 'strict' }),
+    options,
+  );
   const { kind, target } = chosenIn(on);
   const engine = await backendOf(kind).scratch({
     own: target?.config,
@@ -51,4 +55,32 @@ export async function loadScratchSnapshot(
   } finally {
     await engine.close();
   }
+}
+
+/** Which endpoints of the directory a command is about. */
+export interface ScratchSelection {
+  /** These, by name (each must be one of the directory's, served or refused). @default all */
+  readonly only?: readonly string[] | undefined;
+}
+
+/**
+ * The registry of the endpoints named (the others are neither derived nor checked), or the whole
+ * one; a name the directory does not hold is refused with the one it most likely meant.
+ */
+function selected(registry: EndpointRegistry, { only }: ScratchSelection): EndpointRegistry {
+  if (only === undefined || only.length === 0) return registry;
+  const known = [
+    ...new Set([...registry.endpoints.map((it) => it.name), ...registry.refused.map((it) => it.endpoint)]),
+  ];
+  const unknown = only.filter((name) => !known.includes(name));
+  if (unknown.length > 0)
+    throw new Error(
+      unknown.map((name) => `No endpoint named ${name} here${didYouMean(name, known)}`).join('\n'),
+    );
+  return registryOf(
+    registry.endpoints.filter((endpoint) => only.includes(endpoint.name)),
+    registry.sources,
+    registry.tables,
+    registry.refused.filter((refusal) => only.includes(refusal.endpoint)),
+  );
 }

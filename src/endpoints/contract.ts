@@ -1,3 +1,4 @@
+import { v5 as uuidV5 } from 'uuid';
 import { z } from 'zod';
 import { maximumBytesBilledSchema } from './maximum-bytes-billed.js';
 
@@ -31,8 +32,10 @@ export type ParameterType = (typeof parameterTypes)[number];
 const parameterSchema = z
   .object({
     name: z.string().regex(/^[a-z][a-z0-9_]*$/, 'parameter names are lower_snake_case'),
-    required: z.boolean(),
-    description: z.string().min(1),
+    /** A call without it is refused (400), rather than run with it NULL. @default true */
+    required: z.boolean().default(true),
+    /** @default `The @<name> of the SQL.` */
+    description: z.string().min(1).optional(),
     /**
      * The type the value is bound with: BigQuery named parameters of that type, DuckDB values of
      * the matching type. `timestamp` is ISO 8601 text bound as a TIMESTAMP.
@@ -101,6 +104,7 @@ const parameterSchema = z
   })
   .transform(({ values, ...parameter }) => ({
     ...parameter,
+    description: parameter.description ?? `The @${parameter.name} of the SQL.`,
     ...(values
       ? {
           values: values.map((value) => value.value),
@@ -180,7 +184,7 @@ function defaultEnumName(value: string): string {
 }
 
 const columnSchema = z.object({
-  description: z.string().min(1),
+  description: z.string().min(1).optional(),
   /** Whether a row may hold null here; the engines cannot say, so the contract does. */
   nullable: z.boolean().default(true),
   /** Exposed as the JSON scalar (and locked as JSON) instead of nested object types. */
@@ -200,23 +204,38 @@ const columnSchema = z.object({
 
 const exampleValueSchema = z.union([z.string(), z.number(), z.boolean()]);
 
+/** An endpoint's name: dotted, its first part its GraphQL namespace (`logs.all`). */
+export const endpointNameSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/, 'endpoint names are dotted, e.g. logs.all');
+
 export const contractSchema = z
   .object({
-    name: z
-      .string()
-      .regex(/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/, 'endpoint names are dotted, e.g. logs.all'),
-    id: z.uuid(),
-    description: z.string().min(1),
-    maxRows: z.number().int().positive(),
-    /** 0 turns caching off. */
-    cacheSeconds: z.number().int().nonnegative(),
-    warmSeconds: z.number().int().positive().nullable(),
-    sandboxed: z.boolean(),
+    name: endpointNameSchema,
+    /** The by-UUID path's id. @default `endpointIdOf(name)`, stable for the name */
+    id: z.uuid().optional(),
+    /** @default `The rows of saved query <name>.` */
+    description: z.string().min(1).optional(),
+    /** @default 1000 */
+    maxRows: z.number().int().positive().default(1000),
+    /** 0 turns caching off. @default 0 */
+    cacheSeconds: z.number().int().nonnegative().default(0),
+    /** How often the result is refreshed ahead of calls; null never. @default null */
+    warmSeconds: z.number().int().positive().nullable().default(null),
+    /** @default false */
+    sandboxed: z.boolean().default(false),
     /** BigQuery only: bytes a job may bill, overriding the global cap. */
     maximumBytesBilled: maximumBytesBilledSchema.optional(),
-    parameters: z.array(parameterSchema).default([]),
-    /** A description per result column, in any order; a column the query returns must have one. */
-    columns: z.record(z.string().min(1), columnSchema),
+    /**
+     * The `@parameters` of the SQL. @default each `@name` the SQL uses, a required text parameter
+     * (the registry fills them in: only it reads the SQL)
+     */
+    parameters: z.array(parameterSchema).optional(),
+    /**
+     * What the contract says of result columns, in any order: descriptions, nullability, GraphQL
+     * types. Each one named must be a column the query returns. @default none
+     */
+    columns: z.record(z.string().min(1), columnSchema).default({}),
     /** Parameter values that make a good first call (welcome text, GraphiQL tabs, `queries check`). */
     examples: z.array(z.record(z.string(), exampleValueSchema)).default([]),
     /** The GraphQL field: its description, result type and namespace, where they differ from the defaults. */
@@ -231,7 +250,7 @@ export const contractSchema = z
       .default({}),
   })
   .superRefine((contract, context) => {
-    const names = contract.parameters.map((parameter) => parameter.name);
+    const names = (contract.parameters ?? []).map((parameter) => parameter.name);
     names.forEach((name, index) => {
       if (names.indexOf(name) !== index) {
         context.addIssue({
@@ -241,19 +260,35 @@ export const contractSchema = z
         });
       }
     });
-    contract.examples.forEach((example, index) => {
-      for (const key of Object.keys(example)) {
-        if (!names.includes(key)) {
-          context.addIssue({
-            code: 'custom',
-            message: `names ${key}, which is no parameter`,
-            path: ['examples', index, key],
-          });
-        }
-      }
-    });
-  });
+  })
+  .transform((contract) => ({
+    ...contract,
+    id: contract.id ?? endpointIdOf(contract.name),
+    description: contract.description ?? `The rows of saved query ${contract.name}.`,
+  }));
+
+/**
+ * The parameter a contract without `parameters` has for an `@name` of its SQL: a declared one
+ * with nothing but its name (required text: the SQL cannot say which type it means).
+ */
+export function derivedParameter(name: string): ParameterContract {
+  return parameterSchema.parse({ name });
+}
+
+/**
+ * Where the ids of endpoints without an `id` come from: fixed for good, since an id derived
+ * under another namespace would move every such endpoint's by-UUID path.
+ */
+const endpointIdNamespace = '5b0f3a57-7e0c-4c55-9d6a-2f1d0e6c9a41';
+
+/**
+ * The id of an endpoint whose contract gives none: the UUIDv5 (RFC 9562, name-based) of its name,
+ * so it stays the same from load to load and machine to machine, and changes with the name.
+ */
+export function endpointIdOf(name: string): string {
+  return uuidV5(name, endpointIdNamespace);
+}
 
 export type EndpointContract = z.output<typeof contractSchema>;
-export type ParameterContract = EndpointContract['parameters'][number];
+export type ParameterContract = NonNullable<EndpointContract['parameters']>[number];
 export type ColumnContract = EndpointContract['columns'][string];

@@ -11,14 +11,18 @@ export interface Refusal {
   readonly endpoint: string;
   /** The file to change, relative to the queries directory. */
   readonly file: string;
+  /** Where in it, 1-based, when the problem has a place (a YAML key, a SQL construct). */
+  readonly line?: number;
+  readonly column?: number;
   /** What is wrong and which key to change. */
   readonly reason: string;
 }
 
 /**
  * The refusals of an endpoint from a problem message of the loader, one per line: a line that
- * starts with a file of the directory (`/dir/x.sql: ...`) names that file, any other line the
- * endpoint's contract. Every other mention of the directory becomes relative.
+ * starts with a file of the directory (`/dir/x.sql: ...`, or `/dir/x.sql:3:11: ...` with its
+ * line and column) names that file, any other line the endpoint's contract. Every other mention
+ * of the directory becomes relative.
  */
 export function refusalsOf(
   queriesDir: string,
@@ -31,20 +35,24 @@ export function refusalsOf(
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => {
-      const named = /^(\S+?): (.*)$/s.exec(line);
+      const named = /^(\S+?)(?::(\d+):(\d+))?: (.*)$/s.exec(line);
       const file = named?.[1]?.startsWith(prefix) === true ? named[1] : (undefined as string | undefined);
-      const reason = file === undefined ? line : (named?.[2] ?? line);
+      const reason = file === undefined ? line : (named?.[4] ?? line);
       return {
         endpoint,
         file: relative(queriesDir, file ?? contractFile),
+        ...(file !== undefined && named?.[2] !== undefined
+          ? { line: Number(named[2]), column: Number(named[3]) }
+          : {}),
         reason: reason.split(prefix).join(''),
       };
     });
 }
 
-/** A refusal as one line of a log or of `queries check`: `file: reason`. */
+/** A refusal as one line of a log or of `queries check`: `file: reason` or `file:line:column: reason`. */
 export function refusalLine(refusal: Refusal): string {
-  return `${refusal.file}: ${refusal.reason}`;
+  const at = refusal.line === undefined ? '' : `:${refusal.line}:${refusal.column}`;
+  return `${refusal.file}${at}: ${refusal.reason}`;
 }
 
 /**

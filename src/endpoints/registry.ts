@@ -4,10 +4,16 @@ import { join } from 'node:path';
 import type { ParameterType, SavedQuery } from '../engines/query-engine.js';
 import { parseBigQuery, queryParameters } from '../sql/bigquery-ast.js';
 import { defaultProblem } from './bind-parameters.js';
-import { contractSchema, type EndpointContract, type ParameterContract } from './contract.js';
+import {
+  contractSchema,
+  derivedParameter,
+  type EndpointContract,
+  type ParameterContract,
+} from './contract.js';
 import { type Refusal, refusalsOf } from './refusal.js';
 import { assertSandboxable } from './sandboxable.js';
 import { type LogSource, readSourceDeclarations, sourcesFileName } from './sources.js';
+import { sqlProblemLine } from './sql-problem.js';
 import type { TableSource } from './table-source.js';
 import type { UndeclaredParameters } from './undeclared-parameters.js';
 import { readYamlFile } from './yaml-file.js';
@@ -148,16 +154,11 @@ function loadEndpoint(
   tablesDigest: string,
 ): Endpoint {
   const contractFile = join(queriesDir, `${stem}${contractExtension}`);
-  const contract = readYamlFile(contractFile, contractSchema);
-  if (contract.name !== stem)
+  const written = readYamlFile(contractFile, contractSchema);
+  if (written.name !== stem)
     throw new Error(
-      `${contractFile}: name: is ${contract.name}; the file must be named for it (${contract.name}${contractExtension})`,
+      `${contractFile}: name: is ${written.name}; the file must be named for it (${written.name}${contractExtension})`,
     );
-  const badDefaults = contract.parameters.flatMap((parameter, index) => {
-    const problem = defaultProblem(parameter);
-    return problem === undefined ? [] : [`${contractFile}: parameters[${index}].default: ${problem}`];
-  });
-  if (badDefaults.length > 0) throw new Error(badDefaults.join('\n'));
   const sqlFile = join(queriesDir, `${stem}.sql`);
   let sql: string;
   try {
@@ -169,8 +170,14 @@ function loadEndpoint(
   try {
     used = queryParameters(parseBigQuery(sql));
   } catch (error) {
-    throw new Error(`${sqlFile}: ${(error as Error).message}`);
+    throw new Error(sqlProblemLine(sqlFile, error, sql));
   }
+  const contract = { ...written, parameters: written.parameters ?? [...used].map(derivedParameter) };
+  const badDefaults = contract.parameters.flatMap((parameter, index) => {
+    const problem = defaultProblem(parameter);
+    return problem === undefined ? [] : [`${contractFile}: parameters[${index}].default: ${problem}`];
+  });
+  if (badDefaults.length > 0) throw new Error(badDefaults.join('\n'));
   const declared = new Set(contract.parameters.map((parameter) => parameter.name));
   const drift = [
     ...[...used]
@@ -179,6 +186,11 @@ function loadEndpoint(
     ...[...declared]
       .filter((name) => !used.has(name))
       .map((name) => `the contract declares ${name}, which the SQL does not use`),
+    ...contract.examples.flatMap((example, index) =>
+      Object.keys(example)
+        .filter((key) => !declared.has(key))
+        .map((key) => `examples[${index}].${key}: names ${key}, which is no parameter`),
+    ),
   ];
   if (drift.length > 0) throw new Error(`Endpoint ${contract.name}: ${drift.join('; ')}`);
   if (contract.sandboxed) assertSandboxable(contractFile, sql, [...declared]);

@@ -2,6 +2,7 @@ import type { QueryEngine, ResultColumn } from '../engines/query-engine.js';
 import { isEndpointRefusedError, type Refusal, refusalsOf } from './refusal.js';
 import { type Endpoint, type EndpointRegistry, registryOf } from './registry.js';
 import { lockFileOf, readLock, type ShapeColumn, shapeDifferences } from './shape-lock.js';
+import { sqlProblemLine } from './sql-problem.js';
 
 export type { ShapeColumn } from './shape-lock.js';
 
@@ -183,23 +184,24 @@ function checkLock(queriesDir: string, endpoint: Endpoint, shape: readonly Shape
   }
 }
 
-/** A problem as `file: what`, naming the contract where the message names no file of the directory. */
+/**
+ * A problem as `file: what`: the engine's problems are its SQL's (a refused construct, a column
+ * the store lacks), named against the `.sql` file with their line and column where known; the
+ * checks of the contract and the lock name their own file.
+ */
 function problemLine(queriesDir: string, endpoint: Endpoint, error: unknown): string {
   const message = (error as Error).message;
-  return message.startsWith(queriesDir) ? message : `${endpoint.contractFile}: ${message}`;
+  if (message.startsWith(queriesDir)) return message;
+  return sqlProblemLine(endpoint.contractFile.replace(/\.yaml$/, '.sql'), error, endpoint.sql);
 }
 
 /** The shape of an endpoint's result: the engine's columns checked against the contract's. */
 export function shapeOf(endpoint: Endpoint, described: readonly ResultColumn[]): ShapeColumn[] {
   const returned = new Set(described.map((column) => column.name));
-  const problems = [
-    ...described
-      .filter((column) => endpoint.columns[column.name] === undefined)
-      .map((column) => `columns: the query returns ${column.name}, which has no description in the contract`),
-    ...Object.keys(endpoint.columns)
-      .filter((name) => !returned.has(name))
-      .map((name) => `columns.${name}: the query returns no column ${name}`),
-  ];
+  // A column the contract does not name is served as the engine types it, nullable.
+  const problems = Object.keys(endpoint.columns)
+    .filter((name) => !returned.has(name))
+    .map((name) => `columns.${name}: the query returns no column ${name}`);
   if (problems.length > 0)
     throw new Error(problems.map((line) => `${endpoint.contractFile}: ${line}`).join('\n'));
   return described.map((column) => {

@@ -1,6 +1,6 @@
-import leven from 'leven';
 import { QuerygateError } from '../errors.js';
 import type { ParameterContract } from './contract.js';
+import { likelyMeant } from './likely-meant.js';
 import { callerSqlParameter } from './sandboxable.js';
 
 /**
@@ -50,24 +50,4 @@ function undeclared(name: string, rest: string, meant?: string): QuerygateError 
   return new QuerygateError('BAD_PARAMETER', `unknown parameter "${name}"${rest}`, {
     details: { parameter: name, ...(meant === undefined ? {} : { didYouMean: meant }) },
   });
-}
-
-/**
- * The declared name closest to `name` by edit distance, compared without case, `_` or `-` (so
- * `minAmountCents` and `min-amount-cents` both mean `min_amount_cents`), when it is close enough
- * to be a slip of the keyboard: at most a third of the name's letters apart (at least 1).
- * The first declared of equally close names wins.
- */
-export function likelyMeant(name: string, declared: readonly string[]): string | undefined {
-  const plain = (text: string) => text.toLowerCase().replace(/[-_]/g, '');
-  const wanted = plain(name);
-  const maxDistance = Math.max(1, Math.floor(wanted.length / 3));
-  let best: { name: string; distance: number } | undefined;
-  for (const candidate of declared) {
-    const distance = leven(wanted, plain(candidate), { maxDistance: maxDistance + 1 });
-    if (distance <= maxDistance && (best === undefined || distance < best.distance)) {
-      best = { name: candidate, distance };
-    }
-  }
-  return best?.name;
 }

@@ -11,7 +11,8 @@ import { withPinnedValues } from '../endpoints/grant.js';
 import { sandboxedEndpoint } from '../endpoints/sandboxed-call.js';
 import type { Snapshot } from '../endpoints/snapshot.js';
 import { refuseUndeclaredParameters } from '../endpoints/undeclared-parameters.js';
-import { badParameter, QuerygateError } from '../errors.js';
+import { unknownEndpoint } from '../endpoints/unknown-endpoint.js';
+import { badParameter } from '../errors.js';
 import type { GraphQLContext } from './context.js';
 import { countRefused } from './counted-call.js';
 import { jsonValue } from './scalars.js';
@@ -49,7 +50,14 @@ export function sandboxedQueryField(
     },
     resolve: async (_root, args: { endpoint: string; sql: string; params?: unknown }, context) => {
       const saved = snapshot.find(args.endpoint);
-      if (!saved) throw new QuerygateError('NOT_FOUND', `No endpoint with id or name '${args.endpoint}'`);
+      // The snapshot is the caller's view: a token's holds only its grant's endpoints.
+      if (!saved)
+        throw unknownEndpoint(
+          args.endpoint,
+          snapshot,
+          undefined,
+          `No endpoint with id or name '${args.endpoint}'`,
+        );
       if (!saved.sandboxed) throw badParameter('endpoint', `names ${saved.name}, which is not sandboxed`);
       let loading: ReturnType<typeof context.loadEndpoint>;
       try {

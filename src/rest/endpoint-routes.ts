@@ -4,7 +4,8 @@ import type { Endpoint } from '../endpoints/registry.js';
 import { callerSqlParameter } from '../endpoints/sandboxable.js';
 import { sandboxedEndpoint } from '../endpoints/sandboxed-call.js';
 import type { Snapshot } from '../endpoints/snapshot.js';
-import { badParameter, QuerygateError } from '../errors.js';
+import { unknownEndpoint } from '../endpoints/unknown-endpoint.js';
+import { badParameter } from '../errors.js';
 import { abandonSignal } from '../http/abandon-signal.js';
 import { allMethods } from '../http/app.js';
 import { clientIdentity } from '../http/client-identity.js';
@@ -87,8 +88,9 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
 
   const logflareRoute = (request: FastifyRequest<{ Params: { ref: string } }>, reply: FastifyReply) => {
     allowMethods(request, ['GET', 'HEAD', 'POST']);
-    const called = calledEndpoint(registry(), request.params.ref, false);
-    if (!called) throw new QuerygateError('NOT_FOUND', `No endpoint with id or name '${request.params.ref}'`);
+    const { ref } = request.params;
+    const called = calledEndpoint(registry(), ref, false);
+    if (!called) throw unknownEndpoint(ref, registry(), request.grant, `No endpoint with id or name '${ref}'`);
     return answer(called, request, reply);
   };
 
@@ -119,8 +121,9 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
       url: `${byNamePrefix}:ref`,
       config: { readsGrant: true },
       handler: (request, reply) => {
-        const called = calledEndpoint(registry(), request.params.ref, true);
-        if (!called) throw new QuerygateError('NOT_FOUND', `No endpoint named '${request.params.ref}'`);
+        const { ref } = request.params;
+        const called = calledEndpoint(registry(), ref, true);
+        if (!called) throw unknownEndpoint(ref, registry(), request.grant, `No endpoint named '${ref}'`);
         allowMethods(request, ['GET', 'HEAD']);
         return answer(called, request, reply);
       },

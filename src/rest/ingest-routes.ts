@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { didYouMean } from '../endpoints/likely-meant.js';
 import type { LogSink } from '../endpoints/log-record.js';
 import { findLogSourceByNameOrId, type LogSource } from '../endpoints/sources.js';
 import type { TableSink, TableSource } from '../endpoints/table-source.js';
@@ -124,7 +125,7 @@ function sourceOf(
   if (!source) {
     throw new QuerygateError(
       'BAD_PARAMETER',
-      `Parameter '${field}' names no source: '${String(reference).slice(0, 200)}'. Valid sources: ${valid}`,
+      `Parameter '${field}' names no source: '${String(reference).slice(0, 200)}'${didYouMean(String(reference), [...sources.map((source) => source.name), ...tables])}. Valid sources: ${valid}`,
       { details: { parameter: field } },
     );
   }

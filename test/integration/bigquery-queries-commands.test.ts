@@ -64,7 +64,8 @@ describe('querygate queries check on BigQuery', () => {
     expect(lines[1]).toMatch(
       /^✗ 2 endpoints in .* pass every check on BigQuery \(1 refused; the server would serve the others\)$/,
     );
-    expect(lines[0]).toMatch(/^✗ .*functions\.invocation-stats\.yaml: .*functions\.invocation-stats/);
+    // BigQuery's dry run refuses the SQL: the line names the .sql file.
+    expect(lines[0]).toMatch(/^✗ .*functions\.invocation-stats\.sql: .*functions\.invocation-stats/);
     expect(lines[0]).toContain('Unrecognized name: no_such_column');
   });
 

@@ -192,6 +192,24 @@ describe('querygate serve with flags, and query and import while it holds the st
     expect(JSON.parse(queried.stdout)).toEqual({ result: [{ n: 3, total: 750 }] });
   }, 120_000);
 
+  it("explains a query with --explain while the server holds the store, over --queries' own sources", async () => {
+    const sql = join(dir, 'refunds.sql');
+    writeFileSync(sql, 'select count(*) as n from refunds');
+    const explained = await querygate([
+      'query',
+      '--explain',
+      '--data-dir',
+      dataDir,
+      '--queries',
+      queries,
+      sql,
+    ]);
+    expect(explained.code, explained.stderr).toBe(0);
+    expect(explained.stderr).toContain('the store is held by a running server; explaining over the sources');
+    // `refunds` is the table source this directory declares above, which the shipped ones lack.
+    expect(explained.stdout).toContain('FROM "refunds"');
+  }, 60_000);
+
   it('answers a query the translator refuses with its error, as the command does on the file', async () => {
     const sql = join(dir, 'bad.sql');
     writeFileSync(sql, 'select soundex(event_message) as s from `checkout.events`');

@@ -27,7 +27,7 @@ function contractWith(parameters: readonly Record<string, unknown>[]) {
 function parse(parameters: readonly Record<string, unknown>[]) {
   const parsed = contractSchema.safeParse(contractWith(parameters));
   if (!parsed.success) throw new Error(issueLines('test.ranged.yaml', parsed.error).join('\n'));
-  return parsed.data.parameters;
+  return parsed.data.parameters ?? [];
 }
 
 const top = {

@@ -2,10 +2,10 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { likelyMeant } from '../../src/endpoints/likely-meant.js';
 import { loadEndpointRegistry } from '../../src/endpoints/registry.js';
 import {
   type DeclaredParameters,
-  likelyMeant,
   refuseUndeclaredParameters,
 } from '../../src/endpoints/undeclared-parameters.js';
 import { isQuerygateError } from '../../src/errors.js';
@@ -119,10 +119,15 @@ describe("the directory's setting in sources.yaml", () => {
     );
   });
 
-  it('refuses a value it does not know, naming the file and the key', () => {
+  it('refuses a value it does not know, naming the file, the line and column of the value, and the key', () => {
     const dir = copyWith((text) =>
       text.replace('undeclaredParameters: ignore', 'undeclaredParameters: warn'),
     );
-    expect(() => loadEndpointRegistry(dir)).toThrow(`${join(dir, 'sources.yaml')}: undeclaredParameters:`);
+    const lines = readFileSync(join(dir, 'sources.yaml'), 'utf8').split('\n');
+    const line = lines.findIndex((text) => text.startsWith('undeclaredParameters: warn')) + 1;
+    const column = 'undeclaredParameters: '.length + 1;
+    expect(() => loadEndpointRegistry(dir)).toThrow(
+      `${join(dir, 'sources.yaml')}:${line}:${column}: undeclaredParameters:`,
+    );
   });
 });
