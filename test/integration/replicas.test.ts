@@ -158,7 +158,7 @@ describe('replicas sharing one Redis over one BigQuery', () => {
       expect(sampleValue(await metrics(replica), 'querygate_shared_cache_up')).toBe(1);
     }
     // Shared again: the second replica takes the first one's result instead of running it.
-    const [first, second] = replicas as [{ url: string }, { url: string }];
+    const [first, second] = replicas as unknown as [{ url: string }, { url: string }];
     expect(await call(first, afterReturn)).toEqual(answered(afterReturn));
     expect(await call(second, afterReturn)).toEqual(answered(afterReturn));
     expect(await jobsOf(afterReturn)).toBe(1);
