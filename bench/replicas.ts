@@ -19,6 +19,8 @@ export interface ReplicasResult {
   readonly warmSeconds: number;
   /** Calls answered 200 while Redis was stopped, of those made. */
   readonly stopped: { readonly answered: number; readonly total: number };
+  /** Redis commands that failed or timed out on the replicas (Redis's stop included). */
+  readonly redisErrors: number;
   /**
    * A cached hit: on a process without Redis, on a replica from its own copy, and on a replica
    * asked first for a result another replica computed (read from Redis).
@@ -27,7 +29,8 @@ export interface ReplicasResult {
 }
 
 const replicaCount = 3;
-const warmSeconds = 2;
+// Longer than the traffic takes, so the jobs it counts are the traffic's, not a first warm wave's.
+const warmSeconds = 5;
 // Each job takes this long on the fake: time for calls on other replicas to arrive meanwhile.
 const jobDelayMs = 50;
 
@@ -105,6 +108,10 @@ export async function measureReplicas(options: {
       }
     }
 
+    const redisErrors = (await Promise.all(replicas.map((replica) => sharedCacheErrors(replica.url)))).reduce(
+      (sum, errors) => sum + errors,
+      0,
+    );
     const [hot] = traffic as [string];
     await call(alone, hot);
     const hits = await timeInTurn(20, 200, { alone: () => call(alone, hot), local: () => call(on(0), hot) });
@@ -122,6 +129,7 @@ export async function measureReplicas(options: {
       warmRuns,
       warmSeconds,
       stopped: { answered: statuses.filter((status) => status === 200).length, total: statuses.length },
+      redisErrors,
       hitMs: { alone: hits.alone, local: hits.local, shared: summarise(shared) },
     };
   } finally {
@@ -135,11 +143,16 @@ async function healthStatus(url: string): Promise<string> {
   return ((await (await fetch(`${url}/health`)).json()) as { status: string }).status;
 }
 
+async function sharedCacheErrors(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`, { headers: { 'x-api-key': benchApiKey } })).text();
+  return Number(/^querygate_shared_cache_errors_total (\S+)$/m.exec(text)?.[1] ?? 0);
+}
+
 /** The hit latencies, then, as the section's last line, the issue's line. */
 export function describeReplicas(result: ReplicasResult): string[] {
   const ms = (timing: Timing) => `${timing.medianMs.toFixed(2)} ms (p95 ${timing.p95Ms.toFixed(2)})`;
   return [
-    `replicas hit latency: alone (no Redis) ${ms(result.hitMs.alone)}, local copy on a replica ${ms(result.hitMs.local)}, shared (first call on a replica, from Redis) ${ms(result.hitMs.shared)}`,
+    `replicas hit latency: alone (no Redis) ${ms(result.hitMs.alone)}, local copy on a replica ${ms(result.hitMs.local)}, shared (first call on a replica, from Redis) ${ms(result.hitMs.shared)}; ${result.redisErrors} failed Redis commands`,
     `replicas: ${result.calls} distinct calls on ${result.replicas} replicas, ${result.jobs} BigQuery jobs, ${result.warmRuns} warm runs per interval, Redis stopped: ${result.stopped.answered}/${result.stopped.total} answered`,
   ];
 }
