@@ -112,7 +112,7 @@ const environmentSchema = z
         message: 'must be a redis:// or rediss:// URL such as redis://cache:6379',
       })
       .optional(),
-    QUERYGATE_REDIS_TIMEOUT_MS: z.coerce.number().int().positive().default(250),
+    QUERYGATE_REDIS_TIMEOUT_MS: z.coerce.number().int().positive().default(1_000),
     QUERYGATE_REDIS_LEASE_MS: z.coerce.number().int().min(300).default(10_000),
     // HTTP limits: a client that is slow to send its headers or body, or that holds idle
     // connections, is cut off instead of holding a socket (and a file descriptor) for minutes.

@@ -132,7 +132,7 @@ export async function connectRedisResults(options: RedisResultsOptions): Promise
     }
   }
 
-  await waitForReady(client, options.commandTimeoutMs * 4);
+  await waitForReady(client, options.commandTimeoutMs * 2);
   return {
     async obtain(request) {
       if (!usable()) return request.run(request.signal);

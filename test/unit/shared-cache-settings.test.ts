@@ -33,7 +33,7 @@ describe('the shared cache settings', () => {
       QUERYGATE_REDIS_URL: 'redis://:secret@cache:6380/2',
       QUERYGATE_REDIS_LEASE_MS: '2000',
     });
-    expect(config.redis).toEqual({ url: 'redis://:secret@cache:6380/2', timeoutMs: 250, leaseMs: 2000 });
+    expect(config.redis).toEqual({ url: 'redis://:secret@cache:6380/2', timeoutMs: 1000, leaseMs: 2000 });
     expect(loadConfig(bigquery).redis).toBeUndefined();
   });
 
