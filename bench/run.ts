@@ -19,6 +19,7 @@ import { measureIngestion, measureWideKeys, type WideKeysResult } from './ingest
 import { describeMemory, type MemoryResult, measureMemory } from './memory.js';
 import { measurePeers, type PeerTable, peerTableLines } from './peer-load.js';
 import { benchApiKey, startServerProcess } from './processes.js';
+import { describeReplicas, measureReplicas, type ReplicasResult } from './replicas.js';
 import { ratio, type Timing } from './stats.js';
 import { describeStudioSql, fillStudioStore, type StudioSqlResult, timeStudioSql } from './studio-sql.js';
 
@@ -55,7 +56,16 @@ const program = new Command()
     (value) => Number(value),
     60,
   )
-  .option('--only <section>', "run one section only: 'peers' (the data, then the peer table)")
+  .option(
+    '--only <section>',
+    "run one section only: 'peers' (the data, then the peer table) or 'replicas' (three replicas over one Redis)",
+  )
+  .option(
+    '--replica-calls <n>',
+    "distinct calls of the replicas section's traffic",
+    (value) => Number(value),
+    12,
+  )
   .option('--out <file>', 'JSON results', join(packageRoot, 'bench/results/latest.json'))
   .option(
     '--dist <dir>',
@@ -74,11 +84,16 @@ const options = program.opts<{
   ingest?: number;
   memorySeconds: number;
   only?: string;
+  replicaCalls: number;
   out: string;
   dist: string;
 }>();
-if (options.only !== undefined && options.only !== 'peers') {
-  throw new Error(`--only takes 'peers', not '${options.only}'`);
+if (options.only !== undefined && options.only !== 'peers' && options.only !== 'replicas') {
+  throw new Error(`--only takes 'peers' or 'replicas', not '${options.only}'`);
+}
+if (options.only === 'replicas') {
+  process.stdout.write(`${describeReplicas(await runReplicas()).join('\n')}\n`);
+  process.exit(0);
 }
 const edgeRows = Math.round(options.rows);
 const relayRows = Math.round(options.rows / 2);
@@ -230,6 +245,8 @@ try {
     repeat: options.repeat,
   });
 
+  const replicas = await runReplicas();
+
   const endpoints = cases.map((testCase, i) => {
     const local = inProcess[i];
     const http = overHttp[i];
@@ -282,6 +299,7 @@ try {
     demoMemory: { ...demoMemory, churnSamples: undefined },
     hostileBodies,
     adhocLane,
+    replicas,
     peakServerRssBytes: peakRssBytes,
   };
   mkdirSync(join(options.out, '..'), { recursive: true });
@@ -290,6 +308,15 @@ try {
   log(`Results written to ${options.out}`);
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** Three querygate replicas over one Redis and the fake BigQuery, each its own process. */
+function runReplicas(): Promise<ReplicasResult> {
+  // Not `log`: this also runs alone (`--only replicas`), before the rest of the file has run.
+  process.stderr.write(
+    `Driving ${options.replicaCalls} distinct calls across three replicas sharing one Redis...\n`,
+  );
+  return measureReplicas({ dist: options.dist, calls: options.replicaCalls });
 }
 
 /** The peer table against `server` (its peak RSS is the caller's to read). */
@@ -341,6 +368,7 @@ function printTable(results: {
   demoMemory: Omit<MemoryResult, 'churnSamples'>;
   hostileBodies: HostileBodiesResult;
   adhocLane: AdhocLaneResult;
+  replicas: ReplicasResult;
   peakServerRssBytes: number | undefined;
 }) {
   const mb = (bytes: number | undefined) => (bytes === undefined ? 'n/a' : `${Math.round(bytes / 1e6)} MB`);
@@ -371,6 +399,8 @@ function printTable(results: {
     describeMemory(results.demoMemory),
     describeHostileBodies(results.hostileBodies),
     ...describeAdhocLane(results.adhocLane),
+    // The issue's line for replicas stays the last line of the bench.
+    ...describeReplicas(results.replicas),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

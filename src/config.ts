@@ -104,6 +104,16 @@ const environmentSchema = z
       .int()
       .positive()
       .default(64 * 1024 * 1024),
+    // Replicas: one cache, one warm schedule and one run per key across processes (README,
+    // "Running several replicas"). The URL may carry a password, so it is never logged.
+    QUERYGATE_REDIS_URL: z
+      .url({
+        protocol: /^rediss?$/,
+        message: 'must be a redis:// or rediss:// URL such as redis://cache:6379',
+      })
+      .optional(),
+    QUERYGATE_REDIS_TIMEOUT_MS: z.coerce.number().int().positive().default(1_000),
+    QUERYGATE_REDIS_LEASE_MS: z.coerce.number().int().min(300).default(10_000),
     // HTTP limits: a client that is slow to send its headers or body, or that holds idle
     // connections, is cut off instead of holding a socket (and a file descriptor) for minutes.
     QUERYGATE_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
@@ -131,6 +141,14 @@ const environmentSchema = z
   .refine((env) => env.QUERYGATE_ADHOC_LONG_CALLS < env.QUERYGATE_ADHOC_CALLS, {
     message: 'must be fewer than QUERYGATE_ADHOC_CALLS, so quick ad-hoc queries always have a turn',
     path: ['QUERYGATE_ADHOC_LONG_CALLS'],
+  })
+  // A DuckDB store belongs to one process: replicas over their own stores hold different data, and
+  // one would answer another's calls with results of logs it never received.
+  .refine((env) => env.QUERYGATE_REDIS_URL === undefined || env.QUERYGATE_ENGINE !== 'duckdb', {
+    message:
+      'shares a cache between replicas of one engine, and each DuckDB store belongs to one process: ' +
+      'set QUERYGATE_ENGINE=bigquery, or leave QUERYGATE_REDIS_URL unset',
+    path: ['QUERYGATE_REDIS_URL'],
   })
   // A key in both lists would have two scopes; which one wins must not be a guess.
   .refine((env) => !env.QUERYGATE_INGEST_KEYS?.some((key) => env.QUERYGATE_API_KEYS?.includes(key)), {
@@ -230,6 +248,11 @@ export interface Config extends BackendChoice {
   readonly maxBodyBytes: number;
   /** Approximate bytes of query results the resolver layer keeps (LRU beyond it). */
   readonly cacheMaxBytes: number;
+  /**
+   * The shared cache of replicas (QUERYGATE_REDIS_URL, on BigQuery only): command timeout and key
+   * lease in milliseconds. @default none: this process caches, warms and runs alone
+   */
+  readonly redis: { readonly url: string; readonly timeoutMs: number; readonly leaseMs: number } | undefined;
   /** HTTP: how long a client may take to send its headers, and its whole request. */
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
@@ -324,6 +347,14 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     }),
     maxBodyBytes: env.QUERYGATE_MAX_BODY_BYTES,
     cacheMaxBytes: env.QUERYGATE_CACHE_MAX_BYTES,
+    redis:
+      env.QUERYGATE_REDIS_URL === undefined
+        ? undefined
+        : Object.freeze({
+            url: env.QUERYGATE_REDIS_URL,
+            timeoutMs: env.QUERYGATE_REDIS_TIMEOUT_MS,
+            leaseMs: env.QUERYGATE_REDIS_LEASE_MS,
+          }),
     headersTimeoutMs: Math.min(env.QUERYGATE_HEADERS_TIMEOUT_MS, env.QUERYGATE_REQUEST_TIMEOUT_MS),
     requestTimeoutMs: env.QUERYGATE_REQUEST_TIMEOUT_MS,
     keepAliveTimeoutMs: env.QUERYGATE_KEEP_ALIVE_TIMEOUT_MS,

@@ -159,7 +159,7 @@ async function registerParts(
     healthRoute({
       engine: app.engine.kind,
       snapshot: served.current,
-      conditions: [served.refusedReload],
+      conditions: [served.refusedReload, app.sharedResults.condition],
       store: app.storeState,
     }),
   );

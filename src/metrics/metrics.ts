@@ -18,6 +18,16 @@ export type CacheOutcome = 'hit' | 'stale' | 'miss' | 'joined' | 'uncached' | 'r
 export interface MetricsSources {
   /** The result cache now: entries and approximate bytes. */
   readonly cache?: () => { readonly entries: number; readonly bytes: number };
+  /** The cache replicas share (Redis): undefined when none is configured. */
+  readonly sharedCache?: () =>
+    | {
+        readonly up: boolean;
+        readonly adopted: number;
+        readonly leasedRuns: number;
+        readonly errors: number;
+        readonly unreadable: number;
+      }
+    | undefined;
   /** Bytes of the store on disk (DuckDB file, WAL and journal); undefined on BigQuery. */
   readonly storeBytes?: () => number | undefined;
 }
@@ -221,24 +231,63 @@ export function createMetrics(sources: MetricsSources = {}): Metrics {
   });
 
   // Gauges read at scrape time; a figure a source cannot give (the store on BigQuery) is absent, not 0.
-  const { cache, storeBytes } = sources;
-  const gauge = (name: string, help: string, read: () => number | undefined) =>
+  const { cache, storeBytes, sharedCache } = sources;
+  const scraped = (
+    name: string,
+    help: string,
+    read: () => number | undefined,
+    type: 'gauge' | 'counter' = 'gauge',
+  ) =>
     registerCountedFamily(registry, {
       name,
       help,
-      type: 'gauge',
+      type,
       collect: () => {
         const value = read();
         return value === undefined ? [] : [{ labels: {}, value }];
       },
     });
-  gauge('querygate_cache_entries', 'Results held in the cache.', () => cache?.().entries);
-  gauge(
+  scraped('querygate_cache_entries', 'Results held in the cache.', () => cache?.().entries);
+  scraped(
     'querygate_cache_bytes',
     'Approximate bytes of the results held in the cache.',
     () => cache?.().bytes,
   );
-  gauge(
+  const shared =
+    (read: (stats: NonNullable<ReturnType<NonNullable<typeof sharedCache>>>) => number) => () => {
+      const stats = sharedCache?.();
+      return stats && read(stats);
+    };
+  scraped(
+    'querygate_shared_cache_up',
+    '1 while the shared cache (Redis) answers, 0 while this replica serves alone (absent without one).',
+    shared((stats) => (stats.up ? 1 : 0)),
+  );
+  scraped(
+    'querygate_shared_cache_adopted_total',
+    'Results taken from the shared cache that another replica computed, instead of a run here.',
+    shared((stats) => stats.adopted),
+    'counter',
+  );
+  scraped(
+    'querygate_shared_cache_leased_runs_total',
+    "Runs made here holding the key's lease in the shared cache (no other replica ran them).",
+    shared((stats) => stats.leasedRuns),
+    'counter',
+  );
+  scraped(
+    'querygate_shared_cache_errors_total',
+    'Shared-cache commands that failed or timed out; each such call was answered by this replica alone.',
+    shared((stats) => stats.errors),
+    'counter',
+  );
+  scraped(
+    'querygate_shared_cache_unreadable_total',
+    'Values in the shared cache that were not a result of their key (corrupt or foreign), read as misses.',
+    shared((stats) => stats.unreadable),
+    'counter',
+  );
+  scraped(
     'querygate_store_bytes',
     'Bytes of the store on disk: the DuckDB file, its WAL and the ingest journal (absent on BigQuery).',
     () => storeBytes?.(),

@@ -18,6 +18,7 @@ export const metricsPlugin = fp(
       'metrics',
       createMetrics({
         cache: () => app.resolver.stats(),
+        sharedCache: () => app.sharedResults.stats(),
         storeBytes: () => app.storeBytes(),
       }),
     );

@@ -56,6 +56,8 @@ export async function runRefresh(layer: ResolverLayer, call: Call): Promise<Reso
       params,
       requestedAt,
       layer.nowMs() - requestedAt,
+      // Another replica's result will do only if it was computed after this call asked.
+      requestedAt,
     )(signal ?? new AbortController().signal);
     return answer(endpoint, entry, layer.nowMs(), 'refresh');
   } finally {

@@ -13,12 +13,14 @@ import {
   createCacheEntry,
   createResultCache,
   isFresh,
+  lifetimeMs,
   type ResultCache,
 } from './result-cache.js';
+import { localResults } from './shared-results.js';
 import { createSingleFlight, type SingleFlight } from './single-flight.js';
 import { createWarmer, type Warmer } from './warmer.js';
 
-type Counters = { -readonly [K in Exclude<keyof ResolverStats, 'entries' | 'bytes'>]: number };
+type Counters = { -readonly [K in Exclude<keyof ResolverStats, 'entries' | 'bytes' | 'shared'>]: number };
 
 /**
  * What the resolver's call paths share: the cache, the runs under way, the warmer, the counters,
@@ -34,7 +36,8 @@ export interface ResolverLayer {
   /**
    * A run of one key that stores its result. `requestedAt` is the call that started it; a warm
    * run has none and keeps the liveness of the entry it refreshes (and stores nothing if that
-   * entry was dropped meanwhile, so warming never revives a key nobody asks for).
+   * entry was dropped meanwhile, so warming never revives a key nobody asks for). With a shared
+   * cache, a fresh result another replica computed at or after `notBefore` is taken instead.
    */
   computeAndStore(
     key: string,
@@ -42,6 +45,7 @@ export interface ResolverLayer {
     params: ParameterValues,
     requestedAt: number | undefined,
     waitedMs?: number,
+    notBefore?: number,
   ): (signal: AbortSignal) => Promise<CacheEntry>;
   /** Counts a run `client` starts (waiting at its limit); calls without a client are not bounded. */
   admit(client: string | undefined, signal: AbortSignal | undefined, endpoint: Endpoint): Promise<() => void>;
@@ -54,6 +58,7 @@ export const noRelease = () => {};
 
 export function createResolverLayer(options: ResolverOptions): ResolverLayer {
   const { engine } = options;
+  const shared = options.shared ?? localResults();
   // Without an injected clock, the epoch milliseconds without a Date made per cached hit.
   const clock = options.now;
   const nowMs = clock ? () => clock().getTime() : () => Date.now();
@@ -79,8 +84,12 @@ export function createResolverLayer(options: ResolverOptions): ResolverLayer {
     nowMs,
     concurrency: options.warmConcurrency ?? 2,
     refresh: async (entry) => {
-      await flights.run(entry.key, computeAndStore(entry.key, entry.endpoint, entry.params, undefined))
-        .promise;
+      // Another replica's warm run of the same result is as good as this one's.
+      const newer = entry.computedAt + 1;
+      await flights.run(
+        entry.key,
+        computeAndStore(entry.key, entry.endpoint, entry.params, undefined, undefined, newer),
+      ).promise;
       options.onWarmed?.(entry.endpoint);
     },
     onRun: () => {
@@ -98,10 +107,21 @@ export function createResolverLayer(options: ResolverOptions): ResolverLayer {
     params: ParameterValues,
     requestedAt: number | undefined,
     waitedMs?: number,
+    notBefore = Number.NEGATIVE_INFINITY,
   ) {
+    const lifetime = lifetimeMs(endpoint);
     return async (signal: AbortSignal): Promise<CacheEntry> => {
-      const computedAt = nowMs();
-      const result = await engine.run(endpoint, params, { now: new Date(computedAt), signal, waitedMs });
+      const { result, computedAt } = await shared.obtain({
+        key,
+        lifetimeMs: lifetime,
+        signal,
+        wanted: (at) => at >= notBefore && nowMs() - at < lifetime,
+        run: async (runSignal) => {
+          const at = nowMs();
+          const ran = await engine.run(endpoint, params, { now: new Date(at), signal: runSignal, waitedMs });
+          return { result: ran, computedAt: at };
+        },
+      });
       const lastRequestedAt = requestedAt ?? cache.peek(key)?.lastRequestedAt;
       const entry = createCacheEntry({
         key,

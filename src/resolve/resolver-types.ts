@@ -5,6 +5,7 @@ import type { CacheOutcome } from '../metrics/metrics.js';
 import type { Timers } from '../timers.js';
 import type { ClientAdmission } from './client-admission.js';
 import type { Encodings } from './encodings.js';
+import type { SharedResults, SharedResultsStats } from './shared-results.js';
 
 /** The one way both faces run an endpoint: cached, warmed and coalesced. */
 export interface Resolver {
@@ -94,6 +95,8 @@ export interface ResolverStats {
   /** Entries held now and their approximate bytes. */
   readonly entries: number;
   readonly bytes: number;
+  /** The shared cache's counters; absent without one. */
+  readonly shared?: SharedResultsStats | undefined;
 }
 
 export interface ResolverOptions {
@@ -118,6 +121,11 @@ export interface ResolverOptions {
    * belong to no client. @default no bound
    */
   readonly clientAdmission?: ClientAdmission;
+  /**
+   * Where replicas share results, leases and so runs (Redis); asked on every miss, warm run and
+   * refresh, never on a hit. @default none: this process runs whatever it needs
+   */
+  readonly shared?: SharedResults;
 }
 
 export const defaultMaxCacheBytes = 64 * 1024 * 1024;

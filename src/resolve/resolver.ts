@@ -33,7 +33,12 @@ export function createResolver(options: ResolverOptions): Resolver {
       return refresh ? runRefresh(layer, call) : resolveCached(layer, call);
     },
     retain: (keep) => cache.retain((entry) => keep(entry.endpoint)),
-    stats: () => ({ ...counters, entries: cache.entries, bytes: cache.bytes }),
+    stats: () => ({
+      ...counters,
+      entries: cache.entries,
+      bytes: cache.bytes,
+      shared: options.shared?.stats(),
+    }),
     idle: () => warmer.idle(),
     async close() {
       warmer.close();

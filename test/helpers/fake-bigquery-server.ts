@@ -151,6 +151,14 @@ export interface FakeBigQuery {
   // biome-ignore lint/suspicious/noExplicitAny: rows as sent by the client
   readonly insertedRows: Map<string, any[]>;
   inject(failure: InjectedFailure): void;
+  /**
+   * Query jobs run (dry runs and CREATE FUNCTION excluded): what BigQuery would bill. Also
+   * answered over HTTP at `GET /fake/jobs` as `{"queryJobs": n, "byProject": {...}}`, for a fake
+   * in its own process.
+   */
+  readonly queryJobs: number;
+  /** The query jobs by the value of their `project` parameter, where they have one. */
+  readonly jobsByProject: Map<string, number>;
   /** Recorded requests of one API. */
   calls(api: FakeApi): RecordedRequest[];
   close(): Promise<void>;
@@ -207,6 +215,7 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
   const jobs = new Map<string, FakeJob>();
   const requests: RecordedRequest[] = [];
   const failures: InjectedFailure[] = [];
+  let queryJobs = 0;
   const warehouseTables = options.warehouseTables ?? [];
   const setup = await options.database.connect();
   // BigQuery sorts NULLs first in ascending order and last in descending order; DuckDB's default
@@ -241,6 +250,10 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
     routines: new Map(),
     insertedRows: new Map(),
     inject: (failure) => failures.push({ ...failure, times: failure.times ?? 1 }),
+    get queryJobs() {
+      return queryJobs;
+    },
+    jobsByProject: new Map(),
     calls: (api) => requests.filter((request) => request.api === api),
     close: async () => {},
   };
@@ -441,6 +454,11 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
       fake.routines.set(ddl, String(queryConfig.query));
       job.totalBytesProcessed = '0';
     } else {
+      queryJobs += 1;
+      // biome-ignore lint/suspicious/noExplicitAny: query parameters as the client sent them
+      const project = queryConfig.queryParameters?.find((parameter: any) => parameter.name === 'project');
+      const value = project?.parameterValue?.value;
+      if (typeof value === 'string') fake.jobsByProject.set(value, (fake.jobsByProject.get(value) ?? 0) + 1);
       try {
         await execute(job, queryConfig, Number(configuration?.jobTimeoutMs ?? 30_000));
         const cap = queryConfig.maximumBytesBilled;
@@ -745,6 +763,8 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://fake.invalid');
+    if (url.pathname === '/fake/jobs')
+      return send(res, 200, { queryJobs, byProject: Object.fromEntries(fake.jobsByProject) });
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');

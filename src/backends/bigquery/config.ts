@@ -26,6 +26,11 @@ export interface BigQueryConfig {
   readonly maximumBytesBilled: string | undefined;
   /** Another API root, e.g. a private endpoint or an emulator. @default https://bigquery.googleapis.com */
   readonly apiEndpoint: string | undefined;
+  /**
+   * The API root is an emulator (QUERYGATE_BIGQUERY_EMULATOR): requests carry no credentials, and
+   * none are looked for. Only with `apiEndpoint`. @default false
+   */
+  readonly emulator: boolean;
 }
 
 // Project ids are 6-30 lower-case letters, digits and hyphens; older ones carry a `domain:` prefix.
@@ -198,6 +203,15 @@ export const bigQueryEnvironmentSchema = z
         message: 'must be an http(s) URL such as https://bigquery.googleapis.com',
       })
       .optional(),
+    QUERYGATE_BIGQUERY_EMULATOR: z
+      .enum(['1', 'true', '0', 'false'], { message: 'must be true or false' })
+      .optional()
+      .transform((value) => value === '1' || value === 'true'),
+  })
+  // Without an endpoint the requests would go, credential-less, to Google's API.
+  .refine((env) => !env.QUERYGATE_BIGQUERY_EMULATOR || env.QUERYGATE_BIGQUERY_API_ENDPOINT !== undefined, {
+    message: "needs QUERYGATE_BIGQUERY_API_ENDPOINT, the emulator's URL such as http://127.0.0.1:9050",
+    path: ['QUERYGATE_BIGQUERY_EMULATOR'],
   })
   .transform(
     (env): BigQueryConfig => ({
@@ -208,6 +222,7 @@ export const bigQueryEnvironmentSchema = z
       timeoutMs: env.QUERYGATE_BIGQUERY_TIMEOUT_MS,
       maximumBytesBilled: env.QUERYGATE_BIGQUERY_MAX_BYTES_BILLED,
       apiEndpoint: env.QUERYGATE_BIGQUERY_API_ENDPOINT?.replace(/\/+$/, ''),
+      emulator: env.QUERYGATE_BIGQUERY_EMULATOR,
     }),
   );
 

@@ -52,10 +52,20 @@ export function createBigQueryClient(config: BigQueryConfig, overrides: BigQuery
     projectId: config.projectId,
     ...(config.location ? { location: config.location } : {}),
     ...(config.apiEndpoint ? { apiEndpoint: config.apiEndpoint } : {}),
+    ...(config.emulator ? { authClient: withoutCredentials(config.projectId) } : {}),
     userAgent: 'querygate',
     retryOptions: { autoRetry: true, maxRetries: 2, retryableErrorFn: isTransient },
     ...overrides,
   });
+}
+
+/**
+ * What the client library asks for headers and a project when an emulator is the API: nothing to
+ * authorise with, and the configured project, so it never looks for Google credentials.
+ */
+function withoutCredentials(projectId: string): BigQueryOptions['authClient'] {
+  const client = { getRequestHeaders: async () => new Headers(), getProjectId: async () => projectId };
+  return client as unknown as BigQueryOptions['authClient'];
 }
 
 /**
