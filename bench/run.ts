@@ -55,6 +55,12 @@ const program = new Command()
     (value) => Number(value),
     60,
   )
+  .option(
+    '--replay-runs <n>',
+    'runs of the replay against bare node:http POST (the peer table, then its two rows alone)',
+    (value) => Number(value),
+    5,
+  )
   .option('--only <section>', "run one section only: 'peers' (the data, then the peer table)")
   .option('--out <file>', 'JSON results', join(packageRoot, 'bench/results/latest.json'))
   .option(
@@ -73,6 +79,7 @@ const options = program.opts<{
   slowCallers: number;
   ingest?: number;
   memorySeconds: number;
+  replayRuns: number;
   only?: string;
   out: string;
   dist: string;
@@ -300,6 +307,8 @@ function measurePeersOn(server: Awaited<ReturnType<typeof startServerProcess>>):
     seconds: options.seconds,
     rounds: options.rounds,
     scratchDir: dataDir,
+    variedProjects: projects.slice(0, 12),
+    replayRuns: options.replayRuns,
   });
 }
 
