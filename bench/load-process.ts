@@ -20,7 +20,9 @@ interface LoadSpec {
 }
 
 const spec = JSON.parse(process.env.LOAD ?? '{}') as LoadSpec;
-let counter = 0;
+// From a random start: a load never sends the bodies an earlier load sent, which the server may
+// have seen (and so kept, to replay).
+let counter = Math.floor(Math.random() * 2 ** 40);
 const templates = spec.bodies ?? [spec.body ?? ''];
 const result = await autocannon({
   url: spec.url,
