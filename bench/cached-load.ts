@@ -23,6 +23,8 @@ export interface LoadRequest {
   readonly body?: string;
   /** Makes every request's body unique by putting a counter in place of `{n}` in `body`. */
   readonly uniqueBodies?: boolean;
+  /** Bodies sent in turn in place of `body`, each made unique likewise. */
+  readonly bodies?: readonly string[];
   /** The serving process's CPU seconds so far, read before and after a load. */
   readonly cpuSeconds?: () => number | undefined;
 }
@@ -45,6 +47,7 @@ export async function load(
     headers: request.headers,
     body: request.body,
     uniqueBodies: request.uniqueBodies,
+    bodies: request.bodies,
     connections,
     seconds,
   };

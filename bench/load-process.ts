@@ -13,13 +13,17 @@ interface LoadSpec {
   readonly headers?: Record<string, string>;
   readonly body?: string;
   readonly uniqueBodies?: boolean;
+  /** Bodies sent in turn, each made unique like `body`; in place of `body`. */
+  readonly bodies?: readonly string[];
   readonly connections: number;
   readonly seconds: number;
 }
 
 const spec = JSON.parse(process.env.LOAD ?? '{}') as LoadSpec;
-let counter = 0;
-const template = spec.body ?? '';
+// From a random start: a load never sends the bodies an earlier load sent, which the server may
+// have seen (and so kept, to replay).
+let counter = Math.floor(Math.random() * 2 ** 40);
+const templates = spec.bodies ?? [spec.body ?? ''];
 const result = await autocannon({
   url: spec.url,
   method: spec.method,
@@ -29,7 +33,10 @@ const result = await autocannon({
     ? {
         requests: [
           {
-            setupRequest: (sent) => ({ ...sent, body: template.replace('{n}', String(counter++)) }),
+            setupRequest: (sent) => {
+              const n = counter++;
+              return { ...sent, body: (templates[n % templates.length] as string).replace('{n}', String(n)) };
+            },
           },
         ],
       }

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { packageRoot } from '../src/paths.js';
-import { bracketedRatio, type LoadResult, loadSideBySide } from './cached-load.js';
+import { bracketedRatio, type LoadRequest, type LoadResult, loadSideBySide } from './cached-load.js';
 import {
   pinProcess,
   type ServedProcess,
@@ -12,6 +12,7 @@ import {
   startPeerProcess,
 } from './processes.js';
 import { ratio } from './stats.js';
+import { argumentSets, variedAnswers, variedBodies, variedOperations } from './varied-operations.js';
 
 /** One row of the peer table: a server answering the same bytes (or the same GraphQL data). */
 export interface PeerRow extends LoadResult {
@@ -39,8 +40,25 @@ export interface PeerTable {
   /** The servers' and the load generator's CPUs (`taskset -c` lists); undefined when not pinned. */
   readonly cpus: { readonly servers: string; readonly load: string } | undefined;
   readonly rows: readonly PeerRow[];
-  /** querygate's executed GraphQL requests/s over mercurius + graphql-jit's, same operation. */
-  readonly executedVsMercuriusJit: number;
+  /**
+   * Replayed GraphQL over bare node:http POST, run by run (the table's, then further runs of the
+   * two alone, measured alike): requests/s and server CPU per request (the POST's µs over ours).
+   */
+  readonly replayRuns: readonly ReplayRun[];
+  /** The argument sets the varied operations rotate over. */
+  readonly variedArgumentSets: number;
+  /**
+   * querygate's executed GraphQL over mercurius + graphql-jit's, same requests: the fixed
+   * operation, and the varied ones (see varied-operations.ts); requests/s and server CPU per
+   * request (mercurius's µs over querygate's: above 1, querygate spends less).
+   */
+  readonly executedVsMercuriusJit: { readonly serving: number; readonly cpu: number | undefined };
+  readonly variedVsMercuriusJit: { readonly serving: number; readonly cpu: number | undefined };
+}
+
+export interface ReplayRun {
+  readonly serving: number;
+  readonly cpu: number;
 }
 
 export interface PeerLoadOptions {
@@ -48,6 +66,10 @@ export interface PeerLoadOptions {
   readonly seconds: number;
   readonly rounds: number;
   readonly scratchDir: string;
+  /** Runs of the replay against bare node:http POST, the table's first among them. */
+  readonly replayRuns: number;
+  /** The projects whose cached answers the varied operations rotate over (two windows each). */
+  readonly variedProjects: readonly string[];
 }
 
 // The 61-row answer issue 20 measures: an hour of per-minute edge-function statistics.
@@ -87,8 +109,12 @@ export async function measurePeers(
   const answered = JSON.parse(graphqlText) as { data?: { functions: Record<string, unknown> } };
   if (graphqlAnswer.status !== 200 || !answered.data)
     throw new Error(`querygate's GraphQL answered ${graphqlAnswer.status}`);
+  const sets = argumentSets([project, ...options.variedProjects.filter((other) => other !== project)]);
   const answersFile = join(options.scratchDir, 'peer-answers.json');
-  writeFileSync(answersFile, JSON.stringify(answered.data));
+  writeFileSync(
+    answersFile,
+    JSON.stringify(await variedAnswers(`${server.url}/graphql`, graphqlHeaders, sets)),
+  );
 
   // graphql-js ignores variables an operation does not declare: a `request` variable that differs
   // on every request keeps any response from being replayed while the document stays the same,
@@ -97,6 +123,7 @@ export async function measurePeers(
     '"request":0',
     '"request":{n}',
   );
+  const variedBodyList = variedBodies(sets);
   const peers: ServedProcess[] = [];
   try {
     // The floors send the bytes querygate sends, headers included (`cache-control` and `age` on
@@ -126,6 +153,14 @@ export async function measurePeers(
     ).json();
     if (!isDeepStrictEqual(peerAnswer, answered))
       throw new Error('mercurius answered other data than querygate for the same operation');
+    for (const body of variedBodyList) {
+      const sent = { method: 'POST', headers: graphqlHeaders, body: body.replace('{n}', '0') };
+      const [ours, theirs] = await Promise.all(
+        [server, mercurius].map(async (served) => (await fetch(`${served.url}/graphql`, sent)).json()),
+      );
+      if (!isDeepStrictEqual(ours, theirs) || !(ours as { data?: unknown }).data)
+        throw new Error(`mercurius answered other data than querygate to ${sent.body}`);
+    }
 
     const cpu = (served: ServedProcess) => () => served.cpuSeconds();
     const post = (url: string, served: ServedProcess, body: string, uniqueBodies = false) => ({
@@ -136,36 +171,69 @@ export async function measurePeers(
       uniqueBodies,
       cpuSeconds: cpu(served),
     });
+    const varied = (url: string, served: ServedProcess) => ({
+      ...post(url, served, '', true),
+      bodies: variedBodyList,
+    });
     const floorNames = [
       'bare node:http',
       'bare node:http POST (reads the body)',
       'mercurius + graphql-jit executed',
+      'mercurius + graphql-jit executed, varied',
     ] as const;
     // Each server on the servers' CPU for the table's length, the querygate server given back
     // every CPU after it (the full bench goes on using it).
     const cpus = splitCpus();
     if (cpus !== undefined) for (const served of [server, ...peers]) pinProcess(served, cpus.servers);
-    const { medians, runs } = await loadSideBySide(
-      {
-        'bare node:http': { url: bare.url, headers, cpuSeconds: cpu(bare) },
-        'bare node:http POST (reads the body)': post(barePost.url, barePost, graphqlBody),
-        'bare Fastify 5 route': { url: fastify.url, headers, cpuSeconds: cpu(fastify) },
-        'querygate cached REST': { url: restUrl, headers, cpuSeconds: cpu(server) },
-        'querygate GraphQL replayed': post(`${server.url}/graphql`, server, graphqlBody),
-        'querygate GraphQL executed': post(`${server.url}/graphql`, server, executedBody, true),
-        'mercurius + graphql-jit executed': post(`${mercurius.url}/graphql`, mercurius, executedBody, true),
-      },
-      {
+    const sideBySide = <Name extends string>(
+      targets: Record<Name, LoadRequest>,
+      floors: readonly NoInfer<Name>[],
+    ) =>
+      loadSideBySide(targets, {
         connections: options.connections,
         seconds: options.seconds,
         rounds: options.rounds,
         warmUpSeconds: options.seconds,
         loadCpus: cpus?.load,
-        floors: floorNames,
+        floors,
+      });
+    const replayed = post(`${server.url}/graphql`, server, graphqlBody);
+    const barePosted = post(barePost.url, barePost, graphqlBody);
+    const { medians, runs } = await sideBySide(
+      {
+        'bare node:http': { url: bare.url, headers, cpuSeconds: cpu(bare) },
+        'bare node:http POST (reads the body)': barePosted,
+        'bare Fastify 5 route': { url: fastify.url, headers, cpuSeconds: cpu(fastify) },
+        'querygate cached REST': { url: restUrl, headers, cpuSeconds: cpu(server) },
+        'querygate GraphQL replayed': replayed,
+        'querygate GraphQL executed': post(`${server.url}/graphql`, server, executedBody, true),
+        'mercurius + graphql-jit executed': post(`${mercurius.url}/graphql`, mercurius, executedBody, true),
+        'querygate GraphQL executed, varied': varied(`${server.url}/graphql`, server),
+        'mercurius + graphql-jit executed, varied': varied(`${mercurius.url}/graphql`, mercurius),
       },
-    ).finally(() => {
+      floorNames,
+    );
+    // The replay's ratio to its ceiling in further runs of the same measure, its two rows alone.
+    const replayRuns: ReplayRun[] = [];
+    try {
+      for (let run = 1; run < options.replayRuns; run++) {
+        const { runs: again } = await sideBySide({ 'bare POST': barePosted, replayed }, ['bare POST']);
+        const perCpu = (loads: readonly LoadResult[]) =>
+          loads.map((one) => 1 / (one.cpuMicrosPerRequest ?? Number.NaN));
+        replayRuns.push({
+          serving: ratio(
+            bracketedRatio(
+              again.replayed.map((one) => one.requestsPerSecond),
+              again['bare POST'].map((one) => one.requestsPerSecond),
+            ),
+            1,
+          ),
+          cpu: ratio(bracketedRatio(perCpu(again.replayed), perCpu(again['bare POST'])), 1),
+        });
+      }
+    } finally {
       if (cpus !== undefined) pinProcess(server, cpus.all);
-    });
+    }
     const requestsPerSecond = (name: keyof typeof runs) => runs[name].map((run) => run.requestsPerSecond);
     // Requests per CPU second: its ratio is the floor's CPU per request over the row's.
     const perCpuSecond = (name: keyof typeof runs) =>
@@ -209,8 +277,20 @@ export async function measurePeers(
       rounds: options.rounds,
       cpus: cpus && { servers: cpus.servers, load: cpus.load },
       rows,
-      executedVsMercuriusJit: against('querygate GraphQL executed', 'mercurius + graphql-jit executed')
-        .serving,
+      replayRuns: [
+        {
+          serving: against('querygate GraphQL replayed', 'bare node:http POST (reads the body)').serving,
+          cpu:
+            against('querygate GraphQL replayed', 'bare node:http POST (reads the body)').cpu ?? Number.NaN,
+        },
+        ...replayRuns,
+      ],
+      variedArgumentSets: sets.length,
+      executedVsMercuriusJit: against('querygate GraphQL executed', 'mercurius + graphql-jit executed'),
+      variedVsMercuriusJit: against(
+        'querygate GraphQL executed, varied',
+        'mercurius + graphql-jit executed, varied',
+      ),
     };
   } finally {
     await Promise.all(peers.map((peer) => peer.stop()));
@@ -227,6 +307,7 @@ export function peerTableLines(table: PeerTable): string[] {
         `| ${row.case} | ${row.requestsPerSecond} | ${row.p50Ms} | ${row.p99Ms} | ${cell(row.cpuMicrosPerRequest)} | ${row.servingRatio} | ${row.postServingRatio} | ${cell(row.cpuRatio)} | ${cell(row.postCpuRatio)} |`,
     ),
     'Ratios are taken round by round against the peer loaded just before and just after, then the median.',
-    `executed GraphQL, querygate over mercurius + graphql-jit: ${table.executedVsMercuriusJit}`,
+    `replayed GraphQL over bare node:http POST, ${table.replayRuns.length} runs (req/s; CPU): ${table.replayRuns.map((run) => `${run.serving}; ${run.cpu}`).join(', ')}`,
+    `executed GraphQL, querygate over mercurius + graphql-jit (req/s; CPU): fixed ${table.executedVsMercuriusJit.serving}; ${cell(table.executedVsMercuriusJit.cpu)}, varied ${table.variedVsMercuriusJit.serving}; ${cell(table.variedVsMercuriusJit.cpu)} (${variedOperations.length} operations × ${table.variedArgumentSets} argument sets)`,
   ];
 }

@@ -13,19 +13,21 @@ import { load } from './cached-load.js';
 import { benchProjects, generateBenchLogs } from './generate-logs.js';
 import { peerOperation } from './peer-load.js';
 import { benchApiKey, servedHeaders, startBareServer, startServerProcess } from './processes.js';
+import { argumentSets, variedBodies } from './varied-operations.js';
 
 const options = new Command()
   .option(
     '--face <face>',
-    'rest, graphql (replayed), bare (node:http serving the REST hit to a GET) or bare-post (node:http reading the replayed POST and serving its answer)',
+    "rest, graphql (replayed), varied (executed GraphQL, the peer table's varied operations), bare (node:http serving the REST hit to a GET) or bare-post (node:http reading the replayed POST and serving its answer)",
     'rest',
   )
   .option('--seconds <n>', 'seconds of load while profiling', (value) => Number(value), 10)
   .option('--connections <n>', 'concurrent connections', (value) => Number(value), 64)
   .option('--rows <n>', 'edge requests to generate', (value) => Number(value), 100_000)
   .option('--top <n>', 'functions to list', (value) => Number(value), 40)
+  .option('--dist <dir>', 'the built server to profile', join(packageRoot, 'dist'))
   .parse()
-  .opts<{ face: string; seconds: number; connections: number; rows: number; top: number }>();
+  .opts<{ face: string; seconds: number; connections: number; rows: number; top: number; dist: string }>();
 
 interface ProfileNode {
   readonly id: number;
@@ -53,7 +55,7 @@ try {
     headers: { ...headers, 'content-type': 'application/json' },
     body: JSON.stringify({ query: peerOperation, variables: { project } }),
   };
-  let server = await startServerProcess(dataDir, bare ? [] : profiling);
+  let server = await startServerProcess(dataDir, bare ? [] : profiling, options.dist);
   if (bare) {
     const answer = await (posts
       ? fetch(`${server.url}/graphql`, post)
@@ -62,15 +64,20 @@ try {
     await server.stop();
     server = await startBareServer(body, profiling, { readsBody: posts, headers: servedHeaders(answer) });
   }
-  const request = posts
-    ? { url: `${server.url}${bare ? '/' : '/graphql'}`, ...post }
-    : { url: `${server.url}${restPath}`, headers };
+  const varied = options.face === 'varied';
+  const bodies = variedBodies(argumentSets(benchProjects(50).slice(0, 12)));
+  const request = varied
+    ? { url: `${server.url}/graphql`, ...post, body: '', uniqueBodies: true, bodies }
+    : posts
+      ? { url: `${server.url}${bare ? '/' : '/graphql'}`, ...post }
+      : { url: `${server.url}${restPath}`, headers };
   // Twice first: a response is kept for replay once its request has been seen twice.
-  for (let i = 0; i < 3; i++) {
-    const answer = await fetch(request.url, request);
-    if (answer.status !== 200) throw new Error(`${answer.status}: ${await answer.text()}`);
-    await answer.arrayBuffer();
-  }
+  for (const body of varied ? bodies.map((one) => one.replace('{n}', '0')) : [post.body])
+    for (let i = 0; i < 3; i++) {
+      const answer = await fetch(request.url, { ...request, ...(varied ? { body } : {}) });
+      if (answer.status !== 200) throw new Error(`${answer.status}: ${await answer.text()}`);
+      await answer.arrayBuffer();
+    }
   const cpu = () => server.cpuSeconds();
   await load({ ...request, cpuSeconds: cpu }, options.connections, 2);
   // V8 stamps samples on the monotonic clock hrtime reads: only the timed load's are summed.

@@ -57,6 +57,12 @@ const program = new Command()
     60,
   )
   .option(
+    '--replay-runs <n>',
+    'runs of the replay against bare node:http POST (the peer table, then its two rows alone)',
+    (value) => Number(value),
+    5,
+  )
+  .option(
     '--only <section>',
     "run one section only: 'peers' (the data, then the peer table) or 'replicas' (three replicas over one Redis)",
   )
@@ -83,6 +89,7 @@ const options = program.opts<{
   slowCallers: number;
   ingest?: number;
   memorySeconds: number;
+  replayRuns: number;
   only?: string;
   replicaCalls: number;
   out: string;
@@ -327,6 +334,8 @@ function measurePeersOn(server: Awaited<ReturnType<typeof startServerProcess>>):
     seconds: options.seconds,
     rounds: options.rounds,
     scratchDir: dataDir,
+    variedProjects: projects.slice(0, 12),
+    replayRuns: options.replayRuns,
   });
 }
 

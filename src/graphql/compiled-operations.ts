@@ -68,30 +68,36 @@ export function compiledOperationsOf(snapshot: Snapshot): CompiledOperations {
 
 function createCompiledOperations(snapshot: Snapshot): CompiledOperations {
   const schema = schemaFor(snapshot);
-  // A document that failed to compile is remembered as such, so it is not tried again.
-  const plans = new LRUCache<string, CompiledOperation | { failed: true }>({ max: maxCompiledOperations });
+  // By document text, then operation name: the text JSON.parse made is hashed as it is, never
+  // first copied into a key joined with the name. A document that failed to compile is
+  // remembered as such, so it is not tried again.
+  const plans = new LRUCache<string, Map<string, CompiledOperation | { failed: true }>>({
+    max: maxCompiledOperations,
+  });
   let compilations = 0;
   let runs = 0;
   let splices = 0;
-  const keyOf = (query: string, operationName: string | null | undefined) =>
-    `${operationName ?? ''}\n${query}`;
   return {
     schema,
     find(query, operationName) {
-      const kept = plans.get(keyOf(query, operationName));
+      const kept = plans.get(query)?.get(operationName ?? '');
       return kept && 'plan' in kept ? kept : undefined;
     },
     accept(document, query, operationName, execute) {
-      const key = keyOf(query, operationName);
-      if (plans.has(key)) return;
+      let byName = plans.get(query);
+      if (byName?.has(operationName ?? '')) return;
+      if (byName === undefined) {
+        byName = new Map();
+        plans.set(query, byName);
+      }
       compilations++;
       // No stack captured per field error: field errors are executed again by `execute` (see
       // fast-operation.ts), so the compiled plan's own errors are never shown.
       const plan = compileQuery(schema, document, operationName ?? undefined, {
         disablingCapturingStackErrors: true,
       });
-      plans.set(
-        key,
+      byName.set(
+        operationName ?? '',
         isCompiledQuery(plan)
           ? {
               plan,

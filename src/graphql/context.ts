@@ -33,6 +33,11 @@ export interface EndpointCall {
   readonly params: ParameterValues;
 }
 
+/** A call with its canonical key, worked out once for the loader and the cache. */
+interface KeyedCall extends EndpointCall {
+  readonly key: string;
+}
+
 export interface GraphQLContextOptions {
   readonly resolver: Resolver;
   /** The signed token's grant: calls outside it are refused. @default none (an API key) */
@@ -126,11 +131,11 @@ export function createGraphQLContext(options: GraphQLContextOptions): GraphQLCon
     signal.addEventListener('abort', () => timers.clearTimeout(deadline), { once: true });
   }
 
-  async function resolve(call: EndpointCall): Promise<ResolvedResult> {
+  async function resolve(call: KeyedCall): Promise<ResolvedResult> {
     // A refusal may come before any call made the operation's abort signal (it is made lazily,
     // only for a call that runs): calls batched before it must still answer nothing.
     if (refusal) throw refusal;
-    const hit = resolver.cached(call.endpoint, call.params);
+    const hit = resolver.cached(call.endpoint, call.params, call.key);
     if (hit) return hit;
     const signal = operationSignal();
     startDeadline(signal);
@@ -144,7 +149,7 @@ export function createGraphQLContext(options: GraphQLContextOptions): GraphQLCon
 
   // Not a batch in the SQL sense: every distinct call is its own run. The loader's cache is
   // what matters here: it keys calls by the resolver layer's canonical key.
-  const loader = new DataLoader<EndpointCall, ResolvedResult, string>(
+  const loader = new DataLoader<KeyedCall, ResolvedResult, string>(
     (calls) =>
       Promise.all(
         calls.map(async (call) => {
@@ -156,7 +161,7 @@ export function createGraphQLContext(options: GraphQLContextOptions): GraphQLCon
           }
         }),
       ),
-    { cacheKeyFn: (call) => canonicalKey(call.endpoint, call.params) },
+    { cacheKeyFn: (call) => call.key },
   );
   const maxCalls = options.maxCallsPerOperation ?? defaultMaxCallsPerOperation;
   // The calls the loader was asked for: asking again (an alias, or graphql-js executing a document
@@ -165,11 +170,11 @@ export function createGraphQLContext(options: GraphQLContextOptions): GraphQLCon
   const { metrics, grant } = options;
   return {
     loadEndpoint: (endpoint, params) => {
-      const call = { endpoint, params };
       // The schema a token executes over has only its endpoints; this is the second lock.
       if (grant && !grant.allows(endpoint.name))
         return countedLoad(metrics, endpoint, Promise.reject(endpointNotGranted(endpoint.name)));
       const key = canonicalKey(endpoint, params);
+      const call = { endpoint, params, key };
       // Counted on its first ask only (see counted-call.ts): an alias is the same call.
       if (asked.has(key)) return loader.load(call);
       if (refusal) return countedLoad(metrics, endpoint, Promise.reject(refusal));

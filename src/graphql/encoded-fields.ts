@@ -1,8 +1,10 @@
 import {
   type DocumentNode,
   type FieldNode,
+  type FragmentDefinitionNode,
   type GraphQLField,
   type GraphQLLeafType,
+  type GraphQLNamedType,
   type GraphQLSchema,
   getArgumentValues,
   getNamedType,
@@ -31,30 +33,30 @@ interface Leaf {
 }
 
 interface SplicedField {
-  /** The response key, as JSON. */
-  readonly key: string;
   readonly node: FieldNode;
   readonly definition: GraphQLField<unknown, unknown>;
   readonly call: EndpointFieldCall;
-  /** The field's rows as JSON for this selection; null when graphql-js would raise an error. */
-  readonly encoding: Encoding<string | null>;
-}
-
-interface SplicedNamespace {
-  readonly key: string;
-  readonly fields: readonly SplicedField[];
+  /** The field's rows as JSON bytes for this selection; null when graphql-js would raise an error. */
+  readonly encoding: Encoding<Buffer | null>;
 }
 
 /** An operation that is namespaces of endpoint fields selecting leaves: the dashboard's shape. */
 export interface SplicedOperation {
   readonly operation: OperationDefinitionNode;
-  readonly namespaces: readonly SplicedNamespace[];
+  /** The endpoint fields, in the order of the response. */
+  readonly fields: readonly SplicedField[];
+  /**
+   * The body's bytes around the fields' rows, made once: `{"data":{"ns":{"field":` before the
+   * first, what lies between each two, and the closing braces after the last.
+   */
+  readonly joints: readonly Buffer[];
 }
 
 /**
- * The spliced form of an operation, or undefined unless every selection is a plain field (no
- * fragment, directive or `__typename`): namespaces, their endpoint fields, and those fields'
- * scalar or enum columns.
+ * The spliced form of an operation, or undefined unless every selection is a field, a fragment
+ * spread or an inline fragment on the type selected (no directive, no `__typename`, no response
+ * key given twice but a leaf's, which graphql-js merges into one): namespaces, their endpoint
+ * fields, and those fields' scalar or enum columns.
  */
 export function splicedOperationOf(
   schema: GraphQLSchema,
@@ -67,8 +69,17 @@ export function splicedOperationOf(
   if (operation.directives?.length) return undefined;
   const query = schema.getQueryType();
   if (!query) return undefined;
-  const namespaces: SplicedNamespace[] = [];
-  for (const node of plainFields(operation.selectionSet) ?? []) {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions)
+    if (definition.kind === 'FragmentDefinition') fragments.set(definition.name.value, definition);
+  const fieldsOf = (selectionSet: SelectionSetNode | undefined, type: GraphQLNamedType) =>
+    selectionSet && collectedFields(selectionSet, type.name, fragments);
+  const fields: SplicedField[] = [];
+  // The body as text between the rows, ended where each field's rows go.
+  const joints: string[] = [];
+  let joint = '{"data":{';
+  const namespaces = fieldsOf(operation.selectionSet, query) ?? [];
+  for (const [n, node] of namespaces.entries()) {
     const definition = query.getFields()[node.name.value];
     const type = definition && getNamedType(definition.type);
     if (
@@ -79,68 +90,65 @@ export function splicedOperationOf(
     ) {
       return undefined;
     }
-    const fields: SplicedField[] = [];
-    for (const fieldNode of plainFields(node.selectionSet) ?? []) {
+    joint += `${n === 0 ? '' : ','}${JSON.stringify(responseKey(node))}:{`;
+    const endpointFields = fieldsOf(node.selectionSet, type) ?? [];
+    if (endpointFields.length === 0 || !distinctKeys(endpointFields)) return undefined;
+    for (const [f, fieldNode] of endpointFields.entries()) {
       const endpointField = type.getFields()[fieldNode.name.value];
       const call = endpointField?.extensions?.querygateEndpointCall as EndpointFieldCall | undefined;
       const rowType = endpointField && getNamedType(endpointField.type);
       if (!endpointField || !call || !rowType || !('getFields' in rowType)) return undefined;
-      const leaves: Leaf[] = [];
-      for (const leafNode of plainFields(fieldNode.selectionSet) ?? []) {
+      const leaves = new Map<string, Leaf>();
+      for (const leafNode of fieldsOf(fieldNode.selectionSet, rowType) ?? []) {
         const column = rowType.getFields()[leafNode.name.value];
         const leafType = column && getNullableType(column.type);
         if (!column || !leafType || !isLeafType(leafType) || leafNode.selectionSet) return undefined;
-        leaves.push({
+        // Validation lets a response key repeat only for the same field: one value, where it first stood.
+        leaves.set(responseKey(leafNode), {
           key: JSON.stringify(responseKey(leafNode)),
           field: leafNode.name.value,
           type: leafType,
           nonNull: isNonNullType(column.type),
         });
       }
-      if (leaves.length === 0) return undefined;
+      if (leaves.size === 0) return undefined;
+      joints.push(`${joint}${f === 0 ? '' : ','}${JSON.stringify(responseKey(fieldNode))}:`);
+      joint = '';
       fields.push({
-        key: JSON.stringify(responseKey(fieldNode)),
         node: fieldNode,
         definition: endpointField as GraphQLField<unknown, unknown>,
         call,
-        encoding: rowsJson(call, leaves),
+        encoding: rowsJson(call, [...leaves.values()]),
       });
     }
-    if (fields.length === 0) return undefined;
-    namespaces.push({ key: JSON.stringify(responseKey(node)), fields });
+    joint += '}';
   }
-  if (namespaces.length === 0) return undefined;
   // A response key given twice merges its selections in graphql-js: left to it.
-  const keys = namespaces.map((n) => n.key);
-  if (new Set(keys).size !== keys.length) return undefined;
-  for (const namespace of namespaces) {
-    const fieldKeys = namespace.fields.map((f) => f.key);
-    if (new Set(fieldKeys).size !== fieldKeys.length) return undefined;
-  }
-  return { operation, namespaces };
+  if (fields.length === 0 || !distinctKeys(namespaces)) return undefined;
+  joints.push(`${joint}}}`);
+  return { operation, fields, joints: joints.map((text) => Buffer.from(text)) };
 }
 
 /**
- * The response body's `data` JSON, spliced from the fields' kept encodings; undefined when
- * anything needs graphql-js's answer instead (variables refused, an argument or call failing, a
- * value it would refuse): the caller then executes as usual, and the calls made here are answered
- * again by the operation's loader, not run again.
+ * The response body, spliced from the fields' kept encodings: bytes whose length is summed from
+ * its pieces', written once. undefined when anything needs graphql-js's answer instead
+ * (variables refused, an argument or call failing, a value it would refuse): the caller then
+ * executes as usual, and the calls made here are answered again by the operation's loader, not
+ * run again.
  */
 export async function runSpliced(
   spliced: SplicedOperation,
   schema: GraphQLSchema,
   context: GraphQLContext,
   variables: Readonly<Record<string, unknown>> | null | undefined,
-): Promise<string | undefined> {
+): Promise<Buffer | undefined> {
   const coerced = getVariableValues(schema, spliced.operation.variableDefinitions ?? [], variables ?? {});
   if (coerced.errors) return undefined;
-  const loads: Promise<string | null>[] = [];
+  const loads: Promise<Buffer | null>[] = [];
   try {
-    for (const namespace of spliced.namespaces) {
-      for (const field of namespace.fields) {
-        const values = getArgumentValues(field.definition, field.node, coerced.coerced);
-        loads.push(field.call.load(values, context).then((resolved) => resolved.encoded(field.encoding)));
-      }
+    for (const field of spliced.fields) {
+      const values = getArgumentValues(field.definition, field.node, coerced.coerced);
+      loads.push(field.call.load(values, context).then((resolved) => resolved.encoded(field.encoding)));
     }
   } catch {
     // Execution raises the same error; the calls already started are answered to it then.
@@ -148,21 +156,23 @@ export async function runSpliced(
     return undefined;
   }
   const settled = await Promise.allSettled(loads);
-  const json: string[] = [];
-  for (const one of settled) {
+  const pieces: Buffer[] = [];
+  const { joints } = spliced;
+  let length = 0;
+  for (let i = 0; i < settled.length; i++) {
+    const one = settled[i] as PromiseSettledResult<Buffer | null>;
     if (one.status !== 'fulfilled' || one.value === null) return undefined;
-    json.push(one.value);
+    const joint = joints[i] as Buffer;
+    pieces.push(joint, one.value);
+    length += joint.length + one.value.length;
   }
-  let index = 0;
-  const parts = spliced.namespaces.map(
-    (namespace) =>
-      `${namespace.key}:{${namespace.fields.map((field) => `${field.key}:${json[index++]}`).join(',')}}`,
-  );
-  return `{${parts.join(',')}}`;
+  const last = joints[settled.length] as Buffer;
+  pieces.push(last);
+  return Buffer.concat(pieces, length + last.length);
 }
 
 /** The rows of a result as JSON for a selection of leaves, as graphql-js completes them. */
-function rowsJson(call: EndpointFieldCall, leaves: readonly Leaf[]): Encoding<string | null> {
+function rowsJson(call: EndpointFieldCall, leaves: readonly Leaf[]): Encoding<Buffer | null> {
   return {
     make(result) {
       const rows = call.rows.make(result);
@@ -178,9 +188,9 @@ function rowsJson(call: EndpointFieldCall, leaves: readonly Leaf[]): Encoding<st
         }
         json += '}';
       }
-      return `${json}]`;
+      return Buffer.from(`${json}]`);
     },
-    sizeOf: (json) => (json === null ? 8 : 2 * json.length),
+    sizeOf: (json) => (json === null ? 8 : json.length + 96),
   };
 }
 
@@ -199,15 +209,38 @@ function responseKey(node: FieldNode): string {
   return node.alias?.value ?? node.name.value;
 }
 
-/** The fields of a selection set, or undefined when it holds anything else or any directive. */
-function plainFields(selectionSet: SelectionSetNode | undefined): FieldNode[] | undefined {
-  if (!selectionSet) return undefined;
-  const fields: FieldNode[] = [];
+/**
+ * The fields of a selection set on `typeName`, its fragments' spread in place as graphql-js
+ * collects them, or undefined when it holds a directive, `__typename`, or a fragment on another
+ * type (an interface's, which graphql-js would test against the type).
+ */
+function collectedFields(
+  selectionSet: SelectionSetNode,
+  typeName: string,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  fields: FieldNode[] = [],
+): FieldNode[] | undefined {
   for (const selection of selectionSet.selections) {
-    if (selection.kind !== 'Field' || selection.directives?.length || selection.name.value.startsWith('__')) {
+    if (selection.directives?.length) return undefined;
+    if (selection.kind === 'Field') {
+      if (selection.name.value.startsWith('__')) return undefined;
+      fields.push(selection);
+      continue;
+    }
+    const fragment = selection.kind === 'FragmentSpread' ? fragments.get(selection.name.value) : selection;
+    if (
+      !fragment ||
+      fragment.directives?.length ||
+      (fragment.typeCondition !== undefined && fragment.typeCondition.name.value !== typeName) ||
+      !collectedFields(fragment.selectionSet, typeName, fragments, fields)
+    ) {
       return undefined;
     }
-    fields.push(selection);
   }
   return fields;
+}
+
+/** Whether no two fields share a response key. */
+function distinctKeys(fields: readonly FieldNode[]): boolean {
+  return new Set(fields.map(responseKey)).size === fields.length;
 }

@@ -49,6 +49,9 @@ interface JsonParams {
  */
 export function createFastOperations(options: FastOperationOptions) {
   const { yoga, mediaTypes } = options;
+  // A clean answer's status and headers by media type: yoga answers only the few of
+  // `regularMediaTypes` (use-compiled-operations.ts).
+  const cleanHeads = new Map<string, KeptAnswer>();
 
   // Yoga's masking as yoga runs it (our maskError, the original logged when masked, an error
   // masked once): a public property at run time, which yoga's typings mark private.
@@ -93,12 +96,12 @@ export function createFastOperations(options: FastOperationOptions) {
         : context;
       const variables = params.variables as Record<string, unknown> | null | undefined;
       if (operation.spliced) {
-        const data = await runSpliced(operation.spliced, operations.schema, contextValue, variables);
-        if (data !== undefined) {
+        const body = await runSpliced(operation.spliced, operations.schema, contextValue, variables);
+        if (body !== undefined) {
           context.endOperation();
           operations.countSpliced();
           if (recording) recording.clean = true;
-          return processed({ data: null, stringify: () => `{"data":${data}}` } as ExecutionResult, mediaType);
+          return splicedAnswer(body, mediaType, cleanHeads);
         }
       }
       let result = await operations.run(operation, contextValue, variables);
@@ -148,6 +151,22 @@ function processed(result: ExecutionResult, mediaType: string): KeptAnswer {
   }
   head['content-length'] = Buffer.byteLength(body);
   return { status: init.status, headers, head, body };
+}
+
+/**
+ * The answer of a spliced body: the status and headers yoga's result processor gives a result
+ * without errors depend on the media type alone, so they are worked out once per media type.
+ */
+function splicedAnswer(body: Buffer, mediaType: string, cleanHeads: Map<string, KeptAnswer>): KeptAnswer {
+  let clean = cleanHeads.get(mediaType);
+  if (clean === undefined) {
+    clean = processed({ data: {} }, mediaType);
+    cleanHeads.set(mediaType, clean);
+  }
+  const head: Record<string, string | number> = {};
+  for (const name in clean.headers) head[name] = clean.headers[name] as string;
+  head['content-length'] = body.length;
+  return { status: clean.status, headers: clean.headers, head, body };
 }
 
 /**

@@ -168,6 +168,24 @@ describe('splicing the kept JSON of endpoint fields', () => {
     expect(fast).toEqual(yoga);
   });
 
+  it('writes the bytes execution writes for fragments, inline fragments and a leaf asked twice', async () => {
+    const query = /* GraphQL */ `query Fragments($project: String!) {
+      functions {
+        invocationStats(project: $project, interval: ONE_DAY) { count ...Bucket ... on InvocationStatsBucket { errorCount count } }
+        ... { hour: invocationStats(project: $project, interval: ONE_HOUR) { ...Bucket } }
+      }
+    }
+    fragment Bucket on InvocationStatsBucket { timestamp count }`;
+    const body = { query, variables: { project: projects.beta, ignored: 'x' } };
+    const splices = operations().splices;
+    const { yoga, fast } = await viaYogaThenFast(body);
+    expect(operations().splices).toBe(splices + 1);
+    const data = JSON.parse(yoga.text).data;
+    expect(Object.keys(data.functions)).toEqual(['invocationStats', 'hour']);
+    expect(Object.keys(data.functions.invocationStats[0])).toEqual(['count', 'timestamp', 'errorCount']);
+    expect(fast).toEqual(yoga);
+  });
+
   it('leaves a selection with __typename to compiled execution, with the same bytes', async () => {
     const query = /* GraphQL */ `query Typed($project: String!) {
       functions { invocationStats(project: $project, interval: ONE_DAY) { __typename count } }
