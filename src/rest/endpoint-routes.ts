@@ -90,7 +90,8 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
     allowMethods(request, ['GET', 'HEAD', 'POST']);
     const { ref } = request.params;
     const called = calledEndpoint(registry(), ref, false);
-    if (!called) throw unknownEndpoint(ref, registry(), request.grant, `No endpoint with id or name '${ref}'`);
+    if (!called)
+      throw unknownEndpoint(ref, registry(), request.grant, `No endpoint with id or name '${ref}'`);
     return answer(called, request, reply);
   };
 
