@@ -62,7 +62,8 @@ export async function loadTableFiles(
   try {
     await connection.run(ledgerStatement);
     const loaded = mode === 'append' ? await ledgerHashes(connection, source.name) : new Set<string>();
-    const deleted = mode === 'replace' && !byDay ? await deleteAll(connection, source.name) : 0;
+    const deleted =
+      mode === 'truncate' || (mode === 'replace' && !byDay) ? await deleteAll(connection, source.name) : 0;
     // A family's files are staged first: only once they are read is it known which days they replace.
     if (byDay)
       await connection.run(`CREATE TEMP TABLE ${stagingTable} AS FROM ${quoteIdent(source.name)} LIMIT 0`);
