@@ -38,7 +38,7 @@ beforeAll(async () => {
   store = join(dir, 'querygate.duckdb');
   oldFiles = writeWarehouse(join(dir, 'old'), { events: 1500, orders: 1, days: 3, seed: 19 }).events;
   // The re-export of the first day, large enough that the kill lands while it loads.
-  const again = writeWarehouse(join(dir, 'reexport'), { events: 20_000, orders: 1, days: 1, seed: 23 });
+  const again = writeWarehouse(join(dir, 'reexport'), { events: 6000, orders: 1, days: 1, seed: 23 });
   reexport = again.events[0] as string;
   newDay = join(dir, 'events_20201204.ndjson');
   // A day the store lacks: the re-export's rows, dated the 4th.
