@@ -1,15 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { readsTableSource } from '../../src/endpoints/reads-table.js';
-import { tableSourceSchema } from '../../src/endpoints/table-source.js';
+import { readSourceDeclarations } from '../../src/endpoints/sources.js';
+import type { TableSource } from '../../src/endpoints/table-source.js';
+import { warehouseDir } from '../helpers/warehouse-fixture.js';
 
 // Which endpoints' cached results a replace of a table drops: those whose SQL names the table.
-const ga4 = tableSourceSchema.parse({
-  kind: 'table',
-  name: 'ga4_events',
-  warehouseName: 'my-project.analytics_123456.events_*',
-  tableSuffix: { column: 'event_date' },
-  columns: [{ name: 'event_date', type: 'STRING' }],
-});
+// The example's GA4 family: my-project.analytics_123456.events_*, stored as ga4_events.
+const ga4 = readSourceDeclarations(warehouseDir).tables.find(
+  (table) => table.name === 'ga4_events',
+) as TableSource;
 const reads = (sql: string) => readsTableSource({ sql }, ga4);
 
 describe('readsTableSource', () => {
