@@ -23,6 +23,7 @@ import { metricsPlugin } from './plugins/metrics-plugin.js';
 import { resolverPlugin } from './plugins/resolver-plugin.js';
 import { servedEndpointsPlugin } from './plugins/served-endpoints-plugin.js';
 import { splitCacheBudget } from './resolve/cache-budget.js';
+import { dropResultsOnReplace } from './resolve/replaced-tables.js';
 import type { Resolver } from './resolve/resolver.js';
 import { endpointRoutes } from './rest/endpoint-routes.js';
 import { ingestRoutes } from './rest/ingest-routes.js';
@@ -155,6 +156,8 @@ async function registerParts(
   // The faces, one plugin each, owning their routes and how they read bodies. The snapshot is
   // read per request, so a reload swaps what they serve.
   const { resolver, served, metrics } = app;
+  // Rows replaced or loaded in bulk drop the cached results of the endpoints reading them.
+  const tableRows = app.tableRows && dropResultsOnReplace(app.tableRows, resolver, registry.tables);
   await app.register(
     healthRoute({
       engine: app.engine.kind,
@@ -170,7 +173,7 @@ async function registerParts(
       logs: app.logs,
       sources: registry.sources,
       tableSources: registry.tables,
-      tables: app.tableRows && { names: registry.tables.map((table) => table.name), sink: app.tableRows },
+      tables: tableRows && { names: registry.tables.map((table) => table.name), sink: tableRows },
       maxBodyBytes: config.maxBodyBytes,
       metrics,
     }),
@@ -194,10 +197,10 @@ async function registerParts(
     // `querygate query` while this server holds the DuckDB file (BigQuery's commands need no server).
     await app.register(storeQueryRoute({ engine: app.engine, maxBodyBytes: config.maxBodyBytes }));
     // `querygate import` of a table source's files while this server holds the DuckDB file.
-    if (app.tableRows)
+    if (tableRows)
       await app.register(
         storeImportRoute({
-          tables: app.tableRows,
+          tables: tableRows,
           stagingDir: importStagingDir(config.dataDir),
           maxBodyBytes: config.maxBodyBytes,
         }),

@@ -2,10 +2,12 @@ import { basename, join } from 'node:path';
 import type { Config } from '../config.js';
 import { didYouMean } from '../endpoints/likely-meant.js';
 import { readSourceDeclarations, sourcesFileName } from '../endpoints/sources.js';
+import type { TableLoadMode, TableWritten } from '../endpoints/table-source.js';
 import { openDatabase } from '../storage/database.js';
 import { importLogFile } from '../storage/log-import.js';
 import { createLogWriter } from '../storage/log-writer.js';
-import { type ImportFormat, importTableFiles, type TableImportProgress } from '../storage/table-import.js';
+import type { ImportFormat, TableImportProgress } from '../storage/table-import.js';
+import { loadTableFiles } from '../storage/table-load.js';
 import { ensureWarehouseTables } from '../storage/warehouse-tables.js';
 import {
   importTableFilesThroughServer,
@@ -19,14 +21,16 @@ import {
  * `querygate import --source <name> <files...>`: a backfill into the same DuckDB file the server
  * uses, for a source of the served queries directory (`--queries`). A log source takes one NDJSON
  * file through the log writer's bulk path; a table source takes NDJSON, Parquet or CSV files as
- * BigQuery exports them, all in one transaction. DuckDB lets one process open a file for writing:
- * while a server holds it, the import goes through that server instead (stderr says so).
+ * BigQuery exports them, all in one transaction, in `mode` (see storage/table-load.ts: append,
+ * skipping files loaded before; replace; truncate). DuckDB lets one process open a file for
+ * writing: while a server holds it, the import goes through that server instead (stderr says so).
  */
 export async function runImport(
   config: Config,
   sourceName: string,
   files: readonly string[],
   format?: string,
+  mode: TableLoadMode = 'append',
 ): Promise<void> {
   const declared = readSourceDeclarations(config.queriesDir);
   const known = [...declared.logs, ...declared.tables].map((source) => source.name);
@@ -37,32 +41,41 @@ export async function runImport(
   const table = declared.tables.find((source) => source.name === sourceName);
   if (format !== undefined && !['ndjson', 'parquet', 'csv'].includes(format))
     throw new Error(`--format must be ndjson, parquet or csv (got ${format})`);
+  if (!table && mode !== 'append')
+    throw new Error(
+      `${sourceName} is not a table source of ${config.queriesDir}: only a table source is replaced or truncated`,
+    );
+  if (mode === 'truncate' && files.length > 0)
+    throw new Error('--truncate takes no files (--replace loads files in place of the rows)');
+  if (mode !== 'truncate' && files.length === 0) throw new Error('name at least one file to import');
   const started = performance.now();
   let database: Awaited<ReturnType<typeof openDatabase>>;
   try {
     database = await openDatabase(join(config.dataDir, 'querygate.duckdb'));
   } catch (error) {
     if (!isStoreLocked(error)) throw error;
-    const count = await importThroughServer(
+    const outcome = await importThroughServer(
       config,
       error,
       { name: sourceName, isTable: table !== undefined },
       files,
-      format,
+      { format, mode },
     );
-    reportImported(count, table ? 'rows' : 'events', sourceName, started);
+    reportImported(outcome, table ? 'rows' : 'events', sourceName, started);
     return;
   }
-  let count: number;
+  let outcome: number | TableWritten;
   try {
     if (table) {
       const connection = await database.connect();
       try {
         await ensureWarehouseTables(connection, [table]);
-        count = await importTableFiles(connection, table, files, {
+        const load = await loadTableFiles(connection, table, files, {
           format: format as ImportFormat | undefined,
-          onProgress: process.stderr.isTTY ? progressBar : undefined,
+          mode,
+          onProgress: process.stderr.isTTY ? progressBar : progressLine,
         });
+        outcome = { ingested: load.rows, ...load, replaced: mode !== 'append' };
       } finally {
         if (process.stderr.isTTY) process.stderr.write('\n');
         connection.closeSync();
@@ -73,7 +86,7 @@ export async function runImport(
         throw new Error(`${sourceName} is a log source: import one NDJSON file at a time`);
       const writer = createLogWriter(database, { sources: declared.logs });
       try {
-        count = await importLogFile(writer, sourceName, file);
+        outcome = await importLogFile(writer, sourceName, file);
       } finally {
         await writer.close();
       }
@@ -81,14 +94,33 @@ export async function runImport(
   } finally {
     database.close();
   }
-  reportImported(count, table ? 'rows' : 'events', sourceName, started);
+  reportImported(outcome, table ? 'rows' : 'events', sourceName, started);
 }
 
-function reportImported(count: number, what: string, sourceName: string, started: number): void {
+/** What the import did, on stdout: rows, what a replace put them in place of, files skipped. */
+function reportImported(
+  outcome: number | TableWritten,
+  what: string,
+  sourceName: string,
+  started: number,
+): void {
   const seconds = (performance.now() - started) / 1000;
+  const loaded = typeof outcome === 'number' ? { ingested: outcome, replaced: false } : outcome;
+  const count = loaded.ingested;
+  const days = loaded.replacedSuffixes;
+  const replaced =
+    loaded.deleted === undefined || !loaded.replaced
+      ? ''
+      : days
+        ? ` in place of ${loaded.deleted} rows of ${days.length === 1 ? 'day' : 'days'} ${days.join(', ') || '(none)'}`
+        : `, ${loaded.deleted} rows deleted`;
   console.log(
-    `Imported ${count} ${what} into ${sourceName} in ${seconds.toFixed(1)} s (${Math.round(count / seconds)}/s)`,
+    `Imported ${count} ${what} into ${sourceName}${replaced} in ${seconds.toFixed(1)} s (${Math.round(count / seconds)}/s)`,
   );
+  for (const file of loaded.skipped ?? [])
+    console.log(
+      `Skipped ${file}: its content was loaded into ${sourceName} before (import it with --replace to load it again)`,
+    );
 }
 
 /**
@@ -101,8 +133,8 @@ async function importThroughServer(
   lockError: unknown,
   source: { name: string; isTable: boolean },
   files: readonly string[],
-  format: string | undefined,
-): Promise<number> {
+  { format, mode }: { format: string | undefined; mode: TableLoadMode },
+): Promise<number | TableWritten> {
   const target = serverHoldingStore(config, lockError);
   if (source.isTable) {
     sayThroughServer('import', target.server, 'handed it the files to load (all in one transaction)');
@@ -110,6 +142,7 @@ async function importThroughServer(
       source: source.name,
       files,
       format: format as ImportFormat | undefined,
+      mode,
     });
   }
   const notNdjson = files.filter((file) =>
@@ -129,12 +162,23 @@ async function importThroughServer(
   return count;
 }
 
-/** One line on the terminal, redrawn: the file, which of how many, and DuckDB's estimate. */
+/** One line on the terminal, redrawn: rows loaded, DuckDB's estimate of the file, which file. */
 function progressBar(progress: TableImportProgress): void {
   const width = 30;
   const percentage = Math.max(0, Math.min(100, progress.percentage));
   const filled = Math.round((percentage / 100) * width);
   process.stderr.write(
-    `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${percentage.toFixed(0).padStart(3)}%  file ${progress.index + 1}/${progress.files} ${basename(progress.file)}`,
+    `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${progress.rows.toLocaleString('en')} rows  ${percentage.toFixed(0).padStart(3)}% of file ${progress.index + 1}/${progress.files} ${basename(progress.file)}`,
+  );
+}
+
+/**
+ * Off a terminal (a log, CI), a line each time a file is read: the rows loaded so far, which
+ * is what an operator tails a long load for.
+ */
+function progressLine(progress: TableImportProgress): void {
+  if (progress.percentage < 100) return;
+  process.stderr.write(
+    `querygate import: ${progress.rows} rows loaded (${progress.index + 1}/${progress.files} files, ${basename(progress.file)})\n`,
   );
 }

@@ -71,11 +71,29 @@ program
   .option('--queries <dir>', 'the queries directory whose sources.yaml declares it (QUERYGATE_QUERIES_DIR)')
   .option('--data-dir <dir>', 'the store (QUERYGATE_DATA_DIR; default: ./data)')
   .option('--format <format>', 'ndjson, parquet or csv (default: from each file name)')
-  .argument('<files...>', 'the files; a log source takes one NDJSON file, a table source any number')
-  .action(async (files: string[], options: DirectoryOptions & { source: string; format?: string }) => {
-    const { runImport } = await import('./import-command.js');
-    await runImport(commandConfig(options), options.source, files, options.format);
-  });
+  .option(
+    '--replace',
+    "a table source: the files' rows replace the table's (a wildcard family's: only the day tables the files hold), as bq load --replace",
+  )
+  .option('--truncate', 'a table source: empty it (no files)')
+  .argument(
+    '[files...]',
+    'the files; a log source takes one NDJSON file, a table source any number (a file loaded before is skipped)',
+  )
+  .action(
+    async (
+      files: string[],
+      options: DirectoryOptions & { source: string; format?: string; replace?: boolean; truncate?: boolean },
+    ) => {
+      const { runImport } = await import('./import-command.js');
+      await runImport(commandConfig(options), options.source, files, options.format, loadMode(options));
+    },
+  );
+
+function loadMode(options: { replace?: boolean; truncate?: boolean }): 'append' | 'replace' | 'truncate' {
+  if (options.replace && options.truncate) throw new Error('--replace and --truncate exclude each other');
+  return options.replace ? 'replace' : options.truncate ? 'truncate' : 'append';
+}
 
 const sources = program.command('sources').description('Declare the sources of a queries directory');
 

@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import type { Config } from '../config.js';
+import type { TableWritten } from '../endpoints/table-source.js';
 import { type StoreImportRequest, storeImportPath } from '../rest/store-import-route.js';
 import { type StoreQueryRequest, storeQueryPath } from '../rest/store-query-route.js';
 import { importStagingDir, readServerFile, type ServerFile } from '../server-file.js';
@@ -94,16 +95,21 @@ export async function ingestThroughServer(
 }
 
 /**
- * A table source's files loaded by the server holding the store, all in one transaction as the
- * command loads them itself: copied into the server's staging directory (the one place its
- * locked-down DuckDB reads), handed over by name, and removed once it has answered. Returns the
- * rows the server says it stored.
+ * A table source's files loaded by the server holding the store, all in one transaction and in
+ * the same mode as the command loads them itself: copied into the server's staging directory (the one place its
+ * locked-down DuckDB reads), handed over by name, and removed once it has answered. Returns what
+ * the server says it did.
  */
 export async function importTableFilesThroughServer(
   target: { server: ServerFile; key: string },
   dataDir: string,
-  request: { source: string; files: readonly string[]; format?: StoreImportRequest['format'] },
-): Promise<number> {
+  request: {
+    source: string;
+    files: readonly string[];
+    format?: StoreImportRequest['format'];
+    mode?: StoreImportRequest['mode'];
+  },
+): Promise<TableWritten> {
   const stagingDir = importStagingDir(dataDir);
   mkdirSync(stagingDir, { recursive: true });
   // The name keeps the file's own (its extension says its format), made safe to pass by name.
@@ -113,7 +119,12 @@ export async function importTableFilesThroughServer(
   try {
     for (const [index, file] of request.files.entries())
       copyFileSync(file, join(stagingDir, staged[index] as string));
-    const body: StoreImportRequest = { source: request.source, files: staged, format: request.format };
+    const body: StoreImportRequest = {
+      source: request.source,
+      files: staged,
+      format: request.format,
+      mode: request.mode,
+    };
     const response = await fetch(new URL(storeImportPath, target.server.url), {
       method: 'POST',
       headers: { 'x-api-key': target.key, 'content-type': 'application/json' },
@@ -121,7 +132,9 @@ export async function importTableFilesThroughServer(
     });
     const text = await response.text();
     if (!response.ok) throw new Error(`the server refused the import (${response.status}): ${text}`);
-    return (JSON.parse(text) as { ingested: number }).ingested;
+    const loaded = JSON.parse(text) as Omit<TableWritten, 'skipped'> & { skipped: number[] };
+    // The server names skipped files by their index in the request: the caller's own names.
+    return { ...loaded, skipped: loaded.skipped.map((index) => request.files[index] as string) };
   } finally {
     for (const name of staged) rmSync(join(stagingDir, name), { force: true });
   }

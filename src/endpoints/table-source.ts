@@ -106,19 +106,51 @@ export function queryableTable(source: TableSource) {
 
 /** Where rows of table sources posted over HTTP go: stored as sent, checked against the columns. */
 export interface TableSink {
-  write(sourceName: string, rows: readonly unknown[]): Promise<{ ingested: number }>;
+  /**
+   * Stores the rows, all or none. `replace` puts them in place of the table's rows, or for a
+   * wildcard family in place of the day tables (suffixes) they hold, as a load job with
+   * WRITE_TRUNCATE does.
+   */
+  write(sourceName: string, rows: readonly unknown[], options?: TableWriteOptions): Promise<TableWritten>;
   /**
    * Loads whole files (NDJSON, Parquet or CSV as BigQuery exports them) into a table source, all
    * or none, as `querygate import` does on a store it opens itself: for that command while a
    * server holds the store. Only the embedded store has it; the files must be in its staging
    * directory (`server-file.ts`), the one place the locked-down DuckDB may read.
    */
-  importFiles?(
-    sourceName: string,
-    files: readonly string[],
-    format?: TableFileFormat,
-  ): Promise<{ ingested: number }>;
+  importFiles?(sourceName: string, files: readonly string[], options?: TableFileLoad): Promise<TableWritten>;
 }
+
+export interface TableWriteOptions {
+  /** @default false: the rows are appended */
+  readonly replace?: boolean | undefined;
+}
+
+export interface TableFileLoad {
+  /** @default from each file's name */
+  readonly format?: TableFileFormat | undefined;
+  /** @default 'append' (a file whose content was loaded before is skipped) */
+  readonly mode?: TableLoadMode | undefined;
+}
+
+/** What a write or load did: rows stored, and what a replace or truncate put them in place of. */
+export interface TableWritten {
+  readonly ingested: number;
+  /** Rows a replace or truncate deleted. */
+  readonly deleted?: number | undefined;
+  /** Files skipped as loaded before (their content is in the store's ledger). */
+  readonly skipped?: readonly string[] | undefined;
+  /** Of a family replaced day by day: the suffixes (day tables) replaced. */
+  readonly replacedSuffixes?: readonly string[] | undefined;
+  /** Whether rows were replaced or deleted (so results read from them before are stale). */
+  readonly replaced: boolean;
+}
+
+/**
+ * How files load into a table, as `bq load` does: `append` (idempotent by file content),
+ * `replace` (WRITE_TRUNCATE of the table, or of the day tables the input holds), `truncate`.
+ */
+export type TableLoadMode = 'append' | 'replace' | 'truncate';
 
 /** The file formats a table source loads, as BigQuery exports them. */
 export type TableFileFormat = 'ndjson' | 'parquet' | 'csv';

@@ -62,10 +62,13 @@ export function ingestRoutes(options: IngestRoutesOptions) {
             const stored =
               envelope && !Array.isArray(envelope.batch) ? [withoutSourceFields(envelope)] : events;
             const writing = performance.now();
+            const isTable = options.tables?.names.includes(source) === true;
+            const replace = replaceMode(request, isTable);
             // A table source's rows are stored as sent; a log source's as Logflare reads events.
-            const { ingested } = options.tables?.names.includes(source)
-              ? await options.tables.sink.write(source, stored)
-              : await options.logs.write(source, stored.map(fromLogflareEvent));
+            const { ingested } =
+              isTable && options.tables
+                ? await options.tables.sink.write(source, stored, { replace })
+                : await options.logs.write(source, stored.map(fromLogflareEvent));
             options.metrics.ingested(
               source,
               ingested,
@@ -91,6 +94,29 @@ export function ingestRoutes(options: IngestRoutesOptions) {
       },
     });
   };
+}
+
+/**
+ * `?mode=replace` (a table source only): the rows take the place of the table's, or of the day
+ * tables they hold for a wildcard family, as a load job with WRITE_TRUNCATE. `append`, the
+ * default, adds them.
+ */
+function replaceMode(request: FastifyRequest, isTable: boolean): boolean {
+  const mode = (request.query as Query).mode;
+  if (mode === undefined || mode === 'append') return false;
+  if (mode !== 'replace')
+    throw new QuerygateError('BAD_PARAMETER', `Parameter 'mode' must be append or replace`, {
+      details: { parameter: 'mode' },
+    });
+  if (!isTable)
+    throw new QuerygateError(
+      'BAD_PARAMETER',
+      `Parameter 'mode': only a table source's rows may be replaced`,
+      {
+        details: { parameter: 'mode' },
+      },
+    );
+  return true;
 }
 
 const sourceFields = ['source_name', 'source', 'collection_name', 'collection'];

@@ -18,6 +18,8 @@ export interface TableImportProgress {
   readonly files: number;
   /** DuckDB's estimate for the file being read, 0 to 100; -1 when it has none. */
   readonly percentage: number;
+  /** Rows loaded so far by this import: of the files before this one, and of this one once read. */
+  readonly rows: number;
 }
 
 export interface TableImportOptions {
@@ -33,7 +35,8 @@ export interface TableImportOptions {
  * (read_json with the declared columns, read_parquet, read_csv), never row by row. All or
  * nothing: every file goes in one transaction, so a refused file leaves the table as it was.
  * A bad row of an NDJSON file is named by file and line (found by checking the file's rows
- * against the declared types once DuckDB has refused it). Returns the rows loaded.
+ * against the declared types once DuckDB has refused it). Returns the rows loaded. The modes
+ * (replace, truncate, files loaded before skipped) are `loadTableFiles`'s (table-load.ts).
  */
 export async function importTableFiles(
   connection: DuckDBConnection,
@@ -41,40 +44,74 @@ export async function importTableFiles(
   files: readonly string[],
   options: TableImportOptions = {},
 ): Promise<number> {
-  const formats = files.map((file) => {
-    if (!existsSync(file)) throw new QuerygateError('BAD_REQUEST', `${file}: no such file`);
-    const format = options.format ?? formatOf(file);
-    if (format === 'csv' && source.columns.some((c) => c.type === 'STRUCT' || c.mode === 'REPEATED'))
-      throw new QuerygateError(
-        'BAD_REQUEST',
-        `${file}: ${source.name} has STRUCT or REPEATED columns, which CSV cannot hold (BigQuery exports such tables as NDJSON or Parquet)`,
-      );
-    return format;
-  });
+  const formats = fileFormats(source, files, options.format);
   let loaded = 0;
   await connection.run('BEGIN TRANSACTION');
   try {
-    for (const [index, file] of files.entries()) {
-      const format = formats[index] as ImportFormat;
-      const insert = `INSERT INTO ${quoteIdent(source.name)} ${selectFromWire(
-        source.columns,
-        reader(source, file, format),
-        format === 'parquet' ? 'typed' : 'text',
-      )}`;
-      try {
-        loaded += await withProgress(connection, options, { file, index, files: files.length }, async () =>
-          Number((await connection.run(insert)).rowsChanged),
-        );
-      } catch (error) {
-        throw await refusal(source, file, format, error);
-      }
-    }
+    for (const [index, file] of files.entries())
+      loaded += await insertFile(
+        connection,
+        source,
+        { file, format: formats[index] as ImportFormat },
+        {
+          into: source.name,
+          index,
+          files: files.length,
+          rows: loaded,
+          options,
+        },
+      );
     await connection.run('COMMIT');
   } catch (error) {
     await connection.run('ROLLBACK').catch(() => {});
     throw error;
   }
   return loaded;
+}
+
+/** The format of each file, checked before anything is read: a refusal names the file. */
+export function fileFormats(
+  source: TableSource,
+  files: readonly string[],
+  format: ImportFormat | undefined,
+): ImportFormat[] {
+  return files.map((file) => {
+    if (!existsSync(file)) throw new QuerygateError('BAD_REQUEST', `${file}: no such file`);
+    const chosen = format ?? formatOf(file);
+    if (chosen === 'csv' && source.columns.some((c) => c.type === 'STRUCT' || c.mode === 'REPEATED'))
+      throw new QuerygateError(
+        'BAD_REQUEST',
+        `${file}: ${source.name} has STRUCT or REPEATED columns, which CSV cannot hold (BigQuery exports such tables as NDJSON or Parquet)`,
+      );
+    return chosen;
+  });
+}
+
+/**
+ * Inserts one file's rows into `into` (the source's table, or a staging table of its columns)
+ * within the caller's transaction; a refusal names the file (and the line, for NDJSON).
+ */
+export async function insertFile(
+  connection: DuckDBConnection,
+  source: TableSource,
+  { file, format }: { file: string; format: ImportFormat },
+  at: { into: string; index: number; files: number; rows: number; options: TableImportOptions },
+): Promise<number> {
+  const insert = `INSERT INTO ${quoteIdent(at.into)} ${selectFromWire(
+    source.columns,
+    reader(source, file, format),
+    format === 'parquet' ? 'typed' : 'text',
+  )}`;
+  try {
+    return await withProgress(
+      connection,
+      at.options,
+      { file, index: at.index, files: at.files, rows: at.rows },
+      async () => Number((await connection.run(insert)).rowsChanged),
+    );
+  } catch (error) {
+    throw await refusal(source, file, format, error);
+  }
 }
 
 function formatOf(file: string): ImportFormat {
@@ -99,12 +136,12 @@ function reader(source: TableSource, file: string, format: ImportFormat): string
   return `read_json(${path}, format = 'newline_delimited', records = true, columns = {${columns.join(', ')}})`;
 }
 
-async function withProgress<T>(
+async function withProgress(
   connection: DuckDBConnection,
   options: TableImportOptions,
   at: Omit<TableImportProgress, 'percentage'>,
-  run: () => Promise<T>,
-): Promise<T> {
+  run: () => Promise<number>,
+): Promise<number> {
   const report = options.onProgress;
   if (!report) return run();
   report({ ...at, percentage: 0 });
@@ -113,9 +150,9 @@ async function withProgress<T>(
     options.progressIntervalMs ?? 250,
   );
   try {
-    const result = await run();
-    report({ ...at, percentage: 100 });
-    return result;
+    const rows = await run();
+    report({ ...at, percentage: 100, rows: at.rows + rows });
+    return rows;
   } finally {
     clearInterval(timer);
   }

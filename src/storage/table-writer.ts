@@ -1,10 +1,15 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { TableColumn } from '../endpoints/table-columns.js';
-import type { TableSource } from '../endpoints/table-source.js';
+import type {
+  TableFileLoad,
+  TableSource,
+  TableWriteOptions,
+  TableWritten,
+} from '../endpoints/table-source.js';
 import { QuerygateError } from '../errors.js';
 import { quoteIdent } from '../sql/table-schema.js';
 import type { Database } from './database.js';
-import { type ImportFormat, importTableFiles } from './table-import.js';
+import { deleteAll, deleteDays, loadTableFiles } from './table-load.js';
 import type { TableMigration } from './table-migration.js';
 import { refuseBadRows } from './table-row-check.js';
 import { fromWire, wireType } from './table-wire.js';
@@ -12,14 +17,14 @@ import { ensureWarehouseTables } from './warehouse-tables.js';
 
 /** Writes rows posted over HTTP into a table source, as they are: no log envelope, no message. */
 export interface TableWriter {
-  /** Stores every row or none; a bad row is refused (400) naming its index and column. */
-  write(sourceName: string, rows: readonly unknown[]): Promise<{ ingested: number }>;
-  /** `importTableFiles` of the files into one source, in turn with the writes (see TableSink). */
-  importFiles(
-    sourceName: string,
-    files: readonly string[],
-    format?: ImportFormat,
-  ): Promise<{ ingested: number }>;
+  /**
+   * Stores every row or none; a bad row is refused (400) naming its index and column. `replace`
+   * deletes the table's rows (a family's: those of the suffixes the rows hold) in the same
+   * transaction.
+   */
+  write(sourceName: string, rows: readonly unknown[], options?: TableWriteOptions): Promise<TableWritten>;
+  /** `loadTableFiles` of the files into one source, in turn with the writes (see TableSink). */
+  importFiles(sourceName: string, files: readonly string[], options?: TableFileLoad): Promise<TableWritten>;
   /**
    * Brings the store's tables to these declarations (see table-migration.ts), in turn with the
    * writes, and writes by them from then on. Throws, changing nothing, when it cannot.
@@ -37,13 +42,21 @@ export interface TableWriter {
 export async function createTableWriter(
   database: Pick<Database, 'connect'>,
   sources: readonly TableSource[],
+  options: {
+    /** Told the source after each write to its table (a failed one too: the mark only costs a prepare). */
+    readonly onWritten?: ((sourceName: string) => void) | undefined;
+  } = {},
 ): Promise<TableWriter> {
   const connection = await database.connect();
   let declared = sources;
   let statements = new Map(sources.map((source) => [source.name, insertStatement(source)]));
   let queue: Promise<unknown> = Promise.resolve();
-  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
-    const run = queue.then(work);
+  // `sourceName`: the table written, told to onWritten; none for a redeclaration, after which
+  // every endpoint is planned again anyway.
+  const inTurn = <T>(sourceName: string | undefined, work: () => Promise<T>): Promise<T> => {
+    const run = queue.then(work).finally(() => {
+      if (sourceName !== undefined) options.onWritten?.(sourceName);
+    });
     queue = run.catch(() => {});
     return run;
   };
@@ -53,20 +66,30 @@ export async function createTableWriter(
     return source;
   };
   return {
-    write(sourceName, rows) {
+    write(sourceName, rows, options = {}) {
       const source = sourceNamed(sourceName);
       refuseBadRows(source.columns, rows);
       // The statement when its turn comes: a redeclaration queued before it has changed the table.
-      return inTurn(() => insert(connection, statements.get(sourceName) as string, rows));
+      const sql = () => statements.get(sourceName) as string;
+      if (!options.replace)
+        return inTurn(sourceName, async () => ({
+          ...(await insert(connection, sql(), rows)),
+          replaced: false,
+        }));
+      return inTurn(sourceName, () =>
+        inTransaction(connection, () => replaceRows(connection, source, sql(), rows)),
+      );
     },
-    importFiles(sourceName, files, format) {
+    importFiles(sourceName, files, options = {}) {
       const source = sourceNamed(sourceName);
-      return inTurn(async () => ({
-        ingested: await importTableFiles(connection, source, files, { format }),
-      }));
+      return inTurn(sourceName, async () => {
+        const load = await loadTableFiles(connection, source, files, options);
+        const replaced = options.mode === 'replace' || options.mode === 'truncate';
+        return { ingested: load.rows, ...load, replaced };
+      });
     },
     redeclare(next) {
-      return inTurn(async () => {
+      return inTurn(undefined, async () => {
         const made = await ensureWarehouseTables(connection, next);
         declared = next;
         statements = new Map(next.map((source) => [source.name, insertStatement(source)]));
@@ -75,6 +98,47 @@ export async function createTableWriter(
     },
     close: () => connection.closeSync(),
   };
+}
+
+/** The rows in place of the table's, or of the day tables (suffixes) they hold for a family. */
+async function replaceRows(
+  connection: DuckDBConnection,
+  source: TableSource,
+  sql: string,
+  rows: readonly unknown[],
+): Promise<TableWritten> {
+  const suffixColumn = source.tableSuffix?.column;
+  const suffixes = suffixColumn ? suffixesOf(rows, suffixColumn) : undefined;
+  const deleted =
+    suffixColumn && suffixes
+      ? await deleteDays(connection, source.name, suffixColumn, suffixes)
+      : await deleteAll(connection, source.name);
+  const { ingested } = await insert(connection, sql, rows);
+  return { ingested, deleted, replacedSuffixes: suffixes, replaced: true };
+}
+
+/** The distinct suffix values of rows (column names are case-insensitive, as on BigQuery). */
+function suffixesOf(rows: readonly unknown[], column: string): string[] {
+  const suffixes = new Set<string>();
+  for (const row of rows) {
+    const record = row as Record<string, unknown>;
+    const key = Object.keys(record).find((name) => name.toLowerCase() === column.toLowerCase());
+    const value = key === undefined ? undefined : record[key];
+    if (typeof value === 'string') suffixes.add(value);
+  }
+  return [...suffixes].sort();
+}
+
+async function inTransaction<T>(connection: DuckDBConnection, work: () => Promise<T>): Promise<T> {
+  await connection.run('BEGIN TRANSACTION');
+  try {
+    const result = await work();
+    await connection.run('COMMIT');
+    return result;
+  } catch (error) {
+    await connection.run('ROLLBACK').catch(() => {});
+    throw error;
+  }
 }
 
 async function insert(connection: DuckDBConnection, sql: string, rows: readonly unknown[]) {

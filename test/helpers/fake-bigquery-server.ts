@@ -21,6 +21,7 @@ import { type Ast, variant } from '../../src/sql/bigquery-ast.js';
 import { nowParameter, translateToDuckDb } from '../../src/sql/translate.js';
 import type { Database } from '../../src/storage/database.js';
 import { seedTableSchema } from '../../src/storage/log-tables.js';
+import { type FakeLoadJob, runLoadJob, uploadParts } from './fake-bigquery-load-jobs.js';
 import { insertWarehouseRows, warehouseTarget } from './fake-bigquery-warehouse-rows.js';
 import {
   encodeRows,
@@ -36,7 +37,7 @@ import { logSources } from './shipped-sources.js';
  * A BigQuery REST API on loopback, enough of it for @google-cloud/bigquery to run querygate's
  * jobs: jobs.insert (queries, dry runs, CREATE FUNCTION DDL), jobs.get, jobs.getQueryResults
  * (long-poll, pageToken paging), jobs.cancel, jobs.query, tables.get/insert, tabledata.insertAll,
- * routines.get. Queries are answered by mapping the fully-qualified names back to the logical
+ * routines.get, and load jobs sent as media uploads (fake-bigquery-load-jobs.ts). Queries are answered by mapping the fully-qualified names back to the logical
  * ones, translating with the project's BigQuery→DuckDB translator and running on `database`.
  *
  * `CURRENT_TIMESTAMP()` reads the fake's own clock (`now`), as real BigQuery reads the server's:
@@ -52,6 +53,7 @@ export type FakeApi =
   | 'tables.get'
   | 'tables.insert'
   | 'tabledata.insertAll'
+  | 'jobs.insert (upload)'
   | 'routines.get'
   | 'datasets.get';
 
@@ -147,6 +149,8 @@ export interface FakeBigQuery {
   readonly createdTables: Map<string, any>;
   /** Routines that exist, by `project.dataset.routine`. */
   readonly routines: Map<string, string>;
+  /** Load jobs received as media uploads, in order (see fake-bigquery-load-jobs.ts). */
+  readonly loadJobs: FakeLoadJob[];
   /** Rows received by insertAll, by `project.dataset.table`. */
   // biome-ignore lint/suspicious/noExplicitAny: rows as sent by the client
   readonly insertedRows: Map<string, any[]>;
@@ -249,6 +253,7 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
     createdTables: new Map(),
     routines: new Map(),
     insertedRows: new Map(),
+    loadJobs: [],
     inject: (failure) => failures.push({ ...failure, times: failure.times ?? 1 }),
     get queryJobs() {
       return queryJobs;
@@ -761,12 +766,58 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
     return { kind: 'bigquery#tableDataInsertAllResponse' };
   }
 
+  /** A load job sent as a media upload: run at once, answered as a job that is DONE. */
+  async function upload(req: IncomingMessage, url: URL, bytes: Buffer) {
+    const projectId = decodeURIComponent(url.pathname.split('/')[5] ?? '');
+    const { metadata, data } = uploadParts(String(req.headers['content-type']), bytes);
+    const load = metadata.configuration?.load ?? {};
+    const table = load.destinationTable ?? {};
+    const job: FakeLoadJob = {
+      destination: `${table.projectId}.${table.datasetId}.${table.tableId}`,
+      writeDisposition: load.writeDisposition ?? 'WRITE_APPEND',
+      sourceFormat: load.sourceFormat ?? 'CSV',
+      rows: data.split('\n').filter((line) => line.trim() !== '').length,
+    };
+    requests.push({
+      api: 'jobs.insert (upload)',
+      method: req.method ?? 'POST',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      body: metadata,
+      authorization: req.headers.authorization,
+    });
+    fake.loadJobs.push(job);
+    const jobId = metadata.jobReference?.jobId ?? randomUUID();
+    const found: FakeJob = {
+      id: jobId,
+      projectId,
+      location: metadata.jobReference?.location ?? fake.defaultLocation,
+      configuration: metadata.configuration,
+      state: 'DONE',
+      readyAt: Date.now(),
+      totalBytesProcessed: '0',
+      changed: new EventTarget(),
+    };
+    try {
+      await runLoadJob(options.database, warehouseTables, job, data);
+    } catch (error) {
+      // A failed load is a job that is DONE with its error, as BigQuery reports it when polled.
+      found.error = { reason: 'invalid', message: (error as Error).message };
+    }
+    jobs.set(jobId, found);
+    return jobResource(found);
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://fake.invalid');
     if (url.pathname === '/fake/jobs')
       return send(res, 200, { queryJobs, byProject: Object.fromEntries(fake.jobsByProject) });
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (url.pathname.startsWith('/upload/bigquery/v2/projects/')) {
+      send(res, 200, await upload(req, url, Buffer.concat(chunks)));
+      return;
+    }
     const text = Buffer.concat(chunks).toString('utf8');
     const body = text ? JSON.parse(text) : undefined;
     let api: FakeApi | undefined;

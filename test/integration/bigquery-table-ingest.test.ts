@@ -134,6 +134,61 @@ describe('HTTP ingestion into a table source on BigQuery', () => {
     expect(JSON.stringify(shipping.body)).not.toContain('B-1');
   });
 
+  it('replaces one day table of a family with ?mode=replace: a load job with WRITE_TRUNCATE into events_20201207 alone', async () => {
+    const event = (user: string) => ({
+      event_date: '20201207',
+      event_timestamp: '1607299200000001',
+      event_name: 'page_view',
+      user_pseudo_id: user,
+    });
+    const other = { ...event('o1'), event_date: '20201208' };
+    expect((await ingest('ga4_events', [event('u1'), event('u2'), other])).status).toBe(200);
+    const replaced = await call('POST', '/api/logs?source_name=ga4_events&mode=replace', {
+      batch: [event('u9')],
+    });
+    expect(replaced.status, replaced.text).toBe(200);
+    expect(replaced.body).toEqual({ message: 'Logged!', ingested: 1 });
+    expect(harness.fake.loadJobs).toEqual([
+      {
+        destination: 'my-project.analytics_123456.events_20201207',
+        writeDisposition: 'WRITE_TRUNCATE',
+        sourceFormat: 'NEWLINE_DELIMITED_JSON',
+        rows: 1,
+      },
+    ]);
+    const range = await call(
+      'GET',
+      '/api/endpoints/ga4.events-in-range?first_day=20201207&last_day=20201208',
+    );
+    expect(range.body.result).toEqual([
+      { day: '20201207', events: 1, users: 1 },
+      { day: '20201208', events: 1, users: 1 },
+    ]);
+  });
+
+  it('replaces a whole table with ?mode=replace: one load job with WRITE_TRUNCATE into it', async () => {
+    const loadsBefore = harness.fake.loadJobs.length;
+    const order = {
+      order_id: 'R-1',
+      created_at: '2020-12-03T10:00:00Z',
+      order_date: '2020-12-03',
+      status: 'paid',
+      total: '5.25',
+    };
+    const replaced = await call('POST', '/api/logs?source_name=orders&mode=replace', { batch: [order] });
+    expect(replaced.status, replaced.text).toBe(200);
+    expect(harness.fake.loadJobs.slice(loadsBefore)).toEqual([
+      {
+        destination: 'my-project.shop.orders',
+        writeDisposition: 'WRITE_TRUNCATE',
+        sourceFormat: 'NEWLINE_DELIMITED_JSON',
+        rows: 1,
+      },
+    ]);
+    const revenue = await call('GET', '/api/endpoints/orders.daily-revenue');
+    expect(revenue.body.result).toEqual([{ order_date: '2020-12-03', orders: 1, revenue: '5.25' }]);
+  });
+
   it('lists the table sources as taking rows over HTTP', async () => {
     const listed = (await call('GET', '/api/sources')).body.result as Array<{
       name: string;

@@ -1,5 +1,6 @@
 import { type Ast, parseSavedStatements, queryParameters } from '../../sql/bigquery-ast.js';
 import { createLocator, type Position } from '../../sql/source-position.js';
+import { dottedName, tablesNamed } from '../../sql/tables-named.js';
 
 /**
  * Renaming tables and functions in saved BigQuery SQL without touching anything else: the text
@@ -97,13 +98,6 @@ export function replaceName(sql: string, parts: readonly Ast[], text: string): s
   return applyEdits(sql, [nameEdit(sql, createLocator(sql), parts, text)]);
 }
 
-/** The dotted name of identifier parts, or undefined when a part is not a plain identifier. */
-export function dottedName(parts: readonly Ast[]): string | undefined {
-  const identifiers = parts.map((part) => part?.Identifier);
-  if (identifiers.some((identifier) => typeof identifier?.value !== 'string')) return undefined;
-  return identifiers.map((identifier) => identifier.value).join('.');
-}
-
 function nameEdit(
   sql: string,
   locate: (position: Position) => number,
@@ -157,18 +151,6 @@ export function qualifyForBigQuery(sql: string, naming: BigQueryNaming): Qualifi
     parameters: [...queryParameters(parseSavedStatements(sql))].sort(),
     tables: tablesNamed(sql),
   };
-}
-
-function tablesNamed(sql: string): string[] {
-  const query = parseSavedStatements(sql);
-  const cteNames = new Set<string>();
-  const names = new Set<string>();
-  visit(query, (node) => {
-    for (const cte of node.with?.cte_tables ?? []) cteNames.add(String(cte.alias.name.value).toLowerCase());
-    const name = Array.isArray(node.Table?.name) ? dottedName(node.Table.name) : undefined;
-    if (name !== undefined) names.add(name.toLowerCase());
-  });
-  return [...names].filter((name) => !cteNames.has(name)).sort();
 }
 
 function lowerCaseKeys(map: ReadonlyMap<string, string>): Map<string, string> {

@@ -29,6 +29,7 @@ const batchSize = 500;
  * base64, TIMESTAMP text), the forms a table source takes. The tables are the team's own, so
  * nothing here creates or alters one. Each batch is stored whole or not at all
  * (skipInvalidRows false), but a request of several batches or day tables may be stored in part.
+ * A `replace` is a load job per table instead (WRITE_TRUNCATE), each table swapped whole.
  */
 export function createBigQueryTableSink(options: BigQueryTableSinkOptions): TableSink {
   // Where the engine reads each table source, so rows land where the saved SQL looks.
@@ -38,15 +39,60 @@ export function createBigQueryTableSink(options: BigQueryTableSinkOptions): Tabl
   ]);
 
   return {
-    async write(sourceName, rows) {
+    async write(sourceName, rows, { replace = false } = {}) {
       const source = options.tables.find((table) => table.name === sourceName);
       if (!source) throw new QuerygateError('BAD_PARAMETER', `No table source named ${sourceName}`);
       refuseBadRows(source.columns, rows);
-      const byTable = rowsByTable(source, tableNames[source.name] as string, rows);
-      for (const [table, indexed] of byTable) await insert(source.name, table, indexed);
-      return { ingested: rows.length };
+      const qualified = tableNames[source.name] as string;
+      const byTable = rowsByTable(source, qualified, rows);
+      if (!replace) {
+        for (const [table, indexed] of byTable) await insert(source.name, table, indexed);
+        return { ingested: rows.length, replaced: false };
+      }
+      // An empty replace of a single table empties it; a family's replaces only the days sent.
+      if (byTable.size === 0 && !qualified.endsWith('*')) byTable.set(qualified, []);
+      for (const [table, indexed] of byTable)
+        await loadTruncating(
+          source.name,
+          table,
+          indexed.map(([, row]) => row),
+        );
+      const family = qualified.endsWith('*');
+      return {
+        ingested: rows.length,
+        replaced: true,
+        replacedSuffixes: family
+          ? [...byTable.keys()].map((table) => table.slice(qualified.length - 1))
+          : undefined,
+      };
     },
   };
+
+  /**
+   * A load job with WRITE_TRUNCATE of NDJSON rows into one table (a family's day table by its
+   * own name, `events_20240725`, as the GA4 export shards by day): BigQuery swaps the table's
+   * contents when the job succeeds, and leaves them when it fails.
+   */
+  async function loadTruncating(sourceName: string, qualified: string, rows: readonly unknown[]) {
+    const [project, dataset, table] = tablePartsIn(options.config, qualified);
+    const target = options.client.dataset(dataset, { projectId: project }).table(table);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const stream = target.createWriteStream({
+          sourceFormat: 'NEWLINE_DELIMITED_JSON',
+          writeDisposition: 'WRITE_TRUNCATE',
+          createDisposition: 'CREATE_NEVER',
+        });
+        stream.on('error', reject);
+        stream.on('complete', () => resolve());
+        stream.end(rows.map((row) => JSON.stringify(row)).join('\n'));
+      });
+    } catch (error) {
+      if (bigQueryStatus(error) === 404)
+        throw missingTable(sourceName, `${project}.${dataset}.${table}`, error);
+      throw toQuerygateError(error, { subject: `Loading into ${project}.${dataset}.${table}` });
+    }
+  }
 
   async function insert(
     sourceName: string,
@@ -66,11 +112,7 @@ export function createBigQueryTableSink(options: BigQueryTableSinkOptions): Tabl
         });
       } catch (error) {
         if (bigQueryStatus(error) === 404)
-          throw new QuerygateError(
-            'NOT_FOUND',
-            `The BigQuery table ${project}.${dataset}.${table} of table source '${sourceName}' does not exist; querygate never creates a team's own tables`,
-            { cause: error, details: { table: `${project}.${dataset}.${table}` } },
-          );
+          throw missingTable(sourceName, `${project}.${dataset}.${table}`, error);
         const refused = firstRefusedRow(error, batch);
         if (refused) {
           const index = rows[start + refused.index]?.[0] ?? start + refused.index;
@@ -83,6 +125,14 @@ export function createBigQueryTableSink(options: BigQueryTableSinkOptions): Tabl
       }
     }
   }
+}
+
+function missingTable(sourceName: string, table: string, cause: unknown): QuerygateError {
+  return new QuerygateError(
+    'NOT_FOUND',
+    `The BigQuery table ${table} of table source '${sourceName}' does not exist; querygate never creates a team's own tables`,
+    { cause, details: { table } },
+  );
 }
 
 /** The rows (with their index in the request) by the table each goes to. */

@@ -2,8 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from '@guanmingchiu/sqlparser-ts';
 import { type Ast, variant } from '../../sql/bigquery-ast.js';
+import { dottedName } from '../../sql/tables-named.js';
 import { type BigQueryConfig, routineName } from './config.js';
-import { dottedName, replaceName } from './qualify.js';
+import { replaceName } from './qualify.js';
 
 /** One UDF the saved queries call, as BigQuery gets it (`queries/udf/<name>.bigquery.sql`). */
 export interface BigQueryUdf {

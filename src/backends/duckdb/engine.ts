@@ -70,6 +70,14 @@ export interface DuckDbEngineOptions extends EngineOptions {
    * @default left as it is
    */
   readonly lockdown?: DuckDbLockdown;
+  /**
+   * A mark of the rows of these tables (store names), changed by every write to one. DuckDB plans
+   * a prepared statement with the tables' statistics as they are then: a GROUP BY over a small
+   * range becomes a perfect hash aggregate that fails once rows outside it arrive, and a filter
+   * the statistics say nothing passes is dropped, so the statement keeps answering no rows. A
+   * statement prepared under another mark is prepared again. @default the rows never change
+   */
+  readonly tableMark?: ((tables: readonly string[]) => string) | undefined;
 }
 
 const udfFiles = ['generate_timestamp_trunc_array.duckdb.sql'];
@@ -169,7 +177,8 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
           stoppedFor = reason;
           interrupt();
         });
-      const prepared = await lease.item.prepare(planKey(query), translation.sql);
+      const mark = options.tableMark?.(translation.tables) ?? '';
+      const prepared = await lease.item.prepare(planKey(query), translation.sql, mark);
       bindAll(prepared, query, translation, params, runOptions.now);
       // One row past the bound says whether the result was cut at it.
       const reader = await prepared.streamAndReadUntil(query.maxRows + 1);
@@ -366,7 +375,7 @@ interface Connection {
    * holding the connection's lease calls it, so it also destroys the statements of plans no
    * longer retained: no other run can be using them.
    */
-  prepare(key: string, sql: string): Promise<DuckDBPreparedStatement>;
+  prepare(key: string, sql: string, mark: string): Promise<DuckDBPreparedStatement>;
   /** How many statements it keeps. */
   statements(): number;
 }
@@ -379,22 +388,23 @@ async function openConnections(
   const opened: Connection[] = [];
   for (let i = 0; i < size; i++) {
     const connection = await database.connect();
-    const statements = new Map<string, DuckDBPreparedStatement>();
+    const statements = new Map<string, { statement: DuckDBPreparedStatement; mark: string }>();
     opened.push({
       connection,
       statements: () => statements.size,
-      async prepare(key, sql) {
-        for (const [kept, statement] of statements) {
+      async prepare(key, sql, mark) {
+        for (const [kept, { statement }] of statements) {
           if (kept !== key && !isRetained(kept)) {
             statements.delete(kept);
             statement.destroySync();
           }
         }
-        let statement = statements.get(key);
-        if (!statement) {
-          statement = await connection.prepare(sql);
-          statements.set(key, statement);
-        }
+        const held = statements.get(key);
+        if (held?.mark === mark) return held.statement;
+        // Prepared over rows since changed: its plan may rest on statistics no longer true.
+        held?.statement.destroySync();
+        const statement = await connection.prepare(sql);
+        statements.set(key, { statement, mark });
         return statement;
       },
     });

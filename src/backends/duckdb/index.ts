@@ -229,6 +229,8 @@ async function openStore(
       log: logger,
     });
     closers.push(() => retention.stop());
+    // Writes to each table source, counted: the engine prepares its statements again after one.
+    const tableWrites = new Map<string, number>();
     const demo = settings.demo
       ? await startShippedDemo({
           database,
@@ -255,9 +257,12 @@ async function openStore(
       // past the memory limit (a schema change's rewritten column above all) cannot be evicted
       // and the statement, or the checkpoint after it, runs out of memory instead.
       lockdown: { allowedDirectories: [`${parts.batchDir}/`, `${parts.path}.tmp/`] },
+      tableMark: (names) => names.map((name) => tableWrites.get(name) ?? 0).join(','),
     });
     closers.push(() => engine.close());
-    const tableWriter = await createTableWriter(database, tables);
+    const tableWriter = await createTableWriter(database, tables, {
+      onWritten: (name) => tableWrites.set(name, (tableWrites.get(name) ?? 0) + 1),
+    });
     closers.push(() => tableWriter.close());
     return { engine, logs: writer, tables: tableWriter, demo, close };
   } catch (error) {

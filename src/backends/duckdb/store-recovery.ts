@@ -211,11 +211,11 @@ export async function openRecoveringStore<O extends StoreOpening>(
     engine,
     logs: { write: (source, events) => guarded((opening) => opening.logs.write(source, events)) },
     tables: {
-      write: (source, rows) => guarded((opening) => opening.tables.write(source, rows)),
-      importFiles: (source, files, format) =>
+      write: (source, rows, options) => guarded((opening) => opening.tables.write(source, rows, options)),
+      importFiles: (source, files, options) =>
         guarded((opening) => {
           if (!opening.tables.importFiles) throw new QuerygateError('NOT_FOUND', 'This store loads no files');
-          return opening.tables.importFiles(source, files, format);
+          return opening.tables.importFiles(source, files, options);
         }),
     },
     first: first.opening,
