@@ -52,6 +52,12 @@ export interface ResolverLayer {
   /** A fresh cached answer for `key`, counted as a hit; undefined when there is none. */
   hit(key: string, endpoint: Endpoint, requestedAt: number): ResolvedResult | undefined;
   countHit(entry: CacheEntry, requestedAt: number): void;
+  /**
+   * Drops the cached results `keep` refuses, and keeps every run under way from storing its
+   * result or being joined: a run that started before rows were replaced may have read the old
+   * ones, and must not answer calls made after.
+   */
+  drop(keep: (entry: CacheEntry) => boolean): void;
 }
 
 export const noRelease = () => {};
@@ -73,6 +79,8 @@ export function createResolverLayer(options: ResolverOptions): ResolverLayer {
     warmFailures: 0,
   };
   const flights = createSingleFlight<CacheEntry>();
+  // Counts drops (see drop): a run stores its result only if none happened while it ran.
+  let drops = 0;
   const cache = createResultCache({
     maxBytes: options.maxCacheBytes ?? defaultMaxCacheBytes,
     onRemove: (entry) => warmer.cancel(entry),
@@ -111,6 +119,7 @@ export function createResolverLayer(options: ResolverOptions): ResolverLayer {
   ) {
     const lifetime = lifetimeMs(endpoint);
     return async (signal: AbortSignal): Promise<CacheEntry> => {
+      const dropsBefore = drops;
       const { result, computedAt } = await shared.obtain({
         key,
         lifetimeMs: lifetime,
@@ -131,7 +140,8 @@ export function createResolverLayer(options: ResolverOptions): ResolverLayer {
         computedAt,
         lastRequestedAt: lastRequestedAt ?? computedAt,
       });
-      if (lastRequestedAt !== undefined && cache.store(entry)) warmer.schedule(entry);
+      if (lastRequestedAt !== undefined && drops === dropsBefore && cache.store(entry))
+        warmer.schedule(entry);
       return entry;
     };
   }
@@ -158,6 +168,11 @@ export function createResolverLayer(options: ResolverOptions): ResolverLayer {
       return endpoint.callerLineOffset === undefined
         ? clientAdmission.admit(client, signal, endpoint.id)
         : clientAdmission.admit(`${client} ad-hoc`, signal, endpoint.hash);
+    },
+    drop(keep) {
+      drops += 1;
+      cache.retain(keep);
+      flights.forget();
     },
     hit(key, endpoint, requestedAt) {
       const cached = cache.get(key);

@@ -26,7 +26,8 @@ export interface Resolver {
   reuse(calls: readonly ReusedCall[], reused?: (call: ReusedCall, cache: CacheOutcome) => void): boolean;
   /**
    * Drops the cached results (and so their warm timers) of every endpoint `keep` says no to: a
-   * reload's changed and removed endpoints. Runs under way finish for their callers.
+   * reload's changed and removed endpoints, or those reading a replaced table. Runs under way
+   * finish for their callers, but store nothing and are joined by no later call.
    */
   retain(keep: (endpoint: Endpoint) => boolean): void;
   /** A snapshot of the counters, for metrics. */

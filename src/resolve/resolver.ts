@@ -32,7 +32,7 @@ export function createResolver(options: ResolverOptions): Resolver {
       if (endpoint.cacheSeconds <= 0) return runUncached(layer, call);
       return refresh ? runRefresh(layer, call) : resolveCached(layer, call);
     },
-    retain: (keep) => cache.retain((entry) => keep(entry.endpoint)),
+    retain: (keep) => layer.drop((entry) => keep(entry.endpoint)),
     stats: () => ({
       ...counters,
       entries: cache.entries,

@@ -9,6 +9,11 @@ export interface SingleFlight<T> {
   joinable(key: string): boolean;
   /** Cancels every run under way (shutdown). */
   abortAll(): void;
+  /**
+   * Lets later calls start runs of their own instead of joining those under way, which finish
+   * for the calls already waiting (the rows they read were replaced: see ResolverLayer.drop).
+   */
+  forget(): void;
 }
 
 export interface Flight<T> {
@@ -74,6 +79,9 @@ export function createSingleFlight<T>(): SingleFlight<T> {
     },
     abortAll() {
       for (const run of runs.values()) run.controller.abort();
+    },
+    forget() {
+      runs.clear();
     },
   };
 }

@@ -403,6 +403,24 @@ describe('a reload', () => {
     ]);
   });
 
+  it('lets no call made after a drop join or keep a run that began before it (its rows may be replaced)', async () => {
+    engine.hold();
+    const before = resolver.resolve(usage, hourly);
+    await time.advance(0);
+    expect(engine.calls).toHaveLength(1);
+    // A table's rows are replaced: results of endpoints reading it are dropped while one runs.
+    resolver.retain((endpoint) => endpoint.id !== usage.id);
+    const after = resolver.resolve(usage, hourly);
+    await time.advance(0);
+    // The later call ran on its own instead of joining the run that may have read the old rows.
+    expect(engine.calls).toHaveLength(2);
+    engine.release();
+    await Promise.all([before, after]);
+    // The later run's result is the one kept: the next call is a hit, not a third run.
+    await resolver.resolve(usage, hourly);
+    expect(engine.calls).toHaveLength(2);
+  });
+
   it('stops warming the dropped results', async () => {
     await resolver.resolve(usage, hourly);
     resolver.retain(() => false);
