@@ -356,13 +356,24 @@ async function measureStudioGrowth(): Promise<{
     const result = await timeStudioSql(database, { now: store.now, repeat: Math.min(options.repeat, 5) });
     loads.push(loadavg()[0] ?? 0);
     database.close();
-    rows.push({
+    const row = {
       edgeRecords: store.edgeRecords,
       records: store.records,
       generationSeconds: store.generationSeconds,
       storeBytes: statSync(store.path).size,
       result,
-    });
+    };
+    rows.push(row);
+    // Each size's table as soon as it is measured: the larger sizes take long.
+    log(
+      describeStudioGrowth(
+        [row],
+        loads
+          .slice(-2)
+          .map((value) => value.toFixed(1))
+          .join('-'),
+      ).join('\n'),
+    );
     if (largestPath !== '' && options.studioDir === undefined) rmSync(largestPath, { force: true });
     largestPath = store.path;
   }
