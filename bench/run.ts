@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { createDuckDbEngine } from '../src/backends/duckdb/engine.js';
@@ -21,7 +21,17 @@ import { measurePeers, type PeerTable, peerTableLines } from './peer-load.js';
 import { benchApiKey, startServerProcess } from './processes.js';
 import { describeReplicas, measureReplicas, type ReplicasResult } from './replicas.js';
 import { ratio, type Timing } from './stats.js';
-import { describeStudioSql, fillStudioStore, type StudioSqlResult, timeStudioSql } from './studio-sql.js';
+import { studioStoresBySize } from './studio-scale.js';
+import {
+  describeStudioGrowth,
+  describeStudioSql,
+  fillStudioStore,
+  parseSizes,
+  type StudioGrowthRow,
+  type StudioSqlResult,
+  studioSpanMs,
+  timeStudioSql,
+} from './studio-sql.js';
 
 const program = new Command()
   .name('bench')
@@ -63,14 +73,22 @@ const program = new Command()
     5,
   )
   .option(
-    '--only <section>',
-    "run one section only: 'peers' (the data, then the peer table) or 'replicas' (three replicas over one Redis)",
-  )
-  .option(
     '--replica-calls <n>',
     "distinct calls of the replicas section's traffic",
     (value) => Number(value),
     12,
+  )
+  .option(
+    '--studio-sizes <list>',
+    "edge records of the Studio SQL stores, e.g. 1M,3M,10M (default: --rows); the largest is the memory section's store",
+  )
+  .option(
+    '--studio-dir <dir>',
+    'where the Studio SQL stores are made and kept (a store already there is used as it is); default: a scratch directory',
+  )
+  .option(
+    '--only <section>',
+    "run one section only: 'peers' (the data, then the peer table), 'replicas' (three replicas over one Redis) or 'studio' (the Studio SQL stores and table)",
   )
   .option('--out <file>', 'JSON results', join(packageRoot, 'bench/results/latest.json'))
   .option(
@@ -90,19 +108,22 @@ const options = program.opts<{
   ingest?: number;
   memorySeconds: number;
   replayRuns: number;
+  studioSizes?: string;
+  studioDir?: string;
   only?: string;
   replicaCalls: number;
   out: string;
   dist: string;
 }>();
-if (options.only !== undefined && options.only !== 'peers' && options.only !== 'replicas') {
-  throw new Error(`--only takes 'peers' or 'replicas', not '${options.only}'`);
+if (options.only !== undefined && !['peers', 'replicas', 'studio'].includes(options.only)) {
+  throw new Error(`--only takes 'peers', 'replicas' or 'studio', not '${options.only}'`);
 }
 if (options.only === 'replicas') {
   process.stdout.write(`${describeReplicas(await runReplicas()).join('\n')}\n`);
   process.exit(0);
 }
 const edgeRows = Math.round(options.rows);
+const studioSizes = options.studioSizes === undefined ? [edgeRows] : parseSizes(options.studioSizes);
 const relayRows = Math.round(options.rows / 2);
 const now = new Date();
 await loadSqlParser();
@@ -143,6 +164,18 @@ const cases: EndpointCase[] = Object.entries(sizes).flatMap(([size, project]): E
 ]);
 
 try {
+  if (options.only === 'studio') {
+    const growth = await measureStudioGrowth();
+    mkdirSync(join(options.out, '..'), { recursive: true });
+    writeFileSync(
+      options.out,
+      `${JSON.stringify({ measuredAt: now.toISOString(), studioGrowth: growth }, null, 2)}\n`,
+    );
+    process.stdout.write(`${describeStudioGrowth(growth.rows, growth.load).join('\n')}\n`);
+    log(`Results written to ${options.out}`);
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  }
   // 1. Data, through the project's own bulk path. Reported, not counted.
   log(`Generating ${edgeRows} edge requests and ${relayRows} relay records...`);
   const storePath = join(dataDir, 'querygate.duckdb');
@@ -223,23 +256,17 @@ try {
   const ingestion = await measureIngestion(ingestCount, now, 4);
   log('Ingesting events with 10,000 distinct keys each...');
   const wideKeys = await measureWideKeys(3, 10_000);
-  // 6. Studio's and Logflare's SQL on the demo's traffic scaled to the bench's edge records, with
+  // 6. Studio's and Logflare's SQL on the demo's traffic scaled to each of the Studio sizes, with
   // the server's default DuckDB memory limit.
-  log(`Generating the demo's traffic scaled to ${edgeRows} edge records...`);
-  const studioStore = await fillStudioStore(join(dataDir, 'studio.duckdb'), {
-    edgeRecords: edgeRows,
-    now,
-    memoryLimit: loadConfig({}).duckdbMemoryLimit,
-  });
-  log('Timing Studio/Logflare SQL...');
-  const studioSql = await timeStudioSql(studioStore.database, { now, repeat: Math.min(options.repeat, 5) });
-  studioStore.database.close();
+  const studioGrowth = await measureStudioGrowth();
+  const studioLargest = studioGrowth.rows[studioGrowth.rows.length - 1];
+  if (!studioLargest) throw new Error('no Studio store');
   // 7. Resident memory of the server, idle, serving, and under one new field per request: over
   // that store, and over the demo store (the demo's own three days).
   log(
     `Measuring memory (${options.memorySeconds} s serving, ${options.memorySeconds} s of new fields), twice...`,
   );
-  const memory = await measureMemory({ seconds: options.memorySeconds, store: studioStore.path });
+  const memory = await measureMemory({ seconds: options.memorySeconds, store: studioGrowth.largestPath });
   const demoMemory = await measureMemory({ seconds: options.memorySeconds });
   // 8. Resident memory while hostile clients post GraphQL bodies near the body limit.
   log('Measuring memory under large GraphQL bodies of every content type...');
@@ -297,10 +324,12 @@ try {
     fairness,
     wideKeys,
     studioSql: {
-      records: studioStore.records,
-      generationSeconds: Math.round(studioStore.seconds),
-      ...studioSql,
+      records: studioLargest.records,
+      generationSeconds: Math.round(studioLargest.generationSeconds),
+      ...studioLargest.result,
     },
+    studioGrowth: studioGrowth.rows,
+    studioGrowthLoad: studioGrowth.load,
     // The samples stay out of the file: the peaks are the figures.
     memory: { ...memory, churnSamples: undefined },
     demoMemory: { ...demoMemory, churnSamples: undefined },
@@ -324,6 +353,63 @@ function runReplicas(): Promise<ReplicasResult> {
     `Driving ${options.replicaCalls} distinct calls across three replicas sharing one Redis...\n`,
   );
   return measureReplicas({ dist: options.dist, calls: options.replicaCalls });
+}
+
+/**
+ * The Studio SQL stores, one per size (see studio-scale.ts), each timed with the server's default
+ * DuckDB memory limit; every store but the largest is removed once timed.
+ */
+async function measureStudioGrowth(): Promise<{
+  rows: StudioGrowthRow[];
+  load: string;
+  largestPath: string;
+}> {
+  const memoryLimit = loadConfig({}).duckdbMemoryLimit;
+  const rows: StudioGrowthRow[] = [];
+  const loads: number[] = [];
+  let largestPath = '';
+  const dir = options.studioDir ?? dataDir;
+  mkdirSync(dir, { recursive: true });
+  const stores = studioStoresBySize(dir, studioSizes, {
+    now,
+    spanMs: studioSpanMs,
+    fill: async (path, edgeRecords, storeNow) => {
+      log(`Generating the demo's traffic scaled to ${edgeRecords} edge records...`);
+      const store = await fillStudioStore(path, { edgeRecords, now: storeNow, memoryLimit });
+      store.database.close();
+      return store;
+    },
+  });
+  for await (const store of stores) {
+    log(`Timing Studio/Logflare SQL at ${store.edgeRecords} edge records...`);
+    const database = await openDatabase(store.path, { memoryLimit });
+    loads.push(loadavg()[0] ?? 0);
+    const result = await timeStudioSql(database, { now: store.now, repeat: Math.min(options.repeat, 5) });
+    loads.push(loadavg()[0] ?? 0);
+    database.close();
+    const row = {
+      edgeRecords: store.edgeRecords,
+      records: store.records,
+      generationSeconds: store.generationSeconds,
+      storeBytes: statSync(store.path).size,
+      result,
+    };
+    rows.push(row);
+    // Each size's table as soon as it is measured: the larger sizes take long.
+    log(
+      describeStudioGrowth(
+        [row],
+        loads
+          .slice(-2)
+          .map((value) => value.toFixed(1))
+          .join('-'),
+      ).join('\n'),
+    );
+    if (largestPath !== '' && options.studioDir === undefined) rmSync(largestPath, { force: true });
+    largestPath = store.path;
+  }
+  const load = `${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`;
+  return { rows, load, largestPath };
 }
 
 /** The peer table against `server` (its peak RSS is the caller's to read). */
@@ -373,6 +459,8 @@ function printTable(results: {
   fairness: FairnessResult;
   wideKeys: WideKeysResult;
   studioSql: StudioSqlResult & { records: Record<string, number> };
+  studioGrowth: StudioGrowthRow[];
+  studioGrowthLoad: string;
   memory: Omit<MemoryResult, 'churnSamples'>;
   demoMemory: Omit<MemoryResult, 'churnSamples'>;
   hostileBodies: HostileBodiesResult;
@@ -396,11 +484,14 @@ function printTable(results: {
     '',
     ...peerTableLines(results.peers),
     '',
-    `ingestion (${results.ingestion.records} records): HTTP batches of 1000 ${results.ingestion.httpRecordsPerSecond}/s, bulk path ${results.ingestion.bulkRecordsPerSecond}/s, DuckDB appender ${results.ingestion.appenderRecordsPerSecond}/s`,
+    `ingestion (${results.ingestion.records} records): HTTP as Vector (gzipped arrays of 1000, 4 senders) ${results.ingestion.httpRecordsPerSecond}/s, bulk path ${results.ingestion.bulkRecordsPerSecond}/s, DuckDB appender ${results.ingestion.appenderRecordsPerSecond}/s`,
     `wide events (${results.wideKeys.requests} × ${results.wideKeys.keysPerEvent} distinct keys): server peak RSS ${mb(results.wideKeys.startedPeakRssBytes)} started → ${mb(results.wideKeys.peakServerRssBytes)} after; ${results.wideKeys.medianWideRequestMs} ms per wide POST (median), ${results.wideKeys.smallRequestMs} ms for a 1-event POST after; logs.all ${results.wideKeys.logsAll.before.ms} ms / ${results.wideKeys.logsAll.before.bytes} B before, ${results.wideKeys.logsAll.after.ms} ms / ${results.wideKeys.logsAll.after.bytes} B after`,
     `fairness: ${results.fairness.cheap} ${results.fairness.quietMs.medianMs.toFixed(1)} ms quiet, ${results.fairness.loadedMs.medianMs.toFixed(1)} ms (p95 ${results.fairness.loadedMs.p95Ms.toFixed(1)}) beside ${results.fairness.slowCallers} clients of ${results.fairness.slow}: ratio ${results.fairness.ratio}; slow calls answered ${JSON.stringify(results.fairness.slowStatuses)}`,
     `peak server RSS: ${mb(results.peakServerRssBytes)}`,
     ...describeStudioSql(results.studioSql, results.studioSql.records['cloudflare.logs.prod'] ?? 0),
+    ...(results.studioGrowth.length > 1
+      ? describeStudioGrowth(results.studioGrowth, results.studioGrowthLoad)
+      : []),
     describeMemory(
       results.memory,
       `the demo's traffic scaled to ${Object.values(results.studioSql.records).reduce((a, b) => a + b, 0)} records`,

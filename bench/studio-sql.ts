@@ -20,6 +20,8 @@ const unifiedLogsPage = join(packageRoot, 'test/fixtures/studio-sql/unified-logs
 const edgeSource = 'cloudflare.logs.prod';
 const HOUR = 3_600_000;
 const demoSpanDays = 3;
+/** How far back the Studio stores reach. */
+export const studioSpanMs = demoSpanDays * 24 * HOUR;
 /** The sources as `serve --queries supabase` declares them: the store Studio's pages read. */
 const studioSources = readSources(join(packageRoot, 'supabase'));
 
@@ -74,6 +76,8 @@ export interface StudioQueryTiming {
    * machine, where wall time says as much about the neighbours, the figure to compare.
    */
   readonly medianCpuMs: number;
+  /** The bench process's highest RSS (DuckDB's memory included) while the query ran. */
+  readonly peakRssBytes: number;
   readonly rows: number;
 }
 
@@ -88,6 +92,10 @@ export interface StudioSqlResult {
   readonly overOneSecond: number;
   /** Queries that failed (name and message): each is a defect to look at. */
   readonly failures: readonly { readonly name: string; readonly message: string }[];
+  /** Every query's figures, in the corpus's order. */
+  readonly timings: readonly StudioQueryTiming[];
+  /** The highest RSS over all the queries. */
+  readonly peakRssBytes: number;
 }
 
 interface CorpusQuery {
@@ -131,9 +139,16 @@ export async function timeStudioSql(
   });
   const timings: StudioQueryTiming[] = [];
   const failures: { name: string; message: string }[] = [];
+  // DuckDB runs on its own threads, so the event loop is free to sample while a query runs.
+  let peakRss = 0;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+  }, 5);
+  let overallPeakRss = 0;
   try {
     for (const [i, query] of readCorpus().entries()) {
       const endpoint = { id: `studio-${i}`, name: query.name, sql: query.sql, maxRows: 10_000 };
+      peakRss = process.memoryUsage.rss();
       try {
         const { rows } = await engine.run(endpoint, query.params, { now });
         const times: number[] = [];
@@ -150,13 +165,16 @@ export async function timeStudioSql(
           name: query.name,
           medianMs: round(percentile(times, 0.5)),
           medianCpuMs: round(percentile(cpuTimes, 0.5)),
+          peakRssBytes: Math.max(peakRss, process.memoryUsage.rss()),
           rows: rows.length,
         });
+        overallPeakRss = Math.max(overallPeakRss, peakRss);
       } catch (error) {
         failures.push({ name: query.name, message: (error as Error).message.split('\n')[0] ?? '' });
       }
     }
   } finally {
+    clearInterval(sampler);
     await engine.close();
   }
   const medians = timings.map((timing) => timing.medianMs);
@@ -167,6 +185,8 @@ export async function timeStudioSql(
     slowest: [...timings].sort((a, b) => b.medianMs - a.medianMs).slice(0, 5),
     overOneSecond: medians.filter((ms) => ms > 1000).length,
     failures,
+    timings,
+    peakRssBytes: overallPeakRss,
   };
 }
 
@@ -180,8 +200,70 @@ export function describeStudioSql(result: StudioSqlResult, edgeRecords: number):
     `Studio/Logflare SQL (${result.queries} queries of test/fixtures/bigquery-corpus and the unified logs page, ${edgeRecords} edge records): median ${result.medianMs} ms, p90 ${result.p90Ms} ms, ${result.overOneSecond} over 1 s; slowest (median ms):`,
     ...result.slowest.map(
       (timing) =>
-        `  ${timing.medianMs} ms (CPU ${timing.medianCpuMs} ms)  ${timing.name} (${timing.rows} rows)`,
+        `  ${timing.medianMs} ms (CPU ${timing.medianCpuMs} ms, RSS ${mb(timing.peakRssBytes)})  ${timing.name} (${timing.rows} rows)`,
     ),
     ...result.failures.map((failure) => `  FAILED ${failure.name}: ${failure.message}`),
   ];
+}
+
+const mb = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MiB`;
+
+/** One store per size, its figures: the growth table's input. */
+export interface StudioGrowthRow {
+  readonly edgeRecords: number;
+  readonly records: Record<string, number>;
+  readonly generationSeconds: number;
+  readonly storeBytes: number;
+  readonly result: StudioSqlResult;
+}
+
+/**
+ * The growth table: each query's median time and peak RSS at every size, then each size's
+ * median, p90, max and count over 1 s. `load` is the machine's load average while it ran.
+ */
+export function describeStudioGrowth(rows: readonly StudioGrowthRow[], load: string): string[] {
+  const sizes = rows.map((row) => label(row.edgeRecords));
+  const names = rows[0]?.result.timings.map((timing) => timing.name) ?? [];
+  const cell = (row: StudioGrowthRow, name: string) => {
+    const timing = row.result.timings.find((candidate) => candidate.name === name);
+    return timing ? `${timing.medianMs} ms, ${mb(timing.peakRssBytes)}` : 'failed';
+  };
+  const summary = (pick: (row: StudioGrowthRow) => string) => rows.map(pick).join(' | ');
+  return [
+    `Studio/Logflare SQL growth (median of runs, and the bench process's peak RSS during the query; load average ${load}):`,
+    `| query | ${sizes.join(' | ')} |`,
+    `|---|${sizes.map(() => '---|').join('')}`,
+    ...names.map((name) => `| ${name} | ${rows.map((row) => cell(row, name)).join(' | ')} |`),
+    `| **median** | ${summary((row) => `${row.result.medianMs} ms`)} |`,
+    `| **p90** | ${summary((row) => `${row.result.p90Ms} ms`)} |`,
+    `| **max** | ${summary((row) => `${row.result.slowest[0]?.medianMs ?? 0} ms`)} |`,
+    `| **over 1 s** | ${summary((row) => String(row.result.overOneSecond))} |`,
+    `| **peak RSS** | ${summary((row) => mb(row.result.peakRssBytes))} |`,
+    `| store (all sources) | ${summary((row) => `${Object.values(row.records).reduce((a, b) => a + b, 0)} records, ${mb(row.storeBytes)}, made in ${Math.round(row.generationSeconds)} s`)} |`,
+    ...rows.flatMap((row) =>
+      row.result.failures.map(
+        (failure) => `  FAILED at ${label(row.edgeRecords)} ${failure.name}: ${failure.message}`,
+      ),
+    ),
+  ];
+}
+
+/** `1M`, `3M`, `10M`, `250k` or the number. */
+export function label(records: number): string {
+  if (records >= 1e6 && records % 1e5 === 0) return `${records / 1e6}M`;
+  if (records >= 1e3 && records % 1e3 === 0) return `${records / 1e3}k`;
+  return String(records);
+}
+
+/** `1M,3M,10M` (or `250k`, or plain numbers) as record counts, smallest first. */
+export function parseSizes(text: string): number[] {
+  return text
+    .split(',')
+    .map((part) => {
+      const match = /^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$/.exec(part);
+      if (!match) throw new Error(`--studio-sizes takes sizes such as 1M,3M,10M, not '${part}'`);
+      const unit = { '': 1, k: 1e3, m: 1e6 }[(match[2] ?? '').toLowerCase()] ?? 1;
+      return Math.round(Number(match[1]) * unit);
+    })
+    .sort((a, b) => a - b);
 }

@@ -51,21 +51,15 @@ function fromIso(text: string): bigint | undefined {
     offsetHours,
     offsetMinutes,
   ] = match;
-  const parts = [year, month, day, hour, minute, second].map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const [y, mo, d, h, mi, s] = parts;
-  if (mo < 1 || mo > 12 || h > 23 || mi > 59 || s > 59) return undefined;
-  // setUTCFullYear, unlike Date.UTC, does not move years 0-99 to the 1900s.
-  const date = new Date(0);
-  date.setUTCFullYear(y, mo - 1, d);
-  date.setUTCHours(h, mi, s, 0);
-  if (date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d) return undefined;
+  const y = Number(year);
+  const mo = Number(month);
+  const d = Number(day);
+  const h = Number(hour);
+  const mi = Number(minute);
+  const s = Number(second);
+  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || s > 59) return undefined;
+  // Date.UTC moves years 0-99 to the 1900s; setFullYear does not, so those years take it.
+  const epochMs = y >= 100 ? Date.UTC(y, mo - 1, d, h, mi, s) : smallYearMs(y, mo, d, h, mi, s);
   let offsetMinutesTotal = 0;
   if (!zulu && sign) {
     const oh = Number(offsetHours);
@@ -74,5 +68,17 @@ function fromIso(text: string): bigint | undefined {
     offsetMinutesTotal = (sign === '-' ? -1 : 1) * (oh * 60 + om);
   }
   const micros = BigInt(fraction.padEnd(6, '0').slice(0, 6));
-  return BigInt(date.getTime()) * 1000n + micros - BigInt(offsetMinutesTotal) * 60_000_000n;
+  return BigInt(epochMs) * 1000n + micros - BigInt(offsetMinutesTotal) * 60_000_000n;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month !== 2) return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+}
+
+function smallYearMs(y: number, mo: number, d: number, h: number, mi: number, s: number): number {
+  const date = new Date(0);
+  date.setUTCFullYear(y, mo - 1, d);
+  date.setUTCHours(h, mi, s, 0);
+  return date.getTime();
 }

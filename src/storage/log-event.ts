@@ -147,13 +147,31 @@ const largest64BitInteger = 2 ** 64;
  * nesting was bounded before this runs, so the walk is too.
  */
 export function findUnstorable(value: unknown, field: string): Unstorable | undefined {
+  const found = unstorableIn(value);
+  if (!found) return undefined;
+  // The path is built only for the value refused: every event is walked, few are refused.
+  let path = field;
+  for (let i = found.path.length - 1; i >= 0; i -= 1) {
+    const step = found.path[i] as string | number;
+    path += typeof step === 'number' ? `[${step}]` : `.${step}`;
+  }
+  return { field: path, reason: found.reason };
+}
+
+/** What is refused and where, its path innermost step first. */
+interface Refused {
+  readonly path: (string | number)[];
+  readonly reason: string;
+}
+
+function unstorableIn(value: unknown): Refused | undefined {
   switch (typeof value) {
     case 'number': {
-      if (!Number.isFinite(value)) return { field, reason: `${value} is not a finite number` };
+      if (!Number.isFinite(value)) return { path: [], reason: `${value} is not a finite number` };
       const magnitude = Math.abs(value);
       if (Number.isInteger(value) && magnitude > largestExactInteger && magnitude <= largest64BitInteger) {
         return {
-          field,
+          path: [],
           reason:
             `integer ${BigInt(value)} is beyond ±${largestExactInteger}, where JSON numbers are exact; ` +
             'send it as a string to keep every digit',
@@ -164,19 +182,27 @@ export function findUnstorable(value: unknown, field: string): Unstorable | unde
     case 'bigint':
     case 'function':
     case 'symbol':
-      return { field, reason: `a ${typeof value} is not a JSON value` };
+      return { path: [], reason: `a ${typeof value} is not a JSON value` };
     case 'object': {
       if (value === null) return undefined;
       if (Array.isArray(value)) {
         for (let i = 0; i < value.length; i += 1) {
-          const found = findUnstorable(value[i], `${field}[${i}]`);
-          if (found) return found;
+          const found = unstorableIn(value[i]);
+          if (found) {
+            found.path.push(i);
+            return found;
+          }
         }
         return undefined;
       }
-      for (const [key, child] of Object.entries(value)) {
-        const found = findUnstorable(child, `${field}.${key}`);
-        if (found) return found;
+      const record = value as Record<string, unknown>;
+      for (const key in record) {
+        if (!Object.hasOwn(record, key)) continue;
+        const found = unstorableIn(record[key]);
+        if (found) {
+          found.path.push(key);
+          return found;
+        }
       }
       return undefined;
     }
@@ -196,9 +222,14 @@ function refuseField(index: number, { field, reason }: Unstorable): QuerygateErr
 function nestsDeeperThan(value: unknown, levels: number): boolean {
   if (typeof value !== 'object' || value === null) return false;
   if (levels === 0) return true;
-  const children: unknown[] = Array.isArray(value) ? value : Object.values(value);
-  for (const child of children) {
-    if (typeof child === 'object' && child !== null && nestsDeeperThan(child, levels - 1)) return true;
+  // Indexes and keys walked in place: this runs on every event, and Object.values copied each level.
+  if (Array.isArray(value)) {
+    for (const child of value) if (nestsDeeperThan(child, levels - 1)) return true;
+    return false;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    if (Object.hasOwn(record, key) && nestsDeeperThan(record[key], levels - 1)) return true;
   }
   return false;
 }
