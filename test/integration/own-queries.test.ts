@@ -218,11 +218,16 @@ describe("a user's own queries directory", () => {
             : `${arg.name}: ${arg.type.name}`,
         ),
       }));
+    // Each endpoint also has its page field (rows, rowCount, truncated), with the same arguments.
+    const errorRateArgs = ['project: String!', 'since: DateTime!', 'minStatus: Int!'];
     expect(signature(types.data?.edge)).toEqual([
-      { field: 'errorRate', args: ['project: String!', 'since: DateTime!', 'minStatus: Int!'] },
+      { field: 'errorRate', args: errorRateArgs },
+      { field: 'errorRatePage', args: errorRateArgs },
     ]);
+    const ordersArgs = ['project: String!', 'status: CheckoutStatus', 'minAmountCents: Int'];
     expect(signature(types.data?.checkout)).toEqual([
-      { field: 'orders', args: ['project: String!', 'status: CheckoutStatus', 'minAmountCents: Int'] },
+      { field: 'orders', args: ordersArgs },
+      { field: 'ordersPage', args: ordersArgs },
     ]);
     const answer = await graphql(`{
       edge { errorRate(project: "shop", since: "${since}", minStatus: 500) { path requests errors errorRate } }
