@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text.js';
 import {
@@ -18,10 +19,17 @@ import { startFakeBigQueryProcess, startRedis, startReplica } from '../helpers/r
 const apiKey = 'replicas-test-key-0123456789';
 const delayMs = 1_000;
 const warmSeconds = 3;
-const projects = replicaProjects(9);
-// Projects 0-5 for the shared runs and warming, 6 for the crash, 7 and 8 for Redis going away.
+const projects = replicaProjects(11);
+// Projects 0-5 for the shared runs and warming, 6 for the crash, 7 and 8 for Redis going away,
+// 9 for Redis slow and 10 for Redis full.
 const shared = projects.slice(0, 6);
-const [crashed, whileDown, afterReturn] = projects.slice(6) as [string, string, string];
+const [crashed, whileDown, afterReturn, whileSlow, whileFull] = projects.slice(6) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+];
 
 type Fleet = {
   redis: Awaited<ReturnType<typeof startRedis>>;
@@ -137,6 +145,30 @@ describe('replicas sharing one Redis over one BigQuery', () => {
     expect(await jobsOf(crashed)).toBe(2);
     fleet.replicas = others;
   }, 60_000);
+
+  it('answers every call 200 while Redis is slow (all its clients paused past the command timeout) and while it is full', async () => {
+    const { replicas } = fleet;
+    const admin = new Redis(fleet.redis.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+    await admin.connect();
+    try {
+      // Slow: Redis answers no command for 5 s, past the replicas' 3 s command timeout.
+      await admin.call('CLIENT', 'PAUSE', '5000', 'ALL');
+      expect(await Promise.all(replicas.map((replica) => call(replica, whileSlow)))).toEqual(
+        replicas.map(() => answered(whileSlow)),
+      );
+      await admin.call('CLIENT', 'UNPAUSE');
+      // Full: every write refused (OOM command not allowed), as a Redis at maxmemory with noeviction.
+      await admin.call('CONFIG', 'SET', 'maxmemory-policy', 'noeviction');
+      await admin.call('CONFIG', 'SET', 'maxmemory', '1');
+      expect(await Promise.all(replicas.map((replica) => call(replica, whileFull)))).toEqual(
+        replicas.map(() => answered(whileFull)),
+      );
+    } finally {
+      await admin.call('CLIENT', 'UNPAUSE').catch(() => {});
+      await admin.call('CONFIG', 'SET', 'maxmemory', '0');
+      admin.disconnect();
+    }
+  }, 90_000);
 
   it('answers every call 200 while Redis is stopped, says so on /health and /metrics, and shares again once it returns', async () => {
     const { replicas } = fleet;
