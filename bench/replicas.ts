@@ -14,7 +14,7 @@ export interface ReplicasResult {
   readonly replicas: number;
   /** BigQuery jobs the traffic caused, as the fake counted them. */
   readonly jobs: number;
-  /** Jobs over one warm interval after the traffic, and the interval. */
+  /** Jobs per warm interval after the traffic (over three intervals), and the interval. */
   readonly warmRuns: number;
   readonly warmSeconds: number;
   /** Calls answered 200 while Redis was stopped, of those made. */
@@ -31,6 +31,8 @@ export interface ReplicasResult {
 const replicaCount = 3;
 // Longer than the traffic takes, so the jobs it counts are the traffic's, not a first warm wave's.
 const warmSeconds = 5;
+/** Intervals over which the warm runs are counted (see warmRuns). */
+const warmIntervals = 3;
 // Each job takes this long on the fake: time for calls on other replicas to arrive meanwhile.
 const jobDelayMs = 50;
 
@@ -91,9 +93,11 @@ export async function measureReplicas(options: {
       await Promise.all(traffic.map((project, i) => call(on(i + round + 1), project)));
     const trafficJobs = (await jobs()) - before;
 
+    // Each key warms once an interval, but a window of exactly one interval can take one key's
+    // run on both of its edges or on neither: the runs of three intervals, per interval.
     const warmFrom = await jobs();
-    await sleep(warmSeconds * 1000);
-    const warmRuns = (await jobs()) - warmFrom;
+    await sleep(warmIntervals * warmSeconds * 1000);
+    const warmRuns = Math.round(((await jobs()) - warmFrom) / warmIntervals);
 
     await redis.stop();
     const statuses = await Promise.all([
