@@ -5,6 +5,7 @@ import { writeWarehouse } from '../../examples/warehouse/generate.js';
 import type { DuckDbConnector } from '../../src/backends/duckdb/engine.js';
 import { readSourceDeclarations } from '../../src/endpoints/sources.js';
 import type { TableSource } from '../../src/endpoints/table-source.js';
+import { openDatabase } from '../../src/storage/database.js';
 import { importTableFiles } from '../../src/storage/table-import.js';
 import { ensureWarehouseTables } from '../../src/storage/warehouse-tables.js';
 
@@ -50,6 +51,18 @@ export async function importWarehouseFixture(
   } finally {
     connection.closeSync();
   }
+}
+
+/** A `prepare` for startQuerygateUnderTest: the fixture loaded into the data dir's store file. */
+export function prepareWarehouseStore(fixture: WarehouseFixture): (dataDir: string) => Promise<void> {
+  return async (dataDir) => {
+    const database = await openDatabase(join(dataDir, 'querygate.duckdb'));
+    try {
+      await importWarehouseFixture(database, fixture);
+    } finally {
+      database.close();
+    }
+  };
 }
 
 // The oracle's own reading of the export files: DuckDB types written here by hand, for the

@@ -6,7 +6,6 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { GraphQLClient } from 'graphql-request';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Querygate } from '../../src/server.js';
-import { openDatabase } from '../../src/storage/database.js';
 import {
   type BigQueryHarness,
   startBigQueryHarness,
@@ -22,6 +21,7 @@ import {
   createOracle,
   importWarehouseFixture,
   type Oracle,
+  prepareWarehouseStore,
   type WarehouseFixture,
   warehouseDir,
   writeWarehouseFixture,
@@ -58,14 +58,7 @@ beforeAll(async () => {
   duckdb = await startQuerygateUnderTest({
     now: new Date('2020-12-10T00:00:00Z'),
     environment: { QUERYGATE_QUERIES_DIR: queriesDir },
-    prepare: async (dataDir) => {
-      const database = await openDatabase(join(dataDir, 'querygate.duckdb'));
-      try {
-        await importWarehouseFixture(database, fixture);
-      } finally {
-        database.close();
-      }
-    },
+    prepare: prepareWarehouseStore(fixture),
   });
   harness = await startBigQueryHarness({ sources: [], warehouseTables: [fixture.ga4, fixture.orders] });
   await importWarehouseFixture(harness.store.database, fixture);

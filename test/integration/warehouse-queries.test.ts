@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runQueriesCheck } from '../../src/cli/queries-commands.js';
 import type { Querygate } from '../../src/server.js';
-import { openDatabase } from '../../src/storage/database.js';
 import {
   type BigQueryHarness,
   startBigQueryHarness,
@@ -24,6 +23,7 @@ import {
   createOracle,
   importWarehouseFixture,
   type Oracle,
+  prepareWarehouseStore,
   type WarehouseFixture,
   warehouseDir,
   writeWarehouseFixture,
@@ -48,14 +48,7 @@ beforeAll(async () => {
   duckdb = await startQuerygateUnderTest({
     now: new Date('2020-12-10T00:00:00Z'),
     environment: { QUERYGATE_QUERIES_DIR: warehouseDir },
-    prepare: async (dataDir) => {
-      const database = await openDatabase(join(dataDir, 'querygate.duckdb'));
-      try {
-        await importWarehouseFixture(database, fixture);
-      } finally {
-        database.close();
-      }
-    },
+    prepare: prepareWarehouseStore(fixture),
   });
   harness = await startBigQueryHarness({ sources: [], warehouseTables: [fixture.ga4, fixture.orders] });
   await importWarehouseFixture(harness.store.database, fixture);
