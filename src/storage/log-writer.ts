@@ -78,6 +78,12 @@ export interface LogWriterOptions {
   readonly runAlone?: <T>(work: () => Promise<T>) => Promise<T>;
   /** @default never alone */
   readonly aloneAboveBytes?: number;
+  /**
+   * Told the source after each commit of events to its table: the engine prepares the statements
+   * reading it again, since DuckDB planned them with the rows' statistics of the moment.
+   * @default none
+   */
+  readonly onCommitted?: (sourceName: string) => void;
 }
 
 export interface LogWriter {
@@ -166,6 +172,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     );
     state.types.set(source.name, batch.type);
     pacing.committed(source, batch);
+    options.onCommitted?.(source.name);
     return batch.changesSchema;
   };
 

@@ -71,11 +71,16 @@ export interface DuckDbEngineOptions extends EngineOptions {
    */
   readonly lockdown?: DuckDbLockdown;
   /**
-   * A mark of the rows of these tables (store names), changed by every write to one. DuckDB plans
-   * a prepared statement with the tables' statistics as they are then: a GROUP BY over a small
-   * range becomes a perfect hash aggregate that fails once rows outside it arrive, and a filter
-   * the statistics say nothing passes is dropped, so the statement keeps answering no rows. A
-   * statement prepared under another mark is prepared again. @default the rows never change
+   * A mark of the rows of these tables (store names: log and table sources), changed by every
+   * write to one. DuckDB plans a prepared statement without parameters once, with the tables'
+   * statistics as they are then, and keeps that plan until the catalog changes (DDL), not when
+   * rows arrive: a GROUP BY over a small range becomes a perfect hash aggregate that fails once
+   * rows outside it arrive, a filter the statistics say nothing passes is dropped (no rows, ever
+   * after), and a sort packs its columns into the range seen (wrong values). Such a statement
+   * prepared under another mark is prepared again (about half a millisecond). One with a
+   * parameter is left alone: DuckDB plans it again at every call, as it never keeps the plan of
+   * a statement with parameters that reads a table (`PreparedStatement::CanCachePlan`).
+   * @default the rows never change
    */
   readonly tableMark?: ((tables: readonly string[]) => string) | undefined;
 }
@@ -177,7 +182,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
           stoppedFor = reason;
           interrupt();
         });
-      const mark = options.tableMark?.(translation.tables) ?? '';
+      const mark = plannedOnce(translation) ? (options.tableMark?.(translation.tables) ?? '') : '';
       const prepared = await lease.item.prepare(planKey(query), translation.sql, mark);
       bindAll(prepared, query, translation, params, runOptions.now);
       // One row past the bound says whether the result was cut at it.
@@ -269,6 +274,14 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       setup.closeSync();
     },
   };
+}
+
+/**
+ * Whether DuckDB keeps the plan it prepares for this text: only without parameters (`$__now`
+ * is one). With one, DuckDB plans at every call with the statistics of the moment (see tableMark).
+ */
+function plannedOnce(translation: Translation): boolean {
+  return translation.parameters.length === 0 && !translation.usesNow;
 }
 
 /** A translation; for a caller's SQL, a refusal placed in the caller's text. */

@@ -194,6 +194,10 @@ async function openStore(
   };
   try {
     const retentionDays = retentionPolicy(settings.retentionDays);
+    // Writes to each table (a log source's or a table source's), counted: the engine prepares
+    // the statements reading one again after a write to it (see DuckDbEngineOptions.tableMark).
+    const tableWrites = new Map<string, number>();
+    const written = (name: string) => tableWrites.set(name, (tableWrites.get(name) ?? 0) + 1);
     const writer = createLogWriter(database, {
       tempDir: parts.batchDir,
       now,
@@ -207,6 +211,7 @@ async function openStore(
       // A schema change needing more than an eighth of DuckDB's memory runs with queries held off.
       runAlone: parts.hooks.runAlone,
       aloneAboveBytes: Math.floor(settings.duckdbMemoryLimitBytes / 8),
+      onCommitted: written,
       sources,
     });
     closers.push(() => writer.close());
@@ -229,8 +234,6 @@ async function openStore(
       log: logger,
     });
     closers.push(() => retention.stop());
-    // Writes to each table source, counted: the engine prepares its statements again after one.
-    const tableWrites = new Map<string, number>();
     const demo = settings.demo
       ? await startShippedDemo({
           database,
@@ -261,7 +264,7 @@ async function openStore(
     });
     closers.push(() => engine.close());
     const tableWriter = await createTableWriter(database, tables, {
-      onWritten: (name) => tableWrites.set(name, (tableWrites.get(name) ?? 0) + 1),
+      onWritten: written,
     });
     closers.push(() => tableWriter.close());
     return { engine, logs: writer, tables: tableWriter, demo, close };
