@@ -67,11 +67,6 @@ const environmentSchema = z
       .regex(sizePattern, { message: 'must be a size such as 1GB, 768MiB or 2GB' })
       .default('256MB'),
     QUERYGATE_DUCKDB_THREADS: z.coerce.number().int().min(1).max(256).optional(),
-    QUERYGATE_MEMORY_TARGET: z
-      .string()
-      .trim()
-      .regex(sizePattern, { message: 'must be a size such as 256MiB or 1GB' })
-      .default('256MiB'),
     QUERYGATE_RETENTION_DAYS: z.coerce.number().int().min(0).default(90),
     QUERYGATE_SCHEMA_CHANGE_INTERVAL_MS: z.coerce.number().int().min(0).default(10_000),
     // Test-only: makes the embedded store fail as it would in production, to test recovery.
@@ -200,11 +195,6 @@ export interface Config extends BackendChoice {
   readonly duckdbMemoryLimitBytes: number;
   /** DuckDB's worker threads; undefined leaves DuckDB's default (one per core). */
   readonly duckdbThreads: number | undefined;
-  /**
-   * Resident memory above which DuckDB returns freed memory to the system after each query
-   * (storage/memory-trim.ts), in bytes. @default 256 MiB (QUERYGATE_MEMORY_TARGET)
-   */
-  readonly memoryTargetBytes: number;
   /** Days the embedded store keeps a source's records unless sources.yaml says; 0 keeps them for ever. */
   readonly retentionDays: number;
   /** Least time between two schema changes of one source; new fields wait in `_extra` meanwhile. */
@@ -326,7 +316,6 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     duckdbMemoryLimit: env.QUERYGATE_DUCKDB_MEMORY_LIMIT,
     duckdbMemoryLimitBytes: sizeBytes(env.QUERYGATE_DUCKDB_MEMORY_LIMIT),
     duckdbThreads: env.QUERYGATE_DUCKDB_THREADS,
-    memoryTargetBytes: sizeBytes(env.QUERYGATE_MEMORY_TARGET),
     retentionDays: env.QUERYGATE_RETENTION_DAYS,
     schemaChangeIntervalMs: env.QUERYGATE_SCHEMA_CHANGE_INTERVAL_MS,
     faultInjection: env.QUERYGATE_FAULT_INJECTION,

@@ -64,8 +64,6 @@ export interface BackendSettings {
   readonly duckdbMemoryLimitBytes: number;
   /** DuckDB's worker threads; undefined leaves DuckDB's own choice. */
   readonly duckdbThreads?: number | undefined;
-  /** Resident bytes above which DuckDB returns freed memory after each query; absent: never. */
-  readonly memoryTargetBytes?: number | undefined;
   /** Days each source keeps its records unless sources.yaml says otherwise; 0 keeps them for ever. */
   readonly retentionDays: number;
   /** The least time between two schema changes of one source. */

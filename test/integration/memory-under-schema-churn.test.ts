@@ -9,10 +9,10 @@ import { type MemoryResult, measureMemory } from '../../bench/memory.js';
  * Its resident memory is sampled from /proc/<pid>/status every 100 ms.
  *
  * The server runs through tsx, which holds 50-100 MiB of its own, so the serving bound is
- * issue 18's 256 MiB (the default memory target, storage/memory-trim.ts) plus that and some slack
+ * issue 18's 256 MiB plus that and some slack
  * for a loaded 2-core machine (`npm run bench` measures the built server): through tsx serving
- * measured 272 MiB and the churn 279 MiB (built: 234 and 360 MiB over 60 s each). Before the
- * memory target, serving the spec's endpoints measured 337-371 MiB and the churn 572-583 MiB. Before GraphiQL was loaded lazily, start-up garbage collected and
+ * measured 272 MiB and the churn 279 MiB (built: 234 and 360 MiB over 60 s each). Before a
+ * memory target (since removed: jemalloc's background threads return freed pages), serving the spec's endpoints measured 337-371 MiB and the churn 572-583 MiB. Before GraphiQL was loaded lazily, start-up garbage collected and
  * stores used 16 KiB blocks, the built server measured 440-480 and 470-725 MiB; before schema
  * changes were paced and checkpointed the churn drove RSS to about 2 GiB in 20 s.
  */

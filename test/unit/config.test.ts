@@ -184,6 +184,12 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ QUERYGATE_DEMO: '0' }).demo).toBe(false);
   });
 
+  it('warns that QUERYGATE_MEMORY_TARGET, removed (jemalloc returns freed memory by itself), is ignored', () => {
+    expect(loadConfig({ QUERYGATE_MEMORY_TARGET: '256MiB' }).warnings).toEqual([
+      'QUERYGATE_MEMORY_TARGET is not a querygate variable and is ignored',
+    ]);
+  });
+
   it('gives one line to each bad variable', () => {
     const lines = refusal({ PORT: 'abc', QUERYGATE_ENGINE: 'postgres', QUERYGATE_QUERY_TIMEOUT_MS: '0' })
       .split('\n')

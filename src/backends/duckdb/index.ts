@@ -12,7 +12,6 @@ import { translateToDuckDb } from '../../sql/translate.js';
 import { openDatabase } from '../../storage/database.js';
 import { ensureLogTables } from '../../storage/log-tables.js';
 import { createLogWriter } from '../../storage/log-writer.js';
-import { startMemoryTrim } from '../../storage/memory-trim.js';
 import { startRetention } from '../../storage/retention.js';
 import { retentionPolicy } from '../../storage/retention-policy.js';
 import { createTableWriter, type TableWriter } from '../../storage/table-writer.js';
@@ -219,12 +218,6 @@ async function openStore(
     const migrated = await withConnection(database, (setup) => ensureWarehouseTables(setup, tables));
     for (const { table, changes } of migrated)
       logger.info({ table, changes }, `table ${table} migrated to its declaration in sources.yaml`);
-    // Real timers even when the clock is a test's: RSS is the process's, not simulated.
-    const memoryTrim =
-      settings.memoryTargetBytes === undefined
-        ? undefined
-        : await startMemoryTrim({ database, targetBytes: settings.memoryTargetBytes, timers: systemTimers });
-    if (memoryTrim) closers.push(() => memoryTrim.stop());
     const retention = startRetention({
       writer,
       sources,
