@@ -74,6 +74,23 @@ describe('a locked-down DuckDB instance', () => {
     expect(await refusal(sql)).toMatch(/configuration has been locked/);
   });
 
+  // Every setting querygate needs is made before the lock (a SET after it fails): in effect here.
+  it('keeps the settings made before the lock: UTC, BigQuery NULL order, jemalloc background threads', async () => {
+    const connection = await store.db.connect();
+    try {
+      const reader = await connection.runAndReadAll(
+        `SELECT current_setting('TimeZone') AS tz, lower(current_setting('default_null_order')) AS nulls,
+           current_setting('allocator_background_threads')::VARCHAR AS background,
+           current_setting('lock_configuration')::VARCHAR AS locked`,
+      );
+      expect(reader.getRowObjectsJson()).toEqual([
+        { tz: 'UTC', nulls: 'nulls_first_on_asc_last_on_desc', background: 'true', locked: 'true' },
+      ]);
+    } finally {
+      connection.closeSync();
+    }
+  });
+
   it('wrote no file anywhere it was asked to', () => {
     expect(existsSync(join(store.dir, 'copied.csv'))).toBe(false);
     expect(existsSync(join(store.dir, 'other.duckdb'))).toBe(false);
