@@ -13,6 +13,8 @@ export default defineConfig({
     exclude: [...configDefaults.exclude, 'test/container/**'],
     // The SQL parser is WASM and loads asynchronously, once, before any test file parses SQL.
     setupFiles: ['test/helpers/load-sql-parser.ts'],
+    // src/ compiled once for the CLI the tests start in child processes.
+    globalSetup: ['test/helpers/compiled-source.ts'],
     // Integration tests start servers and DuckDB files; two workers match the two cores.
     pool: 'forks',
     maxWorkers: 2,
