@@ -1,15 +1,16 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../bench/generate-logs.js';
+import { queriesDir } from '../../src/paths.js';
+import { type ServedChild, serveChild } from '../helpers/querygate-child.js';
 import { logSources } from '../helpers/shipped-sources.js';
 import { firstColumnText, readStoreFile } from '../helpers/store-file.js';
 
 /**
  * The guarantee "an acknowledged record survives kill -9 at any moment; the store always opens",
- * tried on the real server (`src/cli/main.ts serve` as a child process) over a real data dir.
+ * tried on the real server (`querygate serve` as a child process) over a real data dir.
  * Each run starts the server on the dir the last run killed, has concurrent clients ingest into
  * random sources, records the id of every record answered 200, and SIGKILLs the server at a
  * seeded random moment. Even runs send new metadata fields in every batch (top-level, nested,
@@ -22,52 +23,14 @@ import { firstColumnText, readStoreFile } from '../helpers/store-file.js';
  * `QUERYGATE_CRASH_SEED` another sequence of kill moments.
  */
 
-const repoRoot = resolve(import.meta.dirname, '../..');
 const runs = Number(process.env.QUERYGATE_CRASH_RUNS ?? 3);
 const seed = Number(process.env.QUERYGATE_CRASH_SEED ?? 20_241_124);
 const apiKey = 'querygate-crash-key-0123456789';
 const clients = 6;
 
-interface RunningServer {
-  readonly child: ChildProcess;
-  readonly url: string;
-  /** Everything the server printed (its pino lines at warn and above). */
-  output(): string;
-  readonly exited: Promise<void>;
-}
-
-async function startServer(dataDir: string): Promise<RunningServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      QUERYGATE_DATA_DIR: dataDir,
-      QUERYGATE_DEMO: '0',
-      QUERYGATE_API_KEYS: apiKey,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += String(chunk);
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += String(chunk);
-  });
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  const url = await new Promise<string>((found, fail) => {
-    const look = () => {
-      const match = /listening on (http:\/\/[\d.]+:\d+)/.exec(output);
-      if (match?.[1]) found(match[1]);
-    };
-    child.stdout?.on('data', look);
-    void exited.then(() => fail(new Error(`the server exited before listening:\n${output}`)));
-  });
-  return { child, url, output: () => output, exited };
-}
+/** The server on the dir, its pino lines at warn and above in its output. */
+const startServer = (dataDir: string) =>
+  serveChild({ queries: queriesDir, dataDir, apiKey, env: { LOG_LEVEL: 'warn' } });
 
 /** One client: batches of 1-20 events into random sources until `stop()`; returns the acknowledged ids. */
 async function ingestUntilStopped(
@@ -128,7 +91,7 @@ async function storedIds(file: string): Promise<Map<string, Set<string>>> {
 
 describe('kill -9 during ingestion', () => {
   let dataDir: string | undefined;
-  let server: RunningServer | undefined;
+  let server: ServedChild | undefined;
 
   afterAll(async () => {
     server?.child.kill('SIGKILL');

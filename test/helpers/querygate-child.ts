@@ -1,8 +1,35 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { inject } from 'vitest';
 import { packageRoot } from '../../src/paths.js';
+
+/** The CLI's script, `node <it> <args>` as `querygate <args>`: src/ compiled for this run (compiled-source.ts). */
+export function querygateCli(): string {
+  return join(inject('compiledSource'), 'cli/main.js');
+}
+
+/**
+ * `querygate <args>` to completion in a child process, `env` over this process's environment:
+ * its exit code, stdout and stderr.
+ */
+export async function runQuerygate(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [querygateCli(), ...args], {
+      cwd: packageRoot,
+      env: { ...process.env, ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
 
 /**
  * A copy of examples/queries in a new temporary directory (`<dir>/queries`), served by
@@ -34,10 +61,9 @@ export function spawnQuerygate(options: {
   readonly env?: NodeJS.ProcessEnv;
   readonly onOutput: (text: string) => void;
 }): ChildProcess {
-  const cli = join(packageRoot, 'src/cli/main.ts');
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', cli, 'serve', '--queries', options.queries, ...(options.args ?? [])],
+    [querygateCli(), 'serve', '--queries', options.queries, ...(options.args ?? [])],
     {
       cwd: packageRoot,
       env: {

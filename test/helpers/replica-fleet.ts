@@ -133,18 +133,15 @@ export interface ReplicaOptions {
   /** Unset: the replica runs alone, with no shared cache. */
   readonly redisUrl?: string | undefined;
   readonly env?: NodeJS.ProcessEnv;
-  /** The built CLI (`dist/cli/main.js`, as the bench runs it). @default the source, through tsx */
-  readonly builtCli?: string | undefined;
+  /** The CLI's script: `dist/cli/main.js` in the bench, the run's compiled source in the tests. */
+  readonly builtCli: string;
 }
 
 /** `querygate serve` on port 0 on the BigQuery engine, pointed at the fake as an emulator. */
 export async function startReplica(options: ReplicaOptions): Promise<Started & { readonly url: string }> {
-  const cli = options.builtCli
-    ? [options.builtCli]
-    : ['--import', 'tsx', join(packageRoot, 'src/cli/main.ts')];
   const started = await startChild(
     process.execPath,
-    [...cli, 'serve', '--queries', options.queries],
+    [options.builtCli, 'serve', '--queries', options.queries],
     {
       PORT: '0',
       HOST: '127.0.0.1',

@@ -1,24 +1,21 @@
-import { execFile } from 'node:child_process';
 import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/cli/import-command.js';
 import { runQueriesCheck, runQueriesLock } from '../../src/cli/queries-commands.js';
 import { runQueriesNew } from '../../src/cli/queries-new.js';
 import { signToken } from '../../src/cli/token-command.js';
 import { loadConfig } from '../../src/config.js';
-import { packageRoot, queriesDir as shippedQueriesDir } from '../../src/paths.js';
+import { queriesDir as shippedQueriesDir } from '../../src/paths.js';
 import { loadSqlParser } from '../../src/sql/bigquery-ast.js';
+import { runQuerygate } from '../helpers/querygate-child.js';
 import { type QuerygateUnderTest, startQuerygateUnderTest } from '../helpers/querygate-server.js';
 
 // The authoring loop as README's "Authoring a query" walks it: `queries new` from a SQL file,
 // the endpoint served at once from its minimal contract by the real server, `queries lock` of one
 // endpoint, problems named at their file, line and column, and a "did you mean" for a name.
 
-const run = promisify(execFile);
-const cli = join(packageRoot, 'src/cli/main.ts');
 const topPathsSql = [
   'select r.path, count(*) as hits',
   'from edge_logs cross join unnest(metadata) as m cross join unnest(m.request) as r',
@@ -50,16 +47,9 @@ beforeAll(async () => {
   const sqlFile = join(dir, 'draft.txt');
   writeFileSync(sqlFile, topPathsSql);
   // Through the command line, as an author types it.
-  try {
-    const { stdout } = await run(
-      process.execPath,
-      ['--import', 'tsx', cli, 'queries', 'new', 'usage.top-paths', '--sql', sqlFile, '--queries', dir],
-      { cwd: packageRoot, env: { ...process.env, QUERYGATE_API_KEYS: 'k'.repeat(16) } },
-    );
-    newOutput = { code: 0, stdout };
-  } catch (error) {
-    newOutput = error as { code: number; stdout: string };
-  }
+  newOutput = await runQuerygate(['queries', 'new', 'usage.top-paths', '--sql', sqlFile, '--queries', dir], {
+    QUERYGATE_API_KEYS: 'k'.repeat(16),
+  });
 }, 60_000);
 
 afterAll(() => {

@@ -19,29 +19,18 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/paths.js';
 import { importStagingDir } from '../../src/server-file.js';
-import { outputMatching, spawnQuerygate, stopChild } from '../helpers/querygate-child.js';
+import { outputMatching, runQuerygate, spawnQuerygate, stopChild } from '../helpers/querygate-child.js';
 
 // The operator's side of the CLI, run as a user runs it: `querygate --version`, the bin launcher
 // of a clone, `serve` with flags over the environment, the warning for a misspelt variable, and
 // `query` and `import` while a server holds the store.
 
 const run = promisify(execFile);
-const cli = join(packageRoot, 'src/cli/main.ts');
 const apiKey = 'cli-operator-test-key-0123456789';
 
 /** `querygate <args>` to completion: its exit code, stdout and stderr. */
-async function querygate(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', cli, ...args], {
-      cwd: packageRoot,
-      env: { ...process.env, QUERYGATE_DEMO: '0', QUERYGATE_API_KEYS: apiKey, ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+const querygate = (args: readonly string[], env: NodeJS.ProcessEnv = {}) =>
+  runQuerygate(args, { QUERYGATE_DEMO: '0', QUERYGATE_API_KEYS: apiKey, ...env });
 
 /** A port free right now on 127.0.0.1. */
 async function freePort(): Promise<number> {

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text.js';
+import { querygateCli } from '../helpers/querygate-child.js';
 import {
   expectedRequests,
   replicaEndpoint,
@@ -92,6 +93,7 @@ beforeAll(async () => {
         bigQueryUrl: fleet.fake.url,
         apiKey,
         redisUrl: fleet.redis.url,
+        builtCli: querygateCli(),
         // A Redis command slowed by a loaded machine must not count as Redis failing.
         env: { QUERYGATE_REDIS_LEASE_MS: '1000', QUERYGATE_REDIS_TIMEOUT_MS: '3000' },
       });

@@ -1,13 +1,11 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { ClientError, GraphQLClient } from 'graphql-request';
 import { exportJWK, exportSPKI, generateKeyPair, type JWTPayload, SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packageRoot } from '../../src/paths.js';
 import { fixtureEvents, fixtureNow, projects } from '../fixtures/spec-fixture.js';
+import { runQuerygate } from '../helpers/querygate-child.js';
 import {
   byId,
   byName,
@@ -337,14 +335,9 @@ describe('GraphQL with a signed token (graphql-request)', () => {
 });
 
 describe('querygate token', () => {
-  // The CLI starts in a fresh Node with tsx: tens of seconds on a loaded machine.
   it('mints a token the server accepts, with the endpoints, pinned values and ingest flags given', async () => {
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
+    const { code, stdout, stderr } = await runQuerygate(
       [
-        '--import',
-        'tsx',
-        join(packageRoot, 'src/cli/main.ts'),
         'token',
         '--endpoints',
         'usage.*',
@@ -354,8 +347,9 @@ describe('querygate token', () => {
         '10m',
         '--ingest',
       ],
-      { cwd: packageRoot, env: { ...process.env, QUERYGATE_JWT_SECRET: secret, QUERYGATE_API_KEYS: '' } },
+      { QUERYGATE_JWT_SECRET: secret, QUERYGATE_API_KEYS: '' },
     );
+    expect(code, stderr).toBe(0);
     const token = stdout.trim();
     const response = await getWith(token, byName('usage.api-counts'), { interval: 'daily' });
     expect(response.status).toBe(200);

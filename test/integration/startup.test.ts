@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -21,6 +19,7 @@ import {
   nowMicros,
   toIngestEvent,
 } from '../fixtures/spec-fixture.js';
+import { runQuerygate } from '../helpers/querygate-child.js';
 import { testApiKey, testConfig } from '../helpers/querygate-server.js';
 import { logSources } from '../helpers/shipped-sources.js';
 import { expectedLogsAll } from '../helpers/spec-expectations.js';
@@ -30,7 +29,6 @@ import { expectedLogsAll } from '../helpers/spec-expectations.js';
  * `import` command loading a file the server then serves.
  */
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const dirs: string[] = [];
 
 afterEach(async () => {
@@ -190,7 +188,7 @@ describe('querygate import', () => {
       gzipSync(`${events.map((event) => JSON.stringify(toIngestEvent(event))).join('\n')}\n`),
     );
 
-    const { code, stdout, stderr } = await runCli(['import', '--source', edgeSource, file], {
+    const { code, stdout, stderr } = await runQuerygate(['import', '--source', edgeSource, file], {
       QUERYGATE_DATA_DIR: dir,
     });
     expect(code, stderr).toBe(0);
@@ -208,27 +206,3 @@ describe('querygate import', () => {
     });
   });
 });
-
-/** Runs `src/cli/main.ts` in a child process with `env` added to this one's environment. */
-function runCli(
-  args: readonly string[],
-  env: Readonly<Record<string, string>>,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src/cli/main.ts'), ...args], {
-      cwd: repoRoot,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += String(chunk);
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += String(chunk);
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}

@@ -1,13 +1,10 @@
-import { execFile } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { packageRoot } from '../../src/paths.js';
-import { type ServedChild, serveChild, stopChild } from '../helpers/querygate-child.js';
+import { runQuerygate, type ServedChild, serveChild, stopChild } from '../helpers/querygate-child.js';
 import { readStoreFile } from '../helpers/store-file.js';
 import { type WarehouseFixture, warehouseDir, writeWarehouseFixture } from '../helpers/warehouse-fixture.js';
 
@@ -17,10 +14,8 @@ import { type WarehouseFixture, warehouseDir, writeWarehouseFixture } from '../h
 // the cached results of the endpoints reading the table; and `?mode=replace` over HTTP. Every
 // expected value is read from the export files or the store by plain DuckDB.
 
-const run = promisify(execFile);
-// Each test runs the CLI (through tsx) a few times: seconds each on a loaded machine.
+// Each test runs the CLI a few times: seconds each on a loaded machine.
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
-const cli = join(packageRoot, 'src/cli/main.ts');
 const apiKey = 'table-load-modes-key-0123456789abcdef';
 
 let dir: string;
@@ -30,18 +25,8 @@ let fixture: WarehouseFixture;
 let reexport: string;
 let served: ServedChild | undefined;
 
-async function querygate(args: readonly string[]) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', cli, ...args], {
-      cwd: packageRoot,
-      env: { ...process.env, QUERYGATE_DEMO: '0', QUERYGATE_API_KEYS: apiKey, QUERYGATE_DATA_DIR: dataDir },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+const querygate = (args: readonly string[]) =>
+  runQuerygate(args, { QUERYGATE_DEMO: '0', QUERYGATE_API_KEYS: apiKey, QUERYGATE_DATA_DIR: dataDir });
 
 const importing = (...args: string[]) => querygate(['import', '--queries', queries, ...args]);
 
