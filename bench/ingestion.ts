@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { DuckDBTimestampValue, structValue } from '@duckdb/node-api';
@@ -8,13 +8,20 @@ import { createLogWriter } from '../src/storage/log-writer.js';
 import { logSources } from '../test/helpers/shipped-sources.js';
 import { benchApiKey, startServerProcess } from './processes.js';
 
-/** Edge-request events shaped as the benchmark data, for the three ingestion paths. */
-export function ingestionEvents(count: number, now: Date): Array<Record<string, unknown>> {
+/**
+ * Edge-request events shaped as the benchmark data, for the three ingestion paths; ids
+ * `<idPrefix>-<i>`, the last one 10 ms before `now`.
+ */
+export function ingestionEvents(
+  count: number,
+  now: Date,
+  idPrefix = 'ingest',
+): Array<Record<string, unknown>> {
   return Array.from({ length: count }, (_, i) => {
     const project = `project-${String(i % 50).padStart(2, '0')}`;
     const path = i % 2 === 0 ? '/rest/v1/todos' : '/storage/v1/object/a.png';
     return {
-      id: `ingest-${i}`,
+      id: `${idPrefix}-${i}`,
       timestamp: new Date(now.getTime() - (count - i) * 10).toISOString(),
       event_message: `GET | 200 | ${path}`,
       project,
@@ -33,6 +40,10 @@ export function ingestionEvents(count: number, now: Date): Array<Record<string, 
 
 export interface IngestionResult {
   readonly httpRecordsPerSecond: number;
+  /** Records per second of the server's CPU time (all its threads) while it took them over HTTP. */
+  readonly httpRecordsPerServerCpuSecond: number;
+  /** The machine's 1-minute load average when the HTTP measure ended (the machine may be shared). */
+  readonly httpLoadAverage: number;
   readonly bulkRecordsPerSecond: number;
   readonly appenderRecordsPerSecond: number;
 }
@@ -91,12 +102,11 @@ export async function measureIngestion(
   count: number,
   now: Date,
   concurrency: number,
+  dist?: string,
 ): Promise<IngestionResult> {
   const events = ingestionEvents(count, now);
   const httpDir = mkdtempSync(join(tmpdir(), 'querygate-bench-http-'));
-  const server = await startServerProcess(httpDir);
-  const httpRecordsPerSecond = await sendVectorBatches(server.url, vectorBatches(events), count, concurrency);
-  await server.stop();
+  const http = await ingestOverHttp(httpDir, vectorBatches(events), count, concurrency, dist);
   rmSync(httpDir, { recursive: true, force: true });
 
   const bulkDir = mkdtempSync(join(tmpdir(), 'querygate-bench-bulk-'));
@@ -144,10 +154,89 @@ export async function measureIngestion(
   rmSync(bulkDir, { recursive: true, force: true });
 
   return {
-    httpRecordsPerSecond,
+    httpRecordsPerSecond: http.recordsPerSecond,
+    httpRecordsPerServerCpuSecond: http.recordsPerServerCpuSecond,
+    httpLoadAverage: http.loadAverage,
     bulkRecordsPerSecond: Math.round(count / bulkSeconds),
     appenderRecordsPerSecond: Math.round(count / appendSeconds),
   };
+}
+
+/** A server started over `dataDir` takes the batches as Vector sends them; its rate and CPU cost. */
+async function ingestOverHttp(
+  dataDir: string,
+  batches: readonly Buffer[],
+  records: number,
+  senders: number,
+  dist?: string,
+): Promise<{ recordsPerSecond: number; recordsPerServerCpuSecond: number; loadAverage: number }> {
+  const server = await startServerProcess(dataDir, [], dist);
+  try {
+    const cpuBefore = server.cpuSeconds();
+    const recordsPerSecond = await sendVectorBatches(server.url, batches, records, senders);
+    const cpuAfter = server.cpuSeconds();
+    const cpu = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+    return {
+      recordsPerSecond,
+      recordsPerServerCpuSecond: cpu ? Math.round(records / cpu) : 0,
+      loadAverage: Math.round((loadavg()[0] ?? 0) * 10) / 10,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+export interface StoreSizeIngestion {
+  /** Records already in the store when the measure began. */
+  readonly storedRecords: number;
+  readonly records: number;
+  readonly emptyRecordsPerSecond: number;
+  readonly emptyRecordsPerServerCpuSecond: number;
+  readonly fullRecordsPerSecond: number;
+  readonly fullRecordsPerServerCpuSecond: number;
+  readonly loadAverage: number;
+}
+
+/**
+ * Ingestion rate against store size: the same Vector batches over HTTP into an empty store and
+ * into one already holding `storedRecords` edge records (loaded through the bulk path first, in
+ * chunks, so they are never all in memory), measured one after the other.
+ */
+export async function measureIngestionBySize(
+  records: number,
+  storedRecords: number,
+  now: Date,
+  concurrency: number,
+  dist?: string,
+): Promise<StoreSizeIngestion> {
+  const batches = vectorBatches(ingestionEvents(records, now));
+  const emptyDir = mkdtempSync(join(tmpdir(), 'querygate-bench-empty-'));
+  const fullDir = mkdtempSync(join(tmpdir(), 'querygate-bench-full-'));
+  try {
+    const database = await openDatabase(join(fullDir, 'querygate.duckdb'));
+    const writer = createLogWriter(database, { sources: logSources });
+    const chunk = 20_000;
+    for (let start = 0; start < storedRecords; start += chunk) {
+      const events = ingestionEvents(Math.min(chunk, storedRecords - start), now, `stored-${start}`);
+      await writer.write('cloudflare.logs.prod', events);
+    }
+    await writer.close();
+    database.close();
+    const empty = await ingestOverHttp(emptyDir, batches, records, concurrency, dist);
+    const full = await ingestOverHttp(fullDir, batches, records, concurrency, dist);
+    return {
+      storedRecords,
+      records,
+      emptyRecordsPerSecond: empty.recordsPerSecond,
+      emptyRecordsPerServerCpuSecond: empty.recordsPerServerCpuSecond,
+      fullRecordsPerSecond: full.recordsPerSecond,
+      fullRecordsPerServerCpuSecond: full.recordsPerServerCpuSecond,
+      loadAverage: Math.max(empty.loadAverage, full.loadAverage),
+    };
+  } finally {
+    rmSync(emptyDir, { recursive: true, force: true });
+    rmSync(fullDir, { recursive: true, force: true });
+  }
 }
 
 export interface WideKeysResult {

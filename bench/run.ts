@@ -15,7 +15,14 @@ import { type EndpointCase, type InProcessTiming, timeInProcess, timeOverHttp } 
 import { type FairnessResult, measureFairness } from './fairness.js';
 import { benchProjects, generateBenchLogs } from './generate-logs.js';
 import { describeHostileBodies, type HostileBodiesResult, measureHostileBodies } from './hostile-bodies.js';
-import { measureIngestion, measureWideKeys, type WideKeysResult } from './ingestion.js';
+import {
+  type IngestionResult,
+  measureIngestion,
+  measureIngestionBySize,
+  measureWideKeys,
+  type StoreSizeIngestion,
+  type WideKeysResult,
+} from './ingestion.js';
 import { describeMemory, type MemoryResult, measureMemory } from './memory.js';
 import { measurePeers, type PeerTable, peerTableLines } from './peer-load.js';
 import { benchApiKey, startServerProcess } from './processes.js';
@@ -61,6 +68,11 @@ const program = new Command()
     Number(value),
   )
   .option(
+    '--ingest-store <n>',
+    'records already in the store for the ingestion-by-store-size measure (default: min(rows, 1000000))',
+    (value) => Number(value),
+  )
+  .option(
     '--memory-seconds <n>',
     "duration of the memory section's serving and new-field phases",
     (value) => Number(value),
@@ -88,7 +100,7 @@ const program = new Command()
   )
   .option(
     '--only <section>',
-    "run one section only: 'peers' (the data, then the peer table), 'replicas' (three replicas over one Redis) or 'studio' (the Studio SQL stores and table)",
+    "run one section only: 'peers' (the data, then the peer table), 'replicas' (three replicas over one Redis), 'studio' (the Studio SQL stores and table) or 'ingestion' (its two lines)",
   )
   .option('--out <file>', 'JSON results', join(packageRoot, 'bench/results/latest.json'))
   .option(
@@ -106,6 +118,7 @@ const options = program.opts<{
   connections: number;
   slowCallers: number;
   ingest?: number;
+  ingestStore?: number;
   memorySeconds: number;
   replayRuns: number;
   studioSizes?: string;
@@ -115,8 +128,8 @@ const options = program.opts<{
   out: string;
   dist: string;
 }>();
-if (options.only !== undefined && !['peers', 'replicas', 'studio'].includes(options.only)) {
-  throw new Error(`--only takes 'peers', 'replicas' or 'studio', not '${options.only}'`);
+if (options.only !== undefined && !['peers', 'replicas', 'studio', 'ingestion'].includes(options.only)) {
+  throw new Error(`--only takes 'peers', 'replicas', 'studio' or 'ingestion', not '${options.only}'`);
 }
 if (options.only === 'replicas') {
   process.stdout.write(`${describeReplicas(await runReplicas()).join('\n')}\n`);
@@ -164,6 +177,17 @@ const cases: EndpointCase[] = Object.entries(sizes).flatMap(([size, project]): E
 ]);
 
 try {
+  if (options.only === 'ingestion') {
+    const { ingestion, ingestionBySize } = await runIngestion();
+    mkdirSync(join(options.out, '..'), { recursive: true });
+    writeFileSync(
+      options.out,
+      `${JSON.stringify({ measuredAt: now.toISOString(), ingestion, ingestionBySize }, null, 2)}\n`,
+    );
+    process.stdout.write(`${ingestionLines(ingestion, ingestionBySize).join('\n')}\n`);
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  }
   if (options.only === 'studio') {
     const growth = await measureStudioGrowth();
     mkdirSync(join(options.out, '..'), { recursive: true });
@@ -251,9 +275,7 @@ try {
   await server.stop();
 
   // 5. Ingestion, three ways, on the same records.
-  const ingestCount = options.ingest ?? Math.min(edgeRows, 200_000);
-  log(`Ingesting ${ingestCount} records three ways...`);
-  const ingestion = await measureIngestion(ingestCount, now, 4);
+  const { ingestion, ingestionBySize } = await runIngestion();
   log('Ingesting events with 10,000 distinct keys each...');
   const wideKeys = await measureWideKeys(3, 10_000);
   // 6. Studio's and Logflare's SQL on the demo's traffic scaled to each of the Studio sizes, with
@@ -317,10 +339,10 @@ try {
     endpoints,
     peers,
     ingestion: {
-      records: ingestCount,
       ...ingestion,
       httpToAppenderRatio: ratio(ingestion.httpRecordsPerSecond, ingestion.appenderRecordsPerSecond),
     },
+    ingestionBySize,
     fairness,
     wideKeys,
     studioSql: {
@@ -455,7 +477,8 @@ function printTable(results: {
     gatewayOverheadRatio: number;
   }>;
   peers: PeerTable;
-  ingestion: Record<string, number>;
+  ingestion: IngestionResult & { records: number };
+  ingestionBySize: StoreSizeIngestion;
   fairness: FairnessResult;
   wideKeys: WideKeysResult;
   studioSql: StudioSqlResult & { records: Record<string, number> };
@@ -484,7 +507,7 @@ function printTable(results: {
     '',
     ...peerTableLines(results.peers),
     '',
-    `ingestion (${results.ingestion.records} records): HTTP as Vector (gzipped arrays of 1000, 4 senders) ${results.ingestion.httpRecordsPerSecond}/s, bulk path ${results.ingestion.bulkRecordsPerSecond}/s, DuckDB appender ${results.ingestion.appenderRecordsPerSecond}/s`,
+    ...ingestionLines(results.ingestion, results.ingestionBySize),
     `wide events (${results.wideKeys.requests} × ${results.wideKeys.keysPerEvent} distinct keys): server peak RSS ${mb(results.wideKeys.startedPeakRssBytes)} started → ${mb(results.wideKeys.peakServerRssBytes)} after; ${results.wideKeys.medianWideRequestMs} ms per wide POST (median), ${results.wideKeys.smallRequestMs} ms for a 1-event POST after; logs.all ${results.wideKeys.logsAll.before.ms} ms / ${results.wideKeys.logsAll.before.bytes} B before, ${results.wideKeys.logsAll.after.ms} ms / ${results.wideKeys.logsAll.after.bytes} B after`,
     `fairness: ${results.fairness.cheap} ${results.fairness.quietMs.medianMs.toFixed(1)} ms quiet, ${results.fairness.loadedMs.medianMs.toFixed(1)} ms (p95 ${results.fairness.loadedMs.p95Ms.toFixed(1)}) beside ${results.fairness.slowCallers} clients of ${results.fairness.slow}: ratio ${results.fairness.ratio}; slow calls answered ${JSON.stringify(results.fairness.slowStatuses)}`,
     `peak server RSS: ${mb(results.peakServerRssBytes)}`,
@@ -503,4 +526,22 @@ function printTable(results: {
     ...describeReplicas(results.replicas),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** Ingestion three ways, then over HTTP against store size (`--ingest`, `--ingest-store`). */
+async function runIngestion() {
+  const records = options.ingest ?? Math.min(Math.round(options.rows), 200_000);
+  log(`Ingesting ${records} records three ways...`);
+  const ingestion = { records, ...(await measureIngestion(records, now, 4, options.dist)) };
+  const stored = options.ingestStore ?? Math.min(Math.round(options.rows), 1_000_000);
+  log(`Ingesting ${records} records over HTTP into an empty store and one of ${stored} records...`);
+  const ingestionBySize = await measureIngestionBySize(records, stored, now, 4, options.dist);
+  return { ingestion, ingestionBySize };
+}
+
+function ingestionLines(ingestion: IngestionResult & { records: number }, bySize: StoreSizeIngestion) {
+  return [
+    `ingestion (${ingestion.records} records): HTTP as Vector (gzipped arrays of 1000, 4 senders) ${ingestion.httpRecordsPerSecond}/s (${ingestion.httpRecordsPerServerCpuSecond} per server CPU-second, load average ${ingestion.httpLoadAverage}), bulk path ${ingestion.bulkRecordsPerSecond}/s, DuckDB appender ${ingestion.appenderRecordsPerSecond}/s`,
+    `ingestion against store size (HTTP as above, ${bySize.records} records; load average ${bySize.loadAverage}): empty store ${bySize.emptyRecordsPerSecond}/s (${bySize.emptyRecordsPerServerCpuSecond} per server CPU-second), store of ${bySize.storedRecords} records ${bySize.fullRecordsPerSecond}/s (${bySize.fullRecordsPerServerCpuSecond} per server CPU-second)`,
+  ];
 }

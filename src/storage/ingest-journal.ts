@@ -9,21 +9,28 @@ import type { LogEvent } from './log-event.js';
  * opens". A WAL that DuckDB cannot replay is set aside at open (database.ts) and what it held is
  * written again from here.
  *
- * Every committed batch is appended as one line and fsynced before its requests are answered.
- * The journal is emptied only right after a CHECKPOINT succeeds, when DuckDB's main file holds
- * everything committed, so it always covers every record the main file may lack. Replay is
+ * Every committed batch is appended as one line and fsynced before its requests are answered:
+ * the batch's records as the lines DuckDB read (log-batch.ts recordLine), so a record is
+ * serialised once. Appends, and the emptying, run one at a time in the order they were asked
+ * for, so the writer can append a batch while DuckDB commits the next one. The journal is emptied
+ * only right after a CHECKPOINT succeeds, when DuckDB's main file holds everything committed
+ * (every batch appended before was committed before the CHECKPOINT), so it always covers every
+ * record the main file may lack. Replay is
  * idempotent by record id: at open the writer stores only the journaled records whose id the
  * table lacks (records are told apart by id; reusing an id is the client's risk).
  */
 export interface IngestJournal {
   readonly path: string;
-  /** Appends one committed batch and waits for it to reach the disk. */
-  append(source: string, events: readonly LogEvent[]): Promise<void>;
+  /**
+   * Appends one committed batch, its records as NDJSON lines (recordLine), and waits for it to
+   * reach the disk.
+   */
+  append(source: string, lines: readonly string[]): Promise<void>;
   /** The batches in the journal, oldest first. A torn last line (a crash mid-append) is skipped. */
   batches(): AsyncIterable<JournalBatch>;
   /** Bytes appended since the journal was last emptied. */
   size(): number;
-  /** Empties the journal; call only after a successful CHECKPOINT. */
+  /** Empties the journal after the appends asked for before; call only after a successful CHECKPOINT. */
   clear(): Promise<void>;
   close(): Promise<void>;
 }
@@ -33,6 +40,7 @@ export interface JournalBatch {
   readonly events: LogEvent[];
 }
 
+/** A line of the journal's first format (before records were written as DuckDB reads them). */
 type JournalEvent = [
   id: string,
   timestamp: string,
@@ -42,31 +50,46 @@ type JournalEvent = [
   extra: LogEvent['extra'],
 ];
 
+/** A record as recordLine writes it. */
+interface JournalRecord {
+  readonly id: string;
+  readonly timestamp: string;
+  readonly event_message: string;
+  readonly project?: string | null;
+  readonly metadata: LogEvent['metadata'];
+  readonly _extra: LogEvent['extra'] | null;
+}
+
 /** Opens (creating if needed) the journal at `path`. */
 export async function openIngestJournal(path: string): Promise<IngestJournal> {
   const handle: FileHandle = await open(path, 'a');
   let bytes = (await stat(path)).size;
+  // Appends and the emptying, in the order asked for; a failure fails its own step only.
+  let queue: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(step: () => Promise<T>): Promise<T> => {
+    const result = queue.then(step);
+    queue = result.catch(() => undefined);
+    return result;
+  };
   return {
     path,
-    async append(source, events) {
-      const line = `${JSON.stringify({ source, events: events.map(toJournalEvent) })}\n`;
-      await handle.appendFile(line);
-      await handle.datasync();
-      bytes += Buffer.byteLength(line);
-    },
+    append: (source, lines) =>
+      inTurn(async () => {
+        const line = `{"source":${JSON.stringify(source)},"records":[${lines.join(',')}]}\n`;
+        await handle.appendFile(line);
+        await handle.datasync();
+        bytes += Buffer.byteLength(line);
+      }),
     batches: () => readBatches(path),
     size: () => bytes,
-    async clear() {
-      await handle.truncate(0);
-      await handle.datasync();
-      bytes = 0;
-    },
-    close: () => handle.close(),
+    clear: () =>
+      inTurn(async () => {
+        await handle.truncate(0);
+        await handle.datasync();
+        bytes = 0;
+      }),
+    close: () => inTurn(() => handle.close()),
   };
-}
-
-function toJournalEvent(event: LogEvent): JournalEvent {
-  return [event.id, String(event.timestamp), event.eventMessage, event.project, event.metadata, event.extra];
 }
 
 async function* readBatches(path: string): AsyncIterable<JournalBatch> {
@@ -82,14 +105,30 @@ async function* readBatches(path: string): AsyncIterable<JournalBatch> {
 }
 
 function parseBatch(line: string): JournalBatch | undefined {
-  let parsed: { source?: unknown; events?: unknown };
+  let parsed: { source?: unknown; records?: unknown; events?: unknown };
   try {
     parsed = JSON.parse(line) as typeof parsed;
   } catch {
     // Only the last line can be torn, and it was never acknowledged: its fsync did not return.
     return undefined;
   }
-  if (typeof parsed.source !== 'string' || !Array.isArray(parsed.events)) return undefined;
+  if (typeof parsed.source !== 'string') return undefined;
+  if (Array.isArray(parsed.records)) {
+    const events = (parsed.records as JournalRecord[]).map(
+      (record): LogEvent => ({
+        id: record.id,
+        timestamp: BigInt(record.timestamp),
+        eventMessage: record.event_message,
+        project: record.project ?? null,
+        // Fitted to the type of its day: fitted again at replay, conflicts already in `_extra`.
+        metadata: record.metadata,
+        extra: record._extra ?? {},
+      }),
+    );
+    return { source: parsed.source, events };
+  }
+  if (!Array.isArray(parsed.events)) return undefined;
+  // A journal written by an earlier version, replayed once at the first start after the upgrade.
   const events = (parsed.events as JournalEvent[]).map(
     ([id, timestamp, eventMessage, project, metadata, extra]): LogEvent => ({
       id,

@@ -112,6 +112,11 @@ export interface LogWriter {
   close(): Promise<void>;
 }
 
+/** A batch DuckDB committed, and its append to the journal: acknowledged once that resolves. */
+interface Durable {
+  readonly durable: Promise<void>;
+}
+
 interface WriterState {
   readonly connection: DuckDBConnection;
   readonly types: Map<string, StructType>;
@@ -158,22 +163,21 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
   const fitToStored = (state: WriterState, source: LogSource, events: readonly LogEvent[]) =>
     pacing.fit(source, state.types.get(source.name) as StructType, events);
 
-  /** One transaction: the schema change the events need, if any, and their INSERT. */
+  /**
+   * One transaction: the schema change the events need, if any, and their INSERT. Answers the
+   * records' lines, which the journal takes as they are.
+   */
   const commit = async (state: WriterState, source: LogSource, batch: FittedBatch) => {
-    await insertBatch(
-      state.connection,
-      source,
-      batch.records.map((record) => recordLine(record, source)),
-      {
-        ...batchFiles,
-        alterTo: batch.changesSchema ? batch.type : undefined,
-        type: batch.type,
-      },
-    );
+    const lines = batch.records.map((record) => recordLine(record, source));
+    await insertBatch(state.connection, source, lines, {
+      ...batchFiles,
+      alterTo: batch.changesSchema ? batch.type : undefined,
+      type: batch.type,
+    });
     state.types.set(source.name, batch.type);
     pacing.committed(source, batch);
     options.onCommitted?.(source.name);
-    return batch.changesSchema;
+    return lines;
   };
 
   /** Makes DuckDB's main file hold every commit, then empties the journal that covered them. */
@@ -222,8 +226,11 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     return opened;
   };
 
-  /** Commits, then journals: a record is acknowledged only once both hold it. */
-  const store = async (source: LogSource, events: readonly LogEvent[]) => {
+  /**
+   * Commits, then journals: a record is acknowledged only once both hold it. Resolves once DuckDB
+   * committed, with the journal's append still under way: the next batch's commit runs beside it.
+   */
+  const store = async (source: LogSource, events: readonly LogEvent[]): Promise<Durable> => {
     const state = await open();
     const batch = fitToStored(state, source, events);
     const { runAlone, aloneAboveBytes } = options;
@@ -232,45 +239,44 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
         ? await schemaChangeBytes(state.connection, source.name, batch.type)
         : 0;
     if (runAlone === undefined || aloneAboveBytes === undefined || bytes <= aloneAboveBytes) {
-      await storeFitted(state, source, events, batch);
-      return;
+      return storeFitted(state, source, batch);
     }
     options.log?.warn(
       { source: source.name, estimatedBytes: bytes },
       'a large schema change runs with queries held off',
     );
-    await runAlone(() => storeFitted(state, source, events, batch));
+    return runAlone(() => storeFitted(state, source, batch));
   };
 
-  const storeFitted = async (
-    state: WriterState,
-    source: LogSource,
-    events: readonly LogEvent[],
-    batch: FittedBatch,
-  ) => {
-    const changedSchema = await commit(state, source, batch);
-    if (!state.journal) return;
-    try {
-      await state.journal.append(source.name, events);
-    } catch (error) {
-      // Committed but not journaled: not acknowledged, and not to be committed again by a retry.
+  // When DuckDB's memory was last looked at: a query of its own, asked at most every 100 ms
+  // rather than after every batch (at 100k records/s a batch commits every few milliseconds).
+  let memoryCheckedAt = Number.NEGATIVE_INFINITY;
+  const memoryFull = async (state: WriterState) => {
+    if (options.checkpointMemoryBytes === undefined || performance.now() - memoryCheckedAt < 100)
+      return false;
+    memoryCheckedAt = performance.now();
+    return (await uncheckpointedBytes(state.connection)) >= options.checkpointMemoryBytes;
+  };
+
+  const storeFitted = async (state: WriterState, source: LogSource, batch: FittedBatch): Promise<Durable> => {
+    const lines = await commit(state, source, batch);
+    if (!state.journal) return { durable: Promise.resolve() };
+    // Committed but not journaled: not acknowledged, and not to be committed again by a retry.
+    const durable = state.journal.append(source.name, lines).catch((error: unknown) => {
       throw new JournalFailure(error);
-    }
+    });
+    // Handled here as well: it may fail before the group commit takes it, after the checkpoint.
+    durable.catch(() => undefined);
     // After a schema change DuckDB holds the column's old version until a checkpoint.
-    if (
-      changedSchema ||
-      state.journal.size() >= checkpointBytes ||
-      (options.checkpointMemoryBytes !== undefined &&
-        (await uncheckpointedBytes(state.connection)) >= options.checkpointMemoryBytes)
-    ) {
+    if (batch.changesSchema || state.journal.size() >= checkpointBytes || (await memoryFull(state))) {
       await checkpoint(state).catch(() => undefined);
     }
+    return { durable };
   };
 
   const commitInGroup = createGroupCommit({
     enqueue,
     store,
-    isFinal: (error) => error instanceof JournalFailure,
     failure: (source, error) => storeFailure(options.log, source, error),
     onRetry: (source, error, requests) =>
       options.log?.warn(
