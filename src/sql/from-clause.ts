@@ -1,6 +1,6 @@
 import type { JoinConstraint, NestedJoin, TableFactor, TableWithJoins, Unnest } from './ast.js';
 import { variant } from './bigquery-ast.js';
-import { type ImpliedFilters, noImpliedFilters, presenceSql } from './record-presence.js';
+import { type ImpliedFilters, noImpliedFilters, nullRejectedPaths, presenceSql } from './record-presence.js';
 import { quoteString } from './rules/rule.js';
 import { findTable } from './table-names.js';
 import { quoteIdent } from './table-schema.js';
@@ -115,7 +115,7 @@ function nestedJoinSql(
   }
   const [kind, on] = variant(constraint ?? 'None');
   if (kind !== 'On') throw unsupported('a parenthesized join without ON');
-  const present = presenceSql(innerFilters.present);
+  const present = presenceSql(innerFilters.present, nullRejectedPaths(on, context));
   const condition = [context.expr(on), ...innerFilters.conditions, ...(present ? [present] : [])]
     .map((part) => `(${part})`)
     .join(' AND ');

@@ -40,8 +40,8 @@ export function presenceSql(
 }
 
 /**
- * The paths to scalar fields that a WHERE condition rejects NULL of: those compared, matched by
- * LIKE, tested by IN (list) or BETWEEN, in the terms ANDed at its top. Each comparison is NULL
+ * The paths to scalar fields that a WHERE (or ON) condition rejects NULL of: those compared, matched
+ * by LIKE, tested by IN (list), BETWEEN or IS NOT NULL, in the terms ANDed at its top. Each comparison is NULL
  * when the field is, and a NULL condition drops the row; a path under OR, NOT, CASE or a function
  * call is left out, since those can turn a NULL into TRUE.
  */
@@ -56,7 +56,7 @@ export function nullRejectedPaths(condition: Expr | undefined, context: Translat
     ];
   if (node.BinaryOp && comparisons.has(node.BinaryOp.op))
     return [...scalarPath(node.BinaryOp.left, context), ...scalarPath(node.BinaryOp.right, context)];
-  const tested = node.Like?.expr ?? node.InList?.expr ?? node.Between?.expr;
+  const tested = node.IsNotNull ?? node.Like?.expr ?? node.InList?.expr ?? node.Between?.expr;
   return tested === undefined ? [] : scalarPath(tested, context);
 }
 

@@ -122,6 +122,11 @@ const cases: [string, string, string][] = [
     'select id, r.status_code from edge_logs, unnest(metadata) as u(m), unnest(m.response) as v(r) where r.status_code >= 200 order by id',
   ],
   [
+    'answers the same rows when the WHERE asks for a field of the record to be there (IS NOT NULL)',
+    'select id from edge_logs cross join unnest(metadata) as m left join unnest(m.request) as q cross join unnest(m.response) as r where r.status_code is not null and q.path is not null order by id',
+    'select id from edge_logs, unnest(metadata) as u(m) left join unnest(m.request) as v(q) on true, unnest(m.response) as w(r) where r.status_code is not null and q.path is not null order by id',
+  ],
+  [
     'drops a row missing any record of a chain or of two chains (request.headers, response)',
     `select id from edge_logs cross join unnest(metadata) as m cross join unnest(m.request) as q
       cross join unnest(q.headers) as h cross join unnest(m.response) as r order by id`,
