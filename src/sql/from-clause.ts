@@ -1,5 +1,6 @@
 import type { JoinConstraint, NestedJoin, TableFactor, TableWithJoins, Unnest } from './ast.js';
 import { variant } from './bigquery-ast.js';
+import { type ImpliedFilters, noImpliedFilters, nullRejectedPaths, presenceSql } from './record-presence.js';
 import { quoteString } from './rules/rule.js';
 import { findTable } from './table-names.js';
 import { quoteIdent } from './table-schema.js';
@@ -17,9 +18,9 @@ import { refuseValueTable } from './value-table.js';
 export function fromClauseSql(
   from: readonly TableWithJoins[],
   context: TranslationContext,
-): { fromItems: string[]; impliedFilters: string[] } {
+): { fromItems: string[]; implied: ImpliedFilters } {
   // Filters implied by CROSS JOIN UNNEST over objects: a record without the object is dropped.
-  const impliedFilters: string[] = [];
+  const implied = noImpliedFilters();
   const fromItems: string[] = [];
   for (const [index, item] of from.entries()) {
     const sql = atNode(item, () => {
@@ -27,19 +28,19 @@ export function fromClauseSql(
       // With nothing printed before it (a constant CTE was inlined), it is a FROM item of its own.
       const unnest = unnestOf(item.relation, context);
       if (index > 0 && unnest && fromItems.length > 0) {
-        const joined = joinUnnestSql(unnest, 'CrossJoin', undefined, context, impliedFilters);
-        fromItems[fromItems.length - 1] += joined + joinsSql(item, context, impliedFilters);
+        const joined = joinUnnestSql(unnest, 'CrossJoin', undefined, context, implied);
+        fromItems[fromItems.length - 1] += joined + joinsSql(item, context, implied);
         return '';
       }
       const inlined = inlineConstant(item, context, from.length);
       if (inlined !== undefined) return inlined;
       const first = relationSql(item.relation, context);
       if (item.joins.some((join) => 'NestedJoin' in join.relation)) context.scope.qualifyRelations();
-      return first + joinsSql(item, context, impliedFilters);
+      return first + joinsSql(item, context, implied);
     });
     if (sql !== '') fromItems.push(sql);
   }
-  return { fromItems, impliedFilters };
+  return { fromItems, implied };
 }
 
 /**
@@ -62,7 +63,7 @@ function inlineConstant(
 }
 
 /** The JOIN clauses of a FROM item, after its first relation. */
-function joinsSql(item: TableWithJoins, context: TranslationContext, impliedFilters: string[]): string {
+function joinsSql(item: TableWithJoins, context: TranslationContext, implied: ImpliedFilters): string {
   let sql = '';
   for (const join of item.joins) {
     sql += atNode(join, () => {
@@ -70,9 +71,9 @@ function joinsSql(item: TableWithJoins, context: TranslationContext, impliedFilt
       const [operator, constraint] = variant(join.join_operator);
       const relation = join.relation;
       const unnest = unnestOf(relation, context);
-      if (unnest) return joinUnnestSql(unnest, operator, constraint, context, impliedFilters);
+      if (unnest) return joinUnnestSql(unnest, operator, constraint, context, implied);
       if ('NestedJoin' in relation)
-        return nestedJoinSql(relation.NestedJoin, operator, constraint, context, impliedFilters);
+        return nestedJoinSql(relation.NestedJoin, operator, constraint, context, implied);
       const right = relationSql(relation, context);
       if (operator === 'CrossJoin') return `\nCROSS JOIN ${right}`;
       if (operator === 'Inner' || operator === 'Join')
@@ -97,23 +98,27 @@ function nestedJoinSql(
   operator: string,
   constraint: JoinConstraint | undefined,
   context: TranslationContext,
-  impliedFilters: string[],
+  implied: ImpliedFilters,
 ): string {
   if (nested.alias) throw unsupported('an alias on a parenthesized join');
   const inner = context.within(context.scope.sibling());
   let sql = relationSql(nested.table_with_joins.relation, inner);
   inner.scope.qualifyRelations();
-  const innerFilters: string[] = [];
+  const innerFilters = noImpliedFilters();
   sql += joinsSql(nested.table_with_joins, inner, innerFilters);
   for (const [alias, binding] of inner.scope.own()) context.scope.bind(alias, binding);
   const right = sql.includes('\n') ? `(${sql})` : sql;
   if (operator === 'CrossJoin') {
-    impliedFilters.push(...innerFilters);
+    implied.present.push(...innerFilters.present);
+    implied.conditions.push(...innerFilters.conditions);
     return `\nCROSS JOIN ${right}`;
   }
   const [kind, on] = variant(constraint ?? 'None');
   if (kind !== 'On') throw unsupported('a parenthesized join without ON');
-  const condition = [context.expr(on), ...innerFilters].map((part) => `(${part})`).join(' AND ');
+  const present = presenceSql(innerFilters.present, nullRejectedPaths(on, context));
+  const condition = [context.expr(on), ...innerFilters.conditions, ...(present ? [present] : [])]
+    .map((part) => `(${part})`)
+    .join(' AND ');
   if (operator === 'Inner' || operator === 'Join') return `\nJOIN ${right} ON ${condition}`;
   if (operator === 'Left' || operator === 'LeftOuter') return `\nLEFT JOIN ${right} ON ${condition}`;
   throw unsupported(`${operator} joins`);

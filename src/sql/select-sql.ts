@@ -3,6 +3,7 @@ import { variant } from './bigquery-ast.js';
 import { fromClauseSql } from './from-clause.js';
 import { windowSql } from './function-call.js';
 import { bareName } from './names.js';
+import { nullRejectedPaths, presenceSql } from './record-presence.js';
 import { quoteIdent } from './table-schema.js';
 import { indent, type OutputNames, type TranslationContext } from './translation-context.js';
 import type { Column, Columns, Scope } from './unnest-scope.js';
@@ -19,7 +20,7 @@ export function selectSql(
   outer: TranslationContext,
 ): { sql: string; scope: Scope; columns: Columns; outputs: OutputNames } {
   const context = outer.within(outer.scope.child());
-  const { fromItems, impliedFilters } = fromClauseSql(select.from, context);
+  const { fromItems, implied } = fromClauseSql(select.from, context);
   if (select.distinct && select.distinct !== 'Distinct') throw unsupported('SELECT DISTINCT ON');
   const named = outputNames(select.projection);
   // A value table's fields are no columns of its one column: ORDER BY reads their expressions.
@@ -45,9 +46,11 @@ export function selectSql(
       );
   const lines = [`SELECT${select.distinct ? ' DISTINCT' : ''}\n${indent(projection.join(',\n'))}`];
   if (fromItems.length > 0) lines.push(`FROM ${fromItems.join(',\n  ')}`);
+  const present = presenceSql(implied.present, nullRejectedPaths(select.selection, context));
   const where = [
     ...(select.selection ? [atNode(select.selection, () => context.expr(select.selection))] : []),
-    ...impliedFilters,
+    ...implied.conditions,
+    ...(present ? [present] : []),
   ];
   if (where.length === 1) lines.push(`WHERE ${where[0]}`);
   if (where.length > 1) lines.push(`WHERE (${where[0]})\n  AND ${where.slice(1).join('\n  AND ')}`);

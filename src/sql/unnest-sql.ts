@@ -1,5 +1,6 @@
 import { compoundParts, type Expr, type JoinConstraint, type TableFactor, type Unnest } from './ast.js';
 import { type Ast, numberLiteral } from './bigquery-ast.js';
+import type { ImpliedFilters } from './record-presence.js';
 import { isListSqlType, isStructSqlType, quoteIdent, type SqlType, unknownType } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
 import type { Resolved, Scope } from './unnest-scope.js';
@@ -22,7 +23,7 @@ export function joinUnnestSql(
   operator: string,
   constraint: JoinConstraint | undefined,
   context: TranslationContext,
-  impliedFilters: string[],
+  implied: ImpliedFilters,
 ): string {
   const alias = unnestAlias(unnest);
   const array = unnest.array_exprs[0] as Expr;
@@ -38,8 +39,8 @@ export function joinUnnestSql(
     // which a path cannot do.
     if (isLeft && condition) throw unsupported('LEFT JOIN UNNEST of a record with an ON condition');
     context.scope.bind(alias, { kind: 'object', path: target.sql, type: target.type });
-    if (isInner) impliedFilters.push(`${target.sql} IS NOT NULL`);
-    if (condition) impliedFilters.push(context.expr(condition));
+    if (isInner) implied.present.push(target.sql);
+    if (condition) implied.conditions.push(context.expr(condition));
     return '';
   }
   if (typeof target.type === 'string' && target.type !== unknownType)

@@ -27,12 +27,11 @@ WITH "dates" AS (
     "t"."metadata"."execution_time_ms",
     "t"."metadata"."response"."status_code"
   FROM "deno-relay-logs" AS "t"
-  WHERE ("t"."metadata"."project_ref" = $project AND (coalesce($function_id, '') = '' OR "t"."metadata"."function_id" = $function_id) AND "t"."timestamp" >= (
+  WHERE "t"."metadata"."project_ref" = $project AND (coalesce($function_id, '') = '' OR "t"."metadata"."function_id" = $function_id) AND "t"."timestamp" >= (
     SELECT
       "dates"."timestamps"[1] AS "f0_"
     FROM "dates"
-  ))
-    AND "t"."metadata" IS NOT NULL
+  )
 ),
 "stats" AS (
   SELECT

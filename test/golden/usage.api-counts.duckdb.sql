@@ -15,7 +15,6 @@ WITH "requests" AS (
     WHEN $interval = 'hourly' THEN ($__now - INTERVAL (1) HOUR)
     WHEN $interval = 'daily' THEN ($__now - INTERVAL (7) DAY)
   END)
-    AND "t"."metadata" IS NOT NULL
     AND "t"."metadata"."request" IS NOT NULL
 ),
 "counts" AS (
