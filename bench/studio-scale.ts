@@ -12,6 +12,8 @@ import { openDatabase } from '../src/storage/database.js';
  * up to 30 s either way, kept inside the store's window; so the rates over time, the mix of
  * paths, statuses, projects and functions, and every field's shape stay the demo's, at `factor`
  * times the volume. Rows are ordered by timestamp, as the log writer appends arriving traffic.
+ * The keys one source's records are joined to another's by (`joinKeys`) are made fresh in each
+ * copy too, the same way in both sources, so a copy's records meet only their own partners.
  */
 export async function scaleStudioStore(
   basePath: string,
@@ -36,9 +38,14 @@ export async function scaleStudioStore(
     const fromMicros = nowMicros - BigInt(spanMs) * 1000n;
     for (const [name] of tables) {
       const table = quoteIdent(String(name));
+      const keys = joinKeys[String(name)];
+      const metadata = keys
+        ? `CASE WHEN copy = 0 THEN metadata ELSE ${freshKey('metadata', keys)} END AS metadata,`
+        : '';
       await connection.run(`
         CREATE TABLE scaled AS
         SELECT * EXCLUDE (copy) REPLACE (
+          ${metadata}
           CASE WHEN copy = 0 THEN id ELSE uuid()::VARCHAR END AS id,
           CASE WHEN copy = 0 THEN "timestamp" ELSE make_timestamp(greatest(${fromMicros}, least(${nowMicros},
             epoch_us("timestamp") + (random() * 60e6 - 30e6)::BIGINT))) END AS "timestamp"
@@ -57,6 +64,26 @@ export async function scaleStudioStore(
     database.close();
   }
   return { seconds: (performance.now() - started) / 1000, records };
+}
+
+/**
+ * The metadata fields Studio's pages join sources on, per source: the unified logs page matches
+ * an auth record's `request_id` to an edge record's `cf_ray`, and function logs to function edge
+ * logs by `execution_id`. Real traffic never repeats them; copied unchanged, each would meet
+ * every copy of its partner, `factor`² rows where the traffic has `factor`.
+ */
+const joinKeys: Record<string, readonly string[]> = {
+  'cloudflare.logs.prod': ['response', 'headers', 'cf_ray'],
+  'gotrue.logs.prod': ['request_id'],
+  'deno-relay-logs': ['execution_id'],
+  'deno-subhosting-events': ['execution_id'],
+};
+
+/** `struct` with the string at `path` suffixed by the copy's number (a NULL stays NULL). */
+function freshKey(struct: string, [field, ...rest]: readonly string[]): string {
+  if (field === undefined) return `${struct} || '-' || copy`;
+  const member = `${struct}.${quoteIdent(field)}`;
+  return `CASE WHEN ${struct} IS NULL THEN NULL ELSE struct_update(${struct}, ${quoteIdent(field)} := ${freshKey(member, rest)}) END`;
 }
 
 /** The base a larger store is copied from: the generator's own records up to this many edge records. */

@@ -1,17 +1,26 @@
 import { type Ast, stringLiteral, variant } from './bigquery-ast.js';
 
 /**
+ * The functions BigQuery types STRING whatever their arguments: JSON_VALUE and
+ * JSON_EXTRACT_SCALAR (Studio's auth reports cast `json_value(event_message, "$.duration")`
+ * to INT64 over every sign-in).
+ */
+const textFunctions = new Set(['json_value', 'json_extract_scalar']);
+
+/**
  * Whether an expression is STRING in BigQuery, as far as the query and the store's schema tell:
- * a string literal, a column or field whose stored type is VARCHAR, or a COALESCE /
- * IFNULL with such an argument (BigQuery gives them their arguments' common type, and a string
- * literal coerces to no number type). Anything else is not known to be text.
+ * a string literal, a column or field whose stored type is VARCHAR, a function of
+ * `textFunctions`, or a COALESCE / IFNULL with such an argument (BigQuery gives them their
+ * arguments' common type, and a string literal coerces to no number type). Anything else is not
+ * known to be text.
  */
 export function isTextValued(expression: Ast, columnType: (node: Ast) => string | undefined): boolean {
   if (stringLiteral(expression) !== undefined) return true;
   if (columnType(expression) === 'VARCHAR') return true;
   const call = expression.Function;
-  if (!call) return false;
+  if (call?.name.length !== 1) return false;
   const name = variant(call.name[0])[1].value.toLowerCase();
+  if (textFunctions.has(name)) return true;
   if (name !== 'coalesce' && name !== 'ifnull') return false;
   const args = (call.args?.List?.args ?? []) as Ast[];
   return args.some((arg) => {
@@ -34,5 +43,6 @@ const hexInteger = String.raw`\s*0[xX][0-9a-fA-F]+\s*`;
  */
 export function textToInt64Sql(value: string, cast: 'CAST' | 'TRY_CAST'): string {
   const refused = cast === 'CAST' ? `error(concat('Bad int64 value: ', ${value}))` : 'NULL';
-  return `CASE WHEN regexp_full_match(${value}, '${decimalInteger}') THEN ${cast}(${value} AS BIGINT) WHEN regexp_full_match(${value}, '${hexInteger}') THEN ${cast}(trim(${value}) AS BIGINT) ELSE ${refused} END`;
+  // A NULL matches neither pattern and is NULL, not the CAST's error.
+  return `CASE WHEN regexp_full_match(${value}, '${decimalInteger}') THEN ${cast}(${value} AS BIGINT) WHEN regexp_full_match(${value}, '${hexInteger}') THEN ${cast}(trim(${value}) AS BIGINT) WHEN ${value} IS NULL THEN NULL ELSE ${refused} END`;
 }

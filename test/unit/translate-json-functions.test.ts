@@ -19,6 +19,22 @@ describe('BigQuery JSON functions on DuckDB', () => {
     ).toEqual({ age: '6', fruits: null, quoted: 'world', indexed: '20', missing: null, whole: 'plain' });
   });
 
+  it('JSON_VALUE unquotes and unescapes a string, writes a boolean as text and gives SQL NULL for a JSON null', async () => {
+    // Docs: JSON_VALUE "removes the outermost quotes and unescapes the values", and returns SQL
+    // NULL when the path matches a JSON null, an object or an array.
+    expect(
+      await row(`select json_value('{"a": "x\\\\"y\\\\u00e9"}', '$.a') as escaped,
+        json_value('{"a": true}', '$.a') as flag, json_value('{"a": null}', '$.a') as nothing,
+        json_extract_scalar('{"a": {"b": 1}}', '$.a') as object`),
+    ).toEqual({ escaped: 'x"yé', flag: 'true', nothing: null, object: null });
+  });
+
+  it('JSON_VALUE reads the text once per path rather than asking its type first', () => {
+    const { sql } = translationOf(`select json_value('{"a": 1}', '$.a') as a`);
+    expect(sql).toContain('json_value(');
+    expect(sql).not.toContain('json_type(');
+  });
+
   it('JSON_EXTRACT_SCALAR reads the legacy bracket path', async () => {
     // Docs: JSON_EXTRACT_SCALAR('{"a.b": {"c": "world"}}', "$['a.b'].c") = 'world';
     // JSON_EXTRACT_SCALAR('{"name": "Jakob", "age": "6"}', '$.name') = 'Jakob'.

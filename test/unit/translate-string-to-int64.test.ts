@@ -30,6 +30,24 @@ describe('CAST of a STRING to INT64 on DuckDB', () => {
     expect(isQuerygateError(failure) ? failure.message : String(failure)).toContain('Bad int64 value: 2.5');
   });
 
+  it('casts JSON_VALUE text to INT64 as the auth reports do, a missing member to NULL', async () => {
+    // Studio's sign-in processing-time report: cast(json_value(event_message, "$.duration") as int64).
+    // JSON_VALUE is STRING, so its text follows the STRING rules: CAST(NULL AS INT64) is NULL.
+    expect(
+      await row(`select cast(json_value('{"duration": 1500}', '$.duration') as int64) as a,
+        cast(json_value('{}', '$.duration') as int64) as b,
+        safe_cast(json_extract_scalar('{"d": "2.5"}', '$.d') as int64) as c,
+        cast(cast(null as string) as int64) as d`),
+    ).toEqual({ a: 1500, b: null, c: null, d: null });
+    const failure = await row(`select cast(json_value('{"d": 2.5}', '$.d') as int64) as a`).catch(
+      (error: unknown) => error,
+    );
+    expect(isQuerygateError(failure) ? failure.message : String(failure)).toContain('Bad int64 value: 2.5');
+    expect(translationOf(`select cast(json_value('{"d": 1}', '$.d') as int64) as n`).sql).not.toContain(
+      'DECIMAL',
+    );
+  });
+
   it('reads a STRING field of the store through COALESCE, as the network-traffic report does', async () => {
     await scratch().duckdb(`
       INSERT INTO "cloudflare.logs.prod" VALUES

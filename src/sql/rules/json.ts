@@ -40,11 +40,13 @@ function path(call: FunctionCall): string {
   return call.args.length < 2 ? "'$'" : quoteString(duckdbJsonPath(literalArgument(call, 1, 'JSONPath')));
 }
 
-/** JSON_VALUE: the scalar at the path as text; NULL for an object, an array, null, or nothing. */
-const value = rule(1, 2, ([json], call) => {
-  const at = path(call);
-  return `CASE WHEN json_type(${json}, ${at}) NOT IN ('OBJECT', 'ARRAY') THEN json_extract_string(${json}, ${at}) END`;
-});
+/**
+ * JSON_VALUE: the scalar at the path as text; NULL for an object, an array, null, or nothing.
+ * DuckDB's json_value gives the scalar as JSON (NULL for an object or array) from one parse of
+ * the text; reading that small value as a string unquotes it. (json_type then
+ * json_extract_string parsed the whole text twice per row and path.)
+ */
+const value = rule(1, 2, ([json], call) => `json_extract_string(json_value(${json}, ${path(call)}), '$')`);
 
 /**
  * JSON_QUERY: the value at the path as JSON text; a JSON null is SQL NULL for string input. Of a
