@@ -84,8 +84,11 @@ export interface SideBySideOptions<Name extends string> {
   readonly seconds: number;
   /** Rounds of one load per target each, in turn; each figure is the median over rounds. */
   readonly rounds: number;
-  /** A first, unrecorded load per target, so every server is past JIT warm-up when timed. */
-  readonly warmUpSeconds: number;
+  /**
+   * A first, unrecorded load per target, so every server is past JIT warm-up when timed; 0 for
+   * none (servers already warm), or per target.
+   */
+  readonly warmUpSeconds: number | Partial<Record<Name, number>>;
   /** The load generator's CPUs (a `taskset -c` list); undefined lets it run anywhere. */
   readonly loadCpus?: string;
   /**
@@ -115,7 +118,11 @@ export async function loadSideBySide<Name extends string>(
   const names = [...floors, ...(Object.keys(targets) as Name[]).filter((name) => !floors.includes(name))];
   const loadOf = (name: Name, seconds: number) =>
     load(targets[name], options.connections, seconds, options.loadCpus);
-  for (const name of names) await loadOf(name, options.warmUpSeconds);
+  for (const name of names) {
+    const { warmUpSeconds } = options;
+    const seconds = typeof warmUpSeconds === 'number' ? warmUpSeconds : (warmUpSeconds[name] ?? 0);
+    if (seconds > 0) await loadOf(name, seconds);
+  }
   const runs = Object.fromEntries(names.map((name) => [name, [] as LoadResult[]])) as Record<
     Name,
     LoadResult[]

@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { packageRoot } from '../src/paths.js';
@@ -41,8 +42,8 @@ export interface PeerTable {
   readonly cpus: { readonly servers: string; readonly load: string } | undefined;
   readonly rows: readonly PeerRow[];
   /**
-   * Replayed GraphQL over bare node:http POST, run by run (the table's, then further runs of the
-   * two alone, measured alike): requests/s and server CPU per request (the POST's µs over ours).
+   * Replayed GraphQL over bare node:http POST in runs of their own after the table (see
+   * `ReplayRun`): requests/s and server CPU per request (the POST's µs over ours).
    */
   readonly replayRuns: readonly ReplayRun[];
   /** The argument sets the varied operations rotate over. */
@@ -56,9 +57,18 @@ export interface PeerTable {
   readonly variedVsMercuriusJit: { readonly serving: number; readonly cpu: number | undefined };
 }
 
+/**
+ * One run of replayed GraphQL beside bare node:http POST and a second bare POST process, loaded
+ * in turn round after round, each ratio taken against the first bare POST's loads either side.
+ * The second bare POST's ratio is the run's noise floor: a server over one that is the same, so
+ * whatever it strays from 1 is the machine's, not querygate's.
+ */
 export interface ReplayRun {
   readonly serving: number;
   readonly cpu: number;
+  readonly control: { readonly serving: number; readonly cpu: number };
+  /** The 1-minute load average at the run's start and end. */
+  readonly load: readonly [number, number];
 }
 
 export interface PeerLoadOptions {
@@ -66,7 +76,7 @@ export interface PeerLoadOptions {
   readonly seconds: number;
   readonly rounds: number;
   readonly scratchDir: string;
-  /** Runs of the replay against bare node:http POST, the table's first among them. */
+  /** Runs of the replay against bare node:http POST, after the table (see `ReplayRun`). */
   readonly replayRuns: number;
   /** The projects whose cached answers the varied operations rotate over (two windows each). */
   readonly variedProjects: readonly string[];
@@ -138,6 +148,12 @@ export async function measurePeers(
       headers: servedHeaders(graphqlAnswer),
     });
     peers.push(barePost);
+    // The same again in a process of its own: the replay runs' control.
+    const barePostAgain = await startBareServer(graphqlText, [], {
+      readsBody: true,
+      headers: servedHeaders(graphqlAnswer),
+    });
+    peers.push(barePostAgain);
     const fastify = await startPeerProcess('bare-fastify.ts', {
       BODY: restBody,
       HEADERS: JSON.stringify(restHeaders),
@@ -188,12 +204,13 @@ export async function measurePeers(
     const sideBySide = <Name extends string>(
       targets: Record<Name, LoadRequest>,
       floors: readonly NoInfer<Name>[],
+      warmUpSeconds: number | Partial<Record<NoInfer<Name>, number>> = options.seconds,
     ) =>
       loadSideBySide(targets, {
         connections: options.connections,
         seconds: options.seconds,
         rounds: options.rounds,
-        warmUpSeconds: options.seconds,
+        warmUpSeconds,
         loadCpus: cpus?.load,
         floors,
       });
@@ -213,22 +230,39 @@ export async function measurePeers(
       },
       floorNames,
     );
-    // The replay's ratio to its ceiling in further runs of the same measure, its two rows alone.
+    // The replay's ratio to its ceiling in runs of their own, the three rows alone: the table
+    // loads eight others between a bare POST load and the replay's. The table warmed the replay
+    // and the bare POST; the control is warmed once, before the first run.
     const replayRuns: ReplayRun[] = [];
+    const perCpu = (loads: readonly LoadResult[]) =>
+      loads.map((one) => 1 / (one.cpuMicrosPerRequest ?? Number.NaN));
     try {
-      for (let run = 1; run < options.replayRuns; run++) {
-        const { runs: again } = await sideBySide({ 'bare POST': barePosted, replayed }, ['bare POST']);
-        const perCpu = (loads: readonly LoadResult[]) =>
-          loads.map((one) => 1 / (one.cpuMicrosPerRequest ?? Number.NaN));
-        replayRuns.push({
+      for (let run = 0; run < options.replayRuns; run++) {
+        const loadAtStart = loadavg()[0] as number;
+        const { runs: again } = await sideBySide(
+          {
+            'bare POST': barePosted,
+            replayed,
+            'bare POST again': post(barePostAgain.url, barePostAgain, graphqlBody),
+          },
+          ['bare POST'],
+          { 'bare POST again': run === 0 ? options.seconds : 0 },
+        );
+        const against = (name: 'replayed' | 'bare POST again') => ({
           serving: ratio(
             bracketedRatio(
-              again.replayed.map((one) => one.requestsPerSecond),
+              again[name].map((one) => one.requestsPerSecond),
               again['bare POST'].map((one) => one.requestsPerSecond),
             ),
             1,
           ),
-          cpu: ratio(bracketedRatio(perCpu(again.replayed), perCpu(again['bare POST'])), 1),
+          cpu: ratio(bracketedRatio(perCpu(again[name]), perCpu(again['bare POST'])), 1),
+        });
+        const twoPlaces = (value: number) => Math.round(value * 100) / 100;
+        replayRuns.push({
+          ...against('replayed'),
+          control: against('bare POST again'),
+          load: [twoPlaces(loadAtStart), twoPlaces(loadavg()[0] as number)],
         });
       }
     } finally {
@@ -277,14 +311,7 @@ export async function measurePeers(
       rounds: options.rounds,
       cpus: cpus && { servers: cpus.servers, load: cpus.load },
       rows,
-      replayRuns: [
-        {
-          serving: against('querygate GraphQL replayed', 'bare node:http POST (reads the body)').serving,
-          cpu:
-            against('querygate GraphQL replayed', 'bare node:http POST (reads the body)').cpu ?? Number.NaN,
-        },
-        ...replayRuns,
-      ],
+      replayRuns,
       variedArgumentSets: sets.length,
       executedVsMercuriusJit: against('querygate GraphQL executed', 'mercurius + graphql-jit executed'),
       variedVsMercuriusJit: against(
@@ -307,7 +334,9 @@ export function peerTableLines(table: PeerTable): string[] {
         `| ${row.case} | ${row.requestsPerSecond} | ${row.p50Ms} | ${row.p99Ms} | ${cell(row.cpuMicrosPerRequest)} | ${row.servingRatio} | ${row.postServingRatio} | ${cell(row.cpuRatio)} | ${cell(row.postCpuRatio)} |`,
     ),
     'Ratios are taken round by round against the peer loaded just before and just after, then the median.',
-    `replayed GraphQL over bare node:http POST, ${table.replayRuns.length} runs (req/s; CPU): ${table.replayRuns.map((run) => `${run.serving}; ${run.cpu}`).join(', ')}`,
+    `replayed GraphQL over bare node:http POST, ${table.replayRuns.length} runs of the two and a second bare POST process, each the median of ${table.rounds} rounds (req/s; CPU): ${table.replayRuns.map((run) => `${run.serving}; ${run.cpu}`).join(', ')}`,
+    `  the second bare POST over the first, the same runs (the noise floor): ${table.replayRuns.map((run) => `${run.control.serving}; ${run.control.cpu}`).join(', ')}`,
+    `  load average at each run's start-end: ${table.replayRuns.map((run) => run.load.join('-')).join(', ')}`,
     `executed GraphQL, querygate over mercurius + graphql-jit (req/s; CPU): fixed ${table.executedVsMercuriusJit.serving}; ${cell(table.executedVsMercuriusJit.cpu)}, varied ${table.variedVsMercuriusJit.serving}; ${cell(table.variedVsMercuriusJit.cpu)} (${variedOperations.length} operations × ${table.variedArgumentSets} argument sets)`,
   ];
 }
