@@ -60,6 +60,16 @@ export function createFastOperations(options: FastOperationOptions) {
   // `regularMediaTypes` (use-compiled-operations.ts).
   const cleanHeads = new Map<string, KeptAnswer>();
   const remembered = createRememberedCalls(options);
+  // Clients send the same `content-type` on every request: the last one's verdict is kept.
+  let lastContentType: string | undefined;
+  let lastPlainJson = false;
+  const plainJson = (contentType: string | undefined): boolean => {
+    if (contentType !== lastContentType) {
+      lastContentType = contentType;
+      lastPlainJson = isPlainJson(contentType);
+    }
+    return lastPlainJson;
+  };
 
   // Yoga's masking as yoga runs it (our maskError, the original logged when masked, an error
   // masked once): a public property at run time, which yoga's typings mark private.
@@ -84,7 +94,7 @@ export function createFastOperations(options: FastOperationOptions) {
       const { headers, body } = request;
       if (request.method !== 'POST' || !Buffer.isBuffer(body) || body.length === 0) return undefined;
       const mediaType = mediaTypes.get(headers.accept ?? '');
-      if (!mediaType || !isPlainJson(headers['content-type']) || headers['content-encoding'] !== undefined) {
+      if (!mediaType || !plainJson(headers['content-type']) || headers['content-encoding'] !== undefined) {
         return undefined;
       }
       let params: JsonParams;
