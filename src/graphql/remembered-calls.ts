@@ -16,8 +16,12 @@ import type { ReplayRecording } from './use-response-replay.js';
 // hit it would have been, as a replayed answer is. A variable the operation does not declare
 // takes no part; a set whose values are not all plain JSON scalars is never remembered.
 
-/** Argument sets remembered per operation; the oldest goes first. */
-const maxRememberedSets = 256;
+/**
+ * Argument sets remembered per operation; the oldest goes first. A set holds keys and parameters
+ * only (results weakly), some hundred bytes: 64 sets of each of the 500 operations kept compiled
+ * stay within a few MiB, and cover the few dozen sets a dashboard rotates over.
+ */
+const maxRememberedSets = 64;
 
 /** One field's piece of a remembered answer: its call, and its rows' bytes as last made. */
 interface RememberedPiece {
