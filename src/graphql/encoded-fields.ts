@@ -15,9 +15,12 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
+import type { ParameterValues } from '../engines/query-engine.js';
+import { canonicalKey } from '../resolve/canonical-key.js';
 import type { Encoding } from '../resolve/encodings.js';
 import type { GraphQLContext } from './context.js';
 import type { EndpointFieldCall } from './projection.js';
+import { createRememberedSets, type MadeCall, type RememberedSets } from './remembered-calls.js';
 
 // A cached result never changes, so the JSON of an endpoint field over it, for one selection of
 // leaf fields, is the same text every time: it is made once, kept with the result (its
@@ -50,6 +53,8 @@ export interface SplicedOperation {
    * first, what lies between each two, and the closing braces after the last.
    */
   readonly joints: readonly Buffer[];
+  /** The calls made for the sets of variable values answered so far (see remembered-calls.ts). */
+  readonly remembered: RememberedSets;
 }
 
 /**
@@ -126,29 +131,70 @@ export function splicedOperationOf(
   // A response key given twice merges its selections in graphql-js: left to it.
   if (fields.length === 0 || !distinctKeys(namespaces)) return undefined;
   joints.push(`${joint}}}`);
-  return { operation, fields, joints: joints.map((text) => Buffer.from(text)) };
+  return {
+    operation,
+    fields,
+    joints: joints.map((text) => Buffer.from(text)),
+    remembered: createRememberedSets(
+      (operation.variableDefinitions ?? []).map((definition) => definition.variable.name.value),
+    ),
+  };
 }
 
 /**
- * The response body, spliced from the fields' kept encodings: bytes whose length is summed from
- * its pieces', written once. undefined when anything needs graphql-js's answer instead
- * (variables refused, an argument or call failing, a value it would refuse): the caller then
- * executes as usual, and the calls made here are answered again by the operation's loader, not
- * run again.
+ * The response body spliced from the rows' bytes of each field, in order: bytes whose length is
+ * summed from its pieces', written once.
+ */
+export function splicedBody(spliced: SplicedOperation, rows: readonly Buffer[]): Buffer {
+  const pieces: Buffer[] = [];
+  const { joints } = spliced;
+  let length = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const joint = joints[i] as Buffer;
+    const bytes = rows[i] as Buffer;
+    pieces.push(joint, bytes);
+    length += joint.length + bytes.length;
+  }
+  const last = joints[rows.length] as Buffer;
+  pieces.push(last);
+  return Buffer.concat(pieces, length + last.length);
+}
+
+/**
+ * The rows' bytes of each field of a spliced operation, in order, with the call each made.
+ * undefined when anything needs graphql-js's answer instead (variables refused, an argument or
+ * call failing, a value it would refuse): the caller then executes as usual, and the calls made
+ * here are answered again by the operation's loader, not run again.
  */
 export async function runSpliced(
   spliced: SplicedOperation,
   schema: GraphQLSchema,
   context: GraphQLContext,
   variables: Readonly<Record<string, unknown>> | null | undefined,
-): Promise<Buffer | undefined> {
+): Promise<MadeCall[] | undefined> {
   const coerced = getVariableValues(schema, spliced.operation.variableDefinitions ?? [], variables ?? {});
   if (coerced.errors) return undefined;
-  const loads: Promise<Buffer | null>[] = [];
+  const loads: Promise<MadeCall | null>[] = [];
   try {
-    for (const field of spliced.fields) {
-      const values = getArgumentValues(field.definition, field.node, coerced.coerced);
-      loads.push(field.call.load(values, context).then((resolved) => resolved.encoded(field.encoding)));
+    for (const { call, definition, node, encoding } of spliced.fields) {
+      const values = getArgumentValues(definition, node, coerced.coerced);
+      let params: ParameterValues;
+      try {
+        params = call.bind(values, context);
+      } catch (refused) {
+        // Counted where it was refused; execution refuses it again, as graphql-js words it.
+        loads.push(Promise.reject(refused));
+        continue;
+      }
+      const { endpoint } = call;
+      loads.push(
+        context.loadEndpoint(endpoint, params).then((resolved) => {
+          const rows = resolved.encoded(encoding);
+          return rows === null
+            ? null
+            : { endpoint, params, key: canonicalKey(endpoint, params), result: resolved.result, rows };
+        }),
+      );
     }
   } catch {
     // Execution raises the same error; the calls already started are answered to it then.
@@ -156,19 +202,12 @@ export async function runSpliced(
     return undefined;
   }
   const settled = await Promise.allSettled(loads);
-  const pieces: Buffer[] = [];
-  const { joints } = spliced;
-  let length = 0;
-  for (let i = 0; i < settled.length; i++) {
-    const one = settled[i] as PromiseSettledResult<Buffer | null>;
+  const made: MadeCall[] = [];
+  for (const one of settled) {
     if (one.status !== 'fulfilled' || one.value === null) return undefined;
-    const joint = joints[i] as Buffer;
-    pieces.push(joint, one.value);
-    length += joint.length + one.value.length;
+    made.push(one.value);
   }
-  const last = joints[settled.length] as Buffer;
-  pieces.push(last);
-  return Buffer.concat(pieces, length + last.length);
+  return made;
 }
 
 /** The rows of a result as JSON for a selection of leaves, as graphql-js completes them. */

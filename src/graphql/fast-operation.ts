@@ -2,9 +2,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ExecutionResult, GraphQLError } from 'graphql';
 import { type FetchAPI, processRegularResult } from 'graphql-yoga';
 import type { Snapshot } from '../endpoints/snapshot.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { Resolver } from '../resolve/resolver.js';
 import { compiledOperationsOf } from './compiled-operations.js';
 import type { GraphQLContext } from './context.js';
-import { runSpliced } from './encoded-fields.js';
+import { runSpliced, splicedBody } from './encoded-fields.js';
+import { createRememberedCalls, valuesKey } from './remembered-calls.js';
 import type { KeptAnswer } from './response-replay.js';
 import type { AnsweredMediaTypes } from './use-compiled-operations.js';
 import { withErrorCodes } from './use-error-codes.js';
@@ -19,6 +22,10 @@ export interface FastOperationOptions {
   readonly mediaTypes: AnsweredMediaTypes;
   /** A fresh operation context, as yoga's `context` makes it. */
   readonly contextFor: (request: FastifyRequest, reply: FastifyReply) => GraphQLContext;
+  /** The resolver the contexts call: remembered calls are reused from it (remembered-calls.ts). */
+  readonly resolver: Resolver;
+  /** Where endpoint calls are counted, as the contexts count them. @default none */
+  readonly metrics?: Pick<Metrics, 'endpoint'> | undefined;
 }
 
 interface YogaMasking {
@@ -52,6 +59,17 @@ export function createFastOperations(options: FastOperationOptions) {
   // A clean answer's status and headers by media type: yoga answers only the few of
   // `regularMediaTypes` (use-compiled-operations.ts).
   const cleanHeads = new Map<string, KeptAnswer>();
+  const remembered = createRememberedCalls(options);
+  // Clients send the same `content-type` on every request: the last one's verdict is kept.
+  let lastContentType: string | undefined;
+  let lastPlainJson = false;
+  const plainJson = (contentType: string | undefined): boolean => {
+    if (contentType !== lastContentType) {
+      lastContentType = contentType;
+      lastPlainJson = isPlainJson(contentType);
+    }
+    return lastPlainJson;
+  };
 
   // Yoga's masking as yoga runs it (our maskError, the original logged when masked, an error
   // masked once): a public property at run time, which yoga's typings mark private.
@@ -76,7 +94,7 @@ export function createFastOperations(options: FastOperationOptions) {
       const { headers, body } = request;
       if (request.method !== 'POST' || !Buffer.isBuffer(body) || body.length === 0) return undefined;
       const mediaType = mediaTypes.get(headers.accept ?? '');
-      if (!mediaType || !isPlainJson(headers['content-type']) || headers['content-encoding'] !== undefined) {
+      if (!mediaType || !plainJson(headers['content-type']) || headers['content-encoding'] !== undefined) {
         return undefined;
       }
       let params: JsonParams;
@@ -90,18 +108,36 @@ export function createFastOperations(options: FastOperationOptions) {
       const operation = operations.find(params.query, params.operationName);
       if (!operation) return undefined;
 
+      const variables = params.variables as Record<string, unknown> | null | undefined;
+      const { spliced } = operation;
+      // The same values of the declared variables answered before: no context, no coercion.
+      const valuesKeyed = spliced && valuesKey(spliced.remembered.variables, variables);
+      if (spliced && valuesKeyed !== undefined) {
+        const rows = remembered.again(spliced.remembered, valuesKeyed, recording);
+        if (rows !== undefined) {
+          operations.countSpliced();
+          return splicedAnswer(splicedBody(spliced, rows), mediaType, cleanHeads);
+        }
+      }
       const context = options.contextFor(request, reply);
       const contextValue: GraphQLContext = recording
         ? { ...context, loadEndpoint: recordingLoad(context.loadEndpoint, recording) }
         : context;
-      const variables = params.variables as Record<string, unknown> | null | undefined;
-      if (operation.spliced) {
-        const body = await runSpliced(operation.spliced, operations.schema, contextValue, variables);
-        if (body !== undefined) {
+      if (spliced) {
+        const made = await runSpliced(spliced, operations.schema, contextValue, variables);
+        if (made !== undefined) {
           context.endOperation();
           operations.countSpliced();
           if (recording) recording.clean = true;
-          return splicedAnswer(body, mediaType, cleanHeads);
+          if (valuesKeyed !== undefined) remembered.remember(spliced.remembered, valuesKeyed, made);
+          return splicedAnswer(
+            splicedBody(
+              spliced,
+              made.map((call) => call.rows),
+            ),
+            mediaType,
+            cleanHeads,
+          );
         }
       }
       let result = await operations.run(operation, contextValue, variables);

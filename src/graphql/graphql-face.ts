@@ -58,6 +58,8 @@ export function graphqlFace(options: GraphQLFacePluginOptions) {
       snapshot: options.snapshot,
       yoga,
       mediaTypes,
+      resolver: options.resolver,
+      metrics: options.metrics,
       contextFor: (request, reply) =>
         operationContext(
           yogaOptions,

@@ -18,7 +18,7 @@ import type { ColumnContract, ParameterContract } from '../endpoints/contract.js
 import { withPinnedValues } from '../endpoints/grant.js';
 import type { Endpoint } from '../endpoints/registry.js';
 import type { ShapeColumn, Snapshot } from '../endpoints/snapshot.js';
-import type { EngineValue } from '../engines/query-engine.js';
+import type { EngineValue, ParameterValues } from '../engines/query-engine.js';
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import type { Encoding } from '../resolve/encodings.js';
 import type { ResolvedResult } from '../resolve/resolver.js';
@@ -49,6 +49,13 @@ type Row = Readonly<Record<string, unknown>>;
 
 /** An endpoint field's call, apart from graphql-js: its arguments bound and run, and its rows. */
 export interface EndpointFieldCall {
+  /** The endpoint the field calls. */
+  readonly endpoint: Endpoint;
+  /**
+   * The field's argument values bound to the endpoint's parameters: a pure function of them (no
+   * clock, no grant: a token's operations are never spliced). Throws the refusal, counted.
+   */
+  readonly bind: (values: Args, context: GraphQLContext) => ParameterValues;
   /** Binds the field's argument values to the endpoint's parameters and runs the call. */
   readonly load: (values: Args, context: GraphQLContext) => Promise<ResolvedResult>;
   /** The result's rows as the field's row objects (made once per cached result). */
@@ -160,34 +167,42 @@ function endpointField(
   );
   const toRows = rowMapper(shape, (column) => endpoint.columns[column]?.graphql.type);
   const call: EndpointFieldCall = {
+    endpoint,
+    bind,
     // Both the executed and the spliced path load the field's call here; the operation's
     // loadEndpoint counts it (once per distinct call), a refused argument is counted here.
-    load: (values, context) => bindAndLoad(values, context),
+    load: (values, context) => {
+      let params: ParameterValues;
+      try {
+        params = bind(values, context);
+      } catch (refused) {
+        return Promise.reject(refused);
+      }
+      return context.loadEndpoint(endpoint, params);
+    },
     rows: toRows,
   };
-  function bindAndLoad(values: Args, context: GraphQLContext): Promise<ResolvedResult> {
+  function bind(values: Args, context: GraphQLContext): ParameterValues {
     const raw = new Map<string, string>();
     for (const [argument, parameter] of parameterOf) {
       const value = values[argument];
       if (value !== null && value !== undefined) raw.set(parameter.name, String(value));
     }
-    let params: ReturnType<typeof bindParameters>;
     try {
       const sent = (name: string) => {
         const value = raw.get(name);
         return value === undefined ? [] : [value];
       };
       const { grant } = context;
-      params = bindParameters(
+      return bindParameters(
         endpoint.parameters,
         grant ? withPinnedValues(grant, endpoint.parameters, sent) : sent,
       );
     } catch (error) {
       const refused = inArgumentTerms(error, parameterOf);
       countRefused(context.metrics, endpoint, refused);
-      return Promise.reject(refused);
+      throw refused;
     }
-    return context.loadEndpoint(endpoint, params);
   }
   return {
     // Nullable, so an endpoint that fails answers null with its error and its siblings in the

@@ -52,7 +52,7 @@ interface Replay extends KeptAnswer, ShelvedRequest {
  * key and its counters worked out once (the key, the same string each time, is hashed once), its
  * result held weakly so that a replay never keeps an evicted result alive.
  */
-class KeptReplayCall implements ReusedCall {
+export class KeptReplayCall implements ReusedCall {
   readonly key: string;
   readonly #result: WeakRef<QueryResult>;
 

@@ -5,7 +5,8 @@ import type { Querygate } from '../../src/server.js';
 import { projects } from '../fixtures/spec-fixture.js';
 import { type CountedQuerygate, startCountedQuerygate } from '../helpers/counted-querygate.js';
 import type { CountingEngine } from '../helpers/counting-engine.js';
-import { testApiKey } from '../helpers/querygate-server.js';
+import type { ManualTime } from '../helpers/manual-time.js';
+import { byName, testApiKey } from '../helpers/querygate-server.js';
 
 /**
  * The face answers a document yoga has accepted once from a compiled plan, without yoga's
@@ -15,11 +16,12 @@ import { testApiKey } from '../helpers/querygate-server.js';
 
 let app: Querygate;
 let engine: CountingEngine;
+let time: ManualTime;
 let server: CountedQuerygate | undefined;
 
 beforeAll(async () => {
   server = await startCountedQuerygate();
-  ({ app, engine } = server);
+  ({ app, engine, time } = server);
 });
 
 afterAll(async () => {
@@ -221,5 +223,85 @@ describe('compiling', () => {
       expect((await send({ query, operationName })).status).toBe(200);
     }
     expect(operations().compilations).toBe(compilations + 2);
+  });
+});
+
+describe('values of the declared variables answered before', () => {
+  const twiceQuery = /* GraphQL */ `query Twice($project: String!, $interval: InvocationInterval!) {
+    functions {
+      a: invocationStats(project: $project, interval: $interval) { count }
+      b: invocationStats(project: $project, interval: $interval) { timestamp count }
+    }
+  }`;
+
+  it('are answered with the bytes yoga writes, whatever undeclared variables change, one hit per distinct call', async () => {
+    const variables = (request: number) => ({ project: projects.beta, interval: 'ONE_DAY', request });
+    const { yoga, fast } = await viaYogaThenFast({ query: twiceQuery, variables: variables(0) });
+    expect(yoga.status).toBe(200);
+    expect(JSON.parse(yoga.text).data.functions.a.length).toBeGreaterThan(0);
+    const runs = engine.calls.length;
+    const hits = app.resolver.stats().hits;
+    for (let request = 1; request <= 3; request++)
+      expect(await send({ query: twiceQuery, variables: variables(request) })).toEqual(fast);
+    expect(fast).toEqual(yoga);
+    // Two aliases of one call: one call, as the operation's loader runs it.
+    expect(app.resolver.stats().hits - hits).toBe(3);
+    expect(engine.calls.length).toBe(runs);
+  });
+
+  it('are told apart from values of another JSON type, which graphql-js refuses as before', async () => {
+    const query = /* GraphQL */ `query Named($project: String!) {
+      functions { invocationStats(project: $project, interval: ONE_DAY) { count } }
+    }`;
+    for (let request = 0; request < 3; request++)
+      expect((await send({ query, variables: { project: '42', request } })).status).toBe(200);
+    const refused = await send({ query, variables: { project: 42 } });
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.text).errors[0].message).toBe(
+      'Variable "$project" got invalid value 42; String cannot represent a non string value: 42',
+    );
+  });
+
+  it('give way to the result a REST no-cache call computed after new records arrived', async () => {
+    // A project of its own, so the records it adds change no other test's expectations.
+    const project = 'remembered-ref';
+    const record = (id: string) => ({
+      id,
+      timestamp: new Date(time.now().getTime() - 5 * 60_000).toISOString(),
+      event_message: 'GET /rest/v1/items',
+      project,
+      metadata: { request: { url: `https://${project}.supabase.co/rest/v1/items`, path: '/rest/v1/items' } },
+    });
+    const ingest = async (id: string) => {
+      const response = await fetch(
+        new URL(`/api/logs?source_name=${encodeURIComponent('cloudflare.logs.prod')}`, app.url),
+        {
+          method: 'POST',
+          headers: { 'x-api-key': testApiKey, 'content-type': 'application/json' },
+          body: JSON.stringify({ batch: [record(id)] }),
+        },
+      );
+      expect(response.status).toBe(200);
+    };
+    const query = /* GraphQL */ `query Daily($project: String!) {
+      usage { apiCounts(project: $project, interval: DAILY) { totalRestRequests } }
+    }`;
+    let request = 0;
+    const totals = async () =>
+      JSON.parse((await send({ query, variables: { project, request: request++ } })).text).data.usage
+        .apiCounts;
+
+    await ingest('remembered-1');
+    for (let i = 0; i < 3; i++) expect(await totals()).toEqual([{ totalRestRequests: 1 }]);
+    await ingest('remembered-2');
+    // Cached for 900 s, as the spec says: the remembered calls still answer with the entry's result.
+    expect(await totals()).toEqual([{ totalRestRequests: 1 }]);
+    const refreshed = await fetch(
+      new URL(`${byName('usage.api-counts')}?project=${project}&interval=daily`, app.url),
+      { headers: { 'x-api-key': testApiKey, 'cache-control': 'no-cache' } },
+    );
+    expect(refreshed.status).toBe(200);
+    expect(await totals()).toEqual([{ totalRestRequests: 2 }]);
+    expect(await totals()).toEqual([{ totalRestRequests: 2 }]);
   });
 });
