@@ -18,11 +18,6 @@ export default defineConfig({
     // Integration tests start servers and DuckDB files; two workers match the two cores.
     pool: 'forks',
     maxWorkers: 2,
-    // Each worker runs its files one after another in one process, importing src/ and the
-    // libraries once rather than once per file (a second and a half of CPU each, 150 files). Safe
-    // because no module of src/ keeps state (test/unit/no-module-state.test.ts) and vitest resets
-    // vi.setConfig after each file.
-    isolate: false,
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
