@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { stepsInTurn } from './in-turn.js';
 import type { LogEvent } from './log-event.js';
 
 /**
@@ -64,13 +65,8 @@ interface JournalRecord {
 export async function openIngestJournal(path: string): Promise<IngestJournal> {
   const handle: FileHandle = await open(path, 'a');
   let bytes = (await stat(path)).size;
-  // Appends and the emptying, in the order asked for; a failure fails its own step only.
-  let queue: Promise<unknown> = Promise.resolve();
-  const inTurn = <T>(step: () => Promise<T>): Promise<T> => {
-    const result = queue.then(step);
-    queue = result.catch(() => undefined);
-    return result;
-  };
+  // Appends and the emptying, in the order asked for.
+  const inTurn = stepsInTurn();
   return {
     path,
     append: (source, lines) =>

@@ -8,6 +8,7 @@ import type { LogSource } from '../endpoints/sources.js';
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import type { Database } from './database.js';
 import { createGroupCommit } from './group-commit.js';
+import { stepsInTurn } from './in-turn.js';
 import { type IngestJournal, openIngestJournal } from './ingest-journal.js';
 import { replayJournal } from './journal-replay.js';
 import { insertFromNdjsonStatement, recordLine } from './log-batch.js';
@@ -150,15 +151,9 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     intervalMs: options.schemaChangeIntervalMs ?? 0,
     now,
   });
-  let queue: Promise<unknown> = Promise.resolve();
+  const enqueue = stepsInTurn();
   let closed = false;
   let opened: Promise<WriterState> | undefined;
-
-  const enqueue = <T>(task: () => Promise<T>): Promise<T> => {
-    const result = queue.then(task);
-    queue = result.catch(() => undefined);
-    return result;
-  };
 
   const fitToStored = (state: WriterState, source: LogSource, events: readonly LogEvent[]) =>
     pacing.fit(source, state.types.get(source.name) as StructType, events);
@@ -307,7 +302,8 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
       }),
     close: async () => {
       closed = true;
-      await queue;
+      // Every write asked for before has settled.
+      await enqueue(async () => undefined);
       const state = opened && (await opened.catch(() => undefined));
       if (!state) return;
       if (state.journal) {

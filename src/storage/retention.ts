@@ -1,5 +1,6 @@
 import type { LogSource } from '../endpoints/sources.js';
 import type { Timers } from '../timers.js';
+import { stepsInTurn } from './in-turn.js';
 import type { LogWriter, StoreLog } from './log-writer.js';
 import { expiredBefore, type RetentionPolicy } from './retention-policy.js';
 
@@ -48,7 +49,7 @@ export function startRetention(options: RetentionOptions): Retention {
   let stopped = false;
   let handle: unknown;
   // Passes run one after another; each reads the clock when it starts.
-  let running: Promise<unknown> = Promise.resolve();
+  const inTurn = stepsInTurn();
 
   const pass = async (): Promise<RetentionPass> => {
     const deleted: Record<string, number> = {};
@@ -69,11 +70,7 @@ export function startRetention(options: RetentionOptions): Retention {
     return { deleted };
   };
 
-  const runPass = () => {
-    const result = running.then(pass);
-    running = result.catch(() => undefined);
-    return result;
-  };
+  const runPass = () => inTurn(pass);
 
   const schedule = (delayMs: number) => {
     handle = timers.setTimeout(() => {
@@ -98,12 +95,12 @@ export function startRetention(options: RetentionOptions): Retention {
   return {
     runPass,
     idle: async () => {
-      await running;
+      await inTurn(async () => undefined);
     },
     stop: async () => {
       stopped = true;
       timers.clearTimeout(handle);
-      await running;
+      await inTurn(async () => undefined);
     },
   };
 }

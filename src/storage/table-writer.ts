@@ -9,6 +9,7 @@ import type {
 import { QuerygateError } from '../errors.js';
 import { quoteIdent } from '../sql/table-schema.js';
 import type { Database } from './database.js';
+import { stepsInTurn } from './in-turn.js';
 import { deleteAll, deleteDays, loadTableFiles } from './table-load.js';
 import type { TableMigration } from './table-migration.js';
 import { refuseBadRows } from './table-row-check.js';
@@ -50,16 +51,15 @@ export async function createTableWriter(
   const connection = await database.connect();
   let declared = sources;
   let statements = new Map(sources.map((source) => [source.name, insertStatement(source)]));
-  let queue: Promise<unknown> = Promise.resolve();
+  const steps = stepsInTurn();
   // `sourceName`: the table written, told to onWritten; none for a redeclaration, after which
   // every endpoint is planned again anyway.
-  const inTurn = <T>(sourceName: string | undefined, work: () => Promise<T>): Promise<T> => {
-    const run = queue.then(work).finally(() => {
-      if (sourceName !== undefined) options.onWritten?.(sourceName);
-    });
-    queue = run.catch(() => {});
-    return run;
-  };
+  const inTurn = <T>(sourceName: string | undefined, work: () => Promise<T>): Promise<T> =>
+    steps(() =>
+      work().finally(() => {
+        if (sourceName !== undefined) options.onWritten?.(sourceName);
+      }),
+    );
   const sourceNamed = (sourceName: string) => {
     const source = declared.find((candidate) => candidate.name === sourceName);
     if (!source) throw new QuerygateError('BAD_PARAMETER', `No table source named ${sourceName}`);
