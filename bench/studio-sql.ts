@@ -7,6 +7,7 @@ import type { ParameterValues } from '../src/engines/query-engine.js';
 import { packageRoot, queriesDir } from '../src/paths.js';
 import { type Database, openDatabase } from '../src/storage/database.js';
 import { createLogWriter } from '../src/storage/log-writer.js';
+import { createPresentRecords } from '../src/storage/present-records.js';
 import { percentile } from './stats.js';
 
 /**
@@ -129,6 +130,10 @@ export async function timeStudioSql(
   database: Database,
   { now, repeat }: { now: Date; repeat: number },
 ): Promise<StudioSqlResult> {
+  // As the server has it: the writer learns which records every row has (present-records.ts).
+  const presentRecords = createPresentRecords();
+  const writer = createLogWriter(database, { sources: studioSources, presentRecords });
+  await writer.ready();
   const engine = await createDuckDbEngine({
     database,
     sources: studioSources,
@@ -136,6 +141,7 @@ export async function timeStudioSql(
     queriesDir,
     timeoutMs: 600_000,
     connections: 1,
+    presentRecords,
   });
   const timings: StudioQueryTiming[] = [];
   const failures: { name: string; message: string }[] = [];
@@ -176,6 +182,7 @@ export async function timeStudioSql(
   } finally {
     clearInterval(sampler);
     await engine.close();
+    await writer.close();
   }
   const medians = timings.map((timing) => timing.medianMs);
   return {

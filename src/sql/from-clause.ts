@@ -74,7 +74,10 @@ function joinsSql(item: TableWithJoins, context: TranslationContext, implied: Im
       if (unnest) return joinUnnestSql(unnest, operator, constraint, context, implied);
       if ('NestedJoin' in relation)
         return nestedJoinSql(relation.NestedJoin, operator, constraint, context, implied);
-      const right = relationSql(relation, context);
+      // The right side of a LEFT join may be NULL throughout, records included.
+      const right = relationSql(relation, context, {
+        outer: operator === 'Left' || operator === 'LeftOuter',
+      });
       if (operator === 'CrossJoin') return `\nCROSS JOIN ${right}`;
       if (operator === 'Inner' || operator === 'Join')
         return `\nJOIN ${right}${joinConstraint(constraint, context)}`;
@@ -106,7 +109,15 @@ function nestedJoinSql(
   inner.scope.qualifyRelations();
   const innerFilters = noImpliedFilters();
   sql += joinsSql(nested.table_with_joins, inner, innerFilters);
-  for (const [alias, binding] of inner.scope.own()) context.scope.bind(alias, binding);
+  // Beyond a LEFT join its rows may be NULL throughout: no longer rows the tables hold.
+  const outer = operator === 'Left' || operator === 'LeftOuter';
+  for (const [alias, binding] of inner.scope.own())
+    context.scope.bind(
+      alias,
+      outer && binding.kind !== 'constant' && binding.kind !== 'element'
+        ? { ...binding, stored: false }
+        : binding,
+    );
   const right = sql.includes('\n') ? `(${sql})` : sql;
   if (operator === 'CrossJoin') {
     implied.present.push(...innerFilters.present);
@@ -132,7 +143,11 @@ function joinConstraint(constraint: JoinConstraint | undefined, context: Transla
   throw unsupported(`join constraint ${kind}`);
 }
 
-function relationSql(relation: TableFactor, context: TranslationContext): string {
+function relationSql(
+  relation: TableFactor,
+  context: TranslationContext,
+  { outer = false }: { outer?: boolean } = {},
+): string {
   const [kind, node] = variant(relation);
   const alias = node.alias?.name.value;
   switch (kind) {
@@ -164,7 +179,7 @@ function relationSql(relation: TableFactor, context: TranslationContext): string
       const suffixColumn = table.tableSuffix && columns.get(table.tableSuffix.column.toLowerCase());
       if (found.wildcard && suffixColumn)
         columns.set('_table_suffix', { ...suffixColumn, pseudo: true, prefixLength: prefix?.length });
-      context.scope.bind(rangeName, { kind: 'relation', alias: rangeName, columns });
+      context.scope.bind(rangeName, { kind: 'relation', alias: rangeName, columns, stored: !outer });
       // One table of a wildcard family (`events_20240131`), or its tables under a longer prefix
       // (`events_2024*`): the rows of that suffix, or of the suffixes it starts.
       if ((suffix !== undefined || prefix) && suffixColumn) {

@@ -21,7 +21,7 @@ export function resolveName(parts: readonly string[], context: TranslationContex
   const binding = context.scope.lookup(head);
   switch (binding?.kind) {
     case 'object':
-      return followFields({ sql: binding.path, type: binding.type }, rest, head);
+      return followFields({ sql: binding.path, type: binding.type, stored: binding.stored }, rest, head);
     case 'element':
       return rest.length === 0
         ? { sql: quoteIdent(binding.alias), type: binding.type }
@@ -40,7 +40,7 @@ export function resolveName(parts: readonly string[], context: TranslationContex
       const column = binding.columns.get(columnName.toLowerCase());
       if (!column) throw unsupported(`no column ${columnName} in ${head}`);
       return followFields(
-        { sql: columnSql(column, column.name, head), type: column.type },
+        { sql: columnSql(column, column.name, head), type: column.type, stored: binding.stored },
         fields,
         `${head}.${columnName}`,
       );

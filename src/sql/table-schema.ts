@@ -5,12 +5,17 @@
  */
 
 /** A column's type: a DuckDB scalar type name, a STRUCT (a BigQuery record) or a LIST (an array). */
-export type SqlType =
-  | string
-  | { readonly struct: Readonly<Record<string, SqlType>> }
-  | { readonly list: SqlType };
+export type SqlType = string | StructSqlType | { readonly list: SqlType };
 
-export type StructSqlType = { readonly struct: Readonly<Record<string, SqlType>> };
+export type StructSqlType = {
+  readonly struct: Readonly<Record<string, SqlType>>;
+  /**
+   * Of a record in a table's columns (TableSchema): every row the table holds has it, so its
+   * path is never NULL there (the store knows, see storage/present-records.ts). A CROSS JOIN
+   * UNNEST over it drops no row of the table, and needs no filter saying so.
+   */
+  readonly present?: boolean | undefined;
+};
 
 /**
  * The type of a field of a STRUCT the query builds (`STRUCT(x AS a, COUNT(*) AS n)`) where the

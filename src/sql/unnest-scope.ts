@@ -34,9 +34,16 @@ export type Binding =
        * where DuckDB sees every table at once and BigQuery only those before or inside it.
        */
       readonly qualified?: boolean;
+      /** Its rows are rows a table of the store holds (see Resolved.stored). */
+      readonly stored?: boolean;
     }
   /** An UNNEST over an object: the alias is an abbreviation of `path` (DuckDB SQL text). */
-  | { readonly kind: 'object'; readonly path: string; readonly type: StructSqlType }
+  | {
+      readonly kind: 'object';
+      readonly path: string;
+      readonly type: StructSqlType;
+      readonly stored?: boolean | undefined;
+    }
   /** An UNNEST over an array: the alias is the column (and table) of a lateral join. */
   | { readonly kind: 'element'; readonly alias: string; readonly type?: SqlType | undefined }
   /** A constant one-row CTE joined with a comma: `alias.column` stands for the column's expression. */
@@ -72,6 +79,12 @@ export type Columns = Map<string, Column> | undefined;
 export interface Resolved {
   readonly sql: string;
   readonly type?: SqlType | undefined;
+  /**
+   * Read from a row a table of the store holds: a table named in FROM, not a CTE or subquery
+   * (whose columns could be anything) and not the side of an outer join (whose rows may be all
+   * NULL). Only then does a record type's `present` hold for the value.
+   */
+  readonly stored?: boolean | undefined;
 }
 
 /** The FROM-clause names visible at one point: the current SELECT's, then its enclosing ones. */
@@ -128,13 +141,18 @@ export class Scope {
         }
         const column = binding.columns.get(lower);
         const sql = columnSql(column, name, binding.qualified ? binding.alias : undefined);
-        if (column) found.push({ where: binding.alias, resolved: { sql, type: column.type } });
+        if (column)
+          found.push({ where: binding.alias, resolved: { sql, type: column.type, stored: binding.stored } });
       } else if (binding.kind === 'object') {
         const field = structField(binding.type, name);
         if (field)
           found.push({
             where: alias,
-            resolved: { sql: `${binding.path}.${quoteIdent(field.name)}`, type: field.type },
+            resolved: {
+              sql: `${binding.path}.${quoteIdent(field.name)}`,
+              type: field.type,
+              stored: binding.stored,
+            },
           });
       } else if (binding.kind === 'element' && isStructSqlType(binding.type)) {
         const field = structField(binding.type, name);
@@ -174,6 +192,7 @@ export function elementPath(alias: string): string {
  */
 export function followFields(start: Resolved, fields: readonly string[], described: string): Resolved {
   let { sql, type } = start;
+  const { stored } = start;
   let path = described;
   for (const field of fields) {
     if (isStructSqlType(type)) {
@@ -190,5 +209,5 @@ export function followFields(start: Resolved, fields: readonly string[], describ
     }
     path = `${path}.${field}`;
   }
-  return { sql, type };
+  return { sql, type, stored };
 }

@@ -38,8 +38,10 @@ export function joinUnnestSql(
     // A LEFT join's condition would have to turn the record's fields NULL where it fails,
     // which a path cannot do.
     if (isLeft && condition) throw unsupported('LEFT JOIN UNNEST of a record with an ON condition');
-    context.scope.bind(alias, { kind: 'object', path: target.sql, type: target.type });
-    if (isInner) implied.present.push(target.sql);
+    context.scope.bind(alias, { kind: 'object', path: target.sql, type: target.type, stored: target.stored });
+    // A record every row of its table has drops no row: no filter, and none for DuckDB to read
+    // the record's every field for.
+    if (isInner && !(target.stored && target.type.present)) implied.present.push(target.sql);
     if (condition) implied.conditions.push(context.expr(condition));
     return '';
   }

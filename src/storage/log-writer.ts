@@ -14,6 +14,7 @@ import { replayJournal } from './journal-replay.js';
 import { insertFromNdjsonStatement, recordLine } from './log-batch.js';
 import { checkLogEvents, type LogEvent } from './log-event.js';
 import { ensureLogTables } from './log-tables.js';
+import type { PresentRecordsKeeper } from './present-records.js';
 import { expiredBefore, type RetentionPolicy } from './retention-policy.js';
 import { changeColumnTypeStatement } from './schema-change.js';
 import { countFields, defaultSchemaLimits, type SchemaLimits } from './schema-evolution.js';
@@ -85,6 +86,11 @@ export interface LogWriterOptions {
    * @default none
    */
   readonly onCommitted?: (sourceName: string) => void;
+  /**
+   * Learns, from DuckDB's statistics at open and from every batch before its commit, which
+   * records every row of each table has (see present-records.ts). @default none
+   */
+  readonly presentRecords?: PresentRecordsKeeper;
 }
 
 export interface LogWriter {
@@ -164,6 +170,13 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
    */
   const commit = async (state: WriterState, source: LogSource, batch: FittedBatch) => {
     const lines = batch.records.map((record) => recordLine(record, source));
+    // Before the commit: a query must not be planned without a filter these rows need.
+    options.presentRecords?.beforeCommit(
+      source.name,
+      batch.type,
+      batch.changesSchema,
+      batch.records.map((record) => record.metadata),
+    );
     await insertBatch(state.connection, source, lines, {
       ...batchFiles,
       alterTo: batch.changesSchema ? batch.type : undefined,
@@ -194,6 +207,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
       if (!inMemory && options.tempDir === undefined) await removeLeftoverBatches(batchFiles);
       const connection = await db.connect();
       const types = await ensureLogTables(connection, options.sources);
+      for (const [table, type] of types) await options.presentRecords?.seed(connection, table, type);
       const journal = inMemory ? undefined : await openIngestJournal(`${db.path}.journal`);
       const state = { connection, types, journal };
       if (db.walSetAside) {

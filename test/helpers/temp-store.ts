@@ -2,6 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
+import type { QueryEngine } from '../../src/engines/query-engine.js';
+import { queriesDir } from '../../src/paths.js';
 import { type Database, openDatabase } from '../../src/storage/database.js';
 import { createLogWriter, type LogWriter, type LogWriterOptions } from '../../src/storage/log-writer.js';
 import { logSources } from './shipped-sources.js';
@@ -38,4 +41,19 @@ export async function openTempStore(
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** An engine over a temp store's log tables, as the server makes one, with no saved queries. */
+export function storeEngine(
+  store: TempStore,
+  options: Partial<Parameters<typeof createDuckDbEngine>[0]> = {},
+): Promise<QueryEngine> {
+  return createDuckDbEngine({
+    database: store.db,
+    sources: logSources,
+    queries: [],
+    queriesDir,
+    timeoutMs: 10_000,
+    ...options,
+  });
 }

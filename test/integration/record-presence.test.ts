@@ -1,10 +1,8 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
 import type { QueryEngine } from '../../src/engines/query-engine.js';
-import { queriesDir } from '../../src/paths.js';
-import { logSources } from '../helpers/shipped-sources.js';
-import { openTempStore, type TempStore } from '../helpers/temp-store.js';
+import { plainRows } from '../helpers/plain-rows.js';
+import { openTempStore, storeEngine, type TempStore } from '../helpers/temp-store.js';
 
 // Which rows a JOIN UNNEST over an edge log's records keeps when a record is absent. The store
 // holds each record as a STRUCT that is NULL when absent; the expected rows come from plain DuckDB
@@ -50,13 +48,7 @@ beforeAll(async () => {
     'cloudflare.logs.prod',
     edge.map((row) => ({ ...row, timestamp: at, event_message: row.id, project: 'p1' })),
   );
-  engine = await createDuckDbEngine({
-    database: store.db,
-    sources: logSources,
-    queries: [],
-    queriesDir,
-    timeoutMs: 10_000,
-  });
+  engine = await storeEngine(store);
   plain = await (await DuckDBInstance.create(':memory:')).connect();
   await plain.run(`CREATE TABLE edge_logs (id VARCHAR, metadata STRUCT(
     request STRUCT(path VARCHAR, headers STRUCT(x_real_ip VARCHAR)[])[],
@@ -77,20 +69,8 @@ async function translated(sql: string) {
   return (await engine.run({ id: name, name, sql, maxRows: 1000 }, {}, { now })).rows;
 }
 
-/** The rows plain DuckDB answers over the BigQuery layout, numbers as our engine returns them. */
-async function expected(sql: string) {
-  const reader = await plain.runAndReadAll(sql);
-  return reader
-    .getRowObjectsJson()
-    .map((row) =>
-      Object.fromEntries(
-        Object.entries(row).map(([key, value]) => [
-          key,
-          typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value,
-        ]),
-      ),
-    );
-}
+/** The rows plain DuckDB answers over the BigQuery layout. */
+const expected = (sql: string) => plainRows(plain, sql);
 
 // BigQuery SQL, and the same query in DuckDB over the BigQuery layout (UNNEST as lateral joins).
 const cases: [string, string, string][] = [

@@ -83,6 +83,13 @@ export interface DuckDbEngineOptions extends EngineOptions {
    * @default the rows never change
    */
   readonly tableMark?: ((tables: readonly string[]) => string) | undefined;
+  /**
+   * Which records every row of each log table has (storage/present-records.ts): a CROSS JOIN
+   * UNNEST over one needs no filter. A translation made under another `mark()` is made again,
+   * and a run during which the mark moved is run again.
+   * @default none known (every such UNNEST filters)
+   */
+  readonly presentRecords?: { of(table: string): ReadonlySet<string>; mark(): number } | undefined;
 }
 
 const udfFiles = ['generate_timestamp_trunc_array.duckdb.sql'];
@@ -93,16 +100,34 @@ const nowName = nowParameter.slice(1);
 /** The embedded engine: saved BigQuery SQL translated to DuckDB and run on the local store. */
 export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<QueryEngine> {
   const setup = await options.database.connect();
+  const present = options.presentRecords;
+  // The present-records mark each translation was made under, read before the tables were.
+  const marks = new WeakMap<Translation, number>();
+  const marked = (translation: Translation, mark: number | undefined) => {
+    if (mark !== undefined) marks.set(translation, mark);
+    return translation;
+  };
+  /** The translation if made under the present mark, else undefined: it must be made again. */
+  const current = (translation: Translation | undefined) =>
+    translation && (present === undefined || marks.get(translation) === present.mark())
+      ? translation
+      : undefined;
   // Each saved query is translated against the tables as the store has them when it loads.
-  const translate = async (sql: string) =>
-    translateToDuckDb(sql, { tables: await readTableSchemas(setup, options.sources) });
+  const translate = async (sql: string) => {
+    const mark = present?.mark();
+    const tables = await readTableSchemas(setup, options.sources, present?.of);
+    return marked(translateToDuckDb(sql, { tables }), mark);
+  };
   let translations: PlanCache<Translation>;
   try {
     // BigQuery sorts NULLs first ascending and last descending; DuckDB's default puts them last
     // both ways. Set for the whole database so ORDER BY anywhere (windows, aggregates) agrees.
     await setup.run(`SET GLOBAL default_null_order = 'nulls_first_on_asc_last_on_desc'`);
-    const tables = await readTableSchemas(setup, options.sources);
-    translations = createPlanCache(options.queries, (query) => translateToDuckDb(query.sql, { tables }));
+    const mark = present?.mark();
+    const tables = await readTableSchemas(setup, options.sources, present?.of);
+    translations = createPlanCache(options.queries, (query) =>
+      marked(translateToDuckDb(query.sql, { tables }), mark),
+    );
     for (const file of udfFiles) await setup.run(readFileSync(join(options.queriesDir, 'udf', file), 'utf8'));
     for (const query of options.queries) await assertBinds(setup, query, translations.get(query));
     if (options.lockdown) await lockDownDuckDb(setup, options.lockdown);
@@ -131,7 +156,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       : 'repeated';
 
   async function translationOf(query: SavedQuery): Promise<Translation> {
-    return translations.get(query) ?? translations.keep(query, await translate(query.sql));
+    return current(translations.get(query)) ?? translations.keep(query, await translate(query.sql));
   }
 
   /**
@@ -145,11 +170,27 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     runOptions: RunOptions,
   ): Promise<QueryResult> {
     try {
-      return await runOnce(query, params, runOptions);
+      return await runCurrent(query, params, runOptions);
     } catch (error) {
       if (query.callerLineOffset !== undefined || !isOutOfMemory(error) || !memoryCeiling) throw error;
       if ((await memoryCeiling.stopAll()) === 0) throw error;
-      return runOnce(query, params, runOptions);
+      return runCurrent(query, params, runOptions);
+    }
+  }
+
+  /**
+   * Runs again when, during the run, a record its translation took as one every row has turned
+   * out to be absent from a row about to be committed (the mark moves before the commit): the
+   * rows read may include that one. Marks move rarely, each record path at most once.
+   */
+  async function runCurrent(
+    query: SavedQuery,
+    params: ParameterValues,
+    runOptions: RunOptions,
+  ): Promise<QueryResult> {
+    for (;;) {
+      const { result, translation } = await runOnce(query, params, runOptions);
+      if (current(translation)) return result;
     }
   }
 
@@ -157,9 +198,9 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     query: SavedQuery,
     params: ParameterValues,
     runOptions: RunOptions,
-  ): Promise<QueryResult> {
+  ): Promise<{ result: QueryResult; translation: Translation }> {
     // No await when the translation is at hand: the call's deadline starts at once.
-    const translation = translations.get(query) ?? (await callerPlaced(query, translationOf(query)));
+    const translation = current(translations.get(query)) ?? (await callerPlaced(query, translationOf(query)));
     // The deadline starts when the call asks for a connection: waiting for one counts.
     const deadline = startDeadline(options.timeoutMs, runOptions, timers);
     let lease: PoolLease<Connection> | undefined;
@@ -187,7 +228,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       bindAll(prepared, query, translation, params, runOptions.now);
       // One row past the bound says whether the result was cut at it.
       const reader = await prepared.streamAndReadUntil(query.maxRows + 1);
-      return decodeRows(reader, query.maxRows, wireOf(translation));
+      return { result: decodeRows(reader, query.maxRows, wireOf(translation)), translation };
     } catch (error) {
       if (stoppedFor) {
         const why =
@@ -401,7 +442,7 @@ async function openConnections(
   const opened: Connection[] = [];
   for (let i = 0; i < size; i++) {
     const connection = await database.connect();
-    const statements = new Map<string, { statement: DuckDBPreparedStatement; mark: string }>();
+    const statements = new Map<string, { statement: DuckDBPreparedStatement; mark: string; sql: string }>();
     opened.push({
       connection,
       statements: () => statements.size,
@@ -413,11 +454,12 @@ async function openConnections(
           }
         }
         const held = statements.get(key);
-        if (held?.mark === mark) return held.statement;
-        // Prepared over rows since changed: its plan may rest on statistics no longer true.
+        if (held?.mark === mark && held.sql === sql) return held.statement;
+        // Prepared over rows since changed (its plan may rest on statistics no longer true), or
+        // translated again (see presentRecords).
         held?.statement.destroySync();
         const statement = await connection.prepare(sql);
-        statements.set(key, { statement, mark });
+        statements.set(key, { statement, mark, sql });
         return statement;
       },
     });

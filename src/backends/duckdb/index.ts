@@ -12,6 +12,7 @@ import { translateToDuckDb } from '../../sql/translate.js';
 import { openDatabase } from '../../storage/database.js';
 import { ensureLogTables } from '../../storage/log-tables.js';
 import { createLogWriter } from '../../storage/log-writer.js';
+import { createPresentRecords } from '../../storage/present-records.js';
 import { startRetention } from '../../storage/retention.js';
 import { retentionPolicy } from '../../storage/retention-policy.js';
 import { createTableWriter, type TableWriter } from '../../storage/table-writer.js';
@@ -197,6 +198,7 @@ async function openStore(
     // the statements reading one again after a write to it (see DuckDbEngineOptions.tableMark).
     const tableWrites = new Map<string, number>();
     const written = (name: string) => tableWrites.set(name, (tableWrites.get(name) ?? 0) + 1);
+    const presentRecords = createPresentRecords();
     const writer = createLogWriter(database, {
       tempDir: parts.batchDir,
       now,
@@ -211,6 +213,7 @@ async function openStore(
       runAlone: parts.hooks.runAlone,
       aloneAboveBytes: Math.floor(settings.duckdbMemoryLimitBytes / 8),
       onCommitted: written,
+      presentRecords,
       sources,
     });
     closers.push(() => writer.close());
@@ -254,6 +257,7 @@ async function openStore(
       // and the statement, or the checkpoint after it, runs out of memory instead.
       lockdown: { allowedDirectories: [`${parts.batchDir}/`, `${parts.path}.tmp/`] },
       tableMark: (names) => names.map((name) => tableWrites.get(name) ?? 0).join(','),
+      presentRecords,
     });
     closers.push(() => engine.close());
     const tableWriter = await createTableWriter(database, tables, {

@@ -19,6 +19,7 @@ export interface QueryableTable {
 export async function readTableSchemas(
   connection: DuckDBConnection,
   tables: readonly QueryableTable[],
+  presentRecords?: (table: string) => ReadonlySet<string>,
 ): Promise<TableSchema[]> {
   const schemas: TableSchema[] = [];
   for (const table of tables) {
@@ -28,21 +29,27 @@ export async function readTableSchemas(
     } catch {
       continue;
     }
+    const present = presentRecords?.(table.name);
     const columns = Object.fromEntries(
-      result.columnNames().map((name, i) => [name, sqlType(result.columnType(i))]),
+      result.columnNames().map((name, i) => [name, sqlType(result.columnType(i), name, present)]),
     );
     schemas.push({ name: table.name, aliases: table.aliases, tableSuffix: table.tableSuffix, columns });
   }
   return schemas;
 }
 
-function sqlType(type: DuckDBType): SqlType {
+/** A column's type; a record at `path` that every row has (of `present`) is marked so. */
+function sqlType(type: DuckDBType, path?: string, present?: ReadonlySet<string>): SqlType {
   switch (type.typeId) {
     case DuckDBTypeId.STRUCT:
       return {
         struct: Object.fromEntries(
-          type.entryNames.map((name, i) => [name, sqlType(type.entryTypes[i] as DuckDBType)]),
+          type.entryNames.map((name, i) => [
+            name,
+            sqlType(type.entryTypes[i] as DuckDBType, path && `${path}.${name}`, present),
+          ]),
         ),
+        ...(path !== undefined && present?.has(path) ? { present: true } : {}),
       };
     case DuckDBTypeId.LIST:
       return { list: sqlType(type.valueType) };

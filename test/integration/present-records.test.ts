@@ -1,0 +1,178 @@
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readTableSchemas } from '../../src/backends/duckdb/table-schemas.js';
+import type { QueryEngine } from '../../src/engines/query-engine.js';
+import { translateToDuckDb } from '../../src/sql/translate.js';
+import { createLogWriter } from '../../src/storage/log-writer.js';
+import { createPresentRecords, type PresentRecordsKeeper } from '../../src/storage/present-records.js';
+import { plainRows } from '../helpers/plain-rows.js';
+import { logSources } from '../helpers/shipped-sources.js';
+import { openTempStore, storeEngine, type TempStore } from '../helpers/temp-store.js';
+
+// A CROSS JOIN UNNEST over a record every stored row has needs no filter: the store learns which
+// records those are (present-records.ts) and the translation leaves the filter out. Whatever it
+// leaves out, the rows must stay BigQuery's: expected rows come from plain DuckDB over the same
+// events laid out as BigQuery holds them (each record a repeated field, an absent one `[]`).
+const edge = 'cloudflare.logs.prod';
+const now = new Date('2026-03-10T12:00:00Z');
+const at = '2026-03-10T10:00:00Z';
+const paths = ['metadata', 'metadata.request', 'metadata.request.headers', 'metadata.response'];
+
+interface Event {
+  readonly id: string;
+  readonly path?: string;
+  readonly status?: number;
+  readonly ip?: string;
+}
+
+/** An edge event with the records its fields ask for: no `status`, no response record. */
+function edgeEvent({ id, path = '/rest/v1/a', status, ip = '1' }: Event) {
+  return {
+    id,
+    timestamp: at,
+    event_message: id,
+    project: 'p1',
+    metadata: {
+      request: { path, headers: { x_real_ip: ip } },
+      ...(status === undefined ? {} : { response: { status_code: status } }),
+    },
+  };
+}
+
+function bigQueryRow({ id, path = '/rest/v1/a', status, ip = '1' }: Event): string {
+  const response = status === undefined ? '[]' : `[{'status_code': ${status}}]`;
+  return `('${id}', [{'request': [{'path': '${path}', 'headers': [{'x_real_ip': '${ip}'}]}], 'response': ${response}}])`;
+}
+
+let store: TempStore;
+let present: PresentRecordsKeeper;
+let engine: QueryEngine;
+let plain: Awaited<ReturnType<DuckDBInstance['connect']>>;
+let calls = 0;
+
+async function ingest(events: Event[]) {
+  await store.writer.write(edge, events.map(edgeEvent));
+  await plain.run(`INSERT INTO edge_logs VALUES ${events.map(bigQueryRow).join(', ')}`);
+}
+
+/** The record paths no stored row lacks, as plain DuckDB counts them over the store. */
+async function presentByCount(): Promise<string[]> {
+  const counts = paths.map((path, i) => `count(*) FILTER (WHERE ${path} IS NULL) AS "${i}"`);
+  const row = (
+    await store.connection.runAndReadAll(`SELECT ${counts.join(', ')} FROM "${edge}"`)
+  ).getRows()[0];
+  return paths.filter((_, i) => Number(row?.[i]) === 0);
+}
+
+async function served(sql: string) {
+  calls += 1;
+  return (
+    await engine.run({ id: `present-${calls}`, name: `present-${calls}`, sql, maxRows: 1000 }, {}, { now })
+  ).rows;
+}
+
+const expected = (sql: string) => plainRows(plain, sql);
+
+// BigQuery SQL, and the same in DuckDB over the BigQuery layout.
+const queries: [string, string, string][] = [
+  [
+    'counts the rows with a request and a response',
+    `select count(*) as n from edge_logs cross join unnest(metadata) as m cross join unnest(m.request) as q
+      cross join unnest(q.headers) as h cross join unnest(m.response) as r`,
+    `select count(*) as n from edge_logs, unnest(metadata) as u(m), unnest(m.request) as v(q), unnest(q.headers) as w(h),
+      unnest(m.response) as x(r)`,
+  ],
+  [
+    'drops the rows a LEFT JOIN fills with NULLs when their record is then unnested',
+    `select a.id as id from edge_logs a left join edge_logs b on b.id = concat(a.id, '-twin')
+      cross join unnest(b.metadata) as m cross join unnest(m.request) as q order by id`,
+    `select a.id as id from edge_logs a left join edge_logs b on b.id = concat(a.id, '-twin'),
+      unnest(b.metadata) as u(m), unnest(m.request) as v(q) order by id`,
+  ],
+  [
+    'drops the rows of a parenthesized LEFT JOIN that matched nothing when their record is then unnested',
+    `select a.id as id from edge_logs a left join (edge_logs b cross join unnest(b.metadata) as bm)
+      on b.id = concat(a.id, '-twin') cross join unnest(bm.request) as q order by id`,
+    `select a.id as id from edge_logs a left join (select b.id as bid, bm from edge_logs b, unnest(b.metadata) as u(bm)) on bid = concat(a.id, '-twin'),
+      unnest(bm.request) as v(q) order by id`,
+  ],
+];
+
+beforeAll(async () => {
+  present = createPresentRecords();
+  store = await openTempStore('querygate-present-', { presentRecords: present });
+  engine = await storeEngine(store, { presentRecords: present });
+  plain = await (await DuckDBInstance.create(':memory:')).connect();
+  await plain.run(`CREATE TABLE edge_logs (id VARCHAR, metadata STRUCT(
+    request STRUCT(path VARCHAR, headers STRUCT(x_real_ip VARCHAR)[])[],
+    response STRUCT(status_code BIGINT)[])[])`);
+  await ingest([
+    { id: 'e1', status: 200 },
+    { id: 'e2', status: 500, path: '/auth/v1/token' },
+    { id: 'e1-twin', status: 201 },
+  ]);
+});
+
+afterAll(async () => {
+  plain?.closeSync();
+  await engine?.close();
+  await store?.close();
+});
+
+describe('records every stored row has', () => {
+  it('are known after each batch as plain DuckDB counts them, and leave once a row lacks one', async () => {
+    expect([...present.of(edge)].filter((path) => paths.includes(path)).sort()).toEqual(
+      await presentByCount(),
+    );
+    expect(present.of(edge).has('metadata.response')).toBe(true);
+    const mark = present.mark();
+    await ingest([{ id: 'e3' }]);
+    expect(present.mark()).not.toBe(mark);
+    expect([...present.of(edge)].filter((path) => paths.includes(path)).sort()).toEqual(
+      await presentByCount(),
+    );
+    expect(present.of(edge).has('metadata.response')).toBe(false);
+  });
+
+  it('are read again at open from the statistics DuckDB keeps', async () => {
+    const reopened = createPresentRecords();
+    const writer = createLogWriter(store.db, { sources: logSources, presentRecords: reopened });
+    await writer.ready();
+    // The writer is not closed: a second one on the store would checkpoint under the first.
+    expect([...reopened.of(edge)].filter((path) => paths.includes(path)).sort()).toEqual(
+      await presentByCount(),
+    );
+  });
+
+  it('leave the filter out of the translation, and keep it for one some row lacks', async () => {
+    const tables = await readTableSchemas(store.connection, logSources, present.of);
+    const sql = (record: string) =>
+      translateToDuckDb(
+        `select id from edge_logs cross join unnest(metadata) as m cross join unnest(m.${record}) as r`,
+        {
+          tables,
+        },
+      ).sql;
+    expect(sql('request')).not.toMatch(/IS (NOT )?NULL/);
+    expect(sql('response')).toMatch(/"response" IS NOT NULL/);
+  });
+
+  it('never take a field a schema change adds to a table with rows as present', async () => {
+    await store.writer.write(edge, [
+      {
+        ...edgeEvent({ id: 'e4', status: 200 }),
+        metadata: { ...edgeEvent({ id: 'e4', status: 200 }).metadata, cf: { colo: 'AMS' } },
+      },
+    ]);
+    await plain.run(`INSERT INTO edge_logs VALUES ${bigQueryRow({ id: 'e4', status: 200 })}`);
+    expect(present.of(edge).has('metadata.cf')).toBe(false);
+  });
+
+  for (const [behaviour, bigQuery, duckDb] of queries) {
+    it(`${behaviour}, as BigQuery does`, async () => {
+      const want = await expected(duckDb);
+      expect(want.length).toBeGreaterThan(0);
+      expect(await served(bigQuery)).toEqual(want);
+    });
+  }
+});
