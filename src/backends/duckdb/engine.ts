@@ -187,6 +187,11 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       bindAll(prepared, query, translation, params, runOptions.now);
       // One row past the bound says whether the result was cut at it.
       const reader = await prepared.streamAndReadUntil(query.maxRows + 1);
+      // A stream DuckDB stops (an interrupt, or any error once its first rows are out) ends in
+      // @duckdb/node-api as one that ran out of rows: its fetch_chunk answers null for both. So
+      // rows read once a stop was asked for may be only some of them (a UNION ALL of two rows
+      // answered one): such a run is answered as stopped, below, never as a result.
+      if (stoppedFor || deadline.signal.aborted) throw new Error('stopped while its rows were read');
       return decodeRows(reader, query.maxRows, wireOf(translation));
     } catch (error) {
       if (stoppedFor) {

@@ -1,0 +1,105 @@
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageRoot } from '../../src/paths.js';
+import { type QuerygateUnderTest, startQuerygateUnderTest } from '../helpers/querygate-server.js';
+
+/**
+ * A query stopped while its rows stream out of DuckDB. @duckdb/node-api ends such a stream as
+ * one that ran out of rows (its fetch_chunk answers null for an interrupt as for the end), so
+ * the rows read until then passed for the whole result: a UNION ALL of two rows was answered
+ * with one while the ad-hoc lane's memory ceiling was stopping queries. Here each stop lands
+ * mid-stream: DuckDB hands over the first rows of 5,000,000 (a cross join of two GENERATE_ARRAYs)
+ * within some 5 ms and the rest over 0.5-2 s, while the ceiling (1 MiB, below any process) stops
+ * a caller's query at its first reading (25 ms) and the 150 ms deadline stops a saved one.
+ * Without the engine's check each answered 200 with 0 to 944,128 of the rows (6 of 6 runs).
+ */
+
+const rowCount = 5_000_000;
+const streamedSql = `select x * 5000 + y as a
+from unnest(generate_array(0, 999)) as x cross join unnest(generate_array(1, 5000)) as y`;
+
+const endpointYaml = (name: string, id: string, sandboxed: boolean) => `name: ${name}
+id: ${id}
+description: Five million numbered rows, read as a stream.
+maxRows: ${2 * rowCount}
+cacheSeconds: 0
+warmSeconds: null
+sandboxed: ${sandboxed}
+parameters:
+  - { name: project, required: true, description: Project whose edge records the CTE holds. }
+columns:
+  a: { description: The number. }
+`;
+
+// A caller's SQL replaces the final SELECT; the CTE only gives both endpoints their source.
+const sandboxedSql = `with edge as (select t.id from \`cloudflare.logs.prod\` as t where t.project = @project)
+${streamedSql}
+`;
+
+let dir: string;
+let service: QuerygateUnderTest;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'querygate-stopped-stream-'));
+  const queries = join(dir, 'queries');
+  cpSync(join(packageRoot, 'examples/queries'), queries, { recursive: true });
+  writeFileSync(
+    join(queries, 'rows.caller.yaml'),
+    endpointYaml('rows.caller', '0c7d5f5e-0a1b-4c2d-8e3f-4a5b6c7d8e01', true),
+  );
+  writeFileSync(join(queries, 'rows.caller.sql'), sandboxedSql);
+  writeFileSync(
+    join(queries, 'rows.saved.yaml'),
+    endpointYaml('rows.saved', '0c7d5f5e-0a1b-4c2d-8e3f-4a5b6c7d8e02', false),
+  );
+  writeFileSync(join(queries, 'rows.saved.sql'), sandboxedSql);
+  service = await startQuerygateUnderTest({
+    now: new Date('2026-05-15T12:00:00Z'),
+    environment: {
+      QUERYGATE_QUERIES_DIR: queries,
+      QUERYGATE_ADHOC_MEMORY_CEILING: '1MiB',
+      QUERYGATE_QUERY_TIMEOUT_MS: '150',
+    },
+  });
+});
+
+afterAll(async () => {
+  await service?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a query stopped while its rows stream out', () => {
+  it('answers 400 SANDBOX_TOO_EXPENSIVE when the memory ceiling stops a caller query, never 200 with some rows', async () => {
+    for (let run = 0; run < 3; run++) {
+      // The ceiling stops no second query within 250 ms of a stop; the deadline would come first.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const { status, body } = await service.get('/api/endpoints/query/rows.caller', {
+        project: 'shop',
+        sql: streamedSql,
+      });
+      const answer = body as { result?: unknown[]; error?: { code: string; message: string } };
+      expect({ status, rows: answer.result?.length }).not.toMatchObject({ status: 200 });
+      expect(status).toBe(400);
+      expect(answer.error).toMatchObject({
+        code: 'SANDBOX_TOO_EXPENSIVE',
+        message:
+          'rows.caller: sql took the server past 1 MiB of memory and was stopped; narrow it (a time range, a LIMIT, fewer joins)',
+      });
+    }
+  });
+
+  it('answers 504 ENGINE_TIMEOUT when the deadline stops a saved query, never 200 with some rows', async () => {
+    for (let run = 0; run < 3; run++) {
+      const { status, body } = await service.get('/api/endpoints/query/rows.saved', { project: 'shop' });
+      const answer = body as { result?: unknown[]; error?: { code: string; message: string } };
+      expect({ status, rows: answer.result?.length }).not.toMatchObject({ status: 200 });
+      expect(status, JSON.stringify(body)).toBe(504);
+      expect(answer.error).toMatchObject({
+        code: 'ENGINE_TIMEOUT',
+        message: 'rows.saved did not finish within 150 ms',
+      });
+    }
+  });
+});
