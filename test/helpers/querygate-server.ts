@@ -54,7 +54,14 @@ export interface HttpResult {
 /** A key of at least 16 characters, as the configuration requires. */
 export const testApiKey = 'querygate-test-key-0123456789';
 
-/** The configuration of a server under test: port 0, no demo data, `testApiKey`, silent. */
+/**
+ * The configuration of a server under test: port 0, no demo data, `testApiKey`, silent, and the
+ * ad-hoc lane's memory ceiling at 4 GiB. The ceiling reads the resident memory of the whole
+ * process, and test files may share one (vitest's `isolate: false`): at its default 512 MiB it
+ * stopped the Logs Explorer's queries of later files for memory earlier files held (400s, and
+ * before the engine checked its streams, 200s with some of the rows). 4 GiB still stops a
+ * runaway attack query; tests of the ceiling set their own.
+ */
 export function testConfig(dataDir: string, environment: Readonly<Record<string, string>> = {}) {
   return loadConfig({
     PORT: '0',
@@ -63,6 +70,7 @@ export function testConfig(dataDir: string, environment: Readonly<Record<string,
     QUERYGATE_DEMO: '0',
     QUERYGATE_API_KEYS: testApiKey,
     LOG_LEVEL: 'silent',
+    QUERYGATE_ADHOC_MEMORY_CEILING: '4GiB',
     ...environment,
   });
 }

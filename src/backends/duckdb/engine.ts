@@ -8,6 +8,7 @@ import {
   type DuckDBPreparedStatement,
   DuckDBTimestampValue,
   type DuckDBType,
+  ResultReturnType,
   TIMESTAMP,
   VARCHAR,
 } from '@duckdb/node-api';
@@ -228,6 +229,16 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       bindAll(prepared, query, translation, params, runOptions.now);
       // One row past the bound says whether the result was cut at it.
       const reader = await prepared.streamAndReadUntil(query.maxRows + 1);
+      // A stream DuckDB stops (an interrupt, or any error once its first rows are out) ends in
+      // @duckdb/node-api as one that ran out of rows: its fetch_chunk answers null for both, and
+      // only the result's return type, INVALID once DuckDB holds an error for it, tells them
+      // apart (the error's text is not passed on). The rows read are then some of them at most
+      // (a UNION ALL of two rows answered one): such a run is answered as stopped or failed,
+      // below, never as a result; so is any run a stop was asked for.
+      if (stoppedFor || deadline.signal.aborted || reader.returnType === ResultReturnType.INVALID)
+        throw new Error(
+          `its rows ended early on an error the DuckDB client does not pass on (after ${reader.currentRowCount} rows)`,
+        );
       return { result: decodeRows(reader, query.maxRows, wireOf(translation)), translation };
     } catch (error) {
       if (stoppedFor) {
