@@ -497,8 +497,11 @@ const duckDbValueFault: ValueFaultOf = (error) => {
  * Whether a saved query failed for want of DuckDB's memory: its ENGINE_ERROR carries DuckDB's
  * `Out of Memory Error: failed to allocate ...`.
  */
+/** DuckDB's out of memory, or a stream ended on an error the client hides, which may be one. */
 function isOutOfMemory(error: unknown): boolean {
-  return /Out of Memory Error/i.test((error as Error | undefined)?.message ?? '');
+  return /Out of Memory Error|rows ended early on an error/i.test(
+    (error as Error | undefined)?.message ?? '',
+  );
 }
 
 /** DuckDB's words for a caller's query it cannot bind or run, and for one past its memory. */
