@@ -94,9 +94,11 @@ export function orderItemSql(item: OrderByExpr, context: TranslationContext, out
   const sql =
     name === undefined || output === undefined
       ? context.expr(item.expr)
-      : output.explicit
-        ? quoteIdent(name)
-        : context.expr(output.expr);
+      : output.sortsAs
+        ? output.sortsAs
+        : output.explicit
+          ? quoteIdent(name)
+          : context.expr(output.expr);
   return `${sql}${direction}${nulls}`;
 }
 
@@ -131,7 +133,9 @@ function setExpression(
         scope: left.scope,
         columns: left.columns,
         // After a set operation ORDER BY can only name the result's columns, never an expression.
-        outputs: new Map([...left.outputs].map(([name, output]) => [name, { ...output, explicit: true }])),
+        outputs: new Map(
+          [...left.outputs].map(([name, output]) => [name, { expr: output.expr, explicit: true }]),
+        ),
       };
     }
     default:

@@ -4,6 +4,7 @@ import { fromClauseSql } from './from-clause.js';
 import { windowSql } from './function-call.js';
 import { bareName } from './names.js';
 import { nullRejectedPaths, presenceSql } from './record-presence.js';
+import { withSortColumns } from './sort-column.js';
 import { quoteIdent } from './table-schema.js';
 import { indent, type OutputNames, type TranslationContext } from './translation-context.js';
 import type { Column, Columns, Scope } from './unnest-scope.js';
@@ -26,7 +27,7 @@ export function selectSql(
   // A value table's fields are no columns of its one column: ORDER BY reads their expressions.
   const outputs: OutputNames = select.value_table_mode
     ? new Map([...named].map(([name, output]) => [name, { ...output, explicit: false }]))
-    : named;
+    : withSortColumns(select, named, context);
   const columns: Columns = new Map();
   let allKnown = true;
   // BigQuery names the columns of unaliased expressions f0_, f1_, ... in the order they come.

@@ -14,7 +14,15 @@ export interface QuerySql {
  * The names a SELECT list gives its columns (lower case): explicit aliases, and the implicit ones
  * BigQuery gives a path (`p.user_name` is `user_name`); an explicit alias wins.
  */
-export type OutputNames = ReadonlyMap<string, { readonly expr: Expr; readonly explicit: boolean }>;
+export type OutputNames = ReadonlyMap<
+  string,
+  {
+    readonly expr: Expr;
+    readonly explicit: boolean;
+    /** A column of the SELECT's rows that sorts as this output does, for ORDER BY (sort-column.ts). */
+    readonly sortsAs?: string | undefined;
+  }
+>;
 
 /**
  * One statement's translation as each room of the translator sees it, bound to the scope being
