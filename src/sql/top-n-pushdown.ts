@@ -13,7 +13,7 @@ import { compoundParts } from './ast.js';
 import { type Ast, variant, visitNodes } from './bigquery-ast.js';
 import { aggregateRules, windowOnly } from './rules/aggregate.js';
 import { findTable } from './table-names.js';
-import { isStructSqlType, type SqlType, type TableSchema } from './table-schema.js';
+import { isListSqlType, isStructSqlType, type SqlType, type TableSchema } from './table-schema.js';
 
 /**
  * `ORDER BY k LIMIT n` taken closer to the rows it picks from, where that provably gives a row set
@@ -406,7 +406,8 @@ function groupedJoin(join: Join, statement: Statement): GroupedJoin | undefined 
  */
 function fromNames(select: Select, statement: Statement): Set<string> | undefined {
   const names = new Set<string>();
-  const addFields = (type: SqlType | undefined) => {
+  const addFields = (type: SqlType | undefined): void => {
+    if (isListSqlType(type)) addFields(type.list);
     if (!isStructSqlType(type)) return;
     for (const [field, fieldType] of Object.entries(type.struct)) {
       names.add(lower(field));
@@ -465,7 +466,7 @@ function rowWise(nodes: readonly (Expr | SelectItem)[]): boolean {
     if (node.Subquery || node.Exists || node.InSubquery) rowWise = false;
     const call = node.Function;
     const name = call && lower(call.name.at(-1)?.Identifier?.value ?? '');
-    if (call && (call.over || name in aggregateRules || windowOnly.has(name))) rowWise = false;
+    if (call && (call.over || Object.hasOwn(aggregateRules, name) || windowOnly.has(name))) rowWise = false;
   });
   return rowWise;
 }
