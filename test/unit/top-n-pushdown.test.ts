@@ -228,6 +228,14 @@ describe('ORDER BY ... LIMIT into the branches of a UNION ALL', () => {
     );
   });
 
+  it('answers the rows plain DuckDB answers when the union is a subquery in FROM', async () => {
+    const union = 'SELECT id, timestamp FROM requests UNION ALL SELECT id, timestamp FROM other';
+    const query = `SELECT id, timestamp AS seen FROM (${union}) ORDER BY seen DESC, id LIMIT 5`;
+    const sql = translated(query);
+    expect(limits(sql)).toBe(4);
+    expect(await rows(sql)).toEqual(await rows(query));
+  });
+
   it.each([
     [
       'the CTE is read twice',
