@@ -119,7 +119,14 @@ function setExpression(
       return atNode(node, () => selectSql(node, context));
     case 'Query': {
       const inner = context.queryWithColumns(node);
-      return { sql: `(${inner.sql})`, scope: context.scope, columns: inner.columns, outputs: new Map() };
+      // `(SELECT ... LIMIT 50) UNION ALL ... ORDER BY timestamp`: ORDER BY names its columns.
+      const outputs = new Map(
+        [...(inner.columns?.values() ?? [])].map((column) => [
+          column.name.toLowerCase(),
+          { expr: { Identifier: { value: column.name } }, explicit: true },
+        ]),
+      );
+      return { sql: `(${inner.sql})`, scope: context.scope, columns: inner.columns, outputs };
     }
     case 'SetOperation': {
       const quantifier =

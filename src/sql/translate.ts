@@ -6,6 +6,7 @@ import { nowParameter } from './function-rules.js';
 import { resolveName } from './names.js';
 import { orderItemSql, querySql } from './query-sql.js';
 import { type TableSchema, unknownType } from './table-schema.js';
+import { pushTopN } from './top-n-pushdown.js';
 import { indent, type TranslationContext } from './translation-context.js';
 import { Scope } from './unnest-scope.js';
 import { atNode } from './unsupported.js';
@@ -52,8 +53,10 @@ export function translateStatement(query: Query, options: TranslateOptions): Tra
   }
   const tablesRead = new Set<string>();
   const context = translationContext(tables, tablesRead, new CteScopes(), new Scope());
+  // ORDER BY ... LIMIT taken closer to the rows it picks from, where that is exact.
+  const pushed = pushTopN(query, tables);
   const { result, uses } = context.ctes.tracingUse(() =>
-    atNode(query, () => context.queryWithColumns(refuseValueTable(query, 'the whole query'))),
+    atNode(query, () => context.queryWithColumns(refuseValueTable(pushed, 'the whole query'))),
   );
   // The parameters of the text printed, not of the query parsed: a CTE nothing reads is dropped
   // with its parameters, and DuckDB refuses to bind a parameter its statement does not have.
