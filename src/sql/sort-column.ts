@@ -47,7 +47,7 @@ function ordersByRows(select: Select): boolean {
  */
 function castColumn(node: Ast, context: TranslationContext): string | undefined {
   const cast = node.Cast;
-  if (!cast || cast.kind !== 'Cast' || cast.format || cast.array) return undefined;
+  if (cast?.kind !== 'Cast' || cast.format || cast.array) return undefined;
   const [target] = typeof cast.data_type === 'string' ? [cast.data_type] : variant(cast.data_type);
   if (target !== 'Datetime' && target !== 'Timestamp') return undefined;
   const column = cast.expr as Expr;
