@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readdir, rm, writeFile } from 'node:fs/promises';
+import { readdir, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -416,7 +416,8 @@ async function insertBatch(
   } finally {
     // The events are stored (or not) by now: a batch file that cannot be removed must not turn
     // a commit into a failure. Leftovers are removed at the next start.
-    await rm(file, { force: true }).catch(() => undefined);
+    // unlink, not rm: rm first lstats the path, for every batch.
+    await unlink(file).catch(() => undefined);
   }
 }
 

@@ -213,17 +213,23 @@ export function reconcileMetadata(
   memo: TypeMemo = createTypeMemo(),
 ): ReconciledMetadata {
   if (metadata === null || metadata === undefined) return { value: null, type, extra: noExtra };
-  const extra = new Map<string, unknown>();
+  // Keyed by path (`metadata.…`, never `__proto__`); a plain object costs less than a Map per event.
+  const extra: Record<string, unknown> = {};
   const room: Room = { fields: limits.maxFields - countFields(type, memo), maxDepth: limits.maxDepth, memo };
   const fitted = fitStruct(metadata, type, column, extra, room, 1);
   return {
     value: fitted.value,
     type: fitted.type,
-    extra: extra.size > 0 ? Object.fromEntries(extra) : noExtra,
+    extra: hasKeys(extra) ? extra : noExtra,
   };
 }
 
 const noExtra: Readonly<Record<string, unknown>> = Object.freeze({});
+
+function hasKeys(record: Readonly<Record<string, unknown>>): boolean {
+  for (const _ in record) return true;
+  return false;
+}
 
 /** What is left of the limits while one value is fitted: new fields spend `fields`. */
 interface Room {
@@ -268,7 +274,7 @@ function fitValue(
   value: unknown,
   type: FieldType | undefined,
   path: string,
-  extra: Map<string, unknown>,
+  extra: Record<string, unknown>,
   room: Room,
   depth: number,
 ): Fitted<FieldType | undefined, unknown> {
@@ -300,13 +306,13 @@ function fitValue(
   } else if (fitsScalar(value, target)) {
     return { value, type: target };
   }
-  extra.set(path, value);
+  extra[path] = value;
   return { value: null, type: target };
 }
 
 /** A new field that does not fit the limits: its whole value is kept in `extra`, no type added. */
-function overflow(value: unknown, path: string, extra: Map<string, unknown>): Fitted<undefined, null> {
-  extra.set(path, value);
+function overflow(value: unknown, path: string, extra: Record<string, unknown>): Fitted<undefined, null> {
+  extra[path] = value;
   return { value: null, type: undefined };
 }
 
@@ -327,7 +333,7 @@ function fitStruct(
   value: Readonly<Record<string, unknown>>,
   type: StructType,
   path: string,
-  extra: Map<string, unknown>,
+  extra: Record<string, unknown>,
   room: Room,
   depth: number,
 ): Fitted<StructType, Readonly<Record<string, unknown>>> {
@@ -349,7 +355,7 @@ function fitStruct(
     // A second spelling of a name (`Status` beside `status`) would be the same field twice.
     if (!isFieldName(key) || (fields !== undefined && Object.hasOwn(fields, name))) {
       fields ??= fieldsBefore(value, keys, i);
-      extra.set(`${path}.${key}`, child);
+      extra[`${path}.${key}`] = child;
       continue;
     }
     const current =
@@ -405,7 +411,7 @@ function fitList(
   value: readonly unknown[],
   type: { readonly list: FieldType },
   path: string,
-  extra: Map<string, unknown>,
+  extra: Record<string, unknown>,
   room: Room,
   depth: number,
 ): Fitted<FieldType, readonly unknown[]> {
