@@ -11,7 +11,7 @@ import type { LogEvent } from './log-event.js';
  * written again from here.
  *
  * Every committed batch is appended as one line and fsynced before its requests are answered:
- * the batch's records as the lines DuckDB read (log-batch.ts recordLine), so a record is
+ * the batch's records as the JSON DuckDB read (log-batch.ts batchJson), so a record is
  * serialised once. Appends, and the emptying, run one at a time in the order they were asked
  * for, so the writer can append a batch while DuckDB commits the next one. The journal is emptied
  * only right after a CHECKPOINT succeeds, when DuckDB's main file holds everything committed
@@ -23,10 +23,10 @@ import type { LogEvent } from './log-event.js';
 export interface IngestJournal {
   readonly path: string;
   /**
-   * Appends one committed batch, its records as NDJSON lines (recordLine), and waits for it to
-   * reach the disk.
+   * Appends one committed batch, its records as one JSON array (log-batch.ts batchJson), and
+   * waits for it to reach the disk.
    */
-  append(source: string, lines: readonly string[]): Promise<void>;
+  append(source: string, records: Uint8Array): Promise<void>;
   /** The batches in the journal, oldest first. A torn last line (a crash mid-append) is skipped. */
   batches(): AsyncIterable<JournalBatch>;
   /** Bytes appended since the journal was last emptied. */
@@ -51,7 +51,7 @@ type JournalEvent = [
   extra: LogEvent['extra'],
 ];
 
-/** A record as recordLine writes it. */
+/** A record as batchJson writes it. */
 interface JournalRecord {
   readonly id: string;
   readonly timestamp: string;
@@ -61,6 +61,8 @@ interface JournalRecord {
   readonly _extra: LogEvent['extra'] | null;
 }
 
+const lineEnd = Buffer.from('}\n');
+
 /** Opens (creating if needed) the journal at `path`. */
 export async function openIngestJournal(path: string): Promise<IngestJournal> {
   const handle: FileHandle = await open(path, 'a');
@@ -69,12 +71,17 @@ export async function openIngestJournal(path: string): Promise<IngestJournal> {
   const inTurn = stepsInTurn();
   return {
     path,
-    append: (source, lines) =>
+    append: (source, records) =>
       inTurn(async () => {
-        const line = `{"source":${JSON.stringify(source)},"records":[${lines.join(',')}]}\n`;
+        // The records' bytes as they are, not decoded and encoded again.
+        const line = Buffer.concat([
+          Buffer.from(`{"source":${JSON.stringify(source)},"records":`),
+          records,
+          lineEnd,
+        ]);
         await handle.appendFile(line);
         await handle.datasync();
-        bytes += Buffer.byteLength(line);
+        bytes += line.length;
       }),
     batches: () => readBatches(path),
     size: () => bytes,

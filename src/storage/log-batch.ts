@@ -1,42 +1,67 @@
 import { quoteIdent, type StructType } from '../endpoints/field-type.js';
-import { extraColumn } from '../endpoints/log-record.js';
+import type { extraColumn } from '../endpoints/log-record.js';
 import type { LogSource } from '../endpoints/sources.js';
 import type { LogEvent } from './log-event.js';
 import { logTableColumns } from './log-tables.js';
 
 /**
- * A batch of records travels to DuckDB as a newline-delimited JSON file read by `read_json`
- * with every column's type spelled out. Measured on 1000-event batches of nested edge-log
- * events (2 cores, file database, commit included) it loads 31-37k records/s; the Node appender
- * managed 2.6-2.8k row by row and 11-24k by data chunk (converting nested STRUCT values to
- * DuckDB values dominates), and `from_json` over one bound string 17-19k.
+ * A batch of records travels to DuckDB as a JSON file read by `read_json` with every column's
+ * type spelled out. Measured on 1000-event batches of nested edge-log events (2 cores, file
+ * database, commit included) it loads 31-37k records/s; the Node appender managed 2.6-2.8k row by
+ * row and 11-24k by data chunk (converting nested STRUCT values to DuckDB values dominates), and
+ * `from_json` over one bound string 17-19k.
  */
 
 export interface StoredRecord {
   readonly event: LogEvent;
   /** `metadata` fitted to the table's type (see reconcileMetadata). */
-  readonly metadata: Record<string, unknown> | null;
+  readonly metadata: Readonly<Record<string, unknown>> | null;
   readonly extra: Readonly<Record<string, unknown>>;
 }
 
 /**
- * One NDJSON line. The timestamp goes as its microseconds in decimal text, exact where a JSON
- * number would not be (beyond 2^53); DuckDB reads the text into the file's BIGINT column. Built
- * as text around each value's JSON (the same bytes as stringifying one object of these fields, in
- * this order) without copying the record into an object first: it runs for every record ingested.
- * The same line goes to DuckDB's batch file and to the ingest journal (ingest-journal.ts).
+ * The batch as one JSON array of records, the bytes DuckDB reads (insertFromJsonStatement) and
+ * the ingest journal keeps (ingest-journal.ts), so a record is serialised once. The timestamp
+ * goes as its microseconds in decimal text, exact where a JSON number would not be (beyond
+ * 2^53); DuckDB reads the text into the file's BIGINT column. The array is stringified in one
+ * call over records of one shape: measured 1.5-2x faster than stringifying each record's values
+ * and joining the text, which this replaced (it runs for every record ingested).
  */
-export function recordLine(record: StoredRecord, source: LogSource): string {
-  const { event, metadata, extra } = record;
-  const project = source.hasProject ? `,"project":${JSON.stringify(event.project)}` : '';
-  const line =
-    `{"id":${JSON.stringify(event.id)},"timestamp":"${event.timestamp}",` +
-    `"event_message":${JSON.stringify(event.eventMessage)}${project},` +
-    `"metadata":${JSON.stringify(metadata)},${extraKey}:${hasFields(extra) ? JSON.stringify(extra) : 'null'}}`;
-  return withoutLoneSurrogates(line);
+export function batchJson(records: readonly StoredRecord[], source: LogSource): Buffer {
+  const rows = source.hasProject
+    ? records.map(
+        ({ event, metadata, extra }): JsonRow => ({
+          id: event.id,
+          timestamp: String(event.timestamp),
+          event_message: event.eventMessage,
+          project: event.project,
+          metadata,
+          _extra: hasFields(extra) ? extra : null,
+        }),
+      )
+    : records.map(
+        ({ event, metadata, extra }): JsonRow => ({
+          id: event.id,
+          timestamp: String(event.timestamp),
+          event_message: event.eventMessage,
+          metadata,
+          _extra: hasFields(extra) ? extra : null,
+        }),
+      );
+  return Buffer.from(withoutLoneSurrogates(JSON.stringify(rows)));
 }
 
-const extraKey = JSON.stringify(extraColumn);
+/**
+ * A record as batchJson writes it. `_extra` is spelled as a literal (one object shape per source);
+ * the type holds it to extraColumn.
+ */
+type JsonRow = {
+  readonly id: string;
+  readonly timestamp: string;
+  readonly event_message: string;
+  readonly project?: string | null;
+  readonly metadata: Readonly<Record<string, unknown>> | null;
+} & { readonly [column in typeof extraColumn]: Readonly<Record<string, unknown>> | null };
 
 function hasFields(record: Readonly<Record<string, unknown>>): boolean {
   for (const key in record) if (Object.hasOwn(record, key)) return true;
@@ -54,15 +79,18 @@ export function withoutLoneSurrogates(json: string): string {
   return json.replace(/\\\\|\\ud[89a-f][0-9a-f]{2}/g, (match) => (match === '\\\\' ? match : '\\ufffd'));
 }
 
-/** DuckDB's default, raised when a batch holds a longer line (it refuses longer objects). */
+/** DuckDB's default, raised for a larger batch (it refuses longer objects). */
 const defaultMaximumObjectSize = 16 * 1024 * 1024;
 
-/** `INSERT ... SELECT ... FROM read_json(file)` into the source's table, columns typed as the table's. */
-export function insertFromNdjsonStatement(
+/**
+ * `INSERT ... SELECT ... FROM read_json(file)` into the source's table, columns typed as the
+ * table's, for a file of `fileBytes` written by batchJson.
+ */
+export function insertFromJsonStatement(
   source: LogSource,
   metadata: StructType,
   file: string,
-  longestLineBytes: number,
+  fileBytes: number,
 ): string {
   const columns = logTableColumns(source, metadata).map(([name]) => name);
   const fileTypes = logTableColumns(source, metadata).map(([name, type]) => {
@@ -72,10 +100,11 @@ export function insertFromNdjsonStatement(
   const selected = columns.map((name) =>
     name === 'timestamp' ? `make_timestamp(${quoteIdent(name)})` : quoteIdent(name),
   );
-  const maximumObjectSize = Math.max(defaultMaximumObjectSize, longestLineBytes + 1);
+  // No record is longer than the file.
+  const maximumObjectSize = Math.max(defaultMaximumObjectSize, fileBytes + 1);
   return (
     `INSERT INTO ${quoteIdent(source.name)} (${columns.map(quoteIdent).join(', ')}) ` +
-    `SELECT ${selected.join(', ')} FROM read_json(${sqlString(file)}, format = 'newline_delimited', ` +
+    `SELECT ${selected.join(', ')} FROM read_json(${sqlString(file)}, format = 'array', ` +
     `columns = {${fileTypes.join(', ')}}, maximum_object_size = ${maximumObjectSize})`
   );
 }

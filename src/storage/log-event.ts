@@ -62,10 +62,17 @@ export function toLogEvent(event: unknown, index: number, source: LogSource, now
   if (typeof event !== 'object' || event === null || Array.isArray(event)) {
     throw refuse('must be a JSON object');
   }
-  if (nestsDeeperThan(event, maxEventDepth)) {
-    throw refuse(`nests objects and arrays deeper than ${maxEventDepth} levels`);
-  }
   const fields = event as Record<string, unknown>;
+  // One walk of the event answers both questions asked of every value: does it nest too deep,
+  // and does it hold something that cannot be stored. Only a refused value is walked again, for
+  // its path.
+  let unstorable = false;
+  for (const key in fields) {
+    if (!Object.hasOwn(fields, key)) continue;
+    const found = inspect(fields[key], maxEventDepth - 1);
+    if (found === tooDeep) throw refuse(`nests objects and arrays deeper than ${maxEventDepth} levels`);
+    if (found === notStorable) unstorable = true;
+  }
   const messageField =
     fields.event_message === undefined || fields.event_message === null ? 'message' : 'event_message';
   const eventMessage = fields[messageField];
@@ -103,15 +110,20 @@ export function toLogEvent(event: unknown, index: number, source: LogSource, now
     throw refuse('metadata must be a JSON object');
   }
 
-  const unstorable = findUnstorable(metadata, 'metadata');
-  if (unstorable) throw refuseField(index, unstorable);
-
-  const extra: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(fields)) {
+  if (unstorable) {
+    const found = findUnstorable(metadata, 'metadata');
+    if (found) throw refuseField(index, found);
+  }
+  // Most events have no field beyond the columns: they share one empty `extra`.
+  let extra: Record<string, unknown> = noExtra;
+  for (const key in fields) {
+    if (!Object.hasOwn(fields, key)) continue;
+    const value = fields[key];
     if (value === null || value === undefined || key === messageField) continue;
     if (columnFields.has(key) && (key !== 'project' || source.hasProject)) continue;
-    const unstorableExtra = findUnstorable(value, key);
+    const unstorableExtra = unstorable ? findUnstorable(value, key) : undefined;
     if (unstorableExtra) throw refuseField(index, unstorableExtra);
+    if (extra === noExtra) extra = {};
     // Plain assignment of "__proto__" would set the prototype instead of keeping the field.
     if (key === '__proto__') Object.defineProperty(extra, key, { value, enumerable: true, writable: true });
     else extra[key] = value;
@@ -125,6 +137,8 @@ export function toLogEvent(event: unknown, index: number, source: LogSource, now
     extra,
   };
 }
+
+const noExtra: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /** A value that cannot be stored as sent, and where it is (`metadata.a.b[2]`). */
 interface Unstorable {
@@ -218,20 +232,39 @@ function refuseField(index: number, { field, reason }: Unstorable): QuerygateErr
   });
 }
 
-/** Whether `value` nests deeper than `levels`; stops looking there, so it never recurses deeper. */
-function nestsDeeperThan(value: unknown, levels: number): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  if (levels === 0) return true;
-  // Indexes and keys walked in place: this runs on every event, and Object.values copied each level.
+const tooDeep = 1;
+const notStorable = 2;
+
+/**
+ * What one walk of `value` finds: `tooDeep` once it nests deeper than `levels` (it stops there,
+ * so it never recurses deeper), else `notStorable` when something under it cannot be stored
+ * (findUnstorable then says what and where), else 0.
+ */
+function inspect(value: unknown, levels: number): number {
+  if (typeof value !== 'object' || value === null) {
+    return typeof value === 'string' || typeof value === 'boolean' || unstorableIn(value) === undefined
+      ? 0
+      : notStorable;
+  }
+  if (levels === 0) return tooDeep;
+  let found = 0;
+  // Indexes and keys walked in place: this runs on every value of every event.
   if (Array.isArray(value)) {
-    for (const child of value) if (nestsDeeperThan(child, levels - 1)) return true;
-    return false;
+    for (let i = 0; i < value.length; i += 1) {
+      const child = inspect(value[i], levels - 1);
+      if (child === tooDeep) return tooDeep;
+      found |= child;
+    }
+    return found;
   }
   const record = value as Record<string, unknown>;
   for (const key in record) {
-    if (Object.hasOwn(record, key) && nestsDeeperThan(record[key], levels - 1)) return true;
+    if (!Object.hasOwn(record, key)) continue;
+    const child = inspect(record[key], levels - 1);
+    if (child === tooDeep) return tooDeep;
+    found |= child;
   }
-  return false;
+  return found;
 }
 
 /** A value as it appears in an error message, cut short so a huge value cannot flood the log. */

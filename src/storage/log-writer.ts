@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readdir, rm, writeFile } from 'node:fs/promises';
+import { readdir, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -11,7 +11,7 @@ import { createGroupCommit } from './group-commit.js';
 import { stepsInTurn } from './in-turn.js';
 import { type IngestJournal, openIngestJournal } from './ingest-journal.js';
 import { replayJournal } from './journal-replay.js';
-import { insertFromNdjsonStatement, recordLine } from './log-batch.js';
+import { batchJson, insertFromJsonStatement } from './log-batch.js';
 import { checkLogEvents, type LogEvent } from './log-event.js';
 import { ensureLogTables } from './log-tables.js';
 import type { PresentRecordsKeeper } from './present-records.js';
@@ -166,10 +166,10 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
 
   /**
    * One transaction: the schema change the events need, if any, and their INSERT. Answers the
-   * records' lines, which the journal takes as they are.
+   * records' JSON, which the journal takes as it is.
    */
   const commit = async (state: WriterState, source: LogSource, batch: FittedBatch) => {
-    const lines = batch.records.map((record) => recordLine(record, source));
+    const json = batchJson(batch.records, source);
     // Before the commit: a query must not be planned without a filter these rows need.
     options.presentRecords?.beforeCommit(
       source.name,
@@ -177,7 +177,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
       batch.changesSchema,
       batch.records.map((record) => record.metadata),
     );
-    await insertBatch(state.connection, source, lines, {
+    await insertBatch(state.connection, source, json, {
       ...batchFiles,
       alterTo: batch.changesSchema ? batch.type : undefined,
       type: batch.type,
@@ -185,7 +185,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     state.types.set(source.name, batch.type);
     pacing.committed(source, batch);
     options.onCommitted?.(source.name);
-    return lines;
+    return json;
   };
 
   /** Makes DuckDB's main file hold every commit, then empties the journal that covered them. */
@@ -268,10 +268,10 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
   };
 
   const storeFitted = async (state: WriterState, source: LogSource, batch: FittedBatch): Promise<Durable> => {
-    const lines = await commit(state, source, batch);
+    const json = await commit(state, source, batch);
     if (!state.journal) return { durable: Promise.resolve() };
     // Committed but not journaled: not acknowledged, and not to be committed again by a retry.
-    const durable = state.journal.append(source.name, lines).catch((error: unknown) => {
+    const durable = state.journal.append(source.name, json).catch((error: unknown) => {
       throw new JournalFailure(error);
     });
     // Handled here as well: it may fail before the group commit takes it, after the checkpoint.
@@ -402,25 +402,25 @@ interface BatchFiles {
 }
 
 /**
- * Writes the lines to a batch file and, in one transaction, changes the column's type (when
- * `alterTo` is given) and inserts them. The batch file is removed whatever happens.
+ * Writes the records' JSON (batchJson) to a batch file and, in one transaction, changes the
+ * column's type (when `alterTo` is given) and inserts them. The batch file is removed whatever
+ * happens.
  */
 async function insertBatch(
   connection: DuckDBConnection,
   source: LogSource,
-  lines: readonly string[],
+  json: Buffer,
   batch: BatchFiles & { readonly type: StructType; readonly alterTo: StructType | undefined },
 ): Promise<void> {
-  const file = join(batch.dir, `${batch.prefix}${randomUUID()}.ndjson`);
+  const file = join(batch.dir, `${batch.prefix}${randomUUID()}${batchSuffix}`);
   try {
-    await writeFile(file, `${lines.join('\n')}\n`);
-    const longestLine = lines.reduce((longest, line) => Math.max(longest, Buffer.byteLength(line)), 0);
+    await writeFile(file, json);
     await connection.run('BEGIN TRANSACTION');
     try {
       if (batch.alterTo) {
         await connection.run(changeColumnTypeStatement(source.name, 'metadata', batch.alterTo));
       }
-      await connection.run(insertFromNdjsonStatement(source, batch.type, file, longestLine));
+      await connection.run(insertFromJsonStatement(source, batch.type, file, json.length));
       await connection.run('COMMIT');
     } catch (error) {
       // After a failed COMMIT DuckDB has already rolled back; the second rollback's error is noise.
@@ -430,7 +430,8 @@ async function insertBatch(
   } finally {
     // The events are stored (or not) by now: a batch file that cannot be removed must not turn
     // a commit into a failure. Leftovers are removed at the next start.
-    await rm(file, { force: true }).catch(() => undefined);
+    // unlink, not rm: rm first lstats the path, for every batch.
+    await unlink(file).catch(() => undefined);
   }
 }
 
@@ -441,11 +442,14 @@ class JournalFailure extends Error {
   }
 }
 
+// Batch files of earlier versions ended in .ndjson; those are removed at the start too.
+const batchSuffix = '.json';
+
 async function removeLeftoverBatches({ dir, prefix }: BatchFiles): Promise<void> {
   const names = await readdir(dir).catch(() => [] as string[]);
   await Promise.all(
     names
-      .filter((name) => name.startsWith(prefix) && name.endsWith('.ndjson'))
+      .filter((name) => name.startsWith(prefix) && (name.endsWith(batchSuffix) || name.endsWith('.ndjson')))
       .map((name) => rm(join(dir, name), { force: true })),
   );
 }

@@ -36,8 +36,11 @@ export interface SchemaLimits {
 export const defaultSchemaLimits: SchemaLimits = Object.freeze({ maxFields: 500, maxDepth: 15 });
 
 export interface ReconciledMetadata {
-  /** The metadata ready to store: field names spelled as the type spells them, conflicts removed. */
-  readonly value: Record<string, unknown> | null;
+  /**
+   * The metadata ready to store: field names spelled as the type spells them, conflicts removed.
+   * The very object given when all of it fits as it is.
+   */
+  readonly value: Readonly<Record<string, unknown>> | null;
   /** The column's type with every field this value brought in; the same object when nothing was new. */
   readonly type: StructType;
   /** Values that conflict with their field's type, keyed by path, e.g. `metadata.response.status_code`. */
@@ -209,11 +212,23 @@ export function reconcileMetadata(
   column = 'metadata',
   memo: TypeMemo = createTypeMemo(),
 ): ReconciledMetadata {
-  const extra = new Map<string, unknown>();
-  if (metadata === null || metadata === undefined) return { value: null, type, extra: {} };
+  if (metadata === null || metadata === undefined) return { value: null, type, extra: noExtra };
+  // Keyed by path (`metadata.…`, never `__proto__`); a plain object costs less than a Map per event.
+  const extra: Record<string, unknown> = {};
   const room: Room = { fields: limits.maxFields - countFields(type, memo), maxDepth: limits.maxDepth, memo };
   const fitted = fitStruct(metadata, type, column, extra, room, 1);
-  return { value: fitted.value, type: fitted.type, extra: Object.fromEntries(extra) };
+  return {
+    value: fitted.value,
+    type: fitted.type,
+    extra: hasKeys(extra) ? extra : noExtra,
+  };
+}
+
+const noExtra: Readonly<Record<string, unknown>> = Object.freeze({});
+
+function hasKeys(record: Readonly<Record<string, unknown>>): boolean {
+  for (const _ in record) return true;
+  return false;
 }
 
 /** What is left of the limits while one value is fitted: new fields spend `fields`. */
@@ -259,7 +274,7 @@ function fitValue(
   value: unknown,
   type: FieldType | undefined,
   path: string,
-  extra: Map<string, unknown>,
+  extra: Record<string, unknown>,
   room: Room,
   depth: number,
 ): Fitted<FieldType | undefined, unknown> {
@@ -291,13 +306,13 @@ function fitValue(
   } else if (fitsScalar(value, target)) {
     return { value, type: target };
   }
-  extra.set(path, value);
+  extra[path] = value;
   return { value: null, type: target };
 }
 
 /** A new field that does not fit the limits: its whole value is kept in `extra`, no type added. */
-function overflow(value: unknown, path: string, extra: Map<string, unknown>): Fitted<undefined, null> {
-  extra.set(path, value);
+function overflow(value: unknown, path: string, extra: Record<string, unknown>): Fitted<undefined, null> {
+  extra[path] = value;
   return { value: null, type: undefined };
 }
 
@@ -318,39 +333,64 @@ function fitStruct(
   value: Readonly<Record<string, unknown>>,
   type: StructType,
   path: string,
-  extra: Map<string, unknown>,
+  extra: Record<string, unknown>,
   room: Room,
   depth: number,
-): Fitted<StructType, Record<string, unknown>> {
-  const fields: Record<string, unknown> = {};
+): Fitted<StructType, Readonly<Record<string, unknown>>> {
+  // Most values fit as they arrived and are stored as that very object (its JSON is the same);
+  // a copy is made only from the first field that is renamed, dropped, moved or fitted anew. An
+  // object of a class (a Date from a programmatic caller) is always copied: its JSON is its own.
+  const prototype = Object.getPrototypeOf(value);
+  let fields: Record<string, unknown> | undefined =
+    prototype === Object.prototype || prototype === null ? undefined : {};
   let changes: Map<string, FieldType> | undefined;
-  for (const rawKey of Object.keys(value)) {
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i += 1) {
+    const rawKey = keys[i] as string;
     const child = value[rawKey];
     const key = fieldKey(rawKey);
     const name = existingName(type, key, room.memo) ?? changedName(changes, key) ?? key;
+    // Until the copy, every field kept its own name, so none can have taken this one.
+    if (fields === undefined && name !== rawKey) fields = fieldsBefore(value, keys, i);
     // A second spelling of a name (`Status` beside `status`) would be the same field twice.
-    if (!isFieldName(key) || Object.hasOwn(fields, name)) {
-      extra.set(`${path}.${key}`, child);
+    if (!isFieldName(key) || (fields !== undefined && Object.hasOwn(fields, name))) {
+      fields ??= fieldsBefore(value, keys, i);
+      extra[`${path}.${key}`] = child;
       continue;
     }
     const current =
       changes?.get(name) ?? (Object.hasOwn(type.struct, name) ? fieldOf(type, name) : undefined);
     // The common case, a scalar that fits its field, needs neither a path nor a recursion.
     if (typeof current === 'string' && typeof child !== 'object' && fitsScalar(child, current)) {
-      setField(fields, name, child);
+      if (fields !== undefined) setField(fields, name, child);
       continue;
     }
     const fitted = fitValue(child, current, `${path}.${key}`, extra, room, depth);
     // A new field holding only nulls, or kept in extra, has no type: no column to go to.
-    if (fitted.type === undefined) continue;
+    if (fitted.type === undefined) {
+      fields ??= fieldsBefore(value, keys, i);
+      continue;
+    }
     if (fitted.type !== current) {
       changes ??= new Map();
       changes.set(name, fitted.type);
     }
-    setField(fields, name, fitted.value);
+    if (fields === undefined && fitted.value !== child) fields = fieldsBefore(value, keys, i);
+    if (fields !== undefined) setField(fields, name, fitted.value);
   }
   const evolved = changes ? { struct: { ...type.struct, ...Object.fromEntries(changes) } } : type;
-  return { value: fields, type: evolved };
+  return { value: fields ?? value, type: evolved };
+}
+
+/** A copy of the fields of `value` before `keys[end]`, which were all kept as they came. */
+function fieldsBefore(
+  value: Readonly<Record<string, unknown>>,
+  keys: readonly string[],
+  end: number,
+): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (let i = 0; i < end; i += 1) setField(fields, keys[i] as string, value[keys[i] as string]);
+  return fields;
 }
 
 function setField(fields: Record<string, unknown>, name: string, value: unknown): void {
@@ -371,15 +411,19 @@ function fitList(
   value: readonly unknown[],
   type: { readonly list: FieldType },
   path: string,
-  extra: Map<string, unknown>,
+  extra: Record<string, unknown>,
   room: Room,
   depth: number,
-): Fitted<FieldType, unknown[]> {
+): Fitted<FieldType, readonly unknown[]> {
   let element = type.list;
-  const items = value.map((item, index) => {
+  // As for a STRUCT: the list that arrived is stored as it is until an element is fitted anew.
+  let items: unknown[] | undefined;
+  for (let index = 0; index < value.length; index += 1) {
+    const item = value[index];
     const fitted = fitValue(item, element, `${path}[${index}]`, extra, room, depth);
     if (fitted.type !== undefined) element = fitted.type;
-    return fitted.value;
-  });
-  return { value: items, type: element === type.list ? type : { list: element } };
+    if (items === undefined && fitted.value !== item) items = value.slice(0, index);
+    items?.push(fitted.value);
+  }
+  return { value: items ?? value, type: element === type.list ? type : { list: element } };
 }

@@ -86,7 +86,13 @@ function fitAll(
   const records = events.map((event): StoredRecord => {
     const fitted = reconcileMetadata(event.metadata, type, limits, 'metadata', memo);
     type = fitted.type;
-    return { event, metadata: fitted.value, extra: { ...event.extra, ...fitted.extra } };
+    const moved = fitted.extra;
+    let extra = event.extra;
+    for (const _ in moved) {
+      extra = { ...event.extra, ...moved };
+      break;
+    }
+    return { event, metadata: fitted.value, extra };
   });
   return { records, type };
 }

@@ -30,6 +30,32 @@ describe('parseEventTimestamp', () => {
     expect(parseEventTimestamp(String(baseMs / 1000))).toBe(micros(baseMs));
   });
 
+  it('reads one to nine fraction digits before Z, short ones as tenths and hundredths', () => {
+    expect(parseEventTimestamp('2024-05-01T12:34:56.1Z')).toBe(micros(baseMs, 100000));
+    expect(parseEventTimestamp('2024-05-01T12:34:56.12Z')).toBe(micros(baseMs, 120000));
+    expect(parseEventTimestamp('2024-05-01T12:34:56.1234567Z')).toBe(micros(baseMs, 123456));
+    expect(parseEventTimestamp('2024-05-01t12:34:56.5z')).toBe(micros(baseMs, 500000));
+  });
+
+  it('reads a time after 2255 exactly, where microseconds exceed 2^53', () => {
+    const ms = Date.UTC(2300, 0, 1, 0, 0, 1);
+    expect(parseEventTimestamp('2300-01-01T00:00:01.000001Z')).toBe(micros(ms, 1));
+  });
+
+  it('refuses a UTC timestamp with a stray character in its digits or an empty fraction', () => {
+    for (const text of [
+      '2024-05-01T12:34:5a.1Z',
+      '2024-05-01T12:34:56.12345x789Z',
+      '2024-05-01T12:34:56.123456x89Z',
+      '2024-05-01T12:34:56.Z',
+      '2024-05-01T12:34:56.1234567890Z',
+      '2024-05-01T12:60:56Z',
+      '2023-02-29T00:00:00Z',
+    ]) {
+      expect(parseEventTimestamp(text), text).toBeUndefined();
+    }
+  });
+
   it('reads years before 100 without moving them to the 1900s', () => {
     expect(parseEventTimestamp('0042-01-01T00:00:00Z')).toBe(
       BigInt(new Date('0042-01-01T00:00:00Z').getTime()) * 1000n,
