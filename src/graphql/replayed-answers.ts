@@ -50,10 +50,6 @@ export function replayedAnswers(replay: ResponseReplay): EarlyAnswer {
     this[readBody] = Array.isArray(read) ? body : Buffer.from(body);
     route(this, res);
   }
-  function onError(this: ReadRequest) {
-    this[reading]?.res.destroy();
-  }
-
   return (req, res, scopeOf, route) => {
     if (req.method !== 'POST' || req.url !== graphqlPath) return false;
     const head = replay.headOf(req as ReplayableRequest);
@@ -63,8 +59,9 @@ export function replayedAnswers(replay: ResponseReplay): EarlyAnswer {
       return false;
     if (scopeOf(req.socket, presentedApiKey(req, undefined)) !== 'all') return false;
     (req as ReadRequest)[reading] = { res, route, head, body: undefined };
+    // No 'error' listener: a request cut short emits 'error' only to one (IncomingMessage's
+    // `_destroy`), and its socket is destroyed, the response with it; one listener fewer per replay.
     req.on('data', onData);
-    req.on('error', onError);
     req.on('end', onEnd);
     return true;
   };

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureNow } from '../fixtures/spec-fixture.js';
 import {
@@ -96,5 +97,27 @@ describe('a replayed GraphQL answer', () => {
     expect((await post(body, null)).status).toBe(401);
     expect((await post(body, `${testApiKey}x`)).status).toBe(401);
     expect((await post(body)).status).toBe(200);
+  });
+
+  it('survives a client that hangs up halfway through a body it would replay, and answers the next', async () => {
+    const body = operation('replay-cut');
+    for (let i = 0; i < 3; i++) expect((await post(body)).status).toBe(200);
+    const { port } = new URL(service.url);
+    // The head says the kept body's length, so the body is read early; half of it comes.
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(
+          `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-KEY: ${testApiKey}\r\n` +
+            'Content-Type: application/json\r\nAccept: application/graphql-response+json\r\n' +
+            `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, body.length / 2)}`,
+        );
+        setTimeout(() => socket.destroy(), 50);
+      });
+      socket.on('close', () => resolve());
+      socket.on('error', reject);
+    });
+    const again = await post(body);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ data: { usage: { apiCounts: [] } } });
   });
 });
