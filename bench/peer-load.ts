@@ -248,7 +248,7 @@ export async function measurePeers(
           ['bare POST'],
           { 'bare POST again': run === 0 ? options.seconds : 0 },
         );
-        const against = (name: 'replayed' | 'bare POST again') => ({
+        const overFirstPost = (name: 'replayed' | 'bare POST again') => ({
           serving: ratio(
             bracketedRatio(
               again[name].map((one) => one.requestsPerSecond),
@@ -258,11 +258,10 @@ export async function measurePeers(
           ),
           cpu: ratio(bracketedRatio(perCpu(again[name]), perCpu(again['bare POST'])), 1),
         });
-        const twoPlaces = (value: number) => Math.round(value * 100) / 100;
         replayRuns.push({
-          ...against('replayed'),
-          control: against('bare POST again'),
-          load: [twoPlaces(loadAtStart), twoPlaces(loadavg()[0] as number)],
+          ...overFirstPost('replayed'),
+          control: overFirstPost('bare POST again'),
+          load: [ratio(loadAtStart, 1), ratio(loadavg()[0] as number, 1)],
         });
       }
     } finally {

@@ -16,7 +16,6 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { ParameterValues } from '../engines/query-engine.js';
-import { canonicalKey } from '../resolve/canonical-key.js';
 import type { Encoding } from '../resolve/encodings.js';
 import type { GraphQLContext } from './context.js';
 import type { EndpointFieldCall } from './projection.js';
@@ -190,9 +189,7 @@ export async function runSpliced(
       loads.push(
         context.loadEndpoint(endpoint, params).then((resolved) => {
           const rows = resolved.encoded(encoding);
-          return rows === null
-            ? null
-            : { endpoint, params, key: canonicalKey(endpoint, params), result: resolved.result, rows };
+          return rows === null ? null : { endpoint, params, result: resolved.result, rows };
         }),
       );
     }

@@ -1,8 +1,8 @@
 import type { Endpoint } from '../endpoints/registry.js';
 import type { ParameterValues, QueryResult } from '../engines/query-engine.js';
-import type { EndpointMetrics, Metrics } from '../metrics/metrics.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { Resolver } from '../resolve/resolver.js';
-import { KeptReplayCall } from './response-replay.js';
+import { KeptReplayCall, keptCallsReuser } from './response-replay.js';
 import type { ReplayRecording } from './use-response-replay.js';
 
 // Dashboards send the same few operations with arguments rotating over a few dozen sets, and
@@ -43,7 +43,6 @@ interface RememberedSet {
 export interface MadeCall {
   readonly endpoint: Endpoint;
   readonly params: ParameterValues;
-  readonly key: string;
   readonly result: QueryResult;
   readonly rows: Buffer;
 }
@@ -101,12 +100,7 @@ export interface RememberedCallsOptions {
 
 export function createRememberedCalls(options: RememberedCallsOptions) {
   const { resolver, metrics } = options;
-  // The start of the answer being counted: `countReused` is made once, not per answer.
-  let startedAt = 0;
-  const countReused =
-    metrics &&
-    ((call: KeptReplayCall, cache: Parameters<EndpointMetrics['answered']>[1]) =>
-      call.counts?.answered('graphql', cache, startedAt));
+  const reuse = keptCallsReuser(resolver, metrics !== undefined);
 
   return {
     /**
@@ -127,8 +121,7 @@ export function createRememberedCalls(options: RememberedCallsOptions) {
         if (bytes === undefined) return undefined;
         rows.push(bytes);
       }
-      startedAt = performance.now();
-      if (!resolver.reuse(set.calls, countReused as Parameters<Resolver['reuse']>[1])) return undefined;
+      if (!reuse(set.calls)) return undefined;
       if (recording) {
         for (const call of set.calls) {
           const result = call.result;
@@ -147,18 +140,18 @@ export function createRememberedCalls(options: RememberedCallsOptions) {
       const pieces: RememberedPiece[] = [];
       for (const call of made) {
         if (call.endpoint.cacheSeconds <= 0) return;
-        let index = indexOf.get(call.key);
+        // The kept call works out the canonical key the calls are told apart by.
+        const kept = new KeptReplayCall(
+          call.endpoint,
+          call.params,
+          call.result,
+          metrics?.endpoint(call.endpoint.name),
+        );
+        let index = indexOf.get(kept.key);
         if (index === undefined) {
           index = calls.length;
-          indexOf.set(call.key, index);
-          calls.push(
-            new KeptReplayCall(
-              call.endpoint,
-              call.params,
-              call.result,
-              metrics?.endpoint(call.endpoint.name),
-            ),
-          );
+          indexOf.set(kept.key, index);
+          calls.push(kept);
         }
         pieces.push({ call: index, rows: new WeakRef(call.rows) });
       }
@@ -168,5 +161,3 @@ export function createRememberedCalls(options: RememberedCallsOptions) {
     },
   };
 }
-
-export type RememberedCalls = ReturnType<typeof createRememberedCalls>;

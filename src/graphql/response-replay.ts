@@ -52,6 +52,26 @@ interface Replay extends KeptAnswer, ShelvedRequest {
  * key and its counters worked out once (the key, the same string each time, is hashed once), its
  * result held weakly so that a replay never keeps an evicted result alive.
  */
+/**
+ * `resolver.reuse` of kept calls (all or nothing: each must still be the fresh cached result),
+ * each counted, when `counting`, as an answer that started when the reuse did. The counter is
+ * made once, not per answer.
+ */
+export function keptCallsReuser(
+  resolver: Resolver,
+  counting: boolean,
+): (calls: readonly KeptReplayCall[]) => boolean {
+  let startedAt = 0;
+  const countReused = counting
+    ? (call: ReusedCall, cache: CacheOutcome) =>
+        (call as KeptReplayCall).counts?.answered('graphql', cache, startedAt)
+    : undefined;
+  return (calls) => {
+    startedAt = performance.now();
+    return resolver.reuse(calls, countReused);
+  };
+}
+
 export class KeptReplayCall implements ReusedCall {
   readonly key: string;
   readonly #result: WeakRef<QueryResult>;
@@ -123,18 +143,12 @@ export function createResponseReplay(options: ResponseReplayOptions) {
     sizeCalculation: (_true, key) => key.length + 64,
   });
 
-  // The start of the replay being counted: `countReused` is made once, not per replay.
-  let startedAt = 0;
-  const countReused =
-    metrics &&
-    ((call: ReusedCall, cache: CacheOutcome) =>
-      (call as KeptReplayCall).counts?.answered('graphql', cache, startedAt));
+  const reuse = keptCallsReuser(resolver, metrics !== undefined);
 
   /** The kept answer to send again, while every result it was made of is fresh. */
   const answer = (replay: Replay | undefined): KeptAnswer | undefined => {
     if (replay === undefined) return undefined;
-    startedAt = performance.now();
-    if (!resolver.reuse(replay.calls, countReused)) return undefined;
+    if (!reuse(replay.calls)) return undefined;
     replays.get(replay);
     return replay;
   };

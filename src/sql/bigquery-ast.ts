@@ -107,6 +107,11 @@ export function queryFunctions(query: Ast): Set<string> {
   return found;
 }
 
+/** The AST as JSON without where each node was written: equal for the same SQL written anywhere. */
+export function withoutSpans(node: Ast): string {
+  return JSON.stringify(node ?? null, (key, value) => (key === 'span' ? undefined : value));
+}
+
 /** Calls `visit` on every object node of the AST, depth first. */
 export function visitNodes(node: Ast, visit: (node: Ast) => void): void {
   if (Array.isArray(node)) {

@@ -94,11 +94,7 @@ export function orderItemSql(item: OrderByExpr, context: TranslationContext, out
   const sql =
     name === undefined || output === undefined
       ? context.expr(item.expr)
-      : output.sortsAs
-        ? output.sortsAs
-        : output.explicit
-          ? quoteIdent(name)
-          : context.expr(output.expr);
+      : (output.sortsAs ?? (output.explicit ? quoteIdent(name) : context.expr(output.expr)));
   return `${sql}${direction}${nulls}`;
 }
 

@@ -1,6 +1,6 @@
 import { format, parse } from '@guanmingchiu/sqlparser-ts';
 import { QuerygateError } from '../errors.js';
-import { type Ast, parseBigQuery, queryParameters } from './bigquery-ast.js';
+import { type Ast, parseBigQuery, queryParameters, withoutSpans } from './bigquery-ast.js';
 import { checkCallerQuery, cteNames, sandboxRefusal } from './sandbox-checks.js';
 import { createLocator } from './source-position.js';
 
@@ -119,10 +119,6 @@ function assertMergedAsMeant(sql: string, saved: Ast, caller: Ast): void {
       .filter((key) => key !== 'with')
       .every((key) => withoutSpans(merged[key]) === withoutSpans(caller[key]));
   if (!same) throw sandboxRefusal('SANDBOX_INVALID_SQL', "sql cannot be combined with the endpoint's query");
-}
-
-function withoutSpans(node: Ast): string {
-  return JSON.stringify(node ?? null, (key, value) => (key === 'span' ? undefined : value));
 }
 
 function countLines(text: string): number {

@@ -1,5 +1,6 @@
 import { compoundParts, type Expr, type Select } from './ast.js';
 import { type Ast, variant } from './bigquery-ast.js';
+import { rowWise, ungrouped } from './row-wise.js';
 import { quoteIdent } from './table-schema.js';
 import type { OutputNames, TranslationContext } from './translation-context.js';
 
@@ -12,7 +13,8 @@ import type { OutputNames, TranslationContext } from './translation-context.js';
  * requests at 1M edge records: 732 ms by the cast, 55 ms by the column).
  *
  * Only in a SELECT whose ORDER BY may name any column of its rows: no GROUP BY, DISTINCT,
- * HAVING, QUALIFY, window or function call in its list (an aggregate would make it grouped).
+ * HAVING, QUALIFY or named window, and a list of row-wise values (no aggregate, window function
+ * or subquery: row-wise.ts).
  */
 export function withSortColumns(
   select: Select,
@@ -29,16 +31,7 @@ export function withSortColumns(
 }
 
 function ordersByRows(select: Select): boolean {
-  const [groupKind, groupNode] = variant(select.group_by);
-  const grouped = groupKind === 'All' || (Array.isArray(groupNode?.[0]) && groupNode[0].length > 0);
-  return (
-    !grouped &&
-    !select.distinct &&
-    !select.having &&
-    !select.qualify &&
-    select.named_window.length === 0 &&
-    !JSON.stringify(select.projection).includes('"Function"')
-  );
+  return ungrouped(select) && rowWise(select.projection);
 }
 
 /**

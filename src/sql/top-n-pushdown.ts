@@ -10,8 +10,9 @@ import type {
   TableWithJoins,
 } from './ast.js';
 import { compoundParts } from './ast.js';
-import { type Ast, variant, visitNodes } from './bigquery-ast.js';
-import { aggregateRules, windowOnly } from './rules/aggregate.js';
+import { type Ast, variant, visitNodes, withoutSpans } from './bigquery-ast.js';
+import { bareName } from './names.js';
+import { rowWise, ungrouped } from './row-wise.js';
 import { findTable } from './table-names.js';
 import { isListSqlType, isStructSqlType, type SqlType, type TableSchema } from './table-schema.js';
 
@@ -69,7 +70,7 @@ interface TopN {
 
 function pushInQuery(query: Query, statement: Statement): Query {
   const topN = topNOf(query);
-  const target = topN && projectionTarget(query, statement);
+  const target = topN && projectionTarget(query, topN, statement);
   const limited = (inner: Query, items: readonly OrderByExpr[]) =>
     pushInQuery({ ...inner, order_by: orderBy(items), limit_clause: (topN as TopN).limit }, statement);
   const ctes = query.with?.cte_tables.map((cte) => {
@@ -112,6 +113,7 @@ function orderBy(items: readonly OrderByExpr[]): Query['order_by'] {
  */
 function projectionTarget(
   query: Query,
+  topN: TopN,
   statement: Statement,
 ): { cte?: string; items: OrderByExpr[] } | undefined {
   const select = plainSelect(query.body);
@@ -132,8 +134,8 @@ function projectionTarget(
     columns.set(lower(kind === 'ExprWithAlias' ? node.alias.value : column), column);
   }
   const items: OrderByExpr[] = [];
-  for (const item of (topNOf(query) as TopN).items) {
-    const name = bareName(item.expr);
+  for (const item of topN.items) {
+    const name = bareName(item.expr)?.value;
     const column = name === undefined ? undefined : columns.get(lower(name));
     if (!column) return undefined;
     items.push({ ...item, expr: { Identifier: { value: column } } });
@@ -152,11 +154,7 @@ function projectionTarget(
 function plainSelect(body: SetExpr): Select | undefined {
   if (!('Select' in body)) return undefined;
   const select = body.Select;
-  const [groupKind, group] = variant(select.group_by);
-  const grouped = groupKind !== 'Expressions' || group[0].length > 0;
-  if (grouped || select.having || select.distinct || select.qualify || select.named_window.length > 0)
-    return undefined;
-  return select.value_table_mode ? undefined : select;
+  return ungrouped(select) && !select.value_table_mode ? select : undefined;
 }
 
 function withDerived(body: SetExpr, change: (subquery: Query) => Query): SetExpr {
@@ -186,7 +184,7 @@ function intoUnionAll(body: SetExpr, topN: TopN, statement: Statement): SetExpr 
   if (!names) return undefined;
   const places: number[] = [];
   for (const item of topN.items) {
-    const name = bareName(item.expr);
+    const name = bareName(item.expr)?.value;
     const place = name === undefined ? -1 : names.indexOf(lower(name));
     if (place < 0 || names.lastIndexOf(lower(name as string)) !== place) return undefined;
     places.push(place);
@@ -272,7 +270,7 @@ function beforeLeftJoin(query: Query, select: Select, topN: TopN, statement: Sta
   if (grouped.names.has(lower(table.alias))) return undefined;
   const outputs = outputExpressions(select);
   const items = topN.items.map((item) => {
-    const name = bareName(item.expr);
+    const name = bareName(item.expr)?.value;
     return { ...item, expr: (name !== undefined && outputs.get(lower(name))) || item.expr };
   });
   if (
@@ -327,9 +325,9 @@ function recordUnnests(
     else if (lower(head) === lower(table.alias)) {
       const [column, ...rest] = fields;
       if (!column) return undefined;
-      [path, type] = [[table.alias, column], columnType(table.schema, column)];
+      [path, type] = [[table.alias, column], fieldType(table.schema.columns, column)];
       fields.splice(0, fields.length, ...rest);
-    } else [path, type] = [[table.alias, head], columnType(table.schema, head)];
+    } else [path, type] = [[table.alias, head], fieldType(table.schema.columns, head)];
     for (const field of fields) {
       type = isStructSqlType(type) ? fieldType(type.struct, field) : undefined;
       path.push(field);
@@ -338,10 +336,6 @@ function recordUnnests(
     unnests.set(lower(unnest.alias.name.value), { path, type });
   }
   return new Map([...unnests].map(([alias, { path }]) => [alias, path]));
-}
-
-function columnType(schema: TableSchema, column: string): SqlType | undefined {
-  return fieldType(schema.columns, column);
 }
 
 function fieldType(fields: Readonly<Record<string, SqlType>>, name: string): SqlType | undefined {
@@ -383,7 +377,7 @@ function groupedJoin(join: Join, statement: Statement): GroupedJoin | undefined 
   const names = outputNamesByPlace(select);
   if (!outputs || !names) return undefined;
   const grouping = group[0][0] as Expr;
-  const groupName = bareName(grouping);
+  const groupName = bareName(grouping)?.value;
   const keyExpr = (groupName !== undefined && outputs.get(lower(groupName))) || grouping;
   const key = [...outputs].find(([, expr]) => sameExpr(expr, keyExpr))?.[0];
   const fromNamed = fromNames(select, statement);
@@ -459,18 +453,6 @@ function leftOnly(expr: Expr, sides: JoinSides): boolean {
   return left;
 }
 
-/** No subquery, aggregate or window function anywhere in the nodes. */
-function rowWise(nodes: readonly (Expr | SelectItem)[]): boolean {
-  let rowWise = true;
-  visitNodes(nodes as Ast, (node) => {
-    if (node.Subquery || node.Exists || node.InSubquery) rowWise = false;
-    const call = node.Function;
-    const name = call && lower(call.name.at(-1)?.Identifier?.value ?? '');
-    if (call && (call.over || Object.hasOwn(aggregateRules, name) || windowOnly.has(name))) rowWise = false;
-  });
-  return rowWise;
-}
-
 function hasWindow(nodes: unknown): boolean {
   let found = false;
   visitNodes(nodes as Ast, (node) => {
@@ -541,10 +523,6 @@ function qualified(expr: Expr, sides: JoinSides): Expr {
   return { CompoundIdentifier: parts.map((value) => ({ value })) };
 }
 
-function bareName(expr: Expr): string | undefined {
-  return 'Identifier' in expr ? expr.Identifier.value : undefined;
-}
-
 function sameParts(parts: readonly string[] | undefined, expected: readonly string[]): boolean {
   return (
     parts !== undefined &&
@@ -555,8 +533,7 @@ function sameParts(parts: readonly string[] | undefined, expected: readonly stri
 
 /** The same expression as written, apart from where it was written. */
 function sameExpr(a: Expr, b: Expr): boolean {
-  const text = (expr: Expr) => JSON.stringify(expr, (key, value) => (key === 'span' ? undefined : value));
-  return text(a) === text(b);
+  return withoutSpans(a as Ast) === withoutSpans(b as Ast);
 }
 
 function lower(name: string): string {

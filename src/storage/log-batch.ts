@@ -28,26 +28,17 @@ export interface StoredRecord {
  * and joining the text, which this replaced (it runs for every record ingested).
  */
 export function batchJson(records: readonly StoredRecord[], source: LogSource): Buffer {
-  const rows = source.hasProject
-    ? records.map(
-        ({ event, metadata, extra }): JsonRow => ({
-          id: event.id,
-          timestamp: String(event.timestamp),
-          event_message: event.eventMessage,
-          project: event.project,
-          metadata,
-          _extra: hasFields(extra) ? extra : null,
-        }),
-      )
-    : records.map(
-        ({ event, metadata, extra }): JsonRow => ({
-          id: event.id,
-          timestamp: String(event.timestamp),
-          event_message: event.eventMessage,
-          metadata,
-          _extra: hasFields(extra) ? extra : null,
-        }),
-      );
+  // A source without `project` gets it undefined, which JSON.stringify leaves out.
+  const rows = records.map(
+    ({ event, metadata, extra }): JsonRow => ({
+      id: event.id,
+      timestamp: String(event.timestamp),
+      event_message: event.eventMessage,
+      project: source.hasProject ? event.project : undefined,
+      metadata,
+      _extra: hasFields(extra) ? extra : null,
+    }),
+  );
   return Buffer.from(withoutLoneSurrogates(JSON.stringify(rows)));
 }
 
@@ -59,7 +50,7 @@ type JsonRow = {
   readonly id: string;
   readonly timestamp: string;
   readonly event_message: string;
-  readonly project?: string | null;
+  readonly project?: string | null | undefined;
   readonly metadata: Readonly<Record<string, unknown>> | null;
 } & { readonly [column in typeof extraColumn]: Readonly<Record<string, unknown>> | null };
 

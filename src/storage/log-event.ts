@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { findLogSource, type LogSource } from '../endpoints/sources.js';
 import { QuerygateError } from '../errors.js';
 import { parseEventTimestamp } from './event-timestamp.js';
+import { noExtra } from './schema-evolution.js';
 
 /**
  * One incoming log event checked and split into its columns, before it meets the table's
@@ -137,8 +138,6 @@ export function toLogEvent(event: unknown, index: number, source: LogSource, now
     extra,
   };
 }
-
-const noExtra: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /** A value that cannot be stored as sent, and where it is (`metadata.a.b[2]`). */
 interface Unstorable {

@@ -171,12 +171,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
   const commit = async (state: WriterState, source: LogSource, batch: FittedBatch) => {
     const json = batchJson(batch.records, source);
     // Before the commit: a query must not be planned without a filter these rows need.
-    options.presentRecords?.beforeCommit(
-      source.name,
-      batch.type,
-      batch.changesSchema,
-      batch.records.map((record) => record.metadata),
-    );
+    options.presentRecords?.beforeCommit(source.name, batch.type, batch.changesSchema, batch.records);
     await insertBatch(state.connection, source, json, {
       ...batchFiles,
       alterTo: batch.changesSchema ? batch.type : undefined,

@@ -27,7 +27,7 @@ export interface PresentRecordsKeeper extends PresentRecords {
   /** Reads a table's sets from DuckDB's statistics: at open, before anything is written to it. */
   seed(connection: DuckDBConnection, table: string, metadata: StructType): Promise<void>;
   /**
-   * Takes a batch's fitted `metadata` values, typed `type`, before they are committed: paths a
+   * Takes a batch's records, their `metadata` fitted to `type`, before they are committed: paths a
    * record lacks leave the set. Fields a schema change adds (`changesSchema`) are NULL in the rows
    * stored before, so they join the set only in an empty table.
    */
@@ -35,7 +35,7 @@ export interface PresentRecordsKeeper extends PresentRecords {
     table: string,
     type: StructType,
     changesSchema: boolean,
-    metadata: readonly (Readonly<Record<string, unknown>> | null)[],
+    records: readonly { readonly metadata: Readonly<Record<string, unknown>> | null }[],
   ): void;
 }
 
@@ -75,16 +75,16 @@ export function createPresentRecords(): PresentRecordsKeeper {
       mark++;
     },
 
-    beforeCommit(table, type, changesSchema, metadata) {
+    beforeCommit(table, type, changesSchema, records) {
       // A table not seeded keeps an empty set: every filter stays.
       const paths = present.get(table);
       if (!paths) return;
       if (changesSchema && !stored.get(table)) for (const path of recordPaths(type)) paths.add(path);
       for (const path of paths) {
         const keys = path.split('.').slice(1);
-        if (!metadata.every((value) => isObjectAt(value, keys))) drop(paths, path);
+        if (!records.every((record) => isObjectAt(record.metadata, keys))) drop(paths, path);
       }
-      if (metadata.length > 0) stored.set(table, true);
+      if (records.length > 0) stored.set(table, true);
     },
   };
 }

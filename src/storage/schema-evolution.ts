@@ -224,7 +224,8 @@ export function reconcileMetadata(
   };
 }
 
-const noExtra: Readonly<Record<string, unknown>> = Object.freeze({});
+/** The `extra` of a value from which nothing moved: one frozen empty object, told apart by identity. */
+export const noExtra: Readonly<Record<string, unknown>> = Object.freeze({});
 
 function hasKeys(record: Readonly<Record<string, unknown>>): boolean {
   for (const _ in record) return true;

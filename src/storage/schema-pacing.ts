@@ -5,6 +5,7 @@ import type { LogEvent } from './log-event.js';
 import {
   countFields,
   createTypeMemo,
+  noExtra,
   reconcileMetadata,
   type SchemaLimits,
   type TypeMemo,
@@ -86,12 +87,7 @@ function fitAll(
   const records = events.map((event): StoredRecord => {
     const fitted = reconcileMetadata(event.metadata, type, limits, 'metadata', memo);
     type = fitted.type;
-    const moved = fitted.extra;
-    let extra = event.extra;
-    for (const _ in moved) {
-      extra = { ...event.extra, ...moved };
-      break;
-    }
+    const extra = fitted.extra === noExtra ? event.extra : { ...event.extra, ...fitted.extra };
     return { event, metadata: fitted.value, extra };
   });
   return { records, type };

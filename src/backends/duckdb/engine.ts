@@ -29,6 +29,7 @@ import {
 } from '../../engines/query-engine.js';
 import { QuerygateError } from '../../errors.js';
 import { nowParameter, type Translation, translateToDuckDb } from '../../sql/translate.js';
+import type { PresentRecords } from '../../storage/present-records.js';
 import { systemTimers } from '../../timers.js';
 import { createConnectionPool, type PoolLease } from './connection-pool.js';
 import { type DuckDbLockdown, lockDownDuckDb } from './lockdown.js';
@@ -90,7 +91,7 @@ export interface DuckDbEngineOptions extends EngineOptions {
    * and a run during which the mark moved is run again.
    * @default none known (every such UNNEST filters)
    */
-  readonly presentRecords?: { of(table: string): ReadonlySet<string>; mark(): number } | undefined;
+  readonly presentRecords?: PresentRecords | undefined;
 }
 
 const udfFiles = ['generate_timestamp_trunc_array.duckdb.sql'];
@@ -113,10 +114,14 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     translation && (present === undefined || marks.get(translation) === present.mark())
       ? translation
       : undefined;
+  // The tables as the store has them now, and the mark read before them.
+  const tablesNow = async () => {
+    const mark = present?.mark();
+    return { mark, tables: await readTableSchemas(setup, options.sources, present?.of) };
+  };
   // Each saved query is translated against the tables as the store has them when it loads.
   const translate = async (sql: string) => {
-    const mark = present?.mark();
-    const tables = await readTableSchemas(setup, options.sources, present?.of);
+    const { mark, tables } = await tablesNow();
     return marked(translateToDuckDb(sql, { tables }), mark);
   };
   let translations: PlanCache<Translation>;
@@ -124,8 +129,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     // BigQuery sorts NULLs first ascending and last descending; DuckDB's default puts them last
     // both ways. Set for the whole database so ORDER BY anywhere (windows, aggregates) agrees.
     await setup.run(`SET GLOBAL default_null_order = 'nulls_first_on_asc_last_on_desc'`);
-    const mark = present?.mark();
-    const tables = await readTableSchemas(setup, options.sources, present?.of);
+    const { mark, tables } = await tablesNow();
     translations = createPlanCache(options.queries, (query) =>
       marked(translateToDuckDb(query.sql, { tables }), mark),
     );
@@ -236,7 +240,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       // (a UNION ALL of two rows answered one): such a run is answered as stopped or failed,
       // below, never as a result; so is any run a stop was asked for.
       if (stoppedFor || deadline.signal.aborted || reader.returnType === ResultReturnType.INVALID)
-        throw new Error(
+        throw new StreamEndedEarly(
           `its rows ended early on an error the DuckDB client does not pass on (after ${reader.currentRowCount} rows)`,
         );
       return { result: decodeRows(reader, query.maxRows, wireOf(translation)), translation };
@@ -493,14 +497,18 @@ const duckDbValueFault: ValueFaultOf = (error) => {
   return undefined;
 };
 
+/** A result stream DuckDB ended on an error its client does not pass on. */
+class StreamEndedEarly extends Error {}
+
 /**
  * Whether a saved query failed for want of DuckDB's memory: its ENGINE_ERROR carries DuckDB's
- * `Out of Memory Error: failed to allocate ...`.
+ * `Out of Memory Error: failed to allocate ...`, or has a stream ended on a hidden error as its
+ * cause, which may be one.
  */
-/** DuckDB's out of memory, or a stream ended on an error the client hides, which may be one. */
 function isOutOfMemory(error: unknown): boolean {
-  return /Out of Memory Error|rows ended early on an error/i.test(
-    (error as Error | undefined)?.message ?? '',
+  return (
+    (error as Error | undefined)?.cause instanceof StreamEndedEarly ||
+    /Out of Memory Error/i.test((error as Error | undefined)?.message ?? '')
   );
 }
 
