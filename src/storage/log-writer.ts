@@ -119,6 +119,9 @@ export interface LogWriter {
   close(): Promise<void>;
 }
 
+/** How many times a checkpoint DuckDB refuses for another write's lock is tried. */
+const checkpointAttempts = 5;
+
 /** A batch DuckDB committed, and its append to the journal: acknowledged once that resolves. */
 interface Durable {
   readonly durable: Promise<void>;
@@ -186,7 +189,18 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
   /** Makes DuckDB's main file hold every commit, then empties the journal that covered them. */
   const checkpoint = async (state: WriterState) => {
     try {
-      await state.connection.run('CHECKPOINT');
+      // DuckDB refuses it while a write it committed a moment ago still holds its share of the
+      // checkpoint lock (until readers older than it end): tried again a few times, 20 ms apart.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await state.connection.run('CHECKPOINT');
+          break;
+        } catch (error) {
+          if (attempt >= checkpointAttempts || !/other write transactions active/.test(String(error)))
+            throw error;
+          await new Promise((retry) => setTimeout(retry, 20));
+        }
+      }
     } catch (error) {
       // Another connection's open transaction can refuse it; the journal keeps covering, the next try may pass.
       options.log?.warn({ err: error }, 'checkpoint failed; the ingest journal is kept');
