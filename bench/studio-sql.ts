@@ -8,6 +8,7 @@ import { packageRoot, queriesDir } from '../src/paths.js';
 import { type Database, openDatabase } from '../src/storage/database.js';
 import { createLogWriter } from '../src/storage/log-writer.js';
 import { createPresentRecords } from '../src/storage/present-records.js';
+import { createRollups } from '../src/storage/rollups.js';
 import { percentile } from './stats.js';
 
 /**
@@ -47,7 +48,11 @@ export async function fillStudioStore(
   const unit = generateDemoLogs({ now, days: demoSpanDays }).get(edgeSource)?.length ?? 1;
   const scale = edgeRecords / unit;
   const database = await openDatabase(path, memoryLimit ? { memoryLimit } : {});
-  const writer = createLogWriter(database, { sources: studioSources, now: () => now });
+  const writer = createLogWriter(database, {
+    sources: studioSources,
+    now: () => now,
+    rollups: createRollups(studioSources),
+  });
   const records: Record<string, number> = {};
   const from = now.getTime() - demoSpanDays * 24 * HOUR;
   for (let after = from; after < now.getTime(); after += HOUR) {
@@ -130,9 +135,11 @@ export async function timeStudioSql(
   database: Database,
   { now, repeat }: { now: Date; repeat: number },
 ): Promise<StudioSqlResult> {
-  // As the server has it: the writer learns which records every row has (present-records.ts).
+  // As the server has it: the writer learns which records every row has (present-records.ts)
+  // and keeps the sources' rollups (rollups.ts), made at open for a store without them.
   const presentRecords = createPresentRecords();
-  const writer = createLogWriter(database, { sources: studioSources, presentRecords });
+  const rollups = createRollups(studioSources);
+  const writer = createLogWriter(database, { sources: studioSources, presentRecords, rollups });
   await writer.ready();
   const engine = await createDuckDbEngine({
     database,
@@ -142,6 +149,7 @@ export async function timeStudioSql(
     timeoutMs: 600_000,
     connections: 1,
     presentRecords,
+    rollups,
   });
   const timings: StudioQueryTiming[] = [];
   const failures: { name: string; message: string }[] = [];

@@ -29,6 +29,12 @@ export interface LogSource {
    * deleted on a schedule. Absent: QUERYGATE_RETENTION_DAYS applies.
    */
   readonly retentionDays?: number;
+  /**
+   * An hourly rollup kept beside the records (storage/rollups.ts): counts per hour and per value
+   * of these dimensions (`project`, or `metadata.` paths to declared scalar fields), read instead
+   * of the records by the queries it answers exactly. Embedded store only.
+   */
+  readonly rollup?: { readonly dimensions: readonly string[] };
   /** Further keys of the entry (other features' fields), kept as written. */
   readonly [key: string]: unknown;
 }
@@ -62,24 +68,67 @@ const structSchema: z.ZodType<StructType> = z
   .record(z.string().min(1), fieldTypeSchema)
   .transform((fields) => ({ struct: fields }));
 
-const sourceSchema = z.looseObject({
-  name: z
-    .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'source names are letters, digits, dots, dashes and underscores'),
-  id: z
-    .uuid('must be a UUID, the source token of POST /api/logs?source=')
-    .transform((id) => id.toLowerCase()),
-  // Optional in the file: a user's own source rarely has Logs Explorer names.
-  aliases: z.array(z.string().min(1)).default([]),
-  description: z.string().min(1),
-  hasProject: z.boolean(),
-  metadata: structSchema,
-  retentionDays: z
-    .number()
-    .int('must be a whole number of days')
-    .positive('must be at least 1 (leave it out to keep the default)')
-    .optional(),
-});
+const sourceSchema = z
+  .looseObject({
+    name: z
+      .string()
+      .regex(
+        /^[A-Za-z0-9][A-Za-z0-9._-]*$/,
+        'source names are letters, digits, dots, dashes and underscores',
+      ),
+    id: z
+      .uuid('must be a UUID, the source token of POST /api/logs?source=')
+      .transform((id) => id.toLowerCase()),
+    // Optional in the file: a user's own source rarely has Logs Explorer names.
+    aliases: z.array(z.string().min(1)).default([]),
+    description: z.string().min(1),
+    hasProject: z.boolean(),
+    metadata: structSchema,
+    retentionDays: z
+      .number()
+      .int('must be a whole number of days')
+      .positive('must be at least 1 (leave it out to keep the default)')
+      .optional(),
+    rollup: z
+      .strictObject({
+        dimensions: z
+          .array(z.string().min(1))
+          .nonempty('lists at least one dimension')
+          .refine((dimensions) => new Set(dimensions).size === dimensions.length, 'lists a dimension twice'),
+      })
+      .optional(),
+  })
+  .superRefine((source, context) => {
+    for (const [i, dimension] of (source.rollup?.dimensions ?? []).entries()) {
+      const problem = rollupDimensionProblem(dimension, source.hasProject, source.metadata);
+      if (problem) context.addIssue({ code: 'custom', path: ['rollup', 'dimensions', i], message: problem });
+    }
+  });
+
+/** Why `dimension` cannot be one of a rollup's, or undefined: a top-level string or a declared scalar. */
+function rollupDimensionProblem(
+  dimension: string,
+  hasProject: boolean,
+  metadata: StructType,
+): string | undefined {
+  const [head, ...path] = dimension.split('.');
+  if (head !== 'metadata') {
+    return path.length === 0 && (head === 'event_message' || (head === 'project' && hasProject))
+      ? undefined
+      : `'${dimension}' is not a dimension: name project (with hasProject), event_message or a metadata.<path> field`;
+  }
+  let field: FieldType = metadata;
+  for (const name of path) {
+    const fields: Readonly<Record<string, FieldType>> =
+      typeof field === 'object' && 'struct' in field ? field.struct : {};
+    const next = fields[name];
+    if (next === undefined) return `'${dimension}' is not a field declared under metadata`;
+    field = next;
+  }
+  return typeof field === 'string'
+    ? undefined
+    : `'${dimension}' is a record or an array; a dimension is a field of a scalar type`;
+}
 
 // An entry is a log source unless it says `kind: table`; each kind is checked by its own schema
 // so a problem is reported in that kind's terms, under the entry's index.

@@ -91,13 +91,17 @@ export function insertFromJsonStatement(
   const selected = columns.map((name) =>
     name === 'timestamp' ? `make_timestamp(${quoteIdent(name)})` : quoteIdent(name),
   );
-  // No record is longer than the file.
-  const maximumObjectSize = Math.max(defaultMaximumObjectSize, fileBytes + 1);
   return (
     `INSERT INTO ${quoteIdent(source.name)} (${columns.map(quoteIdent).join(', ')}) ` +
-    `SELECT ${selected.join(', ')} FROM read_json(${sqlString(file)}, format = 'array', ` +
-    `columns = {${fileTypes.join(', ')}}, maximum_object_size = ${maximumObjectSize})`
+    `SELECT ${selected.join(', ')} FROM ${readJsonBatch(file, fileBytes, `{${fileTypes.join(', ')}}`)}`
   );
+}
+
+/** DuckDB's reader of a batch file of `fileBytes` written by batchJson, for the given `columns`. */
+export function readJsonBatch(file: string, fileBytes: number, columns: string): string {
+  // No record is longer than the file.
+  const maximumObjectSize = Math.max(defaultMaximumObjectSize, fileBytes + 1);
+  return `read_json(${sqlString(file)}, format = 'array', columns = ${columns}, maximum_object_size = ${maximumObjectSize})`;
 }
 
 function sqlString(text: string): string {

@@ -11,11 +11,12 @@ import { createGroupCommit } from './group-commit.js';
 import { stepsInTurn } from './in-turn.js';
 import { type IngestJournal, openIngestJournal } from './ingest-journal.js';
 import { replayJournal } from './journal-replay.js';
-import { batchJson, insertFromJsonStatement } from './log-batch.js';
+import { batchJson, insertFromJsonStatement, readJsonBatch } from './log-batch.js';
 import { checkLogEvents, type LogEvent } from './log-event.js';
 import { ensureLogTables } from './log-tables.js';
 import type { PresentRecordsKeeper } from './present-records.js';
 import { expiredBefore, type RetentionPolicy } from './retention-policy.js';
+import type { RollupsKeeper } from './rollups.js';
 import { changeColumnTypeStatement } from './schema-change.js';
 import { countFields, defaultSchemaLimits, type SchemaLimits } from './schema-evolution.js';
 import { createSchemaPacing, type FittedBatch } from './schema-pacing.js';
@@ -91,6 +92,8 @@ export interface LogWriterOptions {
    * records every row of each table has (see present-records.ts). @default none
    */
   readonly presentRecords?: PresentRecordsKeeper;
+  /** The sources' rollups, kept in the transactions that change their records. @default none */
+  readonly rollups?: RollupsKeeper;
 }
 
 export interface LogWriter {
@@ -179,8 +182,15 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
       ...batchFiles,
       alterTo: batch.changesSchema ? batch.type : undefined,
       type: batch.type,
+      alongside: (readJson) => options.rollups?.batchStatements(source, batch.type, readJson) ?? [],
     });
     state.types.set(source.name, batch.type);
+    await options.rollups
+      ?.afterCommit(state.connection, source.name, batch.records.length)
+      .catch((error: unknown) => {
+        // The batch is stored and its rollup rows with it: folding them can wait for the next batch.
+        options.log?.warn({ err: error, source: source.name }, 'compacting a rollup failed');
+      });
     pacing.committed(source, batch);
     options.onCommitted?.(source.name);
     return json;
@@ -217,6 +227,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
       const connection = await db.connect();
       const types = await ensureLogTables(connection, options.sources);
       for (const [table, type] of types) await options.presentRecords?.seed(connection, table, type);
+      await options.rollups?.open(connection, types);
       const journal = inMemory ? undefined : await openIngestJournal(`${db.path}.journal`);
       const state = { connection, types, journal };
       if (db.walSetAside) {
@@ -317,7 +328,10 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
       enqueue(async () => {
         const state = await open();
         if (!state.types.has(sourceName)) throw new Error(`No log source ${sourceName}`);
-        return deleteOlderRecords(state.connection, sourceName, before, maxRows);
+        options.rollups?.beforeDelete(sourceName, before);
+        const deleted = await deleteOlderRecords(state.connection, sourceName, before, maxRows);
+        await options.rollups?.afterDelete(state.connection, sourceName);
+        return deleted;
       }),
     checkpoint: () =>
       enqueue(async () => {
@@ -419,7 +433,12 @@ async function insertBatch(
   connection: DuckDBConnection,
   source: LogSource,
   json: Buffer,
-  batch: BatchFiles & { readonly type: StructType; readonly alterTo: StructType | undefined },
+  batch: BatchFiles & {
+    readonly type: StructType;
+    readonly alterTo: StructType | undefined;
+    /** Further statements of the transaction, given DuckDB's reader of the batch file for some columns. */
+    readonly alongside: (readJson: (columns: string) => string) => readonly string[];
+  },
 ): Promise<void> {
   const file = join(batch.dir, `${batch.prefix}${randomUUID()}${batchSuffix}`);
   try {
@@ -430,6 +449,9 @@ async function insertBatch(
         await connection.run(changeColumnTypeStatement(source.name, 'metadata', batch.alterTo));
       }
       await connection.run(insertFromJsonStatement(source, batch.type, file, json.length));
+      for (const statement of batch.alongside((columns) => readJsonBatch(file, json.length, columns))) {
+        await connection.run(statement);
+      }
       await connection.run('COMMIT');
     } catch (error) {
       // After a failed COMMIT DuckDB has already rolled back; the second rollback's error is noise.

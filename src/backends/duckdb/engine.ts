@@ -30,10 +30,12 @@ import {
 import { QuerygateError } from '../../errors.js';
 import { nowParameter, type Translation, translateToDuckDb } from '../../sql/translate.js';
 import type { PresentRecords } from '../../storage/present-records.js';
+import type { Rollups } from '../../storage/rollups.js';
 import { systemTimers } from '../../timers.js';
 import { createConnectionPool, type PoolLease } from './connection-pool.js';
 import { type DuckDbLockdown, lockDownDuckDb } from './lockdown.js';
 import { createMemoryCeiling, type StopReason } from './memory-ceiling.js';
+import { type DuckDbFunctions, readDuckDbFunctions, readFromRollup } from './rollup-rewrite.js';
 import { decodeRows, describeColumns, type RecordWire } from './rows.js';
 import { type QueryableTable, readTableSchemas } from './table-schemas.js';
 
@@ -92,6 +94,11 @@ export interface DuckDbEngineOptions extends EngineOptions {
    * @default none known (every such UNNEST filters)
    */
   readonly presentRecords?: PresentRecords | undefined;
+  /**
+   * The log sources' hourly rollups (storage/rollups.ts): a query they answer exactly reads one
+   * instead of the records (rollup-rewrite.ts). Marked as presentRecords is. @default none
+   */
+  readonly rollups?: Rollups | undefined;
 }
 
 const udfFiles = ['generate_timestamp_trunc_array.duckdb.sql'];
@@ -103,26 +110,30 @@ const nowName = nowParameter.slice(1);
 export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<QueryEngine> {
   const setup = await options.database.connect();
   const present = options.presentRecords;
-  // The present-records mark each translation was made under, read before the tables were.
-  const marks = new WeakMap<Translation, number>();
-  const marked = (translation: Translation, mark: number | undefined) => {
-    if (mark !== undefined) marks.set(translation, mark);
+  const rollups = options.rollups;
+  // What the store knew when a translation was made: the present-records mark and the rollups'.
+  const storeMark = () => `${present?.mark() ?? ''}/${rollups?.mark() ?? ''}`;
+  const marks = new WeakMap<Translation, string>();
+  const marked = (translation: Translation, mark: string) => {
+    marks.set(translation, mark);
     return translation;
   };
-  /** The translation if made under the present mark, else undefined: it must be made again. */
+  /** The translation if made under the store's mark, else undefined: it must be made again. */
   const current = (translation: Translation | undefined) =>
-    translation && (present === undefined || marks.get(translation) === present.mark())
-      ? translation
-      : undefined;
+    translation && marks.get(translation) === storeMark() ? translation : undefined;
   // The tables as the store has them now, and the mark read before them.
   const tablesNow = async () => {
-    const mark = present?.mark();
+    const mark = storeMark();
     return { mark, tables: await readTableSchemas(setup, options.sources, present?.of) };
   };
+  let functions: DuckDbFunctions | undefined;
   // Each saved query is translated against the tables as the store has them when it loads.
   const translate = async (sql: string) => {
     const { mark, tables } = await tablesNow();
-    return marked(translateToDuckDb(sql, { tables }), mark);
+    const translation = translateToDuckDb(sql, { tables });
+    const fromRollup =
+      rollups && functions ? await readFromRollup(setup, translation.sql, rollups.of, functions) : undefined;
+    return marked(fromRollup ? { ...translation, sql: fromRollup } : translation, mark);
   };
   let translations: PlanCache<Translation>;
   try {
@@ -130,10 +141,13 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     // both ways. Set for the whole database so ORDER BY anywhere (windows, aggregates) agrees.
     await setup.run(`SET GLOBAL default_null_order = 'nulls_first_on_asc_last_on_desc'`);
     const { mark, tables } = await tablesNow();
+    // Made at once, without the rollups' reading (a query of DuckDB's): under another mark when
+    // there are rollups, so the first run makes each again with it.
     translations = createPlanCache(options.queries, (query) =>
-      marked(translateToDuckDb(query.sql, { tables }), mark),
+      marked(translateToDuckDb(query.sql, { tables }), rollups ? `${mark} before rollups` : mark),
     );
     for (const file of udfFiles) await setup.run(readFileSync(join(options.queriesDir, 'udf', file), 'utf8'));
+    if (rollups) functions = await readDuckDbFunctions(setup);
     for (const query of options.queries) await assertBinds(setup, query, translations.get(query));
     if (options.lockdown) await lockDownDuckDb(setup, options.lockdown);
   } catch (error) {

@@ -15,6 +15,7 @@ import { createLogWriter } from '../../storage/log-writer.js';
 import { createPresentRecords } from '../../storage/present-records.js';
 import { startRetention } from '../../storage/retention.js';
 import { retentionPolicy } from '../../storage/retention-policy.js';
+import { createRollups } from '../../storage/rollups.js';
 import { createTableWriter, type TableWriter } from '../../storage/table-writer.js';
 import { ensureWarehouseTables } from '../../storage/warehouse-tables.js';
 import type { Timers } from '../../timers.js';
@@ -199,6 +200,7 @@ async function openStore(
     const tableWrites = new Map<string, number>();
     const written = (name: string) => tableWrites.set(name, (tableWrites.get(name) ?? 0) + 1);
     const presentRecords = createPresentRecords();
+    const rollups = createRollups(sources);
     const writer = createLogWriter(database, {
       tempDir: parts.batchDir,
       now,
@@ -214,6 +216,7 @@ async function openStore(
       aloneAboveBytes: Math.floor(settings.duckdbMemoryLimitBytes / 8),
       onCommitted: written,
       presentRecords,
+      rollups,
       sources,
     });
     closers.push(() => writer.close());
@@ -258,6 +261,7 @@ async function openStore(
       lockdown: { allowedDirectories: [`${parts.batchDir}/`, `${parts.path}.tmp/`] },
       tableMark: (names) => names.map((name) => tableWrites.get(name) ?? 0).join(','),
       presentRecords,
+      rollups,
     });
     closers.push(() => engine.close());
     const tableWriter = await createTableWriter(database, tables, {

@@ -1,0 +1,568 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { quoteIdent } from '../../endpoints/field-type.js';
+import { type RollupShape, rollupIdsColumn, rollupRowsColumn } from '../../storage/rollups.js';
+
+/**
+ * A translated query read from a source's hourly rollup (storage/rollups.ts) instead of its
+ * records, where that provably gives the same rows. Works on DuckDB's own parse of the SQL
+ * (`json_serialize_sql`), changed and printed back by DuckDB (`json_deserialize_sql`), so what is
+ * read is what DuckDB would run. Anything not provably the same is left as it is:
+ *
+ * - one SELECT over one table with a rollup, or over a CTE that only filters one (logs.all's
+ *   `edge_logs`): no join, other CTE, subquery, window, QUALIFY or sample;
+ * - grouped or aggregating; every column it reads a dimension, a record along a dimension's path
+ *   tested for NULL, `timestamp` only as `date_trunc` to an hour or longer or in a WHERE term
+ *   that keeps one interval of time (bounds, BETWEEN, a CASE of those on parameters), `id` only
+ *   counted. The hours the interval covers whole are read from the rollup, its ends from the
+ *   records;
+ * - aggregates the rollup's repeated rows cannot change: `count(*)`, `count(x)` and `count_if(p)`
+ *   (added up from the rollup's counts), `count(DISTINCT x)`, `min`, `max`, `any_value`,
+ *   `bool_and`, `bool_or`, `approx_count_distinct`; any other aggregate, or a macro, refuses.
+ */
+export async function readFromRollup(
+  connection: DuckDBConnection,
+  sql: string,
+  rollupOf: (table: string) => RollupShape | undefined,
+  functions: DuckDbFunctions,
+): Promise<string | undefined> {
+  if (sql.includes(instant)) return undefined;
+  const parsed = await serialize(connection, sql);
+  const node = parsed?.statements?.length === 1 ? parsed.statements[0].node : undefined;
+  if (node?.type !== 'SELECT_NODE') return undefined;
+  const read = tableRead(node);
+  const shape = read && rollupOf(read.table);
+  if (!read || !shape) return undefined;
+  const qualifier = (node.from_table.alias || node.from_table.table_name) as string;
+  let rewritten: Node;
+  let times: Node[];
+  try {
+    const reader = new Reader(shape, qualifier, functions, read.visible);
+    const filter = read.filter
+      ? splitFilter(read.filter, new Reader(shape, read.qualifier, functions))
+      : undefined;
+    ({ node: rewritten, times } = rewriteSelect(node, reader));
+    if (filter) {
+      // The CTE's own filter, on the main query's rows: its dimension terms named by the main alias.
+      times = [...times, ...filter.times];
+      const terms = filter.rows.map((term) => requalified(term, read.qualifier, qualifier));
+      rewritten.where_clause = [rewritten.where_clause, ...terms].reduce(both, null);
+    }
+  } catch (error) {
+    if (error instanceof NotFromRollup) return undefined;
+    throw error;
+  }
+  const within = times.length > 0 ? await timeFilter(connection, parsed, times) : undefined;
+  const replacement = await serialize(
+    connection,
+    `SELECT 1 FROM ${shape.relation(within)} AS ${quoteIdent(qualifier)}`,
+  );
+  rewritten.from_table = replacement?.statements?.[0]?.node?.from_table;
+  if (!rewritten.from_table) return undefined;
+  return deserialize(connection, parsed, rewritten);
+}
+
+/** A name no query may hold: the instant a time filter is evaluated at, in its printed text. */
+const instant = '__qg_instant';
+
+/**
+ * The table a SELECT reads: its FROM, or the one table a CTE named in its FROM filters (its
+ * columns selected as they are), with that CTE's filter and the columns it lets through.
+ */
+function tableRead(
+  node: Node,
+): { table: string; visible?: ReadonlySet<string>; filter?: Node; qualifier: string } | undefined {
+  const from = node.from_table;
+  if (
+    from?.type !== 'BASE_TABLE' ||
+    from.schema_name !== '' ||
+    from.catalog_name !== '' ||
+    from.sample ||
+    from.at_clause
+  )
+    return undefined;
+  const ctes: Node[] = node.cte_map?.map ?? [];
+  const cte = ctes.find((entry) => String(entry.key).toLowerCase() === String(from.table_name).toLowerCase());
+  if (!cte) return ctes.length > 0 ? undefined : { table: from.table_name, qualifier: from.table_name };
+  if (ctes.length !== 1 || cte.value?.aliases?.length > 0) return undefined;
+  const inner = cte.value?.query?.node;
+  const innerFrom = inner?.from_table;
+  if (
+    inner?.type !== 'SELECT_NODE' ||
+    innerFrom?.type !== 'BASE_TABLE' ||
+    innerFrom.schema_name !== '' ||
+    innerFrom.catalog_name !== '' ||
+    innerFrom.sample ||
+    innerFrom.at_clause ||
+    inner.cte_map?.map?.length > 0 ||
+    inner.group_expressions?.length > 0 ||
+    inner.having ||
+    inner.qualify ||
+    inner.sample ||
+    inner.modifiers?.length > 0 ||
+    inner.aggregate_handling !== 'STANDARD_HANDLING'
+  )
+    return undefined;
+  const qualifier = (innerFrom.alias || innerFrom.table_name) as string;
+  const visible = new Set<string>();
+  for (const item of inner.select_list as Node[]) {
+    // Each column as it is, under its own name: the main query's names are the table's.
+    if (item.class !== 'COLUMN_REF') return undefined;
+    const names = item.column_names as string[];
+    const column =
+      names.length === 2 && sameName(names[0], qualifier)
+        ? names[1]
+        : names.length === 1
+          ? names[0]
+          : undefined;
+    if (column === undefined || (item.alias && !sameName(item.alias, column))) return undefined;
+    visible.add(column.toLowerCase());
+  }
+  return { table: innerFrom.table_name, visible, filter: inner.where_clause ?? undefined, qualifier };
+}
+
+/** A WHERE's terms: those on dimensions (checked) and those that keep an interval of time. */
+function splitFilter(where: Node, reader: Reader): { rows: Node[]; times: Node[] } {
+  const rows: Node[] = [];
+  const times: Node[] = [];
+  for (const term of conjuncts(where)) {
+    if (reader.readsTime(term)) {
+      if (!reader.interval(term)) refuse();
+      times.push(reader.atInstant(term));
+    } else {
+      rows.push(reader.expression(term, { inAggregate: false, orderBy: false }));
+    }
+  }
+  return { rows, times };
+}
+
+function conjuncts(node: Node): Node[] {
+  if (!node) return [];
+  if (node.class === 'CONJUNCTION' && node.type === 'CONJUNCTION_AND')
+    return (node.children as Node[]).flatMap(conjuncts);
+  return [node];
+}
+
+/** References qualified by `from` named by `to` instead. */
+function requalified(node: Node, from: string, to: string): Node {
+  if (node === null || typeof node !== 'object') return node;
+  if (Array.isArray(node)) return node.map((item) => requalified(item, from, to));
+  if (node.class === 'COLUMN_REF' && node.column_names.length > 1 && sameName(node.column_names[0], from)) {
+    return { ...node, column_names: [to, ...node.column_names.slice(1)] };
+  }
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, requalified(value, from, to)]));
+}
+
+/** The time terms as SQL text over a given instant, printed by DuckDB. */
+async function timeFilter(
+  connection: DuckDBConnection,
+  parsed: Node,
+  times: Node[],
+): Promise<(at: string) => string> {
+  const select = {
+    ...parsed.statements[0].node,
+    select_list: [times.reduce(both, null)],
+    from_table: { type: 'EMPTY', alias: '', sample: null },
+    where_clause: null,
+    group_expressions: [],
+    group_sets: [],
+    having: null,
+    qualify: null,
+    modifiers: [],
+    cte_map: { map: [] },
+    aggregate_handling: 'STANDARD_HANDLING',
+  };
+  const text = (await deserialize(connection, parsed, select)).replace(/^SELECT /, '');
+  return (at) => text.replace(new RegExp(`"?${instant}"?`, 'g'), at);
+}
+
+async function deserialize(connection: DuckDBConnection, parsed: Node, node: Node): Promise<string> {
+  const reader = await connection.runAndReadAll('SELECT json_deserialize_sql($json::JSON)', {
+    json: JSON.stringify({ ...parsed, statements: [{ ...parsed.statements[0], node }] }),
+  });
+  return String(reader.getRows()[0]?.[0]);
+}
+
+/** DuckDB's aggregate functions and macros by lower-case name, read once per engine. */
+export interface DuckDbFunctions {
+  readonly aggregates: ReadonlySet<string>;
+  readonly macros: ReadonlySet<string>;
+}
+
+export async function readDuckDbFunctions(connection: DuckDBConnection): Promise<DuckDbFunctions> {
+  const reader = await connection.runAndReadAll(
+    `SELECT DISTINCT lower(function_name), function_type FROM duckdb_functions() WHERE function_type IN ('aggregate', 'macro', 'table_macro')`,
+  );
+  const aggregates = new Set<string>();
+  const macros = new Set<string>();
+  for (const [name, type] of reader.getRows()) (type === 'aggregate' ? aggregates : macros).add(String(name));
+  return { aggregates, macros };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: DuckDB's JSON parse tree, read field by field below
+type Node = any;
+
+class NotFromRollup extends Error {}
+
+function refuse(): never {
+  throw new NotFromRollup();
+}
+
+/** Aggregates whose answer repeated rows cannot change: kept as written. */
+const duplicateBlind = new Set([
+  'min',
+  'max',
+  'any_value',
+  'arbitrary',
+  'bool_and',
+  'bool_or',
+  'approx_count_distinct',
+]);
+/** Units of date_trunc that an hour's start truncates as any instant of the hour. */
+const hourOrLonger = new Set(['hour', 'day', 'week', 'month', 'quarter', 'year']);
+/** Comparisons that keep one interval of instants when one side is `timestamp` and the other fixed. */
+const bounds = new Set([
+  'COMPARE_EQUAL',
+  'COMPARE_LESSTHAN',
+  'COMPARE_GREATERTHAN',
+  'COMPARE_LESSTHANOREQUALTO',
+  'COMPARE_GREATERTHANOREQUALTO',
+]);
+/** Scalar functions whose value differs row by row for the same input. */
+const volatile = new Set(['random', 'uuid', 'gen_random_uuid', 'nextval', 'currval', 'setseed']);
+
+interface Place {
+  /** Inside an aggregate's arguments or filter. */
+  readonly inAggregate: boolean;
+  /** Names in ORDER BY: a select-list alias before any column. */
+  readonly orderBy: boolean;
+}
+
+class Reader {
+  readonly tableColumns: ReadonlySet<string>;
+  aliases: ReadonlySet<string> = new Set();
+  aggregated = false;
+
+  constructor(
+    readonly shape: RollupShape,
+    readonly qualifier: string,
+    readonly functions: DuckDbFunctions,
+    /** The columns the query may read, when a CTE lets fewer than the table's through. */
+    readonly visible?: ReadonlySet<string>,
+  ) {
+    this.tableColumns = new Set(shape.tableColumns.map((name) => name.toLowerCase()));
+  }
+
+  /** Whether `node` reads the `timestamp` column anywhere. */
+  readsTime(node: Node): boolean {
+    if (node === null || typeof node !== 'object') return false;
+    if (Array.isArray(node)) return node.some((item) => this.readsTime(item));
+    if (node.class === 'COLUMN_REF') return this.isTime(node);
+    return Object.values(node).some((value) => this.readsTime(value));
+  }
+
+  isTime(node: Node): boolean {
+    if (node?.class !== 'COLUMN_REF') return false;
+    const path = this.path(node, { inAggregate: false, orderBy: false });
+    return path !== 'alias' && path.length === 1 && sameName(path[0], 'timestamp');
+  }
+
+  /** Whether `node` reads no column and gives the same value on every row. */
+  free(node: Node): boolean {
+    if (node === null || typeof node !== 'object') return true;
+    if (Array.isArray(node)) return node.every((item) => this.free(item));
+    if (['COLUMN_REF', 'SUBQUERY', 'WINDOW', 'STAR', 'LAMBDA'].includes(node.class)) return false;
+    if (node.class === 'FUNCTION') {
+      const name = String(node.function_name).toLowerCase();
+      if (volatile.has(name) || this.functions.aggregates.has(name) || this.functions.macros.has(name))
+        return false;
+    }
+    return Object.values(node).every((value) => this.free(value));
+  }
+
+  /**
+   * Whether the instants `node` (a WHERE term on `timestamp`) keeps form one interval: so that
+   * an hour whose first and last microsecond it keeps is kept whole.
+   */
+  interval(node: Node): boolean {
+    if (this.free(node)) return true;
+    switch (node.class) {
+      case 'CONJUNCTION':
+        return (
+          node.type === 'CONJUNCTION_AND' && (node.children as Node[]).every((child) => this.interval(child))
+        );
+      case 'COMPARISON':
+        return (
+          bounds.has(node.type) &&
+          ((this.isTime(node.left) && this.free(node.right)) ||
+            (this.isTime(node.right) && this.free(node.left)))
+        );
+      case 'BETWEEN':
+        return this.isTime(node.input) && this.free(node.lower) && this.free(node.upper);
+      case 'CASE':
+        return (
+          (node.case_checks as Node[]).every(
+            (check) => this.free(check.when_expr) && this.interval(check.then_expr),
+          ) && this.interval(node.else_expr)
+        );
+      default:
+        return false;
+    }
+  }
+
+  /** `node` with its `timestamp` read at the instant the time filter's text is given. */
+  atInstant(node: Node): Node {
+    if (node === null || typeof node !== 'object') return node;
+    if (Array.isArray(node)) return node.map((item) => this.atInstant(item));
+    if (this.isTime(node)) return { ...node, column_names: [instant] };
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, this.atInstant(value)]));
+  }
+
+  /** The column path a reference names (qualifier dropped), or 'alias' for a select-list name. */
+  path(ref: Node, place: Place): string[] | 'alias' {
+    const names = (ref.column_names as string[]).map((name) => name);
+    if (names.some((name) => name.toLowerCase().startsWith('_qg_'))) refuse();
+    if (names.length === 1) {
+      const name = (names[0] as string).toLowerCase();
+      const isAlias = this.aliases.has(name);
+      if (isAlias && (place.orderBy || !this.tableColumns.has(name))) return 'alias';
+      if (!this.tableColumns.has(name) || (this.visible && !this.visible.has(name))) refuse();
+      return names;
+    }
+    const path = sameName(names[0], this.qualifier) ? names.slice(1) : names;
+    if (!this.tableColumns.has(String(path[0]).toLowerCase())) refuse();
+    // A column of the table the CTE does not let through: only the rollup would have it.
+    if (this.visible && !this.visible.has(String(path[0]).toLowerCase())) refuse();
+    return path;
+  }
+
+  /** A column a row-level expression may read: a dimension. */
+  dimension(path: readonly string[]): boolean {
+    const [column, ...below] = path;
+    if (below.length === 0 && this.shape.columns.includes(column as string)) return true;
+    return column === 'metadata' && this.shape.paths.some((leaf) => sameList(leaf, below));
+  }
+
+  /** A record a NULL test may read: a dimension or a record along a dimension's path. */
+  record(path: readonly string[]): boolean {
+    const [column, ...below] = path;
+    if (this.dimension(path)) return true;
+    return (
+      column === 'metadata' && this.shape.paths.some((leaf) => sameList(leaf.slice(0, below.length), below))
+    );
+  }
+
+  expression(node: Node, place: Place): Node {
+    if (node === null || typeof node !== 'object') return node;
+    if (Array.isArray(node)) return node.map((item) => this.expression(item, place));
+    switch (node.class) {
+      case undefined:
+        return this.each(node, place);
+      case 'COLUMN_REF': {
+        const path = this.path(node, place);
+        if (path !== 'alias' && !this.dimension(path)) refuse();
+        return node;
+      }
+      case 'OPERATOR':
+        if (
+          (node.type === 'OPERATOR_IS_NULL' || node.type === 'OPERATOR_IS_NOT_NULL') &&
+          node.children?.[0]?.class === 'COLUMN_REF'
+        ) {
+          const path = this.path(node.children[0], place);
+          if (path !== 'alias' && !this.record(path)) refuse();
+          return node;
+        }
+        return this.each(node, place);
+      case 'FUNCTION':
+        return this.call(node, place);
+      case 'CONSTANT':
+      case 'PARAMETER':
+      case 'CAST':
+      case 'COMPARISON':
+      case 'CONJUNCTION':
+      case 'CASE':
+      case 'BETWEEN':
+      case 'COLLATE':
+        return this.each(node, place);
+      default:
+        // WINDOW, SUBQUERY, STAR, LAMBDA and anything else.
+        return refuse();
+    }
+  }
+
+  each(node: Node, place: Place): Node {
+    const copy: Node = {};
+    for (const [key, value] of Object.entries(node)) {
+      copy[key] =
+        value !== null && typeof value === 'object' && key !== 'value' && key !== 'cast_type'
+          ? this.expression(value, place)
+          : value;
+    }
+    return copy;
+  }
+
+  call(node: Node, place: Place): Node {
+    const rewritten = this.aggregateOrCall(node, place);
+    // A count made a sum keeps the name the select list gave the count.
+    return rewritten === node ? node : { ...rewritten, alias: node.alias };
+  }
+
+  aggregateOrCall(node: Node, place: Place): Node {
+    const name = String(node.function_name).toLowerCase();
+    if (node.export_state) refuse();
+    if (this.functions.macros.has(name) || volatile.has(name)) refuse();
+    if ((name === 'date_trunc' || name === 'datetrunc') && node.children?.length === 2) {
+      const [unit, value] = node.children;
+      if (value?.class === 'COLUMN_REF') {
+        const path = this.path(value, place);
+        if (path !== 'alias' && path.length === 1 && path[0]?.toLowerCase() === 'timestamp') {
+          const text = unit?.class === 'CONSTANT' ? String(unit.value?.value ?? '').toLowerCase() : '';
+          if (!hourOrLonger.has(text)) refuse();
+          return node;
+        }
+      }
+    }
+    if (!this.functions.aggregates.has(name) && name !== 'count_star') return this.each(node, place);
+    if (place.inAggregate || node.order_bys?.orders?.length > 0) refuse();
+    this.aggregated = true;
+    const inside: Place = { inAggregate: true, orderBy: false };
+    const filter = node.filter ? this.expression(node.filter, inside) : null;
+    const children: Node[] = node.children ?? [];
+    if (node.distinct) {
+      if (name !== 'count' && !duplicateBlind.has(name)) refuse();
+      return { ...node, children: this.expression(children, inside), filter };
+    }
+    if (duplicateBlind.has(name)) {
+      if (children.length !== 1) refuse();
+      return { ...node, children: this.expression(children, inside), filter };
+    }
+    if (name === 'count_star' || (name === 'count' && children.length === 0))
+      return weighted(rollupRowsColumn, filter);
+    if (name === 'count' && children.length === 1) {
+      const [child] = children;
+      if (child.class === 'COLUMN_REF') {
+        const path = this.path(child, inside);
+        if (path !== 'alias' && path.length === 1 && path[0]?.toLowerCase() === 'id')
+          return weighted(rollupIdsColumn, filter);
+      }
+      return weighted(rollupRowsColumn, both(filter, isNotNull(this.expression(child, inside))));
+    }
+    if ((name === 'count_if' || name === 'countif') && children.length === 1) {
+      return weighted(rollupRowsColumn, both(filter, this.expression(children[0], inside)));
+    }
+    return refuse();
+  }
+}
+
+function rewriteSelect(node: Node, reader: Reader): { node: Node; times: Node[] } {
+  if (node.qualify || node.sample) refuse();
+  if (!['STANDARD_HANDLING', 'FORCE_AGGREGATES'].includes(node.aggregate_handling)) refuse();
+  reader.aliases = new Set(
+    (node.select_list as Node[])
+      .map((item) => String(item.alias ?? '').toLowerCase())
+      .filter((alias) => alias !== ''),
+  );
+  const rowLevel: Place = { inAggregate: false, orderBy: false };
+  const selectList = (node.select_list as Node[]).map((item) => {
+    const before = reader.aggregated;
+    reader.aggregated = false;
+    const rewritten = reader.expression(item, rowLevel);
+    // An unnamed aggregate would come out under another name.
+    if (reader.aggregated && !item.alias) refuse();
+    reader.aggregated ||= before;
+    return rewritten;
+  });
+  const modifiers = (node.modifiers as Node[]).map((modifier) => {
+    if (modifier.type === 'LIMIT_MODIFIER') return modifier;
+    if (modifier.type === 'ORDER_MODIFIER') {
+      return {
+        ...modifier,
+        orders: (modifier.orders as Node[]).map((order) => ({
+          ...order,
+          expression: reader.expression(order.expression, { inAggregate: false, orderBy: true }),
+        })),
+      };
+    }
+    if (modifier.type === 'DISTINCT_MODIFIER') return reader.expression(modifier, rowLevel);
+    return refuse();
+  });
+  const where = splitFilter(node.where_clause, reader);
+  const rewritten = {
+    ...node,
+    // The CTE the query read, if any, is read no more.
+    cte_map: { map: [] },
+    select_list: selectList,
+    where_clause: where.rows.reduce(both, null),
+    group_expressions: reader.expression(node.group_expressions, rowLevel),
+    having: reader.expression(node.having, rowLevel),
+    modifiers,
+  };
+  // Rows, not groups: the rollup's rows are not the records.
+  if (
+    !reader.aggregated &&
+    node.group_expressions.length === 0 &&
+    node.aggregate_handling !== 'FORCE_AGGREGATES'
+  )
+    refuse();
+  return { node: rewritten, times: where.times };
+}
+
+/** `CAST(coalesce(sum(column) FILTER (WHERE filter), 0) AS BIGINT)`: a count, from the rollup's. */
+function weighted(column: string, filter: Node): Node {
+  const sum = {
+    class: 'FUNCTION',
+    type: 'FUNCTION',
+    alias: '',
+    function_name: 'sum',
+    schema: '',
+    catalog: '',
+    children: [{ class: 'COLUMN_REF', type: 'COLUMN_REF', alias: '', column_names: [column] }],
+    filter,
+    order_bys: { type: 'ORDER_MODIFIER', orders: [] },
+    distinct: false,
+    is_operator: false,
+    export_state: false,
+  };
+  const zero = {
+    class: 'CONSTANT',
+    type: 'VALUE_CONSTANT',
+    alias: '',
+    value: { type: { id: 'BIGINT', type_info: null }, is_null: false, value: 0 },
+  };
+  const coalesce = { class: 'OPERATOR', type: 'OPERATOR_COALESCE', alias: '', children: [sum, zero] };
+  return {
+    class: 'CAST',
+    type: 'OPERATOR_CAST',
+    alias: '',
+    child: coalesce,
+    cast_type: { id: 'BIGINT', type_info: null },
+    try_cast: false,
+  };
+}
+
+function isNotNull(child: Node): Node {
+  return { class: 'OPERATOR', type: 'OPERATOR_IS_NOT_NULL', alias: '', children: [child] };
+}
+
+function both(a: Node, b: Node): Node {
+  if (!a) return b;
+  if (!b) return a;
+  return { class: 'CONJUNCTION', type: 'CONJUNCTION_AND', alias: '', children: [a, b] };
+}
+
+function sameName(a: unknown, b: unknown): boolean {
+  return String(a).toLowerCase() === String(b).toLowerCase();
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((name, i) => name.toLowerCase() === (b[i] as string).toLowerCase());
+}
+
+async function serialize(connection: DuckDBConnection, sql: string): Promise<Node | undefined> {
+  const reader = await connection.runAndReadAll('SELECT json_serialize_sql($sql::VARCHAR)', { sql });
+  // Positions in the text are of no use once it is changed, and "none" (2^64 - 1) is more than
+  // a JavaScript number holds exactly, which DuckDB would then refuse.
+  const parsed = JSON.parse(String(reader.getRows()[0]?.[0]), (key, value) =>
+    key === 'query_location' ? undefined : value,
+  );
+  return parsed.error ? undefined : parsed;
+}
