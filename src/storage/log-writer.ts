@@ -16,7 +16,7 @@ import { checkLogEvents, type LogEvent } from './log-event.js';
 import { ensureLogTables } from './log-tables.js';
 import type { PresentRecordsKeeper } from './present-records.js';
 import { expiredBefore, type RetentionPolicy } from './retention-policy.js';
-import type { RollupsKeeper } from './rollups.js';
+import type { BatchRollup, RollupsKeeper } from './rollups.js';
 import { changeColumnTypeStatement } from './schema-change.js';
 import { countFields, defaultSchemaLimits, type SchemaLimits } from './schema-evolution.js';
 import { createSchemaPacing, type FittedBatch } from './schema-pacing.js';
@@ -182,7 +182,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
       ...batchFiles,
       alterTo: batch.changesSchema ? batch.type : undefined,
       type: batch.type,
-      alongside: (readJson) => options.rollups?.batchStatements(source, batch.type, readJson) ?? [],
+      rollup: options.rollups?.batchRollup(source, batch.type, batch.records),
     });
     state.types.set(source.name, batch.type);
     await options.rollups
@@ -436,22 +436,27 @@ async function insertBatch(
   batch: BatchFiles & {
     readonly type: StructType;
     readonly alterTo: StructType | undefined;
-    /** Further statements of the transaction, given DuckDB's reader of the batch file for some columns. */
-    readonly alongside: (readJson: (columns: string) => string) => readonly string[];
+    /** The batch's counts in its source's rollup, kept in the same transaction. */
+    readonly rollup: BatchRollup | undefined;
   },
 ): Promise<void> {
   const file = join(batch.dir, `${batch.prefix}${randomUUID()}${batchSuffix}`);
+  const { rollup } = batch;
+  const rollupFile = rollup?.json && `${file.slice(0, -batchSuffix.length)}-rollup${batchSuffix}`;
   try {
     await writeFile(file, json);
+    if (rollupFile && rollup?.json) await writeFile(rollupFile, rollup.json);
     await connection.run('BEGIN TRANSACTION');
     try {
       if (batch.alterTo) {
         await connection.run(changeColumnTypeStatement(source.name, 'metadata', batch.alterTo));
       }
       await connection.run(insertFromJsonStatement(source, batch.type, file, json.length));
-      for (const statement of batch.alongside((columns) => readJsonBatch(file, json.length, columns))) {
-        await connection.run(statement);
-      }
+      const rows =
+        rollupFile && rollup?.json && rollup.columns
+          ? readJsonBatch(rollupFile, rollup.json.length, rollup.columns)
+          : '';
+      for (const statement of rollup?.statements(rows) ?? []) await connection.run(statement);
       await connection.run('COMMIT');
     } catch (error) {
       // After a failed COMMIT DuckDB has already rolled back; the second rollback's error is noise.
@@ -463,6 +468,7 @@ async function insertBatch(
     // a commit into a failure. Leftovers are removed at the next start.
     // unlink, not rm: rm first lstats the path, for every batch.
     await unlink(file).catch(() => undefined);
+    if (rollupFile) await unlink(rollupFile).catch(() => undefined);
   }
 }
 

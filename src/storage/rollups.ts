@@ -9,6 +9,7 @@ import {
 } from '../endpoints/field-type.js';
 import { logRecordFields } from '../endpoints/log-record.js';
 import type { LogSource } from '../endpoints/sources.js';
+import { type StoredRecord, withoutLoneSurrogates } from './log-batch.js';
 
 /**
  * Hourly rollups of a log source (its `rollup:` in sources.yaml): the records counted per hour and
@@ -68,11 +69,8 @@ export interface Rollups {
 export interface RollupsKeeper extends Rollups {
   /** Creates, checks (rebuilding one that disagrees with the records) and loads each rollup. */
   open(connection: DuckDBConnection, types: ReadonlyMap<string, StructType>): Promise<void>;
-  /**
-   * Statements to run in a batch's transaction after its INSERT (from `readJson`, the records'
-   * file as the INSERT read it, with the batch's `metadata` type).
-   */
-  batchStatements(source: LogSource, type: StructType, readJson: (columns: string) => string): string[];
+  /** What a batch's transaction runs after its INSERT, for the records fitted to `type`. */
+  batchRollup(source: LogSource, type: StructType, records: readonly StoredRecord[]): BatchRollup | undefined;
   /**
    * After a batch of `records` committed: folds the rollup's rows together once it has grown by
    * its own size (a batch adds at most a row per record).
@@ -84,7 +82,88 @@ export interface RollupsKeeper extends Rollups {
   afterDelete(connection: DuckDBConnection, table: string): Promise<void>;
 }
 
+/**
+ * A batch's counts: rows counted in JavaScript, as the records' own JSON values (so DuckDB's JSON
+ * reader, given the same types, makes of them exactly what it makes of the records), to be read
+ * with `columns` from a file of `json`; or, when a batch changes a dimension's type, statements
+ * that make the rollup again.
+ */
+export interface BatchRollup {
+  readonly json?: Buffer;
+  readonly columns?: string;
+  /** Given DuckDB's reader of the file of `json`. */
+  readonly statements: (rows: string) => string[];
+}
+
 const hourMicros = 3_600_000_000n;
+
+/**
+ * The records counted per hour and dimension values (the `metadata` dimensions as an object of
+ * only those fields, NULL where the record is absent, as a narrower STRUCT reads it). Counting
+ * here rather than reading the batch's file a second time: 1-2 µs per record, not 6-8.
+ */
+function countedRows(tree: Tree, records: readonly StoredRecord[]): Record<string, unknown>[] {
+  const counted = new Map<string, { row: Record<string, unknown>; rows: number; ids: number }>();
+  for (const { event, metadata } of records) {
+    const hour = hourOf(event.timestamp);
+    let key = hour;
+    for (const column of tree.columns)
+      key += `\u0001${valueKey(column === 'event_message' ? event.eventMessage : event.project)}`;
+    if (tree.metadata) key += metadataKey(tree.metadata, metadata);
+    let kept = counted.get(key);
+    if (kept === undefined) {
+      const row: Record<string, unknown> = { timestamp: hour };
+      for (const column of tree.columns) {
+        row[column] = (column === 'event_message' ? event.eventMessage : event.project) ?? null;
+      }
+      if (tree.metadata) row.metadata = narrowedValue(tree.metadata, metadata);
+      kept = { row, rows: 0, ids: 0 };
+      counted.set(key, kept);
+    }
+    kept.rows += 1;
+    if (event.id !== null && event.id !== undefined) kept.ids += 1;
+  }
+  return [...counted.values()].map(({ row, rows, ids }) => ({ ...row, rows, ids }));
+}
+
+/**
+ * The microseconds of the hour an instant falls in, as text. In a double while exact there (to
+ * the year 2255): BigInt arithmetic took most of the counting's time.
+ */
+function hourOf(micros: bigint): string {
+  const number = Number(micros);
+  if (Number.isSafeInteger(number))
+    return String(number - (((number % hourMicrosNumber) + hourMicrosNumber) % hourMicrosNumber));
+  return String(micros - (((micros % hourMicros) + hourMicros) % hourMicros));
+}
+
+const hourMicrosNumber = 3_600_000_000;
+
+/** A value as a part of a grouping key: its type and text (so 1 and '1' stay apart). */
+function valueKey(value: unknown): string {
+  return value === null || value === undefined ? '\u0002' : `${typeof value}:${String(value)}`;
+}
+
+/** The dimensions of `value` (a record, or not one: NULL) as a part of a grouping key. */
+function metadataKey(node: Node, value: unknown): string {
+  if (value === null || typeof value !== 'object') return '\u0003';
+  const record = value as Record<string, unknown>;
+  let key = '\u0004';
+  for (const [name, below] of node) {
+    key += below === null ? `\u0001${valueKey(record[name])}` : metadataKey(below, record[name]);
+  }
+  return `${key}\u0005`;
+}
+
+function narrowedValue(node: Node, value: unknown): Record<string, unknown> | null {
+  if (value === null || typeof value !== 'object') return null;
+  const record = value as Record<string, unknown>;
+  const narrowed: Record<string, unknown> = {};
+  for (const [name, below] of node) {
+    narrowed[name] = below === null ? (record[name] ?? null) : narrowedValue(below, record[name]);
+  }
+  return narrowed;
+}
 
 interface Kept {
   readonly source: LogSource;
@@ -135,29 +214,39 @@ export function createRollups(
       }
     },
 
-    batchStatements(source, type, readJson) {
+    batchRollup(source, type, records) {
       const entry = kept.get(source.name);
-      if (!entry) return [];
+      if (!entry) return undefined;
       entry.remade = undefined;
       if (leafTypesOf(source, type) !== entry.leafTypes) {
         // A dimension's type changed with this batch: a rollup made again from the records, the
         // batch's included, under a new name (the old one is dropped at the next open: a query
         // planned on it may still be running). Used once committed.
         entry.remade = type;
-        return rebuildStatements(source, type);
+        return { statements: () => rebuildStatements(source, type) };
       }
       const tree = dimensionTree(source);
       const columns = [
         `'timestamp': 'BIGINT'`,
-        `'id': 'VARCHAR'`,
         ...tree.columns.map((name) => `${sqlString(name)}: 'VARCHAR'`),
         ...(tree.metadata ? [`'metadata': ${sqlString(narrowType(tree.metadata, type))}`] : []),
-      ].join(', ');
-      return [
-        `INSERT INTO ${quoteIdent(entry.shape.rollupTable)} SELECT date_trunc('hour', make_timestamp("timestamp")), ` +
-          [...tree.columns.map(quoteIdent), ...(tree.metadata ? ['"metadata"'] : [])].join(', ') +
-          `${tree.columns.length > 0 || tree.metadata ? ', ' : ''}count(*), count("id") FROM ${readJson(`{${columns}}`)} GROUP BY ALL`,
+        `'rows': 'BIGINT'`,
+        `'ids': 'BIGINT'`,
       ];
+      const selected = [
+        'make_timestamp("timestamp")',
+        ...tree.columns.map(quoteIdent),
+        ...(tree.metadata ? ['"metadata"'] : []),
+        '"rows"',
+        '"ids"',
+      ];
+      return {
+        json: Buffer.from(withoutLoneSurrogates(JSON.stringify(countedRows(tree, records)))),
+        columns: `{${columns.join(', ')}}`,
+        statements: (rows) => [
+          `INSERT INTO ${quoteIdent(entry.shape.rollupTable)} SELECT ${selected.join(', ')} FROM ${rows}`,
+        ],
+      };
     },
 
     async afterCommit(connection, table, records) {
