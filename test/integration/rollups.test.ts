@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSources } from '../../src/endpoints/sources.js';
 import type { QueryEngine } from '../../src/engines/query-engine.js';
 import { packageRoot } from '../../src/paths.js';
+import { createLogWriter } from '../../src/storage/log-writer.js';
 import { createPresentRecords } from '../../src/storage/present-records.js';
 import { createRollups, type RollupsKeeper } from '../../src/storage/rollups.js';
 import { plainRows } from '../helpers/plain-rows.js';
@@ -322,6 +323,48 @@ describe('the hourly rollup of edge records', () => {
     );
     for (const [, bigQuery, duckDb] of reports) {
       expect(await served(bigQuery)).toEqual(await expected(duckDb));
+    }
+  });
+});
+
+describe('a rollup left behind by its records', () => {
+  it('is made again when the store opens, and answers as the records do', async () => {
+    const sources = readSources(join(packageRoot, 'supabase'));
+    const first = createRollups(sources);
+    const own = await openTempStore('querygate-rollups-reopen-', { sources, rollups: first });
+    try {
+      await own.writer.write(edge, seededEvents(200, 3).map(edgeEvent));
+      await own.writer.close();
+      // Records stored past the rollup, as a version that did not keep it would have stored them.
+      await own.connection.run(
+        `INSERT INTO "${edge}" (id, "timestamp", event_message, project, metadata)
+         SELECT 'extra-' || i, TIMESTAMP '2026-03-10 06:30:00', 'extra', 'p1', NULL FROM range(7) AS r(i)`,
+      );
+      const again = createRollups(sources);
+      const writer = createLogWriter(own.db, { sources, rollups: again });
+      await writer.ready();
+      const reopened = await storeEngine(own, { sources, rollups: again });
+      try {
+        const endpoint = {
+          id: 'reopened',
+          name: 'reopened',
+          sql: `select project, count(*) as n from edge_logs group by project order by project`,
+          maxRows: 100,
+        };
+        const rows = (await reopened.run(endpoint, {}, { now })).rows;
+        expect(rows).toEqual(
+          await plainRows(
+            own.connection,
+            `select project, count(*) as n from "${edge}" group by project order by project`,
+          ),
+        );
+        expect(rows.find((row) => row.project === 'p1')?.n).toBeGreaterThan(7);
+      } finally {
+        await reopened.close();
+        await writer.close();
+      }
+    } finally {
+      await own.close();
     }
   });
 });
