@@ -457,16 +457,16 @@ function relationOf(
 }
 
 /**
- * Whether the rollup counts, hour by hour, the records the table holds: a rollup left by a crash
- * in the middle of retention, or by a version that did not keep it, is made again.
+ * Whether the rollup counts the records the table holds: a rollup left by a crash in the middle
+ * of retention, or by a version that did not keep it, is made again. The totals, not hour by
+ * hour: 10M records' hours took 1.5 s of every start, and a rollup kept as above can only lose
+ * or miss records, never trade some for as many others.
  */
 async function agrees(connection: DuckDBConnection, shape: RollupShape): Promise<boolean> {
   const reader = await connection.runAndReadAll(
-    `WITH r AS (SELECT "timestamp" AS hour, sum(${rollupRowsColumn}) AS n FROM ${quoteIdent(shape.rollupTable)} GROUP BY 1), ` +
-      `t AS (SELECT date_trunc('hour', "timestamp") AS hour, count(*) AS n FROM ${quoteIdent(shape.table)} GROUP BY 1) ` +
-      `SELECT count(*) FROM r FULL JOIN t USING (hour) WHERE r.n IS DISTINCT FROM t.n`,
+    `SELECT (SELECT coalesce(sum(${rollupRowsColumn}), 0) FROM ${quoteIdent(shape.rollupTable)}) = (SELECT count(*) FROM ${quoteIdent(shape.table)})`,
   );
-  return Number(reader.getRows()[0]?.[0] ?? 1) === 0;
+  return reader.getRows()[0]?.[0] === true;
 }
 
 async function dropOtherRollups(connection: DuckDBConnection, table: string, keep: string): Promise<void> {
