@@ -25,18 +25,19 @@ import { type StoredRecord, withoutLoneSurrogates } from './log-batch.js';
  * hours it is deleting are read from the records (`rawBefore`), announced before it starts (the
  * mark moves, and a query planned before is planned and run again, as for present-records.ts).
  *
- * The rollup table holds, per row: `timestamp` (the hour), the top-level dimension columns, the
- * `metadata` dimensions as a STRUCT of only those fields (a record NULL in a row is NULL here too,
- * so `IS NULL` tests on records along the way give the same answer), and the counts.
+ * The rollup table is flat, so that a filter on a dimension is one on a column of the records'
+ * table too (the records of partial hours are read with it, and DuckDB reads one field of a
+ * STRUCT column only when the filter names the field, not a STRUCT built per row). Per row:
+ * `timestamp` (the hour), one column per dimension named by its path (`metadata.request.path`),
+ * one per record declared under `metadata` (`metadata.request`: true, or NULL where the record
+ * is, so `IS NULL` tests on records give the records' answers), and the counts.
  */
 export interface RollupShape {
   /** The source's table. */
   readonly table: string;
   readonly rollupTable: string;
-  /** Top-level dimension columns (`project`). */
-  readonly columns: readonly string[];
-  /** The `metadata` leaves that are dimensions, each as its path below `metadata`. */
-  readonly paths: readonly (readonly string[])[];
+  /** Its columns besides the hour and the counts: the dimensions, then the records' presence. */
+  readonly parts: readonly RollupPart[];
   /**
    * Microseconds since the epoch: records before this are read from the table, the rollup only
    * from this hour on (retention is deleting the hours before). Undefined: the rollup holds all.
@@ -49,14 +50,38 @@ export interface RollupShape {
    * whose first and last microsecond pass has every record pass, and is read from the rollup;
    * the records of the other hours that pass are rolled up as they are read.
    */
-  relation(within?: (at: string) => string): string;
+  relation(range?: TimeRange, used?: ReadonlySet<string>): string;
   /** The table's own columns (a name in a query that is one of these is a column, not an alias). */
   readonly tableColumns: readonly string[];
+}
+
+/** A column of a rollup: a dimension's value or a record's presence, by its path in a record. */
+export interface RollupPart {
+  /** From the row: `['project']`, `['metadata', 'request', 'path']`. */
+  readonly path: readonly string[];
+  /** The column: the path joined by dots. */
+  readonly name: string;
+  /** Its DuckDB type: the field's, or BOOLEAN for a record's presence. */
+  readonly type: string;
+  readonly record: boolean;
 }
 
 /** Names of the count columns: no source column may be named so (they begin with `_qg_`). */
 export const rollupRowsColumn = '_qg_rows';
 export const rollupIdsColumn = '_qg_ids';
+
+/** The instants a query keeps (see RollupShape.relation). */
+export interface TimeRange {
+  /** SQL true for the instants `at` (an SQL expression) in one interval. */
+  within(at: string): string;
+  /**
+   * SQL of the interval's bounds, fixed for the query (NULL where it has none on that side), when
+   * `within` is exactly the instants between them: the records outside the whole hours are then
+   * looked for only before the first whole hour and from the end of the last (a range DuckDB
+   * skips row groups by), not in every hour the range covers.
+   */
+  readonly bounds?: { readonly lower: string; readonly upper: string };
+}
 
 export interface Rollups {
   /** The rollup of `table` queries may read now, if it has one. */
@@ -98,32 +123,48 @@ export interface BatchRollup {
 const hourMicros = 3_600_000_000n;
 
 /**
- * The records counted per hour and dimension values (the `metadata` dimensions as an object of
- * only those fields, NULL where the record is absent, as a narrower STRUCT reads it). Counting
- * here rather than reading the batch's file a second time: 1-2 µs per record, not 6-8.
+ * The records counted per hour and values of the parts (NULL where a record is absent, as DuckDB
+ * reads a field under it). Counting here rather than reading the batch's file a second time:
+ * 1.5-2.5 µs of CPU per record, not 6-8.
  */
-function countedRows(tree: Tree, records: readonly StoredRecord[]): Record<string, unknown>[] {
-  const counted = new Map<string, { row: Record<string, unknown>; rows: number; ids: number }>();
+function countedRows(
+  parts: readonly RollupPart[],
+  records: readonly StoredRecord[],
+): Record<string, unknown>[] {
+  const counted = new Map<string, { values: unknown[]; hour: string; rows: number; ids: number }>();
   for (const { event, metadata } of records) {
     const hour = hourOf(event.timestamp);
+    const values = parts.map((part) => partValue(part, event, metadata));
     let key = hour;
-    for (const column of tree.columns)
-      key += `\u0001${valueKey(column === 'event_message' ? event.eventMessage : event.project)}`;
-    if (tree.metadata) key += metadataKey(tree.metadata, metadata);
+    for (const value of values) key += `\u0001${valueKey(value)}`;
     let kept = counted.get(key);
     if (kept === undefined) {
-      const row: Record<string, unknown> = { timestamp: hour };
-      for (const column of tree.columns) {
-        row[column] = (column === 'event_message' ? event.eventMessage : event.project) ?? null;
-      }
-      if (tree.metadata) row.metadata = narrowedValue(tree.metadata, metadata);
-      kept = { row, rows: 0, ids: 0 };
+      kept = { values, hour, rows: 0, ids: 0 };
       counted.set(key, kept);
     }
     kept.rows += 1;
     if (event.id !== null && event.id !== undefined) kept.ids += 1;
   }
-  return [...counted.values()].map(({ row, rows, ids }) => ({ ...row, rows, ids }));
+  return [...counted.values()].map(({ values, hour, rows, ids }) => {
+    const row: Record<string, unknown> = { timestamp: hour, rows, ids };
+    parts.forEach((part, i) => {
+      row[part.name] = values[i];
+    });
+    return row;
+  });
+}
+
+/** A part's value in a record as it arrived (fitted), as the batch's JSON holds it. */
+function partValue(part: RollupPart, event: StoredRecord['event'], metadata: unknown): unknown {
+  const [column, ...below] = part.path;
+  let value: unknown =
+    column === 'metadata' ? metadata : column === 'project' ? event.project : event.eventMessage;
+  for (const name of below) {
+    value =
+      value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[name] : undefined;
+  }
+  if (part.record) return value !== null && typeof value === 'object' ? true : null;
+  return value ?? null;
 }
 
 /**
@@ -132,8 +173,9 @@ function countedRows(tree: Tree, records: readonly StoredRecord[]): Record<strin
  */
 function hourOf(micros: bigint): string {
   const number = Number(micros);
-  if (Number.isSafeInteger(number))
+  if (Number.isSafeInteger(number)) {
     return String(number - (((number % hourMicrosNumber) + hourMicrosNumber) % hourMicrosNumber));
+  }
   return String(micros - (((micros % hourMicros) + hourMicros) % hourMicros));
 }
 
@@ -144,34 +186,13 @@ function valueKey(value: unknown): string {
   return value === null || value === undefined ? '\u0002' : `${typeof value}:${String(value)}`;
 }
 
-/** The dimensions of `value` (a record, or not one: NULL) as a part of a grouping key. */
-function metadataKey(node: Node, value: unknown): string {
-  if (value === null || typeof value !== 'object') return '\u0003';
-  const record = value as Record<string, unknown>;
-  let key = '\u0004';
-  for (const [name, below] of node) {
-    key += below === null ? `\u0001${valueKey(record[name])}` : metadataKey(below, record[name]);
-  }
-  return `${key}\u0005`;
-}
-
-function narrowedValue(node: Node, value: unknown): Record<string, unknown> | null {
-  if (value === null || typeof value !== 'object') return null;
-  const record = value as Record<string, unknown>;
-  const narrowed: Record<string, unknown> = {};
-  for (const [name, below] of node) {
-    narrowed[name] = below === null ? (record[name] ?? null) : narrowedValue(below, record[name]);
-  }
-  return narrowed;
-}
-
 interface Kept {
   readonly source: LogSource;
   /** The `metadata` type the rollup was made for. */
   type: StructType;
   shape: RollupShape;
-  /** The leaf types the rollup was made with, as text: a batch that changes one rebuilds it. */
-  leafTypes: string;
+  /** The parts the rollup was made with, as text: a batch that changes one makes it again. */
+  signature: string;
   /** Rows inserted since the last compaction, and the size after it. */
   added: number;
   compacted: number;
@@ -206,7 +227,7 @@ export function createRollups(
           source,
           type,
           shape,
-          leafTypes: leafTypesOf(source, type),
+          signature: signatureOf(partsOf(source, type)),
           added: 0,
           compacted: rows,
         });
@@ -218,30 +239,28 @@ export function createRollups(
       const entry = kept.get(source.name);
       if (!entry) return undefined;
       entry.remade = undefined;
-      if (leafTypesOf(source, type) !== entry.leafTypes) {
+      if (signatureOf(partsOf(source, type)) !== entry.signature) {
         // A dimension's type changed with this batch: a rollup made again from the records, the
         // batch's included, under a new name (the old one is dropped at the next open: a query
         // planned on it may still be running). Used once committed.
         entry.remade = type;
         return { statements: () => rebuildStatements(source, type) };
       }
-      const tree = dimensionTree(source);
+      const parts = entry.shape.parts;
       const columns = [
         `'timestamp': 'BIGINT'`,
-        ...tree.columns.map((name) => `${sqlString(name)}: 'VARCHAR'`),
-        ...(tree.metadata ? [`'metadata': ${sqlString(narrowType(tree.metadata, type))}`] : []),
+        ...parts.map((part) => `${sqlString(part.name)}: ${sqlString(part.type)}`),
         `'rows': 'BIGINT'`,
         `'ids': 'BIGINT'`,
       ];
       const selected = [
         'make_timestamp("timestamp")',
-        ...tree.columns.map(quoteIdent),
-        ...(tree.metadata ? ['"metadata"'] : []),
+        ...parts.map((part) => quoteIdent(part.name)),
         '"rows"',
         '"ids"',
       ];
       return {
-        json: Buffer.from(withoutLoneSurrogates(JSON.stringify(countedRows(tree, records)))),
+        json: Buffer.from(withoutLoneSurrogates(JSON.stringify(countedRows(parts, records)))),
         columns: `{${columns.join(', ')}}`,
         statements: (rows) => [
           `INSERT INTO ${quoteIdent(entry.shape.rollupTable)} SELECT ${selected.join(', ')} FROM ${rows}`,
@@ -255,7 +274,7 @@ export function createRollups(
       if (entry.remade) {
         entry.type = entry.remade;
         entry.shape = shapeOf(entry.source, entry.remade, undefined);
-        entry.leafTypes = leafTypesOf(entry.source, entry.remade);
+        entry.signature = signatureOf(entry.shape.parts);
         entry.remade = undefined;
         entry.added = 0;
         entry.compacted = await countRows(connection, entry.shape.rollupTable);
@@ -291,116 +310,94 @@ export function createRollups(
   };
 }
 
-/** The dimensions as a tree: top-level columns, and the `metadata` fields below it. */
-interface Tree {
-  readonly columns: readonly string[];
-  readonly metadata: Node | undefined;
-}
-type Node = Map<string, Node | null>;
-
-function dimensionTree(source: LogSource): Tree {
-  const columns: string[] = [];
-  let metadata: Node | undefined;
-  for (const dimension of source.rollup?.dimensions ?? []) {
-    const [head, ...rest] = dimension.split('.');
-    if (head !== 'metadata') {
-      columns.push(head as string);
-      continue;
-    }
-    metadata ??= new Map();
-    let node = metadata;
-    rest.forEach((name, i) => {
-      if (i === rest.length - 1) node.set(name, null);
-      else {
-        const next = (node.get(name) as Node | undefined) ?? new Map();
-        node.set(name, next);
-        node = next;
-      }
-    });
-  }
-  return { columns, metadata };
-}
-
-function leafPaths(node: Node, above: readonly string[] = []): string[][] {
-  return [...node].flatMap(([name, below]) =>
-    below === null ? [[...above, name]] : leafPaths(below, [...above, name]),
+/**
+ * The parts of a source's rollup, with the types the table has now: its dimensions as declared,
+ * then every record declared under `metadata` (declared, so a record ingestion adds later does
+ * not make the rollup again).
+ */
+function partsOf(source: LogSource, type: StructType): RollupPart[] {
+  const dimensions = (source.rollup?.dimensions ?? []).map((dimension): RollupPart => {
+    const path = dimension.split('.');
+    const leaf = path[0] === 'metadata' ? duckdbType(fieldAt(type, path.slice(1))) : 'VARCHAR';
+    return { path, name: dimension, type: leaf, record: false };
+  });
+  const records = recordPaths(source.metadata, ['metadata']).map(
+    (path): RollupPart => ({ path, name: path.join('.'), type: 'BOOLEAN', record: true }),
   );
+  return [...dimensions, ...records];
+}
+
+function recordPaths(type: StructType, above: readonly string[]): string[][] {
+  return [
+    [...above],
+    ...Object.entries(type.struct).flatMap(([name, field]) =>
+      isStructType(field) ? recordPaths(field, [...above, name]) : [],
+    ),
+  ];
 }
 
 function fieldAt(type: StructType, path: readonly string[]): FieldType {
   let field: FieldType = type;
   for (const name of path) {
-    if (!isStructType(field) || !(name in field.struct))
+    if (!isStructType(field) || !(name in field.struct)) {
       throw new Error(`rollup dimension metadata.${path.join('.')} is not a field`);
+    }
     field = field.struct[name] as FieldType;
   }
   return field;
 }
 
-/** The DuckDB type of the `metadata` dimensions: `type` narrowed to the tree's fields. */
-function narrowType(node: Node, type: StructType, above: readonly string[] = []): string {
-  const fields = [...node].map(([name, below]) => {
-    const path = [...above, name];
-    return `${quoteIdent(name)} ${below === null ? duckdbType(fieldAt(type, path)) : narrowType(below, type, path)}`;
-  });
-  return `STRUCT(${fields.join(', ')})`;
+/** The parts' names and types: a batch that changes one makes the rollup again. */
+function signatureOf(parts: readonly RollupPart[]): string {
+  return parts.map((part) => `${part.name} ${part.type}`).join(', ');
 }
 
-/** The same narrowing as an expression over a row's `metadata`, NULL where the record is. */
-function narrowed(node: Node, at: string): string {
-  const fields = [...node].map(
-    ([name, below]) =>
-      `${quoteIdent(name)} := ${below === null ? `${at}.${quoteIdent(name)}` : narrowed(below, `${at}.${quoteIdent(name)}`)}`,
-  );
-  return `CASE WHEN ${at} IS NULL THEN NULL ELSE struct_pack(${fields.join(', ')}) END`;
+function rollupTableName(source: LogSource, parts: readonly RollupPart[]): string {
+  const hash = createHash('sha256').update(signatureOf(parts)).digest('hex').slice(0, 12);
+  return `${source.name}::rollup-${hash}`;
 }
 
-function leafTypesOf(source: LogSource, type: StructType): string {
-  const { metadata } = dimensionTree(source);
-  return metadata ? narrowType(metadata, type) : '';
+/** A part as an expression over a row of the source's table. */
+function partExpression(part: RollupPart): string {
+  const value = part.path.map(quoteIdent).join('.');
+  return part.record ? `CASE WHEN ${value} IS NULL THEN NULL ELSE true END` : value;
 }
 
-function rollupTableName(source: LogSource, type: StructType): string {
-  const definition = `${(source.rollup?.dimensions ?? []).join(',')}|${leafTypesOf(source, type)}`;
-  return `${source.name}::rollup-${createHash('sha256').update(definition).digest('hex').slice(0, 12)}`;
-}
-
-/** The select list that rolls up rows of `from` (the source's columns) by hour and dimension. */
-function rollupSelect(source: LogSource, from: string): string {
-  const tree = dimensionTree(source);
+/**
+ * The select list that rolls up rows of `from` (the source's table) by hour and part; with
+ * `used`, the other parts NULL (a record's presence is tested by reading all its fields).
+ */
+function rollupSelect(parts: readonly RollupPart[], from: string, used?: ReadonlySet<string>): string {
   const columns = [
     `date_trunc('hour', "timestamp") AS "timestamp"`,
-    ...tree.columns.map(quoteIdent),
-    ...(tree.metadata ? [`${narrowed(tree.metadata, '"metadata"')} AS "metadata"`] : []),
+    ...parts.map(
+      (part) =>
+        `${used && !used.has(part.name) ? `CAST(NULL AS ${part.type})` : partExpression(part)} AS ${quoteIdent(part.name)}`,
+    ),
   ];
   return `SELECT ${columns.join(', ')}, count(*) AS ${rollupRowsColumn}, count("id") AS ${rollupIdsColumn} FROM ${from} GROUP BY ALL`;
 }
 
 function rebuildStatements(source: LogSource, type: StructType): string[] {
-  const table = quoteIdent(rollupTableName(source, type));
-  const tree = dimensionTree(source);
+  const parts = partsOf(source, type);
+  const table = quoteIdent(rollupTableName(source, parts));
   const columns = [
     `"timestamp" TIMESTAMP`,
-    ...tree.columns.map((name) => `${quoteIdent(name)} VARCHAR`),
-    ...(tree.metadata ? [`"metadata" ${narrowType(tree.metadata, type)}`] : []),
+    ...parts.map((part) => `${quoteIdent(part.name)} ${part.type}`),
     `${rollupRowsColumn} BIGINT NOT NULL`,
     `${rollupIdsColumn} BIGINT NOT NULL`,
   ];
   return [
     `DROP TABLE IF EXISTS ${table}`,
     `CREATE TABLE ${table} (${columns.join(', ')})`,
-    `INSERT INTO ${table} ${rollupSelect(source, quoteIdent(source.name))}`,
+    `INSERT INTO ${table} ${rollupSelect(parts, quoteIdent(source.name))}`,
   ];
 }
 
 function compactStatements(shape: RollupShape): string[] {
   const table = quoteIdent(shape.rollupTable);
   const folded = quoteIdent(`${shape.rollupTable}::folding`);
-  const keys = [
-    '"timestamp"',
-    ...shape.columns.map(quoteIdent),
-    ...(shape.paths.length > 0 ? ['"metadata"'] : []),
-  ];
+  const keys = ['"timestamp"', ...shape.parts.map((part) => quoteIdent(part.name))];
   return [
     `CREATE TEMP TABLE ${folded} AS SELECT ${keys.join(', ')}, sum(${rollupRowsColumn})::BIGINT, sum(${rollupIdsColumn})::BIGINT FROM ${table} GROUP BY ALL`,
     `DELETE FROM ${table}`,
@@ -410,18 +407,15 @@ function compactStatements(shape: RollupShape): string[] {
 }
 
 function shapeOf(source: LogSource, type: StructType, rawBefore: bigint | undefined): RollupShape {
-  const tree = dimensionTree(source);
-  const base = {
-    table: source.name,
-    rollupTable: rollupTableName(source, type),
-    columns: tree.columns,
-    paths: tree.metadata ? leafPaths(tree.metadata) : [],
-    tableColumns: logRecordFields(source).map((field) => field.name),
-  };
+  const parts = partsOf(source, type);
+  const rollupTable = rollupTableName(source, parts);
   return {
-    ...base,
+    table: source.name,
+    rollupTable,
+    parts,
+    tableColumns: logRecordFields(source).map((field) => field.name),
     rawBefore,
-    relation: (within) => relationOf(source, base.rollupTable, rawBefore, within),
+    relation: (range, used) => relationOf(source.name, rollupTable, parts, rawBefore, range, used),
   };
 }
 
@@ -432,27 +426,41 @@ function shapeOf(source: LogSource, type: StructType, rawBefore: bigint | undefi
  * retention is deleting).
  */
 function relationOf(
-  source: LogSource,
+  table: string,
   rollupTable: string,
+  parts: readonly RollupPart[],
   rawBefore: bigint | undefined,
-  within: ((at: string) => string) | undefined,
+  range: TimeRange | undefined,
+  used: ReadonlySet<string> | undefined,
 ): string {
   const rollup = quoteIdent(rollupTable);
-  if (rawBefore === undefined && within === undefined) return rollup;
+  if (rawBefore === undefined && range === undefined) return rollup;
+  const retained = rawBefore === undefined ? undefined : `make_timestamp(${rawBefore})`;
   const whole = (hour: string) =>
     [
-      ...(rawBefore === undefined ? [] : [`${hour} >= make_timestamp(${rawBefore})`]),
-      ...(within
-        ? [`(${within(hour)})`, `(${within(`(${hour} + INTERVAL 1 HOUR - INTERVAL 1 MICROSECOND)`)})`]
+      ...(retained === undefined ? [] : [`${hour} >= ${retained}`]),
+      ...(range
+        ? [
+            `(${range.within(hour)})`,
+            `(${range.within(`(${hour} + INTERVAL 1 HOUR - INTERVAL 1 MICROSECOND)`)})`,
+          ]
         : []),
     ].join(' AND ');
   const others = [
-    ...(within ? [`(${within('"timestamp"')})`] : []),
+    ...(range ? [`(${range.within('"timestamp"')})`] : []),
     `NOT coalesce(${whole(`date_trunc('hour', "timestamp")`)}, false)`,
-  ].join(' AND ');
+  ];
+  if (range?.bounds) {
+    // Every hour from the first after the lower bound's to the upper bound's is whole.
+    const first = `coalesce(date_trunc('hour', CAST((${range.bounds.lower}) AS TIMESTAMP)) + INTERVAL 1 HOUR, TIMESTAMP '-infinity')`;
+    const last = `coalesce(date_trunc('hour', CAST((${range.bounds.upper}) AS TIMESTAMP)), TIMESTAMP 'infinity')`;
+    others.push(
+      `("timestamp" < ${retained === undefined ? first : `greatest(${first}, ${retained})`} OR "timestamp" >= ${last})`,
+    );
+  }
   return (
     `(SELECT * FROM ${rollup} WHERE ${whole('"timestamp"')} UNION ALL ` +
-    `${rollupSelect(source, `${quoteIdent(source.name)} WHERE ${others}`)})`
+    `${rollupSelect(parts, `${quoteIdent(table)} WHERE ${others.join(' AND ')}`, used)})`
   );
 }
 

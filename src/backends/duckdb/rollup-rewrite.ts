@@ -1,6 +1,12 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent } from '../../endpoints/field-type.js';
-import { type RollupShape, rollupIdsColumn, rollupRowsColumn } from '../../storage/rollups.js';
+import {
+  type RollupPart,
+  type RollupShape,
+  rollupIdsColumn,
+  rollupRowsColumn,
+  type TimeRange,
+} from '../../storage/rollups.js';
 
 /**
  * A translated query read from a source's hourly rollup (storage/rollups.ts) instead of its
@@ -34,12 +40,12 @@ export async function readFromRollup(
   if (!read || !shape) return undefined;
   const qualifier = (node.from_table.alias || node.from_table.table_name) as string;
   let rewritten: Node;
-  let times: Node[];
+  let times: TimeTerm[];
+  const used = new Set<string>();
   try {
-    const reader = new Reader(shape, qualifier, functions, read.visible);
-    const filter = read.filter
-      ? splitFilter(read.filter, new Reader(shape, read.qualifier, functions))
-      : undefined;
+    const reader = new Reader(shape, qualifier, functions, used, read.visible);
+    const filterReader = new Reader(shape, read.qualifier, functions, used);
+    const filter = read.filter ? splitFilter(read.filter, filterReader) : undefined;
     ({ node: rewritten, times } = rewriteSelect(node, reader));
     if (filter) {
       // The CTE's own filter, on the main query's rows: its dimension terms named by the main alias.
@@ -51,10 +57,10 @@ export async function readFromRollup(
     if (error instanceof NotFromRollup) return undefined;
     throw error;
   }
-  const within = times.length > 0 ? await timeFilter(connection, parsed, times) : undefined;
+  const range = times.length > 0 ? await timeRange(connection, parsed, times) : undefined;
   const replacement = await serialize(
     connection,
-    `SELECT 1 FROM ${shape.relation(within)} AS ${quoteIdent(qualifier)}`,
+    `SELECT 1 FROM ${shape.relation(range, used)} AS ${quoteIdent(qualifier)}`,
   );
   rewritten.from_table = replacement?.statements?.[0]?.node?.from_table;
   if (!rewritten.from_table) return undefined;
@@ -121,18 +127,52 @@ function tableRead(
 }
 
 /** A WHERE's terms: those on dimensions (checked) and those that keep an interval of time. */
-function splitFilter(where: Node, reader: Reader): { rows: Node[]; times: Node[] } {
+function splitFilter(where: Node, reader: Reader): { rows: Node[]; times: TimeTerm[] } {
   const rows: Node[] = [];
-  const times: Node[] = [];
+  const times: TimeTerm[] = [];
   for (const term of conjuncts(where)) {
     if (reader.readsTime(term)) {
       if (!reader.interval(term)) refuse();
-      times.push(reader.atInstant(term));
+      times.push({ atInstant: reader.atInstant(term), bounds: reader.bounds(term) });
     } else {
       rows.push(reader.expression(term, { inAggregate: false, orderBy: false }));
     }
   }
   return { rows, times };
+}
+
+/** A WHERE term on time: read at a given instant, and the bounds it sets (undefined: not known). */
+interface TimeTerm {
+  readonly atInstant: Node;
+  readonly bounds: Bounds | undefined;
+}
+
+/** Free expressions a term keeps `timestamp` above (or at) and below (or at); absent: none. */
+interface Bounds {
+  readonly lower?: Node;
+  readonly upper?: Node;
+}
+
+const nullConstant = {
+  class: 'CONSTANT',
+  type: 'VALUE_CONSTANT',
+  alias: '',
+  value: { type: { id: 'NULL', type_info: null }, is_null: true },
+};
+
+/**
+ * The bounds of all the time terms together, when each side has one term setting it: the range's
+ * ends, which tell DuckDB where the records of partial hours can be.
+ */
+function rangeBounds(times: readonly TimeTerm[]): Bounds | undefined {
+  let lower: Node | undefined;
+  let upper: Node | undefined;
+  for (const { bounds } of times) {
+    if (!bounds || (bounds.lower && lower) || (bounds.upper && upper)) return undefined;
+    lower ??= bounds.lower;
+    upper ??= bounds.upper;
+  }
+  return { ...(lower ? { lower } : {}), ...(upper ? { upper } : {}) };
 }
 
 function conjuncts(node: Node): Node[] {
@@ -152,27 +192,41 @@ function requalified(node: Node, from: string, to: string): Node {
   return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, requalified(value, from, to)]));
 }
 
-/** The time terms as SQL text over a given instant, printed by DuckDB. */
-async function timeFilter(
+/** The time terms as a range: SQL text over a given instant, and its bounds, printed by DuckDB. */
+async function timeRange(
   connection: DuckDBConnection,
   parsed: Node,
-  times: Node[],
-): Promise<(at: string) => string> {
-  const select = {
-    ...parsed.statements[0].node,
-    select_list: [times.reduce(both, null)],
-    from_table: { type: 'EMPTY', alias: '', sample: null },
-    where_clause: null,
-    group_expressions: [],
-    group_sets: [],
-    having: null,
-    qualify: null,
-    modifiers: [],
-    cte_map: { map: [] },
-    aggregate_handling: 'STANDARD_HANDLING',
+  times: readonly TimeTerm[],
+): Promise<TimeRange> {
+  const print = async (expression: Node) => {
+    const select = {
+      ...parsed.statements[0].node,
+      select_list: [expression],
+      from_table: { type: 'EMPTY', alias: '', sample: null },
+      where_clause: null,
+      group_expressions: [],
+      group_sets: [],
+      having: null,
+      qualify: null,
+      modifiers: [],
+      cte_map: { map: [] },
+      aggregate_handling: 'STANDARD_HANDLING',
+    };
+    return (await deserialize(connection, parsed, select)).replace(/^SELECT /, '');
   };
-  const text = (await deserialize(connection, parsed, select)).replace(/^SELECT /, '');
-  return (at) => text.replace(new RegExp(`"?${instant}"?`, 'g'), at);
+  const text = await print(times.map((time) => time.atInstant).reduce(both, null));
+  const bounds = rangeBounds(times);
+  return {
+    within: (at) => text.replace(new RegExp(`"?${instant}"?`, 'g'), at),
+    ...(bounds
+      ? {
+          bounds: {
+            lower: bounds.lower ? await print(bounds.lower) : 'NULL',
+            upper: bounds.upper ? await print(bounds.upper) : 'NULL',
+          },
+        }
+      : {}),
+  };
 }
 
 async function deserialize(connection: DuckDBConnection, parsed: Node, node: Node): Promise<string> {
@@ -246,6 +300,8 @@ class Reader {
     readonly shape: RollupShape,
     readonly qualifier: string,
     readonly functions: DuckDbFunctions,
+    /** The rollup's columns the query reads, added to as they are found (one set per query). */
+    readonly used: Set<string>,
     /** The columns the query may read, when a CTE lets fewer than the table's through. */
     readonly visible?: ReadonlySet<string>,
   ) {
@@ -309,6 +365,47 @@ class Reader {
     }
   }
 
+  /** The bounds an interval term (see `interval`) sets, or undefined where they are not plain. */
+  bounds(node: Node): Bounds | undefined {
+    if (this.free(node)) return {};
+    switch (node.class) {
+      case 'COMPARISON': {
+        const timeLeft = this.isTime(node.left);
+        const fixed = timeLeft ? node.right : node.left;
+        // `t > x` and `x < t` both bound t from below.
+        const below = timeLeft
+          ? ['COMPARE_GREATERTHAN', 'COMPARE_GREATERTHANOREQUALTO']
+          : ['COMPARE_LESSTHAN', 'COMPARE_LESSTHANOREQUALTO'];
+        if (node.type === 'COMPARE_EQUAL') return { lower: fixed, upper: fixed };
+        return below.includes(node.type) ? { lower: fixed } : { upper: fixed };
+      }
+      case 'BETWEEN':
+        return { lower: node.lower, upper: node.upper };
+      case 'CASE': {
+        const branches = [...(node.case_checks as Node[]).map((check) => check.then_expr), node.else_expr];
+        const each = branches.map((branch) => this.bounds(branch));
+        if (each.some((bounds) => bounds === undefined)) return undefined;
+        // The same CASE, choosing each branch's bound (NULL where a branch sets none).
+        const side = (pick: (bounds: Bounds) => Node | undefined): Node | undefined =>
+          each.some((bounds) => bounds && pick(bounds))
+            ? {
+                ...node,
+                case_checks: (node.case_checks as Node[]).map((check, i) => ({
+                  ...check,
+                  then_expr: pick(each[i] as Bounds) ?? nullConstant,
+                })),
+                else_expr: pick(each.at(-1) as Bounds) ?? nullConstant,
+              }
+            : undefined;
+        const lower = side((bounds) => bounds.lower);
+        const upper = side((bounds) => bounds.upper);
+        return { ...(lower ? { lower } : {}), ...(upper ? { upper } : {}) };
+      }
+      default:
+        return undefined;
+    }
+  }
+
   /** `node` with its `timestamp` read at the instant the time filter's text is given. */
   atInstant(node: Node): Node {
     if (node === null || typeof node !== 'object') return node;
@@ -335,20 +432,21 @@ class Reader {
     return path;
   }
 
-  /** A column a row-level expression may read: a dimension. */
-  dimension(path: readonly string[]): boolean {
-    const [column, ...below] = path;
-    if (below.length === 0 && this.shape.columns.includes(column as string)) return true;
-    return column === 'metadata' && this.shape.paths.some((leaf) => sameList(leaf, below));
+  /** The rollup's column for a dimension a row-level expression reads, or undefined. */
+  dimension(path: readonly string[]): RollupPart | undefined {
+    return this.shape.parts.find((part) => !part.record && sameList(part.path, path));
   }
 
-  /** A record a NULL test may read: a dimension or a record along a dimension's path. */
-  record(path: readonly string[]): boolean {
-    const [column, ...below] = path;
-    if (this.dimension(path)) return true;
-    return (
-      column === 'metadata' && this.shape.paths.some((leaf) => sameList(leaf.slice(0, below.length), below))
-    );
+  /** The rollup's column for a dimension or a record a NULL test reads, or undefined. */
+  tested(path: readonly string[]): RollupPart | undefined {
+    return this.shape.parts.find((part) => sameList(part.path, path));
+  }
+
+  /** A reference to a part's column. */
+  column(node: Node, part: RollupPart | undefined): Node {
+    if (!part) refuse();
+    this.used.add(part.name);
+    return { ...node, column_names: [this.qualifier, part.name] };
   }
 
   expression(node: Node, place: Place): Node {
@@ -359,8 +457,7 @@ class Reader {
         return this.each(node, place);
       case 'COLUMN_REF': {
         const path = this.path(node, place);
-        if (path !== 'alias' && !this.dimension(path)) refuse();
-        return node;
+        return path === 'alias' ? node : this.column(node, this.dimension(path));
       }
       case 'OPERATOR':
         if (
@@ -368,8 +465,8 @@ class Reader {
           node.children?.[0]?.class === 'COLUMN_REF'
         ) {
           const path = this.path(node.children[0], place);
-          if (path !== 'alias' && !this.record(path)) refuse();
-          return node;
+          if (path === 'alias') return node;
+          return { ...node, children: [this.column(node.children[0], this.tested(path))] };
         }
         return this.each(node, place);
       case 'FUNCTION':
@@ -453,7 +550,7 @@ class Reader {
   }
 }
 
-function rewriteSelect(node: Node, reader: Reader): { node: Node; times: Node[] } {
+function rewriteSelect(node: Node, reader: Reader): { node: Node; times: TimeTerm[] } {
   if (node.qualify || node.sample) refuse();
   if (!['STANDARD_HANDLING', 'FORCE_AGGREGATES'].includes(node.aggregate_handling)) refuse();
   reader.aliases = new Set(
@@ -466,6 +563,8 @@ function rewriteSelect(node: Node, reader: Reader): { node: Node; times: Node[] 
     const before = reader.aggregated;
     reader.aggregated = false;
     const rewritten = reader.expression(item, rowLevel);
+    // A column unnamed keeps the name DuckDB gives it (`path` for `f.metadata.request.path`).
+    if (item.class === 'COLUMN_REF' && !item.alias) rewritten.alias = item.column_names.at(-1);
     // An unnamed aggregate would come out under another name.
     if (reader.aggregated && !item.alias) refuse();
     reader.aggregated ||= before;
