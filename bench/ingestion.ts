@@ -42,8 +42,22 @@ export interface IngestionResult {
   readonly httpRecordsPerSecond: number;
   /** Records per second of the server's CPU time (all its threads) while it took them over HTTP. */
   readonly httpRecordsPerServerCpuSecond: number;
+  /**
+   * The server's CPU per record over HTTP, in µs: its main thread (JavaScript) and its other
+   * threads (DuckDB's, libuv's pool running DuckDB's calls, file writes and fsyncs, V8's helpers).
+   */
+  readonly httpCpuMicrosPerRecord: { readonly mainThread: number; readonly otherThreads: number } | undefined;
   /** The machine's 1-minute load average when the HTTP measure ended (the machine may be shared). */
   readonly httpLoadAverage: number;
+  /**
+   * The same HTTP measure with DuckDB on one thread (QUERYGATE_DUCKDB_THREADS=1): DuckDB's
+   * setting is the whole database's, and with a second thread the writer's INSERT costs some
+   * 3 µs more CPU per record (measured on 2 cores) without being any faster.
+   */
+  readonly httpOneDuckdbThread: {
+    readonly recordsPerSecond: number;
+    readonly cpuMicrosPerRecord: IngestionResult['httpCpuMicrosPerRecord'];
+  };
   readonly bulkRecordsPerSecond: number;
   readonly appenderRecordsPerSecond: number;
 }
@@ -105,9 +119,17 @@ export async function measureIngestion(
   dist?: string,
 ): Promise<IngestionResult> {
   const events = ingestionEvents(count, now);
-  const httpDir = mkdtempSync(join(tmpdir(), 'querygate-bench-http-'));
-  const http = await ingestOverHttp(httpDir, vectorBatches(events), count, concurrency, dist);
-  rmSync(httpDir, { recursive: true, force: true });
+  const batches = vectorBatches(events);
+  const overHttp = async (env: Readonly<Record<string, string>>) => {
+    const httpDir = mkdtempSync(join(tmpdir(), 'querygate-bench-http-'));
+    try {
+      return await ingestOverHttp(httpDir, batches, count, concurrency, dist, env);
+    } finally {
+      rmSync(httpDir, { recursive: true, force: true });
+    }
+  };
+  const http = await overHttp({});
+  const oneThread = await overHttp({ QUERYGATE_DUCKDB_THREADS: '1' });
 
   const bulkDir = mkdtempSync(join(tmpdir(), 'querygate-bench-bulk-'));
   const bulkDatabase = await openDatabase(join(bulkDir, 'store.duckdb'));
@@ -156,7 +178,12 @@ export async function measureIngestion(
   return {
     httpRecordsPerSecond: http.recordsPerSecond,
     httpRecordsPerServerCpuSecond: http.recordsPerServerCpuSecond,
+    httpCpuMicrosPerRecord: http.cpuMicrosPerRecord,
     httpLoadAverage: http.loadAverage,
+    httpOneDuckdbThread: {
+      recordsPerSecond: oneThread.recordsPerSecond,
+      cpuMicrosPerRecord: oneThread.cpuMicrosPerRecord,
+    },
     bulkRecordsPerSecond: Math.round(count / bulkSeconds),
     appenderRecordsPerSecond: Math.round(count / appendSeconds),
   };
@@ -169,16 +196,30 @@ async function ingestOverHttp(
   records: number,
   senders: number,
   dist?: string,
-): Promise<{ recordsPerSecond: number; recordsPerServerCpuSecond: number; loadAverage: number }> {
-  const server = await startServerProcess(dataDir, [], dist);
+  env: Readonly<Record<string, string>> = {},
+): Promise<{
+  recordsPerSecond: number;
+  recordsPerServerCpuSecond: number;
+  cpuMicrosPerRecord: IngestionResult['httpCpuMicrosPerRecord'];
+  loadAverage: number;
+}> {
+  const server = await startServerProcess(dataDir, [], dist, env);
   try {
     const cpuBefore = server.cpuSeconds();
+    const mainBefore = server.mainThreadCpuSeconds();
     const recordsPerSecond = await sendVectorBatches(server.url, batches, records, senders);
     const cpuAfter = server.cpuSeconds();
+    const mainAfter = server.mainThreadCpuSeconds();
     const cpu = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+    const main = mainBefore === undefined || mainAfter === undefined ? undefined : mainAfter - mainBefore;
+    const micros = (seconds: number) => Math.round((seconds * 1e7) / records) / 10;
     return {
       recordsPerSecond,
       recordsPerServerCpuSecond: cpu ? Math.round(records / cpu) : 0,
+      cpuMicrosPerRecord:
+        cpu === undefined || main === undefined
+          ? undefined
+          : { mainThread: micros(main), otherThreads: micros(cpu - main) },
       loadAverage: Math.round((loadavg()[0] ?? 0) * 10) / 10,
     };
   } finally {

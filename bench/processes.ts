@@ -13,16 +13,25 @@ export interface ServedProcess {
   cpuSeconds(): number | undefined;
   /** The same split into user and system seconds; undefined without /proc. */
   cpuSplitSeconds(): { readonly user: number; readonly system: number } | undefined;
+  /**
+   * CPU seconds of its main thread alone (JavaScript; the rest is DuckDB's threads, libuv's pool
+   * and V8's helpers); undefined without /proc.
+   */
+  mainThreadCpuSeconds(): number | undefined;
   stop(): Promise<void>;
 }
 
 export const benchApiKey = 'bench-key-0123456789abcdef';
 
-/** The built server (`<dist>/cli/main.js serve`) on a free port over `dataDir`, with Node's `nodeArgs`. */
+/**
+ * The built server (`<dist>/cli/main.js serve`) on a free port over `dataDir`, with Node's
+ * `nodeArgs` and the variables of `env` beside the bench's own.
+ */
 export function startServerProcess(
   dataDir: string,
   nodeArgs: readonly string[] = [],
   dist = join(packageRoot, 'dist'),
+  env: Readonly<Record<string, string>> = {},
 ): Promise<ServedProcess> {
   return startProcess(
     process.execPath,
@@ -33,6 +42,7 @@ export function startServerProcess(
       QUERYGATE_DEMO: '0',
       QUERYGATE_API_KEYS: benchApiKey,
       LOG_LEVEL: 'warn',
+      ...env,
     },
     /listening on (http:\/\/\S+)/,
   );
@@ -145,6 +155,10 @@ function startProcess(
           return split && split.user + split.system;
         },
         cpuSplitSeconds: () => processCpuSplit(child.pid),
+        mainThreadCpuSeconds: () => {
+          const split = processCpuSplit(child.pid, `${child.pid}/task/${child.pid}`);
+          return split && split.user + split.system;
+        },
         stop: () =>
           new Promise<void>((done) => {
             stopping = true;
@@ -200,9 +214,13 @@ export function pinProcess(served: ServedProcess, cpus: string): void {
 // /proc/<pid>/stat counts utime and stime (fields 14 and 15) in clock ticks, 100 a second on Linux.
 const clockTicksPerSecond = 100;
 
-function processCpuSplit(pid: number | undefined): { user: number; system: number } | undefined {
+/** A process's CPU time, or one thread's given `thread` as `<pid>/task/<tid>`. */
+function processCpuSplit(
+  pid: number | undefined,
+  thread = String(pid),
+): { user: number; system: number } | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(`/proc/${thread}/stat`, 'utf8');
     // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return {

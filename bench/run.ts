@@ -528,6 +528,13 @@ function printTable(results: {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+/** The server's CPU per record split by thread, as the ingestion line prints it. */
+function cpuPerRecord(split: IngestionResult['httpCpuMicrosPerRecord']): string {
+  return split === undefined
+    ? ''
+    : `: main thread ${split.mainThread} µs and other threads ${split.otherThreads} µs per record`;
+}
+
 /** Ingestion three ways, then over HTTP against store size (`--ingest`, `--ingest-store`). */
 async function runIngestion() {
   const records = options.ingest ?? Math.min(Math.round(options.rows), 200_000);
@@ -541,7 +548,7 @@ async function runIngestion() {
 
 function ingestionLines(ingestion: IngestionResult & { records: number }, bySize: StoreSizeIngestion) {
   return [
-    `ingestion (${ingestion.records} records): HTTP as Vector (gzipped arrays of 1000, 4 senders) ${ingestion.httpRecordsPerSecond}/s (${ingestion.httpRecordsPerServerCpuSecond} per server CPU-second, load average ${ingestion.httpLoadAverage}), bulk path ${ingestion.bulkRecordsPerSecond}/s, DuckDB appender ${ingestion.appenderRecordsPerSecond}/s`,
+    `ingestion (${ingestion.records} records): HTTP as Vector (gzipped arrays of 1000, 4 senders) ${ingestion.httpRecordsPerSecond}/s (${ingestion.httpRecordsPerServerCpuSecond} per server CPU-second${cpuPerRecord(ingestion.httpCpuMicrosPerRecord)}, load average ${ingestion.httpLoadAverage}); with DuckDB on one thread ${ingestion.httpOneDuckdbThread.recordsPerSecond}/s${cpuPerRecord(ingestion.httpOneDuckdbThread.cpuMicrosPerRecord)}; bulk path ${ingestion.bulkRecordsPerSecond}/s, DuckDB appender ${ingestion.appenderRecordsPerSecond}/s`,
     `ingestion against store size (HTTP as above, ${bySize.records} records; load average ${bySize.loadAverage}): empty store ${bySize.emptyRecordsPerSecond}/s (${bySize.emptyRecordsPerServerCpuSecond} per server CPU-second), store of ${bySize.storedRecords} records ${bySize.fullRecordsPerSecond}/s (${bySize.fullRecordsPerServerCpuSecond} per server CPU-second)`,
   ];
 }
