@@ -314,6 +314,20 @@ describe('the hourly rollup of edge records', () => {
     for (const [, bigQuery, duckDb] of [...reports, ...others]) {
       expect(await served(bigQuery)).toEqual(await expected(duckDb));
     }
+    // A range that starts in the hours being deleted and ends inside an hour.
+    expect(
+      await served(`${logsAllEdgeLogs} ${cacheStatuses}`, {
+        project: 'p1',
+        iso_timestamp_start: '2026-03-10T05:10:00Z',
+        iso_timestamp_end: '2026-03-10T08:30:00Z',
+      }),
+    ).toEqual(
+      await expected(
+        plainCacheStatuses(
+          `project = 'p1' AND timestamp > TIMESTAMP '2026-03-10 05:10:00' AND timestamp <= TIMESTAMP '2026-03-10 08:30:00'`,
+        ),
+      ),
+    );
   });
 
   it('takes in records that arrive later, for hours it already holds', async () => {
