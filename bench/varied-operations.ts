@@ -6,34 +6,59 @@ import { packageRoot } from '../src/paths.js';
 // Dashboards' traffic, as issue 31 describes it: a handful of operations, each sent with
 // arguments rotating over a few dozen argument sets whose results are cached, with variables an
 // operation does not use beside the ones it does. The operations vary what a GraphQL server has
-// to do: plain fields, aliases, a fragment, several endpoint fields in one or two namespaces.
+// to do: plain fields, aliases, a fragment, several endpoint fields in one or two namespaces,
+// one operation of a document of two.
 
 const bucket =
   'timestamp minExecutionTime maxExecutionTime avgExecutionTime p95ExecutionTime count errorCount';
 const usage = 'timestamp totalRestRequests totalAuthRequests totalStorageRequests totalRealtimeRequests';
 
-/** Every operation takes all three variables, so each uses some and ignores others. */
-export const variedOperations: readonly string[] = [
-  /* GraphQL */ `query Stats($project: String!, $interval: InvocationInterval!) {
+/** A document and, where it holds several operations, the one a request names. */
+export interface VariedOperation {
+  readonly query: string;
+  readonly operationName?: string;
+}
+
+/**
+ * Every operation is sent all three variables, so each uses some and ignores others. The third
+ * document holds two operations, and requests name the second. Five, prime to the number of
+ * argument sets (`variedBodies` pairs each with every set).
+ */
+export const variedOperations: readonly VariedOperation[] = [
+  {
+    query: /* GraphQL */ `query Stats($project: String!, $interval: InvocationInterval!) {
   functions { invocationStats(project: $project, interval: $interval) { ${bucket} } }
 }`,
-  /* GraphQL */ `query Aliased($project: String!, $interval: InvocationInterval!) {
+  },
+  {
+    query: /* GraphQL */ `query Aliased($project: String!, $interval: InvocationInterval!) {
   fn: functions { stats: invocationStats(project: $project, interval: $interval) { at: timestamp count errors: errorCount p95: p95ExecutionTime } }
 }`,
-  /* GraphQL */ `query Fragmented($project: String!, $interval: InvocationInterval!) {
+  },
+  {
+    query: /* GraphQL */ `query Hourly($project: String!) {
+  usage { apiCounts(project: $project, interval: HOURLY) { timestamp totalRestRequests } }
+}
+query Fragmented($project: String!, $interval: InvocationInterval!) {
   functions { invocationStats(project: $project, interval: $interval) { ...Bucket } }
 }
 fragment Bucket on InvocationStatsBucket { timestamp count avgExecutionTime maxExecutionTime }`,
-  /* GraphQL */ `query Dashboard($project: String!, $interval: InvocationInterval!, $usageInterval: UsageInterval!) {
+    operationName: 'Fragmented',
+  },
+  {
+    query: /* GraphQL */ `query Dashboard($project: String!, $interval: InvocationInterval!, $usageInterval: UsageInterval!) {
   functions { invocationStats(project: $project, interval: $interval) { timestamp count errorCount } }
   usage { apiCounts(project: $project, interval: $usageInterval) { ${usage} } }
 }`,
-  /* GraphQL */ `query Windows($project: String!) {
+  },
+  {
+    query: /* GraphQL */ `query Windows($project: String!) {
   functions {
     hour: invocationStats(project: $project, interval: ONE_HOUR) { timestamp count errorCount }
     quarter: invocationStats(project: $project, interval: FIFTEEN_MINUTES) { timestamp count errorCount }
   }
 }`,
+  },
 ];
 
 /** The variables of one request, before its unused `request` counter is added. */
@@ -59,9 +84,9 @@ export function argumentSets(projects: readonly string[]): ArgumentSet[] {
 export function variedBodies(sets: readonly ArgumentSet[]): string[] {
   const bodies: string[] = [];
   for (let i = 0; i < variedOperations.length * sets.length; i++) {
-    const query = variedOperations[i % variedOperations.length];
+    const { query, operationName } = variedOperations[i % variedOperations.length] as VariedOperation;
     const variables = { ...(sets[i % sets.length] as ArgumentSet), request: 0 };
-    bodies.push(JSON.stringify({ query, variables }).replace('"request":0', '"request":{n}'));
+    bodies.push(JSON.stringify({ query, operationName, variables }).replace('"request":0', '"request":{n}'));
   }
   return bodies;
 }

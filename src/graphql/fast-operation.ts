@@ -1,10 +1,15 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ExecutionResult, GraphQLError } from 'graphql';
 import { type FetchAPI, processRegularResult } from 'graphql-yoga';
 import type { Snapshot } from '../endpoints/snapshot.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Resolver } from '../resolve/resolver.js';
-import { compiledOperationsOf } from './compiled-operations.js';
+import {
+  type CompiledOperation,
+  type CompiledOperations,
+  compiledOperationsOf,
+} from './compiled-operations.js';
 import type { GraphQLContext } from './context.js';
 import { runSpliced, splicedBody } from './encoded-fields.js';
 import { createRememberedCalls, valuesKey } from './remembered-calls.js';
@@ -26,6 +31,17 @@ export interface FastOperationOptions {
   readonly resolver: Resolver;
   /** Where endpoint calls are counted, as the contexts count them. @default none */
   readonly metrics?: Pick<Metrics, 'endpoint'> | undefined;
+}
+
+/** A request the fast path may answer, read (see `readRequest`). */
+interface FastRequest {
+  /** The media type of the answer, as yoga chose it for the request's `Accept`. */
+  readonly mediaType: string;
+  readonly operations: CompiledOperations;
+  readonly operation: CompiledOperation;
+  readonly variables: Record<string, unknown> | null | undefined;
+  /** The key of the declared variables' values, when the operation is spliced and they are scalars. */
+  readonly valuesKeyed: string | undefined;
 }
 
 interface YogaMasking {
@@ -84,41 +100,74 @@ export function createFastOperations(options: FastOperationOptions) {
     };
   }
 
+  /** A request the fast path may answer, read: anything else is yoga's (undefined). */
+  function readRequest(headers: IncomingHttpHeaders, body: Buffer): FastRequest | undefined {
+    if (body.length === 0) return undefined;
+    const mediaType = mediaTypes.get(headers.accept ?? '');
+    if (!mediaType || !plainJson(headers['content-type']) || headers['content-encoding'] !== undefined) {
+      return undefined;
+    }
+    let params: JsonParams;
+    try {
+      params = JSON.parse(body.toString('utf8')) as JsonParams;
+    } catch {
+      return undefined;
+    }
+    if (!isSingleOperation(params)) return undefined;
+    const operations = compiledOperationsOf(options.snapshot());
+    const operation = operations.find(params.query, params.operationName);
+    if (!operation) return undefined;
+    const variables = params.variables as Record<string, unknown> | null | undefined;
+    const { spliced } = operation;
+    const valuesKeyed = spliced && valuesKey(spliced.remembered.variables, variables);
+    return { mediaType, operations, operation, variables, valuesKeyed };
+  }
+
+  /** The same values of the declared variables answered before: no context, no coercion. */
+  function rememberedAnswer(
+    read: FastRequest,
+    recording: ReplayRecording | undefined,
+  ): KeptAnswer | undefined {
+    const { spliced } = read.operation;
+    if (!spliced || read.valuesKeyed === undefined) return undefined;
+    const rows = remembered.again(spliced.remembered, read.valuesKeyed, recording);
+    if (rows === undefined) return undefined;
+    read.operations.countSpliced();
+    return splicedAnswer(splicedBody(spliced, rows), read.mediaType, cleanHeads);
+  }
+
   return {
+    /**
+     * The answer to a POST made from the calls its operation made before for the same values of
+     * its declared variables (see remembered-calls.ts), or undefined. Synchronous, and needs
+     * nothing of Fastify's, so the face can answer before Fastify routes (replayed-answers.ts).
+     */
+    remembered(
+      headers: IncomingHttpHeaders,
+      body: Buffer,
+      recording: ReplayRecording | undefined,
+    ): KeptAnswer | undefined {
+      const read = readRequest(headers, body);
+      return read && rememberedAnswer(read, recording);
+    },
+
+    /** Whether any operation of the snapshot served now was answered spliced, so may be remembered. */
+    remembers: (): boolean => compiledOperationsOf(options.snapshot()).splices > 0,
+
     /** The answer to a request, or undefined when yoga is to answer it. */
     async answer(
       request: FastifyRequest,
       reply: FastifyReply,
       recording: ReplayRecording | undefined,
     ): Promise<KeptAnswer | undefined> {
-      const { headers, body } = request;
-      if (request.method !== 'POST' || !Buffer.isBuffer(body) || body.length === 0) return undefined;
-      const mediaType = mediaTypes.get(headers.accept ?? '');
-      if (!mediaType || !plainJson(headers['content-type']) || headers['content-encoding'] !== undefined) {
-        return undefined;
-      }
-      let params: JsonParams;
-      try {
-        params = JSON.parse(body.toString('utf8')) as JsonParams;
-      } catch {
-        return undefined;
-      }
-      if (!isSingleOperation(params)) return undefined;
-      const operations = compiledOperationsOf(options.snapshot());
-      const operation = operations.find(params.query, params.operationName);
-      if (!operation) return undefined;
-
-      const variables = params.variables as Record<string, unknown> | null | undefined;
+      const { body } = request;
+      if (request.method !== 'POST' || !Buffer.isBuffer(body)) return undefined;
+      const read = readRequest(request.headers, body);
+      if (!read) return undefined;
+      const again = rememberedAnswer(read, recording);
+      if (again) return again;
+      const { operations, operation, variables, valuesKeyed, mediaType } = read;
       const { spliced } = operation;
-      // The same values of the declared variables answered before: no context, no coercion.
-      const valuesKeyed = spliced && valuesKey(spliced.remembered.variables, variables);
-      if (spliced && valuesKeyed !== undefined) {
-        const rows = remembered.again(spliced.remembered, valuesKeyed, recording);
-        if (rows !== undefined) {
-          operations.countSpliced();
-          return splicedAnswer(splicedBody(spliced, rows), mediaType, cleanHeads);
-        }
-      }
       const context = options.contextFor(request, reply);
       const contextValue: GraphQLContext = recording
         ? { ...context, loadEndpoint: recordingLoad(context.loadEndpoint, recording) }

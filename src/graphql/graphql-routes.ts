@@ -9,7 +9,7 @@ import { sendRaw } from '../http/send-raw.js';
 import type { GraphQLContext } from './context.js';
 import type { FastOperations } from './fast-operation.js';
 import { createGraphiQLPage } from './graphiql-page.js';
-import { bodyReadEarly, replayedAnswers } from './replayed-answers.js';
+import { bodyReadEarly, earlySighting, replayedAnswers } from './replayed-answers.js';
 import type { ResponseReplay } from './response-replay.js';
 import {
   createReplayRecording,
@@ -49,7 +49,7 @@ export function graphqlRoutes(options: GraphQLRoutesOptions) {
     // Yoga reads every body itself (JSON, GraphQL, form, multipart) and answers each per the
     // GraphQL-over-HTTP spec; Fastify only bounds its size.
     readBodiesAsBytes(app, options.maxBodyBytes);
-    if (replay) app.answerEarly(replayedAnswers(replay));
+    if (replay) app.answerEarly(replayedAnswers(replay, { maxBodyBytes: options.maxBodyBytes, fast }));
 
     app.route({
       method: [...allMethods],
@@ -69,7 +69,10 @@ export function graphqlRoutes(options: GraphQLRoutesOptions) {
         // answers and compiled plans were made over the whole schema, without its pinned values.
         const key = grant ? undefined : replay?.keyOf(request, body);
         let recording: ReplayRecording | undefined;
-        if (replay && key !== undefined) {
+        const sighted = earlySighting(request.raw);
+        // Looked up and sighted before Fastify: not again.
+        if (sighted !== undefined) recording = sighted ?? undefined;
+        else if (replay && key !== undefined) {
           const kept = replay.find(key.head, key.body);
           if (kept) return sendRaw(reply, kept.status, kept.head, kept.body);
           if (replay.worthKeeping(key)) recording = createReplayRecording(key);

@@ -3,11 +3,14 @@ import { Readable } from 'node:stream';
 import type { preParsingHookHandler } from 'fastify';
 import { presentedApiKey } from '../http/api-keys.js';
 import type { EarlyAnswer, RequestHandler } from '../http/early-answer.js';
+import type { FastOperations } from './fast-operation.js';
 import type { ReplayableRequest, ResponseReplay } from './response-replay.js';
+import { createReplayRecording, keepRecorded, type ReplayRecording } from './use-response-replay.js';
 import { graphqlPath } from './yoga.js';
 
 const readBody = Symbol('readBody');
 const reading = Symbol('reading');
+const sightedEarly = Symbol('sightedEarly');
 
 /** A request whose body is being read here: its response, its head's key, the body so far. */
 interface Reading {
@@ -17,20 +20,42 @@ interface Reading {
   /** The one chunk a small body comes in, or the chunks of a larger one. */
   body: Buffer | Buffer[] | undefined;
 }
-type ReadRequest = IncomingMessage & { [readBody]?: Buffer; [reading]?: Reading };
+type ReadRequest = IncomingMessage & {
+  [readBody]?: Buffer;
+  [reading]?: Reading;
+  /** The sighting made early (see `earlySighting`); null when the request was not worth keeping. */
+  [sightedEarly]?: ReplayRecording | null;
+};
+
+/** What the early answers read a request's body for, beside the replay. */
+export interface EarlyAnswersOptions {
+  /** The most bytes of a request body: a longer one is left to Fastify, which refuses it. */
+  readonly maxBodyBytes: number;
+  /** The fast path, whose answers from remembered calls need nothing of Fastify's. @default none */
+  readonly fast?: Pick<FastOperations, 'remembered' | 'remembers'> | undefined;
+}
 
 /**
- * A kept GraphQL answer sent again before Fastify (see `EarlyAnswer` and `createResponseReplay`):
- * a plain POST of JSON to `/graphql` with a query key and a body as long as some kept answer's
- * to the same head is read here, and when the replay has its answer, sent; otherwise it goes on
- * to Fastify with the body already read, which `bodyReadEarly` gives its route in place of the
- * spent request stream. Everything else is left to the route unread.
+ * A kept GraphQL answer sent again before Fastify (see `EarlyAnswer` and `createResponseReplay`),
+ * or an answer made from the calls an operation made before for the same values of its declared
+ * variables (the fast path's `remembered`, see remembered-calls.ts): a plain POST of JSON to
+ * `/graphql` with a query key is read here, when its body may be one of those (as long as some
+ * kept answer's to the same head, or within the body limit once the fast path has answered an
+ * operation spliced), and when either has its answer, sent; otherwise it goes on to Fastify
+ * with the body already read, which `bodyReadEarly` gives its route in place of the spent
+ * request stream. Everything else is left to the route unread.
+ *
+ * Dashboards send the same few operations with variables that change on every request (issue
+ * 31): answered from remembered calls here, such a request costs about what a replay does,
+ * where Fastify's request and reply objects, routing, hooks and promise chain cost as much again.
+ * The request is sighted for replay here as the route would, so a request seen twice is kept.
  *
  * A replay is the cheapest answer the server gives, so it makes as little as it can per request:
  * its listeners are made once (the request carries what they need), a body that comes in one
  * chunk is looked up as it came, and the kept head object is written as it is.
  */
-export function replayedAnswers(replay: ResponseReplay): EarlyAnswer {
+export function replayedAnswers(replay: ResponseReplay, options: EarlyAnswersOptions): EarlyAnswer {
+  const { fast, maxBodyBytes } = options;
   function onData(this: ReadRequest, chunk: Buffer) {
     const read = this[reading] as Reading;
     if (read.body === undefined) read.body = chunk;
@@ -46,16 +71,36 @@ export function replayedAnswers(replay: ResponseReplay): EarlyAnswer {
       res.end(kept.body);
       return;
     }
+    let recording: ReplayRecording | undefined;
+    if (fast) {
+      // Keeping an answer copies the request's body (`ResponseReplay.keep`).
+      const key = { head, body };
+      recording = replay.worthKeeping(key) ? createReplayRecording(key) : undefined;
+      const answer = fast.remembered(this.headers, body, recording);
+      if (answer !== undefined) {
+        res.writeHead(answer.status, answer.head);
+        res.end(answer.body);
+        if (recording) keepRecorded(replay, recording, answer);
+        return;
+      }
+    }
     // A copy, never a view over the socket's read buffer, as Fastify's own reader makes.
-    this[readBody] = Array.isArray(read) ? body : Buffer.from(body);
+    const copy = Array.isArray(read) ? body : Buffer.from(body);
+    if (fast) this[sightedEarly] = recording ? createReplayRecording({ head, body: copy }) : null;
+    this[readBody] = copy;
     route(this, res);
   }
   return (req, res, scopeOf, route) => {
     if (req.method !== 'POST' || req.url !== graphqlPath) return false;
     const head = replay.headOf(req as ReplayableRequest);
-    // Only a body as long as a kept answer's can be one: any other (an executed operation's, its
-    // variables varying) is left to Fastify unread rather than read twice.
-    if (head === undefined || !replay.mayKeepBodyOf(head, Number(req.headers['content-length'])))
+    if (head === undefined) return false;
+    // Only a body that may be answered here is read: any other (an executed operation's, its
+    // variables varying, before any is remembered) is left to Fastify unread rather than read twice.
+    const length = Number(req.headers['content-length']);
+    if (
+      !replay.mayKeepBodyOf(head, length) &&
+      !(fast !== undefined && length <= maxBodyBytes && fast.remembers())
+    )
       return false;
     if (scopeOf(req.socket, presentedApiKey(req, undefined)) !== 'all') return false;
     (req as ReadRequest)[reading] = { res, route, head, body: undefined };
@@ -65,6 +110,15 @@ export function replayedAnswers(replay: ResponseReplay): EarlyAnswer {
     req.on('end', onEnd);
     return true;
   };
+}
+
+/**
+ * Whether the request was sighted for replay before Fastify (see `ResponseReplay.worthKeeping`):
+ * the recording then made, or null when it was not worth keeping; undefined when it was not
+ * sighted, and the route sights it.
+ */
+export function earlySighting(req: IncomingMessage): ReplayRecording | null | undefined {
+  return (req as ReadRequest)[sightedEarly];
 }
 
 /**

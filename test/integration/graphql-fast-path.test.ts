@@ -249,6 +249,24 @@ describe('values of the declared variables answered before', () => {
     expect(engine.calls.length).toBe(runs);
   });
 
+  it('keep a request answered from them twice for replay, as the route would', async () => {
+    const query = /* GraphQL */ `query Kept($project: String!) {
+      functions { invocationStats(project: $project, interval: ONE_DAY) { timestamp count } }
+    }`;
+    const body = (request: number) => ({ query, variables: { project: projects.beta, request } });
+    // Yoga, then the fast path (which remembers the calls), then the remembered calls.
+    for (let request = 0; request < 3; request++) expect((await send(body(request))).status).toBe(200);
+    const splices = operations().splices;
+    const remembered = await send(body(3));
+    const again = await send(body(3));
+    expect(operations().splices).toBe(splices + 2);
+    // Seen twice: replayed now, not spliced again.
+    const replayed = await send(body(3));
+    expect(operations().splices).toBe(splices + 2);
+    expect(again).toEqual(remembered);
+    expect(replayed).toEqual(remembered);
+  });
+
   it('are told apart from values of another JSON type, which graphql-js refuses as before', async () => {
     const query = /* GraphQL */ `query Named($project: String!) {
       functions { invocationStats(project: $project, interval: ONE_DAY) { count } }

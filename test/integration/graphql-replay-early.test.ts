@@ -121,3 +121,34 @@ describe('a replayed GraphQL answer', () => {
     expect(again.body).toEqual({ data: { usage: { apiCounts: [] } } });
   });
 });
+
+describe('an answer made from the calls an operation made before, sent before Fastify', () => {
+  // Each request carries an undeclared variable of its own, so none is ever replayed: after the
+  // first two (yoga's, then the fast path's, which remembers the calls) they are answered from
+  // the remembered calls.
+  const varied = (project: string, request: number | string) =>
+    JSON.stringify({
+      query: `query Counts($project: String!) { usage { apiCounts(project: $project, interval: HOURLY) { timestamp totalRestRequests } } }`,
+      variables: { project, request },
+    });
+
+  it("refuses a body over the server's limit with 413, though its declared values were answered before", async () => {
+    for (let request = 0; request < 3; request++)
+      expect((await post(varied('remembered-large', request))).status).toBe(200);
+    const large = varied('remembered-large', 'x'.repeat(maxBodyBytes));
+    expect(Buffer.byteLength(large)).toBeGreaterThan(maxBodyBytes);
+    const answer = await post(large);
+    expect(answer.status).toBe(413);
+    expect((answer.body as { error?: { code?: string } }).error?.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('is never sent without a valid key', async () => {
+    for (let request = 0; request < 3; request++)
+      expect((await post(varied('remembered-keys', request))).status).toBe(200);
+    expect((await post(varied('remembered-keys', 3), null)).status).toBe(401);
+    expect((await post(varied('remembered-keys', 4), `${testApiKey}x`)).status).toBe(401);
+    const answer = await post(varied('remembered-keys', 5));
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ data: { usage: { apiCounts: [] } } });
+  });
+});
