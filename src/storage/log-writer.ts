@@ -330,7 +330,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
         if (!state.types.has(sourceName)) throw new Error(`No log source ${sourceName}`);
         options.rollups?.beforeDelete(sourceName, before);
         const deleted = await deleteOlderRecords(state.connection, sourceName, before, maxRows);
-        await options.rollups?.afterDelete(state.connection, sourceName);
+        await options.rollups?.afterDelete(state.connection, sourceName, deleted < maxRows);
         return deleted;
       }),
     checkpoint: () =>

@@ -103,8 +103,11 @@ export interface RollupsKeeper extends Rollups {
   afterCommit(connection: DuckDBConnection, table: string, records: number): Promise<void>;
   /** Before retention deletes the records of `table` before `before` (µs): those hours are read raw. */
   beforeDelete(table: string, before: bigint): void;
-  /** After: drops the hours now read from the records. */
-  afterDelete(connection: DuckDBConnection, table: string): Promise<void>;
+  /**
+   * After a batch of retention's deletes: drops the hours now read from the records, and once
+   * retention is `done`, counts the hour it stopped inside again from the records it kept.
+   */
+  afterDelete(connection: DuckDBConnection, table: string, done: boolean): Promise<void>;
 }
 
 /**
@@ -272,13 +275,14 @@ export function createRollups(
       const entry = kept.get(table);
       if (!entry) return;
       if (entry.remade) {
+        // Before any await: a query planned from now on reads the rollup made with the batch.
         entry.type = entry.remade;
         entry.shape = shapeOf(entry.source, entry.remade, undefined);
         entry.signature = signatureOf(entry.shape.parts);
         entry.remade = undefined;
         entry.added = 0;
-        entry.compacted = await countRows(connection, entry.shape.rollupTable);
         mark++;
+        entry.compacted = await countRows(connection, entry.shape.rollupTable);
         return;
       }
       entry.added += records;
@@ -300,12 +304,19 @@ export function createRollups(
       mark++;
     },
 
-    async afterDelete(connection, table) {
+    async afterDelete(connection, table, done) {
       const shape = kept.get(table)?.shape;
       if (shape?.rawBefore === undefined) return;
-      await connection.run(
-        `DELETE FROM ${quoteIdent(shape.rollupTable)} WHERE "timestamp" < make_timestamp(${shape.rawBefore})`,
-      );
+      const bound = `make_timestamp(${shape.rawBefore})`;
+      const rollup = quoteIdent(shape.rollupTable);
+      const statements = [`DELETE FROM ${rollup} WHERE "timestamp" < ${bound}`];
+      if (done) {
+        // The hour retention stopped inside, counted again from the records it kept: the rollup
+        // then counts the table's records again, and the next start has nothing to make again.
+        const partial = `${quoteIdent(table)} WHERE "timestamp" >= ${bound} - INTERVAL 1 HOUR AND "timestamp" < ${bound}`;
+        statements.push(`INSERT INTO ${rollup} ${rollupSelect(shape.parts, partial)}`);
+      }
+      await inTransaction(connection, statements);
     },
   };
 }

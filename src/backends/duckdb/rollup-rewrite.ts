@@ -22,8 +22,10 @@ import {
  *   counted. The hours the interval covers whole are read from the rollup, its ends from the
  *   records;
  * - aggregates the rollup's repeated rows cannot change: `count(*)`, `count(x)` and `count_if(p)`
- *   (added up from the rollup's counts), `count(DISTINCT x)`, `min`, `max`, `any_value`,
- *   `bool_and`, `bool_or`, `approx_count_distinct`; any other aggregate, or a macro, refuses.
+ *   (added up from the rollup's counts), `count(DISTINCT x)`, `min`, `max`, `bool_and`,
+ *   `bool_or`, `approx_count_distinct`; any other aggregate, or a macro, refuses (`any_value`
+ *   and `arbitrary` too: they may pick another row). A select-list name that is a rollup column
+ *   but not the table's, or an unnamed expression, refuses: either would bind or print apart.
  */
 export async function readFromRollup(
   connection: DuckDBConnection,
@@ -135,7 +137,7 @@ function splitFilter(where: Node, reader: Reader): { rows: Node[]; times: TimeTe
       if (!reader.interval(term)) refuse();
       times.push({ atInstant: reader.atInstant(term), bounds: reader.bounds(term) });
     } else {
-      rows.push(reader.expression(term, { inAggregate: false, orderBy: false }));
+      rows.push(reader.expression(term, { inAggregate: false, aliasFirst: false }));
     }
   }
   return { rows, times };
@@ -262,19 +264,11 @@ function refuse(): never {
 }
 
 /** Aggregates whose answer repeated rows cannot change: kept as written. */
-const duplicateBlind = new Set([
-  'min',
-  'max',
-  'any_value',
-  'arbitrary',
-  'bool_and',
-  'bool_or',
-  'approx_count_distinct',
-]);
+const duplicateBlind = new Set(['min', 'max', 'bool_and', 'bool_or', 'approx_count_distinct']);
 /** Units of date_trunc that an hour's start truncates as any instant of the hour. */
 const hourOrLonger = new Set(['hour', 'day', 'week', 'month', 'quarter', 'year']);
 /** Comparisons that keep one interval of instants when one side is `timestamp` and the other fixed. */
-const bounds = new Set([
+const boundComparisons = new Set([
   'COMPARE_EQUAL',
   'COMPARE_LESSTHAN',
   'COMPARE_GREATERTHAN',
@@ -287,8 +281,8 @@ const volatile = new Set(['random', 'uuid', 'gen_random_uuid', 'nextval', 'currv
 interface Place {
   /** Inside an aggregate's arguments or filter. */
   readonly inAggregate: boolean;
-  /** Names in ORDER BY: a select-list alias before any column. */
-  readonly orderBy: boolean;
+  /** Names in HAVING and ORDER BY: DuckDB takes a select-list alias before a column. */
+  readonly aliasFirst: boolean;
 }
 
 class Reader {
@@ -318,7 +312,7 @@ class Reader {
 
   isTime(node: Node): boolean {
     if (node?.class !== 'COLUMN_REF') return false;
-    const path = this.path(node, { inAggregate: false, orderBy: false });
+    const path = this.path(node, { inAggregate: false, aliasFirst: false });
     return path !== 'alias' && path.length === 1 && sameName(path[0], 'timestamp');
   }
 
@@ -348,7 +342,7 @@ class Reader {
         );
       case 'COMPARISON':
         return (
-          bounds.has(node.type) &&
+          boundComparisons.has(node.type) &&
           ((this.isTime(node.left) && this.free(node.right)) ||
             (this.isTime(node.right) && this.free(node.left)))
         );
@@ -416,12 +410,12 @@ class Reader {
 
   /** The column path a reference names (qualifier dropped), or 'alias' for a select-list name. */
   path(ref: Node, place: Place): string[] | 'alias' {
-    const names = (ref.column_names as string[]).map((name) => name);
+    const names = ref.column_names as string[];
     if (names.some((name) => name.toLowerCase().startsWith('_qg_'))) refuse();
     if (names.length === 1) {
       const name = (names[0] as string).toLowerCase();
       const isAlias = this.aliases.has(name);
-      if (isAlias && (place.orderBy || !this.tableColumns.has(name))) return 'alias';
+      if (isAlias && (place.aliasFirst || !this.tableColumns.has(name))) return 'alias';
       if (!this.tableColumns.has(name) || (this.visible && !this.visible.has(name))) refuse();
       return names;
     }
@@ -498,9 +492,8 @@ class Reader {
   }
 
   call(node: Node, place: Place): Node {
-    const rewritten = this.aggregateOrCall(node, place);
     // A count made a sum keeps the name the select list gave the count.
-    return rewritten === node ? node : { ...rewritten, alias: node.alias };
+    return { ...this.aggregateOrCall(node, place), alias: node.alias };
   }
 
   aggregateOrCall(node: Node, place: Place): Node {
@@ -521,7 +514,7 @@ class Reader {
     if (!this.functions.aggregates.has(name) && name !== 'count_star') return this.each(node, place);
     if (place.inAggregate || node.order_bys?.orders?.length > 0) refuse();
     this.aggregated = true;
-    const inside: Place = { inAggregate: true, orderBy: false };
+    const inside: Place = { inAggregate: true, aliasFirst: false };
     const filter = node.filter ? this.expression(node.filter, inside) : null;
     const children: Node[] = node.children ?? [];
     if (node.distinct) {
@@ -553,21 +546,29 @@ class Reader {
 function rewriteSelect(node: Node, reader: Reader): { node: Node; times: TimeTerm[] } {
   if (node.qualify || node.sample) refuse();
   if (!['STANDARD_HANDLING', 'FORCE_AGGREGATES'].includes(node.aggregate_handling)) refuse();
+  // A select-list name that is one of the rollup's columns but not the table's would be found as
+  // that column where DuckDB looks for columns first (WHERE, GROUP BY).
+  const rollupOnly = new Set(
+    reader.shape.parts
+      .map((part) => part.name.toLowerCase())
+      .filter((name) => !reader.tableColumns.has(name)),
+  );
+  for (const item of node.select_list as Node[]) {
+    const alias = String(item.alias ?? '').toLowerCase();
+    if (rollupOnly.has(alias) || alias.startsWith('_qg_')) refuse();
+    // Unnamed, an expression is named by its text, which the rollup's columns would change.
+    if (!item.alias && item.class !== 'COLUMN_REF') refuse();
+  }
   reader.aliases = new Set(
     (node.select_list as Node[])
       .map((item) => String(item.alias ?? '').toLowerCase())
       .filter((alias) => alias !== ''),
   );
-  const rowLevel: Place = { inAggregate: false, orderBy: false };
+  const rowLevel: Place = { inAggregate: false, aliasFirst: false };
   const selectList = (node.select_list as Node[]).map((item) => {
-    const before = reader.aggregated;
-    reader.aggregated = false;
     const rewritten = reader.expression(item, rowLevel);
     // A column unnamed keeps the name DuckDB gives it (`path` for `f.metadata.request.path`).
     if (item.class === 'COLUMN_REF' && !item.alias) rewritten.alias = item.column_names.at(-1);
-    // An unnamed aggregate would come out under another name.
-    if (reader.aggregated && !item.alias) refuse();
-    reader.aggregated ||= before;
     return rewritten;
   });
   const modifiers = (node.modifiers as Node[]).map((modifier) => {
@@ -577,7 +578,7 @@ function rewriteSelect(node: Node, reader: Reader): { node: Node; times: TimeTer
         ...modifier,
         orders: (modifier.orders as Node[]).map((order) => ({
           ...order,
-          expression: reader.expression(order.expression, { inAggregate: false, orderBy: true }),
+          expression: reader.expression(order.expression, { inAggregate: false, aliasFirst: true }),
         })),
       };
     }
@@ -592,7 +593,7 @@ function rewriteSelect(node: Node, reader: Reader): { node: Node; times: TimeTer
     select_list: selectList,
     where_clause: where.rows.reduce(both, null),
     group_expressions: reader.expression(node.group_expressions, rowLevel),
-    having: reader.expression(node.having, rowLevel),
+    having: reader.expression(node.having, { inAggregate: false, aliasFirst: true }),
     modifiers,
   };
   // Rows, not groups: the rollup's rows are not the records.
