@@ -33,7 +33,7 @@ export async function readFromRollup(
   rollupOf: (table: string) => RollupShape | undefined,
   functions: DuckDbFunctions,
 ): Promise<string | undefined> {
-  if (sql.includes(instant)) return undefined;
+  if (sql.includes(placeholder)) return undefined;
   const parsed = await serialize(connection, sql);
   const node = parsed?.statements?.length === 1 ? parsed.statements[0].node : undefined;
   if (node?.type !== 'SELECT_NODE') return undefined;
@@ -60,17 +60,31 @@ export async function readFromRollup(
     throw error;
   }
   const range = times.length > 0 ? await timeRange(connection, parsed, times) : undefined;
-  const replacement = await serialize(
-    connection,
-    `SELECT 1 FROM ${shape.relation(range, used)} AS ${quoteIdent(qualifier)}`,
+  // Printed with a stand-in table, whose name the relation's text then takes: one DuckDB call.
+  rewritten.from_table = {
+    type: 'BASE_TABLE',
+    alias: qualifier,
+    sample: null,
+    schema_name: '',
+    table_name: relationStandIn,
+    column_name_alias: [],
+    catalog_name: '',
+    at_clause: null,
+  };
+  const relation = shape.relation(range, used);
+  return (await deserialize(connection, parsed, rewritten)).replace(
+    new RegExp(`"?${relationStandIn}"?`),
+    () => relation,
   );
-  rewritten.from_table = replacement?.statements?.[0]?.node?.from_table;
-  if (!rewritten.from_table) return undefined;
-  return deserialize(connection, parsed, rewritten);
 }
 
-/** A name no query may hold: the instant a time filter is evaluated at, in its printed text. */
-const instant = '__qg_instant';
+/**
+ * Names no query may hold (one that does is left as it is), which the printed text is cut or
+ * filled at: the instant a time filter is evaluated at, the relation read, the printed parts.
+ */
+const placeholder = '__qg_';
+const instant = `${placeholder}instant`;
+const relationStandIn = `${placeholder}relation`;
 
 /**
  * The table a SELECT reads: its FROM, or the one table a CTE named in its FROM filters (its
@@ -200,34 +214,33 @@ async function timeRange(
   parsed: Node,
   times: readonly TimeTerm[],
 ): Promise<TimeRange> {
-  const print = async (expression: Node) => {
-    const select = {
-      ...parsed.statements[0].node,
-      select_list: [expression],
-      from_table: { type: 'EMPTY', alias: '', sample: null },
-      where_clause: null,
-      group_expressions: [],
-      group_sets: [],
-      having: null,
-      qualify: null,
-      modifiers: [],
-      cte_map: { map: [] },
-      aggregate_handling: 'STANDARD_HANDLING',
-    };
-    return (await deserialize(connection, parsed, select)).replace(/^SELECT /, '');
-  };
-  const text = await print(times.map((time) => time.atInstant).reduce(both, null));
   const bounds = rangeBounds(times);
+  // The filter and its bounds printed by DuckDB in one call (each DuckDB call costs some
+  // milliseconds of every new query's first run), each named so the text parts at its name.
+  const parts = [
+    times.map((time) => time.atInstant).reduce(both, null),
+    ...(bounds ? [bounds.lower ?? nullConstant, bounds.upper ?? nullConstant] : []),
+  ].map((expression, i) => ({ ...expression, alias: `${placeholder}part_${i}` }));
+  const select = {
+    ...parsed.statements[0].node,
+    select_list: parts,
+    from_table: { type: 'EMPTY', alias: '', sample: null },
+    where_clause: null,
+    group_expressions: [],
+    group_sets: [],
+    having: null,
+    qualify: null,
+    modifiers: [],
+    cte_map: { map: [] },
+    aggregate_handling: 'STANDARD_HANDLING',
+  };
+  const printed = (await deserialize(connection, parsed, select)).replace(/^SELECT /, '');
+  const [text = '', lower = 'NULL', upper = 'NULL'] = printed
+    .split(new RegExp(` AS "?${placeholder}part_\\d+"?(?:, |$)`))
+    .slice(0, parts.length);
   return {
-    within: (at) => text.replace(new RegExp(`"?${instant}"?`, 'g'), at),
-    ...(bounds
-      ? {
-          bounds: {
-            lower: bounds.lower ? await print(bounds.lower) : 'NULL',
-            upper: bounds.upper ? await print(bounds.upper) : 'NULL',
-          },
-        }
-      : {}),
+    within: (at) => text.replace(new RegExp(`"?${instant}"?`, 'g'), () => at),
+    ...(bounds ? { bounds: { lower, upper } } : {}),
   };
 }
 
