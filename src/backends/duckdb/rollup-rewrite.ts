@@ -1,5 +1,4 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { quoteIdent } from '../../endpoints/field-type.js';
 import {
   type RollupPart,
   type RollupShape,
