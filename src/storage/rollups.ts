@@ -242,12 +242,17 @@ export function createRollups(
       const entry = kept.get(source.name);
       if (!entry) return undefined;
       entry.remade = undefined;
-      if (signatureOf(partsOf(source, type)) !== entry.signature) {
-        // A dimension's type changed with this batch: a rollup made again from the records, the
-        // batch's included, under a new name (the old one is dropped at the next open: a query
-        // planned on it may still be running). Used once committed.
-        entry.remade = type;
-        return { statements: () => rebuildStatements(source, type) };
+      // The batch's type is the last one's unless the batch changes the schema: looked at then only.
+      if (type !== entry.type) {
+        if (signatureOf(partsOf(source, type)) !== entry.signature) {
+          // A dimension's type changed with this batch: a rollup made again from the records, the
+          // batch's included, under a new name (the old one is dropped at the next open: a query
+          // planned on it may still be running). Used once committed.
+          entry.remade = type;
+          return { statements: () => rebuildStatements(source, type) };
+        }
+        // Fields the rollup does not hold were added: its parts are the same under the new type.
+        entry.type = type;
       }
       const parts = entry.shape.parts;
       const columns = [

@@ -1,10 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readSources } from '../../src/endpoints/sources.js';
-import { queriesDir } from '../../src/paths.js';
 import { expiredBefore, retentionPolicy } from '../../src/storage/retention-policy.js';
+import { shippedSourcesWith } from '../helpers/edited-sources.js';
 
 /** `retentionDays` in sources.yaml, as Logflare's source TTL, and the cutoff it gives. */
 
@@ -15,16 +13,7 @@ afterEach(() => {
 
 /** The shipped sources.yaml with `line` added to its first source (cloudflare.logs.prod). */
 function sourcesWith(line: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'querygate-source-retention-'));
-  dirs.push(dir);
-  const shipped = readFileSync(join(queriesDir, 'sources.yaml'), 'utf8');
-  const edited = shipped.replace(
-    /^(\s*)- name: cloudflare\.logs\.prod$/m,
-    `$1- name: cloudflare.logs.prod\n$1  ${line}`,
-  );
-  expect(edited).not.toBe(shipped);
-  writeFileSync(join(dir, 'sources.yaml'), edited);
-  return dir;
+  return shippedSourcesWith(line, dirs);
 }
 
 describe('retentionDays of a source', () => {

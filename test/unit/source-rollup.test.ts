@@ -1,9 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readSources } from '../../src/endpoints/sources.js';
-import { queriesDir } from '../../src/paths.js';
+import { shippedSourcesWith } from '../helpers/edited-sources.js';
 
 /** `rollup:` in sources.yaml: its dimensions are checked against the source when it loads. */
 
@@ -14,16 +12,7 @@ afterEach(() => {
 
 /** The shipped sources.yaml with a rollup of `dimensions` on its edge source. */
 function sourcesWithRollup(dimensions: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'querygate-source-rollup-'));
-  dirs.push(dir);
-  const shipped = readFileSync(join(queriesDir, 'sources.yaml'), 'utf8');
-  const edited = shipped.replace(
-    /^(\s*)- name: cloudflare\.logs\.prod$/m,
-    `$1- name: cloudflare.logs.prod\n$1  rollup: { dimensions: ${dimensions} }`,
-  );
-  expect(edited).not.toBe(shipped);
-  writeFileSync(join(dir, 'sources.yaml'), edited);
-  return dir;
+  return shippedSourcesWith(`rollup: { dimensions: ${dimensions} }`, dirs);
 }
 
 describe('the rollup of a source', () => {

@@ -45,8 +45,9 @@ export async function readFromRollup(
   const used = new Set<string>();
   try {
     const reader = new Reader(shape, qualifier, functions, used, read.visible);
-    const filterReader = new Reader(shape, read.qualifier, functions, used);
-    const filter = read.filter ? splitFilter(read.filter, filterReader) : undefined;
+    const filter = read.filter
+      ? splitFilter(read.filter, new Reader(shape, read.qualifier, functions, used))
+      : undefined;
     ({ node: rewritten, times } = rewriteSelect(node, reader));
     if (filter) {
       // The CTE's own filter, on the main query's rows: its dimension terms named by the main alias.
