@@ -104,6 +104,7 @@ export function readJsonBatch(file: string, fileBytes: number, columns: string):
   return `read_json(${sqlString(file)}, format = 'array', columns = ${columns}, maximum_object_size = ${maximumObjectSize})`;
 }
 
-function sqlString(text: string): string {
+/** `text` as an SQL string literal. */
+export function sqlString(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }

@@ -9,7 +9,8 @@ import {
 } from '../endpoints/field-type.js';
 import { logRecordFields } from '../endpoints/log-record.js';
 import type { LogSource } from '../endpoints/sources.js';
-import { type StoredRecord, withoutLoneSurrogates } from './log-batch.js';
+import { type StoredRecord, sqlString, withoutLoneSurrogates } from './log-batch.js';
+import { runInTransaction } from './transaction.js';
 
 /**
  * Hourly rollups of a log source (its `rollup:` in sources.yaml): the records counted per hour and
@@ -223,7 +224,7 @@ export function createRollups(
         await dropOtherRollups(connection, source.name, shape.rollupTable);
         const exists = await tableExists(connection, shape.rollupTable);
         if (!exists || !(await agrees(connection, shape))) {
-          await inTransaction(connection, rebuildStatements(source, type));
+          await runInTransaction(connection, rebuildStatements(source, type));
         }
         const rows = await countRows(connection, shape.rollupTable);
         kept.set(source.name, {
@@ -294,7 +295,7 @@ export function createRollups(
       // Amortised: the rollup is read and written whole once it has grown by its own size (and
       // by `compactAbove` rows, which spares a small one from being folded at every batch).
       if (entry.added < Math.max(compactAbove, entry.compacted)) return;
-      await inTransaction(connection, compactStatements(entry.shape));
+      await runInTransaction(connection, compactStatements(entry.shape));
       entry.compacted = await countRows(connection, entry.shape.rollupTable);
       entry.added = 0;
     },
@@ -321,7 +322,7 @@ export function createRollups(
         const partial = `${quoteIdent(table)} WHERE "timestamp" >= ${bound} - INTERVAL 1 HOUR AND "timestamp" < ${bound}`;
         statements.push(`INSERT INTO ${rollup} ${rollupSelect(shape.parts, partial)}`);
       }
-      await inTransaction(connection, statements);
+      await runInTransaction(connection, statements);
     },
   };
 }
@@ -514,19 +515,4 @@ async function tableExists(connection: DuckDBConnection, table: string): Promise
 async function countRows(connection: DuckDBConnection, table: string): Promise<number> {
   const reader = await connection.runAndReadAll(`SELECT count(*) FROM ${quoteIdent(table)}`);
   return Number(reader.getRows()[0]?.[0] ?? 0);
-}
-
-async function inTransaction(connection: DuckDBConnection, statements: readonly string[]): Promise<void> {
-  await connection.run('BEGIN TRANSACTION');
-  try {
-    for (const statement of statements) await connection.run(statement);
-    await connection.run('COMMIT');
-  } catch (error) {
-    await connection.run('ROLLBACK').catch(() => undefined);
-    throw error;
-  }
-}
-
-function sqlString(text: string): string {
-  return `'${text.replaceAll("'", "''")}'`;
 }

@@ -14,6 +14,7 @@ import { deleteAll, deleteDays, loadTableFiles } from './table-load.js';
 import type { TableMigration } from './table-migration.js';
 import { refuseBadRows } from './table-row-check.js';
 import { fromWire, wireType } from './table-wire.js';
+import { inTransaction } from './transaction.js';
 import { ensureWarehouseTables } from './warehouse-tables.js';
 
 /** Writes rows posted over HTTP into a table source, as they are: no log envelope, no message. */
@@ -127,18 +128,6 @@ function suffixesOf(rows: readonly unknown[], column: string): string[] {
     if (typeof value === 'string') suffixes.add(value);
   }
   return [...suffixes].sort();
-}
-
-async function inTransaction<T>(connection: DuckDBConnection, work: () => Promise<T>): Promise<T> {
-  await connection.run('BEGIN TRANSACTION');
-  try {
-    const result = await work();
-    await connection.run('COMMIT');
-    return result;
-  } catch (error) {
-    await connection.run('ROLLBACK').catch(() => {});
-    throw error;
-  }
 }
 
 async function insert(connection: DuckDBConnection, sql: string, rows: readonly unknown[]) {
