@@ -238,6 +238,11 @@ program
         maxRows: options.maxRows,
       });
       (output.ok ? process.stdout : process.stderr).write(`${output.text}\n`);
+      if (output.truncated) {
+        process.stderr.write(
+          `querygate query: the rows were cut at --max-rows ${options.maxRows}; the query has more\n`,
+        );
+      }
       if (!output.ok) process.exitCode = 1;
     },
   );

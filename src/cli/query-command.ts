@@ -24,6 +24,8 @@ export interface QueryCommandOptions {
 export interface QueryCommandOutput {
   readonly ok: boolean;
   readonly text: string;
+  /** Whether the rows were cut at `--max-rows` (main.ts says so on stderr). */
+  readonly truncated?: boolean;
 }
 
 /**
@@ -95,10 +97,8 @@ async function onBackend(config: Config, request: QueryRequest): Promise<QueryCo
     });
   }
   try {
-    const text = request.explain
-      ? await session.explain(request.sql)
-      : await runOn(await session.engine(), request);
-    return { ok: true, text };
+    if (request.explain) return { ok: true, text: await session.explain(request.sql) };
+    return { ok: true, ...(await runOn(await session.engine(), request)) };
   } finally {
     await session.close();
   }
@@ -135,11 +135,14 @@ async function explainOnEmptyStore(
   }
 }
 
-async function runOn(engine: QueryEngine, { sql, params, now, maxRows }: QueryRequest): Promise<string> {
+async function runOn(
+  engine: QueryEngine,
+  { sql, params, now, maxRows }: QueryRequest,
+): Promise<{ text: string; truncated: boolean }> {
   try {
     await engine.ready();
     const result = await engine.run({ id: 'querygate-query', name: 'query', sql, maxRows }, params, { now });
-    return toJson({ result: result.rows });
+    return { text: toJson({ result: result.rows }), truncated: result.truncated === true };
   } finally {
     await engine.close();
   }

@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import type { Config } from '../config.js';
 import type { TableWritten } from '../endpoints/table-source.js';
+import { truncatedHeader } from '../http/truncated-header.js';
 import { type StoreImportRequest, storeImportPath } from '../rest/store-import-route.js';
 import { type StoreQueryRequest, storeQueryPath } from '../rest/store-query-route.js';
 import { importStagingDir, readServerFile, type ServerFile } from '../server-file.js';
@@ -42,13 +43,17 @@ export function sayThroughServer(command: string, server: ServerFile, how: strin
 export async function queryThroughServer(
   target: { server: ServerFile; key: string },
   request: StoreQueryRequest,
-): Promise<{ ok: boolean; text: string }> {
+): Promise<{ ok: boolean; text: string; truncated: boolean }> {
   const response = await fetch(new URL(storeQueryPath, target.server.url), {
     method: 'POST',
     headers: { 'x-api-key': target.key, 'content-type': 'application/json' },
     body: JSON.stringify(request),
   });
-  return { ok: response.ok, text: await response.text() };
+  return {
+    ok: response.ok,
+    text: await response.text(),
+    truncated: response.headers.get(truncatedHeader) === 'true',
+  };
 }
 
 /** Bytes of one request's events: well within the server's body limit (10 MiB by default). */

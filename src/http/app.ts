@@ -21,6 +21,7 @@ import { type EarlyAnswer, withEarlyAnswers } from './early-answer.js';
 import { errorBody, toQuerygateError } from './respond.js';
 import { looksLikeToken, type TokenVerifier } from './signed-tokens.js';
 import { nextTickRecord } from './tick-record.js';
+import { truncatedHeader } from './truncated-header.js';
 
 /** The HTTP settings of the server (see `Config`). */
 export interface HttpAppOptions {
@@ -152,7 +153,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
       origin: options.corsOrigins.includes('*') ? '*' : [...options.corsOrigins],
       methods: ['GET', 'HEAD', 'POST'],
       allowedHeaders: ['x-api-key', 'authorization', 'content-type', 'x-source', 'cache-control'],
-      exposedHeaders: ['age', 'cache-control'],
+      exposedHeaders: ['age', 'cache-control', truncatedHeader],
       maxAge: 600,
     });
   }

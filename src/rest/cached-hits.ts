@@ -5,6 +5,7 @@ import type { Snapshot } from '../endpoints/snapshot.js';
 import type { ParameterValues } from '../engines/query-engine.js';
 import { presentedApiKey } from '../http/api-keys.js';
 import type { EarlyAnswer } from '../http/early-answer.js';
+import { truncatedHeader } from '../http/truncated-header.js';
 import type { EndpointMetrics, Metrics } from '../metrics/metrics.js';
 import { canonicalKey } from '../resolve/canonical-key.js';
 import type { Resolver } from '../resolve/resolver.js';
@@ -94,9 +95,8 @@ export function cachedHits(options: CachedHitsOptions): EarlyAnswer {
     );
     const { body, length } = resolved.encoded(written.response);
     const cacheControl = `private, max-age=${resolved.maxAgeSeconds}`;
-    res.writeHead(
-      200,
-      // A path without a format suffix answers as its Accept asks (endpoint-routes.ts does the same).
+    // A path without a format suffix answers as its Accept asks (endpoint-routes.ts does the same).
+    const headers: Record<string, string | number> =
       format === undefined
         ? {
             'content-type': written.contentType,
@@ -110,8 +110,9 @@ export function cachedHits(options: CachedHitsOptions): EarlyAnswer {
             'content-length': length,
             'cache-control': cacheControl,
             age: String(resolved.ageSeconds),
-          },
-    );
+          };
+    if (resolved.result.truncated === true) headers[truncatedHeader] = 'true';
+    res.writeHead(200, headers);
     res.end(body);
     call.counts.answered('rest', resolved.cache, startedAt);
     return true;

@@ -13,6 +13,7 @@ import { readBodiesAsBytes } from '../http/read-bodies.js';
 import { readGetBody } from '../http/read-get-body.js';
 import { toJson } from '../http/respond.js';
 import { sendRaw } from '../http/send-raw.js';
+import { truncatedHeader } from '../http/truncated-header.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Resolver } from '../resolve/resolver.js';
 import { allowMethods } from './allow-methods.js';
@@ -80,6 +81,7 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
       'content-length': length,
     };
     if (format === undefined) headers.vary = 'Accept';
+    if (resolved.result.truncated === true) headers[truncatedHeader] = 'true';
     const caching = cacheHeaders(resolved);
     for (const name of Object.keys(caching)) headers[name] = caching[name] as string;
     sendRaw(reply, 200, headers, body);

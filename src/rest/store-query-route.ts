@@ -5,6 +5,7 @@ import type { QueryEngine } from '../engines/query-engine.js';
 import { allMethods } from '../http/app.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
 import { toJson } from '../http/respond.js';
+import { truncatedHeader } from '../http/truncated-header.js';
 import { operatorRequest } from './operator-request.js';
 
 /** Where `querygate query` sends its SQL while this server holds the store. */
@@ -54,6 +55,7 @@ export function storeQueryRoute(options: { readonly engine: QueryEngine; readonl
             now: new Date(now),
           },
         );
+        if (result.truncated === true) reply.header(truncatedHeader, 'true');
         return reply.type('application/json; charset=utf-8').send(toJson({ result: result.rows }));
       },
     });

@@ -179,6 +179,26 @@ describe('querygate serve with flags, and query and import while it holds the st
     );
     // The three events above: 100 + 250 + 400 cents.
     expect(JSON.parse(queried.stdout)).toEqual({ result: [{ n: 3, total: 750 }] });
+
+    // The three events, cut at two: the server says so, and so does the command.
+    const listed = join(dir, 'orders.sql');
+    writeFileSync(listed, 'select event_message from `checkout.events` where project = @project order by 1');
+    const cut = await querygate([
+      'query',
+      ...flags,
+      '--max-rows',
+      '2',
+      '--param',
+      'project=operator',
+      listed,
+    ]);
+    expect(cut.code, cut.stderr).toBe(0);
+    expect(JSON.parse(cut.stdout).result).toEqual([
+      { event_message: 'order o0 paid' },
+      { event_message: 'order o1 paid' },
+    ]);
+    expect(cut.stderr).toContain('the rows were cut at --max-rows 2');
+    expect(queried.stderr).not.toContain('cut at');
   }, 120_000);
 
   it("explains a query with --explain while the server holds the store, over --queries' own sources", async () => {

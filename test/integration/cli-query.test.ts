@@ -48,7 +48,20 @@ describe('querygate query', () => {
       group by r.path`;
     const output = await runQueryCommand(config, sql, { ...defaults, params: ['project=p1'] });
     // Only b is of p1 and within 30 minutes of 12:00.
-    expect(output).toEqual({ ok: true, text: '{"result":[{"path":"/rest/v1/b","n":1}]}' });
+    expect(output).toEqual({ ok: true, text: '{"result":[{"path":"/rest/v1/b","n":1}]}', truncated: false });
+  });
+
+  it('says the rows were cut when the query has more than --max-rows', async () => {
+    const sql = 'select id from edge_logs order by id';
+    // The store holds three events, a, b and c.
+    const cut = await runQueryCommand(config, sql, { ...defaults, maxRows: 2 });
+    expect(cut).toEqual({ ok: true, text: '{"result":[{"id":"a"},{"id":"b"}]}', truncated: true });
+    const whole = await runQueryCommand(config, sql, { ...defaults, maxRows: 3 });
+    expect(whole).toEqual({
+      ok: true,
+      text: '{"result":[{"id":"a"},{"id":"b"},{"id":"c"}]}',
+      truncated: false,
+    });
   });
 
   it('leaves parameters that are not given unset (NULL)', async () => {
@@ -69,7 +82,7 @@ describe('querygate query', () => {
     try {
       // A new store: the example's own source `checkout.events` gets its table, empty.
       const output = await runQueryCommand(own, 'select count(*) as n from `checkout.events`', defaults);
-      expect(output).toEqual({ ok: true, text: '{"result":[{"n":0}]}' });
+      expect(output).toEqual({ ok: true, text: '{"result":[{"n":0}]}', truncated: false });
     } finally {
       await rm(own.dataDir, { recursive: true, force: true });
     }

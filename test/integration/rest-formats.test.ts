@@ -128,6 +128,31 @@ describe.each([
     expect(body.data.map((row: { order_id: string }) => row.order_id)).toEqual(await orderIds(cutAt));
   });
 
+  it('says Querygate-Truncated: true on every format of a call cut at maxRows, run and cached, and nothing on one that fits', async () => {
+    const [{ orders }] = (await oracle.rows('SELECT count(*)::INTEGER AS orders FROM orders')) as [
+      { orders: number },
+    ];
+    expect(orders).toBeGreaterThan(cutAt);
+    const cut = [
+      '/api/endpoints/orders.shipping',
+      '/api/endpoints/orders.shipping.csv',
+      '/api/endpoints/orders.shipping.ndjson',
+      '/api/endpoints/orders.shipping.json',
+      '/api/endpoints/query/orders.shipping',
+    ];
+    // Twice: the first may run the query, the second is answered from the kept result.
+    for (const round of [1, 2]) {
+      for (const path of cut) {
+        const response = await get(base(), path);
+        expect(response.status, `${path} (${round})`).toBe(200);
+        expect(response.headers.get('querygate-truncated'), `${path} (${round})`).toBe('true');
+      }
+    }
+    const whole = await get(base(), '/api/endpoints/orders.daily-revenue');
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get('querygate-truncated')).toBeNull();
+  });
+
   it('answers truncated: false when every row fits maxRows', async () => {
     const response = await get(base(), '/api/endpoints/orders.daily-revenue.json');
     const body = JSON.parse(response.text);
