@@ -380,7 +380,7 @@ export function replayRunLines(runs: readonly ReplayRun[], rounds: number): stri
       ? 'n/a'
       : `min ${Math.min(...values)}, median ${percentile(values, 0.5)}, max ${Math.max(...values)}`;
   return [
-    `replayed GraphQL over bare node:http POST, ${runs.length} runs of ${rounds} rounds, the two loaded together on one CPU, each run the median of its rounds (req/s; CPU): ${runs.map((run) => `${run.serving}; ${run.cpu}`).join(', ')}`,
+    `replayed GraphQL over bare node:http POST, ${runs.length} runs of ${rounds} rounds, the two loaded together on one CPU, each run the median of its rounds (req/s; CPU per request, which, loaded together, also follows each one's req/s: fewer requests a wake-up cost more each): ${runs.map((run) => `${run.serving}; ${run.cpu}`).join(', ')}`,
     `  ratio over runs (req/s): ${spread(runs.map((run) => run.serving))}; rounds: ${runs.map((run) => run.rounds.join(' ')).join(' | ')}`,
     `  a second bare POST beside the first, the same rounds (the noise floor): ${runs.map((run) => `${run.control.serving}; ${run.control.cpu}`).join(', ')}`,
     `  load average at each run's start-end: ${runs.map((run) => run.load.join('-')).join(', ')}`,
