@@ -32,16 +32,19 @@ export interface LoadRequest {
 /**
  * `connections` concurrent keep-alive connections hammering one request for `seconds`, from a
  * fresh process (bench/load-process.ts): the same client for every target and every run. With
- * `cpus` (a `taskset -c` list) the load generator runs on those CPUs only.
+ * `cpus` (a `taskset -c` list) the load generator runs on those CPUs only; with `startAt` (epoch
+ * ms) it starts loading then, not as soon as it has started.
  */
 export async function load(
   request: LoadRequest,
   connections: number,
   seconds: number,
   cpus?: string,
+  startAt?: number,
 ): Promise<LoadResult> {
   const cpuBefore = request.cpuSeconds?.();
   const spec = {
+    startAt,
     url: request.url,
     method: request.method ?? 'GET',
     headers: request.headers,
@@ -77,6 +80,32 @@ export async function load(
 function cpuPerRequest(before: number | undefined, after: number | undefined, requests: number) {
   if (before === undefined || after === undefined || requests === 0) return undefined;
   return Math.round(((after - before) * 1e7) / requests) / 10;
+}
+
+/**
+ * Loads every target at the same time, each by a load process of its own (on `cpus`), for
+ * `seconds`. With the servers pinned to one CPU, each gets the same share of it at the same
+ * moments, so whatever else the machine does then falls on all of them alike: on a shared host,
+ * loads taken in turn saw one server's requests/s move by a factor of 2-6 from one load to the
+ * next (another process taking the CPU), which no ordering of loads cancels. Their requests/s
+ * then stand in the ratio of what each request costs them, as long as each is kept busy.
+ */
+const togetherStartMs = 3000;
+
+export async function loadTogether<Name extends string>(
+  targets: Record<Name, LoadRequest>,
+  connections: number,
+  seconds: number,
+  cpus?: string,
+): Promise<Record<Name, LoadResult>> {
+  const names = Object.keys(targets) as Name[];
+  // One start time for all: a load process takes a second or more to start on a busy host, and
+  // one that starts loading alone has the CPU to itself until the other does.
+  const startAt = Date.now() + togetherStartMs;
+  const results = await Promise.all(
+    names.map((name) => load(targets[name], connections, seconds, cpus, startAt)),
+  );
+  return Object.fromEntries(names.map((name, i) => [name, results[i]])) as Record<Name, LoadResult>;
 }
 
 export interface SideBySideOptions<Name extends string> {

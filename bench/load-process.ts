@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import autocannon from 'autocannon';
 
 /**
@@ -8,6 +9,8 @@ import autocannon from 'autocannon';
  * Reads its request from the environment (`LOAD`, JSON) and prints autocannon's figures as JSON.
  */
 interface LoadSpec {
+  /** When to start loading (epoch ms), so that loads of several processes start together. */
+  readonly startAt?: number;
   readonly url: string;
   readonly method: 'GET' | 'POST';
   readonly headers?: Record<string, string>;
@@ -24,6 +27,7 @@ const spec = JSON.parse(process.env.LOAD ?? '{}') as LoadSpec;
 // have seen (and so kept, to replay).
 let counter = Math.floor(Math.random() * 2 ** 40);
 const templates = spec.bodies ?? [spec.body ?? ''];
+if (spec.startAt !== undefined) await setTimeout(Math.max(0, spec.startAt - Date.now()));
 const result = await autocannon({
   url: spec.url,
   method: spec.method,

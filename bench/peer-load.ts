@@ -3,7 +3,13 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { packageRoot } from '../src/paths.js';
-import { bracketedRatio, type LoadRequest, type LoadResult, loadSideBySide } from './cached-load.js';
+import {
+  bracketedRatio,
+  type LoadRequest,
+  type LoadResult,
+  loadSideBySide,
+  loadTogether,
+} from './cached-load.js';
 import {
   pinProcess,
   type ServedProcess,
@@ -12,7 +18,7 @@ import {
   startBareServer,
   startPeerProcess,
 } from './processes.js';
-import { ratio } from './stats.js';
+import { percentile, ratio } from './stats.js';
 import { argumentSets, variedAnswers, variedBodies, variedOperations } from './varied-operations.js';
 
 /** One row of the peer table: a server answering the same bytes (or the same GraphQL data). */
@@ -58,15 +64,18 @@ export interface PeerTable {
 }
 
 /**
- * One run of replayed GraphQL beside bare node:http POST and a second bare POST process, loaded
- * in turn round after round, each ratio taken against the first bare POST's loads either side.
- * The second bare POST's ratio is the run's noise floor: a server over one that is the same, so
- * whatever it strays from 1 is the machine's, not querygate's.
+ * One run of replayed GraphQL beside bare node:http POST: round after round, the two loaded at
+ * the same time on the servers' CPU (`loadTogether`), then a second bare POST process beside the
+ * first likewise; each figure the median over rounds of the round's ratio. The second bare
+ * POST's ratio is the run's noise floor: a server over one that is the same, so whatever it
+ * strays from 1 is the machine's (or the pairing's), not querygate's.
  */
 export interface ReplayRun {
   readonly serving: number;
   readonly cpu: number;
   readonly control: { readonly serving: number; readonly cpu: number };
+  /** The replay's requests/s ratio in each round (the run's figure is their median). */
+  readonly rounds: readonly number[];
   /** The 1-minute load average at the run's start and end. */
   readonly load: readonly [number, number];
 }
@@ -230,37 +239,49 @@ export async function measurePeers(
       },
       floorNames,
     );
-    // The replay's ratio to its ceiling in runs of their own, the three rows alone: the table
-    // loads eight others between a bare POST load and the replay's. The table warmed the replay
-    // and the bare POST; the control is warmed once, before the first run.
+    // The replay's ratio to its ceiling in runs of their own, loaded together with it on the
+    // servers' CPU (see `loadTogether`): loads in turn, even bracketed, saw the same bare POST
+    // server stray 0.68-1.53 from itself on this shared 2-core host (load average 7-10), and the
+    // replay's ratio move with it. Each round loads the replay beside the bare POST, then a
+    // second bare POST process beside the first: that ratio is the round's noise floor.
     const replayRuns: ReplayRun[] = [];
-    const perCpu = (loads: readonly LoadResult[]) =>
-      loads.map((one) => 1 / (one.cpuMicrosPerRequest ?? Number.NaN));
     try {
+      const together = <Name extends string>(targets: Record<Name, LoadRequest>) =>
+        loadTogether(targets, options.connections, options.seconds, cpus?.load);
+      const barePostedAgain = post(barePostAgain.url, barePostAgain, graphqlBody);
+      // Warm: the table warmed the replay and the first bare POST, not the second.
+      await together({ bare: barePosted, again: barePostedAgain });
       for (let run = 0; run < options.replayRuns; run++) {
         const loadAtStart = loadavg()[0] as number;
-        const { runs: again } = await sideBySide(
-          {
-            'bare POST': barePosted,
-            replayed,
-            'bare POST again': post(barePostAgain.url, barePostAgain, graphqlBody),
-          },
-          ['bare POST'],
-          { 'bare POST again': run === 0 ? options.seconds : 0 },
-        );
-        const overFirstPost = (name: 'replayed' | 'bare POST again') => ({
+        const rounds: { replay: PairRatio; control: PairRatio }[] = [];
+        for (let round = 0; round < options.rounds; round++) {
+          const beside = await together({ bare: barePosted, replayed });
+          const control = await together({ bare: barePosted, again: barePostedAgain });
+          rounds.push({
+            replay: pairRatio(beside.replayed, beside.bare),
+            control: pairRatio(control.again, control.bare),
+          });
+        }
+        const medianOf = (pick: (round: (typeof rounds)[number]) => PairRatio) => ({
           serving: ratio(
-            bracketedRatio(
-              again[name].map((one) => one.requestsPerSecond),
-              again['bare POST'].map((one) => one.requestsPerSecond),
+            percentile(
+              rounds.map((round) => pick(round).serving),
+              0.5,
             ),
             1,
           ),
-          cpu: ratio(bracketedRatio(perCpu(again[name]), perCpu(again['bare POST'])), 1),
+          cpu: ratio(
+            percentile(
+              rounds.map((round) => pick(round).cpu),
+              0.5,
+            ),
+            1,
+          ),
         });
         replayRuns.push({
-          ...overFirstPost('replayed'),
-          control: overFirstPost('bare POST again'),
+          ...medianOf((round) => round.replay),
+          control: medianOf((round) => round.control),
+          rounds: rounds.map((round) => ratio(round.replay.serving, 1)),
           load: [ratio(loadAtStart, 1), ratio(loadavg()[0] as number, 1)],
         });
       }
@@ -323,6 +344,20 @@ export async function measurePeers(
   }
 }
 
+interface PairRatio {
+  /** requests/s of the one over the other's, loaded together. */
+  readonly serving: number;
+  /** The other's server CPU per request over the one's: above 1, the one spends less. */
+  readonly cpu: number;
+}
+
+function pairRatio(one: LoadResult, other: LoadResult): PairRatio {
+  return {
+    serving: one.requestsPerSecond / other.requestsPerSecond,
+    cpu: (other.cpuMicrosPerRequest ?? Number.NaN) / (one.cpuMicrosPerRequest ?? Number.NaN),
+  };
+}
+
 export function peerTableLines(table: PeerTable): string[] {
   const cell = (value: number | undefined) => (value === undefined ? 'n/a' : String(value));
   return [
@@ -333,9 +368,21 @@ export function peerTableLines(table: PeerTable): string[] {
         `| ${row.case} | ${row.requestsPerSecond} | ${row.p50Ms} | ${row.p99Ms} | ${cell(row.cpuMicrosPerRequest)} | ${row.servingRatio} | ${row.postServingRatio} | ${cell(row.cpuRatio)} | ${cell(row.postCpuRatio)} |`,
     ),
     'Ratios are taken round by round against the peer loaded just before and just after, then the median.',
-    `replayed GraphQL over bare node:http POST, ${table.replayRuns.length} runs of the two and a second bare POST process, each the median of ${table.rounds} rounds (req/s; CPU): ${table.replayRuns.map((run) => `${run.serving}; ${run.cpu}`).join(', ')}`,
-    `  the second bare POST over the first, the same runs (the noise floor): ${table.replayRuns.map((run) => `${run.control.serving}; ${run.control.cpu}`).join(', ')}`,
-    `  load average at each run's start-end: ${table.replayRuns.map((run) => run.load.join('-')).join(', ')}`,
+    ...replayRunLines(table.replayRuns, table.rounds),
     `executed GraphQL, querygate over mercurius + graphql-jit (req/s; CPU): fixed ${table.executedVsMercuriusJit.serving}; ${cell(table.executedVsMercuriusJit.cpu)}, varied ${table.variedVsMercuriusJit.serving}; ${cell(table.variedVsMercuriusJit.cpu)} (${variedOperations.length} operations × ${table.variedArgumentSets} argument sets)`,
+  ];
+}
+
+/** The replay runs' lines: each run's ratios, their spread over runs, the noise floor, the load. */
+export function replayRunLines(runs: readonly ReplayRun[], rounds: number): string[] {
+  const spread = (values: number[]) =>
+    values.length === 0
+      ? 'n/a'
+      : `min ${Math.min(...values)}, median ${percentile(values, 0.5)}, max ${Math.max(...values)}`;
+  return [
+    `replayed GraphQL over bare node:http POST, ${runs.length} runs of ${rounds} rounds, the two loaded together on one CPU, each run the median of its rounds (req/s; CPU per request, which, loaded together, also follows each one's req/s: fewer requests a wake-up cost more each): ${runs.map((run) => `${run.serving}; ${run.cpu}`).join(', ')}`,
+    `  ratio over runs (req/s): ${spread(runs.map((run) => run.serving))}; rounds: ${runs.map((run) => run.rounds.join(' ')).join(' | ')}`,
+    `  a second bare POST beside the first, the same rounds (the noise floor): ${runs.map((run) => `${run.control.serving}; ${run.control.cpu}`).join(', ')}`,
+    `  load average at each run's start-end: ${runs.map((run) => run.load.join('-')).join(', ')}`,
   ];
 }

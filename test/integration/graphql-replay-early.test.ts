@@ -122,6 +122,62 @@ describe('a replayed GraphQL answer', () => {
   });
 });
 
+describe('a replayed GraphQL answer on the wire', () => {
+  /** Sends `requests` one after another on one keep-alive connection; each answer's head and body as sent. */
+  async function rawExchanges(requests: string[]): Promise<{ head: string; body: string }[]> {
+    const { port } = new URL(service.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    let received = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+    });
+    const answers: { head: string; body: string }[] = [];
+    try {
+      for (const request of requests) {
+        received = Buffer.alloc(0);
+        socket.write(request);
+        for (;;) {
+          const end = received.indexOf('\r\n\r\n');
+          const head = end === -1 ? '' : received.subarray(0, end).toString('latin1');
+          const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? Number.NaN);
+          if (end !== -1 && received.length >= end + 4 + length) {
+            answers.push({ head, body: received.subarray(end + 4, end + 4 + length).toString('utf8') });
+            break;
+          }
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      }
+    } finally {
+      socket.destroy();
+    }
+    return answers;
+  }
+
+  it.each(['application/graphql-response+json', 'application/json'])(
+    'is byte for byte the executed answer, status line and headers included but the date, for Accept %s',
+    async (accept) => {
+      const body = operation(`replay-wire-${accept}`);
+      const request =
+        `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-KEY: ${testApiKey}\r\n` +
+        `Content-Type: application/json\r\nAccept: ${accept}\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+      // The first is executed, the second executed and kept, the third and fourth replayed early.
+      const before = service.resolverStats();
+      const answers = await rawExchanges([request, request, request, request]);
+      const after = service.resolverStats();
+      expect(after.misses - before.misses).toBe(1);
+      const [executed, ...again] = answers.map(({ head, body }) => ({
+        head: head.replace(/\r\ndate: [^\r]*/i, ''),
+        body,
+      }));
+      expect(executed?.head).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+      expect(executed?.head.toLowerCase()).toContain(`\r\ncontent-type: ${accept}; charset=utf-8\r\n`);
+      expect(JSON.parse(executed?.body ?? '')).toEqual({ data: { usage: { apiCounts: [] } } });
+      for (const answer of again) expect(answer).toEqual(executed);
+    },
+  );
+});
+
 describe('an answer made from the calls an operation made before, sent before Fastify', () => {
   // Each request carries an undeclared variable of its own, so none is ever replayed: after the
   // first two (yoga's, then the fast path's, which remembers the calls) they are answered from
