@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import { init, parse } from '@guanmingchiu/sqlparser-ts';
 import { QuerygateError } from '../errors.js';
 import { inlineTempFunctions } from './temp-functions.js';
@@ -17,7 +18,27 @@ export type Ast = any;
  * and the one promise, so a second call costs nothing and no module of ours holds state for it.
  */
 export function loadSqlParser(): Promise<void> {
+  useMainThreadWasmCompiles();
   return init();
+}
+
+/**
+ * Compiles the parser's WASM functions with V8's optimizing compiler on the main thread, each at
+ * its first call, rather than with V8's baseline compiler and then again, once hot, on V8's four
+ * background threads. Those background compiles of the parser's large functions take tens of MB of
+ * compiler memory from glibc, which keeps what they free in each thread's own arena: serving
+ * Studio's pages on the demo store, glibc held 95-110 MB freed and RSS peaked at 284-299 MiB on
+ * the built server; compiled on the main thread, glibc held some 45 MB freed and RSS peaked at
+ * 237-258 MiB (issue 18's target is 256). The optimized code is the same, so a parse costs the
+ * same once compiled (sqlparser's parse and format of the supabase/ queries: 10-17 ms of CPU a
+ * round either way); the first call of each function waits for its compile instead (the first
+ * logs.all call of a fresh server measured 338-716 ms against 241-375). Only WASM compiles
+ * change. V8 reads these flags when it compiles a module, so they are set before `init` compiles
+ * the parser; a second call finds the module compiled and changes nothing.
+ */
+function useMainThreadWasmCompiles(): void {
+  setFlagsFromString('--no-liftoff');
+  setFlagsFromString('--wasm-num-compilation-tasks=0');
 }
 
 /**
