@@ -60,6 +60,7 @@ export async function readFromRollup(
     throw error;
   }
   const range = times.length > 0 ? await timeRange(connection, parsed, times) : undefined;
+  if (range === null) return undefined;
   // Printed with a stand-in table, whose name the relation's text then takes: one DuckDB call.
   rewritten.from_table = {
     type: 'BASE_TABLE',
@@ -149,7 +150,11 @@ function splitFilter(where: Node, reader: Reader): { rows: Node[]; times: TimeTe
   for (const term of conjuncts(where)) {
     if (reader.readsTime(term)) {
       if (!reader.interval(term)) refuse();
-      times.push({ atInstant: reader.atInstant(term), bounds: reader.bounds(term) });
+      times.push({
+        atInstant: reader.atInstant(term),
+        bounds: reader.bounds(term),
+        fixed: reader.fixed(term),
+      });
     } else {
       rows.push(reader.expression(term, { inAggregate: false, aliasFirst: false }));
     }
@@ -161,6 +166,8 @@ function splitFilter(where: Node, reader: Reader): { rows: Node[]; times: TimeTe
 interface TimeTerm {
   readonly atInstant: Node;
   readonly bounds: Bounds | undefined;
+  /** The expressions it compares `timestamp` with (and its CASE's conditions): fixed for the query. */
+  readonly fixed: readonly Node[];
 }
 
 /** Free expressions a term keeps `timestamp` above (or at) and below (or at); absent: none. */
@@ -208,18 +215,28 @@ function requalified(node: Node, from: string, to: string): Node {
   return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, requalified(value, from, to)]));
 }
 
-/** The time terms as a range: SQL text over a given instant, and its bounds, printed by DuckDB. */
+/**
+ * The time terms as a range: SQL text over a given instant, and its bounds, printed by DuckDB.
+ * Null when the terms hold no parameter and what they compare `timestamp` with cannot be worked
+ * out (a bound out of a type's range, `CAST('9999-12-31' AS TIMESTAMP_NS)`): the records' query
+ * fails on such a term only once a record reaches it, after the query's other terms, where the
+ * rollup's hours would meet it before them; the query is left to the records, to fail or answer
+ * as they do. (A parameter's value is not known before the run; a caller's is checked as a
+ * timestamp before it gets here.)
+ */
 async function timeRange(
   connection: DuckDBConnection,
   parsed: Node,
   times: readonly TimeTerm[],
-): Promise<TimeRange> {
+): Promise<TimeRange | null> {
   const bounds = rangeBounds(times);
+  const fixed = times.flatMap((time) => (hasParameter(time.atInstant) ? [] : time.fixed));
   // The filter and its bounds printed by DuckDB in one call (each DuckDB call costs some
   // milliseconds of every new query's first run), each named so the text parts at its name.
   const parts = [
     times.map((time) => time.atInstant).reduce(both, null),
     ...(bounds ? [bounds.lower ?? nullConstant, bounds.upper ?? nullConstant] : []),
+    ...fixed,
   ].map((expression, i) => ({ ...expression, alias: `${placeholder}part_${i}` }));
   const select = {
     ...parsed.statements[0].node,
@@ -235,13 +252,25 @@ async function timeRange(
     aggregate_handling: 'STANDARD_HANDLING',
   };
   const printed = (await deserialize(connection, parsed, select)).replace(/^SELECT /, '');
-  const [text = '', lower = 'NULL', upper = 'NULL'] = printed
-    .split(new RegExp(` AS "?${placeholder}part_\\d+"?(?:, |$)`))
-    .slice(0, parts.length);
+  const texts = printed.split(new RegExp(` AS "?${placeholder}part_\\d+"?(?:, |$)`)).slice(0, parts.length);
+  const [text = '', lower = 'NULL', upper = 'NULL'] = texts;
+  if (fixed.length > 0) {
+    try {
+      await connection.runAndReadAll(`SELECT ${texts.slice(parts.length - fixed.length).join(', ')}`);
+    } catch {
+      return null;
+    }
+  }
   return {
     within: (at) => text.replace(new RegExp(`"?${instant}"?`, 'g'), () => at),
     ...(bounds ? { bounds: { lower, upper } } : {}),
   };
+}
+
+function hasParameter(node: Node): boolean {
+  if (node === null || typeof node !== 'object') return false;
+  if (node.class === 'PARAMETER') return true;
+  return Object.values(node).some(hasParameter);
 }
 
 async function deserialize(connection: DuckDBConnection, parsed: Node, node: Node): Promise<string> {
@@ -410,6 +439,29 @@ class Reader {
       }
       default:
         return undefined;
+    }
+  }
+
+  /** What an interval term (see `interval`) compares `timestamp` with, and its CASE's conditions. */
+  fixed(node: Node): Node[] {
+    if (this.free(node)) return [node];
+    switch (node.class) {
+      case 'CONJUNCTION':
+        return (node.children as Node[]).flatMap((child) => this.fixed(child));
+      case 'COMPARISON':
+        return [this.isTime(node.left) ? node.right : node.left];
+      case 'BETWEEN':
+        return [node.lower, node.upper];
+      case 'CASE':
+        return [
+          ...(node.case_checks as Node[]).flatMap((check) => [
+            check.when_expr,
+            ...this.fixed(check.then_expr),
+          ]),
+          ...this.fixed(node.else_expr),
+        ];
+      default:
+        return [];
     }
   }
 
