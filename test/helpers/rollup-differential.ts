@@ -285,12 +285,18 @@ function timeCondition(random: Random, q: string): string {
 function aggregate(random: Random, columns: readonly Column[], plain: readonly Column[], q: string): string {
   const dim = () => pick(random, columns.length > 0 ? columns : plain);
   const any = () => pick(random, [...columns, ...plain]);
-  const kept = plain.length === 0 || columns.length === 0 ? 12 : 20;
+  const kept = plain.length === 0 || columns.length === 0 ? 18 : 26;
   return pick(
     random,
     [
       'count(*)',
       'COUNT(*)',
+      'count(1)',
+      'countif(true)',
+      `safe_divide(countif(${condition(random, dim())}), count(*))`,
+      `round(100 * countif(${condition(random, dim())}) / count(*), 2)`,
+      `case when count(*) > 20 then 'many' else 'few' end`,
+      ((column) => `count(distinct coalesce(${column.sql}, ${column.kind === 'int' ? '0' : "'-'"}))`)(dim()),
       `count(${q}id)`,
       `count(${dim().sql})`,
       `count(distinct ${dim().sql})`,
@@ -333,6 +339,10 @@ function groupKey(random: Random, columns: readonly Column[], plain: readonly Co
     dim().sql,
     `timestamp_trunc(${t}, ${pick(random, ['hour', 'HOUR', 'day', 'minute', 'week', 'month'])})`,
     `timestamp_trunc(${t}, hour)`,
+    `timestamp_trunc(${t}, ${pick(random, ['hour', 'day'])}, '${pick(random, ['UTC', 'Asia/Kolkata', 'America/New_York'])}')`,
+    `unix_seconds(timestamp_trunc(${t}, hour))`,
+    `format_timestamp('%Y-%m-%d %H', ${t})`,
+    `timestamp_trunc(${t}, ${pick(random, ['isoweek', 'week(monday)', 'quarter', 'year'])})`,
     `cast(timestamp_trunc(${t}, hour) as datetime)`,
     `date(${t})`,
     ((column) => `coalesce(${column.sql}, ${column.kind === 'int' ? '0' : "'none'"})`)(dim()),

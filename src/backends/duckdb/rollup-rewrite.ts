@@ -86,6 +86,7 @@ export async function readFromRollup(
 const placeholder = '__qg_';
 const instant = `${placeholder}instant`;
 const relationStandIn = `${placeholder}relation`;
+const instantName = new RegExp(`"?${instant}"?`, 'g');
 
 /**
  * The table a SELECT reads: its FROM, or the one table a CTE named in its FROM filters (its
@@ -153,7 +154,7 @@ function splitFilter(where: Node, reader: Reader): { rows: Node[]; times: TimeTe
       times.push({
         atInstant: reader.atInstant(term),
         bounds: reader.bounds(term),
-        fixed: reader.fixed(term),
+        comparisons: reader.comparisons(term).map((comparison) => reader.atInstant(comparison)),
       });
     } else {
       rows.push(reader.expression(term, { inAggregate: false, aliasFirst: false }));
@@ -166,8 +167,8 @@ function splitFilter(where: Node, reader: Reader): { rows: Node[]; times: TimeTe
 interface TimeTerm {
   readonly atInstant: Node;
   readonly bounds: Bounds | undefined;
-  /** The expressions it compares `timestamp` with (and its CASE's conditions): fixed for the query. */
-  readonly fixed: readonly Node[];
+  /** Its comparisons of `timestamp` (at the instant) and its CASE's conditions, one by one. */
+  readonly comparisons: readonly Node[];
 }
 
 /** Free expressions a term keeps `timestamp` above (or at) and below (or at); absent: none. */
@@ -217,12 +218,12 @@ function requalified(node: Node, from: string, to: string): Node {
 
 /**
  * The time terms as a range: SQL text over a given instant, and its bounds, printed by DuckDB.
- * Null when the terms hold no parameter and what they compare `timestamp` with cannot be worked
- * out (a bound out of a type's range, `CAST('9999-12-31' AS TIMESTAMP_NS)`): the records' query
- * fails on such a term only once a record reaches it, after the query's other terms, where the
- * rollup's hours would meet it before them; the query is left to the records, to fail or answer
- * as they do. (A parameter's value is not known before the run; a caller's is checked as a
- * timestamp before it gets here.)
+ * Null when the terms hold no parameter and one of their comparisons cannot be evaluated (a bound
+ * out of a type's range, `CAST('9999-12-31' AS TIMESTAMP_NS)`, or text that is no timestamp): the
+ * records' query fails on such a term only once a record reaches it, after the query's other
+ * terms, where the rollup's hours would meet it before them; the query is left to the records,
+ * to fail or answer as they do. (A parameter's value is not known before the run; a caller's is
+ * checked as a timestamp before it gets here.)
  */
 async function timeRange(
   connection: DuckDBConnection,
@@ -230,13 +231,13 @@ async function timeRange(
   times: readonly TimeTerm[],
 ): Promise<TimeRange | null> {
   const bounds = rangeBounds(times);
-  const fixed = times.flatMap((time) => (hasParameter(time.atInstant) ? [] : time.fixed));
+  const checked = times.flatMap((time) => (hasParameter(time.atInstant) ? [] : time.comparisons));
   // The filter and its bounds printed by DuckDB in one call (each DuckDB call costs some
   // milliseconds of every new query's first run), each named so the text parts at its name.
   const parts = [
     times.map((time) => time.atInstant).reduce(both, null),
     ...(bounds ? [bounds.lower ?? nullConstant, bounds.upper ?? nullConstant] : []),
-    ...fixed,
+    ...checked,
   ].map((expression, i) => ({ ...expression, alias: `${placeholder}part_${i}` }));
   const select = {
     ...parsed.statements[0].node,
@@ -254,15 +255,17 @@ async function timeRange(
   const printed = (await deserialize(connection, parsed, select)).replace(/^SELECT /, '');
   const texts = printed.split(new RegExp(` AS "?${placeholder}part_\\d+"?(?:, |$)`)).slice(0, parts.length);
   const [text = '', lower = 'NULL', upper = 'NULL'] = texts;
-  if (fixed.length > 0) {
+  const at = (value: string) => (sql: string) => sql.replace(instantName, () => value);
+  if (checked.length > 0) {
+    const comparisons = texts.slice(parts.length - checked.length).map(at("TIMESTAMP '2000-01-01'"));
     try {
-      await connection.runAndReadAll(`SELECT ${texts.slice(parts.length - fixed.length).join(', ')}`);
+      await connection.runAndReadAll(`SELECT ${comparisons.join(', ')}`);
     } catch {
       return null;
     }
   }
   return {
-    within: (at) => text.replace(new RegExp(`"?${instant}"?`, 'g'), () => at),
+    within: (value) => at(value)(text),
     ...(bounds ? { bounds: { lower, upper } } : {}),
   };
 }
@@ -442,26 +445,24 @@ class Reader {
     }
   }
 
-  /** What an interval term (see `interval`) compares `timestamp` with, and its CASE's conditions. */
-  fixed(node: Node): Node[] {
-    if (this.free(node)) return [node];
-    switch (node.class) {
+  /**
+   * An interval term's comparisons of `timestamp` (and its CASE's conditions) one by one: each
+   * evaluated on its own, none is left out by another being false, as an AND leaves them.
+   */
+  comparisons(node: Node): Node[] {
+    switch (this.free(node) ? 'free' : node.class) {
       case 'CONJUNCTION':
-        return (node.children as Node[]).flatMap((child) => this.fixed(child));
-      case 'COMPARISON':
-        return [this.isTime(node.left) ? node.right : node.left];
-      case 'BETWEEN':
-        return [node.lower, node.upper];
+        return (node.children as Node[]).flatMap((child) => this.comparisons(child));
       case 'CASE':
         return [
           ...(node.case_checks as Node[]).flatMap((check) => [
             check.when_expr,
-            ...this.fixed(check.then_expr),
+            ...this.comparisons(check.then_expr),
           ]),
-          ...this.fixed(node.else_expr),
+          ...this.comparisons(node.else_expr),
         ];
       default:
-        return [];
+        return [node];
     }
   }
 
