@@ -5,6 +5,7 @@ import { readSources } from '../../src/endpoints/sources.js';
 import type { QueryEngine, QueryResult, SavedQuery } from '../../src/engines/query-engine.js';
 import { packageRoot } from '../../src/paths.js';
 import { sandboxSql } from '../../src/sql/sandbox.js';
+import { createLogWriter, type LogWriter } from '../../src/storage/log-writer.js';
 import { createPresentRecords } from '../../src/storage/present-records.js';
 import { createRollups, type Rollups } from '../../src/storage/rollups.js';
 import { openTempStore, storeEngine } from './temp-store.js';
@@ -538,13 +539,17 @@ export interface DifferentialStore {
  * records for hours long past, a retention pass that stops half way through an hour (deleting in
  * batches, as retention does), and more late records.
  */
-export async function openDifferentialStore(seed: number): Promise<DifferentialStore> {
+export async function openDifferentialStore(
+  seed: number,
+  { reopened = false }: { reopened?: boolean } = {},
+): Promise<DifferentialStore> {
   const sources = readSources(join(packageRoot, 'supabase'));
   // Folded together every 300 rows: the compaction runs several times.
-  const rollups = createRollups(sources, { compactAbove: 300 });
-  const presentRecords = createPresentRecords();
+  let rollups = createRollups(sources, { compactAbove: 300 });
+  let presentRecords = createPresentRecords();
   const store = await openTempStore('querygate-rollup-differential-', { sources, rollups, presentRecords });
   const engines: QueryEngine[] = [];
+  let writer: LogWriter | undefined;
   try {
     const random = seededRandom(seed);
     const inOrder = Array.from({ length: 2400 }, () => instantIn(random)).sort((a, b) => (a < b ? -1 : 1));
@@ -565,6 +570,18 @@ export async function openDifferentialStore(seed: number): Promise<DifferentialS
       edge,
       seededEdgeRecords(random, 100, () => instantIn(random)),
     );
+    if (reopened) {
+      // As after a restart: the rollup kept by a writer that knows nothing of the retention before.
+      await store.writer.close();
+      rollups = createRollups(sources, { compactAbove: 300 });
+      presentRecords = createPresentRecords();
+      writer = createLogWriter(store.db, { sources, rollups, presentRecords });
+      await writer.ready();
+      await writer.write(
+        edge,
+        seededEdgeRecords(random, 100, () => instantIn(random)),
+      );
+    }
     let reads = 0;
     // The rollup's relation is asked for only once the rewrite has taken the query.
     const counted: Rollups = {
@@ -604,11 +621,13 @@ export async function openDifferentialStore(seed: number): Promise<DifferentialS
       },
       async close() {
         for (const engine of engines) await engine.close();
+        await writer?.close();
         await store.close();
       },
     };
   } catch (error) {
     for (const engine of engines) await engine.close();
+    await writer?.close();
     await store.close();
     throw error;
   }

@@ -11,14 +11,16 @@ import {
 // one store by an engine given the edge source's rollup and by one that reads the records only.
 // Same columns, same rows (in order where the query orders them), same failures: a wrong answer
 // from the rollup is silent, so any difference fails. Locally, more queries or another seed:
-// QUERYGATE_TEST_ROLLUP_QUERIES=5000 QUERYGATE_TEST_ROLLUP_SEED=7 npx vitest run <this file>.
+// QUERYGATE_TEST_ROLLUP_QUERIES=5000 QUERYGATE_TEST_ROLLUP_SEED=7 npx vitest run <this file>, and
+// with QUERYGATE_TEST_ROLLUP_REOPENED=1 over the store as a restart leaves it.
 const queries = Number(process.env.QUERYGATE_TEST_ROLLUP_QUERIES ?? 250);
 const seed = Number(process.env.QUERYGATE_TEST_ROLLUP_SEED ?? 20_260_308);
+const reopened = process.env.QUERYGATE_TEST_ROLLUP_REOPENED === '1';
 
 let store: DifferentialStore;
 
 beforeAll(async () => {
-  store = await openDifferentialStore(seed);
+  store = await openDifferentialStore(seed, { reopened });
 });
 
 afterAll(async () => {
