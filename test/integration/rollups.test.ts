@@ -199,6 +199,13 @@ reports.push([
     group by all having project = '/rest/v1/todos' order by n`,
 ]);
 
+// A table column unnamed is named as the table spells it.
+reports.push([
+  'an unnamed column written in capitals',
+  `select PROJECT, count(*) as n from edge_logs group by 1 order by 1`,
+  `select PROJECT, count(*) as n from edge_logs group by 1 order by 1`,
+]);
+
 // And some it cannot answer, which must read the records and stay right.
 const others: [string, string, string][] = [
   [
@@ -347,6 +354,11 @@ describe('the hourly rollup of edge records', () => {
       expect(
         await served(`select count(distinct event_message) as n from edge_logs where project = 'ghost'`),
       ).toEqual([{ n: 0 }]);
+      // GROUP BY ALL with a HAVING on a column outside the select list groups by more.
+      expect(
+        await served(`select q.method as method, count(*) as n from edge_logs cross join unnest(metadata) as m
+          cross join unnest(m.request) as q where project = 'ghost' group by all having q.path is null`),
+      ).toEqual([]);
       // A CAST in a filter may fail on values the records' query meets and the rollup's does not.
       expect(
         await served(

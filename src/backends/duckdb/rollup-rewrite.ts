@@ -647,10 +647,33 @@ function rewriteSelect(node: Node, reader: Reader): { node: Node; times: TimeTer
   const rowLevel: Place = { inAggregate: false, aliasFirst: false };
   const selectList = (node.select_list as Node[]).map((item) => {
     const rewritten = reader.expression(item, rowLevel);
-    // A column unnamed keeps the name DuckDB gives it (`path` for `f.metadata.request.path`).
-    if (item.class === 'COLUMN_REF' && !item.alias) rewritten.alias = item.column_names.at(-1);
+    // A column unnamed keeps the name DuckDB gives it: a field's as written (`path` for
+    // `f.metadata.request.path`), a table column's as the table spells it (`project` for `PROJECT`).
+    if (item.class === 'COLUMN_REF' && !item.alias) {
+      const names = item.column_names as string[];
+      const column =
+        names.length === 1
+          ? names[0]
+          : names.length === 2 && sameName(names[0], reader.qualifier)
+            ? names[1]
+            : '';
+      const table = reader.shape.tableColumns.find((name) => sameName(name, column));
+      rewritten.alias = table ?? names.at(-1);
+    }
     return rewritten;
   });
+  // GROUP BY ALL groups by the select list's columns, and DuckDB adds those HAVING and ORDER BY
+  // read (a struct's whole column for one of its fields): other groups over the rollup's flat
+  // columns than over the records.
+  const readsColumns = (clause: Node) => columnOutsideAggregates(clause, reader);
+  if (
+    node.aggregate_handling === 'FORCE_AGGREGATES' &&
+    (readsColumns(node.having) ||
+      (node.modifiers as Node[]).some(
+        (modifier) => modifier.type === 'ORDER_MODIFIER' && readsColumns(modifier),
+      ))
+  )
+    refuse();
   const modifiers = (node.modifiers as Node[]).map((modifier) => {
     if (modifier.type === 'LIMIT_MODIFIER') return modifier;
     if (modifier.type === 'ORDER_MODIFIER') {
@@ -684,6 +707,19 @@ function rewriteSelect(node: Node, reader: Reader): { node: Node; times: TimeTer
   )
     refuse();
   return { node: rewritten, times: where.times };
+}
+
+/** Whether `node` reads a column of the table (not a select-list name) outside an aggregate. */
+function columnOutsideAggregates(node: Node, reader: Reader): boolean {
+  if (node === null || typeof node !== 'object') return false;
+  if (Array.isArray(node)) return node.some((item) => columnOutsideAggregates(item, reader));
+  if (node.class === 'FUNCTION' && reader.functions.aggregates.has(String(node.function_name).toLowerCase()))
+    return false;
+  if (node.class === 'COLUMN_REF')
+    return !(
+      node.column_names.length === 1 && reader.aliases.has(String(node.column_names[0]).toLowerCase())
+    );
+  return Object.values(node).some((value) => columnOutsideAggregates(value, reader));
 }
 
 /** `CAST(coalesce(sum(column) FILTER (WHERE filter), 0) AS BIGINT)`: a count, from the rollup's. */
