@@ -467,6 +467,24 @@ class Reader {
     switch (this.free(node) ? 'free' : node.class) {
       case 'CONJUNCTION':
         return (node.children as Node[]).flatMap((child) => this.comparisons(child));
+      case 'BETWEEN':
+        // Its upper bound is not evaluated where the lower one fails the instant.
+        return [
+          {
+            class: 'COMPARISON',
+            type: 'COMPARE_GREATERTHANOREQUALTO',
+            alias: '',
+            left: node.input,
+            right: node.lower,
+          },
+          {
+            class: 'COMPARISON',
+            type: 'COMPARE_LESSTHANOREQUALTO',
+            alias: '',
+            left: node.input,
+            right: node.upper,
+          },
+        ];
       case 'CASE':
         return [
           ...(node.case_checks as Node[]).flatMap((check) => [
