@@ -465,12 +465,18 @@ function relationOf(
     ].join(' AND ');
   const others = [
     ...(range ? [`(${range.within('"timestamp"')})`] : []),
-    `NOT coalesce(${whole(`date_trunc('hour', "timestamp")`)}, false)`,
+    // The record's hour as time_bucket, not date_trunc: DuckDB turns `date_trunc('hour', t) <= x`
+    // into `t < date_trunc('hour', x) + INTERVAL 1 HOUR`, which fails for an x in its last hour
+    // (year 294247) where the records' own filter `t <= x` answers.
+    `NOT coalesce(${whole(`time_bucket(INTERVAL 1 HOUR, "timestamp")`)}, false)`,
   ];
   if (range?.bounds) {
-    // Every hour from the first after the lower bound's to the upper bound's is whole.
-    const first = `coalesce(date_trunc('hour', CAST((${range.bounds.lower}) AS TIMESTAMP)) + INTERVAL 1 HOUR, TIMESTAMP '-infinity')`;
-    const last = `coalesce(date_trunc('hour', CAST((${range.bounds.upper}) AS TIMESTAMP)), TIMESTAMP 'infinity')`;
+    // Every hour from the first after the lower bound's to the upper bound's is whole. A bound
+    // whose hour cannot be worked out (the hour after DuckDB's last) bounds nothing here: the
+    // records of every hour not whole are then looked for, which is slower, never wrong.
+    const { lower, upper } = range.bounds;
+    const first = `CASE WHEN (${lower}) IS NULL THEN TIMESTAMP '-infinity' ELSE coalesce(try(date_trunc('hour', CAST((${lower}) AS TIMESTAMP)) + INTERVAL 1 HOUR), TIMESTAMP 'infinity') END`;
+    const last = `CASE WHEN (${upper}) IS NULL THEN TIMESTAMP 'infinity' ELSE coalesce(try(date_trunc('hour', CAST((${upper}) AS TIMESTAMP))), TIMESTAMP '-infinity') END`;
     others.push(
       `("timestamp" < ${retained === undefined ? first : `greatest(${first}, ${retained})`} OR "timestamp" >= ${last})`,
     );

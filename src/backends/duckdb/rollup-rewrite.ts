@@ -60,6 +60,7 @@ export async function readFromRollup(
     throw error;
   }
   const range = times.length > 0 ? await timeRange(connection, parsed, times) : undefined;
+  if (range === null) return undefined;
   // Printed with a stand-in table, whose name the relation's text then takes: one DuckDB call.
   rewritten.from_table = {
     type: 'BASE_TABLE',
@@ -85,6 +86,7 @@ export async function readFromRollup(
 const placeholder = '__qg_';
 const instant = `${placeholder}instant`;
 const relationStandIn = `${placeholder}relation`;
+const instantName = new RegExp(`"?${instant}"?`, 'g');
 
 /**
  * The table a SELECT reads: its FROM, or the one table a CTE named in its FROM filters (its
@@ -149,8 +151,13 @@ function splitFilter(where: Node, reader: Reader): { rows: Node[]; times: TimeTe
   for (const term of conjuncts(where)) {
     if (reader.readsTime(term)) {
       if (!reader.interval(term)) refuse();
-      times.push({ atInstant: reader.atInstant(term), bounds: reader.bounds(term) });
+      times.push({
+        atInstant: reader.atInstant(term),
+        bounds: reader.bounds(term),
+        comparisons: reader.comparisons(term).map((comparison) => reader.atInstant(comparison)),
+      });
     } else {
+      if (mayFail(term)) refuse();
       rows.push(reader.expression(term, { inAggregate: false, aliasFirst: false }));
     }
   }
@@ -161,6 +168,8 @@ function splitFilter(where: Node, reader: Reader): { rows: Node[]; times: TimeTe
 interface TimeTerm {
   readonly atInstant: Node;
   readonly bounds: Bounds | undefined;
+  /** Its comparisons of `timestamp` (at the instant) and its CASE's conditions, one by one. */
+  readonly comparisons: readonly Node[];
 }
 
 /** Free expressions a term keeps `timestamp` above (or at) and below (or at); absent: none. */
@@ -191,6 +200,19 @@ function rangeBounds(times: readonly TimeTerm[]): Bounds | undefined {
   return { ...(lower ? { lower } : {}), ...(upper ? { upper } : {}) };
 }
 
+/**
+ * Whether a WHERE term may fail on some values: a CAST to anything but text (`CAST(path AS
+ * BIGINT)`). Which rows a filter meets depends on the plan (the records' query may meet records
+ * of another project or time before its other terms drop them; the rollup's rows are met after
+ * the time filter), so such a term could fail one query and not the other: left to the records.
+ */
+function mayFail(node: Node): boolean {
+  if (node === null || typeof node !== 'object') return false;
+  if (Array.isArray(node)) return node.some(mayFail);
+  if (node.class === 'CAST' && !node.try_cast && node.cast_type?.id !== 'VARCHAR') return true;
+  return Object.values(node).some(mayFail);
+}
+
 function conjuncts(node: Node): Node[] {
   if (!node) return [];
   if (node.class === 'CONJUNCTION' && node.type === 'CONJUNCTION_AND')
@@ -208,18 +230,28 @@ function requalified(node: Node, from: string, to: string): Node {
   return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, requalified(value, from, to)]));
 }
 
-/** The time terms as a range: SQL text over a given instant, and its bounds, printed by DuckDB. */
+/**
+ * The time terms as a range: SQL text over a given instant, and its bounds, printed by DuckDB.
+ * Null when the terms hold no parameter and one of their comparisons cannot be evaluated (a bound
+ * out of a type's range, `CAST('9999-12-31' AS TIMESTAMP_NS)`, or text that is no timestamp): the
+ * records' query fails on such a term only once a record reaches it, after the query's other
+ * terms, where the rollup's hours would meet it before them; the query is left to the records,
+ * to fail or answer as they do. (A parameter's value is not known before the run; a caller's is
+ * checked as a timestamp before it gets here.)
+ */
 async function timeRange(
   connection: DuckDBConnection,
   parsed: Node,
   times: readonly TimeTerm[],
-): Promise<TimeRange> {
+): Promise<TimeRange | null> {
   const bounds = rangeBounds(times);
+  const checked = times.flatMap((time) => (hasParameter(time.atInstant) ? [] : time.comparisons));
   // The filter and its bounds printed by DuckDB in one call (each DuckDB call costs some
   // milliseconds of every new query's first run), each named so the text parts at its name.
   const parts = [
     times.map((time) => time.atInstant).reduce(both, null),
     ...(bounds ? [bounds.lower ?? nullConstant, bounds.upper ?? nullConstant] : []),
+    ...checked,
   ].map((expression, i) => ({ ...expression, alias: `${placeholder}part_${i}` }));
   const select = {
     ...parsed.statements[0].node,
@@ -235,13 +267,27 @@ async function timeRange(
     aggregate_handling: 'STANDARD_HANDLING',
   };
   const printed = (await deserialize(connection, parsed, select)).replace(/^SELECT /, '');
-  const [text = '', lower = 'NULL', upper = 'NULL'] = printed
-    .split(new RegExp(` AS "?${placeholder}part_\\d+"?(?:, |$)`))
-    .slice(0, parts.length);
+  const texts = printed.split(new RegExp(` AS "?${placeholder}part_\\d+"?(?:, |$)`)).slice(0, parts.length);
+  const [text = '', lower = 'NULL', upper = 'NULL'] = texts;
+  const at = (value: string) => (sql: string) => sql.replace(instantName, () => value);
+  if (checked.length > 0) {
+    const comparisons = texts.slice(parts.length - checked.length).map(at("TIMESTAMP '2000-01-01'"));
+    try {
+      await connection.runAndReadAll(`SELECT ${comparisons.join(', ')}`);
+    } catch {
+      return null;
+    }
+  }
   return {
-    within: (at) => text.replace(new RegExp(`"?${instant}"?`, 'g'), () => at),
+    within: (value) => at(value)(text),
     ...(bounds ? { bounds: { lower, upper } } : {}),
   };
+}
+
+function hasParameter(node: Node): boolean {
+  if (node === null || typeof node !== 'object') return false;
+  if (node.class === 'PARAMETER') return true;
+  return Object.values(node).some(hasParameter);
 }
 
 async function deserialize(connection: DuckDBConnection, parsed: Node, node: Node): Promise<string> {
@@ -413,6 +459,45 @@ class Reader {
     }
   }
 
+  /**
+   * An interval term's comparisons of `timestamp` (and its CASE's conditions) one by one: each
+   * evaluated on its own, none is left out by another being false, as an AND leaves them.
+   */
+  comparisons(node: Node): Node[] {
+    switch (this.free(node) ? 'free' : node.class) {
+      case 'CONJUNCTION':
+        return (node.children as Node[]).flatMap((child) => this.comparisons(child));
+      case 'BETWEEN':
+        // Its upper bound is not evaluated where the lower one fails the instant.
+        return [
+          {
+            class: 'COMPARISON',
+            type: 'COMPARE_GREATERTHANOREQUALTO',
+            alias: '',
+            left: node.input,
+            right: node.lower,
+          },
+          {
+            class: 'COMPARISON',
+            type: 'COMPARE_LESSTHANOREQUALTO',
+            alias: '',
+            left: node.input,
+            right: node.upper,
+          },
+        ];
+      case 'CASE':
+        return [
+          ...(node.case_checks as Node[]).flatMap((check) => [
+            check.when_expr,
+            ...this.comparisons(check.then_expr),
+          ]),
+          ...this.comparisons(node.else_expr),
+        ];
+      default:
+        return [node];
+    }
+  }
+
   /** `node` with its `timestamp` read at the instant the time filter's text is given. */
   atInstant(node: Node): Node {
     if (node === null || typeof node !== 'object') return node;
@@ -580,10 +665,33 @@ function rewriteSelect(node: Node, reader: Reader): { node: Node; times: TimeTer
   const rowLevel: Place = { inAggregate: false, aliasFirst: false };
   const selectList = (node.select_list as Node[]).map((item) => {
     const rewritten = reader.expression(item, rowLevel);
-    // A column unnamed keeps the name DuckDB gives it (`path` for `f.metadata.request.path`).
-    if (item.class === 'COLUMN_REF' && !item.alias) rewritten.alias = item.column_names.at(-1);
+    // A column unnamed keeps the name DuckDB gives it: a field's as written (`path` for
+    // `f.metadata.request.path`), a table column's as the table spells it (`project` for `PROJECT`).
+    if (item.class === 'COLUMN_REF' && !item.alias) {
+      const names = item.column_names as string[];
+      const column =
+        names.length === 1
+          ? names[0]
+          : names.length === 2 && sameName(names[0], reader.qualifier)
+            ? names[1]
+            : '';
+      const table = reader.shape.tableColumns.find((name) => sameName(name, column));
+      rewritten.alias = table ?? names.at(-1);
+    }
     return rewritten;
   });
+  // GROUP BY ALL groups by the select list's columns, and DuckDB adds those HAVING and ORDER BY
+  // read (a struct's whole column for one of its fields): other groups over the rollup's flat
+  // columns than over the records.
+  const readsColumns = (clause: Node) => columnOutsideAggregates(clause, reader);
+  if (
+    node.aggregate_handling === 'FORCE_AGGREGATES' &&
+    (readsColumns(node.having) ||
+      (node.modifiers as Node[]).some(
+        (modifier) => modifier.type === 'ORDER_MODIFIER' && readsColumns(modifier),
+      ))
+  )
+    refuse();
   const modifiers = (node.modifiers as Node[]).map((modifier) => {
     if (modifier.type === 'LIMIT_MODIFIER') return modifier;
     if (modifier.type === 'ORDER_MODIFIER') {
@@ -617,6 +725,19 @@ function rewriteSelect(node: Node, reader: Reader): { node: Node; times: TimeTer
   )
     refuse();
   return { node: rewritten, times: where.times };
+}
+
+/** Whether `node` reads a column of the table (not a select-list name) outside an aggregate. */
+function columnOutsideAggregates(node: Node, reader: Reader): boolean {
+  if (node === null || typeof node !== 'object') return false;
+  if (Array.isArray(node)) return node.some((item) => columnOutsideAggregates(item, reader));
+  if (node.class === 'FUNCTION' && reader.functions.aggregates.has(String(node.function_name).toLowerCase()))
+    return false;
+  if (node.class === 'COLUMN_REF')
+    return !(
+      node.column_names.length === 1 && reader.aliases.has(String(node.column_names[0]).toLowerCase())
+    );
+  return Object.values(node).some((value) => columnOutsideAggregates(value, reader));
 }
 
 /** `CAST(coalesce(sum(column) FILTER (WHERE filter), 0) AS BIGINT)`: a count, from the rollup's. */
