@@ -20,6 +20,7 @@ import type { BatchRollup, RollupsKeeper } from './rollups.js';
 import { changeColumnTypeStatement } from './schema-change.js';
 import { countFields, defaultSchemaLimits, type SchemaLimits } from './schema-evolution.js';
 import { createSchemaPacing, type FittedBatch } from './schema-pacing.js';
+import { inTransaction } from './transaction.js';
 
 /** Where the writer reports what a client must not see (engine messages, paths). */
 export interface StoreLog {
@@ -446,8 +447,7 @@ async function insertBatch(
   try {
     await writeFile(file, json);
     if (rollupFile && rollup?.json) await writeFile(rollupFile, rollup.json);
-    await connection.run('BEGIN TRANSACTION');
-    try {
+    await inTransaction(connection, async () => {
       if (batch.alterTo) {
         await connection.run(changeColumnTypeStatement(source.name, 'metadata', batch.alterTo));
       }
@@ -457,12 +457,7 @@ async function insertBatch(
           ? readJsonBatch(rollupFile, rollup.json.length, rollup.columns)
           : '';
       for (const statement of rollup?.statements(rows) ?? []) await connection.run(statement);
-      await connection.run('COMMIT');
-    } catch (error) {
-      // After a failed COMMIT DuckDB has already rolled back; the second rollback's error is noise.
-      await connection.run('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
+    });
   } finally {
     // The events are stored (or not) by now: a batch file that cannot be removed must not turn
     // a commit into a failure. Leftovers are removed at the next start.

@@ -207,10 +207,14 @@ function rangeBounds(times: readonly TimeTerm[]): Bounds | undefined {
  * the time filter), so such a term could fail one query and not the other: left to the records.
  */
 function mayFail(node: Node): boolean {
+  return someNode(node, (n) => n.class === 'CAST' && !n.try_cast && n.cast_type?.id !== 'VARCHAR');
+}
+
+/** Whether `node` or anything under it (arrays included) is one `test` holds for. */
+function someNode(node: Node, test: (node: Node) => boolean): boolean {
   if (node === null || typeof node !== 'object') return false;
-  if (Array.isArray(node)) return node.some(mayFail);
-  if (node.class === 'CAST' && !node.try_cast && node.cast_type?.id !== 'VARCHAR') return true;
-  return Object.values(node).some(mayFail);
+  if (!Array.isArray(node) && test(node)) return true;
+  return Object.values(node).some((child) => someNode(child, test));
 }
 
 function conjuncts(node: Node): Node[] {
@@ -285,9 +289,7 @@ async function timeRange(
 }
 
 function hasParameter(node: Node): boolean {
-  if (node === null || typeof node !== 'object') return false;
-  if (node.class === 'PARAMETER') return true;
-  return Object.values(node).some(hasParameter);
+  return someNode(node, (n) => n.class === 'PARAMETER');
 }
 
 async function deserialize(connection: DuckDBConnection, parsed: Node, node: Node): Promise<string> {
