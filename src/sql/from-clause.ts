@@ -165,7 +165,7 @@ function relationSql(
       const cte = parts.length === 1 ? context.ctes.find(name) : false;
       if (cte !== false) {
         context.ctes.use(name);
-        context.scope.bind(rangeName, { kind: 'relation', alias: rangeName, columns: cte });
+        context.scope.bind(rangeName, { kind: 'relation', alias: rangeName, columns: cte, stored: !outer });
         return `${quoteIdent(name)}${alias ? ` AS ${quoteIdent(alias)}` : ''}`;
       }
       const found = findTable(context.tables, name);
@@ -173,7 +173,10 @@ function relationSql(
       const { table, suffix, prefix } = found;
       context.tablesRead.add(table.name);
       const columns = new Map<string, Column>(
-        Object.entries(table.columns).map(([column, type]) => [column.toLowerCase(), { name: column, type }]),
+        Object.entries(table.columns).map(([column, type]) => [
+          column.toLowerCase(),
+          { name: column, type, stored: true },
+        ]),
       );
       // A wildcard family's `_TABLE_SUFFIX` is the column that holds it (see TableSchema).
       const suffixColumn = table.tableSuffix && columns.get(table.tableSuffix.column.toLowerCase());
@@ -201,7 +204,7 @@ function relationSql(
       // (rn) FROM (SELECT ..., ROW_NUMBER() ... AS rn) WHERE rn = 1`): it gets a name of its own
       // that no BigQuery query could write, so its columns are known to the scope.
       const name = alias ?? `(subquery ${[...context.scope.own()].length + 1})`;
-      context.scope.bind(name, { kind: 'relation', alias: name, columns: inner.columns });
+      context.scope.bind(name, { kind: 'relation', alias: name, columns: inner.columns, stored: !outer });
       return `${sql} AS ${quoteIdent(name)}`;
     }
     case 'UNNEST':

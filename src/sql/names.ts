@@ -1,7 +1,7 @@
 import type { Expr, Ident } from './ast.js';
 import { quoteIdent } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
-import { columnSql, elementPath, followFields, type Resolved, Scope } from './unnest-scope.js';
+import { columnSql, elementPath, followFields, type Resolved, readsStored, Scope } from './unnest-scope.js';
 import { unsupported } from './unsupported.js';
 
 /**
@@ -40,7 +40,11 @@ export function resolveName(parts: readonly string[], context: TranslationContex
       const column = binding.columns.get(columnName.toLowerCase());
       if (!column) throw unsupported(`no column ${columnName} in ${head}`);
       return followFields(
-        { sql: columnSql(column, column.name, head), type: column.type, stored: binding.stored },
+        {
+          sql: columnSql(column, column.name, head),
+          type: column.type,
+          stored: readsStored(binding, column),
+        },
         fields,
         `${head}.${columnName}`,
       );

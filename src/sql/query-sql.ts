@@ -134,7 +134,10 @@ function setExpression(
       return {
         sql: `${left.sql}\n${setOperators[node.op]}${quantifier}\n${right.sql}`,
         scope: left.scope,
-        columns: left.columns,
+        // Named and typed by the left side, but holding the right side's rows too: stored by neither.
+        columns:
+          left.columns &&
+          new Map([...left.columns].map(([name, column]) => [name, { ...column, stored: false }])),
         // After a set operation ORDER BY can only name the result's columns, never an expression.
         outputs: new Map(
           [...left.outputs].map(([name, output]) => [name, { expr: output.expr, explicit: true }]),

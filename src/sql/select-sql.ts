@@ -7,7 +7,7 @@ import { nullRejectedPaths, presenceSql } from './record-presence.js';
 import { withSortColumns } from './sort-column.js';
 import { quoteIdent } from './table-schema.js';
 import { indent, type OutputNames, type TranslationContext } from './translation-context.js';
-import type { Column, Columns, Scope } from './unnest-scope.js';
+import { type Binding, type Column, type Columns, readsStored, type Scope } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
 import { structValueSql } from './value-forms.js';
 
@@ -177,7 +177,7 @@ function selectItem(
       const sql = resolved.sql.endsWith(quoteIdent(name))
         ? resolved.sql
         : `${resolved.sql} AS ${quoteIdent(name)}`;
-      return { sql, columns: [{ name, type: resolved.type }] };
+      return { sql, columns: [{ name, type: resolved.type, stored: resolved.stored }] };
     }
     case 'ExprWithAlias': {
       const parts = compoundParts(node.expr);
@@ -186,7 +186,7 @@ function selectItem(
         : { sql: context.expr(node.expr), type: context.valueType(node.expr) };
       return {
         sql: `${resolved.sql} AS ${quoteIdent(node.alias.value)}`,
-        columns: [{ name: node.alias.value, type: resolved.type }],
+        columns: [{ name: node.alias.value, type: resolved.type, stored: resolved.stored }],
       };
     }
     case 'Wildcard': {
@@ -206,9 +206,7 @@ function selectItem(
         return { sql: `unnest(${binding.path})`, columns };
       }
       const columns =
-        binding?.kind === 'relation' && binding.columns && !options
-          ? [...binding.columns.values()]
-          : undefined;
+        binding?.kind === 'relation' && binding.columns && !options ? relationColumns(binding) : undefined;
       return { sql: `${parts.map(quoteIdent).join('.')}.*${options}`, columns };
     }
     default:
@@ -243,12 +241,20 @@ function wildcardColumns(scope: Scope): Column[] | undefined {
   for (const [alias, binding] of scope.own()) {
     if (binding.kind === 'relation') {
       if (!binding.columns) return undefined;
-      columns.push(...[...binding.columns.values()].filter((column) => !column.pseudo));
+      columns.push(...relationColumns(binding).filter((column) => !column.pseudo));
     } else if (binding.kind === 'object') {
-      columns.push({ name: alias, type: binding.type });
+      columns.push({ name: alias, type: binding.type, stored: binding.stored });
     } else if (binding.kind === 'element') {
       columns.push({ name: binding.alias, type: binding.type });
     }
   }
   return columns;
+}
+
+/** A relation's columns as a SELECT passes them on: stored only where read from rows it holds. */
+function relationColumns(binding: Binding & { kind: 'relation' }): Column[] {
+  return [...(binding.columns?.values() ?? [])].map((column) => ({
+    ...column,
+    stored: readsStored(binding, column),
+  }));
 }

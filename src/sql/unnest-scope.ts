@@ -34,7 +34,10 @@ export type Binding =
        * where DuckDB sees every table at once and BigQuery only those before or inside it.
        */
       readonly qualified?: boolean;
-      /** Its rows are rows a table of the store holds (see Resolved.stored). */
+      /**
+       * Its rows are not made up by an outer join (all NULL where nothing matched): with
+       * Column.stored, a column read through it is a stored value (see Resolved.stored).
+       */
       readonly stored?: boolean;
     }
   /** An UNNEST over an object: the alias is an abbreviation of `path` (DuckDB SQL text). */
@@ -63,6 +66,18 @@ export interface Column {
    * the stored column the prefix takes; the suffix is the rest, as BigQuery matches it.
    */
   readonly prefixLength?: number | undefined;
+  /**
+   * Its values are a store table's own, row for row: a table's column, or a CTE's or subquery's
+   * that passes one through unchanged (logs.all's `edge_logs` passes `metadata`). What the store
+   * knows of the table's records (StructSqlType.present) then holds for it too: the rows a
+   * filter, DISTINCT or GROUP BY keeps are rows the table holds.
+   */
+  readonly stored?: boolean | undefined;
+}
+
+/** Whether a column read through `binding` holds stored values of rows the table holds. */
+export function readsStored(binding: { readonly stored?: boolean }, column: Column): boolean {
+  return binding.stored === true && column.stored === true;
 }
 
 /** The DuckDB SQL reading `column` (spelled `spelled` by the query) of a relation, qualified or not. */
@@ -142,7 +157,10 @@ export class Scope {
         const column = binding.columns.get(lower);
         const sql = columnSql(column, name, binding.qualified ? binding.alias : undefined);
         if (column)
-          found.push({ where: binding.alias, resolved: { sql, type: column.type, stored: binding.stored } });
+          found.push({
+            where: binding.alias,
+            resolved: { sql, type: column.type, stored: readsStored(binding, column) },
+          });
       } else if (binding.kind === 'object') {
         const field = structField(binding.type, name);
         if (field)

@@ -96,6 +96,29 @@ const queries: [string, string, string][] = [
     `select a.id as id from edge_logs a left join (select b.id as bid, bm from edge_logs b, unnest(b.metadata) as u(bm)) on bid = concat(a.id, '-twin'),
       unnest(bm.request) as v(q) order by id`,
   ],
+  [
+    'counts the rows with a request through a CTE of the table filtered, as logs.all gives edge_logs',
+    `with e as (select t.id, t.metadata from edge_logs t where t.id != 'e2')
+      select count(*) as n from e cross join unnest(e.metadata) as m cross join unnest(m.request) as q
+      cross join unnest(m.response) as r`,
+    `select count(*) as n from edge_logs t, unnest(t.metadata) as u(m), unnest(m.request) as v(q),
+      unnest(m.response) as x(r) where t.id != 'e2'`,
+  ],
+  [
+    'drops the rows a LEFT JOIN inside a CTE fills with NULLs when their record is then unnested',
+    `with e as (select a.id, b.metadata from edge_logs a left join edge_logs b on b.id = concat(a.id, '-twin'))
+      select e.id from e cross join unnest(e.metadata) as m cross join unnest(m.request) as q order by id`,
+    `select a.id as id from edge_logs a left join edge_logs b on b.id = concat(a.id, '-twin'),
+      unnest(b.metadata) as u(m), unnest(m.request) as v(q) order by id`,
+  ],
+  [
+    'drops the rows a LEFT JOIN of a CTE fills with NULLs when their record is then unnested',
+    `with e as (select id, metadata from edge_logs)
+      select a.id from edge_logs a left join e on e.id = concat(a.id, '-twin')
+      cross join unnest(e.metadata) as m cross join unnest(m.request) as q order by id`,
+    `select a.id as id from edge_logs a left join edge_logs b on b.id = concat(a.id, '-twin'),
+      unnest(b.metadata) as u(m), unnest(m.request) as v(q) order by id`,
+  ],
 ];
 
 beforeAll(async () => {
@@ -155,6 +178,23 @@ describe('records every stored row has', () => {
       ).sql;
     expect(sql('request')).not.toMatch(/IS (NOT )?NULL/);
     expect(sql('response')).toMatch(/"response" IS NOT NULL/);
+  });
+
+  it('leave the filter out through a CTE that passes the column on, as logs.all does, and not through an outer join', async () => {
+    const tables = await readTableSchemas(store.connection, logSources, present.of);
+    const sql = (cte: string) =>
+      translateToDuckDb(
+        `with c as (${cte}) select c.id from c cross join unnest(c.metadata) as m cross join unnest(m.request) as r`,
+        { tables },
+      ).sql;
+    // logs.all's `edge_logs`: the table's rows a filter keeps, its columns as they are.
+    expect(sql(`select t.id, t.metadata from edge_logs t where t.project = 'p1'`)).not.toMatch(
+      /IS (NOT )?NULL/,
+    );
+    expect(sql(`select * from edge_logs where id > 'a'`)).not.toMatch(/IS (NOT )?NULL/);
+    expect(sql(`select a.id, b.metadata from edge_logs a left join edge_logs b on a.id = b.id`)).toMatch(
+      /IS NOT NULL/,
+    );
   });
 
   it('never take a field a schema change adds to a table with rows as present', async () => {
