@@ -175,7 +175,7 @@ function relationSql(
       const columns = new Map<string, Column>(
         Object.entries(table.columns).map(([column, type]) => [
           column.toLowerCase(),
-          { name: column, type, stored: true },
+          { name: column, type, stored: true, notNull: table.notNull?.includes(column) },
         ]),
       );
       // A wildcard family's `_TABLE_SUFFIX` is the column that holds it (see TableSchema).

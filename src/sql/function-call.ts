@@ -89,6 +89,16 @@ export function callSql(
         callSql('sum', args, context, options),
         callSql('count', args, context, options),
       );
+  // COUNT of a column no row holds NULL in counts the rows: COUNT(*) reads no column, where
+  // DuckDB reads every value (Studio's reports count ids: 10M cost a second of CPU).
+  if (
+    name === 'count' &&
+    first !== wildcard &&
+    first !== undefined &&
+    !options.distinct &&
+    context.neverNull(first)
+  )
+    return callSql(name, [wildcard], context, options);
   if (functionsReadingNow.has(name)) context.useParameter(nowParameter.slice(1));
   const partAt = datePartPositions[name.replace(/^safe\./, '')];
   const parts = args.map((arg, i) => (i === partAt && arg !== wildcard ? datePart(arg) : undefined));

@@ -1,7 +1,7 @@
 import type { Expr, Ident } from './ast.js';
 import { quoteIdent } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
-import { columnSql, elementPath, followFields, type Resolved, readsStored, Scope } from './unnest-scope.js';
+import { columnSql, elementPath, followFields, type Resolved, Scope, storedColumn } from './unnest-scope.js';
 import { unsupported } from './unsupported.js';
 
 /**
@@ -43,7 +43,7 @@ export function resolveName(parts: readonly string[], context: TranslationContex
         {
           sql: columnSql(column, column.name, head),
           type: column.type,
-          stored: readsStored(binding, column),
+          ...storedColumn(binding, column),
         },
         fields,
         `${head}.${columnName}`,

@@ -7,7 +7,14 @@ import { nullRejectedPaths, presenceSql } from './record-presence.js';
 import { withSortColumns } from './sort-column.js';
 import { quoteIdent } from './table-schema.js';
 import { indent, type OutputNames, type TranslationContext } from './translation-context.js';
-import { type Binding, type Column, type Columns, readsStored, type Scope } from './unnest-scope.js';
+import {
+  type Binding,
+  type Column,
+  type Columns,
+  type Resolved,
+  type Scope,
+  storedColumn,
+} from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
 import { structValueSql } from './value-forms.js';
 
@@ -177,7 +184,7 @@ function selectItem(
       const sql = resolved.sql.endsWith(quoteIdent(name))
         ? resolved.sql
         : `${resolved.sql} AS ${quoteIdent(name)}`;
-      return { sql, columns: [{ name, type: resolved.type, stored: resolved.stored }] };
+      return { sql, columns: [passedOn(name, resolved)] };
     }
     case 'ExprWithAlias': {
       const parts = compoundParts(node.expr);
@@ -186,7 +193,7 @@ function selectItem(
         : { sql: context.expr(node.expr), type: context.valueType(node.expr) };
       return {
         sql: `${resolved.sql} AS ${quoteIdent(node.alias.value)}`,
-        columns: [{ name: node.alias.value, type: resolved.type, stored: resolved.stored }],
+        columns: [passedOn(node.alias.value, resolved)],
       };
     }
     case 'Wildcard': {
@@ -253,8 +260,13 @@ function wildcardColumns(scope: Scope): Column[] | undefined {
 
 /** A relation's columns as a SELECT passes them on: stored only where read from rows it holds. */
 function relationColumns(binding: Binding & { kind: 'relation' }): Column[] {
-  return [...(binding.columns?.values() ?? [])].map((column) => ({
-    ...column,
-    stored: readsStored(binding, column),
-  }));
+  return [...(binding.columns?.values() ?? [])].map((column) => {
+    const { stored, neverNull } = storedColumn(binding, column);
+    return { ...column, stored, notNull: neverNull };
+  });
+}
+
+/** The output column of a select item that is a name: a stored one stays stored (Column.stored). */
+function passedOn(name: string, resolved: Resolved): Column {
+  return { name, type: resolved.type, stored: resolved.stored, notNull: resolved.neverNull };
 }

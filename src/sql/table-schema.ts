@@ -35,6 +35,8 @@ export interface TableSchema {
    */
   readonly tableSuffix?: { readonly column: string } | undefined;
   readonly columns: Readonly<Record<string, SqlType>>;
+  /** Columns no row of the table holds NULL in (the store knows, see storage/present-records.ts). */
+  readonly notNull?: readonly string[] | undefined;
 }
 
 export function isStructSqlType(type: SqlType | undefined): type is StructSqlType {

@@ -91,6 +91,10 @@ function translationContext(
     orderItem: (item) => orderItemSql(item, context, new Map()),
     useParameter: (name) => ctes.useParameter(name),
     valueType: (node) => valueType(node, context),
+    neverNull: (node) => {
+      const parts = compoundParts(node);
+      return parts !== undefined && resolveName(parts, context).neverNull === true;
+    },
     columnType: (node) => {
       const parts = compoundParts(node);
       const type = parts ? resolveName(parts, context).type : undefined;

@@ -73,11 +73,22 @@ export interface Column {
    * filter, DISTINCT or GROUP BY keeps are rows the table holds.
    */
   readonly stored?: boolean | undefined;
+  /** No row of its relation holds NULL in it (of a stored column, see TableSchema.notNull). */
+  readonly notNull?: boolean | undefined;
 }
 
 /** Whether a column read through `binding` holds stored values of rows the table holds. */
 export function readsStored(binding: { readonly stored?: boolean }, column: Column): boolean {
   return binding.stored === true && column.stored === true;
+}
+
+/** What Resolved says of a column read through `binding`. */
+export function storedColumn(
+  binding: { readonly stored?: boolean },
+  column: Column,
+): { stored: boolean; neverNull: boolean } {
+  const stored = readsStored(binding, column);
+  return { stored, neverNull: stored && column.notNull === true };
 }
 
 /** The DuckDB SQL reading `column` (spelled `spelled` by the query) of a relation, qualified or not. */
@@ -100,6 +111,8 @@ export interface Resolved {
    * NULL). Only then does a record type's `present` hold for the value.
    */
   readonly stored?: boolean | undefined;
+  /** A stored column (see `stored`) that no row of its table holds NULL in. */
+  readonly neverNull?: boolean | undefined;
 }
 
 /** The FROM-clause names visible at one point: the current SELECT's, then its enclosing ones. */
@@ -159,7 +172,7 @@ export class Scope {
         if (column)
           found.push({
             where: binding.alias,
-            resolved: { sql, type: column.type, stored: readsStored(binding, column) },
+            resolved: { sql, type: column.type, ...storedColumn(binding, column) },
           });
       } else if (binding.kind === 'object') {
         const field = structField(binding.type, name);
@@ -210,7 +223,7 @@ export function elementPath(alias: string): string {
  */
 export function followFields(start: Resolved, fields: readonly string[], described: string): Resolved {
   let { sql, type } = start;
-  const { stored } = start;
+  const { stored, neverNull } = start;
   let path = described;
   for (const field of fields) {
     if (isStructSqlType(type)) {
@@ -227,5 +240,6 @@ export function followFields(start: Resolved, fields: readonly string[], describ
     }
     path = `${path}.${field}`;
   }
-  return { sql, type, stored };
+  // A field of a value never NULL can be NULL.
+  return { sql, type, stored, neverNull: fields.length === 0 && neverNull };
 }

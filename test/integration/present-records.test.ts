@@ -16,7 +16,15 @@ import { openTempStore, storeEngine, type TempStore } from '../helpers/temp-stor
 const edge = 'cloudflare.logs.prod';
 const now = new Date('2026-03-10T12:00:00Z');
 const at = '2026-03-10T10:00:00Z';
-const paths = ['metadata', 'metadata.request', 'metadata.request.headers', 'metadata.response'];
+// With the columns every event is given (an id and a timestamp when sent without).
+const paths = [
+  'metadata',
+  'metadata.request',
+  'metadata.request.headers',
+  'metadata.response',
+  'id',
+  'timestamp',
+];
 
 interface Event {
   readonly id: string;
@@ -61,7 +69,7 @@ async function presentByCount(): Promise<string[]> {
   const row = (
     await store.connection.runAndReadAll(`SELECT ${counts.join(', ')} FROM "${edge}"`)
   ).getRows()[0];
-  return paths.filter((_, i) => Number(row?.[i]) === 0);
+  return paths.filter((_, i) => Number(row?.[i]) === 0).sort();
 }
 
 async function served(sql: string) {
@@ -103,6 +111,11 @@ const queries: [string, string, string][] = [
       cross join unnest(m.response) as r`,
     `select count(*) as n from edge_logs t, unnest(t.metadata) as u(m), unnest(m.request) as v(q),
       unnest(m.response) as x(r) where t.id != 'e2'`,
+  ],
+  [
+    "counts the ids of a LEFT JOIN's right side, none where nothing matched",
+    `select count(b.id) as n, count(a.id) as m from edge_logs a left join edge_logs b on b.id = concat(a.id, '-twin')`,
+    `select count(b.id) as n, count(a.id) as m from edge_logs a left join edge_logs b on b.id = concat(a.id, '-twin')`,
   ],
   [
     'drops the rows a LEFT JOIN inside a CTE fills with NULLs when their record is then unnested',
@@ -194,6 +207,20 @@ describe('records every stored row has', () => {
     expect(sql(`select * from edge_logs where id > 'a'`)).not.toMatch(/IS (NOT )?NULL/);
     expect(sql(`select a.id, b.metadata from edge_logs a left join edge_logs b on a.id = b.id`)).toMatch(
       /IS NOT NULL/,
+    );
+  });
+
+  it('count the rows for COUNT of a column no row holds NULL in, and the values for any other', async () => {
+    const tables = await readTableSchemas(store.connection, logSources, present.of);
+    const sql = (query: string) => translateToDuckDb(query, { tables }).sql;
+    expect(sql('select count(id) as n from edge_logs')).toMatch(/count\(\*\)/);
+    expect(sql('with e as (select t.id from edge_logs t) select count(e.id) as n from e')).toMatch(
+      /count\(\*\)/,
+    );
+    expect(sql('select count(distinct id) as n from edge_logs')).not.toMatch(/count\(\*\)/);
+    expect(sql('select count(event_message) as n from edge_logs')).not.toMatch(/count\(\*\)/);
+    expect(sql(`select count(b.id) as n from edge_logs a left join edge_logs b on a.id = b.id`)).not.toMatch(
+      /count\(\*\)/,
     );
   });
 

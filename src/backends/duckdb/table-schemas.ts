@@ -33,7 +33,14 @@ export async function readTableSchemas(
     const columns = Object.fromEntries(
       result.columnNames().map((name, i) => [name, sqlType(result.columnType(i), name, present)]),
     );
-    schemas.push({ name: table.name, aliases: table.aliases, tableSuffix: table.tableSuffix, columns });
+    const notNull = result.columnNames().filter((name) => present?.has(name));
+    schemas.push({
+      name: table.name,
+      aliases: table.aliases,
+      tableSuffix: table.tableSuffix,
+      columns,
+      notNull,
+    });
   }
   return schemas;
 }
