@@ -2,6 +2,7 @@ import { compoundParts, type Expr, type Select, type SelectItem, type WildcardOp
 import { variant } from './bigquery-ast.js';
 import { fromClauseSql } from './from-clause.js';
 import { windowSql } from './function-call.js';
+import { jsonPrefilters } from './json-prefilter.js';
 import { bareName } from './names.js';
 import { nullRejectedPaths, presenceSql } from './record-presence.js';
 import { withSortColumns } from './sort-column.js';
@@ -59,6 +60,7 @@ export function selectSql(
     ...(select.selection ? [atNode(select.selection, () => context.expr(select.selection))] : []),
     ...implied.conditions,
     ...(present ? [present] : []),
+    ...jsonPrefilters(select.selection, context),
   ];
   if (where.length === 1) lines.push(`WHERE ${where[0]}`);
   if (where.length > 1) lines.push(`WHERE (${where[0]})\n  AND ${where.slice(1).join('\n  AND ')}`);

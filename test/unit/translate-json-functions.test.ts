@@ -3,7 +3,7 @@ import { translationOf, useTranslatedQueries } from '../helpers/translated-row.j
 
 // Expected values are the documented results of BigQuery's JSON functions over JSON-formatted
 // strings: https://cloud.google.com/bigquery/docs/reference/standard-sql/json_functions
-const { row } = useTranslatedQueries();
+const { row, rows, scratch: engine } = useTranslatedQueries();
 
 describe('BigQuery JSON functions on DuckDB', () => {
   it('JSON_VALUE returns the scalar at a path as text, NULL for an array or object', async () => {
@@ -77,5 +77,32 @@ describe('BigQuery JSON functions on DuckDB', () => {
     ['a JSONPath that is not a literal', "select json_value('{}', @path)"],
   ])('refuses %s', (_what, sql) => {
     expect(() => translationOf(sql)).toThrow(/Cannot translate to DuckDB: .*JSON/);
+  });
+
+  it('JSON_VALUE compared with text in a WHERE keeps the rows whose value reads so, escaped or not', async () => {
+    // Auth events as GoTrue writes them; e2 escapes its action (`\u006c` is `l`: it reads
+    // 'login'), e3 names login elsewhere but logs out, e4's action is a number, e5 has none.
+    const events = [
+      ['e1', '{"msg": "request completed", "auth_event": {"action": "login"}}'],
+      ['e2', '{"auth_event": {"action": "\\u006cogin"}}'],
+      ['e3', '{"path": "/login", "auth_event": {"action": "logout"}}'],
+      ['e4', '{"auth_event": {"action": 5}}'],
+      ['e5', '{"msg": "login"}'],
+      ['e6', '{"auth_event": {"action": "user_signedup"}}'],
+    ];
+    await engine().duckdb(
+      `INSERT INTO "gotrue.logs.prod" (id, event_message) VALUES ${events.map(([id, json]) => `('${id}', '${json}')`).join(', ')}`,
+    );
+    const ids = async (where: string) =>
+      (await rows(`select id from auth_logs where ${where} order by id`)).map((r) => r.id);
+    const action = `json_value(event_message, '$.auth_event.action')`;
+    expect(await ids(`${action} = 'login'`)).toEqual(['e1', 'e2']);
+    expect(await ids(`${action} in ('login', 'user_signedup') and id != 'e1'`)).toEqual(['e2', 'e6']);
+    expect(await ids(`${action} = '5'`)).toEqual(['e4']);
+    expect(await ids(`not (${action} = 'login')`)).toEqual(['e3', 'e4', 'e6']);
+    // The search is there to skip the parse, beside the comparison, never in its place.
+    expect(translationOf(`select id from auth_logs where ${action} = 'login'`).sql).toMatch(
+      /contains\("event_message", 'login'\)/,
+    );
   });
 });
