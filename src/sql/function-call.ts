@@ -89,6 +89,13 @@ export function callSql(
         callSql('sum', args, context, options),
         callSql('count', args, context, options),
       );
+  // PERCENTILE_CONT of a NUMERIC is NUMERIC to 9 places in BigQuery; DuckDB's quantile_cont keeps
+  // the input's scale and truncates the interpolation (139.945 between 139.94 and 139.95 as 139.94).
+  const atNanos =
+    name === 'percentile_cont' &&
+    first !== wildcard &&
+    first !== undefined &&
+    isNumericValued(first, context.columnType);
   if (functionsReadingNow.has(name)) context.useParameter(nowParameter.slice(1));
   const partAt = datePartPositions[name.replace(/^safe\./, '')];
   const parts = args.map((arg, i) => (i === partAt && arg !== wildcard ? datePart(arg) : undefined));
@@ -99,7 +106,13 @@ export function callSql(
       name,
       // A date part is passed to the rule by name only.
       args: args.map((arg, i) =>
-        arg === wildcard ? '*' : parts[i] !== undefined ? `'${parts[i]}'` : context.expr(arg),
+        arg === wildcard
+          ? '*'
+          : parts[i] !== undefined
+            ? `'${parts[i]}'`
+            : i === 0 && atNanos
+              ? `CAST(${context.expr(arg)} AS DECIMAL(38, 9))`
+              : context.expr(arg),
       ),
       literals: literal(stringLiteral),
       numbers: literal(numberLiteral),

@@ -216,6 +216,19 @@ export const warehouseCases: readonly WarehouseCase[] = [
       () => `SELECT attributes->>'$.channel' AS channel, attributes->>'$.coupon' AS coupon, count(*) AS orders
       FROM orders GROUP BY ALL`,
   },
+  {
+    endpoint: 'orders.median-total',
+    types: { currency: 'STRING', median_total: 'NUMERIC', median_order_total: 'NUMERIC' },
+    ordered: true,
+    // The middle total, or the mean of the two middle ones (exact: at most one more decimal place).
+    oracle: () => `WITH ranked AS (
+        SELECT currency, total, row_number() OVER (PARTITION BY currency ORDER BY total) AS k,
+          count(*) OVER (PARTITION BY currency) AS n FROM orders WHERE total IS NOT NULL)
+      SELECT currency,
+        CAST(CAST(min(total) FILTER (WHERE k = (n + 1) // 2) + min(total) FILTER (WHERE k = n // 2 + 1) AS DECIMAL(20, 3)) / 2 AS DECIMAL(20, 3)) AS median_total,
+        min(total) FILTER (WHERE k = (n + 1) // 2) AS median_order_total
+      FROM ranked GROUP BY currency ORDER BY currency`,
+  },
   ...corpusCases,
 ];
 
