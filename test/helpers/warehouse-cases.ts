@@ -229,6 +229,13 @@ export const warehouseCases: readonly WarehouseCase[] = [
         min(total) FILTER (WHERE k = (n + 1) // 2) AS median_order_total
       FROM ranked GROUP BY currency ORDER BY currency`,
   },
+  {
+    endpoint: 'ga4.events-last-week',
+    types: { event_date: 'STRING', events: 'INT64' },
+    ordered: false,
+    oracle: (dir) =>
+      `SELECT event_date, count(*) AS events FROM ${daysBetween(dir, '20201202', '20201209')} GROUP BY event_date`,
+  },
   ...corpusCases,
 ];
 
