@@ -230,6 +230,23 @@ export const warehouseCases: readonly WarehouseCase[] = [
       FROM ranked GROUP BY currency ORDER BY currency`,
   },
   {
+    endpoint: 'orders.status-rollup',
+    types: {
+      status: 'STRING',
+      currency: 'STRING',
+      orders: 'INT64',
+      revenue: 'NUMERIC',
+      all_currencies: 'INT64',
+    },
+    ordered: true,
+    // Each level of the rollup on its own; BigQuery sorts the subtotals' NULLs first.
+    oracle: () => `SELECT * FROM (
+        SELECT status, currency, count(*) AS orders, sum(total) AS revenue, 0 AS all_currencies FROM orders GROUP BY status, currency
+        UNION ALL SELECT status, NULL, count(*), sum(total), 1 FROM orders GROUP BY status
+        UNION ALL SELECT NULL, NULL, count(*), sum(total), 1 FROM orders)
+      ORDER BY status NULLS FIRST, currency NULLS FIRST`,
+  },
+  {
     endpoint: 'ga4.events-last-week',
     types: { event_date: 'STRING', events: 'INT64' },
     ordered: false,

@@ -4,9 +4,42 @@ import { useTranslatedQueries } from '../helpers/translated-row.js';
 // Forms analytics teams write over their warehouse tables, with BigQuery's documented results:
 // https://cloud.google.com/bigquery/docs/reference/standard-sql/aggregate_functions
 // https://cloud.google.com/bigquery/docs/reference/standard-sql/query-syntax (GROUP BY, JOIN)
-const { row } = useTranslatedQueries();
+const { row, rows } = useTranslatedQueries();
 
 describe('warehouse idioms on DuckDB', () => {
+  it('groups by ROLLUP, CUBE and GROUPING SETS, with GROUPING naming the columns a row aggregated away', async () => {
+    const sales = `with sales as (select 'shirt' as kind, 'red' as color, 3 as n union all select 'shirt', 'blue', 1
+      union all select 'pants', 'red', 2)`;
+    expect(
+      await rows(`${sales} select kind, color, sum(n) as n, grouping(color) as all_colors from sales
+        group by rollup(kind, color) order by kind, color`),
+    ).toEqual([
+      { kind: null, color: null, n: 6, all_colors: 1 },
+      { kind: 'pants', color: null, n: 2, all_colors: 1 },
+      { kind: 'pants', color: 'red', n: 2, all_colors: 0 },
+      { kind: 'shirt', color: null, n: 4, all_colors: 1 },
+      { kind: 'shirt', color: 'blue', n: 1, all_colors: 0 },
+      { kind: 'shirt', color: 'red', n: 3, all_colors: 0 },
+    ]);
+    expect(
+      await rows(`${sales} select color as c, sum(n) as n from sales group by cube(c) order by c`),
+    ).toEqual([
+      { c: null, n: 6 },
+      { c: 'blue', n: 1 },
+      { c: 'red', n: 5 },
+    ]);
+    expect(
+      await rows(`${sales} select kind, color, count(*) as rows_in from sales
+        group by grouping sets ((kind), (color), ()) order by kind, color`),
+    ).toEqual([
+      { kind: null, color: null, rows_in: 3 },
+      { kind: null, color: 'blue', rows_in: 1 },
+      { kind: null, color: 'red', rows_in: 2 },
+      { kind: 'pants', color: null, rows_in: 1 },
+      { kind: 'shirt', color: null, rows_in: 2 },
+    ]);
+  });
+
   it('moves a DATE by INTERVAL n WEEK, seven days each', async () => {
     // Docs (DATE_ADD): WEEK is equivalent to 7 DAYs.
     expect(

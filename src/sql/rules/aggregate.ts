@@ -94,6 +94,8 @@ export const aggregateRules: RuleTable = {
   // DuckDB's count_if returns NULL over no rows; BigQuery's COUNTIF returns 0, as a filtered
   // count(*) does.
   countif: rule(1, 1, ([condition]) => `count(*) FILTER (WHERE ${condition})`, { windowed: true }),
+  // GROUPING(x) is 1 in the rows ROLLUP, CUBE or GROUPING SETS aggregated x away, as in DuckDB.
+  grouping: rule(1, 1, ([value]) => `grouping(${value})`),
   logical_and: aggregate(1, 1, 'bool_and'),
   logical_or: aggregate(1, 1, 'bool_or'),
   bit_and: aggregate(1, 1),
