@@ -74,6 +74,9 @@ function joinsSql(item: TableWithJoins, context: TranslationContext, implied: Im
       if (unnest) return joinUnnestSql(unnest, operator, constraint, context, implied);
       if ('NestedJoin' in relation)
         return nestedJoinSql(relation.NestedJoin, operator, constraint, context, implied);
+      const full = operator === 'FullOuter';
+      if (full || operator === 'Right' || operator === 'RightOuter')
+        return rightOrFullJoinSql(relation, full, constraint, context, implied);
       // The right side of a LEFT join may be NULL throughout, records included.
       const right = relationSql(relation, context, {
         outer: operator === 'Left' || operator === 'LeftOuter',
@@ -87,6 +90,29 @@ function joinsSql(item: TableWithJoins, context: TranslationContext, implied: Im
     });
   }
   return sql;
+}
+
+/**
+ * `RIGHT JOIN t ON ...` and `FULL JOIN t ON ...` of a table, CTE or subquery, which DuckDB reads
+ * as BigQuery does. The sides that may come out NULL throughout (the left, and for FULL the right)
+ * are no longer rows the tables hold. Refused after a CROSS JOIN UNNEST over a record: the WHERE
+ * filter that join implies would drop the rows only the right side has.
+ */
+function rightOrFullJoinSql(
+  relation: TableFactor,
+  full: boolean,
+  constraint: JoinConstraint | undefined,
+  context: TranslationContext,
+  implied: ImpliedFilters,
+): string {
+  const keyword = full ? 'FULL JOIN' : 'RIGHT JOIN';
+  if (implied.present.length > 0 || implied.conditions.length > 0)
+    throw unsupported(`${keyword} after an UNNEST over a record`);
+  for (const [alias, binding] of context.scope.own())
+    if (binding.kind === 'relation' || binding.kind === 'object')
+      context.scope.bind(alias, { ...binding, stored: false });
+  const right = relationSql(relation, context, { outer: full });
+  return `\n${keyword} ${right}${joinConstraint(constraint, context)}`;
 }
 
 /**

@@ -253,6 +253,15 @@ export const warehouseCases: readonly WarehouseCase[] = [
     oracle: (dir) =>
       `SELECT event_date, count(*) AS events FROM ${daysBetween(dir, '20201202', '20201209')} GROUP BY event_date`,
   },
+  {
+    endpoint: 'orders.calendar',
+    types: { day: 'DATE', orders: 'INT64', revenue: 'NUMERIC' },
+    ordered: true,
+    oracle:
+      () => `SELECT CAST(day AS VARCHAR) AS day, count(o.order_id) AS orders, coalesce(sum(o.total), 0) AS revenue
+      FROM (SELECT CAST(range AS DATE) AS day FROM range(DATE '2020-11-30', DATE '2020-12-05', INTERVAL 1 DAY)) AS days
+      LEFT JOIN orders AS o ON o.order_date = days.day GROUP BY day ORDER BY day`,
+  },
   ...corpusCases,
 ];
 

@@ -40,6 +40,22 @@ describe('warehouse idioms on DuckDB', () => {
     ]);
   });
 
+  it('keeps the unmatched rows of RIGHT JOIN and of both sides of FULL JOIN', async () => {
+    const sides = `with a as (select 1 as k, 'a1' as va union all select 2, 'a2'),
+      b as (select 2 as k, 'b2' as vb union all select 3, 'b3')`;
+    expect(await rows(`${sides} select a.va, b.vb from a right join b on a.k = b.k order by b.vb`)).toEqual([
+      { va: 'a2', vb: 'b2' },
+      { va: null, vb: 'b3' },
+    ]);
+    expect(
+      await rows(`${sides} select a.va, b.vb from a full outer join b on a.k = b.k order by a.va, b.vb`),
+    ).toEqual([
+      { va: null, vb: 'b3' },
+      { va: 'a1', vb: null },
+      { va: 'a2', vb: 'b2' },
+    ]);
+  });
+
   it('moves a DATE by INTERVAL n WEEK, seven days each', async () => {
     // Docs (DATE_ADD): WEEK is equivalent to 7 DAYs.
     expect(
