@@ -164,8 +164,11 @@ function nestedJoinSql(
 function joinConstraint(constraint: JoinConstraint | undefined, context: TranslationContext): string {
   const [kind, node] = variant(constraint ?? 'None');
   if (kind === 'On') return ` ON ${context.expr(node)}`;
-  if (kind === 'Using')
-    return ` USING (${node.map((name) => quoteIdent(name[0]?.Identifier.value ?? '')).join(', ')})`;
+  if (kind === 'Using') {
+    const names = node.map((name) => name[0]?.Identifier.value ?? '');
+    context.scope.joinUsing(names);
+    return ` USING (${names.map(quoteIdent).join(', ')})`;
+  }
   throw unsupported(`join constraint ${kind}`);
 }
 

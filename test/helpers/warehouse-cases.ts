@@ -262,6 +262,17 @@ export const warehouseCases: readonly WarehouseCase[] = [
       FROM (SELECT CAST(range AS DATE) AS day FROM range(DATE '2020-11-30', DATE '2020-12-05', INTERVAL 1 DAY)) AS days
       LEFT JOIN orders AS o ON o.order_date = days.day GROUP BY day ORDER BY day`,
   },
+  {
+    endpoint: 'ga4.day-over-day',
+    types: { event_name: 'STRING', day1_events: 'INT64', day2_events: 'INT64' },
+    ordered: true,
+    oracle: (dir) => `WITH names AS (
+        SELECT event_name FROM ${daysBetween(dir, '20201201', '20201202')} GROUP BY event_name)
+      SELECT event_name,
+        (SELECT nullif(count(*), 0) FROM ${daysBetween(dir, '20201201', '20201201')} AS d WHERE d.event_name = names.event_name AND d.event_name <> 'purchase') AS day1_events,
+        (SELECT nullif(count(*), 0) FROM ${daysBetween(dir, '20201202', '20201202')} AS d WHERE d.event_name = names.event_name AND d.event_name <> 'scroll') AS day2_events
+      FROM names ORDER BY event_name`,
+  },
   ...corpusCases,
 ];
 

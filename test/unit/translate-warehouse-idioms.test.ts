@@ -56,6 +56,19 @@ describe('warehouse idioms on DuckDB', () => {
     ]);
   });
 
+  it('names the column of JOIN ... USING bare as one column, that of either side in a FULL JOIN', async () => {
+    const sides = `with a as (select 1 as k, 'a1' as va union all select 2, 'a2'),
+      b as (select 2 as k, 'b2' as vb union all select 3, 'b3')`;
+    expect(await rows(`${sides} select k, va, vb from a join b using (k)`)).toEqual([
+      { k: 2, va: 'a2', vb: 'b2' },
+    ]);
+    expect(await rows(`${sides} select k, va, vb from a full join b using (k) order by k`)).toEqual([
+      { k: 1, va: 'a1', vb: null },
+      { k: 2, va: 'a2', vb: 'b2' },
+      { k: 3, va: null, vb: 'b3' },
+    ]);
+  });
+
   it('moves a DATE by INTERVAL n WEEK, seven days each', async () => {
     // Docs (DATE_ADD): WEEK is equivalent to 7 DAYs.
     expect(
