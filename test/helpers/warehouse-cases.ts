@@ -273,6 +273,23 @@ export const warehouseCases: readonly WarehouseCase[] = [
         (SELECT nullif(count(*), 0) FROM ${daysBetween(dir, '20201202', '20201202')} AS d WHERE d.event_name = names.event_name AND d.event_name <> 'scroll') AS day2_events
       FROM names ORDER BY event_name`,
   },
+  {
+    endpoint: 'orders.customer-latest',
+    types: {
+      customer_id: 'STRING',
+      first_order: 'STRING',
+      latest_status: 'STRING',
+      latest_method: 'STRING',
+      tags: ['STRING'],
+    },
+    ordered: false,
+    // created_at is text of one width (YYYY-MM-DD HH:MM:SS.ffffff UTC): its order is time's.
+    oracle: () => `SELECT customer_id, list(order_id ORDER BY created_at)[1] AS first_order,
+        list(status ORDER BY created_at DESC)[1] AS latest_status,
+        list(shipping.method ORDER BY created_at DESC)[1] AS latest_method,
+        flatten(list(tags ORDER BY created_at)) AS tags
+      FROM orders WHERE customer_id IS NOT NULL GROUP BY customer_id`,
+  },
   ...corpusCases,
 ];
 

@@ -6,7 +6,53 @@ import { useTranslatedQueries } from '../helpers/translated-row.js';
 // https://cloud.google.com/bigquery/docs/reference/standard-sql/query-syntax (GROUP BY, JOIN)
 const { row, rows } = useTranslatedQueries();
 
+const fruits = `with fruits as (select 'apple' as fruit, 3.55 as price union all select 'banana', 2.10
+  union all select 'pear', 4.30)`;
+const store = `with store as (select 20 as sold, 'apples' as fruit union all select 30, 'pears'
+  union all select 30, 'bananas' union all select 10, 'oranges')`;
+
 describe('warehouse idioms on DuckDB', () => {
+  it('MAX_BY, MIN_BY and ANY_VALUE with HAVING MAX or MIN take a value of the row with the largest or smallest key', async () => {
+    // Docs: MAX_BY(fruit, price) = 'pear', MIN_BY(fruit, price) = 'banana'; ANY_VALUE(fruit HAVING
+    // MAX sold) is 'pears' or 'bananas' (both sold 30), HAVING MIN sold 'oranges'.
+    expect(
+      await row(`${fruits} select max_by(fruit, price) as hi, min_by(fruit, price) as lo from fruits`),
+    ).toEqual({
+      hi: 'pear',
+      lo: 'banana',
+    });
+    const having = await row(
+      `${store} select any_value(fruit having max sold) as hi, any_value(fruit having min sold) as lo from store`,
+    );
+    expect(['pears', 'bananas']).toContain(having.hi);
+    expect(having.lo).toBe('oranges');
+    // MAX_BY(x, y) is ANY_VALUE(x HAVING MAX y): rows with a NULL key are left out, a NULL value
+    // at the largest key is the answer when no row there has another (ANY_VALUE skips NULLs).
+    const keyed = `with keyed as (select cast(null as string) as x, 3 as y, 'p' as z union all select 'q', 3, null
+      union all select 'r', 1, 'm' union all select 's', null, 'n')`;
+    expect(
+      await row(`${keyed} select max_by(x, y) as a, min_by(x, y) as b, max_by(z, y) as c from keyed`),
+    ).toEqual({
+      a: 'q',
+      b: 'r',
+      c: 'p',
+    });
+    expect(await row(`${keyed} select max_by(x, y) as a from keyed where x is null or y = 1`)).toEqual({
+      a: null,
+    });
+  });
+
+  it('ARRAY_CONCAT_AGG concatenates the arrays in ORDER BY order, skipping NULL ones, LIMIT counting arrays', async () => {
+    // Docs: over [1, 2, 3, 4], [5, 6], [7, 8, 9]: ARRAY_CONCAT_AGG(x) = [1, ..., 9];
+    // ORDER BY ARRAY_LENGTH(x) = [5, 6, 7, 8, 9, 1, 2, 3, 4]; LIMIT 2 = [1, 2, 3, 4, 5, 6].
+    const arrays = `from (select [1, 2, 3, 4] as x, 0 as o union all select [5, 6], 1 union all select null, 2
+      union all select [7, 8, 9], 3)`;
+    expect(
+      await row(`select array_concat_agg(x order by o) as a, array_concat_agg(x order by array_length(x)) as b,
+        array_concat_agg(x order by o limit 2) as c ${arrays}`),
+    ).toEqual({ a: [1, 2, 3, 4, 5, 6, 7, 8, 9], b: [5, 6, 7, 8, 9, 1, 2, 3, 4], c: [1, 2, 3, 4, 5, 6] });
+  });
+
   it('groups by ROLLUP, CUBE and GROUPING SETS, with GROUPING naming the columns a row aggregated away', async () => {
     const sales = `with sales as (select 'shirt' as kind, 'red' as color, 3 as n union all select 'shirt', 'blue', 1
       union all select 'pants', 'red', 2)`;
