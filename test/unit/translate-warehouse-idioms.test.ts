@@ -123,4 +123,14 @@ describe('warehouse idioms on DuckDB', () => {
       ),
     ).toEqual({ a: '2008-12-11', b: '2009-01-01' });
   });
+
+  it("CAST and SAFE_CAST of a STRING to BOOL read only 'true' and 'false', in any case", async () => {
+    // Docs (conversion rules): a STRING casts to BOOL as TRUE for 'true' and FALSE for 'false',
+    // case-insensitively; "all other values of x are invalid and throw an error".
+    expect(
+      await row(`select cast('TRUE' as bool) as a, cast('false' as bool) as b, safe_cast('yes' as bool) as c,
+        safe_cast('1' as bool) as d, safe_cast('t' as bool) as e, safe_cast(cast(null as string) as bool) as f`),
+    ).toEqual({ a: true, b: false, c: null, d: null, e: null, f: null });
+    await expect(row(`select cast('1' as bool) as a`)).rejects.toThrow(/Bad bool value: 1/);
+  });
 });
