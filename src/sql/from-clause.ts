@@ -1,5 +1,6 @@
 import type { JoinConstraint, NestedJoin, TableFactor, TableWithJoins, Unnest } from './ast.js';
-import { variant } from './bigquery-ast.js';
+import { type Ast, variant } from './bigquery-ast.js';
+import { pivotSql } from './pivot.js';
 import { type ImpliedFilters, noImpliedFilters, nullRejectedPaths, presenceSql } from './record-presence.js';
 import { quoteString } from './rules/rule.js';
 import { findTable } from './table-names.js';
@@ -177,6 +178,8 @@ function relationSql(
   context: TranslationContext,
   { outer = false }: { outer?: boolean } = {},
 ): string {
+  const pivot = (relation as Ast).Pivot;
+  if (pivot) return pivotSql(pivot, context, relationSql);
   const [kind, node] = variant(relation);
   const alias = node.alias?.name.value;
   switch (kind) {

@@ -290,6 +290,21 @@ export const warehouseCases: readonly WarehouseCase[] = [
         flatten(list(tags ORDER BY created_at)) AS tags
       FROM orders WHERE customer_id IS NOT NULL GROUP BY customer_id`,
   },
+  {
+    endpoint: 'orders.status-by-currency',
+    types: {
+      status: 'STRING',
+      revenue_USD: 'NUMERIC',
+      orders_USD: 'INT64',
+      revenue_eur: 'NUMERIC',
+      orders_eur: 'INT64',
+    },
+    ordered: true,
+    oracle: () => `SELECT status,
+        sum(total) FILTER (WHERE currency = 'USD') AS revenue_USD, count(*) FILTER (WHERE currency = 'USD') AS orders_USD,
+        sum(total) FILTER (WHERE currency = 'EUR') AS revenue_eur, count(*) FILTER (WHERE currency = 'EUR') AS orders_eur
+      FROM orders GROUP BY status ORDER BY status`,
+  },
   ...corpusCases,
 ];
 

@@ -133,4 +133,26 @@ describe('warehouse idioms on DuckDB', () => {
     ).toEqual({ a: true, b: false, c: null, d: null, e: null, f: null });
     await expect(row(`select cast('1' as bool) as a`)).rejects.toThrow(/Bad bool value: 1/);
   });
+
+  it('PIVOTs a subquery into a column per value, named as BigQuery names them, grouping by the columns left', async () => {
+    // Docs (PIVOT operator): PIVOT(SUM(sales) AS total_sales, COUNT(*) AS num_records FOR quarter
+    // IN ('Q1', 'Q2')) makes total_sales_Q1, num_records_Q1, total_sales_Q2, num_records_Q2.
+    const produce = `(select 'Kale' as product, 51 as sales, 'Q1' as quarter union all select 'Kale', 23, 'Q2'
+      union all select 'Kale', 45, 'Q2' union all select 'Apple', 77, 'Q1')`;
+    expect(
+      await rows(`select * from ${produce} pivot(sum(sales) as total_sales, count(*) as num_records
+        for quarter in ('Q1', 'Q2')) order by product`),
+    ).toEqual([
+      { product: 'Apple', total_sales_Q1: 77, num_records_Q1: 1, total_sales_Q2: null, num_records_Q2: 0 },
+      { product: 'Kale', total_sales_Q1: 51, num_records_Q1: 1, total_sales_Q2: 68, num_records_Q2: 2 },
+    ]);
+    expect(
+      await rows(
+        `select * from ${produce} pivot(sum(sales) for quarter in ('Q2' as second, 'Q3')) order by product`,
+      ),
+    ).toEqual([
+      { product: 'Apple', second: null, Q3: null },
+      { product: 'Kale', second: 68, Q3: null },
+    ]);
+  });
 });
