@@ -305,6 +305,14 @@ export const warehouseCases: readonly WarehouseCase[] = [
         sum(total) FILTER (WHERE currency = 'EUR') AS revenue_eur, count(*) FILTER (WHERE currency = 'EUR') AS orders_eur
       FROM orders GROUP BY status ORDER BY status`,
   },
+  {
+    endpoint: 'orders.currency-days',
+    types: { currency: 'STRING', _1: 'INT64', _2: 'INT64', _3: 'INT64' },
+    ordered: true,
+    oracle: () => `SELECT currency, count(*) FILTER (WHERE day(order_date) = 1) AS _1,
+        count(*) FILTER (WHERE day(order_date) = 2) AS _2, count(*) FILTER (WHERE day(order_date) = 3) AS _3
+      FROM orders GROUP BY currency ORDER BY currency`,
+  },
   ...corpusCases,
 ];
 
