@@ -125,9 +125,14 @@ export function fieldNameOf(name: string): string {
   return camel(name.slice(name.indexOf('.') + 1));
 }
 
-/** `iso_timestamp_start` → `isoTimestampStart`, `invocation-stats` → `invocationStats`. */
+/**
+ * `iso_timestamp_start` → `isoTimestampStart`, `invocation-stats` → `invocationStats`. A name
+ * that would start with a digit (`_1`, as BigQuery's PIVOT names the column of the value 1) keeps
+ * an underscore first: GraphQL names cannot start with a digit.
+ */
 export function camel(text: string): string {
-  return text.replace(/[-_.]+([a-zA-Z0-9])/g, (_, letter: string) => letter.toUpperCase());
+  const camelled = text.replace(/[-_.]+([a-zA-Z0-9])/g, (_, letter: string) => letter.toUpperCase());
+  return /^[0-9]/.test(camelled) ? `_${camelled}` : camelled;
 }
 
 function pascal(text: string): string {

@@ -318,8 +318,10 @@ function subscriptOffset(subscript: Ast): number | undefined {
 }
 
 function intervalSql(node: Payload<'Interval'>, context: TranslationContext): string {
-  const unit = node.leading_field;
-  if (!unit || !intervalUnits.has(unit) || node.last_field) throw unsupported('this INTERVAL form');
+  // The parser gives WEEK as an object ({ Week: undefined }, room for WEEK(<day>)), the other units as names.
+  const [unit, weekday] = node.leading_field ? variant(node.leading_field) : [];
+  if (!unit || !intervalUnits.has(unit) || weekday || node.last_field)
+    throw unsupported('this INTERVAL form');
   const value = context.expr(node.value);
   return `INTERVAL (${value}) ${unit.toUpperCase()}`;
 }

@@ -1,5 +1,6 @@
 import type { JoinConstraint, NestedJoin, TableFactor, TableWithJoins, Unnest } from './ast.js';
-import { variant } from './bigquery-ast.js';
+import { type Ast, variant } from './bigquery-ast.js';
+import { pivotSql } from './pivot.js';
 import { type ImpliedFilters, noImpliedFilters, nullRejectedPaths, presenceSql } from './record-presence.js';
 import { quoteString } from './rules/rule.js';
 import { findTable } from './table-names.js';
@@ -74,6 +75,9 @@ function joinsSql(item: TableWithJoins, context: TranslationContext, implied: Im
       if (unnest) return joinUnnestSql(unnest, operator, constraint, context, implied);
       if ('NestedJoin' in relation)
         return nestedJoinSql(relation.NestedJoin, operator, constraint, context, implied);
+      const full = operator === 'FullOuter';
+      if (full || operator === 'Right' || operator === 'RightOuter')
+        return rightOrFullJoinSql(relation, full, constraint, context, implied);
       // The right side of a LEFT join may be NULL throughout, records included.
       const right = relationSql(relation, context, {
         outer: operator === 'Left' || operator === 'LeftOuter',
@@ -87,6 +91,29 @@ function joinsSql(item: TableWithJoins, context: TranslationContext, implied: Im
     });
   }
   return sql;
+}
+
+/**
+ * `RIGHT JOIN t ON ...` and `FULL JOIN t ON ...` of a table, CTE or subquery, which DuckDB reads
+ * as BigQuery does. The sides that may come out NULL throughout (the left, and for FULL the right)
+ * are no longer rows the tables hold. Refused after a CROSS JOIN UNNEST over a record: the WHERE
+ * filter that join implies would drop the rows only the right side has.
+ */
+function rightOrFullJoinSql(
+  relation: TableFactor,
+  full: boolean,
+  constraint: JoinConstraint | undefined,
+  context: TranslationContext,
+  implied: ImpliedFilters,
+): string {
+  const keyword = full ? 'FULL JOIN' : 'RIGHT JOIN';
+  if (implied.present.length > 0 || implied.conditions.length > 0)
+    throw unsupported(`${keyword} after an UNNEST over a record`);
+  for (const [alias, binding] of context.scope.own())
+    if (binding.kind === 'relation' || binding.kind === 'object')
+      context.scope.bind(alias, { ...binding, stored: false });
+  const right = relationSql(relation, context, { outer: full });
+  return `\n${keyword} ${right}${joinConstraint(constraint, context)}`;
 }
 
 /**
@@ -138,8 +165,11 @@ function nestedJoinSql(
 function joinConstraint(constraint: JoinConstraint | undefined, context: TranslationContext): string {
   const [kind, node] = variant(constraint ?? 'None');
   if (kind === 'On') return ` ON ${context.expr(node)}`;
-  if (kind === 'Using')
-    return ` USING (${node.map((name) => quoteIdent(name[0]?.Identifier.value ?? '')).join(', ')})`;
+  if (kind === 'Using') {
+    const names = node.map((name) => name[0]?.Identifier.value ?? '');
+    context.scope.joinUsing(names);
+    return ` USING (${names.map(quoteIdent).join(', ')})`;
+  }
   throw unsupported(`join constraint ${kind}`);
 }
 
@@ -148,6 +178,8 @@ function relationSql(
   context: TranslationContext,
   { outer = false }: { outer?: boolean } = {},
 ): string {
+  const pivot = (relation as Ast).Pivot;
+  if (pivot) return pivotSql(pivot, context, relationSql);
   const [kind, node] = variant(relation);
   const alias = node.alias?.name.value;
   switch (kind) {

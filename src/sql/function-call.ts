@@ -31,6 +31,7 @@ export function functionCallSql(node: Ast, context: FormContext): string {
     return argNode.Expr;
   });
   const clauses: { ignoreNulls?: boolean; orderBy?: string; limit?: number } = {};
+  let having: [extreme: string, key: Ast] | undefined;
   if (node.null_treatment) clauses.ignoreNulls = node.null_treatment === 'IgnoreNulls';
   for (const clause of argList.clauses as Ast[]) {
     const [clauseKind, payload] = variant(clause);
@@ -38,8 +39,13 @@ export function functionCallSql(node: Ast, context: FormContext): string {
     if (clauseKind === 'IgnoreOrRespectNulls') clauses.ignoreNulls = payload === 'IgnoreNulls';
     else if (clauseKind === 'OrderBy') clauses.orderBy = (payload as Ast[]).map(context.orderItem).join(', ');
     else if (limit !== undefined) clauses.limit = limit;
+    else if (clauseKind === 'Having' && name === 'any_value') having = payload;
     else throw unsupported(`${name.toUpperCase()} with ${clauseKind} inside`);
   }
+  // ANY_VALUE(x HAVING MAX y) is MAX_BY(x, y), and HAVING MIN MIN_BY, by BigQuery's definition.
+  if (having && args.length === 1 && !node.over && !node.null_treatment && argList.clauses.length === 1)
+    return callSql(having[0] === 'Max' ? 'max_by' : 'min_by', [args[0] as Ast, having[1]], context);
+  if (having) throw unsupported('ANY_VALUE with HAVING and other clauses or OVER');
   return callSql(name, args, context, {
     distinct: argList.duplicate_treatment === 'Distinct',
     clauses,
@@ -99,6 +105,13 @@ export function callSql(
     context.neverNull(first)
   )
     return callSql(name, [wildcard], context, options);
+  // PERCENTILE_CONT of a NUMERIC is NUMERIC to 9 places in BigQuery; DuckDB's quantile_cont keeps
+  // the input's scale and truncates the interpolation (139.945 between 139.94 and 139.95 as 139.94).
+  const atNanos =
+    name === 'percentile_cont' &&
+    first !== wildcard &&
+    first !== undefined &&
+    isNumericValued(first, context.columnType);
   if (functionsReadingNow.has(name)) context.useParameter(nowParameter.slice(1));
   const partAt = datePartPositions[name.replace(/^safe\./, '')];
   const parts = args.map((arg, i) => (i === partAt && arg !== wildcard ? datePart(arg) : undefined));
@@ -109,7 +122,13 @@ export function callSql(
       name,
       // A date part is passed to the rule by name only.
       args: args.map((arg, i) =>
-        arg === wildcard ? '*' : parts[i] !== undefined ? `'${parts[i]}'` : context.expr(arg),
+        arg === wildcard
+          ? '*'
+          : parts[i] !== undefined
+            ? `'${parts[i]}'`
+            : i === 0 && atNanos
+              ? `CAST(${context.expr(arg)} AS DECIMAL(38, 9))`
+              : context.expr(arg),
       ),
       literals: literal(stringLiteral),
       numbers: literal(numberLiteral),

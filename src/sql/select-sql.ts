@@ -132,9 +132,31 @@ function groupBySql(select: Select, context: TranslationContext, outputs: Output
   const [expressions] = node;
   if (expressions.length === 0) return undefined;
   const items = expressions.map((expression) =>
-    atNode(expression, () => withAliases(expression, context, outputs)),
+    atNode(expression, () => groupingElementSql(expression, context, outputs)),
   );
   return `GROUP BY ${items.join(', ')}`;
+}
+
+const groupingForms: Record<string, string> = {
+  Rollup: 'ROLLUP',
+  Cube: 'CUBE',
+  GroupingSets: 'GROUPING SETS',
+};
+
+/**
+ * One GROUP BY element: an expression, or ROLLUP, CUBE or GROUPING SETS over lists of them, which
+ * DuckDB reads as BigQuery does (the rows of each grouping set, NULL for the columns it leaves
+ * out); the names inside resolve to SELECT-list names first, as a plain GROUP BY's do.
+ */
+function groupingElementSql(expression: Expr, context: TranslationContext, outputs: OutputNames): string {
+  const [kind, sets] = variant(expression);
+  const form = groupingForms[kind];
+  if (form === undefined) return withAliases(expression, context, outputs);
+  const set = (list: Expr[]) => {
+    const items = list.map((item) => withAliases(item, context, outputs));
+    return items.length === 1 ? (items[0] as string) : `(${items.join(', ')})`;
+  };
+  return `${form}(${(sets as Expr[][]).map(set).join(', ')})`;
 }
 
 /** An expression where a bare name may name a SELECT-list column (GROUP BY, HAVING): that wins. */

@@ -118,11 +118,18 @@ export interface Resolved {
 /** The FROM-clause names visible at one point: the current SELECT's, then its enclosing ones. */
 export class Scope {
   private readonly bindings = new Map<string, Binding>();
+  /** The columns a JOIN ... USING (...) of this SELECT made one. */
+  private readonly joinedColumns = new Set<string>();
 
   constructor(private readonly parent?: Scope) {}
 
   bind(alias: string, binding: Binding): void {
     this.bindings.set(alias.toLowerCase(), binding);
+  }
+
+  /** After `JOIN t USING (a)`, a bare `a` is the one joined column, as in BigQuery and DuckDB. */
+  joinUsing(names: readonly string[]): void {
+    for (const name of names) this.joinedColumns.add(name.toLowerCase());
   }
 
   lookup(name: string): Binding | undefined {
@@ -194,6 +201,8 @@ export class Scope {
           });
       }
     }
+    if (found.length > 1 && this.joinedColumns.has(lower))
+      return { sql: quoteIdent(name), type: found[0]?.resolved.type };
     if (found.length > 1)
       throw unsupported(`the name ${name} is ambiguous: it is in ${found.map((f) => f.where).join(' and ')}`);
     const [only] = found;

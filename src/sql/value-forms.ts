@@ -95,6 +95,7 @@ export function castSql(node: Ast, context: FormContext): string {
     return `${cast}(${cast}(${value} AS TIMESTAMPTZ) AS ${target})`;
   }
   if (target === 'BIGINT' && isTextValued(node.expr, context.columnType)) return textToInt64Sql(value, cast);
+  if (target === 'BOOLEAN' && isTextValued(node.expr, context.columnType)) return textToBoolSql(value, cast);
   // FLOAT64 to INT64 rounds halfway cases away from zero in BigQuery and to even in DuckDB;
   // through DECIMAL, DuckDB rounds them away from zero too. Integers cast directly.
   if (
@@ -105,6 +106,16 @@ export function castSql(node: Ast, context: FormContext): string {
     return `${cast}(${cast}(${value} AS DECIMAL(38, 9)) AS BIGINT)`;
   }
   return `${cast}(${value} AS ${target})`;
+}
+
+/**
+ * CAST / SAFE_CAST of a STRING to BOOL with BigQuery's meaning: 'true' and 'false' in any case,
+ * anything else fails the CAST and is NULL for SAFE_CAST. DuckDB's VARCHAR → BOOLEAN cast would
+ * also read '1', 't', 'yes' and 'y' as TRUE.
+ */
+function textToBoolSql(value: string, cast: 'CAST' | 'TRY_CAST'): string {
+  const refused = cast === 'CAST' ? `error(concat('Bad bool value: ', ${value}))` : 'NULL';
+  return `CASE WHEN ${value} IS NULL THEN NULL WHEN lower(${value}) = 'true' THEN TRUE WHEN lower(${value}) = 'false' THEN FALSE ELSE ${refused} END`;
 }
 
 /** `STRUCT(1 AS a, 'x' AS b)`, `STRUCT<a INT64>(1)` and `STRUCT(1, 'x')` (unnamed fields). */

@@ -216,6 +216,103 @@ export const warehouseCases: readonly WarehouseCase[] = [
       () => `SELECT attributes->>'$.channel' AS channel, attributes->>'$.coupon' AS coupon, count(*) AS orders
       FROM orders GROUP BY ALL`,
   },
+  {
+    endpoint: 'orders.median-total',
+    types: { currency: 'STRING', median_total: 'NUMERIC', median_order_total: 'NUMERIC' },
+    ordered: true,
+    // The middle total, or the mean of the two middle ones (exact: at most one more decimal place).
+    oracle: () => `WITH ranked AS (
+        SELECT currency, total, row_number() OVER (PARTITION BY currency ORDER BY total) AS k,
+          count(*) OVER (PARTITION BY currency) AS n FROM orders WHERE total IS NOT NULL)
+      SELECT currency,
+        CAST(CAST(min(total) FILTER (WHERE k = (n + 1) // 2) + min(total) FILTER (WHERE k = n // 2 + 1) AS DECIMAL(20, 3)) / 2 AS DECIMAL(20, 3)) AS median_total,
+        min(total) FILTER (WHERE k = (n + 1) // 2) AS median_order_total
+      FROM ranked GROUP BY currency ORDER BY currency`,
+  },
+  {
+    endpoint: 'orders.status-rollup',
+    types: {
+      status: 'STRING',
+      currency: 'STRING',
+      orders: 'INT64',
+      revenue: 'NUMERIC',
+      all_currencies: 'INT64',
+    },
+    ordered: true,
+    // Each level of the rollup on its own; BigQuery sorts the subtotals' NULLs first.
+    oracle: () => `SELECT * FROM (
+        SELECT status, currency, count(*) AS orders, sum(total) AS revenue, 0 AS all_currencies FROM orders GROUP BY status, currency
+        UNION ALL SELECT status, NULL, count(*), sum(total), 1 FROM orders GROUP BY status
+        UNION ALL SELECT NULL, NULL, count(*), sum(total), 1 FROM orders)
+      ORDER BY status NULLS FIRST, currency NULLS FIRST`,
+  },
+  {
+    endpoint: 'ga4.events-last-week',
+    types: { event_date: 'STRING', events: 'INT64' },
+    ordered: false,
+    oracle: (dir) =>
+      `SELECT event_date, count(*) AS events FROM ${daysBetween(dir, '20201202', '20201209')} GROUP BY event_date`,
+  },
+  {
+    endpoint: 'orders.calendar',
+    types: { day: 'DATE', orders: 'INT64', revenue: 'NUMERIC' },
+    ordered: true,
+    oracle:
+      () => `SELECT CAST(day AS VARCHAR) AS day, count(o.order_id) AS orders, coalesce(sum(o.total), 0) AS revenue
+      FROM (SELECT CAST(range AS DATE) AS day FROM range(DATE '2020-11-30', DATE '2020-12-05', INTERVAL 1 DAY)) AS days
+      LEFT JOIN orders AS o ON o.order_date = days.day GROUP BY day ORDER BY day`,
+  },
+  {
+    endpoint: 'ga4.day-over-day',
+    types: { event_name: 'STRING', day1_events: 'INT64', day2_events: 'INT64' },
+    ordered: true,
+    oracle: (dir) => `WITH names AS (
+        SELECT event_name FROM ${daysBetween(dir, '20201201', '20201202')} GROUP BY event_name)
+      SELECT event_name,
+        (SELECT nullif(count(*), 0) FROM ${daysBetween(dir, '20201201', '20201201')} AS d WHERE d.event_name = names.event_name AND d.event_name <> 'purchase') AS day1_events,
+        (SELECT nullif(count(*), 0) FROM ${daysBetween(dir, '20201202', '20201202')} AS d WHERE d.event_name = names.event_name AND d.event_name <> 'scroll') AS day2_events
+      FROM names ORDER BY event_name`,
+  },
+  {
+    endpoint: 'orders.customer-latest',
+    types: {
+      customer_id: 'STRING',
+      first_order: 'STRING',
+      latest_status: 'STRING',
+      latest_method: 'STRING',
+      tags: ['STRING'],
+    },
+    ordered: false,
+    // created_at is text of one width (YYYY-MM-DD HH:MM:SS.ffffff UTC): its order is time's.
+    oracle: () => `SELECT customer_id, list(order_id ORDER BY created_at)[1] AS first_order,
+        list(status ORDER BY created_at DESC)[1] AS latest_status,
+        list(shipping.method ORDER BY created_at DESC)[1] AS latest_method,
+        flatten(list(tags ORDER BY created_at)) AS tags
+      FROM orders WHERE customer_id IS NOT NULL GROUP BY customer_id`,
+  },
+  {
+    endpoint: 'orders.status-by-currency',
+    types: {
+      status: 'STRING',
+      revenue_USD: 'NUMERIC',
+      orders_USD: 'INT64',
+      revenue_eur: 'NUMERIC',
+      orders_eur: 'INT64',
+    },
+    ordered: true,
+    oracle: () => `SELECT status,
+        sum(total) FILTER (WHERE currency = 'USD') AS revenue_USD, count(*) FILTER (WHERE currency = 'USD') AS orders_USD,
+        sum(total) FILTER (WHERE currency = 'EUR') AS revenue_eur, count(*) FILTER (WHERE currency = 'EUR') AS orders_eur
+      FROM orders GROUP BY status ORDER BY status`,
+  },
+  {
+    endpoint: 'orders.currency-days',
+    types: { currency: 'STRING', _1: 'INT64', _2: 'INT64', _3: 'INT64' },
+    ordered: true,
+    oracle: () => `SELECT currency, count(*) FILTER (WHERE day(order_date) = 1) AS _1,
+        count(*) FILTER (WHERE day(order_date) = 2) AS _2, count(*) FILTER (WHERE day(order_date) = 3) AS _3
+      FROM orders GROUP BY currency ORDER BY currency`,
+  },
   ...corpusCases,
 ];
 

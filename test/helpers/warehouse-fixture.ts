@@ -76,7 +76,7 @@ const eventColumns = `{
   ecommerce: 'STRUCT(purchase_revenue_in_usd DOUBLE)'
 }`;
 const orderColumns = `{
-  order_id: 'VARCHAR', order_date: 'DATE', status: 'VARCHAR', total: 'DECIMAL(12, 2)', tags: 'VARCHAR[]', currency: 'VARCHAR',
+  order_id: 'VARCHAR', customer_id: 'VARCHAR', created_at: 'VARCHAR', order_date: 'DATE', status: 'VARCHAR', total: 'DECIMAL(12, 2)', tags: 'VARCHAR[]', currency: 'VARCHAR',
   is_gift: 'BOOLEAN', attributes: 'JSON',
   shipping: 'STRUCT(method VARCHAR, address STRUCT(city VARCHAR, country VARCHAR, postal_code VARCHAR), shipped_at VARCHAR, window_start VARCHAR)'
 }`;

@@ -10,9 +10,14 @@ import type { Oracle } from './warehouse-fixture.js';
  * FLOAT64 a number, DATETIME civil LocalDateTime text, a STRUCT an object (null when NULL), an ARRAY a list.
  */
 
-/** `page_title` → `pageTitle`, `daily-revenue` → `dailyRevenue`, as the README names fields. */
-const camel = (text: string) =>
-  text.replace(/[-_.]+([a-zA-Z0-9])/g, (_, letter: string) => letter.toUpperCase());
+/**
+ * `page_title` → `pageTitle`, `daily-revenue` → `dailyRevenue`, as the README names fields; `_1`
+ * stays `_1`, since a GraphQL name cannot start with a digit.
+ */
+const camel = (text: string) => {
+  const camelled = text.replace(/[-_.]+([a-zA-Z0-9])/g, (_, letter: string) => letter.toUpperCase());
+  return /^[0-9]/.test(camelled) ? `_${camelled}` : camelled;
+};
 
 /** The operation asking the case's endpoint, with its parameters as arguments, for every field. */
 export function warehouseOperation(testCase: WarehouseCase): string {

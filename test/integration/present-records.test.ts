@@ -118,6 +118,11 @@ const queries: [string, string, string][] = [
     `select count(b.id) as n, count(a.id) as m from edge_logs a left join edge_logs b on b.id = concat(a.id, '-twin')`,
   ],
   [
+    "counts the ids of a RIGHT JOIN's left side, none where nothing matched",
+    `select count(a.id) as n, count(b.id) as m from edge_logs a right join edge_logs b on a.id = concat(b.id, '-twin')`,
+    `select count(a.id) as n, count(b.id) as m from edge_logs a right join edge_logs b on a.id = concat(b.id, '-twin')`,
+  ],
+  [
     'drops the rows a LEFT JOIN inside a CTE fills with NULLs when their record is then unnested',
     `with e as (select a.id, b.metadata from edge_logs a left join edge_logs b on b.id = concat(a.id, '-twin'))
       select e.id from e cross join unnest(e.metadata) as m cross join unnest(m.request) as q order by id`,

@@ -432,7 +432,11 @@ describe('BigQuery to DuckDB translation', () => {
     ],
     ['a function without a rule', "select farm_fingerprint('x')"],
     ['a window function without OVER', 'select row_number() from `postgres.logs`'],
-    ['RIGHT JOIN', 'select 1 from `postgres.logs` as a right join `postgres.logs` as b on true'],
+    ['RIGHT JOIN of an UNNEST', 'select 1 from `postgres.logs` as a right join unnest([1, 2]) as x on true'],
+    [
+      'FULL JOIN after a CROSS JOIN UNNEST over a record',
+      'select 1 from `postgres.logs` as a cross join unnest(a.metadata) as m full join `postgres.logs` as b on true',
+    ],
   ])('refuses %s with a message', (_what, sql) => {
     expect(() => translateToDuckDb(sql, { tables: seedTables })).toThrow(/Cannot translate to DuckDB/);
   });

@@ -35,6 +35,28 @@ function arrayAgg(args: readonly string[], call: FunctionCall): string {
   return sql;
 }
 
+/**
+ * MAX_BY(x, y), which is ANY_VALUE(x HAVING MAX y) (and MIN_BY): an x of the rows whose y is the
+ * largest, skipping rows whose y is NULL, and a NULL x only when every such row has one (ANY_VALUE
+ * skips NULLs). arg_max_null skips rows whose key is NULL and keeps NULL values (arg_max would
+ * skip the row of a NULL x and answer another y's); the key ranks a present x first among ties.
+ */
+function valueAtExtreme(extreme: 'max' | 'min', x: string | undefined, y: string | undefined): string {
+  const present = extreme === 'max' ? `(${x}) IS NOT NULL` : `(${x}) IS NULL`;
+  return `arg_${extreme}_null(${x}, CASE WHEN (${y}) IS NOT NULL THEN row(${y}, ${present}) END)`;
+}
+
+/**
+ * ARRAY_CONCAT_AGG(x [ORDER BY ...] [LIMIT n]): the arrays' elements in one array, NULL arrays
+ * skipped, as DuckDB's flatten of their list; LIMIT counts arrays, not elements, on both.
+ */
+function arrayConcatAgg(args: readonly string[], call: FunctionCall): string {
+  const [value] = args;
+  const order = call.clauses.orderBy ? ` ORDER BY ${call.clauses.orderBy}` : '';
+  const arrays = `list(${value}${order}) FILTER (WHERE ${value} IS NOT NULL)`;
+  return `flatten(${call.clauses.limit === undefined ? arrays : `${arrays}[1:${call.clauses.limit}]`})`;
+}
+
 /** STRING_AGG(x [, delimiter] [ORDER BY ...] [LIMIT n]); the delimiter defaults to ','. NULLs are skipped on both. */
 function stringAgg(args: readonly string[], call: FunctionCall): string {
   const [value, delimiter = "','"] = args;
@@ -94,6 +116,8 @@ export const aggregateRules: RuleTable = {
   // DuckDB's count_if returns NULL over no rows; BigQuery's COUNTIF returns 0, as a filtered
   // count(*) does.
   countif: rule(1, 1, ([condition]) => `count(*) FILTER (WHERE ${condition})`, { windowed: true }),
+  // GROUPING(x) is 1 in the rows ROLLUP, CUBE or GROUPING SETS aggregated x away, as in DuckDB.
+  grouping: rule(1, 1, ([value]) => `grouping(${value})`),
   logical_and: aggregate(1, 1, 'bool_and'),
   logical_or: aggregate(1, 1, 'bool_or'),
   bit_and: aggregate(1, 1),
@@ -108,6 +132,9 @@ export const aggregateRules: RuleTable = {
   corr: aggregate(2, 2),
   covar_pop: aggregate(2, 2),
   covar_samp: aggregate(2, 2),
+  max_by: rule(2, 2, ([x, y]) => valueAtExtreme('max', x, y), { windowed: true }),
+  min_by: rule(2, 2, ([x, y]) => valueAtExtreme('min', x, y), { windowed: true }),
+  array_concat_agg: rule(1, 1, arrayConcatAgg, { clauses: true }),
   // Exact on DuckDB: the count the approximation approaches.
   approx_count_distinct: rule(1, 1, ([value]) => `count(DISTINCT ${value})`),
   approx_quantiles: rule(2, 2, approxQuantiles, { clauses: true }),
