@@ -52,6 +52,8 @@ export interface PeerTable {
    * `ReplayRun`): requests/s and server CPU per request (the POST's µs over ours).
    */
   readonly replayRuns: readonly ReplayRun[];
+  /** The same runs before the table (`PeerLoadOptions.replayRunsFirst`); empty unless asked for. */
+  readonly replayRunsFirst: readonly ReplayRun[];
   /** The argument sets the varied operations rotate over. */
   readonly variedArgumentSets: number;
   /**
@@ -87,6 +89,11 @@ export interface PeerLoadOptions {
   readonly scratchDir: string;
   /** Runs of the replay against bare node:http POST, after the table (see `ReplayRun`). */
   readonly replayRuns: number;
+  /**
+   * Runs of the same before the table too, a diagnostic: the replay on a server that has served
+   * no other load yet beside the same server after the table's. @default 0
+   */
+  readonly replayRunsFirst?: number;
   /** The projects whose cached answers the varied operations rotate over (two windows each). */
   readonly variedProjects: readonly string[];
 }
@@ -225,33 +232,20 @@ export async function measurePeers(
       });
     const replayed = post(`${server.url}/graphql`, server, graphqlBody);
     const barePosted = post(barePost.url, barePost, graphqlBody);
-    const { medians, runs } = await sideBySide(
-      {
-        'bare node:http': { url: bare.url, headers, cpuSeconds: cpu(bare) },
-        'bare node:http POST (reads the body)': barePosted,
-        'bare Fastify 5 route': { url: fastify.url, headers, cpuSeconds: cpu(fastify) },
-        'querygate cached REST': { url: restUrl, headers, cpuSeconds: cpu(server) },
-        'querygate GraphQL replayed': replayed,
-        'querygate GraphQL executed': post(`${server.url}/graphql`, server, executedBody, true),
-        'mercurius + graphql-jit executed': post(`${mercurius.url}/graphql`, mercurius, executedBody, true),
-        'querygate GraphQL executed, varied': varied(`${server.url}/graphql`, server),
-        'mercurius + graphql-jit executed, varied': varied(`${mercurius.url}/graphql`, mercurius),
-      },
-      floorNames,
-    );
     // The replay's ratio to its ceiling in runs of their own, loaded together with it on the
     // servers' CPU (see `loadTogether`): loads in turn, even bracketed, saw the same bare POST
     // server stray 0.68-1.53 from itself on this shared 2-core host (load average 7-10), and the
     // replay's ratio move with it. Each round loads the replay beside the bare POST, then a
     // second bare POST process beside the first: that ratio is the round's noise floor.
-    const replayRuns: ReplayRun[] = [];
-    try {
-      const together = <Name extends string>(targets: Record<Name, LoadRequest>) =>
-        loadTogether(targets, options.connections, options.seconds, cpus?.load);
-      const barePostedAgain = post(barePostAgain.url, barePostAgain, graphqlBody);
-      // Warm: the table warmed the replay and the first bare POST, not the second.
-      await together({ bare: barePosted, again: barePostedAgain });
-      for (let run = 0; run < options.replayRuns; run++) {
+    const barePostedAgain = post(barePostAgain.url, barePostAgain, graphqlBody);
+    const together = <Name extends string>(targets: Record<Name, LoadRequest>) =>
+      loadTogether(targets, options.connections, options.seconds, cpus?.load);
+    const measureReplayRuns = async (count: number): Promise<ReplayRun[]> => {
+      // Warm: what has not been loaded yet is warmed here (the table warms the replay and the
+      // first bare POST, not the second).
+      await together({ bare: barePosted, again: barePostedAgain, replayed });
+      const measured: ReplayRun[] = [];
+      for (let run = 0; run < count; run++) {
         const loadAtStart = loadavg()[0] as number;
         const rounds: { replay: PairRatio; control: PairRatio }[] = [];
         for (let round = 0; round < options.rounds; round++) {
@@ -278,13 +272,34 @@ export async function measurePeers(
             1,
           ),
         });
-        replayRuns.push({
+        measured.push({
           ...medianOf((round) => round.replay),
           control: medianOf((round) => round.control),
           rounds: rounds.map((round) => ratio(round.replay.serving, 1)),
           load: [ratio(loadAtStart, 1), ratio(loadavg()[0] as number, 1)],
         });
       }
+      return measured;
+    };
+    // A diagnostic: the same runs on the server before it has served the table's other loads.
+    const replayRunsFirst = await measureReplayRuns(options.replayRunsFirst ?? 0);
+    const { medians, runs } = await sideBySide(
+      {
+        'bare node:http': { url: bare.url, headers, cpuSeconds: cpu(bare) },
+        'bare node:http POST (reads the body)': barePosted,
+        'bare Fastify 5 route': { url: fastify.url, headers, cpuSeconds: cpu(fastify) },
+        'querygate cached REST': { url: restUrl, headers, cpuSeconds: cpu(server) },
+        'querygate GraphQL replayed': replayed,
+        'querygate GraphQL executed': post(`${server.url}/graphql`, server, executedBody, true),
+        'mercurius + graphql-jit executed': post(`${mercurius.url}/graphql`, mercurius, executedBody, true),
+        'querygate GraphQL executed, varied': varied(`${server.url}/graphql`, server),
+        'mercurius + graphql-jit executed, varied': varied(`${mercurius.url}/graphql`, mercurius),
+      },
+      floorNames,
+    );
+    const replayRuns: ReplayRun[] = [];
+    try {
+      replayRuns.push(...(await measureReplayRuns(options.replayRuns)));
     } finally {
       if (cpus !== undefined) pinProcess(server, cpus.all);
     }
@@ -332,6 +347,7 @@ export async function measurePeers(
       cpus: cpus && { servers: cpus.servers, load: cpus.load },
       rows,
       replayRuns,
+      replayRunsFirst,
       variedArgumentSets: sets.length,
       executedVsMercuriusJit: against('querygate GraphQL executed', 'mercurius + graphql-jit executed'),
       variedVsMercuriusJit: against(
@@ -368,6 +384,13 @@ export function peerTableLines(table: PeerTable): string[] {
         `| ${row.case} | ${row.requestsPerSecond} | ${row.p50Ms} | ${row.p99Ms} | ${cell(row.cpuMicrosPerRequest)} | ${row.servingRatio} | ${row.postServingRatio} | ${cell(row.cpuRatio)} | ${cell(row.postCpuRatio)} |`,
     ),
     'Ratios are taken round by round against the peer loaded just before and just after, then the median.',
+    ...(table.replayRunsFirst.length > 0
+      ? [
+          'before the table (the server fresh):',
+          ...replayRunLines(table.replayRunsFirst, table.rounds),
+          'after the table:',
+        ]
+      : []),
     ...replayRunLines(table.replayRuns, table.rounds),
     `executed GraphQL, querygate over mercurius + graphql-jit (req/s; CPU): fixed ${table.executedVsMercuriusJit.serving}; ${cell(table.executedVsMercuriusJit.cpu)}, varied ${table.variedVsMercuriusJit.serving}; ${cell(table.variedVsMercuriusJit.cpu)} (${variedOperations.length} operations × ${table.variedArgumentSets} argument sets)`,
   ];

@@ -128,10 +128,14 @@ function startProcess(
     child.once('exit', (code) =>
       reject(new Error(`${command} exited with ${code} before it listened:\n${output}`)),
     );
-    child.stdout?.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = ready.exec(output);
       if (!match?.[1]) return;
+      // Once: what it prints later (V8's --trace-deopt, say) must not match again and take the
+      // 'exit' listener `stop` waits on.
+      child.stdout?.off('data', onData);
+      child.stdout?.resume();
       child.removeAllListeners('exit');
       // A serving process that dies under load says so here (its stderr is ours too), rather than
       // leaving the bench to wait for an exit that has already happened.
@@ -167,7 +171,8 @@ function startProcess(
             child.kill('SIGTERM');
           }),
       });
-    });
+    };
+    child.stdout?.on('data', onData);
   });
 }
 

@@ -85,6 +85,12 @@ const program = new Command()
     5,
   )
   .option(
+    '--replay-first <n>',
+    'runs of the replay before the peer table too (a diagnostic: the replay on a server that has served nothing else)',
+    (value) => Number(value),
+    0,
+  )
+  .option(
     '--replica-calls <n>',
     "distinct calls of the replicas section's traffic",
     (value) => Number(value),
@@ -121,6 +127,7 @@ const options = program.opts<{
   ingestStore?: number;
   memorySeconds: number;
   replayRuns: number;
+  replayFirst: number;
   studioSizes?: string;
   studioDir?: string;
   only?: string;
@@ -444,6 +451,7 @@ function measurePeersOn(server: Awaited<ReturnType<typeof startServerProcess>>):
     scratchDir: dataDir,
     variedProjects: projects.slice(0, 12),
     replayRuns: options.replayRuns,
+    replayRunsFirst: options.replayFirst,
   });
 }
 

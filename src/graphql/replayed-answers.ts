@@ -8,24 +8,22 @@ import type { ReplayableRequest, ResponseReplay } from './response-replay.js';
 import { createReplayRecording, keepRecorded, type ReplayRecording } from './use-response-replay.js';
 import { graphqlPath } from './yoga.js';
 
-const readBody = Symbol('readBody');
-const reading = Symbol('reading');
-const sightedEarly = Symbol('sightedEarly');
-
-/** A request whose body is being read here: its response, its head's key, the body so far. */
+/**
+ * A request whose body is being read here (`ServedRequest.earlyState`): its response, its
+ * head's key, the body so far, and what the route reads of it if it goes on to Fastify.
+ */
 interface Reading {
   readonly res: ServerResponse;
   readonly route: RequestHandler;
   readonly head: string;
   /** The one chunk a small body comes in, or the chunks of a larger one. */
   body: Buffer | Buffer[] | undefined;
-}
-type ReadRequest = IncomingMessage & {
-  [readBody]?: Buffer;
-  [reading]?: Reading;
+  /** The body read, for the route (see `bodyReadEarly`). */
+  readBody: Buffer | undefined;
   /** The sighting made early (see `earlySighting`); null when the request was not worth keeping. */
-  [sightedEarly]?: ReplayRecording | null;
-};
+  sightedEarly: ReplayRecording | null | undefined;
+}
+type ReadRequest = IncomingMessage & { earlyState?: Reading | undefined };
 
 /** What the early answers read a request's body for, beside the replay. */
 export interface EarlyAnswersOptions {
@@ -57,13 +55,14 @@ export interface EarlyAnswersOptions {
 export function replayedAnswers(replay: ResponseReplay, options: EarlyAnswersOptions): EarlyAnswer {
   const { fast, maxBodyBytes } = options;
   function onData(this: ReadRequest, chunk: Buffer) {
-    const read = this[reading] as Reading;
+    const read = this.earlyState as Reading;
     if (read.body === undefined) read.body = chunk;
     else if (Array.isArray(read.body)) read.body.push(chunk);
     else read.body = [read.body, chunk];
   }
   function onEnd(this: ReadRequest) {
-    const { res, route, head, body: read } = this[reading] as Reading;
+    const state = this.earlyState as Reading;
+    const { res, route, head, body: read } = state;
     const body = read === undefined ? Buffer.alloc(0) : Array.isArray(read) ? Buffer.concat(read) : read;
     const kept = replay.find(head, body);
     if (kept !== undefined) {
@@ -86,8 +85,8 @@ export function replayedAnswers(replay: ResponseReplay, options: EarlyAnswersOpt
     }
     // A copy, never a view over the socket's read buffer, as Fastify's own reader makes.
     const copy = Array.isArray(read) ? body : Buffer.from(body);
-    if (fast) this[sightedEarly] = recording ? createReplayRecording({ head, body: copy }) : null;
-    this[readBody] = copy;
+    if (fast) state.sightedEarly = recording ? createReplayRecording({ head, body: copy }) : null;
+    state.readBody = copy;
     route(this, res);
   }
   return (req, res, scopeOf, route) => {
@@ -103,7 +102,14 @@ export function replayedAnswers(replay: ResponseReplay, options: EarlyAnswersOpt
     )
       return false;
     if (scopeOf(req.socket, presentedApiKey(req, undefined)) !== 'all') return false;
-    (req as ReadRequest)[reading] = { res, route, head, body: undefined };
+    (req as ReadRequest).earlyState = {
+      res,
+      route,
+      head,
+      body: undefined,
+      readBody: undefined,
+      sightedEarly: undefined,
+    };
     // No 'error' listener: a request cut short emits 'error' only to one (IncomingMessage's
     // `_destroy`), and its socket is destroyed, the response with it; one listener fewer per replay.
     req.on('data', onData);
@@ -118,7 +124,7 @@ export function replayedAnswers(replay: ResponseReplay, options: EarlyAnswersOpt
  * sighted, and the route sights it.
  */
 export function earlySighting(req: IncomingMessage): ReplayRecording | null | undefined {
-  return (req as ReadRequest)[sightedEarly];
+  return (req as ReadRequest).earlyState?.sightedEarly;
 }
 
 /**
@@ -126,6 +132,6 @@ export function earlySighting(req: IncomingMessage): ReplayRecording | null | un
  * reader reads (with its length and limits), or the request's own stream.
  */
 export const bodyReadEarly: preParsingHookHandler = (request, _reply, payload, done) => {
-  const body = (request.raw as ReadRequest)[readBody];
+  const body = (request.raw as ReadRequest).earlyState?.readBody;
   done(null, body === undefined ? payload : Readable.from([body]));
 };

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer } from 'node:http';
 import cors from '@fastify/cors';
 import Fastify, {
   type FastifyBaseLogger,
@@ -17,7 +17,7 @@ import {
   type RouteScope,
   scopeAllows,
 } from './api-keys.js';
-import { type EarlyAnswer, withEarlyAnswers } from './early-answer.js';
+import { type EarlyAnswer, ServedRequest, withEarlyAnswers } from './early-answer.js';
 import { errorBody, toQuerygateError } from './respond.js';
 import { looksLikeToken, type TokenVerifier } from './signed-tokens.js';
 import { nextTickRecord } from './tick-record.js';
@@ -70,9 +70,6 @@ declare module 'fastify' {
 /** Every method a route of ours answers, so that a wrong one gets 405 with `Allow`, never 404. */
 export const allMethods = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
-const badTarget = Symbol('badTarget');
-type MarkedRequest = IncomingMessage & { [badTarget]?: true };
-
 /**
  * The Fastify instance every face registers its routes on, as a plugin (`app.register(face)`):
  * errors encoded as `{"error": {code, message}}`, a key required before routing unless a route
@@ -108,6 +105,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
           keepAliveTimeout: options.keepAliveTimeoutMs,
           // How often Node checks for the two timeouts above (its default is every 30 s).
           connectionsCheckingInterval: Math.min(1_000, options.headersTimeoutMs),
+          IncomingMessage: ServedRequest,
         },
         withEarlyAnswers(earlyAnswers, connectionKeyScope, handler),
       ),
@@ -120,7 +118,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
         const url = new URL(target, 'http://querygate.invalid');
         return `${url.pathname}${url.search}`;
       } catch {
-        (req as MarkedRequest)[badTarget] = true;
+        (req as ServedRequest).badTarget = true;
         return '/';
       }
     },
@@ -159,7 +157,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   }
 
   app.addHook('onRequest', (request, _reply, done) => {
-    if ((request.raw as MarkedRequest)[badTarget]) {
+    if ((request.raw as ServedRequest).badTarget) {
       done(new QuerygateError('BAD_REQUEST', 'The request target is not a valid URL'));
       return;
     }

@@ -1,5 +1,28 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { IncomingMessage, type ServerResponse } from 'node:http';
 import type { ConnectionKeyCheck } from './api-keys.js';
+
+/**
+ * The request object of every request the server reads (Node's `IncomingMessage` option): each
+ * property that Fastify, the early answers and the app add to a request is declared here, so
+ * every request has one hidden class from the start, whatever path answers it.
+ *
+ * Why: a property added to some requests only gives those another hidden class, and Node's HTTP
+ * and stream code every request runs through (its parser callbacks, `Readable.push`,
+ * `resOnFinish`) then sees several: Fastify sets `originalUrl` on every request it routes, the
+ * replay added a field of its own. Traced with `--trace-deopt` between the peer table's loads,
+ * that code was deoptimised on "wrong map" and compiled again for several classes; with one
+ * request class, REST traffic after the replay deoptimised 10 functions rather than 18. The rest
+ * is the traffic's own (GET and POST streams, listener sets, each client's header set), and no
+ * gain in requests/s could be told from the noise of a loaded host (README, Development).
+ */
+export class ServedRequest extends IncomingMessage {
+  /** Fastify's copy of the target before `rewriteUrl`, set on every request it routes. */
+  originalUrl: string | undefined = undefined;
+  /** What an early answer keeps on a request while it reads its body, its own to shape. */
+  earlyState: object | undefined = undefined;
+  /** The target is no URL (see `rewriteUrl` in app.ts). */
+  badTarget = false;
+}
 
 /** Node's handler of a request: Fastify's, which routes it. */
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
