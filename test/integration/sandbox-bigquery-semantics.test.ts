@@ -47,6 +47,37 @@ describe('SQL that reads none of the endpoint tables', () => {
   });
 });
 
+// BigQuery's escapes in quoted strings (lexical structure, "Escape sequences for string and bytes
+// literals"): \x, \u, \U and three octal digits are characters, \v the vertical tab; any other
+// backslash is "Illegal escape sequence". The parser alone dropped such backslashes: `'\d'` ran
+// as `d` and `'\x41'` as `x41`.
+describe('escape sequences in string literals, as BigQuery reads them', () => {
+  it("reads \\x41, \\101, \\u00e9 and \\v as BigQuery does, and a raw string's backslash as itself", async () => {
+    const { status, body } = await logsAll(String.raw`select 'a\x41\101\u00e9\v' as s, r'\d' as raw`);
+    expect(status).toBe(200);
+    expect(body.result).toEqual([{ s: 'aAAé\v', raw: '\\d' }]);
+  });
+
+  it('answers two texts that differ only in an escape apart, even at once', async () => {
+    const [escaped, plain] = await Promise.all([
+      logsAll(String.raw`select 'a\x41' as s`),
+      logsAll(`select 'ax41' as s`),
+    ]);
+    expect([escaped.body.result, plain.body.result]).toEqual([[{ s: 'aA' }], [{ s: 'ax41' }]]);
+  });
+
+  it("refuses the docs' regexp_contains(event_message, 'hello world\\.') with 400 naming the escape", async () => {
+    // Source: supabase/supabase apps/docs/content/guides/telemetry/advanced-log-filtering.mdx at
+    // 2b637a8, "Escaping reserved characters"; BigQuery refuses the literal before any row is read.
+    const { status, body } = await logsAll(
+      String.raw`select count(*) as n from postgres_logs where regexp_contains(event_message, 'hello world\.')`,
+    );
+    expect(status).toBe(400);
+    expect(body.error?.code).toBe('SANDBOX_INVALID_SQL');
+    expect(body.error?.message).toContain(String.raw`Illegal escape sequence: \.`);
+  });
+});
+
 // Logflare's documented way to read nested fields without UNNEST: `metadata` and every object in
 // it are arrays of records on its BigQuery schema, read by subscript and counted by ARRAY_LENGTH
 // (`SELECT ... metadata[OFFSET(0)].function_id ... FROM function_logs`, as scripts calling
