@@ -110,13 +110,11 @@ describe('repeated records read by subscript', () => {
     );
   });
 
-  it('answers an element taken whole as the STRUCT BigQuery answers, its own records still arrays', async () => {
-    const { status, body } = await logsAll(`select id, metadata[offset(0)] as m,
-        metadata[ordinal(1)].request[offset(0)] as request, metadata[safe_offset(1)] as none
-      from edge_logs order by timestamp desc, id limit 5`);
-    expect(status).toBe(200);
-    // The oracle: plain DuckDB over the records as Logflare's BigQuery schema holds them, every
-    // object an array of records, each element read by list index and written by to_json.
+  /**
+   * The oracle: plain DuckDB over the newest records as Logflare's BigQuery schema holds them,
+   * every object an array of records, each element read by list index and written by to_json.
+   */
+  async function elementsAsBigQueryHoldsThem() {
     const oracle = await (await DuckDBInstance.create(':memory:')).connect();
     try {
       const laidOut = newestEdge.map((r) => ({
@@ -135,18 +133,36 @@ describe('repeated records read by subscript', () => {
          from (select unnest(from_json($rows, '[{"id":"VARCHAR","metadata":[{"request":[{"method":"VARCHAR","path":"VARCHAR","protocol":"VARCHAR","headers":[{"user_agent":"VARCHAR"}]}],"response":[{"status_code":"BIGINT"}]}]}]'), max_depth := 1) as r)`,
         { rows: JSON.stringify(laidOut) },
       );
-      const expected = reader.getRowObjectsJS().map((row) => ({
+      return reader.getRowObjectsJS().map((row) => ({
         id: row.id,
         m: JSON.parse(String(row.m)),
         request: JSON.parse(String(row.request)),
-        none: null,
       }));
-      // The store's schema has the fields sources.yaml declares beside the fixture's (NULL, or an
-      // empty repeated record, in these rows): the fixture's are compared.
-      expect(body.result).toMatchObject(expected);
     } finally {
       oracle.closeSync();
     }
+  }
+
+  it('answers an element taken whole as the STRUCT BigQuery answers, its own records still arrays', async () => {
+    const { status, body } = await logsAll(`select id, metadata[offset(0)] as m,
+        metadata[ordinal(1)].request[offset(0)] as request, metadata[safe_offset(1)] as none
+      from edge_logs order by timestamp desc, id limit 5`);
+    expect(status).toBe(200);
+    // The store's schema has the fields sources.yaml declares beside the fixture's (NULL, or an
+    // empty repeated record, in these rows): the fixture's are compared.
+    const expected = (await elementsAsBigQueryHoldsThem()).map((row) => ({ ...row, none: null }));
+    expect(body.result).toMatchObject(expected);
+  });
+
+  it("answers an UNNEST alias taken whole as that STRUCT too, as the docs' `m as metadata` selects it", async () => {
+    // Source: supabase/supabase apps/docs/content/guides/telemetry/logs.mdx at 0143177, "Best
+    // practices" (`select datetime(timestamp), m as metadata from edge_logs as t cross join
+    // unnest(t.metadata) as m`): an element of ARRAY<STRUCT> is the STRUCT, not an array of it.
+    const { status, body } = await logsAll(`select id, m, request
+      from edge_logs as t cross join unnest(t.metadata) as m cross join unnest(m.request) as request
+      order by timestamp desc, id limit 5`);
+    expect(status).toBe(200);
+    expect(body.result).toMatchObject(await elementsAsBigQueryHoldsThem());
   });
 
   it("answers 400 with BigQuery's message for metadata[OFFSET(3)]", async () => {
