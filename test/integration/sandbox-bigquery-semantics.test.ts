@@ -165,6 +165,15 @@ describe('repeated records read by subscript', () => {
     expect(body.result).toMatchObject(await elementsAsBigQueryHoldsThem());
   });
 
+  it('reads the fields of an element a CTE or subquery answered whole, as of any STRUCT', async () => {
+    const { status, body } = await logsAll(`with x as (
+        select id, timestamp, m, metadata[offset(0)] as first from edge_logs cross join unnest(metadata) as m)
+      select id, x.m.request[offset(0)].path as path, s.status_code
+      from x cross join unnest(x.first.response) as s order by timestamp desc, id limit 5`);
+    expect(status).toBe(200);
+    expect(body.result).toEqual(newestEdge.map((r) => ({ id: r.id, path: r.path, status_code: r.status })));
+  });
+
   it("answers 400 with BigQuery's message for metadata[OFFSET(3)]", async () => {
     const { status, body } = await logsAll('select metadata[offset(3)].request as r from edge_logs limit 1');
     expect(status).toBe(400);
