@@ -1,6 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { init, parse } from '@guanmingchiu/sqlparser-ts';
 import { QuerygateError } from '../errors.js';
+import { readStringEscapes } from './string-escapes.js';
 import { inlineTempFunctions } from './temp-functions.js';
 
 /**
@@ -61,7 +62,7 @@ export function parseBigQuery(sql: string): Ast {
 export function parseSavedStatements(sql: string): Ast[] {
   let statements: Ast[];
   try {
-    statements = parse(sql, 'bigquery') as Ast[];
+    statements = parseStatements(sql);
   } catch (error) {
     // A missing `await loadSqlParser()` is our defect, not a fault of the caller's SQL.
     if ((error as Error).name === 'WasmInitError')
@@ -78,6 +79,13 @@ export function parseSavedStatements(sql: string): Ast[] {
       'A saved query must be exactly one SELECT statement (optionally after CREATE TEMP FUNCTION statements)',
     );
   }
+  return statements;
+}
+
+/** sqlparser's statements of `sql`, with the quoted strings' values as BigQuery reads their escapes. */
+export function parseStatements(sql: string): Ast[] {
+  const statements = parse(sql, 'bigquery') as Ast[];
+  readStringEscapes(sql, statements);
   return statements;
 }
 

@@ -6,7 +6,7 @@ import { quantileAt } from './function-rules.js';
 import { isJsonType, isJsonValued, jsonSubscriptSql, jsonType } from './json-values.js';
 import { bareName } from './names.js';
 import { isNumericCombination, numericQuotientSql } from './numeric-division.js';
-import { recordElementSql, recordSubscriptSql } from './repeated-records.js';
+import { recordElementSql, recordElementType, recordSubscriptSql } from './repeated-records.js';
 import { checkedDivisor } from './rules/math.js';
 import { quoteString } from './rules/rule.js';
 import { extract } from './rules/time.js';
@@ -251,7 +251,7 @@ function accessChain(node: Payload<'CompoundFieldAccess'>, context: TranslationC
     }
   }
   // An element taken whole is a STRUCT, not the repeated record the stored one stands for.
-  return { sql: element ? recordElementSql(sql) : sql, type };
+  return element ? { sql: recordElementSql(sql), type: recordElementType(type) } : { sql, type };
 }
 
 function namePart(access: Payload<'CompoundFieldAccess'>['access_chain'][number]): string {

@@ -1,4 +1,5 @@
 import type { Expr, Ident } from './ast.js';
+import { recordElementSql, recordElementType } from './repeated-records.js';
 import { quoteIdent } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
 import { columnSql, elementPath, followFields, type Resolved, Scope, storedColumn } from './unnest-scope.js';
@@ -21,6 +22,9 @@ export function resolveName(parts: readonly string[], context: TranslationContex
   const binding = context.scope.lookup(head);
   switch (binding?.kind) {
     case 'object':
+      // The alias taken whole is an element of the repeated record: BigQuery answers the STRUCT.
+      if (rest.length === 0)
+        return { sql: recordElementSql(binding.path), type: recordElementType(binding.type) };
       return followFields({ sql: binding.path, type: binding.type, stored: binding.stored }, rest, head);
     case 'element':
       return rest.length === 0

@@ -1,6 +1,7 @@
 import type { Ast } from './bigquery-ast.js';
 import { numberLiteral } from './bigquery-ast.js';
 import { quoteString } from './rules/rule.js';
+import { isStructSqlType, type SqlType } from './table-schema.js';
 import { type FormContext, subscriptPosition } from './value-forms.js';
 
 /**
@@ -53,3 +54,13 @@ export function recordElementSql(element: string): string {
 }
 
 export const recordElementTag = 'element';
+
+/** The type of `recordElementSql` of a value of `type`: the same STRUCT, marked as the UNION it is. */
+export function recordElementType(type: SqlType | undefined): SqlType | undefined {
+  return isStructSqlType(type) ? { ...type, element: true } : type;
+}
+
+/** The STRUCT inside a value `recordElementSql` made, whose fields can be read. */
+export function recordElementFieldsSql(element: string): string {
+  return `union_extract(${element}, ${quoteString(recordElementTag)})`;
+}

@@ -1,6 +1,6 @@
-import { format, parse } from '@guanmingchiu/sqlparser-ts';
+import { format } from '@guanmingchiu/sqlparser-ts';
 import { QuerygateError } from '../errors.js';
-import { type Ast, parseBigQuery, queryParameters, withoutSpans } from './bigquery-ast.js';
+import { type Ast, parseBigQuery, parseStatements, queryParameters, withoutSpans } from './bigquery-ast.js';
 import { checkCallerQuery, cteNames, sandboxRefusal } from './sandbox-checks.js';
 import { createLocator } from './source-position.js';
 
@@ -91,13 +91,23 @@ export function sandboxSql(savedSql: string, callerSql: string, declared: Readon
   return {
     sql,
     callerLineOffset: countLines(tables.withText) + 1,
-    normalized: format(callerSql, 'bigquery'),
+    normalized: normalize(callerSql, caller),
   };
+}
+
+/**
+ * The caller's text as the parser prints it. The printer writes a string's value as the parser
+ * read it, not as BigQuery reads its escapes (`'\x41'` and `'x41'` print alike): a text with a
+ * backslash is keyed by its whole tree too, whose values are BigQuery's (string-escapes.ts).
+ */
+function normalize(callerSql: string, caller: Ast): string {
+  const printed = format(callerSql, 'bigquery');
+  return callerSql.includes('\\') ? `${printed}\n-- ${withoutSpans(caller)}` : printed;
 }
 
 function parseCaller(callerSql: string): Ast[] {
   try {
-    return parse(callerSql, 'bigquery') as Ast[];
+    return parseStatements(callerSql);
   } catch (error) {
     throw sandboxRefusal('SANDBOX_INVALID_SQL', `sql does not parse: ${(error as Error).message}`);
   }

@@ -203,11 +203,13 @@ function selectItem(
       if (!parts) return { sql: `${context.expr(node)} AS ${quoteIdent(nextAnonymous())}`, columns: [] };
       const resolved = context.resolveName(parts);
       // BigQuery names the column after the last part; DuckDB would name a path after its
-      // last field, which for a bare UNNEST alias (`select request`) is another name.
+      // last field, which for a bare UNNEST alias (`select request`) is another name, and a
+      // field of a computed value (an element's, recordElementFieldsSql) after the whole text.
       const name = parts.at(-1) as string;
-      const sql = resolved.sql.endsWith(quoteIdent(name))
-        ? resolved.sql
-        : `${resolved.sql} AS ${quoteIdent(name)}`;
+      const sql =
+        resolved.sql.endsWith(quoteIdent(name)) && !resolved.sql.includes('(')
+          ? resolved.sql
+          : `${resolved.sql} AS ${quoteIdent(name)}`;
       return { sql, columns: [passedOn(name, resolved)] };
     }
     case 'ExprWithAlias': {

@@ -15,6 +15,11 @@ export type StructSqlType = {
    * UNNEST over it drops no row of the table, and needs no filter saying so.
    */
   readonly present?: boolean | undefined;
+  /**
+   * The value is an element of a repeated record taken whole, marked for the wire as a UNION of one
+   * member (repeated-records.ts, recordElementSql): its fields are read from that member.
+   */
+  readonly element?: boolean | undefined;
 };
 
 /**

@@ -1,5 +1,6 @@
 import type { Ast } from './bigquery-ast.js';
 import { isJsonType, jsonMemberSql } from './json-values.js';
+import { recordElementFieldsSql } from './repeated-records.js';
 import {
   isStructSqlType,
   quoteIdent,
@@ -236,6 +237,8 @@ export function followFields(start: Resolved, fields: readonly string[], describ
   let path = described;
   for (const field of fields) {
     if (isStructSqlType(type)) {
+      // An element a subquery answered whole (`select m ...`) is a UNION around the STRUCT.
+      if (type.element) sql = recordElementFieldsSql(sql);
       const found = structField(type, field);
       if (!found) throw unsupported(`no field ${field} in ${path}`);
       sql = `${sql}.${quoteIdent(found.name)}`;

@@ -47,6 +47,37 @@ describe('SQL that reads none of the endpoint tables', () => {
   });
 });
 
+// BigQuery's escapes in quoted strings (lexical structure, "Escape sequences for string and bytes
+// literals"): \x, \u, \U and three octal digits are characters, \v the vertical tab; any other
+// backslash is "Illegal escape sequence". The parser alone dropped such backslashes: `'\d'` ran
+// as `d` and `'\x41'` as `x41`.
+describe('escape sequences in string literals, as BigQuery reads them', () => {
+  it("reads \\x41, \\101, \\u00e9 and \\v as BigQuery does, and a raw string's backslash as itself", async () => {
+    const { status, body } = await logsAll(String.raw`select 'a\x41\101\u00e9\v' as s, r'\d' as raw`);
+    expect(status).toBe(200);
+    expect(body.result).toEqual([{ s: 'aAAé\v', raw: '\\d' }]);
+  });
+
+  it('answers two texts that differ only in an escape apart, even at once', async () => {
+    const [escaped, plain] = await Promise.all([
+      logsAll(String.raw`select 'a\x41' as s`),
+      logsAll(`select 'ax41' as s`),
+    ]);
+    expect([escaped.body.result, plain.body.result]).toEqual([[{ s: 'aA' }], [{ s: 'ax41' }]]);
+  });
+
+  it("refuses the docs' regexp_contains(event_message, 'hello world\\.') with 400 naming the escape", async () => {
+    // Source: supabase/supabase apps/docs/content/guides/telemetry/advanced-log-filtering.mdx at
+    // 2b637a8, "Escaping reserved characters"; BigQuery refuses the literal before any row is read.
+    const { status, body } = await logsAll(
+      String.raw`select count(*) as n from postgres_logs where regexp_contains(event_message, 'hello world\.')`,
+    );
+    expect(status).toBe(400);
+    expect(body.error?.code).toBe('SANDBOX_INVALID_SQL');
+    expect(body.error?.message).toContain(String.raw`Illegal escape sequence: \.`);
+  });
+});
+
 // Logflare's documented way to read nested fields without UNNEST: `metadata` and every object in
 // it are arrays of records on its BigQuery schema, read by subscript and counted by ARRAY_LENGTH
 // (`SELECT ... metadata[OFFSET(0)].function_id ... FROM function_logs`, as scripts calling
@@ -79,13 +110,11 @@ describe('repeated records read by subscript', () => {
     );
   });
 
-  it('answers an element taken whole as the STRUCT BigQuery answers, its own records still arrays', async () => {
-    const { status, body } = await logsAll(`select id, metadata[offset(0)] as m,
-        metadata[ordinal(1)].request[offset(0)] as request, metadata[safe_offset(1)] as none
-      from edge_logs order by timestamp desc, id limit 5`);
-    expect(status).toBe(200);
-    // The oracle: plain DuckDB over the records as Logflare's BigQuery schema holds them, every
-    // object an array of records, each element read by list index and written by to_json.
+  /**
+   * The oracle: plain DuckDB over the newest records as Logflare's BigQuery schema holds them,
+   * every object an array of records, each element read by list index and written by to_json.
+   */
+  async function elementsAsBigQueryHoldsThem() {
     const oracle = await (await DuckDBInstance.create(':memory:')).connect();
     try {
       const laidOut = newestEdge.map((r) => ({
@@ -104,18 +133,45 @@ describe('repeated records read by subscript', () => {
          from (select unnest(from_json($rows, '[{"id":"VARCHAR","metadata":[{"request":[{"method":"VARCHAR","path":"VARCHAR","protocol":"VARCHAR","headers":[{"user_agent":"VARCHAR"}]}],"response":[{"status_code":"BIGINT"}]}]}]'), max_depth := 1) as r)`,
         { rows: JSON.stringify(laidOut) },
       );
-      const expected = reader.getRowObjectsJS().map((row) => ({
+      return reader.getRowObjectsJS().map((row) => ({
         id: row.id,
         m: JSON.parse(String(row.m)),
         request: JSON.parse(String(row.request)),
-        none: null,
       }));
-      // The store's schema has the fields sources.yaml declares beside the fixture's (NULL, or an
-      // empty repeated record, in these rows): the fixture's are compared.
-      expect(body.result).toMatchObject(expected);
     } finally {
       oracle.closeSync();
     }
+  }
+
+  it('answers an element taken whole as the STRUCT BigQuery answers, its own records still arrays', async () => {
+    const { status, body } = await logsAll(`select id, metadata[offset(0)] as m,
+        metadata[ordinal(1)].request[offset(0)] as request, metadata[safe_offset(1)] as none
+      from edge_logs order by timestamp desc, id limit 5`);
+    expect(status).toBe(200);
+    // The store's schema has the fields sources.yaml declares beside the fixture's (NULL, or an
+    // empty repeated record, in these rows): the fixture's are compared.
+    const expected = (await elementsAsBigQueryHoldsThem()).map((row) => ({ ...row, none: null }));
+    expect(body.result).toMatchObject(expected);
+  });
+
+  it("answers an UNNEST alias taken whole as that STRUCT too, as the docs' `m as metadata` selects it", async () => {
+    // Source: supabase/supabase apps/docs/content/guides/telemetry/logs.mdx at 0143177, "Best
+    // practices" (`select datetime(timestamp), m as metadata from edge_logs as t cross join
+    // unnest(t.metadata) as m`): an element of ARRAY<STRUCT> is the STRUCT, not an array of it.
+    const { status, body } = await logsAll(`select id, m, request
+      from edge_logs as t cross join unnest(t.metadata) as m cross join unnest(m.request) as request
+      order by timestamp desc, id limit 5`);
+    expect(status).toBe(200);
+    expect(body.result).toMatchObject(await elementsAsBigQueryHoldsThem());
+  });
+
+  it('reads the fields of an element a CTE or subquery answered whole, as of any STRUCT', async () => {
+    const { status, body } = await logsAll(`with x as (
+        select id, timestamp, m, metadata[offset(0)] as first from edge_logs cross join unnest(metadata) as m)
+      select id, x.m.request[offset(0)].path as path, s.status_code
+      from x cross join unnest(x.first.response) as s order by timestamp desc, id limit 5`);
+    expect(status).toBe(200);
+    expect(body.result).toEqual(newestEdge.map((r) => ({ id: r.id, path: r.path, status_code: r.status })));
   });
 
   it("answers 400 with BigQuery's message for metadata[OFFSET(3)]", async () => {

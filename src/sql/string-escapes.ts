@@ -1,0 +1,99 @@
+import { createLocator } from './source-position.js';
+
+/**
+ * BigQuery's escape sequences in quoted (not raw) string literals, read from the text itself.
+ * sqlparser's BigQuery dialect drops the backslash of any escape it does not know: `'\d+'`
+ * reached the translator as `d+` and `'\x41'` as `x41`, so a REGEXP_CONTAINS(msg, '\d+') that
+ * BigQuery refuses ("Illegal escape sequence") ran as another pattern and answered other rows.
+ * Each such literal's value is taken again from its text at the parser's span, with BigQuery's
+ * escapes (lexical structure, "Escape sequences for string and bytes literals"), and any other
+ * escape is refused as BigQuery refuses it.
+ */
+
+/** The literal kinds whose backslashes are escapes (raw, byte and dollar-quoted ones are not read here). */
+const quotedKinds: Record<string, number> = {
+  SingleQuotedString: 1,
+  DoubleQuotedString: 1,
+  TripleSingleQuotedString: 3,
+  TripleDoubleQuotedString: 3,
+};
+
+const simple: Record<string, string> = {
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '\\': '\\',
+  '?': '?',
+  '"': '"',
+  "'": "'",
+  '`': '`',
+};
+
+/**
+ * Sets the value of every quoted string literal of `statements` (parsed from `sql`) to what
+ * BigQuery reads in its text. Throws an Error worded as the parser's own (`... at Line: l,
+ * Column: c`) for an escape BigQuery does not have.
+ */
+export function readStringEscapes(sql: string, statements: unknown): void {
+  if (!sql.includes('\\')) return;
+  let locate: ReturnType<typeof createLocator> | undefined;
+  // biome-ignore lint/suspicious/noExplicitAny: sqlparser's untyped JSON (bigquery-ast.ts's Ast)
+  const visit = (node: any): void => {
+    if (Array.isArray(node)) {
+      for (const child of node) visit(child);
+      return;
+    }
+    if (!node || typeof node !== 'object') return;
+    const value = node.value;
+    const kind = value && typeof value === 'object' ? Object.keys(value)[0] : undefined;
+    const quotes = kind === undefined ? undefined : quotedKinds[kind];
+    if (quotes !== undefined && kind !== undefined && typeof value[kind] === 'string' && node.span?.start) {
+      locate ??= createLocator(sql);
+      const start = locate(node.span.start);
+      const text = sql.slice(start + quotes, locate(node.span.end) - quotes);
+      if (text.includes('\\')) value[kind] = readEscapes(text, node.span.start);
+      return;
+    }
+    for (const child of Object.values(node)) visit(child);
+  };
+  visit(statements);
+}
+
+function readEscapes(text: string, at: { line: number; column: number }): string {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i] as string;
+    if (char !== '\\') {
+      out += char;
+      continue;
+    }
+    const next = text[i + 1] ?? '';
+    const hexLength = { x: 2, X: 2, u: 4, U: 8 }[next];
+    if (next in simple) {
+      out += simple[next];
+      i += 1;
+    } else if (/[0-7]{3}/.test(text.slice(i + 1, i + 4))) {
+      out += String.fromCodePoint(Number.parseInt(text.slice(i + 1, i + 4), 8));
+      i += 3;
+    } else if (hexLength !== undefined && new RegExp(`^[0-9a-fA-F]{${hexLength}}`).test(text.slice(i + 2))) {
+      const code = Number.parseInt(text.slice(i + 2, i + 2 + hexLength), 16);
+      if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff))
+        throw illegal(text.slice(i, i + 2 + hexLength), at);
+      out += String.fromCodePoint(code);
+      i += 1 + hexLength;
+    } else {
+      throw illegal(`\\${next}`, at);
+    }
+  }
+  return out;
+}
+
+function illegal(sequence: string, at: { line: number; column: number }): Error {
+  return new Error(
+    `Illegal escape sequence: ${sequence} (write it as \\\\ or use a raw string, r'...') at Line: ${at.line}, Column: ${at.column}`,
+  );
+}
