@@ -100,9 +100,18 @@ describe('BigQuery JSON functions on DuckDB', () => {
     expect(await ids(`${action} in ('login', 'user_signedup') and id != 'e1'`)).toEqual(['e2', 'e6']);
     expect(await ids(`${action} = '5'`)).toEqual(['e4']);
     expect(await ids(`not (${action} = 'login')`)).toEqual(['e3', 'e4', 'e6']);
+    expect(await ids(`${action} in ('login', 'user_signedup', 'logout', 'x') and id != 'e1'`)).toEqual([
+      'e2',
+      'e3',
+      'e6',
+    ]);
     // The search is there to skip the parse, beside the comparison, never in its place.
     expect(translationOf(`select id from auth_logs where ${action} = 'login'`).sql).toMatch(
       /contains\("event_message", 'login'\)/,
+    );
+    // Past two texts the searches would cost more than the parses they save.
+    expect(translationOf(`select id from auth_logs where ${action} in ('a', 'b', 'c')`).sql).not.toMatch(
+      /contains\(/,
     );
   });
 });
