@@ -29,12 +29,7 @@ export function isTextValued(expression: Ast, columnType: (node: Ast) => string 
   });
 }
 
-/**
- * BigQuery's INT64 text: optional blanks and sign, decimal digits (its hex form is the rare path).
- * Bare digits, nearly every value a log holds, are matched first by a pattern RE2 matches faster
- * (Studio's network-traffic report at 10M edge records: 15% less CPU).
- */
-const digits = '[0-9]+';
+/** BigQuery's INT64 text: optional blanks and sign, decimal digits (its hex form is the rare path). */
 const decimalInteger = String.raw`\s*[+-]?[0-9]+\s*`;
 const hexInteger = String.raw`\s*0[xX][0-9a-fA-F]+\s*`;
 
@@ -49,5 +44,5 @@ const hexInteger = String.raw`\s*0[xX][0-9a-fA-F]+\s*`;
 export function textToInt64Sql(value: string, cast: 'CAST' | 'TRY_CAST'): string {
   const refused = cast === 'CAST' ? `error(concat('Bad int64 value: ', ${value}))` : 'NULL';
   // A NULL matches neither pattern and is NULL, not the CAST's error.
-  return `CASE WHEN regexp_full_match(${value}, '${digits}') THEN ${cast}(${value} AS BIGINT) WHEN regexp_full_match(${value}, '${decimalInteger}') THEN ${cast}(${value} AS BIGINT) WHEN regexp_full_match(${value}, '${hexInteger}') THEN ${cast}(trim(${value}) AS BIGINT) WHEN ${value} IS NULL THEN NULL ELSE ${refused} END`;
+  return `CASE WHEN regexp_full_match(${value}, '${decimalInteger}') THEN ${cast}(${value} AS BIGINT) WHEN regexp_full_match(${value}, '${hexInteger}') THEN ${cast}(trim(${value}) AS BIGINT) WHEN ${value} IS NULL THEN NULL ELSE ${refused} END`;
 }
