@@ -76,12 +76,20 @@ export function selectSql(
     lines.push(`WINDOW ${windows.join(', ')}`);
   }
   if (select.qualify) lines.push(`QUALIFY ${withOutputNames(select.qualify, context, outputs)}`);
+  // ROLLUP, CUBE and GROUPING SETS add rows whose grouped columns are NULL: no stored values.
+  if (groupsBySets(select))
+    for (const [name, column] of columns) columns.set(name, { ...column, stored: false });
   return {
     sql: lines.join('\n'),
     scope: context.scope,
     columns: allKnown ? columns : undefined,
     outputs,
   };
+}
+
+function groupsBySets(select: Select): boolean {
+  const [kind, node] = variant(select.group_by);
+  return kind !== 'All' && node[0].some((expression: Expr) => variant(expression)[0] in groupingForms);
 }
 
 /**

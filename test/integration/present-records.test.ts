@@ -123,6 +123,11 @@ const queries: [string, string, string][] = [
     `select count(a.id) as n, count(b.id) as m from edge_logs a right join edge_logs b on a.id = concat(b.id, '-twin')`,
   ],
   [
+    'counts the ids of a CTE grouped by ROLLUP, none for its total row',
+    `with c as (select id, count(*) as k from edge_logs group by rollup(id)) select count(id) as n, count(*) as m from c`,
+    `with c as (select id, count(*) as k from edge_logs group by rollup(id)) select count(id) as n, count(*) as m from c`,
+  ],
+  [
     'drops the rows a LEFT JOIN inside a CTE fills with NULLs when their record is then unnested',
     `with e as (select a.id, b.metadata from edge_logs a left join edge_logs b on b.id = concat(a.id, '-twin'))
       select e.id from e cross join unnest(e.metadata) as m cross join unnest(m.request) as q order by id`,
