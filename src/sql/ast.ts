@@ -238,3 +238,15 @@ export function compoundParts(expression: Expr): string[] | undefined {
   if ('CompoundIdentifier' in expression) return expression.CompoundIdentifier.map((part) => part.value);
   return undefined;
 }
+
+/**
+ * The terms ANDed at the top of a condition (`a AND (b AND c)`: a, b, c), where a term that is
+ * NULL drops the row as FALSE does; terms under OR, NOT or CASE are not among them.
+ */
+export function andTerms(condition: Expr | undefined): Expr[] {
+  if (condition === undefined) return [];
+  const node = condition as Ast;
+  if (node.Nested) return andTerms(node.Nested);
+  if (node.BinaryOp?.op === 'And') return [...andTerms(node.BinaryOp.left), ...andTerms(node.BinaryOp.right)];
+  return [condition];
+}

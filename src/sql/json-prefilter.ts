@@ -1,4 +1,4 @@
-import { compoundParts, type Expr } from './ast.js';
+import { andTerms, compoundParts, type Expr } from './ast.js';
 import { type Ast, stringLiteral, variant } from './bigquery-ast.js';
 import { quoteString } from './rules/rule.js';
 import type { TranslationContext } from './translation-context.js';
@@ -15,21 +15,19 @@ import type { TranslationContext } from './translation-context.js';
  * number's text may be written otherwise than in the column: `1e2` is `100.0`).
  */
 export function jsonPrefilters(condition: Expr | undefined, context: TranslationContext): string[] {
-  if (condition === undefined) return [];
-  const node = condition as Ast;
-  if (node.Nested) return jsonPrefilters(node.Nested, context);
-  if (node.BinaryOp?.op === 'And')
-    return [...jsonPrefilters(node.BinaryOp.left, context), ...jsonPrefilters(node.BinaryOp.right, context)];
+  return andTerms(condition).flatMap((term) => {
+    const prefilter = termPrefilter(term as Ast, context);
+    return prefilter === undefined ? [] : [prefilter];
+  });
+}
+
+function termPrefilter(node: Ast, context: TranslationContext): string | undefined {
   if (node.BinaryOp?.op === 'Eq') {
     const { left, right } = node.BinaryOp;
-    const prefilter = prefilterSql(left, [right], context) ?? prefilterSql(right, [left], context);
-    return prefilter ? [prefilter] : [];
+    return prefilterSql(left, [right], context) ?? prefilterSql(right, [left], context);
   }
-  if (node.InList && !node.InList.negated) {
-    const prefilter = prefilterSql(node.InList.expr, node.InList.list, context);
-    return prefilter ? [prefilter] : [];
-  }
-  return [];
+  if (node.InList && !node.InList.negated) return prefilterSql(node.InList.expr, node.InList.list, context);
+  return undefined;
 }
 
 /** The test for `value` equal to one of `texts`, if `value` is a JSON_VALUE of a column and each text is searchable. */

@@ -6,7 +6,7 @@ import { bareName } from './names.js';
 import { selectSql } from './select-sql.js';
 import { quoteIdent } from './table-schema.js';
 import { indent, type OutputNames, type QuerySql, type TranslationContext } from './translation-context.js';
-import type { Columns, Scope } from './unnest-scope.js';
+import { type Columns, type Scope, unstored } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
 import { refuseValueTable } from './value-table.js';
 
@@ -135,9 +135,7 @@ function setExpression(
         sql: `${left.sql}\n${setOperators[node.op]}${quantifier}\n${right.sql}`,
         scope: left.scope,
         // Named and typed by the left side, but holding the right side's rows too: stored by neither.
-        columns:
-          left.columns &&
-          new Map([...left.columns].map(([name, column]) => [name, { ...column, stored: false }])),
+        columns: left.columns && unstored(left.columns),
         // After a set operation ORDER BY can only name the result's columns, never an expression.
         outputs: new Map(
           [...left.outputs].map(([name, output]) => [name, { expr: output.expr, explicit: true }]),

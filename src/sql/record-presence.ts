@@ -1,4 +1,4 @@
-import { compoundParts, type Expr } from './ast.js';
+import { andTerms, compoundParts, type Expr } from './ast.js';
 import type { Ast } from './bigquery-ast.js';
 import type { TranslationContext } from './translation-context.js';
 
@@ -46,14 +46,10 @@ export function presenceSql(
  * call is left out, since those can turn a NULL into TRUE.
  */
 export function nullRejectedPaths(condition: Expr | undefined, context: TranslationContext): string[] {
-  if (condition === undefined) return [];
-  const node = condition as Ast;
-  if (node.Nested) return nullRejectedPaths(node.Nested, context);
-  if (node.BinaryOp?.op === 'And')
-    return [
-      ...nullRejectedPaths(node.BinaryOp.left, context),
-      ...nullRejectedPaths(node.BinaryOp.right, context),
-    ];
+  return andTerms(condition).flatMap((term) => termRejectedPaths(term as Ast, context));
+}
+
+function termRejectedPaths(node: Ast, context: TranslationContext): string[] {
   if (node.BinaryOp && comparisons.has(node.BinaryOp.op))
     return [...scalarPath(node.BinaryOp.left, context), ...scalarPath(node.BinaryOp.right, context)];
   const tested = node.IsNotNull ?? node.Like?.expr ?? node.InList?.expr ?? node.Between?.expr;

@@ -15,6 +15,7 @@ import {
   type Resolved,
   type Scope,
   storedColumn,
+  unstored,
 } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
 import { structValueSql } from './value-forms.js';
@@ -77,12 +78,10 @@ export function selectSql(
   }
   if (select.qualify) lines.push(`QUALIFY ${withOutputNames(select.qualify, context, outputs)}`);
   // ROLLUP, CUBE and GROUPING SETS add rows whose grouped columns are NULL: no stored values.
-  if (groupsBySets(select))
-    for (const [name, column] of columns) columns.set(name, { ...column, stored: false });
   return {
     sql: lines.join('\n'),
     scope: context.scope,
-    columns: allKnown ? columns : undefined,
+    columns: allKnown ? (groupsBySets(select) ? unstored(columns) : columns) : undefined,
     outputs,
   };
 }

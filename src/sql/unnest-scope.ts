@@ -78,18 +78,21 @@ export interface Column {
   readonly notNull?: boolean | undefined;
 }
 
-/** Whether a column read through `binding` holds stored values of rows the table holds. */
-export function readsStored(binding: { readonly stored?: boolean }, column: Column): boolean {
-  return binding.stored === true && column.stored === true;
-}
-
-/** What Resolved says of a column read through `binding`. */
+/**
+ * What Resolved says of a column read through `binding`: a stored value only of rows the table
+ * holds (none an outer join made up), never NULL only if also so in every such row.
+ */
 export function storedColumn(
   binding: { readonly stored?: boolean },
   column: Column,
 ): { stored: boolean; neverNull: boolean } {
-  const stored = readsStored(binding, column);
+  const stored = binding.stored === true && column.stored === true;
   return { stored, neverNull: stored && column.notNull === true };
+}
+
+/** Columns whose rows are no longer all rows a table holds (a set operation's, ROLLUP's). */
+export function unstored(columns: Iterable<[string, Column]>): Map<string, Column> {
+  return new Map([...columns].map(([name, column]) => [name, { ...column, stored: false }]));
 }
 
 /** The DuckDB SQL reading `column` (spelled `spelled` by the query) of a relation, qualified or not. */
