@@ -43,6 +43,27 @@ export function batchJson(records: readonly StoredRecord[], source: LogSource): 
 }
 
 /**
+ * Arrays written by batchJson as one array: the bytes between their brackets joined by commas,
+ * copied once. A group commit stores its requests' arrays so (group-commit.ts).
+ */
+export function joinedBatchJson(arrays: readonly Buffer[]): Buffer {
+  if (arrays.length === 1) return arrays[0] as Buffer;
+  const parts: Buffer[] = [openBracket];
+  for (const array of arrays) {
+    // An empty array, "[]", adds nothing.
+    if (array.length <= 2) continue;
+    if (parts.length > 1) parts.push(comma);
+    parts.push(array.subarray(1, array.length - 1));
+  }
+  parts.push(closeBracket);
+  return Buffer.concat(parts);
+}
+
+const openBracket = Buffer.from('[');
+const comma = Buffer.from(',');
+const closeBracket = Buffer.from(']');
+
+/**
  * A record as batchJson writes it. `_extra` is spelled as a literal (one object shape per source);
  * the type holds it to extraColumn.
  */

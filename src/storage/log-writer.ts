@@ -11,15 +11,26 @@ import { createGroupCommit } from './group-commit.js';
 import { stepsInTurn } from './in-turn.js';
 import { type IngestJournal, openIngestJournal } from './ingest-journal.js';
 import { replayJournal } from './journal-replay.js';
-import { batchJson, insertFromJsonStatement, readJsonBatch } from './log-batch.js';
+import {
+  batchJson,
+  insertFromJsonStatement,
+  joinedBatchJson,
+  readJsonBatch,
+  type StoredRecord,
+} from './log-batch.js';
 import { checkLogEvents, type LogEvent } from './log-event.js';
 import { ensureLogTables } from './log-tables.js';
 import type { PresentRecordsKeeper } from './present-records.js';
 import { expiredBefore, type RetentionPolicy } from './retention-policy.js';
 import type { BatchRollup, RollupsKeeper } from './rollups.js';
 import { changeColumnTypeStatement } from './schema-change.js';
-import { countFields, defaultSchemaLimits, type SchemaLimits } from './schema-evolution.js';
-import { createSchemaPacing, type FittedBatch } from './schema-pacing.js';
+import {
+  countFields,
+  defaultSchemaLimits,
+  type SchemaLimits,
+  withMissingFields,
+} from './schema-evolution.js';
+import { createSchemaPacing } from './schema-pacing.js';
 import { inTransaction } from './transaction.js';
 
 /** Where the writer reports what a client must not see (engine messages, paths). */
@@ -133,8 +144,25 @@ interface Durable {
 
 interface WriterState {
   readonly connection: DuckDBConnection;
+  /** Each source's `metadata` type as committed. */
   readonly types: Map<string, StructType>;
+  /**
+   * Each source's type as of the last request fitted, which may not have committed yet: the next
+   * one is fitted to it. Types only grow, so a request fitted to it fits every type after it.
+   */
+  readonly fitted: Map<string, StructType>;
   readonly journal: IngestJournal | undefined;
+}
+
+/**
+ * A request's records fitted to its source's type and serialised (batchJson) as the request
+ * arrived, while DuckDB committed the requests before it: the commit only joins the JSON of its
+ * group. `type` holds every record of the batch (and of the batches fitted before it).
+ */
+interface PreparedBatch {
+  readonly records: readonly StoredRecord[];
+  readonly type: StructType;
+  readonly json: Buffer;
 }
 
 /**
@@ -168,18 +196,48 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
   let closed = false;
   let opened: Promise<WriterState> | undefined;
 
-  const fitToStored = (state: WriterState, source: LogSource, events: readonly LogEvent[]) =>
-    pacing.fit(source, state.types.get(source.name) as StructType, events);
+  /** Fits events to their source's latest type and serialises them: off the writer's queue. */
+  const prepare = (state: WriterState, source: LogSource, events: readonly LogEvent[]): PreparedBatch => {
+    const fitted = pacing.fit(source, state.fitted.get(source.name) as StructType, events);
+    state.fitted.set(source.name, fitted.type);
+    return { records: fitted.records, type: fitted.type, json: batchJson(fitted.records, source) };
+  };
 
   /**
-   * One transaction: the schema change the events need, if any, and their INSERT. Answers the
+   * The batches of a group as one: their records and JSON, under the type of the last fitted
+   * (it holds the others'), and the type the column must change to first, if any.
+   */
+  const joinBatches = (state: WriterState, source: LogSource, batches: readonly PreparedBatch[]) => {
+    const stored = state.types.get(source.name) as StructType;
+    const last = batches[batches.length - 1]?.type ?? stored;
+    // Batches commit in the order fitted, so `last` holds the stored type; merged should a
+    // retry ever commit them out of that order, as no change may drop a stored field.
+    const type =
+      last === stored
+        ? stored
+        : withMissingFields(last, stored) === last
+          ? last
+          : withMissingFields(stored, last);
+    return {
+      records:
+        batches.length === 1
+          ? (batches[0] as PreparedBatch).records
+          : batches.flatMap((batch) => batch.records),
+      json: joinedBatchJson(batches.map((batch) => batch.json)),
+      type,
+      changesSchema: type !== stored,
+    };
+  };
+
+  /**
+   * One transaction: the schema change the batches need, if any, and their INSERT. Answers the
    * records' JSON, which the journal takes as it is.
    */
-  const commit = async (state: WriterState, source: LogSource, batch: FittedBatch) => {
-    const json = batchJson(batch.records, source);
+  const commit = async (state: WriterState, source: LogSource, batches: readonly PreparedBatch[]) => {
+    const batch = joinBatches(state, source, batches);
     // Before the commit: a query must not be planned without a filter these rows need.
     options.presentRecords?.beforeCommit(source.name, batch.type, batch.changesSchema, batch.records);
-    await insertBatch(state.connection, source, json, {
+    await insertBatch(state.connection, source, batch.json, {
       ...batchFiles,
       alterTo: batch.changesSchema ? batch.type : undefined,
       type: batch.type,
@@ -192,9 +250,8 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
         // The batch is stored and its rollup rows with it: folding them can wait for the next batch.
         options.log?.warn({ err: error, source: source.name }, 'compacting a rollup failed');
       });
-    pacing.committed(source, batch);
     options.onCommitted?.(source.name);
-    return json;
+    return batch.json;
   };
 
   /** Makes DuckDB's main file hold every commit, then empties the journal that covered them. */
@@ -230,7 +287,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
       for (const [table, type] of types) await options.presentRecords?.seed(connection, table, type);
       await options.rollups?.open(connection, types);
       const journal = inMemory ? undefined : await openIngestJournal(`${db.path}.journal`);
-      const state = { connection, types, journal };
+      const state = { connection, types, fitted: new Map(types), journal };
       if (db.walSetAside) {
         options.log?.warn(
           { walSetAside: db.walSetAside },
@@ -243,7 +300,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
           journal,
           sources: options.sources,
           commit: async (source, events) => {
-            await commit(state, source, fitToStored(state, source, events));
+            await commit(state, source, [prepare(state, source, events)]);
           },
           expiredBefore: (source) => options.retention && expiredBefore(options.retention, source, now()),
         });
@@ -260,22 +317,25 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
    * Commits, then journals: a record is acknowledged only once both hold it. Resolves once DuckDB
    * committed, with the journal's append still under way: the next batch's commit runs beside it.
    */
-  const store = async (source: LogSource, events: readonly LogEvent[]): Promise<Durable> => {
+  const store = async (source: LogSource, batches: readonly PreparedBatch[]): Promise<Durable> => {
     const state = await open();
-    const batch = fitToStored(state, source, events);
     const { runAlone, aloneAboveBytes } = options;
+    const type = batches[batches.length - 1]?.type;
     const bytes =
-      batch.changesSchema && runAlone !== undefined && aloneAboveBytes !== undefined
-        ? await schemaChangeBytes(state.connection, source.name, batch.type)
+      type !== undefined &&
+      type !== state.types.get(source.name) &&
+      runAlone !== undefined &&
+      aloneAboveBytes !== undefined
+        ? await schemaChangeBytes(state.connection, source.name, type)
         : 0;
     if (runAlone === undefined || aloneAboveBytes === undefined || bytes <= aloneAboveBytes) {
-      return storeFitted(state, source, batch);
+      return storePrepared(state, source, batches);
     }
     options.log?.warn(
       { source: source.name, estimatedBytes: bytes },
       'a large schema change runs with queries held off',
     );
-    return runAlone(() => storeFitted(state, source, batch));
+    return runAlone(() => storePrepared(state, source, batches));
   };
 
   // When DuckDB's memory was last looked at: a query of its own, asked at most every 100 ms
@@ -288,8 +348,13 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     return (await uncheckpointedBytes(state.connection)) >= options.checkpointMemoryBytes;
   };
 
-  const storeFitted = async (state: WriterState, source: LogSource, batch: FittedBatch): Promise<Durable> => {
-    const json = await commit(state, source, batch);
+  const storePrepared = async (
+    state: WriterState,
+    source: LogSource,
+    batches: readonly PreparedBatch[],
+  ): Promise<Durable> => {
+    const changesSchema = batches[batches.length - 1]?.type !== state.types.get(source.name);
+    const json = await commit(state, source, batches);
     if (!state.journal) return { durable: Promise.resolve() };
     // Committed but not journaled: not acknowledged, and not to be committed again by a retry.
     const durable = state.journal.append(source.name, json).catch((error: unknown) => {
@@ -298,15 +363,16 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     // Handled here as well: it may fail before the group commit takes it, after the checkpoint.
     durable.catch(() => undefined);
     // After a schema change DuckDB holds the column's old version until a checkpoint.
-    if (batch.changesSchema || state.journal.size() >= checkpointBytes || (await memoryFull(state))) {
+    if (changesSchema || state.journal.size() >= checkpointBytes || (await memoryFull(state))) {
       await checkpoint(state).catch(() => undefined);
     }
     return { durable };
   };
 
-  const commitInGroup = createGroupCommit({
+  const commitInGroup = createGroupCommit<PreparedBatch>({
     enqueue,
     store,
+    records: (batch) => batch.records.length,
     failure: (source, error) => storeFailure(options.log, source, error),
     onRetry: (source, error, requests) =>
       options.log?.warn(
@@ -323,7 +389,14 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
       if (closed) throw new QuerygateError('NOT_READY', 'The log writer is closed');
       const { source, events: checked } = checkLogEvents(sourceName, events, now(), options.sources);
       if (checked.length === 0) return { ingested: 0 };
-      return commitInGroup(source, checked);
+      // Fitted and serialised now, beside the commit under way, in the order requests arrive.
+      let prepared: PreparedBatch;
+      try {
+        prepared = prepare(await open(), source, checked);
+      } catch (error) {
+        throw storeFailure(options.log, source, error);
+      }
+      return commitInGroup(source, prepared);
     },
     deleteBefore: (sourceName, before, maxRows) =>
       enqueue(async () => {
