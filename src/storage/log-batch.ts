@@ -95,13 +95,13 @@ export function withoutLoneSurrogates(json: string): string {
 const defaultMaximumObjectSize = 16 * 1024 * 1024;
 
 /**
- * `INSERT ... SELECT ... FROM read_json(file)` into the source's table, columns typed as the
- * table's, for a file of `fileBytes` written by batchJson.
+ * `INSERT ... SELECT ... FROM read_json(files)` into the source's table, columns typed as the
+ * table's, for files written by batchJson, the longest of `fileBytes`.
  */
 export function insertFromJsonStatement(
   source: LogSource,
   metadata: StructType,
-  file: string,
+  files: string | readonly string[],
   fileBytes: number,
 ): string {
   const columns = logTableColumns(source, metadata).map(([name]) => name);
@@ -114,15 +114,19 @@ export function insertFromJsonStatement(
   );
   return (
     `INSERT INTO ${quoteIdent(source.name)} (${columns.map(quoteIdent).join(', ')}) ` +
-    `SELECT ${selected.join(', ')} FROM ${readJsonBatch(file, fileBytes, `{${fileTypes.join(', ')}}`)}`
+    `SELECT ${selected.join(', ')} FROM ${readJsonBatch(files, fileBytes, `{${fileTypes.join(', ')}}`)}`
   );
 }
 
-/** DuckDB's reader of a batch file of `fileBytes` written by batchJson, for the given `columns`. */
-export function readJsonBatch(file: string, fileBytes: number, columns: string): string {
-  // No record is longer than the file.
+/**
+ * DuckDB's reader of batch files written by batchJson, the longest of `fileBytes`, for the given
+ * `columns`. Several files are read in the order given (one INSERT of a group's requests).
+ */
+export function readJsonBatch(files: string | readonly string[], fileBytes: number, columns: string): string {
+  // No record is longer than its file.
   const maximumObjectSize = Math.max(defaultMaximumObjectSize, fileBytes + 1);
-  return `read_json(${sqlString(file)}, format = 'array', columns = ${columns}, maximum_object_size = ${maximumObjectSize})`;
+  const named = typeof files === 'string' ? sqlString(files) : `[${files.map(sqlString).join(', ')}]`;
+  return `read_json(${named}, format = 'array', columns = ${columns}, maximum_object_size = ${maximumObjectSize})`;
 }
 
 /** `text` as an SQL string literal. */

@@ -31,7 +31,7 @@ import {
   withMissingFields,
 } from './schema-evolution.js';
 import { createSchemaPacing } from './schema-pacing.js';
-import { inTransaction } from './transaction.js';
+import { runInTransaction } from './transaction.js';
 
 /** Where the writer reports what a client must not see (engine messages, paths). */
 export interface StoreLog {
@@ -155,14 +155,18 @@ interface WriterState {
 }
 
 /**
- * A request's records fitted to its source's type and serialised (batchJson) as the request
- * arrived, while DuckDB committed the requests before it: the commit only joins the JSON of its
- * group. `type` holds every record of the batch (and of the batches fitted before it).
+ * A request's records fitted to its source's type, serialised (batchJson) and written to a batch
+ * file as the request arrived, while DuckDB committed the requests before it: a group's commit
+ * reads its members' files in one statement. `type` holds every record of the batch (and of the
+ * batches fitted before it).
  */
 interface PreparedBatch {
   readonly records: readonly StoredRecord[];
   readonly type: StructType;
   readonly json: Buffer;
+  readonly file: string;
+  /** The file's write; the commit waits for it. */
+  readonly written: Promise<void>;
 }
 
 /**
@@ -196,11 +200,36 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
   let closed = false;
   let opened: Promise<WriterState> | undefined;
 
-  /** Fits events to their source's latest type and serialises them: off the writer's queue. */
+  /**
+   * Fits events to their source's latest type, serialises them and writes their batch file: off
+   * the writer's queue. The file is the caller's to remove (removeBatchFile) once committed.
+   */
   const prepare = (state: WriterState, source: LogSource, events: readonly LogEvent[]): PreparedBatch => {
     const fitted = pacing.fit(source, state.fitted.get(source.name) as StructType, events);
     state.fitted.set(source.name, fitted.type);
-    return { records: fitted.records, type: fitted.type, json: batchJson(fitted.records, source) };
+    const json = batchJson(fitted.records, source);
+    const file = join(batchFiles.dir, `${batchFiles.prefix}${randomUUID()}${batchSuffix}`);
+    const written = writeFile(file, json);
+    // Handled here as well: a request failing before its commit awaits it.
+    written.catch(() => undefined);
+    return { records: fitted.records, type: fitted.type, json, file, written };
+  };
+
+  /** Prepares events and hands them to `use` (a group commit, or journal replay's own commit). */
+  const withPrepared = async <T>(
+    state: WriterState,
+    source: LogSource,
+    events: readonly LogEvent[],
+    use: (prepared: PreparedBatch) => Promise<T>,
+  ): Promise<T> => {
+    const prepared = prepare(state, source, events);
+    try {
+      return await use(prepared);
+    } finally {
+      // Stored (or not) by now: a file that cannot be removed must not fail the request, and
+      // nothing waits for it. Leftovers are removed at the next start.
+      unlink(prepared.file).catch(() => undefined);
+    }
   };
 
   /**
@@ -224,6 +253,9 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
           ? (batches[0] as PreparedBatch).records
           : batches.flatMap((batch) => batch.records),
       json: joinedBatchJson(batches.map((batch) => batch.json)),
+      files: batches.map((batch) => batch.file),
+      written: batches.map((batch) => batch.written),
+      largest: Math.max(...batches.map((batch) => batch.json.length)),
       type,
       changesSchema: type !== stored,
     };
@@ -237,7 +269,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     const batch = joinBatches(state, source, batches);
     // Before the commit: a query must not be planned without a filter these rows need.
     options.presentRecords?.beforeCommit(source.name, batch.type, batch.changesSchema, batch.records);
-    await insertBatch(state.connection, source, batch.json, {
+    await insertBatch(state.connection, source, batch, {
       ...batchFiles,
       alterTo: batch.changesSchema ? batch.type : undefined,
       type: batch.type,
@@ -300,7 +332,8 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
           journal,
           sources: options.sources,
           commit: async (source, events) => {
-            await commit(state, source, [prepare(state, source, events)]);
+            // Already journaled, and on the writer's queue (this is its first task): committed here.
+            await withPrepared(state, source, events, (prepared) => commit(state, source, [prepared]));
           },
           expiredBefore: (source) => options.retention && expiredBefore(options.retention, source, now()),
         });
@@ -389,14 +422,14 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
       if (closed) throw new QuerygateError('NOT_READY', 'The log writer is closed');
       const { source, events: checked } = checkLogEvents(sourceName, events, now(), options.sources);
       if (checked.length === 0) return { ingested: 0 };
-      // Fitted and serialised now, beside the commit under way, in the order requests arrive.
-      let prepared: PreparedBatch;
+      let state: WriterState;
       try {
-        prepared = prepare(await open(), source, checked);
+        state = await open();
       } catch (error) {
         throw storeFailure(options.log, source, error);
       }
-      return commitInGroup(source, prepared);
+      // Fitted, serialised and written now, beside the commit under way, in the order requests arrive.
+      return withPrepared(state, source, checked, (prepared) => commitInGroup(source, prepared));
     },
     deleteBefore: (sourceName, before, maxRows) =>
       enqueue(async () => {
@@ -499,14 +532,20 @@ interface BatchFiles {
 }
 
 /**
- * Writes the records' JSON (batchJson) to a batch file and, in one transaction, changes the
- * column's type (when `alterTo` is given) and inserts them. The batch file is removed whatever
- * happens.
+ * In one transaction, changes the column's type (when `alterTo` is given) and inserts the
+ * records of the batch files, once written. The transaction's statements go to DuckDB in one
+ * call: each call waits for the main thread to take its answer, busy as it is with the requests
+ * that arrive meanwhile, and the commits of one source run one after the other.
  */
 async function insertBatch(
   connection: DuckDBConnection,
   source: LogSource,
-  json: Buffer,
+  records: {
+    readonly files: readonly string[];
+    readonly written: readonly Promise<void>[];
+    /** The longest file's bytes. */
+    readonly largest: number;
+  },
   batch: BatchFiles & {
     readonly type: StructType;
     readonly alterTo: StructType | undefined;
@@ -514,29 +553,23 @@ async function insertBatch(
     readonly rollup: BatchRollup | undefined;
   },
 ): Promise<void> {
-  const file = join(batch.dir, `${batch.prefix}${randomUUID()}${batchSuffix}`);
   const { rollup } = batch;
-  const rollupFile = rollup?.json && `${file.slice(0, -batchSuffix.length)}-rollup${batchSuffix}`;
+  const rollupFile = rollup?.json && join(batch.dir, `${batch.prefix}${randomUUID()}-rollup${batchSuffix}`);
   try {
-    await writeFile(file, json);
+    await Promise.all(records.written);
     if (rollupFile && rollup?.json) await writeFile(rollupFile, rollup.json);
-    await inTransaction(connection, async () => {
-      if (batch.alterTo) {
-        await connection.run(changeColumnTypeStatement(source.name, 'metadata', batch.alterTo));
-      }
-      await connection.run(insertFromJsonStatement(source, batch.type, file, json.length));
-      const rows =
-        rollupFile && rollup?.json && rollup.columns
-          ? readJsonBatch(rollupFile, rollup.json.length, rollup.columns)
-          : '';
-      for (const statement of rollup?.statements(rows) ?? []) await connection.run(statement);
-    });
+    const rows =
+      rollupFile && rollup?.json && rollup.columns
+        ? readJsonBatch(rollupFile, rollup.json.length, rollup.columns)
+        : '';
+    await runInTransaction(connection, [
+      ...(batch.alterTo ? [changeColumnTypeStatement(source.name, 'metadata', batch.alterTo)] : []),
+      insertFromJsonStatement(source, batch.type, records.files, records.largest),
+      ...(rollup?.statements(rows) ?? []),
+    ]);
   } finally {
-    // The events are stored (or not) by now: a batch file that cannot be removed must not turn
-    // a commit into a failure. Leftovers are removed at the next start.
-    // unlink, not rm: rm first lstats the path, for every batch.
-    await unlink(file).catch(() => undefined);
-    if (rollupFile) await unlink(rollupFile).catch(() => undefined);
+    // unlink, not rm: rm first lstats the path, for every batch. Not waited for (see writePrepared).
+    if (rollupFile) unlink(rollupFile).catch(() => undefined);
   }
 }
 
