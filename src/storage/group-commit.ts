@@ -1,48 +1,47 @@
 import type { LogSource } from '../endpoints/sources.js';
-import type { LogEvent } from './log-event.js';
 
 /**
  * Requests for one source that arrive while another commit runs are stored together in the next
  * transaction: one batch file, one INSERT and one WAL fsync for all of them (group commit).
- * Every request was checked on its own before it joined, so a group should fail only on a store
- * error; should its commit fail, its requests are committed again one by one, so the request
- * that caused it fails alone. A commit that passed but whose journal append failed fails its
- * whole group: it is in DuckDB, so none of it may be committed again.
+ * Each request joins as a batch already prepared (checked, fitted and serialised as it arrived,
+ * beside the commit before, see log-writer.ts), so the commit itself only joins them. A group
+ * should fail only on a store error; should its commit fail, its requests are committed again
+ * one by one, so the request that caused it fails alone. A commit that passed but whose journal
+ * append failed fails its whole group: it is in DuckDB, so none of it may be committed again.
  */
-export interface GroupCommitOptions {
+export interface GroupCommitOptions<Batch> {
   /** Runs a task on the writer's queue, after the tasks queued before it. */
   readonly enqueue: (task: () => Promise<void>) => Promise<void>;
   /**
-   * Commits events in one transaction; resolves once committed, with `durable`, which resolves
-   * once they are journaled too (it runs beside the next task on the queue).
+   * Commits batches, in the order given, in one transaction; resolves once committed, with
+   * `durable`, which resolves once they are journaled too (it runs beside the next task on the
+   * queue).
    */
-  readonly store: (source: LogSource, events: readonly LogEvent[]) => Promise<{ durable: Promise<void> }>;
+  readonly store: (source: LogSource, batches: readonly Batch[]) => Promise<{ durable: Promise<void> }>;
+  /** How many records a batch holds (what its request is answered). */
+  readonly records: (batch: Batch) => number;
   /** The error a request gets for a failed store. */
   readonly failure: (source: LogSource, error: unknown) => unknown;
   readonly onRetry: (source: LogSource, error: unknown, requests: number) => void;
 }
 
-export type GroupCommit = (source: LogSource, events: readonly LogEvent[]) => Promise<{ ingested: number }>;
+export type GroupCommit<Batch> = (source: LogSource, batch: Batch) => Promise<{ ingested: number }>;
 
-interface Member {
-  readonly events: readonly LogEvent[];
+interface Member<Batch> {
+  readonly batch: Batch;
   readonly resolve: (result: { ingested: number }) => void;
   readonly reject: (error: unknown) => void;
 }
 
-interface Group {
-  readonly events: LogEvent[];
-  readonly members: Member[];
-}
-
-export function createGroupCommit(options: GroupCommitOptions): GroupCommit {
-  const gathering = new Map<string, Group>();
+export function createGroupCommit<Batch>(options: GroupCommitOptions<Batch>): GroupCommit<Batch> {
+  // Per source, the members of the group waiting for its turn on the queue.
+  const gathering = new Map<string, Member<Batch>[]>();
 
   /** Answers the members once their commit is journaled, off the queue. */
-  const acknowledge = (source: LogSource, members: readonly Member[], durable: Promise<void>) => {
+  const acknowledge = (source: LogSource, members: readonly Member<Batch>[], durable: Promise<void>) => {
     durable.then(
       () => {
-        for (const member of members) member.resolve({ ingested: member.events.length });
+        for (const member of members) member.resolve({ ingested: options.records(member.batch) });
       },
       (error: unknown) => {
         const failure = options.failure(source, error);
@@ -51,37 +50,37 @@ export function createGroupCommit(options: GroupCommitOptions): GroupCommit {
     );
   };
 
-  const run = async (source: LogSource, group: Group) => {
+  const run = async (source: LogSource, members: readonly Member<Batch>[]) => {
     gathering.delete(source.name);
     try {
-      acknowledge(source, group.members, (await options.store(source, group.events)).durable);
+      const batches = members.map((member) => member.batch);
+      acknowledge(source, members, (await options.store(source, batches)).durable);
       return;
     } catch (error) {
-      if (group.members.length === 1) {
+      if (members.length === 1) {
         const failure = options.failure(source, error);
-        for (const member of group.members) member.reject(failure);
+        for (const member of members) member.reject(failure);
         return;
       }
-      options.onRetry(source, error, group.members.length);
+      options.onRetry(source, error, members.length);
     }
-    for (const member of group.members) {
-      await options.store(source, member.events).then(
+    for (const member of members) {
+      await options.store(source, [member.batch]).then(
         ({ durable }) => acknowledge(source, [member], durable),
         (error: unknown) => member.reject(options.failure(source, error)),
       );
     }
   };
 
-  return (source, events) =>
+  return (source, batch) =>
     new Promise((resolve, reject) => {
-      let group = gathering.get(source.name);
-      if (!group) {
-        const created: Group = { events: [], members: [] };
+      let members = gathering.get(source.name);
+      if (!members) {
+        const created: Member<Batch>[] = [];
         gathering.set(source.name, created);
-        group = created;
+        members = created;
         void options.enqueue(() => run(source, created));
       }
-      for (const event of events) group.events.push(event);
-      group.members.push({ events, resolve, reject });
+      members.push({ batch, resolve, reject });
     });
 }

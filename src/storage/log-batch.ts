@@ -43,6 +43,27 @@ export function batchJson(records: readonly StoredRecord[], source: LogSource): 
 }
 
 /**
+ * Arrays written by batchJson as one array: the bytes between their brackets joined by commas,
+ * copied once. A group commit stores its requests' arrays so (group-commit.ts).
+ */
+export function joinedBatchJson(arrays: readonly Buffer[]): Buffer {
+  if (arrays.length === 1) return arrays[0] as Buffer;
+  const parts: Buffer[] = [openBracket];
+  for (const array of arrays) {
+    // An empty array, "[]", adds nothing.
+    if (array.length <= 2) continue;
+    if (parts.length > 1) parts.push(comma);
+    parts.push(array.subarray(1, array.length - 1));
+  }
+  parts.push(closeBracket);
+  return Buffer.concat(parts);
+}
+
+const openBracket = Buffer.from('[');
+const comma = Buffer.from(',');
+const closeBracket = Buffer.from(']');
+
+/**
  * A record as batchJson writes it. `_extra` is spelled as a literal (one object shape per source);
  * the type holds it to extraColumn.
  */
@@ -74,13 +95,13 @@ export function withoutLoneSurrogates(json: string): string {
 const defaultMaximumObjectSize = 16 * 1024 * 1024;
 
 /**
- * `INSERT ... SELECT ... FROM read_json(file)` into the source's table, columns typed as the
- * table's, for a file of `fileBytes` written by batchJson.
+ * `INSERT ... SELECT ... FROM read_json(files)` into the source's table, columns typed as the
+ * table's, for files written by batchJson, the longest of `fileBytes`.
  */
 export function insertFromJsonStatement(
   source: LogSource,
   metadata: StructType,
-  file: string,
+  files: string | readonly string[],
   fileBytes: number,
 ): string {
   const columns = logTableColumns(source, metadata).map(([name]) => name);
@@ -93,15 +114,19 @@ export function insertFromJsonStatement(
   );
   return (
     `INSERT INTO ${quoteIdent(source.name)} (${columns.map(quoteIdent).join(', ')}) ` +
-    `SELECT ${selected.join(', ')} FROM ${readJsonBatch(file, fileBytes, `{${fileTypes.join(', ')}}`)}`
+    `SELECT ${selected.join(', ')} FROM ${readJsonBatch(files, fileBytes, `{${fileTypes.join(', ')}}`)}`
   );
 }
 
-/** DuckDB's reader of a batch file of `fileBytes` written by batchJson, for the given `columns`. */
-export function readJsonBatch(file: string, fileBytes: number, columns: string): string {
-  // No record is longer than the file.
+/**
+ * DuckDB's reader of batch files written by batchJson, the longest of `fileBytes`, for the given
+ * `columns`. Several files are read in the order given (one INSERT of a group's requests).
+ */
+export function readJsonBatch(files: string | readonly string[], fileBytes: number, columns: string): string {
+  // No record is longer than its file.
   const maximumObjectSize = Math.max(defaultMaximumObjectSize, fileBytes + 1);
-  return `read_json(${sqlString(file)}, format = 'array', columns = ${columns}, maximum_object_size = ${maximumObjectSize})`;
+  const named = typeof files === 'string' ? sqlString(files) : `[${files.map(sqlString).join(', ')}]`;
+  return `read_json(${named}, format = 'array', columns = ${columns}, maximum_object_size = ${maximumObjectSize})`;
 }
 
 /** `text` as an SQL string literal. */

@@ -11,16 +11,27 @@ import { createGroupCommit } from './group-commit.js';
 import { stepsInTurn } from './in-turn.js';
 import { type IngestJournal, openIngestJournal } from './ingest-journal.js';
 import { replayJournal } from './journal-replay.js';
-import { batchJson, insertFromJsonStatement, readJsonBatch } from './log-batch.js';
+import {
+  batchJson,
+  insertFromJsonStatement,
+  joinedBatchJson,
+  readJsonBatch,
+  type StoredRecord,
+} from './log-batch.js';
 import { checkLogEvents, type LogEvent } from './log-event.js';
 import { ensureLogTables } from './log-tables.js';
 import type { PresentRecordsKeeper } from './present-records.js';
 import { expiredBefore, type RetentionPolicy } from './retention-policy.js';
 import type { BatchRollup, RollupsKeeper } from './rollups.js';
 import { changeColumnTypeStatement } from './schema-change.js';
-import { countFields, defaultSchemaLimits, type SchemaLimits } from './schema-evolution.js';
-import { createSchemaPacing, type FittedBatch } from './schema-pacing.js';
-import { inTransaction } from './transaction.js';
+import {
+  countFields,
+  defaultSchemaLimits,
+  type SchemaLimits,
+  withMissingFields,
+} from './schema-evolution.js';
+import { createSchemaPacing } from './schema-pacing.js';
+import { runInTransaction } from './transaction.js';
 
 /** Where the writer reports what a client must not see (engine messages, paths). */
 export interface StoreLog {
@@ -133,8 +144,29 @@ interface Durable {
 
 interface WriterState {
   readonly connection: DuckDBConnection;
+  /** Each source's `metadata` type as committed. */
   readonly types: Map<string, StructType>;
+  /**
+   * Each source's type as of the last request fitted, which may not have committed yet: the next
+   * one is fitted to it. Types only grow, so a request fitted to it fits every type after it.
+   */
+  readonly fitted: Map<string, StructType>;
   readonly journal: IngestJournal | undefined;
+}
+
+/**
+ * A request's records fitted to its source's type, serialised (batchJson) and written to a batch
+ * file as the request arrived, while DuckDB committed the requests before it: a group's commit
+ * reads its members' files in one statement. `type` holds every record of the batch (and of the
+ * batches fitted before it).
+ */
+interface PreparedBatch {
+  readonly records: readonly StoredRecord[];
+  readonly type: StructType;
+  readonly json: Buffer;
+  readonly file: string;
+  /** The file's write; the commit waits for it. */
+  readonly written: Promise<void>;
 }
 
 /**
@@ -168,18 +200,76 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
   let closed = false;
   let opened: Promise<WriterState> | undefined;
 
-  const fitToStored = (state: WriterState, source: LogSource, events: readonly LogEvent[]) =>
-    pacing.fit(source, state.types.get(source.name) as StructType, events);
+  /**
+   * Fits events to their source's latest type, serialises them and writes their batch file: off
+   * the writer's queue. The file is the caller's to remove (removeBatchFile) once committed.
+   */
+  const prepare = (state: WriterState, source: LogSource, events: readonly LogEvent[]): PreparedBatch => {
+    const fitted = pacing.fit(source, state.fitted.get(source.name) as StructType, events);
+    state.fitted.set(source.name, fitted.type);
+    const json = batchJson(fitted.records, source);
+    const file = join(batchFiles.dir, `${batchFiles.prefix}${randomUUID()}${batchSuffix}`);
+    const written = writeFile(file, json);
+    // Handled here as well: a request failing before its commit awaits it.
+    written.catch(() => undefined);
+    return { records: fitted.records, type: fitted.type, json, file, written };
+  };
+
+  /** Prepares events and hands them to `use` (a group commit, or journal replay's own commit). */
+  const withPrepared = async <T>(
+    state: WriterState,
+    source: LogSource,
+    events: readonly LogEvent[],
+    use: (prepared: PreparedBatch) => Promise<T>,
+  ): Promise<T> => {
+    const prepared = prepare(state, source, events);
+    try {
+      return await use(prepared);
+    } finally {
+      // Stored (or not) by now: a file that cannot be removed must not fail the request, and
+      // nothing waits for it. Leftovers are removed at the next start.
+      unlink(prepared.file).catch(() => undefined);
+    }
+  };
 
   /**
-   * One transaction: the schema change the events need, if any, and their INSERT. Answers the
+   * The batches of a group as one: their records and JSON, under the type of the last fitted
+   * (it holds the others'), and the type the column must change to first, if any.
+   */
+  const joinBatches = (state: WriterState, source: LogSource, batches: readonly PreparedBatch[]) => {
+    const stored = state.types.get(source.name) as StructType;
+    const last = batches[batches.length - 1]?.type ?? stored;
+    // Batches commit in the order fitted, so `last` holds the stored type; merged should a
+    // retry ever commit them out of that order, as no change may drop a stored field.
+    const type =
+      last === stored
+        ? stored
+        : withMissingFields(last, stored) === last
+          ? last
+          : withMissingFields(stored, last);
+    return {
+      records:
+        batches.length === 1
+          ? (batches[0] as PreparedBatch).records
+          : batches.flatMap((batch) => batch.records),
+      json: joinedBatchJson(batches.map((batch) => batch.json)),
+      files: batches.map((batch) => batch.file),
+      written: batches.map((batch) => batch.written),
+      largest: Math.max(...batches.map((batch) => batch.json.length)),
+      type,
+      changesSchema: type !== stored,
+    };
+  };
+
+  /**
+   * One transaction: the schema change the batches need, if any, and their INSERT. Answers the
    * records' JSON, which the journal takes as it is.
    */
-  const commit = async (state: WriterState, source: LogSource, batch: FittedBatch) => {
-    const json = batchJson(batch.records, source);
+  const commit = async (state: WriterState, source: LogSource, batches: readonly PreparedBatch[]) => {
+    const batch = joinBatches(state, source, batches);
     // Before the commit: a query must not be planned without a filter these rows need.
     options.presentRecords?.beforeCommit(source.name, batch.type, batch.changesSchema, batch.records);
-    await insertBatch(state.connection, source, json, {
+    await insertBatch(state.connection, source, batch, {
       ...batchFiles,
       alterTo: batch.changesSchema ? batch.type : undefined,
       type: batch.type,
@@ -192,9 +282,8 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
         // The batch is stored and its rollup rows with it: folding them can wait for the next batch.
         options.log?.warn({ err: error, source: source.name }, 'compacting a rollup failed');
       });
-    pacing.committed(source, batch);
     options.onCommitted?.(source.name);
-    return json;
+    return batch.json;
   };
 
   /** Makes DuckDB's main file hold every commit, then empties the journal that covered them. */
@@ -230,7 +319,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
       for (const [table, type] of types) await options.presentRecords?.seed(connection, table, type);
       await options.rollups?.open(connection, types);
       const journal = inMemory ? undefined : await openIngestJournal(`${db.path}.journal`);
-      const state = { connection, types, journal };
+      const state = { connection, types, fitted: new Map(types), journal };
       if (db.walSetAside) {
         options.log?.warn(
           { walSetAside: db.walSetAside },
@@ -243,7 +332,8 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
           journal,
           sources: options.sources,
           commit: async (source, events) => {
-            await commit(state, source, fitToStored(state, source, events));
+            // Already journaled, and on the writer's queue (this is its first task): committed here.
+            await withPrepared(state, source, events, (prepared) => commit(state, source, [prepared]));
           },
           expiredBefore: (source) => options.retention && expiredBefore(options.retention, source, now()),
         });
@@ -260,22 +350,25 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
    * Commits, then journals: a record is acknowledged only once both hold it. Resolves once DuckDB
    * committed, with the journal's append still under way: the next batch's commit runs beside it.
    */
-  const store = async (source: LogSource, events: readonly LogEvent[]): Promise<Durable> => {
+  const store = async (source: LogSource, batches: readonly PreparedBatch[]): Promise<Durable> => {
     const state = await open();
-    const batch = fitToStored(state, source, events);
     const { runAlone, aloneAboveBytes } = options;
+    const type = batches[batches.length - 1]?.type;
     const bytes =
-      batch.changesSchema && runAlone !== undefined && aloneAboveBytes !== undefined
-        ? await schemaChangeBytes(state.connection, source.name, batch.type)
+      type !== undefined &&
+      type !== state.types.get(source.name) &&
+      runAlone !== undefined &&
+      aloneAboveBytes !== undefined
+        ? await schemaChangeBytes(state.connection, source.name, type)
         : 0;
     if (runAlone === undefined || aloneAboveBytes === undefined || bytes <= aloneAboveBytes) {
-      return storeFitted(state, source, batch);
+      return storePrepared(state, source, batches);
     }
     options.log?.warn(
       { source: source.name, estimatedBytes: bytes },
       'a large schema change runs with queries held off',
     );
-    return runAlone(() => storeFitted(state, source, batch));
+    return runAlone(() => storePrepared(state, source, batches));
   };
 
   // When DuckDB's memory was last looked at: a query of its own, asked at most every 100 ms
@@ -288,8 +381,13 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     return (await uncheckpointedBytes(state.connection)) >= options.checkpointMemoryBytes;
   };
 
-  const storeFitted = async (state: WriterState, source: LogSource, batch: FittedBatch): Promise<Durable> => {
-    const json = await commit(state, source, batch);
+  const storePrepared = async (
+    state: WriterState,
+    source: LogSource,
+    batches: readonly PreparedBatch[],
+  ): Promise<Durable> => {
+    const changesSchema = batches[batches.length - 1]?.type !== state.types.get(source.name);
+    const json = await commit(state, source, batches);
     if (!state.journal) return { durable: Promise.resolve() };
     // Committed but not journaled: not acknowledged, and not to be committed again by a retry.
     const durable = state.journal.append(source.name, json).catch((error: unknown) => {
@@ -298,15 +396,16 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     // Handled here as well: it may fail before the group commit takes it, after the checkpoint.
     durable.catch(() => undefined);
     // After a schema change DuckDB holds the column's old version until a checkpoint.
-    if (batch.changesSchema || state.journal.size() >= checkpointBytes || (await memoryFull(state))) {
+    if (changesSchema || state.journal.size() >= checkpointBytes || (await memoryFull(state))) {
       await checkpoint(state).catch(() => undefined);
     }
     return { durable };
   };
 
-  const commitInGroup = createGroupCommit({
+  const commitInGroup = createGroupCommit<PreparedBatch>({
     enqueue,
     store,
+    records: (batch) => batch.records.length,
     failure: (source, error) => storeFailure(options.log, source, error),
     onRetry: (source, error, requests) =>
       options.log?.warn(
@@ -323,7 +422,14 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
       if (closed) throw new QuerygateError('NOT_READY', 'The log writer is closed');
       const { source, events: checked } = checkLogEvents(sourceName, events, now(), options.sources);
       if (checked.length === 0) return { ingested: 0 };
-      return commitInGroup(source, checked);
+      let state: WriterState;
+      try {
+        state = await open();
+      } catch (error) {
+        throw storeFailure(options.log, source, error);
+      }
+      // Fitted, serialised and written now, beside the commit under way, in the order requests arrive.
+      return withPrepared(state, source, checked, (prepared) => commitInGroup(source, prepared));
     },
     deleteBefore: (sourceName, before, maxRows) =>
       enqueue(async () => {
@@ -426,14 +532,20 @@ interface BatchFiles {
 }
 
 /**
- * Writes the records' JSON (batchJson) to a batch file and, in one transaction, changes the
- * column's type (when `alterTo` is given) and inserts them. The batch file is removed whatever
- * happens.
+ * In one transaction, changes the column's type (when `alterTo` is given) and inserts the
+ * records of the batch files, once written. The transaction's statements go to DuckDB in one
+ * call: each call waits for the main thread to take its answer, busy as it is with the requests
+ * that arrive meanwhile, and the commits of one source run one after the other.
  */
 async function insertBatch(
   connection: DuckDBConnection,
   source: LogSource,
-  json: Buffer,
+  records: {
+    readonly files: readonly string[];
+    readonly written: readonly Promise<void>[];
+    /** The longest file's bytes. */
+    readonly largest: number;
+  },
   batch: BatchFiles & {
     readonly type: StructType;
     readonly alterTo: StructType | undefined;
@@ -441,29 +553,23 @@ async function insertBatch(
     readonly rollup: BatchRollup | undefined;
   },
 ): Promise<void> {
-  const file = join(batch.dir, `${batch.prefix}${randomUUID()}${batchSuffix}`);
   const { rollup } = batch;
-  const rollupFile = rollup?.json && `${file.slice(0, -batchSuffix.length)}-rollup${batchSuffix}`;
+  const rollupFile = rollup?.json && join(batch.dir, `${batch.prefix}${randomUUID()}-rollup${batchSuffix}`);
   try {
-    await writeFile(file, json);
+    await Promise.all(records.written);
     if (rollupFile && rollup?.json) await writeFile(rollupFile, rollup.json);
-    await inTransaction(connection, async () => {
-      if (batch.alterTo) {
-        await connection.run(changeColumnTypeStatement(source.name, 'metadata', batch.alterTo));
-      }
-      await connection.run(insertFromJsonStatement(source, batch.type, file, json.length));
-      const rows =
-        rollupFile && rollup?.json && rollup.columns
-          ? readJsonBatch(rollupFile, rollup.json.length, rollup.columns)
-          : '';
-      for (const statement of rollup?.statements(rows) ?? []) await connection.run(statement);
-    });
+    const rows =
+      rollupFile && rollup?.json && rollup.columns
+        ? readJsonBatch(rollupFile, rollup.json.length, rollup.columns)
+        : '';
+    await runInTransaction(connection, [
+      ...(batch.alterTo ? [changeColumnTypeStatement(source.name, 'metadata', batch.alterTo)] : []),
+      insertFromJsonStatement(source, batch.type, records.files, records.largest),
+      ...(rollup?.statements(rows) ?? []),
+    ]);
   } finally {
-    // The events are stored (or not) by now: a batch file that cannot be removed must not turn
-    // a commit into a failure. Leftovers are removed at the next start.
-    // unlink, not rm: rm first lstats the path, for every batch.
-    await unlink(file).catch(() => undefined);
-    if (rollupFile) await unlink(rollupFile).catch(() => undefined);
+    // unlink, not rm: rm first lstats the path, for every batch. Not waited for (see writePrepared).
+    if (rollupFile) unlink(rollupFile).catch(() => undefined);
   }
 }
 

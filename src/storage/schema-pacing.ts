@@ -24,20 +24,18 @@ import {
  */
 export interface SchemaPacing {
   /**
-   * Fits a batch to the source's stored type: the records to insert and the type to store them
-   * under (`stored` itself, or an evolved type the writer must ALTER the column to first).
+   * Fits a batch to the source's type as of the batches fitted before it: the records to insert
+   * and the type to store them under (`stored` itself, or an evolved type the writer must ALTER
+   * the column to first). What it decides counts from now: requests are fitted as they arrive,
+   * beside the commits of the ones before them (log-writer.ts), and commit in the order fitted.
    */
   fit(source: LogSource, stored: StructType, events: readonly LogEvent[]): FittedBatch;
-  /** Records that a fitted batch committed (its schema change, if any, included). */
-  committed(source: LogSource, batch: FittedBatch): void;
 }
 
 export interface FittedBatch {
   readonly records: StoredRecord[];
   /** The column's type for these records; not `stored` when the batch changes the schema. */
   readonly type: StructType;
-  /** The type with every field seen so far, promoted or not. */
-  readonly wanted: StructType;
   readonly changesSchema: boolean;
 }
 
@@ -64,15 +62,15 @@ export function createSchemaPacing(options: SchemaPacingOptions): SchemaPacing {
     fit(source, stored, events) {
       // The one writer makes every change, so the fields seen always include the stored ones.
       const evolved = fitAll(events, wantedTypes.get(source.name) ?? stored, limits, memo);
-      if (evolved.type === stored) return { ...evolved, wanted: stored, changesSchema: false };
-      if (mayChange(source)) return { ...evolved, wanted: evolved.type, changesSchema: true };
+      if (evolved.type === stored) return { ...evolved, changesSchema: false };
+      wantedTypes.set(source.name, evolved.type);
+      if (mayChange(source)) {
+        lastChange.set(source.name, now().getTime());
+        return { ...evolved, changesSchema: true };
+      }
       // No room for new fields: each goes to `_extra` whole, under its path.
       const frozen = fitAll(events, stored, { ...limits, maxFields: countFields(stored, memo) }, memo);
-      return { records: frozen.records, type: stored, wanted: evolved.type, changesSchema: false };
-    },
-    committed(source, batch) {
-      wantedTypes.set(source.name, batch.wanted);
-      if (batch.changesSchema) lastChange.set(source.name, now().getTime());
+      return { records: frozen.records, type: stored, changesSchema: false };
     },
   };
 }

@@ -16,9 +16,20 @@ export async function inTransaction<T>(connection: DuckDBConnection, work: () =>
   }
 }
 
-/** `statements` in one transaction, in order. */
-export function runInTransaction(connection: DuckDBConnection, statements: readonly string[]): Promise<void> {
-  return inTransaction(connection, async () => {
-    for (const statement of statements) await connection.run(statement);
-  });
+/**
+ * `statements` in one transaction, in order, sent to DuckDB in one call (it stops at the first
+ * that fails; the transaction is then rolled back). Each call waits for the main thread to take
+ * its answer, so a writer's transaction is one call, not one per statement.
+ */
+export async function runInTransaction(
+  connection: DuckDBConnection,
+  statements: readonly string[],
+): Promise<void> {
+  try {
+    await connection.run(['BEGIN TRANSACTION', ...statements, 'COMMIT'].join(';\n'));
+  } catch (error) {
+    // DuckDB may have rolled back already (a failed COMMIT): the second rollback's error is noise.
+    await connection.run('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
 }
