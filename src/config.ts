@@ -94,6 +94,11 @@ const environmentSchema = z
       .int()
       .positive()
       .default(10 * 1024 * 1024),
+    QUERYGATE_INGEST_INFLIGHT_BYTES: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(32 * 1024 * 1024),
     QUERYGATE_CACHE_MAX_BYTES: z.coerce
       .number()
       .int()
@@ -236,6 +241,11 @@ export interface Config extends BackendChoice {
     readonly memoryCeilingBytes: number;
   };
   readonly maxBodyBytes: number;
+  /**
+   * Body bytes (decompressed) of the ingestion requests in flight together; a request beyond it
+   * answers 503 with Retry-After (rest/ingest-budget.ts).
+   */
+  readonly maxIngestInFlightBytes: number;
   /** Approximate bytes of query results the resolver layer keeps (LRU beyond it). */
   readonly cacheMaxBytes: number;
   /**
@@ -335,6 +345,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
       memoryCeilingBytes: sizeBytes(env.QUERYGATE_ADHOC_MEMORY_CEILING),
     }),
     maxBodyBytes: env.QUERYGATE_MAX_BODY_BYTES,
+    maxIngestInFlightBytes: env.QUERYGATE_INGEST_INFLIGHT_BYTES,
     cacheMaxBytes: env.QUERYGATE_CACHE_MAX_BYTES,
     redis:
       env.QUERYGATE_REDIS_URL === undefined

@@ -175,6 +175,7 @@ async function registerParts(
       tableSources: registry.tables,
       tables: tableRows && { names: registry.tables.map((table) => table.name), sink: tableRows },
       maxBodyBytes: config.maxBodyBytes,
+      maxInFlightBytes: config.maxIngestInFlightBytes,
       metrics,
     }),
   );

@@ -9,6 +9,7 @@ import { readBodiesAsBytes } from '../http/read-bodies.js';
 import { toJson } from '../http/respond.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { allowMethods } from './allow-methods.js';
+import { createIngestBudget, type HeldBytes } from './ingest-budget.js';
 import { fromLogflareEvent } from './logflare-event.js';
 import { readLogEvents } from './read-log-events.js';
 import { sourceList } from './source-list.js';
@@ -23,6 +24,8 @@ export interface IngestRoutesOptions {
   readonly tableSources?: readonly TableSource[] | undefined;
   /** The most bytes of a body, on the wire and after decompression. */
   readonly maxBodyBytes: number;
+  /** The most body bytes (decompressed) of the requests in flight together (ingest-budget.ts). */
+  readonly maxInFlightBytes: number;
   /** Where each committed request is counted. */
   readonly metrics: Pick<Metrics, 'ingested'>;
 }
@@ -42,6 +45,9 @@ type Query = Record<string, string | string[] | undefined>;
 export function ingestRoutes(options: IngestRoutesOptions) {
   const { sources } = options;
   const listed = sourceList(sources, options.tableSources ?? [], options.tables !== undefined);
+  const budget = createIngestBudget(options.maxInFlightBytes);
+  // Each request's share of the budget, held from before its body is read until it is answered.
+  const held = new WeakMap<FastifyRequest, HeldBytes>();
   return async function routes(app: FastifyInstance) {
     readBodiesAsBytes(app, options.maxBodyBytes);
 
@@ -51,12 +57,22 @@ export function ingestRoutes(options: IngestRoutesOptions) {
           method: [...allMethods],
           url: `${base}${sub}`,
           config: { scope: 'ingest' },
+          // Before the body is read: a body declared too large for the bytes in flight is refused unread.
+          onRequest: async (request, reply) => {
+            const share = budget.hold();
+            held.set(request, share);
+            // 'close' comes once the answer is sent or the connection is lost, whichever path answered.
+            reply.raw.once('close', share.release);
+            share.grow(Number(request.headers['content-length'] ?? 0) || 0);
+          },
           handler: async (request, reply) => {
             allowMethods(request, ['POST']);
             const body = request.body as Buffer | undefined;
+            const share = held.get(request);
             const { events, envelope } = await readLogEvents(request.headers, body, {
               maxBytes: options.maxBodyBytes,
               plainTextIsNdjson: sub === '/cloudflare',
+              admit: (bytes) => share?.grow(bytes),
             });
             const source = sourceOf(request, envelope, sources, options.tables?.names ?? []);
             const stored =

@@ -22,6 +22,11 @@ export interface ReadLogEventsOptions {
   readonly maxBytes: number;
   /** Whether `text/plain` is NDJSON, as Cloudflare Logpush sends it. */
   readonly plainTextIsNdjson?: boolean;
+  /**
+   * Told the body's bytes (decompressed) before they are parsed, the step whose objects cost
+   * several times the body; may throw to refuse the request (see ingest-budget.ts).
+   */
+  readonly admit?: (bytes: number) => void;
 }
 
 const jsonTypes = new Set(['application/json']);
@@ -39,6 +44,7 @@ export async function readLogEvents(
   const format = bodyFormat(headerText(headers['content-type']), options.plainTextIsNdjson ?? false);
   const gzip = isGzip(headerText(headers['content-encoding']));
   const body = gzip ? await inflate(raw ?? Buffer.alloc(0), options.maxBytes) : (raw ?? Buffer.alloc(0));
+  options.admit?.(body.length);
   const text = decodeUtf8(body);
   const parsed =
     format === 'ndjson' ? { events: parseNdjson(text), envelope: undefined } : parseJsonBody(text);

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   leaksInternals,
@@ -95,6 +96,96 @@ describe('hostile ingestion over HTTP', () => {
       expect(response.status).toBeLessThan(500);
       expect(leaksInternals(response.text)).toBe(false);
       expect(response.text).not.toMatch(/\/tmp\/|querygate-rest-|\.duckdb|\.ndjson|Error:/);
+    }
+  });
+});
+
+describe('ingestion bodies in flight beyond QUERYGATE_INGEST_INFLIGHT_BYTES', () => {
+  let app: QuerygateUnderTest;
+  // Each request is 5 MB of events once inflated: one fits the bound, two do not.
+  const inFlightBytes = 6_000_000;
+  const eventsPerRequest = 10_000;
+
+  beforeAll(async () => {
+    app = await startQuerygateUnderTest({
+      now,
+      environment: { QUERYGATE_INGEST_INFLIGHT_BYTES: String(inFlightBytes) },
+    });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  const gzippedBatch = (request: number) =>
+    gzipSync(
+      JSON.stringify(
+        Array.from({ length: eventsPerRequest }, (_, i) => ({
+          event_message: `request ${request} event ${i}`,
+          project: 'in-flight',
+          metadata: {
+            request: { url: `https://in-flight-${request}.supabase.co/rest/v1/t`, path: '/rest/v1/t' },
+            pad: 'x'.repeat(400),
+          },
+        })),
+      ),
+    );
+
+  it('answers 503 with Retry-After to the gzip batches that do not fit, stores every one it answers 200 and none it refuses', async () => {
+    const bodies = Array.from({ length: 6 }, (_, request) => gzippedBatch(request));
+    expect(bodies.every((body) => body.length < 100_000)).toBe(true);
+    const answers = await Promise.all(
+      bodies.map(async (body) => {
+        const response = await fetch(`${app.url}/api/logs?source_name=${source}`, {
+          method: 'POST',
+          headers: {
+            'x-api-key': app.apiKey,
+            'content-type': 'application/json',
+            'content-encoding': 'gzip',
+          },
+          body: new Uint8Array(body),
+        });
+        return {
+          status: response.status,
+          retryAfter: response.headers.get('retry-after'),
+          text: await response.text(),
+        };
+      }),
+    );
+    const stored = new Set(answers.flatMap((answer, request) => (answer.status === 200 ? [request] : [])));
+    const refused = answers.filter((answer) => answer.status !== 200);
+    expect(stored.size).toBeGreaterThan(0);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const answer of refused) {
+      expect(answer.status, answer.text).toBe(503);
+      expect(answer.retryAfter).toBe('1');
+      expect(JSON.parse(answer.text).error).toMatchObject({
+        code: 'ENGINE_BUSY',
+        message: expect.stringContaining('QUERYGATE_INGEST_INFLIGHT_BYTES'),
+      });
+    }
+
+    // Once they are answered the bytes are given back: a request sent again alone is taken.
+    const again = answers.findIndex((answer) => answer.status === 503);
+    const resent = await fetch(`${app.url}/api/logs?source_name=${source}`, {
+      method: 'POST',
+      headers: { 'x-api-key': app.apiKey, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: new Uint8Array(bodies[again] as Buffer),
+    });
+    expect(resent.status, await resent.text()).toBe(200);
+    stored.add(again);
+
+    // Every record of the requests answered 200, none of those answered 503 (usage.api-counts
+    // counts a request's records by the project in their url).
+    for (const request of bodies.keys()) {
+      const counted = await app.get('/api/endpoints/usage.api-counts', {
+        project: `in-flight-${request}`,
+        interval: 'daily',
+      });
+      expect(counted.status, counted.text).toBe(200);
+      const rows = (counted.body as { result: Array<{ total_rest_requests: number }> }).result;
+      const total = rows.reduce((sum, row) => sum + Number(row.total_rest_requests), 0);
+      expect(total, `request ${request}`).toBe(stored.has(request) ? eventsPerRequest : 0);
     }
   });
 });
