@@ -182,6 +182,49 @@ describe('repeated records read by subscript', () => {
   });
 });
 
+// BigQuery fails a query whose result holds an array with a NULL element ("Array cannot have a
+// null element; error in writing field a"); ARRAY_AGG keeps NULLs unless IGNORE NULLS is given
+// (https://cloud.google.com/bigquery/docs/reference/standard-sql/aggregate_functions#array_agg:
+// "An error is raised if an array in the final query result contains a NULL element").
+describe('arrays with a NULL element in the result', () => {
+  it("answers 400 with BigQuery's message for ARRAY_AGG over a NULL, and the array with IGNORE NULLS", async () => {
+    const refused = await logsAll('select array_agg(x) as a from unnest([1, null, 2]) as x');
+    expect(refused.status).toBe(400);
+    expect(refused.body.error?.code).toBe('SANDBOX_INVALID_SQL');
+    expect(refused.body.error?.message).toContain('Array cannot have a null element');
+    const kept = await logsAll(
+      'select array_agg(x ignore nulls order by x) as a from unnest([1, null, 2]) as x',
+    );
+    expect(kept).toEqual({ status: 200, body: { result: [{ a: [1, 2] }] } });
+  });
+
+  it("answers GraphQL's sandboxedQuery with that error as the field's, under 200", async () => {
+    const { status, body } = await service().request('POST', '/graphql', {
+      apiKey: studioToken,
+      body: JSON.stringify({
+        query: /* GraphQL */ `{ sandboxedQuery(endpoint: "logs.all", sql: "select array_agg(x) as a from unnest([1, null]) as x", params: { project: "${project}" }) { rows } }`,
+      }),
+    });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      data: { sandboxedQuery: null },
+      errors: [
+        {
+          message: expect.stringContaining('Array cannot have a null element'),
+          extensions: { code: 'SANDBOX_INVALID_SQL' },
+        },
+      ],
+    });
+  });
+
+  it('answers an array with a NULL element used inside the query, as BigQuery only refuses it in the result', async () => {
+    const { status, body } = await logsAll(
+      'select array_length(array_agg(x)) as n from unnest([1, null, 2]) as x',
+    );
+    expect({ status, body }).toEqual({ status: 200, body: { result: [{ n: 3 }] } });
+  });
+});
+
 describe("PARSE_TIMESTAMP as Studio's auth reports write it", () => {
   it("reads GoTrue's RFC 3339 times with '%Y-%m-%dT%H:%M:%E*S%Ez' (a Z offset, milliseconds)", async () => {
     // Each auth line's `time` is its record's time as toISOString() writes it (...T12:34:56.789Z).

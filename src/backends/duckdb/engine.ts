@@ -36,7 +36,7 @@ import { createConnectionPool, type PoolLease } from './connection-pool.js';
 import { type DuckDbLockdown, lockDownDuckDb } from './lockdown.js';
 import { createMemoryCeiling, type StopReason } from './memory-ceiling.js';
 import { type DuckDbFunctions, readDuckDbFunctions, readFromRollup } from './rollup-rewrite.js';
-import { decodeRows, describeColumns, type RecordWire } from './rows.js';
+import { decodeRows, describeColumns, NullArrayElement, type RecordWire } from './rows.js';
 import { type QueryableTable, readTableSchemas } from './table-schemas.js';
 
 /**
@@ -527,7 +527,8 @@ function isOutOfMemory(error: unknown): boolean {
 }
 
 /** DuckDB's words for a caller's query it cannot bind or run, and for one past its memory. */
-const duckDbCallerFault: CallerFaultOf = (_error, message) => {
+const duckDbCallerFault: CallerFaultOf = (error, message) => {
+  if (error instanceof NullArrayElement) return 'invalid';
   if (/out of memory/i.test(message)) return 'too-expensive';
   if (/^(Binder|Parser|Conversion|Invalid Input|Catalog|Permission|Out of Range) Error/.test(message))
     return 'invalid';
