@@ -225,6 +225,31 @@ describe('arrays with a NULL element in the result', () => {
   });
 });
 
+// BigQuery's `/`, DIV and MOD fail on a zero divisor ("division by zero", operators and
+// mathematical functions docs), whatever the type; SAFE_DIVIDE answers NULL and IEEE_DIVIDE the
+// IEEE 754 value. DuckDB answers NULL for all three.
+describe('division by zero', () => {
+  it.each([
+    ['an INT64 column', 'select 1 / b as r from unnest([2, 0]) as b'],
+    ['a FLOAT64 column', 'select 1.5 / b as r from unnest([2.0, 0.0]) as b'],
+    ['a literal zero', 'select 1 / 0 as r'],
+    ['DIV', 'select div(7, b) as d from unnest([0]) as b'],
+    ['MOD', 'select mod(7, b) as m from unnest([0]) as b'],
+  ])("answers 400 with BigQuery's error for %s", async (_what, sql) => {
+    const { status, body } = await logsAll(sql);
+    expect(status).toBe(400);
+    expect(body.error?.code).toBe('SANDBOX_INVALID_SQL');
+    expect(body.error?.message).toContain('division by zero');
+  });
+
+  it('answers SAFE_DIVIDE as NULL and IEEE_DIVIDE as Infinity, and divides by a nonzero value', async () => {
+    const { status, body } = await logsAll(
+      'select safe_divide(1, b) as s, ieee_divide(1, b) as i, 3 / (b + 2) as q from unnest([0]) as b',
+    );
+    expect({ status, body }).toEqual({ status: 200, body: { result: [{ s: null, i: 'Infinity', q: 1.5 }] } });
+  });
+});
+
 describe("PARSE_TIMESTAMP as Studio's auth reports write it", () => {
   it("reads GoTrue's RFC 3339 times with '%Y-%m-%dT%H:%M:%E*S%Ez' (a Z offset, milliseconds)", async () => {
     // Each auth line's `time` is its record's time as toISOString() writes it (...T12:34:56.789Z).

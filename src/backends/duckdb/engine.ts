@@ -500,7 +500,7 @@ async function openConnections(
  * DuckDB's words for what a number the caller sent can cause: `Binder Error: LIMIT/OFFSET cannot
  * be negative`, and `Out of Range Error: Overflow in multiplication of INT64 (a * b)!` with the
  * operands. A division by zero is no error on DuckDB: the translation raises BigQuery's
- * `division by zero` where a parameter is the divisor (expression-sql.ts).
+ * `division by zero` (rules/math.ts checkedDivisor), the caller's fault where a parameter is 0.
  */
 const duckDbValueFault: ValueFaultOf = (error) => {
   const message = ((error as Error)?.message ?? '').split('\n', 1)[0] ?? '';
