@@ -285,10 +285,20 @@ export function valueType(expression: Expr, context: TranslationContext): SqlTyp
   return constantRowFieldSql(access, context) === undefined ? accessChain(access, context).type : undefined;
 }
 
-/** `STRUCT(x AS a, y)`: its fields by name, typed where known; undefined with an anonymous field. */
+/**
+ * `STRUCT(x AS a, y)` or `STRUCT<a INT64>(x)`: its fields by name, typed where known; undefined
+ * with an anonymous field.
+ */
 function builtStructType(node: Ast, context: TranslationContext): SqlType | undefined {
-  if ((node.fields as Ast[]).length > 0) return undefined;
+  const declared = node.fields as Ast[];
   const struct: Record<string, SqlType> = {};
+  if (declared.length > 0) {
+    for (const field of declared) {
+      if (!field.field_name) return undefined;
+      struct[field.field_name.value] = unknownType;
+    }
+    return { struct };
+  }
   for (const value of node.values as Ast[]) {
     const [kind, item] = variant(value);
     const expr = kind === 'Named' ? item.expr : value;

@@ -250,6 +250,43 @@ describe('division by zero', () => {
   });
 });
 
+// A STRUCT the query builds is one value, which BigQuery answers as one object (Logflare's
+// endpoints too: a non-repeated RECORD is one map); only the log sources' stored objects are
+// repeated records, answered as arrays.
+describe('a STRUCT the query builds', () => {
+  it('answers STRUCT(...) and STRUCT<...>(...) as one object each, and reads their fields', async () => {
+    const { status, body } = await logsAll(
+      `select struct(1 as a, 'x' as b) as st, struct<x int64>(5) as typed,
+        struct(1 as a).a as field, struct(struct(3 as c) as inner_st).inner_st.c as deep`,
+    );
+    expect({ status, body }).toEqual({
+      status: 200,
+      body: { result: [{ st: { a: 1, b: 'x' }, typed: { x: 5 }, field: 1, deep: 3 }] },
+    });
+  });
+
+  it('answers an array of them as an array of objects whose fields UNNEST reads', async () => {
+    const { status, body } = await logsAll(
+      `with t as (select array_agg(struct(n as a, n * 2 as b) order by n) as items from unnest([1, 2]) as n)
+      select items, (select sum(i.b) from unnest(items) as i) as total from t`,
+    );
+    expect({ status, body }).toEqual({
+      status: 200,
+      body: {
+        result: [
+          {
+            items: [
+              { a: 1, b: 2 },
+              { a: 2, b: 4 },
+            ],
+            total: 6,
+          },
+        ],
+      },
+    });
+  });
+});
+
 describe("PARSE_TIMESTAMP as Studio's auth reports write it", () => {
   it("reads GoTrue's RFC 3339 times with '%Y-%m-%dT%H:%M:%E*S%Ez' (a Z offset, milliseconds)", async () => {
     // Each auth line's `time` is its record's time as toISOString() writes it (...T12:34:56.789Z).
