@@ -10,7 +10,7 @@ import { recordElementSql, recordElementType, recordSubscriptSql } from './repea
 import { checkedDivisor } from './rules/math.js';
 import { quoteString } from './rules/rule.js';
 import { extract } from './rules/time.js';
-import { isListSqlType, isStructSqlType, type SqlType, unknownType } from './table-schema.js';
+import { elementOf, isListSqlType, isStructSqlType, type SqlType, unknownType } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
 import { followFields, type Resolved } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
@@ -240,6 +240,7 @@ function accessChain(node: Payload<'CompoundFieldAccess'>, context: TranslationC
         sql = jsonSubscriptSql(sql, payload);
       } else if (isStructSqlType(type)) {
         sql = recordSubscriptSql(sql, payload, context);
+        type = elementOf(type);
         element = true;
       } else {
         sql = `${sql}[${arrayIndexSql(payload, context)}]`;

@@ -174,6 +174,25 @@ describe('repeated records read by subscript', () => {
     expect(body.result).toEqual(newestEdge.map((r) => ({ id: r.id, path: r.path, status_code: r.status })));
   });
 
+  // In BigQuery metadata is ARRAY<STRUCT<...>>: "Cannot access field request on a value with type
+  // ARRAY<STRUCT<...>>" (operators docs, field access operator: the value must be a STRUCT);
+  // Studio's queries UNNEST first.
+  it.each([
+    ['metadata.request', 'select metadata.request as r from edge_logs limit 1'],
+    ['m.request.path', 'select m.request.path as p from edge_logs cross join unnest(metadata) as m limit 1'],
+    ['the WHERE clause', 'select id from edge_logs where metadata.request is not null limit 1'],
+  ])(
+    'refuses a field of a repeated record read without UNNEST (%s) with 400 naming it',
+    async (_where, sql) => {
+      const { status, body } = await logsAll(sql);
+      expect(status).toBe(400);
+      expect(body.error?.message).toMatch(
+        /Cannot access field (request|path) on a value with type ARRAY<STRUCT/,
+      );
+      expect(body.error?.message).toContain('UNNEST');
+    },
+  );
+
   it("answers 400 with BigQuery's message for metadata[OFFSET(3)]", async () => {
     const { status, body } = await logsAll('select metadata[offset(3)].request as r from edge_logs limit 1');
     expect(status).toBe(400);
