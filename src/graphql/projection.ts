@@ -25,7 +25,7 @@ import type { ResolvedResult } from '../resolve/resolver.js';
 import type { GraphQLContext } from './context.js';
 import { countRefused } from './counted-call.js';
 import { resultPageField } from './result-page.js';
-import { createRowMapper, int32Value, numberValue, textValue } from './result-rows.js';
+import { createRowMapper, floatValue, int32Value, textValue } from './result-rows.js';
 import { dateTimeText, jsonValue } from './scalars.js';
 import { TypeNames, type TypeOwner } from './type-names.js';
 
@@ -434,7 +434,7 @@ function valueConverter(
     case 'INT64':
       return declared === 'Int' ? (value) => int32Value(value, column.name) : (value) => textValue(value);
     case 'FLOAT64':
-      return (value) => numberValue(value);
+      return (value) => floatValue(value, column.name);
     case 'TIMESTAMP':
       return (value) => dateTimeText(value, 'TIMESTAMP');
     case 'DATETIME':

@@ -49,6 +49,21 @@ export function int32Value(value: EngineValue | undefined, column: string): numb
   );
 }
 
+/**
+ * A FLOAT64 for a `Float` field: GraphQL's Float holds finite values only (the spec's Float is
+ * IEEE 754 without NaN or the infinities), so +inf, -inf or NaN is that field's error, like an
+ * Int out of range, never graphql-js's serialize error (which reads as a bad argument).
+ */
+export function floatValue(value: EngineValue | undefined, column: string): number | QuerygateError | null {
+  const number = numberValue(value);
+  if (number === null || Number.isFinite(number)) return number;
+  return new QuerygateError(
+    'VALUE_OUT_OF_RANGE',
+    `The value ${String(number)} of column ${column} has no GraphQL Float (finite values only); REST returns it as the text "${String(number)}", as BigQuery does`,
+    { details: { column } },
+  );
+}
+
 export function textValue(value: EngineValue | undefined): string | null {
   if (value === null || value === undefined) return null;
   return typeof value === 'string' ? value : String(value);

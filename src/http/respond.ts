@@ -8,10 +8,15 @@ const bigintPattern = new RegExp(
   'g',
 );
 
-/** JSON with bigint written as its digits: INT64 values beyond 2^53 keep every digit. */
+/**
+ * JSON with bigint written as its digits: INT64 values beyond 2^53 keep every digit. A FLOAT64
+ * +inf, -inf or NaN, which JSON has no number for (JSON.stringify writes null, which means NULL),
+ * is the text BigQuery's REST API sends for it: "Infinity", "-Infinity", "NaN".
+ */
 export function toJson(body: unknown): string {
   let sawBigint = false;
   const json = JSON.stringify(body, (_key, value) => {
+    if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
     if (typeof value !== 'bigint') return value;
     sawBigint = true;
     return `${bigintMarker}${value}`;

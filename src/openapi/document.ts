@@ -194,6 +194,7 @@ function recordSchema(
 function columnSchema(column: ShapeColumn): Schema {
   const schema = valueSchema(column);
   if (!column.nullable || column.type === 'JSON') return schema;
+  if (Array.isArray(schema.anyOf)) return { ...schema, anyOf: [...schema.anyOf, { type: 'null' }] };
   return { ...schema, type: [schema.type, 'null'] };
 }
 
@@ -216,7 +217,13 @@ function valueSchema(column: ShapeColumn): Schema {
     case 'INT64':
       return { type: 'integer', format: 'int64' };
     case 'FLOAT64':
-      return { type: 'number', format: 'double' };
+      // +inf, -inf and NaN have no JSON number: they are the texts BigQuery's REST API sends.
+      return {
+        anyOf: [
+          { type: 'number', format: 'double' },
+          { type: 'string', enum: ['Infinity', '-Infinity', 'NaN'] },
+        ],
+      };
     case 'NUMERIC':
       // Text, as BigQuery's REST API sends NUMERIC: a JSON number is a double in most clients,
       // which would round away digits past 15-17.

@@ -54,7 +54,8 @@ function describedColumn(column: ResultColumn | ShapeColumn): Record<string, unk
 const csvCasts = {
   bigint: (value: bigint) => String(value),
   boolean: (value: boolean) => String(value),
-  number: (value: number) => JSON.stringify(value),
+  // String, not JSON.stringify: the same digits, and +inf, -inf, NaN as BigQuery's texts (not null).
+  number: (value: number) => String(value),
   object: (value: Record<string, unknown>) => toJson(value),
 };
 

@@ -10,7 +10,7 @@ import { recordElementSql, recordElementType, recordSubscriptSql } from './repea
 import { checkedDivisor } from './rules/math.js';
 import { quoteString } from './rules/rule.js';
 import { extract } from './rules/time.js';
-import { isListSqlType, isStructSqlType, type SqlType, unknownType } from './table-schema.js';
+import { elementOf, isListSqlType, isStructSqlType, type SqlType, unknownType } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
 import { followFields, type Resolved } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
@@ -240,6 +240,7 @@ function accessChain(node: Payload<'CompoundFieldAccess'>, context: TranslationC
         sql = jsonSubscriptSql(sql, payload);
       } else if (isStructSqlType(type)) {
         sql = recordSubscriptSql(sql, payload, context);
+        type = elementOf(type);
         element = true;
       } else {
         sql = `${sql}[${arrayIndexSql(payload, context)}]`;
@@ -285,10 +286,20 @@ export function valueType(expression: Expr, context: TranslationContext): SqlTyp
   return constantRowFieldSql(access, context) === undefined ? accessChain(access, context).type : undefined;
 }
 
-/** `STRUCT(x AS a, y)`: its fields by name, typed where known; undefined with an anonymous field. */
+/**
+ * `STRUCT(x AS a, y)` or `STRUCT<a INT64>(x)`: its fields by name, typed where known; undefined
+ * with an anonymous field.
+ */
 function builtStructType(node: Ast, context: TranslationContext): SqlType | undefined {
-  if ((node.fields as Ast[]).length > 0) return undefined;
+  const declared = node.fields as Ast[];
   const struct: Record<string, SqlType> = {};
+  if (declared.length > 0) {
+    for (const field of declared) {
+      if (!field.field_name) return undefined;
+      struct[field.field_name.value] = unknownType;
+    }
+    return { struct };
+  }
   for (const value of node.values as Ast[]) {
     const [kind, item] = variant(value);
     const expr = kind === 'Named' ? item.expr : value;

@@ -91,8 +91,8 @@ export function isNumericCombination(left: Ast, right: Ast, columnType: ColumnTy
  * `dividend / divisor` as BigQuery divides NUMERICs: exact, to 9 decimal places, halves rounded
  * away from zero, a DECIMAL(38, 9). Both are scaled to integers of nanounits (HUGEINT) and
  * divided as integers: exact while the dividend stays below 10^20 in magnitude (its nanounits
- * times 10^9 fit 128 bits), beyond which DuckDB raises an overflow error, never a rounded value. A zero divisor gives
- * NULL (BigQuery raises an error).
+ * times 10^9 fit 128 bits), beyond which DuckDB raises an overflow error, never a rounded value. The
+ * divisor comes checked (checkedDivisor): a zero fails as on BigQuery.
  */
 export function numericQuotientSql(dividend: string, divisor: string): string {
   const nanos = (value: string) => `CAST(CAST(${value} AS DECIMAL(38, 9)) * 1000000000 AS HUGEINT)`;

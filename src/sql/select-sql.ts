@@ -5,6 +5,7 @@ import { windowSql } from './function-call.js';
 import { jsonPrefilters } from './json-prefilter.js';
 import { bareName } from './names.js';
 import { nullRejectedPaths, presenceSql } from './record-presence.js';
+import { recordElementSql, recordElementType } from './repeated-records.js';
 import { withSortColumns } from './sort-column.js';
 import { quoteIdent } from './table-schema.js';
 import { indent, type OutputNames, type TranslationContext } from './translation-context.js';
@@ -207,7 +208,8 @@ function selectItem(
     case 'UnnamedExpr': {
       const parts = compoundParts(node);
       // An anonymous column: BigQuery's generated name, which no query can refer to.
-      if (!parts) return { sql: `${context.expr(node)} AS ${quoteIdent(nextAnonymous())}`, columns: [] };
+      if (!parts)
+        return { sql: `${builtColumn(node, context).sql} AS ${quoteIdent(nextAnonymous())}`, columns: [] };
       const resolved = context.resolveName(parts);
       // BigQuery names the column after the last part; DuckDB would name a path after its
       // last field, which for a bare UNNEST alias (`select request`) is another name, and a
@@ -221,9 +223,7 @@ function selectItem(
     }
     case 'ExprWithAlias': {
       const parts = compoundParts(node.expr);
-      const resolved = parts
-        ? context.resolveName(parts)
-        : { sql: context.expr(node.expr), type: context.valueType(node.expr) };
+      const resolved = parts ? context.resolveName(parts) : builtColumn(node.expr, context);
       return {
         sql: `${resolved.sql} AS ${quoteIdent(node.alias.value)}`,
         columns: [passedOn(node.alias.value, resolved)],
@@ -300,6 +300,21 @@ function relationColumns(binding: Binding & { kind: 'relation' }): Column[] {
 }
 
 /** The output column of a select item that is a name: a stored one stays stored (Column.stored). */
+/**
+ * A column the SELECT computes. A STRUCT it builds (`STRUCT(a, b) AS s`, `STRUCT<x INT64>(1)`) is
+ * one value, which BigQuery answers as one object, where a stored object of a log source stands
+ * for a repeated record and is answered as an array of one: it is marked as an element taken
+ * whole is (repeated-records.ts), which the rows decoder answers as the object and whose fields
+ * a query around reads. Only the column is marked, not STRUCTs inside arrays (an array of
+ * STRUCTs is already an array of objects) or inside other expressions.
+ */
+function builtColumn(expression: Expr, context: TranslationContext): Resolved {
+  const sql = context.expr(expression);
+  const type = context.valueType(expression);
+  if (!('Struct' in expression)) return { sql, type };
+  return { sql: recordElementSql(sql), type: recordElementType(type) };
+}
+
 function passedOn(name: string, resolved: Resolved): Column {
   return { name, type: resolved.type, stored: resolved.stored, notNull: resolved.neverNull };
 }

@@ -20,6 +20,11 @@ export type StructSqlType = {
    * member (repeated-records.ts, recordElementSql): its fields are read from that member.
    */
   readonly element?: boolean | undefined;
+  /**
+   * Of a log source's stored object, which stands for a REPEATED RECORD (Logflare's layout): as
+   * in BigQuery, its fields are read from its elements (UNNEST, a subscript), never from it.
+   */
+  readonly repeated?: boolean | undefined;
 };
 
 /**
@@ -46,6 +51,13 @@ export interface TableSchema {
 
 export function isStructSqlType(type: SqlType | undefined): type is StructSqlType {
   return typeof type === 'object' && 'struct' in type;
+}
+
+/** An element of a repeated record (`repeated`): a STRUCT whose fields are read. */
+export function elementOf<T extends SqlType | undefined>(type: T): T {
+  if (!isStructSqlType(type) || !type.repeated) return type;
+  const { repeated: _, ...element }: StructSqlType = type;
+  return element as T;
 }
 
 export function isListSqlType(type: SqlType | undefined): type is { readonly list: SqlType } {

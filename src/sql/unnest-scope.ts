@@ -240,6 +240,11 @@ export function followFields(start: Resolved, fields: readonly string[], describ
   let path = described;
   for (const field of fields) {
     if (isStructSqlType(type)) {
+      // BigQuery: "Cannot access field request on a value with type ARRAY<STRUCT<...>>".
+      if (type.repeated && !type.element)
+        throw unsupported(
+          `Cannot access field ${field} on a value with type ARRAY<STRUCT<...>>: ${path} is a repeated record; UNNEST it first (CROSS JOIN UNNEST(${path}) AS r, then r.${field}) or take one element (${path}[SAFE_OFFSET(0)].${field})`,
+        );
       // An element a subquery answered whole (`select m ...`) is a UNION around the STRUCT.
       if (type.element) sql = recordElementFieldsSql(sql);
       const found = structField(type, field);

@@ -1,7 +1,14 @@
 import { compoundParts, type Expr, type JoinConstraint, type TableFactor, type Unnest } from './ast.js';
 import { type Ast, numberLiteral } from './bigquery-ast.js';
 import type { ImpliedFilters } from './record-presence.js';
-import { isListSqlType, isStructSqlType, quoteIdent, type SqlType, unknownType } from './table-schema.js';
+import {
+  elementOf,
+  isListSqlType,
+  isStructSqlType,
+  quoteIdent,
+  type SqlType,
+  unknownType,
+} from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
 import type { Resolved, Scope } from './unnest-scope.js';
 import { unsupported } from './unsupported.js';
@@ -38,7 +45,13 @@ export function joinUnnestSql(
     // A LEFT join's condition would have to turn the record's fields NULL where it fails,
     // which a path cannot do.
     if (isLeft && condition) throw unsupported('LEFT JOIN UNNEST of a record with an ON condition');
-    context.scope.bind(alias, { kind: 'object', path: target.sql, type: target.type, stored: target.stored });
+    // The alias is an element of the repeated record: its fields are read.
+    context.scope.bind(alias, {
+      kind: 'object',
+      path: target.sql,
+      type: elementOf(target.type),
+      stored: target.stored,
+    });
     // A record every row of its table has drops no row: no filter, and none for DuckDB to read
     // the record's every field for.
     if (isInner && !(target.stored && target.type.present)) implied.present.push(target.sql);

@@ -12,6 +12,8 @@ import {
   DuckDBTimestampValue,
   type DuckDBType,
   DuckDBTypeId,
+  DuckDBUnionType,
+  DuckDBUnionValue,
   type DuckDBValue,
 } from '@duckdb/node-api';
 
@@ -56,7 +58,19 @@ export function encodeSchema(reader: DuckDBResultReader, structs: StructWire = '
   return names.map((name, i) => fieldOf(name, types[i] as DuckDBType, structs));
 }
 
+/**
+ * The STRUCT of a UNION of one member: how the translation marks a STRUCT value the query built
+ * or an element taken whole (not a stored object), which BigQuery writes as a NULLABLE RECORD.
+ */
+function builtStruct(type: DuckDBType): DuckDBStructType | undefined {
+  if (!(type instanceof DuckDBUnionType) || type.memberCount !== 1) return undefined;
+  const member = type.memberTypes[0];
+  return member instanceof DuckDBStructType ? member : undefined;
+}
+
 function fieldOf(name: string, type: DuckDBType, structs: StructWire): FakeField {
+  const built = builtStruct(type);
+  if (built) return { ...fieldOf(name, built, structs), mode: 'NULLABLE' };
   if (type instanceof DuckDBStructType) {
     return {
       name,
@@ -135,6 +149,11 @@ function encodeValue(
   timestamps: TimestampFormat,
   structs: StructWire,
 ): unknown {
+  const built = builtStruct(type);
+  if (built) {
+    const member = value instanceof DuckDBUnionValue ? value.value : null;
+    return member === null ? null : encodeRecord(member as DuckDBStructValue, built, timestamps, structs);
+  }
   if (type instanceof DuckDBStructType) {
     if (structs === 'objects')
       return value === null ? null : encodeRecord(value as DuckDBStructValue, type, timestamps, structs);

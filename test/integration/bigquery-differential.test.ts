@@ -251,6 +251,21 @@ describe('Logs Explorer table names on both engines', () => {
   });
 });
 
+describe('a STRUCT the query builds, on both engines', () => {
+  it('answers it as one object (BigQuery writes it as a NULLABLE RECORD), its stored records still arrays', async () => {
+    const sql = `select id, struct(id as i, 1 as n) as s, metadata[offset(0)] as m from edge_logs where id = 'c01'`;
+    const query = { id: 'built-struct', name: 'built', sql, maxRows: 10 };
+    const [fromDuckDb, fromBigQuery] = await Promise.all([
+      duckdb.run(query, {}, { now }),
+      bigquery.run(query, {}, { now }),
+    ]);
+    const [row] = fromDuckDb.rows;
+    expect(row?.s).toEqual({ i: 'c01', n: 1 });
+    expect(row?.m).toMatchObject({ request: [{ path: '/rest/v1/items' }] });
+    expect(toJson({ result: fromBigQuery.rows })).toBe(toJson({ result: fromDuckDb.rows }));
+  });
+});
+
 // The differential above could pass on two equally wrong engines; these work the answers out
 // from the fixture records directly.
 describe('BigQuery engine answers worked out from the fixture', () => {

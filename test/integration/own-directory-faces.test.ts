@@ -236,6 +236,57 @@ describe('INT64 on GraphQL', () => {
   });
 });
 
+describe('FLOAT64 infinities and NaN', () => {
+  // BigQuery's REST API (jobs.query / getQueryResults) sends every FLOAT64 cell as text, these as
+  // "Infinity", "-Infinity" and "NaN", the forms its JSON encodings use too
+  // (https://cloud.google.com/bigquery/docs/reference/standard-sql/json_functions#json_encodings);
+  // JSON has no number for them, and null would say NULL.
+  it('answers them on REST as the texts BigQuery sends, never as null', async () => {
+    const rest = await call('/api/endpoints/types.float64');
+    expect(rest.status).toBe(200);
+    expect(rest.body).toEqual({
+      result: [
+        {
+          finite: 1.5,
+          pos_inf: 'Infinity',
+          neg_inf: '-Infinity',
+          not_a_number: 'NaN',
+          absent: null,
+          listed: [0.25, 'Infinity'],
+        },
+      ],
+    });
+    const csv = await fetch(new URL('/api/endpoints/types.float64.csv', app.url), {
+      headers: { 'x-api-key': testApiKey },
+    });
+    expect((await csv.text()).split('\r\n')[1]).toBe('1.5,Infinity,-Infinity,NaN,,"[0.25,""Infinity""]"');
+  });
+
+  it('answers each on GraphQL as a VALUE_OUT_OF_RANGE field error, alike on every run', async () => {
+    const operation = /* GraphQL */ `{ types { float64 { finite posInf negInf notANumber absent } } }`;
+    // The first run executes, later ones run compiled or spliced: all answer the same.
+    for (let run = 0; run < 3; run++) {
+      const answer = await graphql(operation);
+      expect(answer.status).toBe(200);
+      expect(answer.body.data).toEqual({ types: { float64: null } });
+      expect(answer.body.errors).toEqual([
+        expect.objectContaining({
+          path: ['types', 'float64', 0, 'posInf'],
+          message: expect.stringContaining('Infinity'),
+          extensions: expect.objectContaining({ code: 'VALUE_OUT_OF_RANGE' }),
+        }),
+      ]);
+    }
+    const nullable = await graphql(/* GraphQL */ `{ types { float64 { finite listed } } }`);
+    expect(nullable.body.errors).toEqual([
+      expect.objectContaining({
+        path: ['types', 'float64', 0, 'listed', 1],
+        extensions: expect.objectContaining({ code: 'VALUE_OUT_OF_RANGE' }),
+      }),
+    ]);
+  });
+});
+
 describe('a reload where another file breaks', () => {
   it('keeps serving the endpoints that did not change, and the broken one at its previous version', async () => {
     const copySql = join(queries, 'usage.api-copy.sql');

@@ -92,7 +92,7 @@ const cases: [string, string, string][] = [
   [
     'drops an absent response under a WHERE that turns its NULL fields into a match (COALESCE, OR)',
     `select id from edge_logs cross join unnest(metadata) as m cross join unnest(m.response) as r
-      where coalesce(r.status_code, 0) < 300 or m.request.path like '%rest%' order by id`,
+      where coalesce(r.status_code, 0) < 300 or m.request[safe_offset(0)].path like '%rest%' order by id`,
     `select id from edge_logs, unnest(metadata) as u(m), unnest(m.response) as v(r)
       where coalesce(r.status_code, 0) < 300 or m.request[1].path like '%rest%' order by id`,
   ],

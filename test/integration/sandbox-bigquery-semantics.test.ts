@@ -174,11 +174,135 @@ describe('repeated records read by subscript', () => {
     expect(body.result).toEqual(newestEdge.map((r) => ({ id: r.id, path: r.path, status_code: r.status })));
   });
 
+  // In BigQuery metadata is ARRAY<STRUCT<...>>: "Cannot access field request on a value with type
+  // ARRAY<STRUCT<...>>" (operators docs, field access operator: the value must be a STRUCT);
+  // Studio's queries UNNEST first.
+  it.each([
+    ['metadata.request', 'select metadata.request as r from edge_logs limit 1'],
+    ['m.request.path', 'select m.request.path as p from edge_logs cross join unnest(metadata) as m limit 1'],
+    ['the WHERE clause', 'select id from edge_logs where metadata.request is not null limit 1'],
+  ])(
+    'refuses a field of a repeated record read without UNNEST (%s) with 400 naming it',
+    async (_where, sql) => {
+      const { status, body } = await logsAll(sql);
+      expect(status).toBe(400);
+      expect(body.error?.message).toMatch(
+        /Cannot access field (request|path) on a value with type ARRAY<STRUCT/,
+      );
+      expect(body.error?.message).toContain('UNNEST');
+    },
+  );
+
   it("answers 400 with BigQuery's message for metadata[OFFSET(3)]", async () => {
     const { status, body } = await logsAll('select metadata[offset(3)].request as r from edge_logs limit 1');
     expect(status).toBe(400);
     expect(body.error?.code).toBe('SANDBOX_INVALID_SQL');
     expect(body.error?.message).toContain('Array index 3 is out of bounds (overflow)');
+  });
+});
+
+// BigQuery fails a query whose result holds an array with a NULL element ("Array cannot have a
+// null element; error in writing field a"); ARRAY_AGG keeps NULLs unless IGNORE NULLS is given
+// (https://cloud.google.com/bigquery/docs/reference/standard-sql/aggregate_functions#array_agg:
+// "An error is raised if an array in the final query result contains a NULL element").
+describe('arrays with a NULL element in the result', () => {
+  it("answers 400 with BigQuery's message for ARRAY_AGG over a NULL, and the array with IGNORE NULLS", async () => {
+    const refused = await logsAll('select array_agg(x) as a from unnest([1, null, 2]) as x');
+    expect(refused.status).toBe(400);
+    expect(refused.body.error?.code).toBe('SANDBOX_INVALID_SQL');
+    expect(refused.body.error?.message).toContain('Array cannot have a null element');
+    const kept = await logsAll(
+      'select array_agg(x ignore nulls order by x) as a from unnest([1, null, 2]) as x',
+    );
+    expect(kept).toEqual({ status: 200, body: { result: [{ a: [1, 2] }] } });
+  });
+
+  it("answers GraphQL's sandboxedQuery with that error as the field's, under 200", async () => {
+    const { status, body } = await service().request('POST', '/graphql', {
+      apiKey: studioToken,
+      body: JSON.stringify({
+        query: /* GraphQL */ `{ sandboxedQuery(endpoint: "logs.all", sql: "select array_agg(x) as a from unnest([1, null]) as x", params: { project: "${project}" }) { rows } }`,
+      }),
+    });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      data: { sandboxedQuery: null },
+      errors: [
+        {
+          message: expect.stringContaining('Array cannot have a null element'),
+          extensions: { code: 'SANDBOX_INVALID_SQL' },
+        },
+      ],
+    });
+  });
+
+  it('answers an array with a NULL element used inside the query, as BigQuery only refuses it in the result', async () => {
+    const { status, body } = await logsAll(
+      'select array_length(array_agg(x)) as n from unnest([1, null, 2]) as x',
+    );
+    expect({ status, body }).toEqual({ status: 200, body: { result: [{ n: 3 }] } });
+  });
+});
+
+// BigQuery's `/`, DIV and MOD fail on a zero divisor ("division by zero", operators and
+// mathematical functions docs), whatever the type; SAFE_DIVIDE answers NULL and IEEE_DIVIDE the
+// IEEE 754 value. DuckDB answers NULL for all three.
+describe('division by zero', () => {
+  it.each([
+    ['an INT64 column', 'select 1 / b as r from unnest([2, 0]) as b'],
+    ['a FLOAT64 column', 'select 1.5 / b as r from unnest([2.0, 0.0]) as b'],
+    ['a literal zero', 'select 1 / 0 as r'],
+    ['DIV', 'select div(7, b) as d from unnest([0]) as b'],
+    ['MOD', 'select mod(7, b) as m from unnest([0]) as b'],
+  ])("answers 400 with BigQuery's error for %s", async (_what, sql) => {
+    const { status, body } = await logsAll(sql);
+    expect(status).toBe(400);
+    expect(body.error?.code).toBe('SANDBOX_INVALID_SQL');
+    expect(body.error?.message).toContain('division by zero');
+  });
+
+  it('answers SAFE_DIVIDE as NULL and IEEE_DIVIDE as Infinity, and divides by a nonzero value', async () => {
+    const { status, body } = await logsAll(
+      'select safe_divide(1, b) as s, ieee_divide(1, b) as i, 3 / (b + 2) as q from unnest([0]) as b',
+    );
+    expect({ status, body }).toEqual({ status: 200, body: { result: [{ s: null, i: 'Infinity', q: 1.5 }] } });
+  });
+});
+
+// A STRUCT the query builds is one value, which BigQuery answers as one object (Logflare's
+// endpoints too: a non-repeated RECORD is one map); only the log sources' stored objects are
+// repeated records, answered as arrays.
+describe('a STRUCT the query builds', () => {
+  it('answers STRUCT(...) and STRUCT<...>(...) as one object each, and reads their fields', async () => {
+    const { status, body } = await logsAll(
+      `select struct(1 as a, 'x' as b) as st, struct<x int64>(5) as typed,
+        struct(1 as a).a as field, struct(struct(3 as c) as inner_st).inner_st.c as deep`,
+    );
+    expect({ status, body }).toEqual({
+      status: 200,
+      body: { result: [{ st: { a: 1, b: 'x' }, typed: { x: 5 }, field: 1, deep: 3 }] },
+    });
+  });
+
+  it('answers an array of them as an array of objects whose fields UNNEST reads', async () => {
+    const { status, body } = await logsAll(
+      `with t as (select array_agg(struct(n as a, n * 2 as b) order by n) as items from unnest([1, 2]) as n)
+      select items, (select sum(i.b) from unnest(items) as i) as total from t`,
+    );
+    expect({ status, body }).toEqual({
+      status: 200,
+      body: {
+        result: [
+          {
+            items: [
+              { a: 1, b: 2 },
+              { a: 2, b: 4 },
+            ],
+            total: 6,
+          },
+        ],
+      },
+    });
   });
 });
 

@@ -105,12 +105,13 @@ describe('decoding BigQuery wire rows', () => {
         flag: true,
         tags: ['x', 'y'],
         metadata: [{ project: 'p1', response: [{ status_code: 404 }] }],
-        single: [{ n: 7 }],
+        // A lone RECORD is one STRUCT, an object, as BigQuery answers it (log tables hold objects REPEATED).
+        single: { n: 7 },
       },
     ]);
   });
 
-  it('decodes NULL scalars as null and empty or NULL records as empty arrays', () => {
+  it('decodes NULL scalars as null, empty or NULL repeated records as empty arrays and a NULL lone record as null', () => {
     const rows = decodeWireRows(schema, [
       {
         f: [
@@ -138,7 +139,7 @@ describe('decoding BigQuery wire rows', () => {
         flag: false,
         tags: [],
         metadata: [{ project: null, response: [] }],
-        single: [],
+        single: null,
       },
     ]);
   });

@@ -122,8 +122,10 @@ describe('BigQuery arrays on DuckDB', () => {
     // Docs ("Declaring an ARRAY type", array literals): ARRAY<INT64>[1, 2, 3] is [1, 2, 3];
     // ARRAY<FLOAT64>[1, 2, 3] holds FLOAT64 values; ARRAY<STRING>[] is an empty array of STRING.
     const sql = `select array<int64>[1, 2, 3] as a, ARRAY<FLOAT64>[1, 2, 3] as b, array_length(ARRAY<STRING>[]) as c,
-        ARRAY<STRING>['x', NULL] as d, 2 in unnest(ARRAY<INT64>[1, 2]) as e`;
-    expect(await rows(sql)).toEqual([{ a: [1, 2, 3], b: [1, 2, 3], c: 0, d: ['x', null], e: true }]);
+        array_length(ARRAY<STRING>['x', NULL]) as d, 2 in unnest(ARRAY<INT64>[1, 2]) as e`;
+    // An array holding NULL is fine inside a query, but BigQuery refuses it in the result ("Array
+    // cannot have a null element"), so it is measured, not answered.
+    expect(await rows(sql)).toEqual([{ a: [1, 2, 3], b: [1, 2, 3], c: 0, d: 2, e: true }]);
     // The element type is the declared one, not what DuckDB would infer from the values.
     expect(translationOf(sql).sql).toContain('CAST([1, 2, 3] AS DOUBLE[])');
     expect(await rows('select x from unnest(ARRAY<INT64>[]) as x')).toEqual([]);

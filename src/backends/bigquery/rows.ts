@@ -54,8 +54,8 @@ function describeField(field: WireField, wire: RecordWire): ResultColumn {
     name: field.name,
     // An array of scalars is a RECORD without fields, as the DuckDB engine describes a LIST.
     type: record || field.mode === 'REPEATED' ? 'RECORD' : columnType({ ...field, mode: null }, wire),
-    // On the objects wire a lone RECORD is one object (or null), as BigQuery answers it.
-    ...(record && wire === 'objects' && field.mode !== 'REPEATED' ? { mode: 'NULLABLE' as const } : {}),
+    // A lone RECORD is one object (or null), as BigQuery answers it (see decodeCell).
+    ...(record && field.mode !== 'REPEATED' ? { mode: 'NULLABLE' as const } : {}),
     ...(record ? { fields: (field.fields ?? []).map((inner) => describeField(inner, wire)) } : {}),
     nullable: field.mode !== 'REQUIRED',
   };
@@ -132,10 +132,9 @@ function decodeCell(field: WireField, value: unknown, wire: RecordWire): EngineV
     if (!Array.isArray(value)) return [];
     return value.map((cell: WireCell) => decodeElement(field, cell?.v, wire));
   }
-  // A lone RECORD is an object of its own; like a STRUCT on DuckDB it reads as a repeated record
-  // of one (none when NULL), the shape Logflare's tables give every object.
-  if (isRecord(field) && wire === 'repeated')
-    return value === null || value === undefined ? [] : [decodeElement(field, value, wire)];
+  // A lone RECORD is one STRUCT value, an object (null when NULL), as BigQuery and Logflare's
+  // endpoints answer it: a log table holds every object as a REPEATED RECORD (Logflare's
+  // layout), so a lone one is a value the query built or an element taken whole.
   return decodeElement(field, value, wire);
 }
 

@@ -36,7 +36,7 @@ import { createConnectionPool, type PoolLease } from './connection-pool.js';
 import { type DuckDbLockdown, lockDownDuckDb } from './lockdown.js';
 import { createMemoryCeiling, type StopReason } from './memory-ceiling.js';
 import { type DuckDbFunctions, readDuckDbFunctions, readFromRollup } from './rollup-rewrite.js';
-import { decodeRows, describeColumns, type RecordWire } from './rows.js';
+import { decodeRows, describeColumns, NullArrayElement, type RecordWire } from './rows.js';
 import { type QueryableTable, readTableSchemas } from './table-schemas.js';
 
 /**
@@ -500,7 +500,7 @@ async function openConnections(
  * DuckDB's words for what a number the caller sent can cause: `Binder Error: LIMIT/OFFSET cannot
  * be negative`, and `Out of Range Error: Overflow in multiplication of INT64 (a * b)!` with the
  * operands. A division by zero is no error on DuckDB: the translation raises BigQuery's
- * `division by zero` where a parameter is the divisor (expression-sql.ts).
+ * `division by zero` (rules/math.ts checkedDivisor), the caller's fault where a parameter is 0.
  */
 const duckDbValueFault: ValueFaultOf = (error) => {
   const message = ((error as Error)?.message ?? '').split('\n', 1)[0] ?? '';
@@ -527,7 +527,8 @@ function isOutOfMemory(error: unknown): boolean {
 }
 
 /** DuckDB's words for a caller's query it cannot bind or run, and for one past its memory. */
-const duckDbCallerFault: CallerFaultOf = (_error, message) => {
+const duckDbCallerFault: CallerFaultOf = (error, message) => {
+  if (error instanceof NullArrayElement) return 'invalid';
   if (/out of memory/i.test(message)) return 'too-expensive';
   if (/^(Binder|Parser|Conversion|Invalid Input|Catalog|Permission|Out of Range) Error/.test(message))
     return 'invalid';

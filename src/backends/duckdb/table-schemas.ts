@@ -1,5 +1,5 @@
 import { type DuckDBConnection, type DuckDBType, DuckDBTypeId } from '@duckdb/node-api';
-import { quoteIdent, type SqlType, type TableSchema } from '../../sql/table-schema.js';
+import { elementOf, quoteIdent, type SqlType, type TableSchema } from '../../sql/table-schema.js';
 
 /** A table queries may name: its name in the store and the other names it answers to. */
 export interface QueryableTable {
@@ -30,8 +30,10 @@ export async function readTableSchemas(
       continue;
     }
     const present = presentRecords?.(table.name);
+    // A log source's objects are repeated records (Logflare's layout); a table source's STRUCTs are STRUCTs.
+    const repeated = table.kind !== 'table';
     const columns = Object.fromEntries(
-      result.columnNames().map((name, i) => [name, sqlType(result.columnType(i), name, present)]),
+      result.columnNames().map((name, i) => [name, sqlType(result.columnType(i), repeated, name, present)]),
     );
     const notNull = result.columnNames().filter((name) => present?.has(name));
     schemas.push({
@@ -45,21 +47,26 @@ export async function readTableSchemas(
   return schemas;
 }
 
-/** A column's type; a record at `path` that every row has (of `present`) is marked so. */
-function sqlType(type: DuckDBType, path?: string, present?: ReadonlySet<string>): SqlType {
+/**
+ * A column's type; a record at `path` that every row has (of `present`) is marked so, and every
+ * record of a log source (`repeated`) as the repeated record it stands for.
+ */
+function sqlType(type: DuckDBType, repeated: boolean, path?: string, present?: ReadonlySet<string>): SqlType {
   switch (type.typeId) {
     case DuckDBTypeId.STRUCT:
       return {
         struct: Object.fromEntries(
           type.entryNames.map((name, i) => [
             name,
-            sqlType(type.entryTypes[i] as DuckDBType, path && `${path}.${name}`, present),
+            sqlType(type.entryTypes[i] as DuckDBType, repeated, path && `${path}.${name}`, present),
           ]),
         ),
         ...(path !== undefined && present?.has(path) ? { present: true } : {}),
+        ...(repeated ? { repeated: true } : {}),
       };
     case DuckDBTypeId.LIST:
-      return { list: sqlType(type.valueType) };
+      // A list's elements are its records: their fields are read.
+      return { list: elementOf(sqlType(type.valueType, repeated)) };
     default:
       // JSON is DuckDB's VARCHAR under another name; BigQuery's JSON operations need to know it.
       return type.alias === 'JSON' ? 'JSON' : type.toString();

@@ -1,13 +1,19 @@
 import { type RuleTable, rule, same } from './rule.js';
 
 /**
- * A divisor of `/`, DIV or MOD. BigQuery fails a division by zero where DuckDB answers NULL; when
- * the divisor is a parameter (`$name` here), a zero is the caller's, so it fails as on BigQuery
- * and the engine answers 400 naming the parameter (engines/parameter-value-errors.ts). Other
- * divisors keep DuckDB's NULL: saved queries written for BigQuery do not divide by zero.
+ * A divisor of `/`, DIV or MOD. BigQuery fails a division by zero ("division by zero", see the
+ * `/` operator and DIV and MOD in its docs; SAFE_DIVIDE and IEEE_DIVIDE are the forms that do
+ * not) where DuckDB answers NULL, so a divisor that may be zero is checked per row: a CASE,
+ * whose error DuckDB evaluates only for the rows that reach it (about 1 ns a row: 5M rows of
+ * `sum(a / b)` took 25 ms, 30 ms checked). A zero from a parameter is the caller's: the engine
+ * answers 400 naming it (engines/parameter-value-errors.ts). A nonzero number written in the
+ * query (`/ 1000`) cannot be zero and is left as it is.
  */
 export function checkedDivisor(sql: string): string {
-  return /^\$\w+$/.test(sql) ? `(CASE WHEN ${sql} = 0 THEN error('division by zero') ELSE ${sql} END)` : sql;
+  const written = /^(?:([\d.]+(?:[eE][+-]?\d+)?)|CAST\(([\d.]+(?:[eE][+-]?\d+)?) AS DOUBLE\))$/.exec(sql);
+  const number = written && Number(written[1] ?? written[2]);
+  if (number) return sql;
+  return `(CASE WHEN ${sql} = 0 THEN error('division by zero') ELSE ${sql} END)`;
 }
 
 /**
