@@ -511,17 +511,50 @@ function correlatedGroup(grouped: GroupedJoin, leftKey: Expr): TableFactor {
   return { Derived: { ...derived, subquery } } as TableFactor;
 }
 
-/** A left-side name written from the left table's range name, as the grouped side can read it. */
+/**
+ * A left-side name written from the left table's range name, as the grouped side can read it.
+ * Through an UNNEST alias it is the record's path with each record taken at `[SAFE_OFFSET(0)]`,
+ * as BigQuery reads a field of a repeated record (`fel.metadata[SAFE_OFFSET(0)].execution_id`;
+ * the store's record is that one element, so DuckDB reads the same path).
+ */
 function qualified(expr: Expr, sides: JoinSides): Expr {
   const [head, ...rest] = compoundParts(expr) as [string, ...string[]];
   const path = sides.unnests.get(lower(head));
-  const parts = path
-    ? [...path, ...rest]
-    : lower(head) === lower(sides.alias)
-      ? [head, ...rest]
-      : [sides.alias, head, ...rest];
+  if (path) {
+    const [table, ...records] = path as [string, ...string[]];
+    const dot = (value: string): Ast => ({ Dot: { Identifier: { value } } });
+    return {
+      CompoundFieldAccess: {
+        root: { Identifier: { value: table } },
+        access_chain: [...records.flatMap((record) => [dot(record), firstElement]), ...rest.map(dot)],
+      },
+    } as Expr;
+  }
+  const parts = lower(head) === lower(sides.alias) ? [head, ...rest] : [sides.alias, head, ...rest];
   return { CompoundIdentifier: parts.map((value) => ({ value })) };
 }
+
+/** `[SAFE_OFFSET(0)]` as the parser writes it. */
+const firstElement: Ast = {
+  Subscript: {
+    Index: {
+      index: {
+        Function: {
+          name: [{ Identifier: { value: 'SAFE_OFFSET' } }],
+          uses_odbc_syntax: false,
+          parameters: 'None',
+          args: {
+            List: {
+              args: [{ Unnamed: { Expr: { Value: { value: { Number: ['0', false] } } } } }],
+              clauses: [],
+            },
+          },
+          within_group: [],
+        },
+      },
+    },
+  },
+};
 
 function sameParts(parts: readonly string[] | undefined, expected: readonly string[]): boolean {
   return (
