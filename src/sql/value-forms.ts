@@ -94,6 +94,8 @@ export function castSql(node: Ast, context: FormContext): string {
   if ((target === 'TIMESTAMP' || target === 'TIMESTAMP_NS') && isStringValued(node.expr)) {
     return `${cast}(${cast}(${value} AS TIMESTAMPTZ) AS ${target})`;
   }
+  if (target === 'VARCHAR' && !isTextValued(node.expr, context.columnType))
+    return floatAwareTextSql(value, cast);
   if (target === 'BIGINT' && isTextValued(node.expr, context.columnType)) return textToInt64Sql(value, cast);
   if (target === 'BOOLEAN' && isTextValued(node.expr, context.columnType)) return textToBoolSql(value, cast);
   // FLOAT64 to INT64 rounds halfway cases away from zero in BigQuery and to even in DuckDB;
@@ -106,6 +108,20 @@ export function castSql(node: Ast, context: FormContext): string {
     return `${cast}(${cast}(${value} AS DECIMAL(38, 9)) AS BIGINT)`;
   }
   return `${cast}(${value} AS ${target})`;
+}
+
+/**
+ * CAST / SAFE_CAST to STRING of a value that may be a FLOAT64: BigQuery writes a whole double
+ * without a fraction (`CAST(40.0 AS STRING)` is '40', DuckDB's text '40.0') and "a returned NaN
+ * or 0 will not be signed" (conversion rules), where DuckDB writes '-0.0'. Other doubles print in
+ * the shortest form on both ('0.30000000000000004', '1e+20'). The translator often cannot tell
+ * a double from another type (a field of an UNNEST, an expression), so the type is asked of
+ * DuckDB: `typeof` is a constant of the expression, folded when the plan is bound, and both
+ * branches bind for every type since they only edit the text.
+ */
+function floatAwareTextSql(value: string, cast: 'CAST' | 'TRY_CAST'): string {
+  const text = `${cast}(${value} AS VARCHAR)`;
+  return `CASE WHEN typeof(${value}) = 'DOUBLE' THEN regexp_replace(regexp_replace(${text}, '^-(0\\.0)$', '\\1'), '^(-?[0-9]{1,15})\\.0$', '\\1') ELSE ${text} END`;
 }
 
 /**

@@ -207,6 +207,29 @@ describe('BigQuery conversions and operators on DuckDB', () => {
     });
   });
 
+  it('CAST of a FLOAT64 to STRING writes a whole number without a fraction and zero unsigned', async () => {
+    // Conversion rules: FLOAT64 to STRING "returns an approximate string representation. A
+    // returned NaN or 0 will not be signed"; BigQuery writes CAST(40.0 AS STRING) as '40' (DuckDB
+    // '40.0'), other doubles in the shortest form that reads back the same.
+    expect(
+      await row(`select cast(40.0 as string) as a, cast(-7.0 as string) as b, cast(0.1 * 3 as string) as c,
+        cast(-0.0 as string) as d, safe_cast(12.5 as string) as e, cast(1e20 as string) as f,
+        cast(cast(3 as float64) / 2 as string) as g, cast(100 as string) as h, cast('4.0' as string) as i,
+        cast(123456789012345.0 as string) as j`),
+    ).toEqual({
+      a: '40',
+      b: '-7',
+      c: '0.30000000000000004',
+      d: '0',
+      e: '12.5',
+      f: '1e+20',
+      g: '1.5',
+      h: '100',
+      i: '4.0',
+      j: '123456789012345',
+    });
+  });
+
   it('bitwise operators, IS DISTINCT FROM and IN UNNEST', async () => {
     // Docs: 5 & 3 = 1; 5 | 3 = 7; 5 ^ 3 = 6 (XOR, not a power); NULL IS DISTINCT FROM 1 is true;
     // x IN UNNEST(array) is true when an element equals x, NULL for a NULL x.
