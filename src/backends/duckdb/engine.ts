@@ -500,7 +500,8 @@ async function openConnections(
  * DuckDB's words for what a number the caller sent can cause: `Binder Error: LIMIT/OFFSET cannot
  * be negative`, and `Out of Range Error: Overflow in multiplication of INT64 (a * b)!` with the
  * operands. A division by zero is no error on DuckDB: the translation raises BigQuery's
- * `division by zero` where a parameter is the divisor (expression-sql.ts).
+ * `division by zero` where a parameter is the divisor (expression-sql.ts). A zone ICU does not
+ * know: `Not implemented Error: Unknown TimeZone 'Mars/Olympus'!`.
  */
 const duckDbValueFault: ValueFaultOf = (error) => {
   const message = ((error as Error)?.message ?? '').split('\n', 1)[0] ?? '';
@@ -508,6 +509,7 @@ const duckDbValueFault: ValueFaultOf = (error) => {
   if (/^Out of Range Error: Overflow/.test(message)) return { fault: 'overflow', message };
   if (/^Invalid Input Error: division by zero$/.test(message))
     return { fault: 'division-by-zero', message: 'division by zero' };
+  if (/Unknown TimeZone '/.test(message)) return { fault: 'time-zone', message };
   return undefined;
 };
 
