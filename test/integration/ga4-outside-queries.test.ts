@@ -1,0 +1,198 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSourceDeclarations } from '../../src/endpoints/sources.js';
+import type { TableSource } from '../../src/endpoints/table-source.js';
+import type { Querygate } from '../../src/server.js';
+import { openDatabase } from '../../src/storage/database.js';
+import { importTableFiles } from '../../src/storage/table-import.js';
+import { ensureWarehouseTables } from '../../src/storage/warehouse-tables.js';
+import {
+  type BigQueryHarness,
+  startBigQueryHarness,
+  startQuerygateOnBigQuery,
+} from '../helpers/bigquery-harness.js';
+import { createGa4Oracle, writeGa4Export } from '../helpers/ga4-export-fixture.js';
+import { ga4QueryCases } from '../helpers/ga4-query-cases.js';
+import { postGraphQL } from '../helpers/graphql-request.js';
+import { openApiProblems } from '../helpers/openapi-check.js';
+import {
+  expectNoServerErrors,
+  type QuerygateUnderTest,
+  startQuerygateUnderTest,
+  testApiKey,
+} from '../helpers/querygate-server.js';
+import { type BigQueryType, expectOracleRows, type WarehouseCase } from '../helpers/warehouse-cases.js';
+import type { Oracle } from '../helpers/warehouse-fixture.js';
+import { expectOracleGraphQLRows, rowsOf, warehouseOperation } from '../helpers/warehouse-graphql.js';
+
+// An outside check as a new user with a GA4 export would make it: test/fixtures/ga4-queries holds
+// the export's table declared by `querygate sources add-table` and GA4 queries as people publish
+// them (each .sql cites its page), parameterised as a user would. A seeded export (three daily
+// NDJSON files) is loaded by `querygate import`'s path; every query is asked over REST and
+// GraphQL on the embedded engine and over REST on the fake BigQuery, and each answer compared
+// with plain DuckDB SQL over the same files laid out as BigQuery holds them (one table per day).
+const queriesDir = join(import.meta.dirname, '..', 'fixtures', 'ga4-queries');
+let dataDir: string;
+let files: string[];
+let events: TableSource;
+let oracle: Oracle;
+let duckdb: QuerygateUnderTest;
+let harness: BigQueryHarness;
+let bigquery: Querygate;
+
+async function importExport(connector: { connect(): Promise<import('@duckdb/node-api').DuckDBConnection> }) {
+  const connection = await connector.connect();
+  try {
+    await ensureWarehouseTables(connection, [events]);
+    await importTableFiles(connection, events, files);
+  } finally {
+    connection.closeSync();
+  }
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'querygate-ga4-'));
+  files = writeGa4Export(dataDir);
+  const found = readSourceDeclarations(queriesDir).tables.find((table) => table.name === 'events');
+  if (!found) throw new Error('test/fixtures/ga4-queries declares no events table');
+  events = found;
+  oracle = await createGa4Oracle(files);
+  duckdb = await startQuerygateUnderTest({
+    now: new Date('2024-04-02T00:00:00Z'),
+    environment: { QUERYGATE_QUERIES_DIR: queriesDir },
+    prepare: async (dir) => {
+      const database = await openDatabase(join(dir, 'querygate.duckdb'));
+      try {
+        await importExport(database);
+      } finally {
+        database.close();
+      }
+    },
+  });
+  harness = await startBigQueryHarness({ sources: [], warehouseTables: [events] });
+  await importExport(harness.store.database);
+  bigquery = await startQuerygateOnBigQuery(harness, { queriesDir });
+}, 120_000);
+
+afterAll(async () => {
+  await bigquery?.close();
+  await harness?.close();
+  await duckdb?.close();
+  oracle?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** The OpenAPI schema REST promises for a column of a BigQuery type (README, "Your own warehouse tables"). */
+function openApiType(type: BigQueryType): Record<string, unknown> {
+  switch (type) {
+    case 'INT64':
+    case 'TIMESTAMP':
+      return { type: ['integer', 'null'], format: 'int64' };
+    case 'FLOAT64':
+      return { type: ['number', 'null'], format: 'double' };
+    case 'DATE':
+      return { type: ['string', 'null'], format: 'date' };
+    default:
+      return { type: ['string', 'null'] };
+  }
+}
+
+const endpointCases = ga4QueryCases.map((testCase) => [testCase.endpoint, testCase] as const);
+
+/** The GraphQL operation of a case, its integer parameters (the contracts' `type: integer`) as Int literals. */
+function graphqlOperation(testCase: WarehouseCase): string {
+  const integers: Record<string, string> = { idle_minutes: 'idleMinutes', top: 'top', max_days: 'maxDays' };
+  return Object.entries(testCase.params ?? {}).reduce(
+    (operation, [name, value]) =>
+      integers[name]
+        ? operation.replace(`${integers[name]}: "${value}"`, `${integers[name]}: ${value}`)
+        : operation,
+    warehouseOperation(testCase),
+  );
+}
+
+describe('GA4 queries from outside, on the embedded engine', () => {
+  it.each(endpointCases)(
+    'answers %s over REST as the oracle over the day tables does',
+    async (_, testCase) => {
+      const response = await duckdb.get(`/api/endpoints/${testCase.endpoint}`, testCase.params);
+      expect(response.status, response.text).toBe(200);
+      await expectOracleRows(
+        oracle,
+        dataDir,
+        testCase,
+        (response.body as { result: Record<string, unknown>[] }).result,
+      );
+    },
+  );
+
+  it.each(endpointCases)(
+    "answers %s on GraphQL, every field, as the oracle does in the faces' types",
+    async (_, testCase) => {
+      const answer = await postGraphQL(duckdb, graphqlOperation(testCase));
+      expect(answer.errors).toEqual([]);
+      await expectOracleGraphQLRows(oracle, dataDir, testCase, rowsOf(testCase, answer.data));
+    },
+  );
+
+  it('types every result column in OpenAPI as REST answers its BigQuery type', async () => {
+    const document = (await duckdb.get('/openapi.json')).body as {
+      paths: Record<
+        string,
+        { get: { responses: { 200: { content: { 'application/json': { schema: unknown } } } } } }
+      >;
+      components: {
+        schemas: Record<
+          string,
+          { properties: { result: { items: { properties: Record<string, unknown> } } } }
+        >;
+      };
+    };
+    expect(await openApiProblems(document)).toEqual([]);
+    for (const testCase of ga4QueryCases) {
+      const schema = document.paths[`/api/endpoints/${testCase.endpoint}`]?.get.responses[200].content[
+        'application/json'
+      ].schema as { $ref: string };
+      const name = schema.$ref.split('/').at(-1) as string;
+      const properties = document.components.schemas[name]?.properties.result.items.properties ?? {};
+      for (const [column, type] of Object.entries(testCase.types))
+        expect(properties[column], `${testCase.endpoint}.${column}`).toEqual(
+          expect.objectContaining(openApiType(type)),
+        );
+    }
+  });
+
+  it('refuses at load the HLL++ sketch it cannot reproduce, naming HLL_COUNT.INIT and the file', async () => {
+    const health = (await duckdb.get('/health')).body as {
+      refused?: { endpoint: string; file: string; reason: string }[];
+    };
+    expect(health.refused).toEqual([
+      expect.objectContaining({
+        endpoint: 'ga4.hll-sessions',
+        file: 'ga4.hll-sessions.sql',
+        reason: expect.stringContaining('HLL_COUNT.INIT'),
+      }),
+    ]);
+  });
+
+  it('answers a time zone BigQuery does not know with a 400 naming the parameter', async () => {
+    const response = await duckdb.get('/api/endpoints/ga4.local-hours', { time_zone: 'Mars/Olympus_Mons' });
+    expect(response.status, response.text).toBe(400);
+    expect(response.text).toContain('time_zone');
+  });
+
+  it('answered nothing with a 5xx', () => expectNoServerErrors(duckdb));
+});
+
+describe('GA4 queries from outside, on the fake BigQuery', () => {
+  it.each(endpointCases)('answers %s over REST as the oracle does', async (_, testCase) => {
+    const url = new URL(`/api/endpoints/${testCase.endpoint}`, bigquery.url);
+    for (const [name, value] of Object.entries(testCase.params ?? {})) url.searchParams.set(name, value);
+    const response = await fetch(url, { headers: { 'x-api-key': testApiKey } });
+    const body = (await response.json()) as { result: Record<string, unknown>[] };
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    await expectOracleRows(oracle, dataDir, testCase, body.result);
+  });
+});
