@@ -116,12 +116,13 @@ export function castSql(node: Ast, context: FormContext): string {
  * or 0 will not be signed" (conversion rules), where DuckDB writes '-0.0'. Other doubles print in
  * the shortest form on both ('0.30000000000000004', '1e+20'). The translator often cannot tell
  * a double from another type (a field of an UNNEST, an expression), so the type is asked of
- * DuckDB: `typeof` is a constant of the expression, folded when the plan is bound, and both
- * branches bind for every type since they only edit the text.
+ * DuckDB with `typeof`; both branches bind for every type since they only edit the text.
  */
 function floatAwareTextSql(value: string, cast: 'CAST' | 'TRY_CAST'): string {
-  const text = `${cast}(${value} AS VARCHAR)`;
-  return `CASE WHEN typeof(${value}) = 'DOUBLE' THEN regexp_replace(regexp_replace(${text}, '^-(0\\.0)$', '\\1'), '^(-?[0-9]{1,15})\\.0$', '\\1') ELSE ${text} END`;
+  // The value is read once, as the lambda's argument: it is often a correlated subquery
+  // (`(SELECT value.int_value FROM UNNEST(event_params) ...)`), which DuckDB would plan twice.
+  const text = `${cast}(v AS VARCHAR)`;
+  return `list_transform([${value}], v -> CASE WHEN typeof(v) = 'DOUBLE' THEN regexp_replace(regexp_replace(${text}, '^-(0\\.0)$', '\\1'), '^(-?[0-9]{1,15})\\.0$', '\\1') ELSE ${text} END)[1]`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { WarehouseCase } from './warehouse-cases.js';
-import { intParam, stringParam } from './warehouse-oracle-sql.js';
+import { floatText, intParam, stringParam } from './warehouse-oracle-sql.js';
 
 /**
  * The oracles of test/fixtures/ga4-queries: GA4 export queries as people publish them (each .sql
@@ -13,9 +13,6 @@ const days = (first: string, last: string) =>
   `(SELECT * FROM events_all WHERE event_date BETWEEN '${first}' AND '${last}')`;
 const eventDate = `CAST(strptime(event_date, '%Y%m%d') AS DATE)`;
 const sessionId = intParam('ga_session_id');
-/** BigQuery's CAST(FLOAT64 AS STRING) for the fixture's values: the shortest text, whole numbers without `.0`. */
-const floatText = (x: string) =>
-  `CASE WHEN ${x} = trunc(${x}) THEN CAST(CAST(${x} AS BIGINT) AS VARCHAR) ELSE CAST(${x} AS VARCHAR) END`;
 /** A TIMESTAMP of the export's microseconds, as civil time in a zone (DuckDB's ICU time zones). */
 const civil = (zone: string) => `timezone('${zone}', make_timestamptz(event_timestamp))`;
 /** The user with the most events on 31 March in the seeded export (seed 7). */
