@@ -94,8 +94,7 @@ export function castSql(node: Ast, context: FormContext): string {
   if ((target === 'TIMESTAMP' || target === 'TIMESTAMP_NS') && isStringValued(node.expr)) {
     return `${cast}(${cast}(${value} AS TIMESTAMPTZ) AS ${target})`;
   }
-  if (target === 'VARCHAR' && !isTextValued(node.expr, context.columnType))
-    return floatAwareTextSql(value, cast);
+  if (target === 'VARCHAR' && mayPrintUnlikeBigQuery(node.expr, context)) return bigQueryTextSql(value, cast);
   if (target === 'BIGINT' && isTextValued(node.expr, context.columnType)) return textToInt64Sql(value, cast);
   if (target === 'BOOLEAN' && isTextValued(node.expr, context.columnType)) return textToBoolSql(value, cast);
   // FLOAT64 to INT64 rounds halfway cases away from zero in BigQuery and to even in DuckDB;
@@ -111,18 +110,39 @@ export function castSql(node: Ast, context: FormContext): string {
 }
 
 /**
- * CAST / SAFE_CAST to STRING of a value that may be a FLOAT64: BigQuery writes a whole double
- * without a fraction (`CAST(40.0 AS STRING)` is '40', DuckDB's text '40.0') and "a returned NaN
- * or 0 will not be signed" (conversion rules), where DuckDB writes '-0.0'. Other doubles print in
- * the shortest form on both ('0.30000000000000004', '1e+20'). The translator often cannot tell
- * a double from another type (a field of an UNNEST, an expression), so the type is asked of
- * DuckDB with `typeof`; both branches bind for every type since they only edit the text.
+ * Whether a value cast to STRING may be of a type whose DuckDB text is not BigQuery's (FLOAT64,
+ * TIMESTAMP): not when it is text, an integer literal, or a stored column or field of another
+ * type (Studio's `CAST(response.status_code AS STRING)` keeps DuckDB's plain cast).
  */
-function floatAwareTextSql(value: string, cast: 'CAST' | 'TRY_CAST'): string {
-  // The value is read once, as the lambda's argument: it is often a correlated subquery
-  // (`(SELECT value.int_value FROM UNNEST(event_params) ...)`), which DuckDB would plan twice.
+function mayPrintUnlikeBigQuery(expression: Ast, context: FormContext): boolean {
+  if (isTextValued(expression, context.columnType)) return false;
+  if (/^\d+$/.test(expression.Value?.value?.Number?.[0])) return false;
+  const stored = context.columnType(expression);
+  return stored === undefined || stored === 'DOUBLE' || stored === 'TIMESTAMP';
+}
+
+/**
+ * CAST / SAFE_CAST to STRING with BigQuery's text of the types whose DuckDB text differs (the
+ * conversion rules of CAST AS STRING):
+ * - FLOAT64: a whole double is written without a fraction (`CAST(40.0 AS STRING)` is '40',
+ *   DuckDB's text '40.0') and "a returned NaN or 0 will not be signed" (DuckDB: '-0.0'); other
+ *   doubles print in the shortest form on both ('0.30000000000000004', '1e+20').
+ * - TIMESTAMP: in UTC with its offset (`STRING(TIMESTAMP "2008-12-25 15:30:00+00", "UTC")` is
+ *   '2008-12-25 15:30:00+00'), and "the number of subsecond digits produced depends on the
+ *   number of trailing zeroes in the subsecond part: the CAST function will truncate zero,
+ *   three, or six digits" ('.1' is '.100'); DuckDB trims every trailing zero and writes no offset.
+ * The translator often cannot tell these types from others (a field of an UNNEST, an
+ * expression), so DuckDB's `typeof` picks the branch; every branch only edits DuckDB's text, so
+ * each binds for every type. The value is read once, as a lambda's argument: it is often a
+ * correlated subquery (`(SELECT value.int_value FROM UNNEST(event_params) ...)`), which DuckDB
+ * would otherwise plan once per mention.
+ */
+function bigQueryTextSql(value: string, cast: 'CAST' | 'TRY_CAST'): string {
   const text = `${cast}(v AS VARCHAR)`;
-  return `list_transform([${value}], v -> CASE WHEN typeof(v) = 'DOUBLE' THEN regexp_replace(regexp_replace(${text}, '^-(0\\.0)$', '\\1'), '^(-?[0-9]{1,15})\\.0$', '\\1') ELSE ${text} END)[1]`;
+  const double = `regexp_replace(regexp_replace(${text}, '^-(0\\.0)$', '\\1'), '^(-?[0-9]{1,15})\\.0$', '\\1')`;
+  const fraction = `regexp_extract(${text}, '\\.([0-9]+)$', 1)`;
+  const timestamp = `regexp_replace(${text}, '\\.[0-9]+$', '') || CASE WHEN ${fraction} = '' THEN '' ELSE '.' || rpad(${fraction}, CASE WHEN length(${fraction}) <= 3 THEN 3 ELSE 6 END, '0') END || '+00'`;
+  return `list_transform([${value}], v -> CASE typeof(v) WHEN 'DOUBLE' THEN ${double} WHEN 'TIMESTAMP' THEN ${timestamp} ELSE ${text} END)[1]`;
 }
 
 /**

@@ -230,6 +230,26 @@ describe('BigQuery conversions and operators on DuckDB', () => {
     });
   });
 
+  it('CAST of a TIMESTAMP to STRING writes UTC with +00 and zero, three or six subsecond digits', async () => {
+    // Timestamp functions: STRING(TIMESTAMP "2008-12-25 15:30:00+00", "UTC") = '2008-12-25
+    // 15:30:00+00'; conversion rules: CAST uses UTC, and "the number of subsecond digits produced
+    // depends on the number of trailing zeroes in the subsecond part: the CAST function will
+    // truncate zero, three, or six digits".
+    expect(
+      await row(`select cast(timestamp '2008-12-25 15:30:00+00' as string) as a,
+        cast(timestamp '2008-12-25 15:30:00.1+00' as string) as b, cast(timestamp '2008-12-25 15:30:00.1234+00' as string) as c,
+        safe_cast(timestamp_micros(1711899330000146) as string) as d, cast(timestamp '2008-12-25 10:00:00-05:00' as string) as e,
+        cast(date '2008-12-25' as string) as f`),
+    ).toEqual({
+      a: '2008-12-25 15:30:00+00',
+      b: '2008-12-25 15:30:00.100+00',
+      c: '2008-12-25 15:30:00.123400+00',
+      d: '2024-03-31 15:35:30.000146+00',
+      e: '2008-12-25 15:00:00+00',
+      f: '2008-12-25',
+    });
+  });
+
   it('bitwise operators, IS DISTINCT FROM and IN UNNEST', async () => {
     // Docs: 5 & 3 = 1; 5 | 3 = 7; 5 ^ 3 = 6 (XOR, not a power); NULL IS DISTINCT FROM 1 is true;
     // x IN UNNEST(array) is true when an element equals x, NULL for a NULL x.
