@@ -15,6 +15,14 @@ const eventDate = `CAST(strptime(event_date, '%Y%m%d') AS DATE)`;
 const sessionId = intParam('ga_session_id');
 /** A TIMESTAMP of the export's microseconds, as civil time in a zone (DuckDB's ICU time zones). */
 const civil = (zone: string) => `timezone('${zone}', make_timestamptz(event_timestamp))`;
+/**
+ * BigQuery's CAST(TIMESTAMP AS STRING) of the export's microseconds: UTC with `+00`, the
+ * fraction in zero, three or six digits by its trailing zeros (conversion rules), worked out
+ * from the microseconds by arithmetic.
+ */
+const timestampText = (micros: string) => `strftime(make_timestamp(${micros}), '%Y-%m-%d %H:%M:%S') ||
+  CASE WHEN ${micros} % 1000000 = 0 THEN '' WHEN ${micros} % 1000 = 0 THEN '.' || lpad(CAST(${micros} % 1000000 // 1000 AS VARCHAR), 3, '0')
+    ELSE '.' || lpad(CAST(${micros} % 1000000 AS VARCHAR), 6, '0') END || '+00'`;
 /** The user with the most events on 31 March in the seeded export (seed 7). */
 export const busyUser = '1023.1700062961';
 
@@ -344,5 +352,74 @@ export const ga4QueryCases: readonly WarehouseCase[] = [
         string_agg(DISTINCT i.coupon, ', ' ORDER BY i.coupon) AS coupons
       FROM (SELECT ecommerce.transaction_id, unnest(items) AS i FROM events_all WHERE event_name = 'purchase')
       GROUP BY ALL ORDER BY item_revenue DESC NULLS LAST`,
+  },
+  {
+    endpoint: 'ga4.pageview-paths',
+    params: { start_suffix: '20240330', end_suffix: '20240331' },
+    types: {
+      event_date: 'DATE',
+      event_timestamp: 'INT64',
+      user_pseudo_id: 'STRING',
+      user_type: 'STRING',
+      ga_session_id: 'INT64',
+      ga_session_number: 'INT64',
+      session_engaged: 'INT64',
+      page_location: 'STRING',
+      session_event_order: 'INT64',
+      first_path: 'STRING',
+      last_path: 'STRING',
+      prev_path: 'STRING',
+      next_path: 'STRING',
+      utm_source: 'STRING',
+      utm_medium: 'STRING',
+      device_category: 'STRING',
+      geo_country: 'STRING',
+    },
+    ordered: true,
+    // Every page view is its own group (no two share a timestamp). LAST_VALUE over a window with
+    // ORDER BY and no frame ends at the current row: the page view's own page_location.
+    oracle: () => `WITH p AS (
+        SELECT ${eventDate} AS event_date, event_timestamp, user_pseudo_id, user_first_touch_timestamp,
+          device.category AS device_category, geo.country AS geo_country, ${sessionId} AS ga_session_id,
+          ${intParam('ga_session_number')} AS ga_session_number, CAST(${stringParam('session_engaged')} AS BIGINT) AS session_engaged,
+          ${stringParam('page_location')} AS page_location, ${stringParam('source')} AS utm_source, ${stringParam('medium')} AS utm_medium
+        FROM ${days('20240330', '20240331')} WHERE event_name = 'page_view' AND len(event_params) > 0)
+      SELECT event_date, event_timestamp, user_pseudo_id,
+        CASE WHEN first_value(event_timestamp) OVER w = user_first_touch_timestamp THEN 'New' ELSE 'Returning' END AS user_type,
+        ga_session_id, ga_session_number, session_engaged, page_location, row_number() OVER w AS session_event_order,
+        first_value(page_location) OVER w AS first_path, page_location AS last_path, lag(page_location) OVER w AS prev_path,
+        lead(page_location) OVER w AS next_path, first_value(utm_source) OVER w AS utm_source,
+        first_value(utm_medium) OVER w AS utm_medium, device_category, geo_country
+      FROM p WINDOW w AS (PARTITION BY user_pseudo_id, ga_session_id ORDER BY event_timestamp)
+      ORDER BY user_pseudo_id, event_timestamp`,
+  },
+  {
+    endpoint: 'ga4.step-pairs',
+    params: { day: '20240331' },
+    types: { step_1: 'STRING', step_2: 'STRING', path_count: 'INT64' },
+    ordered: true,
+    oracle: () => `WITH e AS (SELECT user_pseudo_id, ${sessionId} AS session_id, event_name, event_timestamp
+          FROM events_20240331 WHERE event_name NOT IN ('user_engagement', 'scroll')),
+        s AS (SELECT *, row_number() OVER (PARTITION BY user_pseudo_id, session_id ORDER BY event_timestamp) AS step FROM e)
+      SELECT e1.event_name AS step_1, e2.event_name AS step_2, count(*) AS path_count
+      FROM s AS e1 JOIN s AS e2 ON e1.user_pseudo_id = e2.user_pseudo_id AND e1.session_id = e2.session_id AND e2.step = e1.step + 1
+      GROUP BY ALL ORDER BY path_count DESC, step_1, step_2`,
+  },
+  {
+    endpoint: 'ga4.channel-paths',
+    params: { min_sessions: '2' },
+    types: { user_pseudo_id: 'STRING', session_starts: 'STRING', channel_path: 'STRING', sessions: 'INT64' },
+    ordered: true,
+    oracle: () => `WITH t1 AS (SELECT DISTINCT user_pseudo_id, ${sessionId} AS session_id, event_timestamp
+          FROM events_all WHERE event_name = 'session_start'),
+        t2 AS (SELECT user_pseudo_id, session_id, source, medium FROM (
+          SELECT user_pseudo_id, ${sessionId} AS session_id, coalesce(${stringParam('source')}, '(direct)') AS source,
+            coalesce(${stringParam('medium')}, '(none)') AS medium,
+            row_number() OVER (PARTITION BY user_pseudo_id, ${sessionId} ORDER BY event_timestamp) AS n
+          FROM events_all WHERE event_name = 'page_view' AND ${intParam('ga_session_number')} IS NOT NULL) WHERE n = 1)
+      SELECT t1.user_pseudo_id, string_agg(${timestampText('t1.event_timestamp')}, ' > ' ORDER BY t1.event_timestamp) AS session_starts,
+        string_agg(t2.source || ' / ' || t2.medium, ' > ' ORDER BY t1.event_timestamp) AS channel_path, count(*) AS sessions
+      FROM t1 JOIN t2 ON t1.user_pseudo_id = t2.user_pseudo_id AND t1.session_id = t2.session_id
+      GROUP BY t1.user_pseudo_id HAVING count(*) >= 2 ORDER BY sessions DESC, t1.user_pseudo_id`,
   },
 ];
