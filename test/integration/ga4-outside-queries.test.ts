@@ -239,6 +239,33 @@ describe('GA4 queries from outside, on the embedded engine', () => {
     await expectDedupedDay((response.body as { result: Record<string, unknown>[] }).result);
   });
 
+  it("answers the export's records on GraphQL as nested objects and lists, as the oracle holds them", async () => {
+    const answer = await postGraphQL<{ ga4: { dedupEvents: Record<string, unknown>[] } }>(
+      duckdb,
+      `{ ga4 { dedupEvents(startSuffix: "20240401", endSuffix: "20240401") {
+          tableDate isIntraday eventTimestamp eventParams { key value { stringValue intValue floatValue doubleValue } }
+          userProperties { key value { stringValue intValue setTimestampMicros } }
+          geo { country } ecommerce { transactionId purchaseRevenue } items { itemId itemBrand quantity coupon } } } }`,
+    );
+    expect(answer.errors).toEqual([]);
+    const expected =
+      await oracle.rows(`SELECT CAST(strptime(event_date, '%Y%m%d') AS DATE)::VARCHAR AS tableDate,
+        false AS isIntraday, event_timestamp::VARCHAR AS eventTimestamp,
+        [{'key': p.key, 'value': {'stringValue': p.value.string_value, 'intValue': p.value.int_value::VARCHAR,
+          'floatValue': p.value.float_value, 'doubleValue': p.value.double_value}} FOR p IN event_params] AS eventParams,
+        [{'key': u.key, 'value': {'stringValue': u.value.string_value, 'intValue': u.value.int_value::VARCHAR,
+          'setTimestampMicros': u.value.set_timestamp_micros::VARCHAR}} FOR u IN user_properties] AS userProperties,
+        {'country': geo.country} AS geo,
+        CASE WHEN ecommerce IS NOT NULL THEN {'transactionId': ecommerce.transaction_id, 'purchaseRevenue': ecommerce.purchase_revenue} END AS ecommerce,
+        [{'itemId': i.item_id, 'itemBrand': i.item_brand, 'quantity': i.quantity::VARCHAR, 'coupon': i.coupon} FOR i IN items] AS items
+      FROM events_20240401 ORDER BY event_timestamp`);
+    const rows = [...(answer.data?.ga4.dedupEvents ?? [])].sort(
+      (a, b) => Number(a.eventTimestamp) - Number(b.eventTimestamp),
+    );
+    expect(rows.length).toBe(expected.length);
+    expect(rows).toEqual(expected);
+  });
+
   it('answered nothing with a 5xx', () => expectNoServerErrors(duckdb));
 });
 
