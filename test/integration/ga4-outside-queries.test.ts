@@ -211,11 +211,18 @@ describe('GA4 queries from outside, on the embedded engine', () => {
     }
   });
 
-  it('refuses at load the HLL++ sketch it cannot reproduce, naming HLL_COUNT.INIT and the file', async () => {
+  it('refuses at load, naming the construct and the file, what it cannot answer as BigQuery does', async () => {
     const health = (await duckdb.get('/health')).body as {
       refused?: { endpoint: string; file: string; reason: string }[];
     };
     expect(health.refused).toEqual([
+      // Two result columns of one name: BigQuery answers both, a REST row or GraphQL type cannot.
+      expect.objectContaining({
+        endpoint: 'ga4.first-last-sources',
+        file: 'ga4.first-last-sources.sql',
+        reason: expect.stringContaining('more than one column named user_pseudo_id'),
+      }),
+      // An HLL++ sketch, whose estimate DuckDB cannot reproduce.
       expect.objectContaining({
         endpoint: 'ga4.hll-sessions',
         file: 'ga4.hll-sessions.sql',
