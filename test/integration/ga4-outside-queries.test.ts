@@ -286,6 +286,20 @@ describe('GA4 queries from outside, on the fake BigQuery', () => {
     await expectOracleRows(oracle, dataDir, testCase, body.result);
   });
 
+  it.each(endpointCases)(
+    "answers %s on GraphQL, every field, as the oracle does in the faces' types",
+    async (_, testCase) => {
+      const response = await fetch(new URL('/graphql', bigquery.url), {
+        method: 'POST',
+        headers: { 'x-api-key': testApiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: graphqlOperation(testCase) }),
+      });
+      const body = (await response.json()) as { data?: unknown; errors?: unknown[] };
+      expect(body.errors ?? []).toEqual([]);
+      await expectOracleGraphQLRows(oracle, dataDir, testCase, rowsOf(testCase, body.data));
+    },
+  );
+
   it('answers SELECT * EXCEPT(row) over the export with every column, records as objects', async () => {
     const url = new URL(
       '/api/endpoints/ga4.dedup-events?start_suffix=20240401&end_suffix=20240401',
