@@ -300,6 +300,14 @@ describe('GA4 queries from outside, on the fake BigQuery', () => {
     },
   );
 
+  it('answers a time zone BigQuery does not know with a 400 naming the parameter', async () => {
+    const url = new URL('/api/endpoints/ga4.local-hours?time_zone=Mars%2FOlympus_Mons', bigquery.url);
+    const response = await fetch(url, { headers: { 'x-api-key': testApiKey } });
+    const text = await response.text();
+    expect(response.status, text).toBe(400);
+    expect(text).toContain("Parameter 'time_zone'");
+  });
+
   it('answers SELECT * EXCEPT(row) over the export with every column, records as objects', async () => {
     const url = new URL(
       '/api/endpoints/ga4.dedup-events?start_suffix=20240401&end_suffix=20240401',

@@ -382,7 +382,7 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 /**
  * BigQuery's words (its engine's, ZetaSQL's) for what a number the caller sent can cause, each
  * with reason `invalidQuery`: `Limit requires non-negative count and offset`, `int64 overflow:
- * a + b` with the operands, `division by zero: a / b`, ZetaSQL's `Invalid time zone: Mars/Olympus`.
+ * a + b` with the operands, `division by zero: a / b`, `Invalid time zone: Mars/Olympus` (ZetaSQL's time_zone_util.cc).
  */
 const bigQueryValueFault: ValueFaultOf = (error) => {
   if (bigQueryReason(error) !== 'invalidQuery') return undefined;
