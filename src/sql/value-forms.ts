@@ -111,14 +111,14 @@ export function castSql(node: Ast, context: FormContext): string {
 
 /**
  * Whether a value cast to STRING may be of a type whose DuckDB text is not BigQuery's (FLOAT64,
- * TIMESTAMP): not when it is text, an integer literal, or a stored column or field of another
- * type (Studio's `CAST(response.status_code AS STRING)` keeps DuckDB's plain cast).
+ * TIMESTAMP, DATETIME, TIME): not when it is text, an integer literal, or a stored column or field
+ * of another type (Studio's `CAST(response.status_code AS STRING)` keeps DuckDB's plain cast).
  */
 function mayPrintUnlikeBigQuery(expression: Ast, context: FormContext): boolean {
   if (isTextValued(expression, context.columnType)) return false;
   if (/^\d+$/.test(expression.Value?.value?.Number?.[0])) return false;
   const stored = context.columnType(expression);
-  return stored === undefined || stored === 'DOUBLE' || stored === 'TIMESTAMP';
+  return stored === undefined || ['DOUBLE', 'TIMESTAMP', 'TIMESTAMP_NS', 'TIME'].includes(stored);
 }
 
 /**
@@ -131,6 +131,8 @@ function mayPrintUnlikeBigQuery(expression: Ast, context: FormContext): boolean 
  *   '2008-12-25 15:30:00+00'), and "the number of subsecond digits produced depends on the
  *   number of trailing zeroes in the subsecond part: the CAST function will truncate zero,
  *   three, or six digits" ('.1' is '.100'); DuckDB trims every trailing zero and writes no offset.
+ * - DATETIME (TIMESTAMP_NS here) and TIME: the same zero, three or six digits, no offset (ZetaSQL's
+ *   ConvertDatetimeToString and ConvertTimeToString narrow the fraction by its trailing zeros).
  * The translator often cannot tell these types from others (a field of an UNNEST, an
  * expression), so DuckDB's `typeof` picks the branch; every branch only edits DuckDB's text, so
  * each binds for every type. The value is read once, as a lambda's argument: it is often a
@@ -141,8 +143,8 @@ function bigQueryTextSql(value: string, cast: 'CAST' | 'TRY_CAST'): string {
   const text = `${cast}(v AS VARCHAR)`;
   const double = `regexp_replace(regexp_replace(${text}, '^-(0\\.0)$', '\\1'), '^(-?[0-9]{1,15})\\.0$', '\\1')`;
   const fraction = `regexp_extract(${text}, '\\.([0-9]+)$', 1)`;
-  const timestamp = `regexp_replace(${text}, '\\.[0-9]+$', '') || CASE WHEN ${fraction} = '' THEN '' ELSE '.' || rpad(${fraction}, CASE WHEN length(${fraction}) <= 3 THEN 3 ELSE 6 END, '0') END || '+00'`;
-  return `list_transform([${value}], v -> CASE typeof(v) WHEN 'DOUBLE' THEN ${double} WHEN 'TIMESTAMP' THEN ${timestamp} ELSE ${text} END)[1]`;
+  const civil = `regexp_replace(${text}, '\\.[0-9]+$', '') || CASE WHEN ${fraction} = '' THEN '' ELSE '.' || rpad(${fraction}, CASE WHEN length(${fraction}) <= 3 THEN 3 ELSE 6 END, '0') END`;
+  return `list_transform([${value}], v -> CASE typeof(v) WHEN 'DOUBLE' THEN ${double} WHEN 'TIMESTAMP' THEN ${civil} || '+00' WHEN 'TIMESTAMP_NS' THEN ${civil} WHEN 'TIME' THEN ${civil} ELSE ${text} END)[1]`;
 }
 
 /**

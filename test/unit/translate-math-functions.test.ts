@@ -230,16 +230,19 @@ describe('BigQuery conversions and operators on DuckDB', () => {
     });
   });
 
-  it('CAST of a TIMESTAMP to STRING writes UTC with +00 and zero, three or six subsecond digits', async () => {
+  it('CAST of a TIMESTAMP, DATETIME or TIME to STRING writes zero, three or six subsecond digits, a TIMESTAMP in UTC with +00', async () => {
     // Timestamp functions: STRING(TIMESTAMP "2008-12-25 15:30:00+00", "UTC") = '2008-12-25
     // 15:30:00+00'; conversion rules: CAST uses UTC, and "the number of subsecond digits produced
     // depends on the number of trailing zeroes in the subsecond part: the CAST function will
-    // truncate zero, three, or six digits".
+    // truncate zero, three, or six digits"; ZetaSQL's ConvertDatetimeToString and ConvertTimeToString
+    // narrow a DATETIME's and a TIME's fraction the same way ('%04d-%02d-%02d %02d:%02d:%02d.%03d').
     expect(
       await row(`select cast(timestamp '2008-12-25 15:30:00+00' as string) as a,
         cast(timestamp '2008-12-25 15:30:00.1+00' as string) as b, cast(timestamp '2008-12-25 15:30:00.1234+00' as string) as c,
         safe_cast(timestamp_micros(1711899330000146) as string) as d, cast(timestamp '2008-12-25 10:00:00-05:00' as string) as e,
-        cast(date '2008-12-25' as string) as f`),
+        cast(date '2008-12-25' as string) as f, cast(datetime '2008-12-25 15:30:00.25' as string) as g,
+        cast(datetime '2008-12-25 15:30:00' as string) as h, cast(time '15:30:00.123456' as string) as i,
+        cast(time '15:30:00.5' as string) as j`),
     ).toEqual({
       a: '2008-12-25 15:30:00+00',
       b: '2008-12-25 15:30:00.100+00',
@@ -247,6 +250,10 @@ describe('BigQuery conversions and operators on DuckDB', () => {
       d: '2024-03-31 15:35:30.000146+00',
       e: '2008-12-25 15:00:00+00',
       f: '2008-12-25',
+      g: '2008-12-25 15:30:00.250',
+      h: '2008-12-25 15:30:00',
+      i: '15:30:00.123456',
+      j: '15:30:00.500',
     });
   });
 
