@@ -204,6 +204,17 @@ export function shapeOf(endpoint: Endpoint, described: readonly ResultColumn[]):
     .map((name) => `columns.${name}: the query returns no column ${name}`);
   if (problems.length > 0)
     throw new Error(problems.map((line) => `${endpoint.contractFile}: ${line}`).join('\n'));
+  // BigQuery answers two result columns of one name (`SELECT a.user_pseudo_id, b.user_pseudo_id`),
+  // but a REST row is an object and a GraphQL row a type, each with one member per name: the
+  // second would silently replace the first. Names compare as BigQuery's do, ignoring case.
+  const seen = new Set<string>();
+  const twice = described
+    .map((column) => column.name)
+    .filter((name) => seen.has(name.toLowerCase()) || !seen.add(name.toLowerCase()));
+  if (twice.length > 0)
+    throw new Error(
+      `${endpoint.contractFile.replace(/\.yaml$/, '.sql')}: the query returns more than one column named ${[...new Set(twice)].join(', ')}; REST rows and GraphQL fields need one name per column: give the others an alias (AS ...)`,
+    );
   return described.map((column) => {
     const contract = endpoint.columns[column.name];
     const nullable = contract?.nullable ?? true;

@@ -2,10 +2,11 @@ import { QuerygateError } from '../errors.js';
 import type { ParameterValues, SavedQuery } from './query-engine.js';
 
 /**
- * The failures of a run that a number the caller sent can cause, whatever the engine's words:
- * a negative LIMIT or OFFSET, an INT64 overflow, a division by zero.
+ * The failures of a run that a value the caller sent can cause, whatever the engine's words:
+ * a negative LIMIT or OFFSET, an INT64 overflow, a division by zero (numbers), a time zone
+ * neither engine knows (text, as `DATETIME(ts, @time_zone)` takes it).
  */
-export type ValueFault = 'negative-count' | 'overflow' | 'division-by-zero';
+export type ValueFault = 'negative-count' | 'overflow' | 'division-by-zero' | 'time-zone';
 
 /** Which failure of a run, in an engine's own terms, is one of these (undefined: none is). */
 export type ValueFaultOf = (error: unknown) => { fault: ValueFault; message: string } | undefined;
@@ -18,9 +19,18 @@ const causes: Readonly<Record<ValueFault, (value: string, message: string) => bo
   'division-by-zero': (value) => Number(value) === 0,
   // Both engines name the operands of an overflow: the parameter is the one whose value is there.
   overflow: (value, message) => new RegExp(`(^|[^\\d.])${escaped(value)}($|[^\\d.])`).test(message),
+  // Both engines quote the zone they do not know.
+  'time-zone': (value, message) => value !== '' && message.includes(value),
 };
 
 const numericTypes = new Set(['INT64', 'FLOAT64']);
+/** The parameter types whose values can cause each fault. */
+const typesFor: Readonly<Record<ValueFault, ReadonlySet<string>>> = {
+  'negative-count': numericTypes,
+  overflow: numericTypes,
+  'division-by-zero': numericTypes,
+  'time-zone': new Set(['STRING']),
+};
 
 /**
  * A run's failure that a numeric parameter's value caused, as the caller's 400 naming that
@@ -39,7 +49,7 @@ export function parameterValueError(
   const candidates = Object.entries(params).filter(
     (entry): entry is [string, string] =>
       entry[1] !== null &&
-      numericTypes.has(query.parameterTypes?.[entry[0]] ?? 'STRING') &&
+      typesFor[found.fault].has(query.parameterTypes?.[entry[0]] ?? 'STRING') &&
       causes[found.fault](entry[1], found.message),
   );
   // Of two that could have, the one the SQL uses where the fault arises (`LIMIT @top`, `/ @d`).
@@ -59,6 +69,7 @@ const placedFor: Readonly<Record<ValueFault, (name: string) => RegExp>> = {
   'negative-count': (name) => new RegExp(`\\b(limit|offset)\\s+@${name}\\b`, 'i'),
   'division-by-zero': (name) => new RegExp(`(/\\s*|\\b(div|mod)\\s*\\([^()]*,\\s*)@${name}\\b`, 'i'),
   overflow: (name) => new RegExp(`[*+-]\\s*@${name}\\b|@${name}\\s*[*+-]`),
+  'time-zone': (name) => new RegExp(`@${name}\\b`),
 };
 
 function escaped(text: string): string {

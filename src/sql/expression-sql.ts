@@ -161,11 +161,10 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
       return callSql('trim', [node.expr, ...(node.trim_characters ?? [])], context);
     case 'Extract': {
       const [field, payload] = variant(node.field);
-      if (field === 'Week' && payload) throw unsupported(`EXTRACT(WEEK(${payload.value.toUpperCase()}) ...)`);
       const at = 'AtTimeZone' in node.expr ? node.expr.AtTimeZone : undefined;
       const value = expr(at ? at.timestamp : node.expr);
       const zone = at ? { sql: expr(at.time_zone), literal: stringLiteral(at.time_zone) } : undefined;
-      return extract(field, value, zone);
+      return extract(field, value, zone, field === 'Week' && payload ? String(payload.value) : undefined);
     }
     // STRUCT(1 AS a, 'x' AS b), STRUCT<a INT64>(1) and (1, 'x').
     case 'Struct':

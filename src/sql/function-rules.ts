@@ -80,7 +80,11 @@ export function translateFunction(call: FunctionCall, over?: string): string {
   if (call.args.length < min || call.args.length > max) {
     const count =
       min === max ? `${min}` : max === Number.POSITIVE_INFINITY ? `${min} or more` : `${min} to ${max}`;
-    throw unsupported(`${name.toUpperCase()} takes ${count} arguments`);
+    // BigQuery may take more (INSTR's position and occurrence): say what is translated, not
+    // what BigQuery allows.
+    throw unsupported(
+      `${name.toUpperCase()} with ${call.args.length} argument${call.args.length === 1 ? '' : 's'} (translated with ${count})`,
+    );
   }
   const { ignoreNulls, orderBy, limit } = call.clauses;
   if (!found.clauses && (ignoreNulls !== undefined || orderBy !== undefined || limit !== undefined))

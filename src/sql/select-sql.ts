@@ -191,10 +191,24 @@ function withOutputNames(expression: Expr, context: TranslationContext, outputs:
   const { scope } = context;
   const withOutputs = scope.child();
   for (const name of outputs.keys()) {
-    if (scope.lookup(name) === undefined && scope.resolveColumn(name) === 'unknown')
+    if (scope.lookup(name) === undefined && !namedByFromClause(scope, name))
       withOutputs.bind(name, { kind: 'element', alias: name });
   }
   return context.within(withOutputs).expr(expression);
+}
+
+/**
+ * Whether the FROM clause has a column of this name. One that two joined tables both have
+ * (`t1.user_pseudo_id` and `t2.user_pseudo_id`) is the FROM clause's too, however ambiguous: the
+ * output column of that name is left unbound, and the condition is refused only if it uses the
+ * name (`HAVING COUNT(*) >= 2` over such a join names neither).
+ */
+function namedByFromClause(scope: TranslationContext['scope'], name: string): boolean {
+  try {
+    return scope.resolveColumn(name) !== 'unknown';
+  } catch {
+    return true;
+  }
 }
 
 /** One select-list item and the output columns it makes (undefined when they are not known). */

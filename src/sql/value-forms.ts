@@ -94,6 +94,7 @@ export function castSql(node: Ast, context: FormContext): string {
   if ((target === 'TIMESTAMP' || target === 'TIMESTAMP_NS') && isStringValued(node.expr)) {
     return `${cast}(${cast}(${value} AS TIMESTAMPTZ) AS ${target})`;
   }
+  if (target === 'VARCHAR' && mayPrintUnlikeBigQuery(node.expr, context)) return bigQueryTextSql(value, cast);
   if (target === 'BIGINT' && isTextValued(node.expr, context.columnType)) return textToInt64Sql(value, cast);
   if (target === 'BOOLEAN' && isTextValued(node.expr, context.columnType)) return textToBoolSql(value, cast);
   // FLOAT64 to INT64 rounds halfway cases away from zero in BigQuery and to even in DuckDB;
@@ -106,6 +107,44 @@ export function castSql(node: Ast, context: FormContext): string {
     return `${cast}(${cast}(${value} AS DECIMAL(38, 9)) AS BIGINT)`;
   }
   return `${cast}(${value} AS ${target})`;
+}
+
+/**
+ * Whether a value cast to STRING may be of a type whose DuckDB text is not BigQuery's (FLOAT64,
+ * TIMESTAMP, DATETIME, TIME): not when it is text, an integer literal, or a stored column or field
+ * of another type (Studio's `CAST(response.status_code AS STRING)` keeps DuckDB's plain cast).
+ */
+function mayPrintUnlikeBigQuery(expression: Ast, context: FormContext): boolean {
+  if (isTextValued(expression, context.columnType)) return false;
+  if (/^\d+$/.test(expression.Value?.value?.Number?.[0])) return false;
+  const stored = context.columnType(expression);
+  return stored === undefined || ['DOUBLE', 'TIMESTAMP', 'TIMESTAMP_NS', 'TIME'].includes(stored);
+}
+
+/**
+ * CAST / SAFE_CAST to STRING with BigQuery's text of the types whose DuckDB text differs (the
+ * conversion rules of CAST AS STRING):
+ * - FLOAT64: a whole double is written without a fraction (`CAST(40.0 AS STRING)` is '40',
+ *   DuckDB's text '40.0') and "a returned NaN or 0 will not be signed" (DuckDB: '-0.0'); other
+ *   doubles print in the shortest form on both ('0.30000000000000004', '1e+20').
+ * - TIMESTAMP: in UTC with its offset (`STRING(TIMESTAMP "2008-12-25 15:30:00+00", "UTC")` is
+ *   '2008-12-25 15:30:00+00'), and "the number of subsecond digits produced depends on the
+ *   number of trailing zeroes in the subsecond part: the CAST function will truncate zero,
+ *   three, or six digits" ('.1' is '.100'); DuckDB trims every trailing zero and writes no offset.
+ * - DATETIME (TIMESTAMP_NS here) and TIME: the same zero, three or six digits, no offset (ZetaSQL's
+ *   ConvertDatetimeToString and ConvertTimeToString narrow the fraction by its trailing zeros).
+ * The translator often cannot tell these types from others (a field of an UNNEST, an
+ * expression), so DuckDB's `typeof` picks the branch; every branch only edits DuckDB's text, so
+ * each binds for every type. The value is read once, as a lambda's argument: it is often a
+ * correlated subquery (`(SELECT value.int_value FROM UNNEST(event_params) ...)`), which DuckDB
+ * would otherwise plan once per mention.
+ */
+function bigQueryTextSql(value: string, cast: 'CAST' | 'TRY_CAST'): string {
+  const text = `${cast}(v AS VARCHAR)`;
+  const double = `regexp_replace(regexp_replace(${text}, '^-(0\\.0)$', '\\1'), '^(-?[0-9]{1,15})\\.0$', '\\1')`;
+  const fraction = `regexp_extract(${text}, '\\.([0-9]+)$', 1)`;
+  const civil = `regexp_replace(${text}, '\\.[0-9]+$', '') || CASE WHEN ${fraction} = '' THEN '' ELSE '.' || rpad(${fraction}, CASE WHEN length(${fraction}) <= 3 THEN 3 ELSE 6 END, '0') END`;
+  return `list_transform([${value}], v -> CASE typeof(v) WHEN 'DOUBLE' THEN ${double} WHEN 'TIMESTAMP' THEN ${civil} || '+00' WHEN 'TIMESTAMP_NS' THEN ${civil} WHEN 'TIME' THEN ${civil} ELSE ${text} END)[1]`;
 }
 
 /**

@@ -202,10 +202,13 @@ const dryRunValues = { INT64: '0', FLOAT64: '0', BOOL: 'false', TIMESTAMP: '1970
 
 /**
  * DuckDB's words for a run that fails on a value, in BigQuery's: its engine (ZetaSQL) says
- * `Limit requires non-negative count and offset` and `int64 overflow: a + b`, reason invalidQuery.
+ * `Limit requires non-negative count and offset`, `int64 overflow: a + b` and (time_zone_util.cc)
+ * `Invalid time zone: Mars/Olympus`, reason invalidQuery.
  */
 function inBigQueryWords(message: string): string {
   if (/LIMIT\/OFFSET cannot be negative/.test(message)) return 'Limit requires non-negative count and offset';
+  const zone = /Unknown TimeZone '([^']*)'/.exec(message);
+  if (zone) return `Invalid time zone: ${zone[1]}`;
   const overflow = /Overflow in \w+ of INT64 \((-?\d+) ([-+*]) (-?\d+)\)/.exec(message);
   if (overflow) return `int64 overflow: ${overflow[1]} ${overflow[2]} ${overflow[3]}`;
   return message;

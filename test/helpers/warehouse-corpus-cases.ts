@@ -1,6 +1,6 @@
 import type { WarehouseCase } from './warehouse-cases.js';
 import { daysBetween } from './warehouse-fixture.js';
-import { intParam, sessionKey, stringParam } from './warehouse-oracle-sql.js';
+import { floatText, intParam, sessionKey, stringParam } from './warehouse-oracle-sql.js';
 
 /**
  * The oracles of examples/warehouse's second corpus: GA4 queries as people publish them (each
@@ -89,8 +89,8 @@ export const corpusCases: readonly WarehouseCase[] = [
     types: { event_name: 'STRING', key: 'STRING', value: 'STRING' },
     ordered: false,
     oracle: (dir) => `SELECT event_name, p.key AS key,
-        coalesce(p.value.string_value, CAST(p.value.int_value AS VARCHAR), CAST(p.value.double_value AS VARCHAR),
-                 CAST(p.value.float_value AS VARCHAR)) AS value
+        coalesce(p.value.string_value, CAST(p.value.int_value AS VARCHAR), ${floatText('p.value.double_value')},
+                 ${floatText('p.value.float_value')}) AS value
       FROM (SELECT event_name, unnest(event_params) AS p FROM ${allDays(dir)} WHERE event_name = 'purchase')`,
   },
   {

@@ -16,3 +16,9 @@ export const valueParam = `(SELECT coalesce(CAST(p.value.int_value AS DOUBLE), p
  */
 export const sessionKey = (separator = '') =>
   `user_pseudo_id || '${separator}' || CAST(${intParam('ga_session_id')} AS VARCHAR)`;
+/**
+ * BigQuery's CAST(FLOAT64 AS STRING) for the fixtures' values (conversion rules: "an approximate
+ * string representation"; a whole double has no fraction, '40' where DuckDB writes '40.0').
+ */
+export const floatText = (x: string) =>
+  `CASE WHEN ${x} = trunc(${x}) THEN CAST(CAST(${x} AS BIGINT) AS VARCHAR) ELSE CAST(${x} AS VARCHAR) END`;

@@ -9,7 +9,7 @@ import type { SavedQuery } from '../../src/engines/query-engine.js';
 const query: SavedQuery = {
   id: 'q',
   name: 'test.query',
-  sql: 'select x * @scale as y, div(x, @per) as z from t where x >= @min_x limit @top offset @skip',
+  sql: 'select x * @scale as y, div(x, @per) as z, datetime(ts, @zone) as d from t where x >= @min_x and label = @label limit @top offset @skip',
   maxRows: 10,
   parameterTypes: {
     scale: 'INT64',
@@ -18,6 +18,7 @@ const query: SavedQuery = {
     top: 'INT64',
     skip: 'INT64',
     label: 'STRING',
+    zone: 'STRING',
   },
 };
 
@@ -55,6 +56,20 @@ describe('a run that fails on a value the caller sent', () => {
     expect(refused({ min_x: '1250', scale: '9223372036854775807' }, 'overflow', message)?.parameter).toBe(
       'scale',
     );
+  });
+
+  it('names the text parameter holding the time zone the engine does not know', () => {
+    // DuckDB (ICU): "Unknown TimeZone 'Mars/Olympus'!"; the other text parameter is not in it.
+    expect(
+      refused({ label: 'Europe', zone: 'Mars/Olympus' }, 'time-zone', "Unknown TimeZone 'Mars/Olympus'!"),
+    ).toEqual({
+      code: 'BAD_PARAMETER',
+      parameter: 'zone',
+      message:
+        "Parameter 'zone' is Mars/Olympus, which test.query cannot run with: Unknown TimeZone 'Mars/Olympus'!",
+    });
+    // A number is never a time zone, even when its digits are in the message.
+    expect(refused({ top: '5' }, 'time-zone', "Unknown TimeZone '5'!")).toBeUndefined();
   });
 
   it('names no parameter, leaving the engine error as it is, when no value explains the fault', () => {

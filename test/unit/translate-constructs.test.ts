@@ -235,6 +235,19 @@ describe('BigQuery to DuckDB translation', () => {
     expect(result).toEqual([{ fn: 'f1', total: 30 }]);
   });
 
+  it('lets HAVING and QUALIFY over a join of two tables with a column of the same name name neither', async () => {
+    // digitl.com's GA4 channel paths: t1 and t2 both have user_pseudo_id, the SELECT list names
+    // t1's, and HAVING COUNT(*) uses no name at all. f1 ran twice (r1, r3), f2 once.
+    const joined = `with t1 as (select m.function_id, t.id from \`deno-relay-logs\` as t cross join unnest(t.metadata) as m),
+        t2 as (select m.function_id, t.id from \`deno-relay-logs\` as t cross join unnest(t.metadata) as m)
+      select t1.function_id, count(*) as n from t1 join t2 on t1.function_id = t2.function_id and t1.id = t2.id
+      group by t1.function_id`;
+    expect(await rows(`${joined} having count(*) >= 2`)).toEqual([{ function_id: 'f1', n: 2 }]);
+    expect(await rows(`${joined} qualify row_number() over (order by n) = 1`)).toEqual([
+      { function_id: 'f2', n: 1 },
+    ]);
+  });
+
   it('names the fields of STRUCT(a, t.b) after the columns, as BigQuery does', async () => {
     // r2 (12:30:30) is the latest record.
     const result = await rows(

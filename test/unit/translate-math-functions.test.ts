@@ -207,6 +207,56 @@ describe('BigQuery conversions and operators on DuckDB', () => {
     });
   });
 
+  it('CAST of a FLOAT64 to STRING writes a whole number without a fraction and zero unsigned', async () => {
+    // Conversion rules: FLOAT64 to STRING "returns an approximate string representation. A
+    // returned NaN or 0 will not be signed"; BigQuery writes CAST(40.0 AS STRING) as '40' (DuckDB
+    // '40.0'), other doubles in the shortest form that reads back the same.
+    expect(
+      await row(`select cast(40.0 as string) as a, cast(-7.0 as string) as b, cast(0.1 * 3 as string) as c,
+        cast(-0.0 as string) as d, safe_cast(12.5 as string) as e, cast(1e20 as string) as f,
+        cast(cast(3 as float64) / 2 as string) as g, cast(100 as string) as h, cast('4.0' as string) as i,
+        cast(123456789012345.0 as string) as j`),
+    ).toEqual({
+      a: '40',
+      b: '-7',
+      c: '0.30000000000000004',
+      d: '0',
+      e: '12.5',
+      f: '1e+20',
+      g: '1.5',
+      h: '100',
+      i: '4.0',
+      j: '123456789012345',
+    });
+  });
+
+  it('CAST of a TIMESTAMP, DATETIME or TIME to STRING writes zero, three or six subsecond digits, a TIMESTAMP in UTC with +00', async () => {
+    // Timestamp functions: STRING(TIMESTAMP "2008-12-25 15:30:00+00", "UTC") = '2008-12-25
+    // 15:30:00+00'; conversion rules: CAST uses UTC, and "the number of subsecond digits produced
+    // depends on the number of trailing zeroes in the subsecond part: the CAST function will
+    // truncate zero, three, or six digits"; ZetaSQL's ConvertDatetimeToString and ConvertTimeToString
+    // narrow a DATETIME's and a TIME's fraction the same way ('%04d-%02d-%02d %02d:%02d:%02d.%03d').
+    expect(
+      await row(`select cast(timestamp '2008-12-25 15:30:00+00' as string) as a,
+        cast(timestamp '2008-12-25 15:30:00.1+00' as string) as b, cast(timestamp '2008-12-25 15:30:00.1234+00' as string) as c,
+        safe_cast(timestamp_micros(1711899330000146) as string) as d, cast(timestamp '2008-12-25 10:00:00-05:00' as string) as e,
+        cast(date '2008-12-25' as string) as f, cast(datetime '2008-12-25 15:30:00.25' as string) as g,
+        cast(datetime '2008-12-25 15:30:00' as string) as h, cast(time '15:30:00.123456' as string) as i,
+        cast(time '15:30:00.5' as string) as j`),
+    ).toEqual({
+      a: '2008-12-25 15:30:00+00',
+      b: '2008-12-25 15:30:00.100+00',
+      c: '2008-12-25 15:30:00.123400+00',
+      d: '2024-03-31 15:35:30.000146+00',
+      e: '2008-12-25 15:00:00+00',
+      f: '2008-12-25',
+      g: '2008-12-25 15:30:00.250',
+      h: '2008-12-25 15:30:00',
+      i: '15:30:00.123456',
+      j: '15:30:00.500',
+    });
+  });
+
   it('bitwise operators, IS DISTINCT FROM and IN UNNEST', async () => {
     // Docs: 5 & 3 = 1; 5 | 3 = 7; 5 ^ 3 = 6 (XOR, not a power); NULL IS DISTINCT FROM 1 is true;
     // x IN UNNEST(array) is true when an element equals x, NULL for a NULL x.

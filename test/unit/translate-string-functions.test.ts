@@ -134,6 +134,13 @@ describe('BigQuery string functions on DuckDB', () => {
   ])('refuses %s', (_what, sql) => {
     expect(() => translationOf(sql)).toThrow(/Cannot translate to DuckDB: .*FORMAT/);
   });
+
+  it('refuses INSTR with a position and an occurrence, naming the call as written rather than misstating BigQuery', () => {
+    // BigQuery's INSTR takes a position and an occurrence too; the translation covers two arguments.
+    expect(() => translationOf("select instr('banana', 'an', 1, 2)")).toThrow(
+      'Cannot translate to DuckDB: INSTR with 4 arguments (translated with 2)',
+    );
+  });
 });
 
 describe('BigQuery BYTES functions on DuckDB', () => {

@@ -189,6 +189,23 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     ).toEqual({ iy: 2015, iw: 53, y: 2016, w: 1, w2: 52, dow: 1, doy: 32, q: 2 });
   });
 
+  it("EXTRACT(WEEK(<day>)) numbers weeks from the year's first <day>, the days before it in week 0", async () => {
+    // Docs (EXTRACT for TIMESTAMP): for 2017-11-05 00:00:00+00, a Sunday, WEEK(SUNDAY) is 45 and
+    // WEEK(MONDAY) 44. "Dates prior to the first WEEKDAY of the year are in the 0th week": 2024-01-01
+    // is a Monday, so WEEK(MONDAY) 1 there and WEEK(TUESDAY) 0, then 1 on the 2nd; 2024-12-31, a
+    // Tuesday, is WEEK(SATURDAY) 52 (the 52nd Saturday was the 28th); 2024's first Sunday is the 7th. AT TIME ZONE counts in the
+    // zone: 2024-01-01 02:00 UTC is Sunday 2023-12-31 in Los Angeles, after 2023's 52nd Monday.
+    expect(
+      await row(`select extract(week(sunday) from timestamp '2017-11-05 00:00:00+00') as sun,
+        extract(week(monday) from timestamp '2017-11-05 00:00:00+00') as mon,
+        extract(week(monday) from date '2024-01-01') as a, extract(week(tuesday) from date '2024-01-01') as b,
+        extract(week(tuesday) from date '2024-01-02') as c, extract(week(saturday) from date '2024-12-31') as d,
+        extract(week(sunday) from date '2016-01-03') as e, extract(week(sunday) from date '2024-01-06') as g,
+        extract(week(sunday) from date '2024-01-07') as h,
+        extract(week(monday) from timestamp '2024-01-01 02:00:00+00' at time zone 'America/Los_Angeles') as f`),
+    ).toEqual({ sun: 45, mon: 44, a: 1, b: 0, c: 1, d: 52, e: 1, f: 52, g: 0, h: 1 });
+  });
+
   it('EXTRACT reads sub-second parts without the seconds, and in a time zone with AT TIME ZONE', async () => {
     // Docs: EXTRACT(DAY FROM TIMESTAMP '2008-12-25 05:30:00+00' AT TIME ZONE 'UTC') = 25, and 24 in
     // 'America/Los_Angeles'. MILLISECOND is 0-999 and MICROSECOND 0-999999 within the second.
@@ -457,7 +474,6 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     ['a format element DuckDB cannot parse', "select parse_date('%U', '01')"],
     ['%Z for a named time zone', "select format_timestamp('%Z', current_timestamp(), 'America/Los_Angeles')"],
     ['a format string that is not a literal', 'select format_timestamp(@f, current_timestamp())'],
-    ['EXTRACT(WEEK(MONDAY) ...)', 'select extract(week(monday) from current_date())'],
     ['AT TIME ZONE outside EXTRACT', "select current_timestamp() at time zone 'UTC'"],
     [
       'DATETIME(date, time), whose second argument is not a zone',

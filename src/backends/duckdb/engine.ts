@@ -8,6 +8,7 @@ import {
   type DuckDBPreparedStatement,
   DuckDBTimestampValue,
   type DuckDBType,
+  DuckDBTypeId,
   ResultReturnType,
   TIMESTAMP,
   VARCHAR,
@@ -24,6 +25,7 @@ import {
   planKey,
   type QueryEngine,
   type QueryResult,
+  type ResultColumn,
   type RunOptions,
   type SavedQuery,
 } from '../../engines/query-engine.js';
@@ -310,7 +312,8 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       const statement = await setup.prepare(`SELECT * FROM (${translation.sql}) AS described LIMIT 0`);
       try {
         bindAll(statement, query, translation, describeValues(query, translation), new Date(0));
-        return describeColumns(await statement.run(), wireOf(translation));
+        const columns = describeColumns(await statement.run(), wireOf(translation));
+        return withNamesAsAnswered(columns, await namesAsAnswered(translation.sql));
       } finally {
         statement.destroySync();
       }
@@ -320,6 +323,28 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         `${query.name} does not prepare on DuckDB: ${(error as Error).message}`,
         { cause: error },
       );
+    }
+  }
+
+  /**
+   * The result's column names as a run answers them. The subquery `describe` wraps the query in
+   * renames a second column of one name (`x`, `x_1`), which a run does not: the shape would list
+   * a column no row has, and hide that two share a name (refused by shapeOf). The query prepared
+   * alone gives its own names, once DuckDB could type its result without the parameters' values
+   * (otherwise it describes one column, `unknown`, of no type); undefined when it could not.
+   */
+  async function namesAsAnswered(sql: string): Promise<string[] | undefined> {
+    try {
+      const statement = await setup.prepare(sql);
+      try {
+        const columns = Array.from({ length: statement.columnCount }, (_, i) => i);
+        if (columns.some((i) => statement.columnTypeId(i) === DuckDBTypeId.INVALID)) return undefined;
+        return columns.map((i) => statement.columnName(i));
+      } finally {
+        statement.destroySync();
+      }
+    } catch {
+      return undefined;
     }
   }
 
@@ -500,7 +525,8 @@ async function openConnections(
  * DuckDB's words for what a number the caller sent can cause: `Binder Error: LIMIT/OFFSET cannot
  * be negative`, and `Out of Range Error: Overflow in multiplication of INT64 (a * b)!` with the
  * operands. A division by zero is no error on DuckDB: the translation raises BigQuery's
- * `division by zero` (rules/math.ts checkedDivisor), the caller's fault where a parameter is 0.
+ * `division by zero` (rules/math.ts checkedDivisor), the caller's fault where a parameter is 0. A
+ * zone ICU does not know: `Not implemented Error: Unknown TimeZone 'Mars/Olympus'!`.
  */
 const duckDbValueFault: ValueFaultOf = (error) => {
   const message = ((error as Error)?.message ?? '').split('\n', 1)[0] ?? '';
@@ -508,6 +534,7 @@ const duckDbValueFault: ValueFaultOf = (error) => {
   if (/^Out of Range Error: Overflow/.test(message)) return { fault: 'overflow', message };
   if (/^Invalid Input Error: division by zero$/.test(message))
     return { fault: 'division-by-zero', message: 'division by zero' };
+  if (/Unknown TimeZone '/.test(message)) return { fault: 'time-zone', message };
   return undefined;
 };
 
@@ -534,3 +561,9 @@ const duckDbCallerFault: CallerFaultOf = (error, message) => {
     return 'invalid';
   return undefined;
 };
+
+/** Columns described under another name than a run answers them get the run's names. */
+function withNamesAsAnswered(columns: ResultColumn[], names: readonly string[] | undefined): ResultColumn[] {
+  if (names === undefined || names.length !== columns.length) return columns;
+  return columns.map((column, i) => ({ ...column, name: names[i] as string }));
+}

@@ -213,9 +213,13 @@ export const timeRules: RuleTable = {
   date_from_unix_date: rule(1, 1, ([value]) => `CAST(DATE '1970-01-01' + CAST(${value} AS INTEGER) AS DATE)`),
 };
 
-/** EXTRACT(part FROM value [AT TIME ZONE zone]). `field` is the parser's name of the part. */
-export function extract(field: string, value: string, zone: Zone | undefined): string {
+/**
+ * EXTRACT(part FROM value [AT TIME ZONE zone]). `field` is the parser's name of the part;
+ * `weekStart` the day of WEEK(<day>).
+ */
+export function extract(field: string, value: string, zone: Zone | undefined, weekStart?: string): string {
   const civil = toCivil(value, zone);
+  if (weekStart !== undefined) return weekNumber(civil, weekStart);
   switch (field.toLowerCase()) {
     case 'year':
     case 'quarter':
@@ -249,4 +253,18 @@ export function extract(field: string, value: string, zone: Zone | undefined): s
     default:
       throw unsupported(`EXTRACT(${field.toUpperCase()} ...)`);
   }
+}
+
+/**
+ * EXTRACT(WEEK(<day>)): "the week number of the date in the range [0, 53]. Weeks begin on
+ * WEEKDAY. Dates prior to the first WEEKDAY of the year are in the 0th week" (BigQuery's date
+ * functions). That is the count of <day>s from 1 January to the date: the last <day> on or before
+ * it falls `back` days earlier, and the <day>s up to that day of the year are (that day + 6) / 7,
+ * none when it falls in the year before. WEEK(SUNDAY) is strftime's %U.
+ */
+function weekNumber(civil: string, weekStart: string): string {
+  const day = weekdays.indexOf(weekStart.toLowerCase());
+  if (day < 0) throw unsupported(`EXTRACT(WEEK(${weekStart.toUpperCase()}) ...)`);
+  const back = `((dayofweek(${civil}) + ${7 - day}) % 7)`;
+  return `((dayofyear(${civil}) - ${back} + 6) // 7)`;
 }
