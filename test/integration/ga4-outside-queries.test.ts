@@ -91,7 +91,14 @@ function openApiType(type: BigQueryType): Record<string, unknown> {
     case 'TIMESTAMP':
       return { type: ['integer', 'null'], format: 'int64' };
     case 'FLOAT64':
-      return { type: ['number', 'null'], format: 'double' };
+      // A number, or the text BigQuery's REST API gives a non-finite one.
+      return {
+        anyOf: [
+          { type: 'number', format: 'double' },
+          { type: 'string', enum: ['Infinity', '-Infinity', 'NaN'] },
+          { type: 'null' },
+        ],
+      };
     case 'DATE':
       return { type: ['string', 'null'], format: 'date' };
     default:
