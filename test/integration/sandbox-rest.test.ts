@@ -79,6 +79,23 @@ describe('a sandboxed endpoint on DuckDB', () => {
     expect(notAnObject).toMatchObject({ status: 400, body: { error: { code: 'BAD_REQUEST' } } });
   });
 
+  // 750 chained operators overflowed the WASM parser's stack, and every later parse in the
+  // process failed with "memory access out of bounds" until a restart (found by fuzzing).
+  it('refuses a chain of operators too long for the parser with 400, and parses the next call', async () => {
+    const chain = (terms: number) =>
+      `select count(*) as n from edge_logs where ${Array.from({ length: terms }, (_, i) => `id = 'x${i}'`).join(' or ')}`;
+    const post = (sql: string) =>
+      service().request('POST', sandboxedPath, { body: JSON.stringify({ project: alpha, sql }) });
+    const long = await post(chain(800));
+    expect(long.status).toBe(400);
+    expect((long.body as Refusal).error).toMatchObject({ code: 'SANDBOX_INVALID_SQL' });
+    expect((long.body as Refusal).error.message).toMatch(/operators/);
+    // Just within the bound (2 operators a term): parsed and run.
+    expect(await post(chain(240))).toMatchObject({ status: 200, body: { result: [{ n: 0 }] } });
+    const next = await call('select count(*) as n from edge_logs');
+    expect(next).toMatchObject({ status: 200, body: { result: [{ n: edgeRecords(alpha).length }] } });
+  });
+
   it("replaces the saved ORDER BY and LIMIT with the caller's", async () => {
     const response = await call('select id from edge_logs order by timestamp asc, id limit 3');
     const expected = [...edgeRecords(alpha)]
