@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { SignJWT } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixtureEvents, fixtureNow } from '../fixtures/spec-fixture.js';
 import { callEveryOperation, openApiProblems } from '../helpers/openapi-check.js';
@@ -20,11 +21,12 @@ import {
 // computed from the fixture records.
 
 const queries = sandboxedQueriesDir();
+const tokenSecret = 'sandbox-rest-test-secret-0123456789abcdef';
 afterAll(() => rmSync(queries, { recursive: true, force: true }));
 const service = serveDuringFile({
   now: fixtureNow,
   events: fixtureEvents,
-  environment: { QUERYGATE_QUERIES_DIR: queries },
+  environment: { QUERYGATE_QUERIES_DIR: queries, QUERYGATE_JWT_SECRET: tokenSecret },
 });
 
 interface Rows {
@@ -94,6 +96,38 @@ describe('a sandboxed endpoint on DuckDB', () => {
     expect(await post(chain(240))).toMatchObject({ status: 200, body: { result: [{ n: 0 }] } });
     const next = await call('select count(*) as n from edge_logs');
     expect(next).toMatchObject({ status: 200, body: { result: [{ n: edgeRecords(alpha).length }] } });
+  });
+
+  // Found by fuzzing: a token pinning `sql` had REST answer the pinned query to a caller that sent
+  // other SQL, and GraphQL's sandboxedQuery run the caller's SQL, the pin ignored.
+  it('refuses, over REST and GraphQL, SQL other than the one a signed token pins (403)', async () => {
+    const pinned = 'select count(*) as n from edge_logs';
+    const token = await new SignJWT({
+      endpoints: ['logs.sandboxed'],
+      params: { project: alpha, sql: pinned },
+    })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(tokenSecret));
+    const headers = { authorization: `Bearer ${token}` };
+    const rest = (sql: string) =>
+      service().request('GET', sandboxedPath, { apiKey: null, headers, params: { sql } });
+    expect(await rest(pinned)).toMatchObject({
+      status: 200,
+      body: { result: [{ n: edgeRecords(alpha).length }] },
+    });
+    expect(await rest('select id from edge_logs')).toMatchObject({
+      status: 403,
+      body: { error: { code: 'FORBIDDEN' } },
+    });
+    const graphql = await service().request('POST', '/graphql', {
+      apiKey: null,
+      headers,
+      body: JSON.stringify({
+        query: '{ sandboxedQuery(endpoint: "logs.sandboxed", sql: "select id from edge_logs") { rows } }',
+      }),
+    });
+    expect(JSON.stringify(graphql.body)).toContain("Parameter 'sql' is pinned");
   });
 
   it("replaces the saved ORDER BY and LIMIT with the caller's", async () => {
