@@ -61,22 +61,23 @@ export function withPinnedValues(
   parameters: readonly ParameterContract[],
   raw: (name: string) => readonly string[],
 ): (name: string) => readonly string[] {
-  return (name) => {
-    if (!Object.hasOwn(grant.pinned, name)) return raw(name);
-    const pinned = grant.pinned[name] as string;
+  // Every pinned name is checked up front, also one the contract does not declare (a sandboxed
+  // endpoint's `sql`, compared as sent): replacing a caller's other value there silently
+  // answered rows of a query the caller never asked for.
+  for (const [name, pinned] of Object.entries(grant.pinned)) {
     const parameter = parameters.find((declared) => declared.name === name);
-    const sent = raw(name).filter((value) => value !== '');
-    if (
-      parameter !== undefined &&
-      sent.some((value) => boundText(parameter, value) !== boundText(parameter, pinned))
-    )
+    const differs = (value: string) =>
+      parameter === undefined
+        ? value !== pinned
+        : boundText(parameter, value) !== boundText(parameter, pinned);
+    if (raw(name).some((value) => value !== '' && differs(value)))
       throw new QuerygateError(
         'FORBIDDEN',
         `Parameter '${name}' is pinned by this token: leave it out or send the pinned value`,
         { details: { parameter: name } },
       );
-    return [pinned];
-  };
+  }
+  return (name) => (Object.hasOwn(grant.pinned, name) ? [grant.pinned[name] as string] : raw(name));
 }
 
 /** The text a value binds as under its contract (its canonical form). */

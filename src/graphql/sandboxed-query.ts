@@ -63,8 +63,9 @@ export function sandboxedQueryField(
       try {
         const values = parameterTexts(args.params);
         refuseUndeclaredParameters(saved, values.keys());
+        // `sql` is the caller's SQL, as on REST: a token that pins it refuses any other (403).
         const sent = (name: string) => {
-          const value = values.get(name);
+          const value = name === 'sql' ? args.sql : values.get(name);
           return value === undefined ? [] : [value];
         };
         const { grant } = context;

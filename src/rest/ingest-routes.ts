@@ -63,7 +63,10 @@ export function ingestRoutes(options: IngestRoutesOptions) {
             held.set(request, share);
             // 'close' comes once the answer is sent or the connection is lost, whichever path answered.
             reply.raw.once('close', share.release);
-            share.grow(Number(request.headers['content-length'] ?? 0) || 0);
+            // A body declared beyond the body limit is refused 413 unread by the body reader: it
+            // must not be told to come again (503) because other requests are in flight.
+            const declared = Number(request.headers['content-length'] ?? 0) || 0;
+            if (declared <= options.maxBodyBytes) share.grow(declared);
           },
           handler: async (request, reply) => {
             allowMethods(request, ['POST']);

@@ -16,6 +16,22 @@ import { createLocator } from './source-position.js';
 /** The longest caller SQL accepted, in characters. */
 export const maxCallerSqlLength = 100_000;
 
+/**
+ * The most operator tokens caller SQL may hold. sqlparser builds a chain of binary operators
+ * (`a OR b OR c ...`, `1+1+...`, `x IS NULL IS NULL ...`, UNION after UNION) one level deeper per
+ * operator without its recursion limit, and its WASM build then overflows its own stack turning
+ * the tree into JSON: measured with the package as installed, 750 chained operators of any kind
+ * traps with "memory access out of bounds" (5,000 exhausts V8's stack inside the parser) and
+ * leaves the module's stack pointer broken, so every later parse in the process fails the same
+ * way. Nothing can undo that but a restart, so the text is bounded before it reaches the parser.
+ * The count covers the whole text, strings and comments included: an over-count refuses a rare
+ * query, while a lexer that misread a quote could let a chain through.
+ */
+export const maxCallerOperators = 500;
+
+const operatorTokens =
+  /[-+*/%=<>!|&^~:]|\b(?:and|or|not|is|in|like|between|union|intersect|except|at|collate)\b/gi;
+
 /** What a sandboxed call runs: the merged BigQuery text and where the caller's text sits in it. */
 export interface SandboxedSql {
   /** The saved WITH, the caller's own CTEs after it, then the caller's SELECT. */
@@ -63,6 +79,13 @@ export function sandboxSql(savedSql: string, callerSql: string, declared: Readon
     throw sandboxRefusal('SANDBOX_INVALID_SQL', `sql is longer than ${maxCallerSqlLength} characters`);
   }
   if (callerSql.trim() === '') throw sandboxRefusal('SANDBOX_INVALID_SQL', 'sql is empty');
+  const operators = callerSql.match(operatorTokens)?.length ?? 0;
+  if (operators > maxCallerOperators) {
+    throw sandboxRefusal(
+      'SANDBOX_INVALID_SQL',
+      `sql holds ${operators} operators and set operations (+, =, AND, OR, IS, UNION, ...), more than the ${maxCallerOperators} querygate parses; write a long list of alternatives as IN (...) or IN UNNEST([...])`,
+    );
+  }
   const tables = sandboxTables(savedSql);
   const caller = checkCallerQuery(parseCaller(callerSql), tables.names);
   for (const name of queryParameters(caller)) {

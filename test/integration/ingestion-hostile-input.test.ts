@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -187,5 +188,31 @@ describe('ingestion bodies in flight beyond QUERYGATE_INGEST_INFLIGHT_BYTES', ()
       const total = rows.reduce((sum, row) => sum + Number(row.total_rest_requests), 0);
       expect(total, `request ${request}`).toBe(stored.has(request) ? eventsPerRequest : 0);
     }
+  });
+  // Found by fuzzing: a Content-Length beyond QUERYGATE_MAX_BODY_BYTES was counted against the
+  // bytes in flight first, so beside another request it answered 503 "send this request again",
+  // which a client (Vector) does for ever, for a body that can never be taken.
+  it('answers 413, not 503, to a body declared larger than the body limit while another request is in flight', async () => {
+    const url = new URL(app.url);
+    const head = (length: number) =>
+      `POST /api/logs?source_name=${source} HTTP/1.1\r\nHost: x\r\nx-api-key: ${app.apiKey}\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\n\r\n`;
+    // 5 MB declared and not yet sent: held in flight (the bound is 6 MB).
+    const slow = connect(Number(url.port), url.hostname);
+    slow.on('error', () => {});
+    slow.write(`${head(5_000_000)}[`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const oversized = connect(Number(url.port), url.hostname);
+    const answer = await new Promise<string>((resolve) => {
+      let text = '';
+      oversized.on('data', (chunk) => {
+        text += String(chunk);
+        if (text.includes('\r\n\r\n')) resolve(text);
+      });
+      oversized.on('error', () => resolve(text));
+      oversized.write(head(20_000_000));
+    });
+    oversized.destroy();
+    slow.destroy();
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
   });
 });

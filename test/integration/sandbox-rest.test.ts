@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { SignJWT } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixtureEvents, fixtureNow } from '../fixtures/spec-fixture.js';
 import { callEveryOperation, openApiProblems } from '../helpers/openapi-check.js';
@@ -20,11 +21,12 @@ import {
 // computed from the fixture records.
 
 const queries = sandboxedQueriesDir();
+const tokenSecret = 'sandbox-rest-test-secret-0123456789abcdef';
 afterAll(() => rmSync(queries, { recursive: true, force: true }));
 const service = serveDuringFile({
   now: fixtureNow,
   events: fixtureEvents,
-  environment: { QUERYGATE_QUERIES_DIR: queries },
+  environment: { QUERYGATE_QUERIES_DIR: queries, QUERYGATE_JWT_SECRET: tokenSecret },
 });
 
 interface Rows {
@@ -77,6 +79,55 @@ describe('a sandboxed endpoint on DuckDB', () => {
     expect(huge).toMatchObject({ status: 400, body: { error: { code: 'SANDBOX_INVALID_SQL' } } });
     const notAnObject = await getWithJsonBody(service().url, path, service().apiKey, ['select 1']);
     expect(notAnObject).toMatchObject({ status: 400, body: { error: { code: 'BAD_REQUEST' } } });
+  });
+
+  // 750 chained operators overflowed the WASM parser's stack, and every later parse in the
+  // process failed with "memory access out of bounds" until a restart (found by fuzzing).
+  it('refuses a chain of operators too long for the parser with 400, and parses the next call', async () => {
+    const chain = (terms: number) =>
+      `select count(*) as n from edge_logs where ${Array.from({ length: terms }, (_, i) => `id = 'x${i}'`).join(' or ')}`;
+    const post = (sql: string) =>
+      service().request('POST', sandboxedPath, { body: JSON.stringify({ project: alpha, sql }) });
+    const long = await post(chain(800));
+    expect(long.status).toBe(400);
+    expect((long.body as Refusal).error).toMatchObject({ code: 'SANDBOX_INVALID_SQL' });
+    expect((long.body as Refusal).error.message).toMatch(/operators/);
+    // Just within the bound (2 operators a term): parsed and run.
+    expect(await post(chain(240))).toMatchObject({ status: 200, body: { result: [{ n: 0 }] } });
+    const next = await call('select count(*) as n from edge_logs');
+    expect(next).toMatchObject({ status: 200, body: { result: [{ n: edgeRecords(alpha).length }] } });
+  });
+
+  // Found by fuzzing: a token pinning `sql` had REST answer the pinned query to a caller that sent
+  // other SQL, and GraphQL's sandboxedQuery run the caller's SQL, the pin ignored.
+  it('refuses, over REST and GraphQL, SQL other than the one a signed token pins (403)', async () => {
+    const pinned = 'select count(*) as n from edge_logs';
+    const token = await new SignJWT({
+      endpoints: ['logs.sandboxed'],
+      params: { project: alpha, sql: pinned },
+    })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(tokenSecret));
+    const headers = { authorization: `Bearer ${token}` };
+    const rest = (sql: string) =>
+      service().request('GET', sandboxedPath, { apiKey: null, headers, params: { sql } });
+    expect(await rest(pinned)).toMatchObject({
+      status: 200,
+      body: { result: [{ n: edgeRecords(alpha).length }] },
+    });
+    expect(await rest('select id from edge_logs')).toMatchObject({
+      status: 403,
+      body: { error: { code: 'FORBIDDEN' } },
+    });
+    const graphql = await service().request('POST', '/graphql', {
+      apiKey: null,
+      headers,
+      body: JSON.stringify({
+        query: '{ sandboxedQuery(endpoint: "logs.sandboxed", sql: "select id from edge_logs") { rows } }',
+      }),
+    });
+    expect(JSON.stringify(graphql.body)).toContain("Parameter 'sql' is pinned");
   });
 
   it("replaces the saved ORDER BY and LIMIT with the caller's", async () => {

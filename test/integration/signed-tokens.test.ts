@@ -114,6 +114,19 @@ describe('REST with a signed token', () => {
     expect(messageOf(response)).toContain("Parameter 'project' is pinned");
   });
 
+  // Found by fuzzing: a pin of a name the contract does not declare (a sandboxed endpoint's
+  // `sql`) silently replaced the caller's other value, answering rows of a query never asked for.
+  it('answers 403 when the caller sends another value of a pinned name the endpoint does not declare', async () => {
+    const token = await mint({ ...alphaUsage, params: { ...alphaUsage.params, sql: 'select 1 as x' } });
+    const params = { interval: 'daily' };
+    expect(
+      (await getWith(token, byName('usage.api-counts'), { ...params, sql: 'select 1 as x' })).status,
+    ).toBe(200);
+    const other = await getWith(token, byName('usage.api-counts'), { ...params, sql: 'select 2 as x' });
+    expect(other.status).toBe(403);
+    expect(messageOf(other)).toContain("Parameter 'sql' is pinned");
+  });
+
   it('answers 403 naming the endpoint for an endpoint outside its endpoints claim, by name and by UUID', async () => {
     const token = await mint(alphaUsage);
     for (const path of [byName('functions.invocation-stats'), byId('logs.all')]) {

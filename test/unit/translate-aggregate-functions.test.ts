@@ -130,6 +130,17 @@ describe('BigQuery aggregate functions on DuckDB', () => {
   });
 });
 
+describe('APPROX_QUANTILES bucket counts', () => {
+  it('refuses more than 100,000 buckets as UNSUPPORTED_SQL rather than building them all', () => {
+    expect(
+      translationOf('select approx_quantiles(x, 100000)[offset(1)] as q from unnest([1]) as x').sql,
+    ).toContain('quantile_disc');
+    expect(() => translationOf('select approx_quantiles(x, 100001) as q from unnest([1]) as x')).toThrow(
+      /APPROX_QUANTILES with more than 100000 buckets/,
+    );
+  });
+});
+
 describe('BigQuery window functions and QUALIFY on DuckDB', () => {
   const values = over('1, 2, 2, 5, 8, 10, 10');
   // The Produce table of BigQuery's window-function and QUALIFY examples.

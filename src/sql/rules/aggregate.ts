@@ -71,10 +71,17 @@ function stringAgg(args: readonly string[], call: FunctionCall): string {
  * quantile_disc, which the approximation approaches; BigQuery's answer may differ within its
  * documented error.
  */
+const maxQuantileBuckets = 100_000;
+
 function approxQuantiles(args: readonly string[], call: FunctionCall): string {
   const buckets = call.numbers[1];
   if (buckets === undefined || !Number.isInteger(buckets) || buckets < 1)
     throw unsupported('APPROX_QUANTILES needs a literal bucket count');
+  // Each bucket is a fraction written into DuckDB's text: a caller's APPROX_QUANTILES(x,
+  // 1000000000) built a billion of them here and took the server down with V8's heap (found by
+  // fuzzing). BigQuery documents no bound; 100,000 buckets is some 2 MB of text.
+  if (buckets > maxQuantileBuckets)
+    throw unsupported(`APPROX_QUANTILES with more than ${maxQuantileBuckets} buckets`);
   if (call.clauses.ignoreNulls === false) throw unsupported('APPROX_QUANTILES with RESPECT NULLS');
   const fractions = Array.from({ length: buckets + 1 }, (_, i) => i / buckets);
   return `quantile_disc(${args[0]}, [${fractions.join(', ')}])`;
