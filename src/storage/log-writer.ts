@@ -106,6 +106,11 @@ export interface LogWriterOptions {
   readonly presentRecords?: PresentRecordsKeeper;
   /** The sources' rollups, kept in the transactions that change their records. @default none */
   readonly rollups?: RollupsKeeper;
+  /**
+   * Told when a schema change starts (true) and when the checkpoint after it has ended (false):
+   * between the two, DuckDB holds the column's rewritten copy. @default none
+   */
+  readonly onSchemaChange?: (changing: boolean) => void;
 }
 
 export interface LogWriter {
@@ -387,7 +392,23 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     batches: readonly PreparedBatch[],
   ): Promise<Durable> => {
     const changesSchema = batches[batches.length - 1]?.type !== state.types.get(source.name);
-    const json = await commit(state, source, batches);
+    if (!changesSchema)
+      return journalAndCheckpoint(state, source, await commit(state, source, batches), false);
+    options.onSchemaChange?.(true);
+    try {
+      return await journalAndCheckpoint(state, source, await commit(state, source, batches), true);
+    } finally {
+      options.onSchemaChange?.(false);
+    }
+  };
+
+  /** Journals a committed batch's JSON, then checkpoints when it is time to. */
+  const journalAndCheckpoint = async (
+    state: WriterState,
+    source: LogSource,
+    json: Buffer,
+    changesSchema: boolean,
+  ): Promise<Durable> => {
     if (!state.journal) return { durable: Promise.resolve() };
     // Committed but not journaled: not acknowledged, and not to be committed again by a retry.
     const durable = state.journal.append(source.name, json).catch((error: unknown) => {

@@ -21,6 +21,7 @@ describe('the memory ceiling of caller queries', () => {
       residentBytes: () => rss,
       intervalMs: 5,
       graceMs: 200,
+      growthBytes: 10,
     });
     const ends = ['first', 'second', 'third'].map((name) => ceiling.watch(() => stopped.push(name)));
     rss = 101;
@@ -32,6 +33,46 @@ describe('the memory ceiling of caller queries', () => {
     await settle(300);
     expect(stopped).toEqual(['first', 'second']);
     for (const end of ends) end();
+  });
+
+  it('does not stop a run for memory the process held before it began, only for what came while it ran', async () => {
+    const stopped: string[] = [];
+    // A wide store keeps the process above the ceiling at rest.
+    let rss = 150;
+    const ceiling = createMemoryCeiling({
+      ceilingBytes: 100,
+      residentBytes: () => rss,
+      intervalMs: 5,
+      growthBytes: 20,
+    });
+    const end = ceiling.watch(() => stopped.push('late'));
+    await settle(50);
+    expect(stopped).toEqual([]);
+    rss = 175;
+    await settle(50);
+    expect(stopped).toEqual(['late']);
+    end();
+  });
+
+  it('stops no run while the memory above the ceiling is held by others (a schema change)', async () => {
+    const stopped: string[] = [];
+    let rss = 50;
+    let writerHolds = true;
+    const ceiling = createMemoryCeiling({
+      ceilingBytes: 100,
+      residentBytes: () => rss,
+      intervalMs: 5,
+      growthBytes: 10,
+      othersHold: () => writerHolds,
+    });
+    const end = ceiling.watch(() => stopped.push('reader'));
+    rss = 300;
+    await settle(50);
+    expect(stopped).toEqual([]);
+    writerHolds = false;
+    await settle(50);
+    expect(stopped).toEqual(['reader']);
+    end();
   });
 
   it('never stops a run that has ended', async () => {

@@ -65,6 +65,8 @@ export interface DuckDbEngineOptions extends EngineOptions {
   readonly adhocConnections?: number | undefined;
   /** Resident bytes past which a caller query is stopped (see memory-ceiling.ts). @default none */
   readonly adhocMemoryCeilingBytes?: number | undefined;
+  /** Whether the memory above that ceiling is the log writer's now (see MemoryCeilingOptions.othersHold). */
+  readonly writerHoldsMemory?: (() => boolean) | undefined;
   /**
    * A call not answered this long after it asked for a connection (waiting for one counts) is
    * interrupted and answered with ENGINE_TIMEOUT.
@@ -165,7 +167,10 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     : [];
   const adhocPool = adhocConnections.length > 0 ? createConnectionPool(adhocConnections) : pool;
   const ceilingBytes = options.adhocMemoryCeilingBytes;
-  const memoryCeiling = ceilingBytes === undefined ? undefined : createMemoryCeiling({ ceilingBytes });
+  const memoryCeiling =
+    ceilingBytes === undefined
+      ? undefined
+      : createMemoryCeiling({ ceilingBytes, othersHold: options.writerHoldsMemory });
   const timers = options.timers ?? systemTimers;
   const tableSources = new Set(
     options.sources.filter((source) => source.kind === 'table').map((source) => source.name),

@@ -201,6 +201,12 @@ async function openStore(
     const written = (name: string) => tableWrites.set(name, (tableWrites.get(name) ?? 0) + 1);
     const presentRecords = createPresentRecords();
     const rollups = createRollups(sources);
+    // A schema change's rewritten column is DuckDB's until the checkpoint after it, and the
+    // allocator returns it within about a second (database.ts): meanwhile, and for 2 s after,
+    // memory above the ad-hoc ceiling is the writer's, not a caller query's to be stopped for.
+    let schemaChanges = 0;
+    let schemaChangeEndedAt = Number.NEGATIVE_INFINITY;
+    const writerHoldsMemory = () => schemaChanges > 0 || performance.now() - schemaChangeEndedAt < 2_000;
     const writer = createLogWriter(database, {
       tempDir: parts.batchDir,
       now,
@@ -218,6 +224,10 @@ async function openStore(
       presentRecords,
       rollups,
       sources,
+      onSchemaChange: (changing) => {
+        schemaChanges += changing ? 1 : -1;
+        if (!changing) schemaChangeEndedAt = performance.now();
+      },
     });
     closers.push(() => writer.close());
     await writer.ready();
@@ -254,6 +264,7 @@ async function openStore(
       connections: settings.duckdbConnections,
       adhocConnections: settings.adhoc?.calls,
       adhocMemoryCeilingBytes: settings.adhoc?.memoryCeilingBytes,
+      writerHoldsMemory,
       // Caller SQL of sandboxed endpoints runs here: DuckDB itself refuses files and settings.
       // And DuckDB's own spill directory (its default, next to the file): locked out of it, data
       // past the memory limit (a schema change's rewritten column above all) cannot be evicted

@@ -32,6 +32,19 @@ export interface MemoryCeilingOptions {
   readonly intervalMs?: number;
   /** Time for a stopped run to free its memory before another is stopped. @default 250 ms */
   readonly graceMs?: number;
+  /**
+   * While true, memory above the ceiling is not the caller queries': the log writer is changing a
+   * source's schema, whose rewritten column DuckDB holds until the checkpoint after it (and a
+   * little after, while the allocator returns it). No caller query is stopped for it then.
+   * @default never
+   */
+  readonly othersHold?: () => boolean;
+  /**
+   * How much the process must have grown since a run began for that run to be stopped: a run is
+   * stopped for memory that came while it ran, not for what the process held before it.
+   * @default 64 MiB
+   */
+  readonly growthBytes?: number;
 }
 
 export function createMemoryCeiling(options: MemoryCeilingOptions): MemoryCeiling {
@@ -39,25 +52,36 @@ export function createMemoryCeiling(options: MemoryCeilingOptions): MemoryCeilin
   const graceMs = options.graceMs ?? 250;
   // Oldest first: insertion order.
   const watched = new Set<(reason: StopReason) => void>();
+  // The resident bytes when each run began.
+  const startedAt = new Map<(reason: StopReason) => void, number>();
+  const growthBytes = options.growthBytes ?? 64 * 1024 * 1024;
   // Runs stopped or watched, each with what to call once it has ended.
   const ending = new Map<(reason: StopReason) => void, () => void>();
   let timer: NodeJS.Timeout | undefined;
   let lastStopAt = Number.NEGATIVE_INFINITY;
 
   const tick = () => {
-    if (residentBytes() <= options.ceilingBytes || performance.now() - lastStopAt < graceMs) return;
+    const resident = residentBytes();
+    if (resident <= options.ceilingBytes || performance.now() - lastStopAt < graceMs) return;
+    if (options.othersHold?.()) return;
     const [oldest] = watched;
     if (!oldest) return;
+    // Over the ceiling by memory it did not grow (a store whose wide schema keeps the process
+    // near the ceiling at rest): not the run's to be stopped for.
+    if (resident - (startedAt.get(oldest) ?? 0) < growthBytes) return;
     watched.delete(oldest);
+    startedAt.delete(oldest);
     lastStopAt = performance.now();
     oldest('ceiling');
   };
   return {
     watch(stop) {
       watched.add(stop);
+      startedAt.set(stop, residentBytes());
       timer ??= setInterval(tick, options.intervalMs ?? 25).unref();
       return () => {
         watched.delete(stop);
+        startedAt.delete(stop);
         ending.get(stop)?.();
         ending.delete(stop);
         if (watched.size === 0) {
