@@ -62,7 +62,7 @@ interface Session {
 }
 
 /** mulberry32: small, fast and seeded; good enough for test data, never for anything secret. */
-function createRandom(seed: number) {
+export function createRandom(seed: number) {
   let state = seed >>> 0;
   const next = () => {
     state = (state + 0x6d2b79f5) >>> 0;

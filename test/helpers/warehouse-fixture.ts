@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { writeWarehouse } from '../../examples/warehouse/generate.js';
 import type { DuckDbConnector } from '../../src/backends/duckdb/engine.js';
 import { readSourceDeclarations } from '../../src/endpoints/sources.js';
@@ -104,6 +104,11 @@ export async function createOracle(fixture: WarehouseFixture): Promise<Oracle> {
   await connection.run(
     `CREATE TABLE orders AS SELECT * FROM read_json('${fixture.ordersFile}', format = 'newline_delimited', columns = ${orderColumns})`,
   );
+  return oracleOn(instance, connection);
+}
+
+/** The Oracle reading an in-memory DuckDB whose tables the caller has made. */
+export function oracleOn(instance: DuckDBInstance, connection: DuckDBConnection): Oracle {
   return {
     async rows(sql) {
       return (await connection.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
