@@ -433,6 +433,12 @@ describe('Cloud Logging export queries on GraphQL and OpenAPI', () => {
         reason: expect.stringContaining('SEARCH'),
       }),
     ]);
+    // Its author calling it hears why, not a 404 that reads like a misspelt name.
+    const call = await server.get('/api/endpoints/logs.frontend-latency-by-hour', { now: fixture.now });
+    expect(call.status).toBe(404);
+    expect((call.body as { error: { message: string } }).error.message).toMatch(
+      /^Endpoint 'logs.frontend-latency-by-hour' is not served: it was refused when the queries loaded \(logs.frontend-latency-by-hour.sql:19:7: .*function SEARCH has no DuckDB rule/,
+    );
   });
 });
 
