@@ -3,6 +3,7 @@ import { variant } from './bigquery-ast.js';
 import { fromClauseSql } from './from-clause.js';
 import { windowSql } from './function-call.js';
 import { jsonPrefilters } from './json-prefilter.js';
+import { refuseJsonKey } from './json-values.js';
 import { bareName } from './names.js';
 import { nullRejectedPaths, presenceSql } from './record-presence.js';
 import { recordElementSql, recordElementType } from './repeated-records.js';
@@ -159,7 +160,11 @@ const groupingForms: Record<string, string> = {
 function groupingElementSql(expression: Expr, context: TranslationContext, outputs: OutputNames): string {
   const [kind, sets] = variant(expression);
   const form = groupingForms[kind];
-  if (form === undefined) return withAliases(expression, context, outputs);
+  if (form === undefined) {
+    const name = bareName(expression)?.value.toLowerCase();
+    refuseJsonKey('GROUP BY', (name && outputs.get(name)?.expr) || expression, context.valueType);
+    return withAliases(expression, context, outputs);
+  }
   const set = (list: Expr[]) => {
     const items = list.map((item) => withAliases(item, context, outputs));
     return items.length === 1 ? (items[0] as string) : `(${items.join(', ')})`;

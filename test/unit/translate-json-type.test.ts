@@ -137,6 +137,17 @@ describe('BigQuery JSON values on DuckDB', () => {
     ['= on a JSON member', `select JSON '{"m": "a"}'.m = 'a' as s`, /operator = on a JSON value/],
     ['IN on a JSON value', `select PARSE_JSON('1') IN (1, 2) as s`, /operator IN on a JSON value/],
     ['BETWEEN on a JSON value', `select JSON '2' BETWEEN 1 AND 3 as s`, /operator BETWEEN on a JSON value/],
+    // "Grouping by expressions of type JSON is not allowed"; "ORDER BY does not support expressions of type JSON".
+    [
+      'GROUP BY a JSON column',
+      `with t as (select PARSE_JSON('{"a": 1}') as j) select j, count(*) as n from t group by j`,
+      /GROUP BY a JSON value/,
+    ],
+    [
+      'ORDER BY a JSON alias',
+      `with t as (select PARSE_JSON('{"a": 1}') as j) select j.a as x from t order by x`,
+      /ORDER BY a JSON value/,
+    ],
   ])('refuses %s', (_what, sql, message) => {
     expect(() => translationOf(sql)).toThrow(message);
   });
