@@ -144,6 +144,17 @@ describe('BigQuery JSON values on DuckDB', () => {
       /GROUP BY a JSON value/,
     ],
     [
+      'SELECT DISTINCT of a JSON column',
+      `with t as (select PARSE_JSON('{"a": 1}') as j) select distinct j from t`,
+      /SELECT DISTINCT of a JSON value/,
+    ],
+    [
+      'COUNT(DISTINCT) of a JSON column',
+      `with t as (select PARSE_JSON('{"a": 1}') as j) select count(distinct j) as n from t`,
+      /COUNT\(DISTINCT \.\.\.\) of a JSON value/,
+    ],
+    ['MAX of a JSON value', `select max(JSON '1') as n`, /MAX\(\.\.\.\) of a JSON value/],
+    [
       'ORDER BY a JSON alias',
       `with t as (select PARSE_JSON('{"a": 1}') as j) select j.a as x from t order by x`,
       /ORDER BY a JSON value/,
