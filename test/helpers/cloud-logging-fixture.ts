@@ -99,7 +99,8 @@ export function writeCloudLoggingFixture(dir: string, seed = 7): CloudLoggingFix
           operation: null,
           trace: null,
           spanId: null,
-          table_day: suffix,
+          // No table_day: Cloud Logging's tables have no such column, so `querygate import`
+          // takes the suffix from the file's name, as the day table's export is named.
         }),
       );
     }
