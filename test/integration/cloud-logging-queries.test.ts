@@ -441,6 +441,38 @@ describe('Cloud Logging export queries on GraphQL and OpenAPI', () => {
     expect(rows).toBeGreaterThan(0);
   });
 
+  it('refuses over HTTP an audit row without its day-table suffix, as the BigQuery backend does, storing nothing', async () => {
+    const row = {
+      logName: 'projects/my-project/logs/cloudaudit.googleapis.com%2Factivity',
+      severity: 'NOTICE',
+    };
+    for (const url of [server.url, bigquery.url]) {
+      const response = await fetch(new URL('/api/logs?source_name=audit_activity', url), {
+        method: 'POST',
+        headers: { 'x-api-key': testApiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ batch: [{ ...row, table_day: '20240301' }, row] }),
+      });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(
+        /^Row 1, column table_day: names the day table of my-project.logs.cloudaudit_googleapis_com_activity_\* \(its _TABLE_SUFFIX\)/,
+      );
+    }
+    const count = await server.get('/api/endpoints/audit.login-failures', { ...days, min_attempts: '0' });
+    const attempts = (count.body as { result: { attempts: number }[] }).result.reduce(
+      (sum, r) => sum + r.attempts,
+      0,
+    );
+    expect(attempts).toBe(
+      Number(
+        (
+          await oracle.rows(
+            `SELECT count(*) AS n FROM audit WHERE protopayload_auditlog.methodName = 'google.login.LoginService.loginFailure' AND protopayload_auditlog.serviceName = 'login.googleapis.com'`,
+          )
+        )[0]?.n,
+      ),
+    );
+  });
+
   it('refuses at load the SQL DuckDB cannot answer as BigQuery does, naming SEARCH', async () => {
     const health = await server.get('/health');
     expect((health.body as { refused: unknown[] }).refused).toEqual([
