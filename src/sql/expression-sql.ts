@@ -35,6 +35,21 @@ const binaryOperators: Record<string, string> = {
   BitwiseOr: '|',
 };
 
+/**
+ * BigQuery's JSON is neither comparable nor a number: `json_payload.message = 'x'` (Log
+ * Analytics' _AllLogs) fails there with "No matching signature for operator = for argument types:
+ * JSON, STRING" (https://cloud.google.com/bigquery/docs/reference/standard-sql/data-types, JSON:
+ * not comparable, orderable or groupable). DuckDB would compare JSON text, or fail at run time
+ * casting 'x' to JSON, so the operator is refused at load, naming what reads a scalar.
+ */
+function refuseJsonOperand(op: string, operands: readonly Ast[], context: TranslationContext): void {
+  if (!operands.some((operand) => isJsonValued(operand, context.valueType))) return;
+  const symbol = binaryOperators[op] === '<>' ? '!=' : (binaryOperators[op] ?? op);
+  throw unsupported(
+    `operator ${symbol} on a JSON value (BigQuery's JSON is not comparable; read a scalar first with JSON_VALUE, STRING, INT64 or BOOL)`,
+  );
+}
+
 const unaryOperators: Record<string, string> = { Not: 'NOT ', Minus: '-', Plus: '+' };
 
 /** How refusals name the expression forms that have no rule, in the words of the SQL text. */
@@ -85,6 +100,7 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
     case 'Value':
       return literal(node.value);
     case 'BinaryOp': {
+      refuseJsonOperand(node.op, [node.left, node.right], context);
       // `^` is XOR in BigQuery and a power in DuckDB.
       if (node.op === 'BitwiseXor') return `xor(${expr(node.left)}, ${expr(node.right)})`;
       const typedArray = typedArraySql(node, context);
@@ -114,10 +130,12 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
     case 'IsFalse':
       return `${expr(node)} IS FALSE`;
     case 'InList':
+      refuseJsonOperand('IN', [node.expr, ...node.list], context);
       return `${expr(node.expr)}${node.negated ? ' NOT' : ''} IN (${node.list.map((item) => expr(item)).join(', ')})`;
     case 'InSubquery':
       return `${expr(node.expr)}${node.negated ? ' NOT' : ''} IN (${context.queryWithColumns(node.subquery).sql})`;
     case 'Between':
+      refuseJsonOperand('BETWEEN', [node.expr, node.low, node.high], context);
       return `${expr(node.expr)}${node.negated ? ' NOT' : ''} BETWEEN ${expr(node.low)} AND ${expr(node.high)}`;
     case 'Like':
       if (node.any || node.escape_char) throw unsupported('LIKE ANY / ESCAPE');

@@ -112,6 +112,17 @@ export function callSql(
     first !== wildcard &&
     first !== undefined &&
     isNumericValued(first, context.columnType);
+  // JSON is neither groupable nor orderable on BigQuery: COUNT(DISTINCT json_payload) and
+  // MAX(json_payload) fail there, where DuckDB would compare the JSON text.
+  if (
+    first !== wildcard &&
+    first !== undefined &&
+    (options.distinct || name === 'min' || name === 'max') &&
+    isJsonValued(first, context.valueType)
+  )
+    throw unsupported(
+      `${name.toUpperCase()}(${options.distinct ? 'DISTINCT ' : ''}...) of a JSON value (BigQuery's JSON is not groupable or orderable; use JSON_VALUE, STRING or INT64 of it)`,
+    );
   if (functionsReadingNow.has(name)) context.useParameter(nowParameter.slice(1));
   const partAt = datePartPositions[name.replace(/^safe\./, '')];
   const parts = args.map((arg, i) => (i === partAt && arg !== wildcard ? datePart(arg) : undefined));

@@ -68,3 +68,20 @@ export function isJsonValued(expression: Ast, typeOf: (node: Ast) => SqlType | u
     return isJsonType(typeOf(expression));
   return false;
 }
+
+/**
+ * BigQuery's JSON is neither groupable nor orderable ("Grouping by expressions of type JSON is not
+ * allowed", "ORDER BY does not support expressions of type JSON";
+ * https://cloud.google.com/bigquery/docs/reference/standard-sql/data-types), while DuckDB groups and
+ * sorts JSON as its text; so `GROUP BY json_payload` is refused at load rather than answered.
+ */
+export function refuseJsonKey(
+  clause: 'GROUP BY' | 'ORDER BY',
+  expression: Ast,
+  typeOf: (node: Ast) => SqlType | undefined,
+): void {
+  if (!isJsonValued(expression, typeOf)) return;
+  throw unsupported(
+    `${clause} a JSON value (BigQuery's JSON is not ${clause === 'GROUP BY' ? 'groupable' : 'orderable'}; use JSON_VALUE, STRING or INT64 of it)`,
+  );
+}

@@ -2,6 +2,7 @@ import type { OrderByExpr, Query, SetExpr } from './ast.js';
 import { variant } from './bigquery-ast.js';
 import { constantCtes } from './constant-ctes.js';
 import type { References } from './cte-scopes.js';
+import { refuseJsonKey } from './json-values.js';
 import { bareName } from './names.js';
 import { selectSql } from './select-sql.js';
 import { quoteIdent } from './table-schema.js';
@@ -91,6 +92,7 @@ export function orderItemSql(item: OrderByExpr, context: TranslationContext, out
         : '';
   const name = bareName(item.expr)?.value;
   const output = name === undefined ? undefined : outputs.get(name.toLowerCase());
+  refuseJsonKey('ORDER BY', output?.expr ?? item.expr, context.valueType);
   const sql =
     name === undefined || output === undefined
       ? context.expr(item.expr)

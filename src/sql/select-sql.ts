@@ -3,6 +3,7 @@ import { variant } from './bigquery-ast.js';
 import { fromClauseSql } from './from-clause.js';
 import { windowSql } from './function-call.js';
 import { jsonPrefilters } from './json-prefilter.js';
+import { isJsonValued, refuseJsonKey } from './json-values.js';
 import { bareName } from './names.js';
 import { nullRejectedPaths, presenceSql } from './record-presence.js';
 import { recordElementSql, recordElementType } from './repeated-records.js';
@@ -33,6 +34,7 @@ export function selectSql(
   const context = outer.within(outer.scope.child());
   const { fromItems, implied } = fromClauseSql(select.from, context);
   if (select.distinct && select.distinct !== 'Distinct') throw unsupported('SELECT DISTINCT ON');
+  if (select.distinct) refuseDistinctJson(select.projection, context);
   const named = outputNames(select.projection);
   // A value table's fields are no columns of its one column: ORDER BY reads their expressions.
   const outputs: OutputNames = select.value_table_mode
@@ -125,6 +127,18 @@ function outputNames(projection: readonly SelectItem[]): OutputNames {
   return names;
 }
 
+/** SELECT DISTINCT of a JSON column fails on BigQuery (JSON is not groupable); DuckDB would compare its text. */
+function refuseDistinctJson(projection: readonly SelectItem[], context: TranslationContext): void {
+  for (const item of projection) {
+    const [kind, node] = variant(item);
+    const expression = kind === 'UnnamedExpr' ? node : kind === 'ExprWithAlias' ? node.expr : undefined;
+    if (expression !== undefined && isJsonValued(expression, context.valueType))
+      throw unsupported(
+        "SELECT DISTINCT of a JSON value (BigQuery's JSON is not groupable; use JSON_VALUE, STRING or INT64 of it)",
+      );
+  }
+}
+
 /**
  * GROUP BY names resolve to SELECT-list names first in BigQuery, and to FROM columns first in
  * DuckDB: a name of the SELECT list is replaced by the expression it names.
@@ -159,7 +173,11 @@ const groupingForms: Record<string, string> = {
 function groupingElementSql(expression: Expr, context: TranslationContext, outputs: OutputNames): string {
   const [kind, sets] = variant(expression);
   const form = groupingForms[kind];
-  if (form === undefined) return withAliases(expression, context, outputs);
+  if (form === undefined) {
+    const name = bareName(expression)?.value.toLowerCase();
+    refuseJsonKey('GROUP BY', (name && outputs.get(name)?.expr) || expression, context.valueType);
+    return withAliases(expression, context, outputs);
+  }
   const set = (list: Expr[]) => {
     const items = list.map((item) => withAliases(item, context, outputs));
     return items.length === 1 ? (items[0] as string) : `(${items.join(', ')})`;

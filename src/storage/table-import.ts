@@ -1,4 +1,5 @@
 import { createReadStream, existsSync } from 'node:fs';
+import { basename } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
@@ -99,7 +100,7 @@ export async function insertFile(
 ): Promise<number> {
   const insert = `INSERT INTO ${quoteIdent(at.into)} ${selectFromWire(
     source.columns,
-    reader(source, file, format),
+    withNamedSuffix(source, file, reader(source, file, format)),
     format === 'parquet' ? 'typed' : 'text',
   )}`;
   try {
@@ -112,6 +113,26 @@ export async function insertFile(
   } catch (error) {
     throw await refusal(source, file, format, error);
   }
+}
+
+/**
+ * A day table's export named as the table (`cloudaudit_googleapis_com_activity_20240301.ndjson`
+ * for a family `..._activity_*`) gives the suffix of its rows that hold none. Cloud Logging's
+ * date-sharded tables have no column carrying it (GA4's event_date does), so `bq extract`'s rows
+ * would otherwise load with a NULL suffix: lost to every `_TABLE_SUFFIX` filter and day table.
+ */
+function withNamedSuffix(source: TableSource, file: string, from: string): string {
+  const column = source.tableSuffix?.column;
+  const table = source.warehouseName?.split('.').at(-1) ?? '';
+  if (column === undefined || !table.endsWith('*')) return from;
+  const prefix = table.slice(0, -1).toLowerCase();
+  const name = basename(file)
+    .toLowerCase()
+    .replace(/\.(ndjson|jsonl|json|parquet|csv)(\.gz)?$/, '');
+  const suffix = name.startsWith(prefix) ? name.slice(prefix.length) : '';
+  if (!/^[a-z0-9_]+$/.test(suffix)) return from;
+  const quoted = quoteIdent(column);
+  return `(SELECT * REPLACE (coalesce(${quoted}, '${suffix}') AS ${quoted}) FROM ${from})`;
 }
 
 function formatOf(file: string): ImportFormat {

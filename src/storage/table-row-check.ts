@@ -1,4 +1,5 @@
 import type { TableColumn } from '../endpoints/table-columns.js';
+import type { TableSource } from '../endpoints/table-source.js';
 import { QuerygateError } from '../errors.js';
 
 /**
@@ -21,6 +22,28 @@ const dateTimePattern = /^\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\
 const timestampPattern =
   /^\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)?(?:\s*(?:Z|UTC|[+-]\d{2}(?::?\d{2})?))?$/i;
 const base64Pattern = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * Refuses a batch posted to a wildcard family (400) at its first row without a day-table suffix,
+ * as the BigQuery backend refuses it (it names the day table a row goes to): on the embedded
+ * engine such a row would be stored with a NULL suffix, outside every `_TABLE_SUFFIX` filter and
+ * day table, and silently missing from the answers BigQuery gives.
+ */
+export function refuseRowsWithoutSuffix(source: TableSource, rows: readonly unknown[]): void {
+  const column = source.tableSuffix?.column;
+  if (column === undefined || !source.warehouseName?.endsWith('*')) return;
+  for (const [index, row] of rows.entries()) {
+    const record = row as Record<string, unknown>;
+    const key = Object.keys(record).find((name) => name.toLowerCase() === column.toLowerCase());
+    const suffix = key === undefined ? undefined : record[key];
+    if (typeof suffix !== 'string' || !/^[A-Za-z0-9_]+$/.test(suffix))
+      throw new QuerygateError(
+        'BAD_REQUEST',
+        `Row ${index}, column ${column}: names the day table of ${source.warehouseName} (its _TABLE_SUFFIX), so it must be letters, digits or _, got ${JSON.stringify(suffix ?? null)}; nothing was stored`,
+        { details: { index, column } },
+      );
+  }
+}
 
 /**
  * Refuses a batch posted to a table source (400) at its first bad row, naming the row and the

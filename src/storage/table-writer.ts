@@ -12,7 +12,7 @@ import type { Database } from './database.js';
 import { stepsInTurn } from './in-turn.js';
 import { deleteAll, deleteDays, loadTableFiles } from './table-load.js';
 import type { TableMigration } from './table-migration.js';
-import { refuseBadRows } from './table-row-check.js';
+import { refuseBadRows, refuseRowsWithoutSuffix } from './table-row-check.js';
 import { fromWire, wireType } from './table-wire.js';
 import { inTransaction } from './transaction.js';
 import { ensureWarehouseTables } from './warehouse-tables.js';
@@ -70,6 +70,7 @@ export async function createTableWriter(
     write(sourceName, rows, options = {}) {
       const source = sourceNamed(sourceName);
       refuseBadRows(source.columns, rows);
+      refuseRowsWithoutSuffix(source, rows);
       // The statement when its turn comes: a redeclaration queued before it has changed the table.
       const sql = () => statements.get(sourceName) as string;
       if (!options.replace)

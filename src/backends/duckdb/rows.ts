@@ -104,6 +104,9 @@ function describeColumn(name: string, type: DuckDBType, wire: RecordWire): Resul
 }
 
 function columnType(type: DuckDBType, wire: RecordWire): ColumnType {
+  // DuckDB's JSON is VARCHAR under an alias: a table source's JSON column (Log Analytics'
+  // json_payload) or JSON_QUERY's result is JSON on BigQuery, and the faces type it so.
+  if (type.alias === 'JSON') return 'JSON';
   switch (type.typeId) {
     case DuckDBTypeId.TIMESTAMP:
     case DuckDBTypeId.TIMESTAMP_TZ:
