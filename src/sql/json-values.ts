@@ -80,7 +80,16 @@ export function refuseJsonKey(
   expression: Ast,
   typeOf: (node: Ast) => SqlType | undefined,
 ): void {
-  if (!isJsonValued(expression, typeOf)) return;
+  // A name the FROM clause does not hold (an ORDER BY over a UNION's output columns, which the
+  // translation orders by name) is not known to be JSON: left to the translation as before.
+  const known = (node: Ast) => {
+    try {
+      return typeOf(node);
+    } catch {
+      return undefined;
+    }
+  };
+  if (!isJsonValued(expression, known)) return;
   throw unsupported(
     `${clause} a JSON value (BigQuery's JSON is not ${clause === 'GROUP BY' ? 'groupable' : 'orderable'}; use JSON_VALUE, STRING or INT64 of it)`,
   );

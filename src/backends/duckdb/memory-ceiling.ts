@@ -42,7 +42,7 @@ export interface MemoryCeilingOptions {
   /**
    * How much the process must have grown since a run began for that run to be stopped: a run is
    * stopped for memory that came while it ran, not for what the process held before it.
-   * @default 64 MiB
+   * @default an eighth of the ceiling, at most 64 MiB
    */
   readonly growthBytes?: number;
 }
@@ -54,7 +54,7 @@ export function createMemoryCeiling(options: MemoryCeilingOptions): MemoryCeilin
   const watched = new Set<(reason: StopReason) => void>();
   // The resident bytes when each run began.
   const startedAt = new Map<(reason: StopReason) => void, number>();
-  const growthBytes = options.growthBytes ?? 64 * 1024 * 1024;
+  const growthBytes = options.growthBytes ?? Math.min(64 * 1024 * 1024, options.ceilingBytes / 8);
   // Runs stopped or watched, each with what to call once it has ended.
   const ending = new Map<(reason: StopReason) => void, () => void>();
   let timer: NodeJS.Timeout | undefined;
