@@ -4,7 +4,7 @@ import { isJsonValued } from './json-values.js';
 import { isNumericValued, numericQuotientSql } from './numeric-division.js';
 import type { AggregateClauses } from './rules/rule.js';
 import { isStructSqlType, quoteIdent } from './table-schema.js';
-import { type FormContext, valueKind } from './value-forms.js';
+import { bigQueryTextOf, type FormContext, valueKind } from './value-forms.js';
 
 /**
  * A function call: its arguments, the clauses written inside an aggregate's parentheses
@@ -128,19 +128,20 @@ export function callSql(
   const parts = args.map((arg, i) => (i === partAt && arg !== wildcard ? datePart(arg) : undefined));
   const literal = <T>(read: (node: Ast) => T) =>
     args.map((arg) => (arg === wildcard ? undefined : read(arg)));
+  const translated = args.map((arg, i) =>
+    arg === wildcard
+      ? '*'
+      : parts[i] !== undefined
+        ? `'${parts[i]}'`
+        : i === 0 && atNanos
+          ? `CAST(${context.expr(arg)} AS DECIMAL(38, 9))`
+          : context.expr(arg),
+  );
   return translateFunction(
     {
       name,
       // A date part is passed to the rule by name only.
-      args: args.map((arg, i) =>
-        arg === wildcard
-          ? '*'
-          : parts[i] !== undefined
-            ? `'${parts[i]}'`
-            : i === 0 && atNanos
-              ? `CAST(${context.expr(arg)} AS DECIMAL(38, 9))`
-              : context.expr(arg),
-      ),
+      args: translated,
       literals: literal(stringLiteral),
       numbers: literal(numberLiteral),
       kinds: args.map((arg, i) =>
@@ -154,6 +155,11 @@ export function callSql(
       isJson: (index) => {
         const arg = args[index];
         return arg !== undefined && arg !== wildcard && isJsonValued(arg, context.valueType);
+      },
+      asText: (index) => {
+        const arg = args[index];
+        const sql = translated[index] as string;
+        return arg === undefined || arg === wildcard ? sql : bigQueryTextOf(arg, sql, context);
       },
       distinct: options.distinct ?? false,
       clauses: options.clauses ?? {},

@@ -110,6 +110,14 @@ export function castSql(node: Ast, context: FormContext): string {
 }
 
 /**
+ * A value's SQL (`sql`, translated from `expression`) as BigQuery's STRING text of it: what CAST AS
+ * STRING and CONCAT, which casts its arguments so, answer for a FLOAT64 or a TIMESTAMP.
+ */
+export function bigQueryTextOf(expression: Ast, sql: string, context: FormContext): string {
+  return mayPrintUnlikeBigQuery(expression, context) ? bigQueryTextSql(sql, 'CAST') : sql;
+}
+
+/**
  * Whether a value cast to STRING may be of a type whose DuckDB text is not BigQuery's (FLOAT64,
  * TIMESTAMP, DATETIME, TIME): not when it is text, an integer literal, or a stored column or field
  * of another type (Studio's `CAST(response.status_code AS STRING)` keeps DuckDB's plain cast).

@@ -6,6 +6,16 @@ import { translationOf, useTranslatedQueries } from '../helpers/translated-row.j
 const { row } = useTranslatedQueries();
 
 describe('BigQuery string functions on DuckDB', () => {
+  it('CONCAT writes a FLOAT64 or TIMESTAMP argument as CAST AS STRING does, not as DuckDB prints it', async () => {
+    // CONCAT casts each argument to STRING; conversion rules: a whole FLOAT64 has no fraction
+    // (CAST(40.0 AS STRING) = '40') and 0 is not signed; a TIMESTAMP is written in UTC with +00 and
+    // zero, three or six subsecond digits (STRING(TIMESTAMP '2008-12-25 15:30:00+00', 'UTC')).
+    expect(
+      await row(`select concat('x', 40.0) as a, concat('v=', -0.0, '/', 2.5) as b,
+        concat('at ', timestamp '2008-12-25 15:30:00.1+00') as c, concat('n', 7) as d`),
+    ).toEqual({ a: 'x40', b: 'v=0/2.5', c: 'at 2008-12-25 15:30:00.100+00', d: 'n7' });
+  });
+
   it('CONCAT joins its arguments, casting numbers, and is NULL when any argument is NULL', async () => {
     // Docs: CONCAT('T.P.', ' ', 'Bar') = 'T.P. Bar'; CONCAT('Summer', ' ', 1923) = 'Summer 1923'.
     expect(

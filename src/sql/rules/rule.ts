@@ -26,6 +26,8 @@ export interface FunctionCall {
   readonly isRecord: (index: number) => boolean;
   /** Whether the argument at `index` is a BigQuery JSON value (json-values.ts), not JSON text. */
   readonly isJson: (index: number) => boolean;
+  /** The argument's SQL as BigQuery's STRING text of it (value-forms.ts bigQueryTextOf). */
+  readonly asText: (index: number) => string;
   /** Called as `SAFE.name(...)`: NULL where the function would raise an error. */
   readonly safe?: boolean;
   readonly distinct: boolean;

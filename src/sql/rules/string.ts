@@ -67,7 +67,12 @@ function format(args: readonly string[], call: FunctionCall): string {
 
 export const stringRules: RuleTable = {
   // BigQuery's CONCAT is NULL when any argument is; DuckDB's concat() skips NULLs, `||` does not.
-  concat: rule(1, Number.POSITIVE_INFINITY, (args) => `(${args.join(' || ')})`),
+  // Each argument goes as CAST AS STRING writes it: BigQuery's CONCAT(40.0) is '40', DuckDB's '40.0'.
+  concat: rule(
+    1,
+    Number.POSITIVE_INFINITY,
+    (args, call) => `(${args.map((_, i) => call.asText(i)).join(' || ')})`,
+  ),
   length: same(1, 1),
   char_length: same(1, 1, 'length'),
   character_length: same(1, 1, 'length'),
