@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { stepsInTurn } from './in-turn.js';
+import { joinedArrayParts } from './log-batch.js';
 import type { LogEvent } from './log-event.js';
 
 /**
@@ -23,10 +24,10 @@ import type { LogEvent } from './log-event.js';
 export interface IngestJournal {
   readonly path: string;
   /**
-   * Appends one committed batch, its records as one JSON array (log-batch.ts batchJson), and
-   * waits for it to reach the disk.
+   * Appends one committed group, its records as the JSON arrays of its batches (log-batch.ts
+   * batchJson) joined into one, and waits for it to reach the disk.
    */
-  append(source: string, records: Uint8Array): Promise<void>;
+  append(source: string, arrays: readonly Uint8Array[]): Promise<void>;
   /** The batches in the journal, oldest first. A torn last line (a crash mid-append) is skipped. */
   batches(): AsyncIterable<JournalBatch>;
   /** Bytes appended since the journal was last emptied. */
@@ -71,12 +72,12 @@ export async function openIngestJournal(path: string): Promise<IngestJournal> {
   const inTurn = stepsInTurn();
   return {
     path,
-    append: (source, records) =>
+    append: (source, arrays) =>
       inTurn(async () => {
-        // The records' bytes as they are, not decoded and encoded again.
+        // The records' bytes as they are, not decoded and encoded again, copied once.
         const line = Buffer.concat([
           Buffer.from(`{"source":${JSON.stringify(source)},"records":`),
-          records,
+          ...joinedArrayParts(arrays),
           lineEnd,
         ]);
         await handle.appendFile(line);

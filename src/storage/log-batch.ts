@@ -43,12 +43,13 @@ export function batchJson(records: readonly StoredRecord[], source: LogSource): 
 }
 
 /**
- * Arrays written by batchJson as one array: the bytes between their brackets joined by commas,
- * copied once. A group commit stores its requests' arrays so (group-commit.ts).
+ * Arrays written by batchJson as the pieces of one array: the bytes between their brackets
+ * (views, not copies), with commas between. The journal writes a group commit's line from them
+ * in one copy (ingest-journal.ts).
  */
-export function joinedBatchJson(arrays: readonly Buffer[]): Buffer {
-  if (arrays.length === 1) return arrays[0] as Buffer;
-  const parts: Buffer[] = [openBracket];
+export function joinedArrayParts(arrays: readonly Uint8Array[]): Uint8Array[] {
+  if (arrays.length === 1) return [arrays[0] as Uint8Array];
+  const parts: Uint8Array[] = [openBracket];
   for (const array of arrays) {
     // An empty array, "[]", adds nothing.
     if (array.length <= 2) continue;
@@ -56,7 +57,7 @@ export function joinedBatchJson(arrays: readonly Buffer[]): Buffer {
     parts.push(array.subarray(1, array.length - 1));
   }
   parts.push(closeBracket);
-  return Buffer.concat(parts);
+  return parts;
 }
 
 const openBracket = Buffer.from('[');

@@ -11,13 +11,7 @@ import { createGroupCommit } from './group-commit.js';
 import { stepsInTurn } from './in-turn.js';
 import { type IngestJournal, openIngestJournal } from './ingest-journal.js';
 import { replayJournal } from './journal-replay.js';
-import {
-  batchJson,
-  insertFromJsonStatement,
-  joinedBatchJson,
-  readJsonBatch,
-  type StoredRecord,
-} from './log-batch.js';
+import { batchJson, insertFromJsonStatement, readJsonBatch, type StoredRecord } from './log-batch.js';
 import { checkLogEvents, type LogEvent } from './log-event.js';
 import { ensureLogTables } from './log-tables.js';
 import type { PresentRecordsKeeper } from './present-records.js';
@@ -159,6 +153,19 @@ interface WriterState {
   readonly journal: IngestJournal | undefined;
 }
 
+/** A group's batches as one commit takes them (log writer's joinBatches). */
+interface GroupBatch {
+  readonly records: readonly StoredRecord[];
+  /** Each batch's JSON array (batchJson), in order: the journal joins them into one line. */
+  readonly arrays: readonly Buffer[];
+  readonly files: readonly string[];
+  readonly written: readonly Promise<void>[];
+  /** The longest file's bytes. */
+  readonly largest: number;
+  readonly type: StructType;
+  readonly changesSchema: boolean;
+}
+
 /**
  * A request's records fitted to its source's type, serialised (batchJson) and written to a batch
  * file as the request arrived, while DuckDB committed the requests before it: a group's commit
@@ -238,10 +245,14 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
   };
 
   /**
-   * The batches of a group as one: their records and JSON, under the type of the last fitted
-   * (it holds the others'), and the type the column must change to first, if any.
+   * The batches of a group as one: their records, JSON arrays and files, under the type of the
+   * last fitted (it holds the others'), and whether the column must change to it first.
    */
-  const joinBatches = (state: WriterState, source: LogSource, batches: readonly PreparedBatch[]) => {
+  const joinBatches = (
+    state: WriterState,
+    source: LogSource,
+    batches: readonly PreparedBatch[],
+  ): GroupBatch => {
     const stored = state.types.get(source.name) as StructType;
     const last = batches[batches.length - 1]?.type ?? stored;
     // Batches commit in the order fitted, so `last` holds the stored type; merged should a
@@ -257,7 +268,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
         batches.length === 1
           ? (batches[0] as PreparedBatch).records
           : batches.flatMap((batch) => batch.records),
-      json: joinedBatchJson(batches.map((batch) => batch.json)),
+      arrays: batches.map((batch) => batch.json),
       files: batches.map((batch) => batch.file),
       written: batches.map((batch) => batch.written),
       largest: Math.max(...batches.map((batch) => batch.json.length)),
@@ -266,12 +277,8 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     };
   };
 
-  /**
-   * One transaction: the schema change the batches need, if any, and their INSERT. Answers the
-   * records' JSON, which the journal takes as it is.
-   */
-  const commit = async (state: WriterState, source: LogSource, batches: readonly PreparedBatch[]) => {
-    const batch = joinBatches(state, source, batches);
+  /** One transaction: the schema change the group needs, if any, and its INSERT. */
+  const commit = async (state: WriterState, source: LogSource, batch: GroupBatch) => {
     // Before the commit: a query must not be planned without a filter these rows need.
     options.presentRecords?.beforeCommit(source.name, batch.type, batch.changesSchema, batch.records);
     await insertBatch(state.connection, source, batch, {
@@ -288,7 +295,6 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
         options.log?.warn({ err: error, source: source.name }, 'compacting a rollup failed');
       });
     options.onCommitted?.(source.name);
-    return batch.json;
   };
 
   /** Makes DuckDB's main file hold every commit, then empties the journal that covered them. */
@@ -338,7 +344,9 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
           sources: options.sources,
           commit: async (source, events) => {
             // Already journaled, and on the writer's queue (this is its first task): committed here.
-            await withPrepared(state, source, events, (prepared) => commit(state, source, [prepared]));
+            await withPrepared(state, source, events, (prepared) =>
+              commit(state, source, joinBatches(state, source, [prepared])),
+            );
           },
           expiredBefore: (source) => options.retention && expiredBefore(options.retention, source, now()),
         });
@@ -357,23 +365,20 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
    */
   const store = async (source: LogSource, batches: readonly PreparedBatch[]): Promise<Durable> => {
     const state = await open();
+    const batch = joinBatches(state, source, batches);
     const { runAlone, aloneAboveBytes } = options;
-    const type = batches[batches.length - 1]?.type;
     const bytes =
-      type !== undefined &&
-      type !== state.types.get(source.name) &&
-      runAlone !== undefined &&
-      aloneAboveBytes !== undefined
-        ? await schemaChangeBytes(state.connection, source.name, type)
+      batch.changesSchema && runAlone !== undefined && aloneAboveBytes !== undefined
+        ? await schemaChangeBytes(state.connection, source.name, batch.type)
         : 0;
     if (runAlone === undefined || aloneAboveBytes === undefined || bytes <= aloneAboveBytes) {
-      return storePrepared(state, source, batches);
+      return storeJoined(state, source, batch);
     }
     options.log?.warn(
       { source: source.name, estimatedBytes: bytes },
       'a large schema change runs with queries held off',
     );
-    return runAlone(() => storePrepared(state, source, batches));
+    return runAlone(() => storeJoined(state, source, batch));
   };
 
   // When DuckDB's memory was last looked at: a query of its own, asked at most every 100 ms
@@ -386,32 +391,25 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     return (await uncheckpointedBytes(state.connection)) >= options.checkpointMemoryBytes;
   };
 
-  const storePrepared = async (
-    state: WriterState,
-    source: LogSource,
-    batches: readonly PreparedBatch[],
-  ): Promise<Durable> => {
-    const changesSchema = batches[batches.length - 1]?.type !== state.types.get(source.name);
-    if (!changesSchema)
-      return journalAndCheckpoint(state, source, await commit(state, source, batches), false);
-    options.onSchemaChange?.(true);
+  /** Commits a group, journals it, and checkpoints when it is time to (always after a schema change). */
+  const storeJoined = async (state: WriterState, source: LogSource, batch: GroupBatch): Promise<Durable> => {
+    if (batch.changesSchema) options.onSchemaChange?.(true);
     try {
-      return await journalAndCheckpoint(state, source, await commit(state, source, batches), true);
+      await commit(state, source, batch);
+      return await journalAndCheckpoint(state, source, batch);
     } finally {
-      options.onSchemaChange?.(false);
+      if (batch.changesSchema) options.onSchemaChange?.(false);
     }
   };
 
-  /** Journals a committed batch's JSON, then checkpoints when it is time to. */
   const journalAndCheckpoint = async (
     state: WriterState,
     source: LogSource,
-    json: Buffer,
-    changesSchema: boolean,
+    { arrays, changesSchema }: GroupBatch,
   ): Promise<Durable> => {
     if (!state.journal) return { durable: Promise.resolve() };
     // Committed but not journaled: not acknowledged, and not to be committed again by a retry.
-    const durable = state.journal.append(source.name, json).catch((error: unknown) => {
+    const durable = state.journal.append(source.name, arrays).catch((error: unknown) => {
       throw new JournalFailure(error);
     });
     // Handled here as well: it may fail before the group commit takes it, after the checkpoint.
