@@ -43,4 +43,9 @@ export function logRecordFields(source: Pick<LogSource, 'hasProject'>): readonly
 /** Where ingestion writes records: the backend's store or warehouse. */
 export interface LogSink {
   write(sourceName: string, events: unknown[]): Promise<{ ingested: number }>;
+  /**
+   * Settles once the records acknowledged so far are committed, when some are not yet (the
+   * embedded store commits after the acknowledgement, see storage/log-writer.ts).
+   */
+  committed?(): Promise<void> | undefined;
 }

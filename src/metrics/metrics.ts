@@ -215,19 +215,19 @@ export function createMetrics(sources: MetricsSources = {}): Metrics {
   });
   registerCountedFamily(registry, {
     name: 'querygate_ingested_records_total',
-    help: 'Records committed to the store, by source.',
+    help: 'Records acknowledged (stored durably), by source.',
     type: 'counter',
     collect: perSource((source, { records }) => [{ labels: { source }, value: records }]),
   });
   registerCountedFamily(registry, {
     name: 'querygate_ingested_bytes_total',
-    help: 'Request body bytes of the committed ingestion requests, by source.',
+    help: 'Request body bytes of the acknowledged ingestion requests, by source.',
     type: 'counter',
     collect: perSource((source, { bytes }) => [{ labels: { source }, value: bytes }]),
   });
   registerCountedFamily(registry, {
     name: 'querygate_ingest_commit_duration_seconds',
-    help: "Time from an ingestion request's records being read to their commit, by source.",
+    help: "Time from an ingestion request's records being read to their acknowledgement, by source.",
     type: 'histogram',
     collect: perSource((source, { commit }) =>
       commit.samples('querygate_ingest_commit_duration_seconds', { source }),

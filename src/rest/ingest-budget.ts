@@ -10,7 +10,10 @@ import { QuerygateError } from '../errors.js';
  * request is always let in, whatever its size (the body limit bounds that).
  */
 export interface IngestBudget {
-  /** A request's share, empty until it grows; released once the request is answered. */
+  /**
+   * A request's share, empty until it grows; released once the request is answered and its
+   * records committed (they are answered first, see storage/log-writer.ts).
+   */
   hold(): HeldBytes;
   /** The bytes counted now. */
   inFlight(): number;

@@ -46,8 +46,10 @@ export function ingestRoutes(options: IngestRoutesOptions) {
   const { sources } = options;
   const listed = sourceList(sources, options.tableSources ?? [], options.tables !== undefined);
   const budget = createIngestBudget(options.maxInFlightBytes);
-  // Each request's share of the budget, held from before its body is read until it is answered.
+  // Each request's share of the budget, held from before its body is read until it is answered
+  // and its records are committed (an answer may come first, see storage/log-writer.ts).
   const held = new WeakMap<FastifyRequest, HeldBytes>();
+  const committing = new WeakMap<FastifyRequest, Promise<void>>();
   return async function routes(app: FastifyInstance) {
     readBodiesAsBytes(app, options.maxBodyBytes);
 
@@ -62,7 +64,11 @@ export function ingestRoutes(options: IngestRoutesOptions) {
             const share = budget.hold();
             held.set(request, share);
             // 'close' comes once the answer is sent or the connection is lost, whichever path answered.
-            reply.raw.once('close', share.release);
+            reply.raw.once('close', () => {
+              const stored = committing.get(request);
+              if (stored) void stored.then(share.release, share.release);
+              else share.release();
+            });
             // A body declared beyond the body limit is refused 413 unread by the body reader: it
             // must not be told to come again (503) because other requests are in flight.
             const declared = Number(request.headers['content-length'] ?? 0) || 0;
@@ -88,6 +94,8 @@ export function ingestRoutes(options: IngestRoutesOptions) {
               isTable && options.tables
                 ? await options.tables.sink.write(source, stored, { replace })
                 : await options.logs.write(source, stored.map(fromLogflareEvent));
+            const commits = isTable ? undefined : options.logs.committed?.();
+            if (commits) committing.set(request, commits);
             options.metrics.ingested(
               source,
               ingested,

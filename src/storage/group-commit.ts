@@ -5,17 +5,17 @@ import type { LogSource } from '../endpoints/sources.js';
  * transaction: one batch file, one INSERT and one WAL fsync for all of them (group commit).
  * Each request joins as a batch already prepared (checked, fitted and serialised as it arrived,
  * beside the commit before, see log-writer.ts), so the commit itself only joins them. A group
- * should fail only on a store error; should its commit fail, its requests are committed again
- * one by one, so the request that caused it fails alone. A commit that passed but whose journal
- * append failed fails its whole group: it is in DuckDB, so none of it may be committed again.
+ * should fail only on a store error; should `store` fail, its requests are stored again one by
+ * one, so the request that caused it fails alone. A group whose `durable` fails (its journal
+ * append) fails whole and is not stored again. Where `store` commits after the acknowledgement
+ * (log-writer.ts), a failure of that commit is its own to handle.
  */
 export interface GroupCommitOptions<Batch> {
   /** Runs a task on the writer's queue, after the tasks queued before it. */
   readonly enqueue: (task: () => Promise<void>) => Promise<void>;
   /**
-   * Commits batches, in the order given, in one transaction; resolves once committed, with
-   * `durable`, which resolves once they are journaled too (it runs beside the next task on the
-   * queue).
+   * Stores batches, in the order given, in one transaction; resolves once the queue may go on,
+   * with `durable`, which resolves once they may be acknowledged (see log-writer.ts).
    */
   readonly store: (source: LogSource, batches: readonly Batch[]) => Promise<{ durable: Promise<void> }>;
   /** How many records a batch holds (what its request is answered). */

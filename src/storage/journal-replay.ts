@@ -11,6 +11,11 @@ export interface JournalReplayOptions {
   /** Stores events in one transaction, as the writer does. */
   readonly commit: (source: LogSource, events: readonly LogEvent[]) => Promise<void>;
   /**
+   * Told of records DuckDB refuses even alone (a commit that failed after they were acknowledged
+   * may have left such records in the journal): kept there, they would fail every opening.
+   */
+  readonly refused: (source: LogSource, events: readonly LogEvent[], error: unknown) => Promise<void>;
+  /**
    * Microseconds before which a source's records are expired (deleted by retention), if it has
    * retention: such records are not stored again, so replay never brings back what retention took.
    */
@@ -47,8 +52,33 @@ export async function replayJournal(options: JournalReplayOptions): Promise<numb
       (event) => !stored.has(event.id) && (cutoff === undefined || event.timestamp >= cutoff),
     );
     if (missing.length === 0) continue;
-    await options.commit(source, missing);
-    restored += missing.length;
+    restored += await commitOrSetAside(options, source, missing);
   }
   return restored;
+}
+
+/**
+ * Commits events; should DuckDB refuse them, each half on its own, down to the events it refuses
+ * alone, which go to `refused`: the store opens whatever the journal holds. Answers how many it
+ * committed.
+ */
+async function commitOrSetAside(
+  options: JournalReplayOptions,
+  source: LogSource,
+  events: readonly LogEvent[],
+): Promise<number> {
+  try {
+    await options.commit(source, events);
+    return events.length;
+  } catch (error) {
+    if (events.length === 1) {
+      await options.refused(source, events, error);
+      return 0;
+    }
+    const half = Math.ceil(events.length / 2);
+    return (
+      (await commitOrSetAside(options, source, events.slice(0, half))) +
+      (await commitOrSetAside(options, source, events.slice(half)))
+    );
+  }
 }

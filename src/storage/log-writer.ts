@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readdir, rm, unlink, writeFile } from 'node:fs/promises';
+import { appendFile, readdir, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -71,11 +71,12 @@ export interface LogWriterOptions {
   /** Gets store failures in full, and the recovery of an unreplayable WAL. @default none */
   readonly log?: StoreLog;
   /**
-   * Told of every checkpoint that failed, though the writer carries on (the journal still covers
-   * the records): a checkpoint is where DuckDB fails fatally, and the backend must know at once.
+   * Told of every store failure no caller hears of, though the writer carries on (the journal
+   * still covers the records): a checkpoint that failed (where DuckDB fails fatally, and the
+   * backend must know at once), or a commit that failed after its records were acknowledged.
    * @default none
    */
-  readonly onCheckpointFailure?: (error: unknown) => void;
+  readonly onStoreFailure?: (error: unknown) => void;
   /**
    * Runs a schema change whose estimated memory (see schemaChangeBytes) is above
    * `aloneAboveBytes` with nothing else using DuckDB: the backend holds queries off (answering
@@ -111,14 +112,27 @@ export interface LogWriter {
   /** Creates missing tables, replays the ingest journal, reads the schemas; the first write does it if nobody did. */
   ready(): Promise<void>;
   /**
-   * Stores the events of one request, all or nothing. When it resolves the records are
-   * committed to DuckDB's write-ahead log and to the ingest journal (both fsynced: they survive
-   * kill -9 at any moment) and visible to the next query.
+   * Stores the events of one request, all or nothing, and resolves once they are acknowledged:
+   * in the ingest journal, fsynced (they survive kill -9 at any moment), with every request
+   * acknowledged before committed to DuckDB. Their own commit follows, and a query waits for it
+   * (committed()). Without a journal (a `:memory:` store), or when the request changes its
+   * source's schema, it resolves once they are committed.
    * Throws BAD_PARAMETER for an unknown source, BAD_REQUEST naming the first bad event and field,
    * and ENGINE_ERROR when the store fails (then nothing of the request is stored; the message
    * gives a reference to the log entry, never the store's own text).
    */
+  acknowledge(sourceName: string, events: readonly unknown[]): Promise<{ ingested: number }>;
+  /**
+   * As acknowledge, resolving once the records are committed to DuckDB too (visible to any
+   * connection). Should DuckDB refuse the commit, ENGINE_ERROR says the journal keeps them.
+   */
   write(sourceName: string, events: readonly unknown[]): Promise<{ ingested: number }>;
+  /**
+   * Settles once every request acknowledged so far is committed to DuckDB (or its commit has
+   * failed: its records stay in the journal, see storeAcknowledged); undefined when none is
+   * waiting. A query awaits it first, so it sees every record acknowledged before it began.
+   */
+  committed(): Promise<void> | undefined;
   /**
    * Deletes at most `maxRows` records of a source older than `before` (microseconds since the
    * epoch) in one transaction on the writer's queue; answers how many it deleted.
@@ -151,6 +165,20 @@ interface WriterState {
    */
   readonly fitted: Map<string, StructType>;
   readonly journal: IngestJournal | undefined;
+  /** Asks DuckDB how much memory it holds, beside the writer's connection busy committing. */
+  readonly monitor: DuckDBConnection;
+  /**
+   * The commits of acknowledged groups, one after the other: settles once the last one asked for
+   * has (never rejects). Whatever must run alone on the writer's connection waits for it.
+   */
+  committing: Promise<void>;
+  /** How many acknowledged groups are not committed yet. */
+  uncommitted: number;
+  /**
+   * Set once DuckDB refused acknowledged records: the journal, which holds them, is no longer
+   * emptied, so the next opening stores them (journal-replay.ts).
+   */
+  pinned: boolean;
 }
 
 /** A group's batches as one commit takes them (log writer's joinBatches). */
@@ -187,9 +215,13 @@ interface PreparedBatch {
  * the schema the writer has in memory is always the one committed. Use one writer per database.
  *
  * Durability: an acknowledged record survives kill -9 at any moment, and the store always opens.
- * The schema changes it makes are ones DuckDB can replay from its WAL (changeColumnTypeStatement);
- * should a WAL still fail to replay, database.ts sets it aside and this writer restores every
- * acknowledged record from the ingest journal at open.
+ * A group is acknowledged once the journal holds it (fsynced) and the group before it is
+ * committed; its own commit follows, so a request's answer never waits for DuckDB's INSERT and
+ * COMMIT of its own records (the longest part of its path), and the next group gathers meanwhile.
+ * A group the journal failed to take is refused and never committed. The schema changes it makes
+ * are ones DuckDB can replay from its WAL (changeColumnTypeStatement); should a WAL still fail to
+ * replay, database.ts sets it aside and this writer restores every acknowledged record from the
+ * ingest journal at open.
  *
  * Memory: a schema change rewrites the `metadata` column and DuckDB holds the old one until a
  * checkpoint, so the writer checkpoints right after every change, and paces changes per source
@@ -211,6 +243,8 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
   const enqueue = stepsInTurn();
   let closed = false;
   let opened: Promise<WriterState> | undefined;
+  // The state once open: committed() answers without an await.
+  let settledState: WriterState | undefined;
 
   /**
    * Fits events to their source's latest type, serialises them and writes their batch file: off
@@ -238,11 +272,16 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     try {
       return await use(prepared);
     } finally {
-      // Stored (or not) by now: a file that cannot be removed must not fail the request, and
-      // nothing waits for it. Leftovers are removed at the next start.
-      unlink(prepared.file).catch(() => undefined);
+      // Once DuckDB has read it (an acknowledged batch may still be committing): a file that
+      // cannot be removed must not fail the request, and nothing waits for it. Leftovers are
+      // removed at the next start.
+      void (commitOf.get(prepared) ?? Promise.resolve()).then(() =>
+        unlink(prepared.file).catch(() => undefined),
+      );
     }
   };
+  // The commit an acknowledged batch still waits for: resolves with the error that refused it, if any.
+  const commitOf = new WeakMap<PreparedBatch, Promise<unknown>>();
 
   /**
    * The batches of a group as one: their records, JSON arrays and files, under the type of the
@@ -315,10 +354,10 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     } catch (error) {
       // Another connection's open transaction can refuse it; the journal keeps covering, the next try may pass.
       options.log?.warn({ err: error }, 'checkpoint failed; the ingest journal is kept');
-      options.onCheckpointFailure?.(error);
+      options.onStoreFailure?.(error);
       throw error;
     }
-    await state.journal?.clear();
+    if (!state.pinned) await state.journal?.clear();
   };
 
   const open = () => {
@@ -330,7 +369,16 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
       for (const [table, type] of types) await options.presentRecords?.seed(connection, table, type);
       await options.rollups?.open(connection, types);
       const journal = inMemory ? undefined : await openIngestJournal(`${db.path}.journal`);
-      const state = { connection, types, fitted: new Map(types), journal };
+      const state: WriterState = {
+        connection,
+        types,
+        fitted: new Map(types),
+        journal,
+        monitor: await db.connect(),
+        committing: Promise.resolve(),
+        uncommitted: 0,
+        pinned: false,
+      };
       if (db.walSetAside) {
         options.log?.warn(
           { walSetAside: db.walSetAside },
@@ -348,12 +396,25 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
               commit(state, source, joinBatches(state, source, [prepared])),
             );
           },
+          refused: async (source, events, error) => {
+            // Kept whole beside the journal, never dropped: an operator can read them and send them again.
+            const file = `${journal.path}.refused`;
+            const line = JSON.stringify({ source: source.name, events }, (_key, value: unknown) =>
+              typeof value === 'bigint' ? String(value) : value,
+            );
+            await appendFile(file, `${line}\n`);
+            options.log?.error(
+              { err: error, source: source.name, records: events.length, file },
+              'DuckDB refused journaled records; they are kept in the file named and left out of the store',
+            );
+          },
           expiredBefore: (source) => options.retention && expiredBefore(options.retention, source, now()),
         });
         if (restored > 0) options.log?.warn({ restored }, 'restored records from the ingest journal');
         // Should it fail, the journal is kept and still covers every record: the store opens anyway.
         await checkpoint(state).catch(() => undefined);
       }
+      settledState = state;
       return state;
     })();
     return opened;
@@ -363,9 +424,13 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
    * Commits, then journals: a record is acknowledged only once both hold it. Resolves once DuckDB
    * committed, with the journal's append still under way: the next batch's commit runs beside it.
    */
-  const store = async (source: LogSource, batches: readonly PreparedBatch[]): Promise<Durable> => {
+  const storeGroup = async (source: LogSource, batches: readonly PreparedBatch[]): Promise<Durable> => {
     const state = await open();
     const batch = joinBatches(state, source, batches);
+    if (state.journal && !batch.changesSchema)
+      return storeAcknowledged(state, state.journal, source, batches, batch);
+    // A schema change, or a store without a journal: committed before it is acknowledged, alone.
+    await state.committing;
     const { runAlone, aloneAboveBytes } = options;
     const bytes =
       batch.changesSchema && runAlone !== undefined && aloneAboveBytes !== undefined
@@ -388,7 +453,100 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     if (options.checkpointMemoryBytes === undefined || performance.now() - memoryCheckedAt < 100)
       return false;
     memoryCheckedAt = performance.now();
-    return (await uncheckpointedBytes(state.connection)) >= options.checkpointMemoryBytes;
+    return (await uncheckpointedBytes(state.monitor)) >= options.checkpointMemoryBytes;
+  };
+
+  /**
+   * Journals a group and has it committed after the groups before it; resolves once the one
+   * before is committed, with `durable`, which resolves once the journal holds the group: its
+   * acknowledgement. So at most two acknowledged groups wait for DuckDB (one committing, one
+   * behind it), whatever the clients send.
+   */
+  const storeAcknowledged = async (
+    state: WriterState,
+    journal: IngestJournal,
+    source: LogSource,
+    batches: readonly PreparedBatch[],
+    batch: GroupBatch,
+  ): Promise<Durable> => {
+    if (journal.size() >= checkpointBytes || (await memoryFull(state))) {
+      // Every group journaled so far committed first: the journal emptied after holds none of theirs.
+      await state.committing;
+      await checkpoint(state).catch(() => undefined);
+    }
+    // Its batch files written first: a group refused for a file it could not write is neither
+    // journaled nor committed. A group the journal fails to take is refused though committed, as
+    // before: the commit does not wait for the journal's fsync, which runs beside it.
+    const written = Promise.all(batch.written).then(
+      () => true,
+      () => false,
+    );
+    const durable = written.then(async (ok) => {
+      if (!ok) await Promise.all(batch.written);
+      await journal.append(source.name, batch.arrays).catch((error: unknown) => {
+        throw new JournalFailure(error);
+      });
+    });
+    // Handled here as well: the group commit takes it only after the group before is committed.
+    durable.catch(() => undefined);
+    const before = state.committing;
+    const refusals = before.then(async () =>
+      (await written) ? commitAcknowledged(state, source, batches, batch) : new Map<PreparedBatch, unknown>(),
+    );
+    for (const member of batches)
+      commitOf.set(
+        member,
+        refusals.then((refused) => refused.get(member)),
+      );
+    state.uncommitted++;
+    state.committing = refusals.then(() => {
+      state.uncommitted--;
+    });
+    await before;
+    return { durable };
+  };
+
+  /**
+   * Commits an acknowledged group; should DuckDB refuse it, each request alone, and what it still
+   * refuses stays in the journal, which is then kept (pinned) until the next opening replays it.
+   * Answers each refused batch's error. Never rejects: the records are acknowledged.
+   */
+  const commitAcknowledged = async (
+    state: WriterState,
+    source: LogSource,
+    batches: readonly PreparedBatch[],
+    batch: GroupBatch,
+  ): Promise<Map<PreparedBatch, unknown>> => {
+    const refused = new Map<PreparedBatch, unknown>();
+    try {
+      await commit(state, source, batch);
+      return refused;
+    } catch (error) {
+      if (batches.length === 1) {
+        refused.set(batches[0] as PreparedBatch, refusedAcknowledged(state, source, error));
+        return refused;
+      }
+      options.log?.warn(
+        { err: error, source: source.name, requests: batches.length },
+        'a group commit failed; committing its requests one by one',
+      );
+    }
+    for (const member of batches) {
+      await commit(state, source, joinBatches(state, source, [member])).catch((error: unknown) =>
+        refused.set(member, refusedAcknowledged(state, source, error)),
+      );
+    }
+    return refused;
+  };
+
+  const refusedAcknowledged = (state: WriterState, source: LogSource, error: unknown): unknown => {
+    state.pinned = true;
+    options.log?.warn(
+      { err: error, source: source.name },
+      'DuckDB refused to commit journaled records; the ingest journal keeps them for the next start',
+    );
+    options.onStoreFailure?.(error);
+    return error;
   };
 
   /** Commits a group, journals it, and checkpoints when it is time to (always after a schema change). */
@@ -423,7 +581,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
 
   const commitInGroup = createGroupCommit<PreparedBatch>({
     enqueue,
-    store,
+    store: storeGroup,
     records: (batch) => batch.records.length,
     failure: (source, error) => storeFailure(options.log, source, error),
     onRetry: (source, error, requests) =>
@@ -433,26 +591,41 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
       ),
   });
 
+  /** Stores a request's events: answers once acknowledged, or once committed too (`committedToo`). */
+  const store = async (sourceName: string, events: readonly unknown[], committedToo: boolean) => {
+    if (closed) throw new QuerygateError('NOT_READY', 'The log writer is closed');
+    const { source, events: checked } = checkLogEvents(sourceName, events, now(), options.sources);
+    if (checked.length === 0) return { ingested: 0 };
+    let state: WriterState;
+    try {
+      state = await open();
+    } catch (error) {
+      throw storeFailure(options.log, source, error);
+    }
+    // Fitted, serialised and written now, beside the commit under way, in the order requests arrive.
+    return withPrepared(state, source, checked, async (prepared) => {
+      const acknowledged = await commitInGroup(source, prepared);
+      const refused = committedToo ? await commitOf.get(prepared) : undefined;
+      if (refused !== undefined) throw journaledOnly(options.log, source, refused);
+      return acknowledged;
+    });
+  };
+
   return {
     ready: async () => {
       await enqueue(open);
     },
-    write: async (sourceName, events) => {
-      if (closed) throw new QuerygateError('NOT_READY', 'The log writer is closed');
-      const { source, events: checked } = checkLogEvents(sourceName, events, now(), options.sources);
-      if (checked.length === 0) return { ingested: 0 };
-      let state: WriterState;
-      try {
-        state = await open();
-      } catch (error) {
-        throw storeFailure(options.log, source, error);
-      }
-      // Fitted, serialised and written now, beside the commit under way, in the order requests arrive.
-      return withPrepared(state, source, checked, (prepared) => commitInGroup(source, prepared));
+    acknowledge: (sourceName, events) => store(sourceName, events, false),
+    write: (sourceName, events) => store(sourceName, events, true),
+    committed: () => {
+      const state = opened && settledState;
+      return state && state.uncommitted > 0 ? state.committing : undefined;
     },
+    // What uses the writer's connection alone waits for the acknowledged groups' commits first.
     deleteBefore: (sourceName, before, maxRows) =>
       enqueue(async () => {
         const state = await open();
+        await state.committing;
         if (!state.types.has(sourceName)) throw new Error(`No log source ${sourceName}`);
         options.rollups?.beforeDelete(sourceName, before);
         const deleted = await deleteOlderRecords(state.connection, sourceName, before, maxRows);
@@ -461,18 +634,22 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
       }),
     checkpoint: () =>
       enqueue(async () => {
-        await checkpoint(await open());
+        const state = await open();
+        await state.committing;
+        await checkpoint(state);
       }),
     close: async () => {
       closed = true;
-      // Every write asked for before has settled.
+      // Every write asked for before has settled, and been committed.
       await enqueue(async () => undefined);
       const state = opened && (await opened.catch(() => undefined));
       if (!state) return;
+      await state.committing;
       if (state.journal) {
         await checkpoint(state).catch(() => undefined);
         await state.journal.close();
       }
+      state.monitor.closeSync();
       state.connection.closeSync();
     },
   };
@@ -493,6 +670,22 @@ function storeFailure(log: StoreLog | undefined, source: LogSource, error: unkno
     `Storing events in ${source.name} failed in the store; nothing of this request was ` +
       `acknowledged (the server log has the details under reference ${reference})`,
     { cause },
+  );
+}
+
+/**
+ * A request whose records the journal holds but DuckDB refused to commit (ENGINE_ERROR, 502): they
+ * are stored at the next start, which replays the journal. The log gets DuckDB's message under
+ * the reference the caller is given.
+ */
+function journaledOnly(log: StoreLog | undefined, source: LogSource, error: unknown): QuerygateError {
+  const reference = randomUUID();
+  log?.error({ err: error, source: source.name, reference }, 'committing journaled events failed');
+  return new QuerygateError(
+    'ENGINE_ERROR',
+    `Storing events in ${source.name} failed in the store; they are kept in the ingest journal and ` +
+      `stored at the next start (the server log has the details under reference ${reference})`,
+    { cause: error },
   );
 }
 

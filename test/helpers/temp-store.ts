@@ -43,7 +43,10 @@ export async function openTempStore(
   };
 }
 
-/** An engine over a temp store's log tables, as the server makes one, with no saved queries. */
+/**
+ * An engine over a temp store's log tables, as the server makes one (waiting for the commits of
+ * acknowledged records), with no saved queries.
+ */
 export function storeEngine(
   store: TempStore,
   options: Partial<Parameters<typeof createDuckDbEngine>[0]> = {},
@@ -54,6 +57,7 @@ export function storeEngine(
     queries: [],
     queriesDir,
     timeoutMs: 10_000,
+    acknowledgedCommits: () => store.writer.committed(),
     ...options,
   });
 }

@@ -103,6 +103,12 @@ export interface DuckDbEngineOptions extends EngineOptions {
    * instead of the records (rollup-rewrite.ts). Marked as presentRecords is. @default none
    */
   readonly rollups?: Rollups | undefined;
+  /**
+   * The commits of ingested records acknowledged but not yet committed (log-writer.ts
+   * committed()): a call waits for them first, so it reads every record acknowledged before it.
+   * @default none
+   */
+  readonly acknowledgedCommits?: (() => Promise<void> | undefined) | undefined;
 }
 
 const udfFiles = ['generate_timestamp_trunc_array.duckdb.sql'];
@@ -195,6 +201,8 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     params: ParameterValues,
     runOptions: RunOptions,
   ): Promise<QueryResult> {
+    const commits = options.acknowledgedCommits?.();
+    if (commits) await commits;
     try {
       return await runCurrent(query, params, runOptions);
     } catch (error) {

@@ -216,7 +216,7 @@ async function openStore(
       checkpointMemoryBytes: Math.floor(settings.duckdbMemoryLimitBytes / 4),
       retention: retentionDays,
       log: logger,
-      onCheckpointFailure: parts.hooks.failed,
+      onStoreFailure: parts.hooks.failed,
       // A schema change needing more than an eighth of DuckDB's memory runs with queries held off.
       runAlone: parts.hooks.runAlone,
       aloneAboveBytes: Math.floor(settings.duckdbMemoryLimitBytes / 8),
@@ -273,13 +273,16 @@ async function openStore(
       tableMark: (names) => names.map((name) => tableWrites.get(name) ?? 0).join(','),
       presentRecords,
       rollups,
+      acknowledgedCommits: () => writer.committed(),
     });
     closers.push(() => engine.close());
     const tableWriter = await createTableWriter(database, tables, {
       onWritten: written,
     });
     closers.push(() => tableWriter.close());
-    return { engine, logs: writer, tables: tableWriter, demo, close };
+    // Clients are answered once their records are journaled; queries wait for the commit after.
+    const logs = { write: writer.acknowledge, committed: writer.committed };
+    return { engine, logs, tables: tableWriter, demo, close };
   } catch (error) {
     await close();
     throw error;

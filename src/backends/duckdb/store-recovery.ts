@@ -209,7 +209,10 @@ export async function openRecoveringStore<O extends StoreOpening>(
 
   return {
     engine,
-    logs: { write: (source, events) => guarded((opening) => opening.logs.write(source, events)) },
+    logs: {
+      write: (source, events) => guarded((opening) => opening.logs.write(source, events)),
+      committed: () => live?.opening.logs.committed?.(),
+    },
     tables: {
       write: (source, rows, options) => guarded((opening) => opening.tables.write(source, rows, options)),
       importFiles: (source, files, options) =>
