@@ -25,6 +25,16 @@ describe('BigQuery string functions on DuckDB', () => {
     ).toEqual({ a: 'T.P. Bar', b: 'Summer 1923', c: null });
   });
 
+  it('keeps a newline written in a string literal as one character, inside a subquery too', async () => {
+    // BigQuery reads '\n' in a quoted literal as a newline: 'x\ny' has 3 characters. The translated
+    // query is indented line by line, which must not reach into the text.
+    expect(
+      await row(
+        `select length('x\\ny') as top, (select length('it\\'s\\n\\\\') from unnest([1]) as x) as nested`,
+      ),
+    ).toEqual({ top: 3, nested: 6 });
+  });
+
   it('LENGTH counts characters and BYTE_LENGTH bytes', async () => {
     // Docs: LENGTH('абвгд') = 5, BYTE_LENGTH('абвгд') = 10.
     expect(

@@ -75,9 +75,13 @@ export { unsupported };
 /** The instant `CURRENT_TIMESTAMP()` stands for, bound per call so tests can fix the clock. */
 export const nowParameter = '$__now';
 
-/** A SQL string literal. */
+/**
+ * A SQL string literal. A newline is written as an escape (`E'...\\n...'`): the translator indents
+ * its output line by line (translation-context.ts indent), which would put spaces into the text.
+ */
 export function quoteString(text: string): string {
-  return `'${text.replaceAll("'", "''")}'`;
+  if (!text.includes('\n')) return `'${text.replaceAll("'", "''")}'`;
+  return `E'${text.replaceAll('\\', '\\\\').replaceAll("'", "''").replaceAll('\n', '\\n')}'`;
 }
 
 /** A literal argument a rule needs to decide its DuckDB form, or a refusal naming it. */
