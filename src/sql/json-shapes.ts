@@ -29,6 +29,13 @@ export function jsonShapeOf(expression: Ast, context: FormContext): JsonShape {
     const [first] = node.elem as Ast[];
     return { list: first === undefined ? { scalar: undefined } : jsonShapeOf(first, context) };
   }
+  // The row of a table, CTE or subquery (`TO_JSON_STRING(t)`): BigQuery writes the columns BigQuery's
+  // table or query has, which a stored table's (its table-suffix column, its evolved fields) and a
+  // select list's unknown types do not tell. Refused at load rather than failing each call.
+  if (context.rangeVariable(expression))
+    throw unsupported(
+      "TO_JSON_STRING of a whole row (TO_JSON_STRING(t)): the row's columns and their BigQuery types are not known here; name the columns, as TO_JSON_STRING(STRUCT(a, b))",
+    );
   if (isBytesValued(expression)) return { scalar: 'BLOB' };
   return shapeOfType(context.valueType(expression));
 }

@@ -164,8 +164,17 @@ describe('TO_JSON_STRING on DuckDB', () => {
     ).toThrow(/TO_JSON_STRING of a log source's record/);
   });
 
+  it('refuses a whole row at load, whose columns and types it cannot tell, naming the STRUCT form', () => {
+    expect(() => translationOf('select to_json_string(t) as j from (select 1 as x) as t')).toThrow(
+      /TO_JSON_STRING of a whole row .*TO_JSON_STRING\(STRUCT\(a, b\)\)/,
+    );
+    expect(() => translationOf('with t as (select 1 as x) select to_json_string(t) as j from t')).toThrow(
+      /TO_JSON_STRING of a whole row/,
+    );
+  });
+
   it('fails at run time, naming the type, for a STRUCT or ARRAY whose fields the translator cannot tell', async () => {
-    await expect(row('select to_json_string(t) as j from (select 1 as x) as t')).rejects.toThrow(
+    await expect(row('select to_json_string((select as struct 1 as x)) as j')).rejects.toThrow(
       /TO_JSON_STRING of a value of DuckDB type STRUCT/,
     );
   });
