@@ -37,7 +37,29 @@ export function jsonShapeOf(expression: Ast, context: FormContext): JsonShape {
       "TO_JSON_STRING of a whole row (TO_JSON_STRING(t)): the row's columns and their BigQuery types are not known here; name the columns, as TO_JSON_STRING(STRUCT(a, b))",
     );
   if (isBytesValued(expression)) return { scalar: 'BLOB' };
-  return shapeOfType(context.valueType(expression));
+  return shapeOfType(literalType(expression) ?? context.valueType(expression));
+}
+
+/** The DuckDB types of BigQuery's typed literals (DATETIME is TIMESTAMP_NS, as CAST writes it). */
+const typedLiterals: Record<string, string> = {
+  Date: 'DATE',
+  Datetime: 'TIMESTAMP_NS',
+  Timestamp: 'TIMESTAMP',
+  Time: 'TIME',
+};
+
+/** A literal's type: a number with a point or exponent is FLOAT64, as the translator reads it. */
+function literalType(expression: Ast): string | undefined {
+  const [kind, node] = variant(expression);
+  if (kind === 'TypedString') {
+    const [typeName] = typeof node.data_type === 'string' ? [node.data_type] : variant(node.data_type);
+    return typedLiterals[typeName];
+  }
+  if (kind !== 'Value' || node.value === 'Null') return undefined;
+  const [literal, payload] = variant(node.value);
+  if (literal === 'Number') return /[.eE]/.test(String(payload[0])) ? 'DOUBLE' : 'BIGINT';
+  if (literal === 'Boolean') return 'BOOLEAN';
+  return /QuotedString|RawStringLiteral/.test(literal) ? 'VARCHAR' : undefined;
 }
 
 /** The functions that return BYTES, whose DuckDB forms are BLOBs. */
