@@ -279,12 +279,12 @@ describe('NET.HOST and BIT_COUNT on DuckDB', () => {
 
   it('BIT_COUNT counts the set bits of an INT64 in two’s complement and of BYTES', async () => {
     // Docs: 0 -> 0, 5 -> 2, 8 -> 1, 0xFFFF -> 16, -2 -> 63, -1 -> 64, NULL -> NULL; b'' -> 0,
-    // b'\x00\x08' -> 1, b'\xFF\xFF' -> 16, eight b'\xFF' -> 64, ten -> 80 (bytes written with FROM_HEX).
+    // b'\x00\x08' -> 1, b'\xFF\xFF' -> 16, eight b'\xFF' -> 64, ten -> 80; and FROM_HEX's bytes.
     expect(
       await row(`select bit_count(0) as a, bit_count(5) as b, bit_count(8) as c, bit_count(65535) as d,
         bit_count(-2) as e, bit_count(-1) as f, bit_count(cast(null as int64)) as g,
-        bit_count(from_hex('')) as h, bit_count(from_hex('0008')) as i, bit_count(from_hex('ffff')) as j,
-        bit_count(from_hex('ffffffffffffffffffff')) as k`),
-    ).toEqual({ a: 0, b: 2, c: 1, d: 16, e: 63, f: 64, g: null, h: 0, i: 1, j: 16, k: 80 });
+        bit_count(b'') as h, bit_count(b'\\x00\\x08') as i, bit_count(b'\\xFF\\xFF') as j,
+        bit_count(b'\\xFF\\xFF\\xFF\\xFF\\xFF\\xFF\\xFF\\xFF\\xFF\\xFF') as k, bit_count(from_hex('ffffffffffffffff')) as l`),
+    ).toEqual({ a: 0, b: 2, c: 1, d: 16, e: 63, f: 64, g: null, h: 0, i: 1, j: 16, k: 80, l: 64 });
   });
 });

@@ -178,6 +178,16 @@ describe('BigQuery BYTES functions on DuckDB', () => {
     });
   });
 
+  it('reads the escapes of a bytes literal as the bytes they name, and refuses \\u there', async () => {
+    // Docs: TO_HEX(b'\x00\x01\x02\x03\xAA\xEE\xEF\xFF') = '00010203aaeeefff'; TO_BASE64(b'\377\340')
+    // = '/+A='; lexical structure: \u and \U are "valid only in string literals or identifiers"; b'é' is its UTF-8 bytes.
+    expect(
+      await row(`select to_hex(b'\\x00\\x01\\x02\\x03\\xAA\\xEE\\xEF\\xFF') as a, to_base64(b'\\377\\340') as b,
+        to_hex(b'\\n\\\\é') as c, to_hex(b"q") as d`),
+    ).toEqual({ a: '00010203aaeeefff', b: '/+A=', c: '0a5cc3a9', d: '71' });
+    expect(() => translationOf("select b'\\u00e9' as e")).toThrow(/bytes literal/);
+  });
+
   it('TO_HEX, FROM_HEX, TO_BASE64, FROM_BASE64, bytes literals and CAST to BYTES', async () => {
     // Docs: TO_HEX(b'foobar') = '666f6f626172'; FROM_HEX('666f6f626172') = b'foobar' ('Zm9vYmFy' in base64);
     // TO_BASE64(b'\377\340') = '/+A='; FROM_BASE64('/+A=') = b'\377\340'; TO_HEX(MD5('Hello World')) is the hex digest;
