@@ -20,12 +20,30 @@ describe('TO_JSON_STRING on DuckDB', () => {
       await row(`select to_json_string(struct(1 as id, [10,20] as coordinates)) as compact,
         to_json_string(struct(1 as id, [10,20] as coordinates), true) as pretty,
         to_json_string(struct(1 as id, [10,20] as coordinates), false) as unpretty,
-        to_json_string(struct(1 as id), null) as no_print`),
+        to_json_string(struct(1 as id), null) as no_print,
+        to_json_string(struct([struct(1 as x, [2, 3] as y)] as a, struct<b string>('c') as s), true) as nested`),
     ).toEqual({
       compact: '{"id":1,"coordinates":[10,20]}',
       pretty: '{\n  "id": 1,\n  "coordinates": [\n    10,\n    20\n  ]\n}',
       unpretty: '{"id":1,"coordinates":[10,20]}',
       no_print: null,
+      // ZetaSQL's JsonPrettyPrinter: two more spaces a level, each element and field on its line.
+      nested: [
+        '{',
+        '  "a": [',
+        '    {',
+        '      "x": 1,',
+        '      "y": [',
+        '        2,',
+        '        3',
+        '      ]',
+        '    }',
+        '  ],',
+        '  "s": {',
+        '    "b": "c"',
+        '  }',
+        '}',
+      ].join('\n'),
     });
   });
 
