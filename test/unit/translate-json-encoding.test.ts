@@ -147,7 +147,7 @@ describe('TO_JSON_STRING on DuckDB', () => {
 
   it('writes a computed value by its type and a JSON value as its text', async () => {
     const found = await rows(`with t as (select 'a' as s, 2 as n, 2.5 as f union all select null, null, null)
-      select to_json_string(s) as s, to_json_string(n * 2) as n, to_json_string(f) as f,
+      select to_json_string(s) as s, to_json_string(n * 2) as n, safe.to_json_string(f) as f,
         to_json_string(json '{"item": "pen", "price": 10}') as j from t order by s nulls last`);
     expect(found).toEqual([
       { s: '"a"', n: '4', f: '2.5', j: '{"item":"pen","price":10}' },

@@ -200,14 +200,22 @@ function prettyPrint(call: FunctionCall): boolean | null {
 }
 
 export const jsonEncodingRules: RuleTable = {
-  to_json_string: rule(1, 2, ([value], call) => {
-    const pretty = prettyPrint(call);
-    if (pretty === null) return 'CAST(NULL AS VARCHAR)';
-    const shape = call.shapeOf(0);
-    if (pretty && holdsJson(shape))
-      throw unsupported(
-        'TO_JSON_STRING with pretty_print of a JSON value (how BigQuery lays out a JSON value is not documented)',
-      );
-    return jsonTextSql(value as string, shape, pretty);
-  }),
+  // SAFE.TO_JSON_STRING is the same text: the encoding raises no error of BigQuery's (but for its
+  // output size limit, which is not enforced here), and DuckDB's try() refuses the error() the
+  // text of a value of unknown type carries.
+  to_json_string: rule(
+    1,
+    2,
+    ([value], call) => {
+      const pretty = prettyPrint(call);
+      if (pretty === null) return 'CAST(NULL AS VARCHAR)';
+      const shape = call.shapeOf(0);
+      if (pretty && holdsJson(shape))
+        throw unsupported(
+          'TO_JSON_STRING with pretty_print of a JSON value (how BigQuery lays out a JSON value is not documented)',
+        );
+      return jsonTextSql(value as string, shape, pretty);
+    },
+    { ownSafeForm: true },
+  ),
 };
