@@ -10,6 +10,7 @@ import { recordElementSql, recordElementType, recordSubscriptSql } from './repea
 import { checkedDivisor } from './rules/math.js';
 import { quoteString } from './rules/rule.js';
 import { extract } from './rules/time.js';
+import { bytesOfLiteral } from './string-escapes.js';
 import { elementOf, isListSqlType, isStructSqlType, type SqlType, unknownType } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
 import { followFields, type Resolved } from './unnest-scope.js';
@@ -376,8 +377,15 @@ function literal(value: Value): string {
     case 'Boolean':
       return payload ? 'TRUE' : 'FALSE';
     case 'SingleQuotedByteStringLiteral':
-    case 'DoubleQuotedByteStringLiteral':
-      return `unhex('${Buffer.from(String(payload), 'utf8').toString('hex')}')`;
+    case 'DoubleQuotedByteStringLiteral': {
+      // sqlparser leaves a bytes literal's escapes as written: b'\x00' is four characters to it.
+      const bytes = bytesOfLiteral(String(payload));
+      if (!bytes)
+        throw unsupported(
+          `bytes literal b'${String(payload)}' (an escape BigQuery's bytes literals do not have)`,
+        );
+      return `unhex('${bytes.toString('hex')}')`;
+    }
     default:
       throw unsupported(`literal ${kind}`);
   }

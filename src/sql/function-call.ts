@@ -1,5 +1,6 @@
 import { type Ast, numberLiteral, stringLiteral, variant } from './bigquery-ast.js';
 import { functionsReadingNow, nowParameter, translateFunction, unsupported } from './function-rules.js';
+import { jsonShapeOf } from './json-shapes.js';
 import { isJsonValued } from './json-values.js';
 import { isNumericValued, numericQuotientSql } from './numeric-division.js';
 import type { AggregateClauses } from './rules/rule.js';
@@ -155,6 +156,10 @@ export function callSql(
       isJson: (index) => {
         const arg = args[index];
         return arg !== undefined && arg !== wildcard && isJsonValued(arg, context.valueType);
+      },
+      shapeOf: (index) => {
+        const arg = args[index];
+        return arg === undefined || arg === wildcard ? { scalar: undefined } : jsonShapeOf(arg, context);
       },
       asText: (index) => {
         const arg = args[index];

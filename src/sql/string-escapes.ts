@@ -92,6 +92,40 @@ function readEscapes(text: string, at: { line: number; column: number }): string
   return out;
 }
 
+/**
+ * The bytes of a BYTES literal's text (sqlparser gives it as written, escapes and all): characters
+ * as their UTF-8 bytes, `\xhh` and `\ooo` as the byte they name, the simple escapes as theirs
+ * (lexical structure: "Escape sequences for string and bytes literals"; `\u` and `\U` are for
+ * strings only). Undefined for a sequence BigQuery does not read, which the caller refuses.
+ */
+export function bytesOfLiteral(text: string): Buffer | undefined {
+  const bytes: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i] as string;
+    if (char !== '\\') {
+      const code = text.codePointAt(i) as number;
+      bytes.push(...Buffer.from(String.fromCodePoint(code), 'utf8'));
+      if (code > 0xffff) i += 1;
+      continue;
+    }
+    const next = text[i + 1] ?? '';
+    const octal = text.slice(i + 1, i + 4);
+    if (next in simple) {
+      bytes.push((simple[next] as string).charCodeAt(0));
+      i += 1;
+    } else if (/^[0-3][0-7]{2}$/.test(octal)) {
+      bytes.push(Number.parseInt(octal, 8));
+      i += 3;
+    } else if ((next === 'x' || next === 'X') && /^[0-9a-fA-F]{2}/.test(text.slice(i + 2))) {
+      bytes.push(Number.parseInt(text.slice(i + 2, i + 4), 16));
+      i += 3;
+    } else {
+      return undefined;
+    }
+  }
+  return Buffer.from(bytes);
+}
+
 function illegal(sequence: string, at: { line: number; column: number }): Error {
   return new Error(
     `Illegal escape sequence: ${sequence} (write it as \\\\ or use a raw string, r'...') at Line: ${at.line}, Column: ${at.column}`,

@@ -91,6 +91,11 @@ function translationContext(
     orderItem: (item) => orderItemSql(item, context, new Map()),
     useParameter: (name) => ctes.useParameter(name),
     valueType: (node) => valueType(node, context),
+    // A range variable wins over a column of the same name, as resolveName reads it.
+    rangeVariable: (node) => {
+      const name = (node as { Identifier?: { value?: unknown } }).Identifier?.value;
+      return typeof name === 'string' && context.scope.lookup(name)?.kind === 'relation';
+    },
     neverNull: (node) => {
       const parts = compoundParts(node);
       return parts !== undefined && resolveName(parts, context).neverNull === true;

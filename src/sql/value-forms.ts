@@ -16,6 +16,8 @@ export interface FormContext {
   columnType(node: Ast): string | undefined;
   /** The type of a name or of an access chain from one (`metadata[OFFSET(0)].request`), where the store's schema tells it. */
   valueType(node: Ast): SqlType | undefined;
+  /** Whether an expression is a bare name of a table, CTE or subquery in FROM: the whole row. */
+  rangeVariable(node: Ast): boolean;
   /** Whether a name is a stored column no row of its table holds NULL in (Resolved.neverNull). */
   neverNull(node: Ast): boolean;
   /** Records that the text being printed reads the parameter `$name` (see cte-scopes.ts). */

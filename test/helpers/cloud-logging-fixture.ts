@@ -45,6 +45,95 @@ const auditMethods = [
   ['iam.googleapis.com', 'google.iam.admin.v1.CreateServiceAccountKey'],
 ] as const;
 
+/**
+ * A day's IAP policy changes and Workspace group additions, whose payloads the sink keeps as JSON
+ * text (responseJson, metadataJson): written without the seeded generator, so the other entries
+ * stay as they were. Bindings hold members lists (one empty, one not a list of strings) and
+ * parameters name group emails, some privileged.
+ */
+function policyEntries(suffix: string, dayStart: number): string[] {
+  const hour = 3_600_000;
+  const entry = (i: number, payload: Record<string, unknown>) =>
+    JSON.stringify({
+      logName: 'projects/my-project/logs/cloudaudit.googleapis.com%2Factivity',
+      resource: { type: 'gce_backend_service', labels: { project_id: 'my-project', zone: null } },
+      protopayload_auditlog: {
+        resourceName: `projects/my-project/iap_web/compute/services/svc-${i}`,
+        metadataJson: null,
+        responseJson: null,
+        authenticationInfo: {
+          principalEmail: i % 2 ? 'alice@example.com' : 'bob@example.com',
+          serviceAccountDelegationInfo: [],
+        },
+        requestMetadata: { callerIp: '10.0.0.1', callerSuppliedUserAgent: 'gcloud/450.0.0' },
+        status: { code: null, message: null },
+        ...payload,
+      },
+      textPayload: null,
+      timestamp: bqTime(dayStart + (i + 2) * hour),
+      receiveTimestamp: bqTime(dayStart + (i + 2) * hour + 250),
+      severity: 'NOTICE',
+      insertId: `p${suffix}${i}`,
+      operation: null,
+      trace: null,
+      spanId: null,
+    });
+  const iap = 'iap.googleapis.com';
+  const setPolicy = 'google.cloud.iap.v1.IdentityAwareProxyAdminService.SetIamPolicy';
+  const addMember = 'google.admin.AdminService.addGroupMember';
+  const group = (user: string, groupEmail: string) =>
+    JSON.stringify({
+      event: [
+        {
+          parameter: [
+            { name: 'USER_EMAIL', value: user },
+            { name: 'GROUP_EMAIL', value: groupEmail },
+          ],
+        },
+      ],
+    });
+  return [
+    entry(0, {
+      serviceName: iap,
+      methodName: setPolicy,
+      responseJson: JSON.stringify({
+        bindings: [
+          {
+            role: 'roles/iap.httpsResourceAccessor',
+            members: [`user:carol-${suffix}@example.com`, 'group:ops@example.com'],
+          },
+          { role: 'roles/iap.tunnelResourceAccessor', members: ['user:dave@example.com'] },
+          { role: 'roles/iap.httpsResourceAccessor', members: [] },
+        ],
+        etag: 'BwX=',
+      }),
+    }),
+    entry(1, {
+      serviceName: iap,
+      methodName: setPolicy,
+      responseJson: JSON.stringify({
+        bindings: [{ role: 'roles/iap.httpsResourceAccessor', members: [{ user: 'erin@example.com' }] }],
+      }),
+    }),
+    entry(2, { serviceName: iap, methodName: setPolicy, responseJson: JSON.stringify({ etag: 'BwY=' }) }),
+    entry(3, {
+      serviceName: 'admin.googleapis.com',
+      methodName: addMember,
+      metadataJson: group(`frank-${suffix}@example.com`, 'prod-admins@example.com'),
+    }),
+    entry(4, {
+      serviceName: 'admin.googleapis.com',
+      methodName: addMember,
+      metadataJson: group('grace@example.com', 'marketing@example.com'),
+    }),
+    entry(5, {
+      serviceName: 'admin.googleapis.com',
+      methodName: addMember,
+      metadataJson: group('heidi@example.com', 'admin-team@example.com'),
+    }),
+  ];
+}
+
 export function writeCloudLoggingFixture(dir: string, seed = 7): CloudLoggingFixture {
   const random = createRandom(seed);
   const start = Date.parse('2024-03-01T00:00:00Z');
@@ -71,6 +160,8 @@ export function writeCloudLoggingFixture(dir: string, seed = 7): CloudLoggingFix
             serviceName,
             methodName,
             resourceName: `projects/my-project/global/firewalls/rule-${random.int(1, 4)}`,
+            metadataJson: null,
+            responseJson: null,
             authenticationInfo: {
               principalEmail: principal,
               serviceAccountDelegationInfo: delegated
@@ -104,6 +195,7 @@ export function writeCloudLoggingFixture(dir: string, seed = 7): CloudLoggingFix
         }),
       );
     }
+    lines.push(...policyEntries(suffix, start + dayIndex * day));
     const file = join(dir, `cloudaudit_googleapis_com_activity_${suffix}.ndjson`);
     writeFileSync(file, `${lines.join('\n')}\n`);
     return file;
@@ -228,7 +320,7 @@ export function writeCloudLoggingFixture(dir: string, seed = 7): CloudLoggingFix
 // independently of querygate's type map.
 const auditColumns = `{
   logName: 'VARCHAR', resource: 'STRUCT(type VARCHAR, labels STRUCT(project_id VARCHAR, zone VARCHAR))',
-  protopayload_auditlog: 'STRUCT(serviceName VARCHAR, methodName VARCHAR, resourceName VARCHAR,
+  protopayload_auditlog: 'STRUCT(serviceName VARCHAR, methodName VARCHAR, resourceName VARCHAR, metadataJson VARCHAR, responseJson VARCHAR,
     authenticationInfo STRUCT(principalEmail VARCHAR, serviceAccountDelegationInfo STRUCT(firstPartyPrincipal STRUCT(principalEmail VARCHAR))[]),
     requestMetadata STRUCT(callerIp VARCHAR, callerSuppliedUserAgent VARCHAR), status STRUCT(code BIGINT, message VARCHAR))',
   timestamp: 'TIMESTAMP', receiveTimestamp: 'TIMESTAMP', severity: 'VARCHAR', insertId: 'VARCHAR'

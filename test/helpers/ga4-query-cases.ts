@@ -25,6 +25,8 @@ const timestampText = (micros: string) => `strftime(make_timestamp(${micros}), '
     ELSE '.' || lpad(CAST(${micros} % 1000000 AS VARCHAR), 6, '0') END || '+00'`;
 /** The user with the most events on 31 March in the seeded export (seed 7). */
 export const busyUser = '1023.1700062961';
+/** A user whose events of 31 March carry whole `value` doubles (40, 7), which TO_JSON_STRING writes without `.0`. */
+const wholeValueUser = '1011.1700091434';
 
 export const ga4QueryCases: readonly WarehouseCase[] = [
   {
@@ -218,7 +220,7 @@ export const ga4QueryCases: readonly WarehouseCase[] = [
   },
   {
     endpoint: 'ga4.event-keys',
-    params: { day: '20240331', user: busyUser },
+    params: { day: '20240331', user: wholeValueUser },
     types: {
       event_date_dt: 'DATE',
       event_timestamp: 'INT64',
@@ -229,6 +231,7 @@ export const ga4QueryCases: readonly WarehouseCase[] = [
       session_engaged: 'INT64',
       client_key: 'STRING',
       session_key: 'STRING',
+      event_key: 'STRING',
       page_hostname: 'STRING',
       page_query_string: 'STRING',
       page_path_only: 'STRING',
@@ -237,6 +240,10 @@ export const ga4QueryCases: readonly WarehouseCase[] = [
     oracle: () => {
       const page = stringParam('page_location');
       const md5Base64 = (text: string) => `to_base64(unhex(md5(${text})))`;
+      // TO_JSON_STRING(event_params) as BigQuery writes it: DuckDB's to_json writes these params
+      // (ASCII strings, integers below 2^53, NULLs) as BigQuery does, and their doubles too but
+      // for the whole ones (40, 7), which DuckDB writes 40.0 and BigQuery's %.15g 40.
+      const eventParamsJson = `regexp_replace(CAST(to_json(event_params) AS VARCHAR), '([0-9])\\.0([,}])', '\\1\\2', 'g')`;
       return `SELECT ${eventDate} AS event_date_dt, event_timestamp,
           strftime(${civil('Europe/Berlin')}, '%Y-%m-%dT%H:%M:%S.%f') AS event_timestamp_dt,
           lower(replace(trim(event_name), ' ', '_')) AS event_name, device.category AS device_category,
@@ -244,10 +251,11 @@ export const ga4QueryCases: readonly WarehouseCase[] = [
           coalesce(${intParam('session_engaged')}, CASE WHEN ${stringParam('session_engaged')} = '1' THEN 1 END) AS session_engaged,
           ${md5Base64('user_pseudo_id || stream_id')} AS client_key,
           ${md5Base64(`${md5Base64('user_pseudo_id || stream_id')} || CAST(${sessionId} AS VARCHAR)`)} AS session_key,
+          ${md5Base64(`${md5Base64(`${md5Base64('user_pseudo_id || stream_id')} || CAST(${sessionId} AS VARCHAR)`)} || lower(replace(trim(event_name), ' ', '_')) || CAST(event_timestamp AS VARCHAR) || ${eventParamsJson}`)} AS event_key,
           regexp_extract(${page}, '(?:http[s]?://)?(?:www\\.)?(.*?)(?:(?:/|:)(?:.)*|$)', 1) AS page_hostname,
           CASE WHEN regexp_matches(${page}, '\\?(.+)') THEN regexp_extract(${page}, '\\?(.+)', 1) END AS page_query_string,
           regexp_replace(${page}, '(\\?|&|#).*', '', 'g') AS page_path_only
-        FROM events_20240331 WHERE user_pseudo_id = '${busyUser}' ORDER BY event_timestamp`;
+        FROM events_20240331 WHERE user_pseudo_id = '${wholeValueUser}' ORDER BY event_timestamp`;
     },
   },
   {
@@ -421,5 +429,16 @@ export const ga4QueryCases: readonly WarehouseCase[] = [
         string_agg(t2.source || ' / ' || t2.medium, ' > ' ORDER BY t1.event_timestamp) AS channel_path, count(*) AS sessions
       FROM t1 JOIN t2 ON t1.user_pseudo_id = t2.user_pseudo_id AND t1.session_id = t2.session_id
       GROUP BY t1.user_pseudo_id HAVING count(*) >= 2 ORDER BY sessions DESC, t1.user_pseudo_id`,
+  },
+  {
+    endpoint: 'ga4.page-hosts',
+    params: { first_day: '20240330', last_day: '20240401' },
+    types: { host: 'STRING', events: 'INT64' },
+    ordered: true,
+    // The export's pages are plain http(s) URLs: the host is what follows the scheme, up to a
+    // port, path, query or fragment (NET.HOST's result for them); events without a page have none.
+    oracle:
+      () => `SELECT regexp_extract(${stringParam('page_location')}, '^https?://([^/:?#]+)', 1) AS host, count(*) AS events
+      FROM events_all GROUP BY host ORDER BY events DESC, host NULLS FIRST`,
   },
 ];

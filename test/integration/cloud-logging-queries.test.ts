@@ -130,7 +130,7 @@ interface Case {
 const days = { first_day: '20240301', last_day: '20240303' };
 const us = (column: string) => `epoch_us(${column})`;
 
-const cases: readonly Case[] = [
+const cases: Case[] = [
   {
     endpoint: 'audit.login-failures',
     params: () => ({ ...days, min_attempts: '2' }),
@@ -323,6 +323,66 @@ const cases: readonly Case[] = [
   },
 ];
 
+// The JSON functions' cases read the sink's JSON text with DuckDB's own JSON functions (json->>,
+// from_json), never through the translator's rules.
+cases.push(
+  {
+    endpoint: 'audit.iap-access-modified',
+    params: () => ({ now: fixture.now, role: 'roles/iap.httpsResourceAccessor' }),
+    // Two bindings of one entry tie on its timestamp.
+    unordered: true,
+    oracle: () => `
+      WITH b AS (
+        SELECT timestamp, resource.type AS type, protopayload_auditlog AS p,
+          unnest(from_json(json_extract(protopayload_auditlog.responseJson, '$.bindings'), '["JSON"]')) AS binding
+        FROM audit
+        WHERE protopayload_auditlog.serviceName = 'iap.googleapis.com'
+          AND protopayload_auditlog.methodName LIKE '%.IdentityAwareProxyAdminService.SetIamPolicy')
+      SELECT ${us('timestamp')} AS timestamp, p.authenticationInfo.principalEmail AS principalEmail, type,
+        p.resourceName AS resourceName, binding->>'role' AS role,
+        -- JSON_VALUE_ARRAY: the strings of an array of scalars; NULL (an empty array on the wire) otherwise.
+        CASE WHEN json_type(binding->'members') = 'ARRAY'
+            AND len(list_filter(from_json(binding->'members', '["JSON"]'), lambda m: json_type(m) IN ('OBJECT', 'ARRAY'))) = 0
+          THEN list_transform(from_json(binding->'members', '["JSON"]'), lambda m: json_extract_string(m, '$')) ELSE [] END AS members
+      FROM b WHERE binding->>'role' = 'roles/iap.httpsResourceAccessor'
+      ORDER BY timestamp DESC`,
+  },
+  {
+    endpoint: 'audit.privileged-group-added',
+    params: () => ({ now: fixture.now }),
+    unordered: true,
+    oracle: () => `
+      WITH g AS (
+        SELECT timestamp, protopayload_auditlog AS p,
+          from_json(json_extract(protopayload_auditlog.metadataJson, '$.event[0].parameter'), '[{"name": "VARCHAR", "value": "VARCHAR"}]') AS params
+        FROM audit
+        WHERE protopayload_auditlog.serviceName = 'admin.googleapis.com'
+          AND protopayload_auditlog.methodName = 'google.admin.AdminService.addGroupMember')
+      SELECT ${us('timestamp')} AS timestamp, p.authenticationInfo.principalEmail AS principalEmail, p.methodName AS methodName,
+        p.resourceName AS resourceName,
+        list_filter(params, x -> x.name = 'USER_EMAIL')[1].value AS userEmail,
+        list_filter(params, x -> x.name = 'GROUP_EMAIL')[1].value AS groupEmail
+      FROM g WHERE regexp_matches(list_filter(params, x -> x.name = 'GROUP_EMAIL')[1].value, '(admin|prod).*')`,
+  },
+);
+
+/**
+ * audit.entry-json's TO_JSON_STRING texts, exactly: DuckDB's to_json writes these records as
+ * BigQuery's JSON encoding does (ASCII strings, integers, nulls, empty arrays); a TIMESTAMP is BigQuery's
+ * ISO text in UTC with `T` and `Z`, and these entries' milliseconds as 3 digits (none when 0).
+ */
+const entryJsonOracle = (day: string) => `
+  SELECT insertId, CAST(to_json(protopayload_auditlog.authenticationInfo) AS VARCHAR) AS authentication,
+    CAST(to_json(resource.labels) AS VARCHAR) AS labels,
+    '{"timestamp":"' || strftime(timestamp, '%Y-%m-%dT%H:%M:%S')
+      || CASE WHEN epoch_us(timestamp) % 1000000 = 0 THEN '' ELSE strftime(timestamp, '.%g') END
+      || 'Z","severity":' || CAST(to_json(severity) AS VARCHAR)
+      || ',"code":' || coalesce(CAST(protopayload_auditlog.status.code AS VARCHAR), 'null') || '}' AS entry
+  FROM cloudaudit_googleapis_com_activity_${day}`;
+
+const byInsertId = <T extends { insertId?: unknown }>(rows: readonly T[]): T[] =>
+  [...rows].sort((a, b) => (String(a.insertId) < String(b.insertId) ? -1 : 1));
+
 const caseOf = (endpoint: string) => cases.find((testCase) => testCase.endpoint === endpoint) as Case;
 
 /** The parameters of logs.frontend-requests: an hour's window ending after a matching entry. */
@@ -375,6 +435,18 @@ describe('Cloud Logging export queries on the embedded engine', () => {
       await expectOracle(testCase, (response.body as { result: unknown[] }).result);
     });
   }
+
+  it('writes TO_JSON_STRING of records as BigQuery writes them, text for text, over REST and GraphQL', async () => {
+    const expected = byInsertId(await oracle.rows(entryJsonOracle('20240302')));
+    const response = await server.get('/api/endpoints/audit.entry-json', { day: '20240302' });
+    expect(response.status, response.text).toBe(200);
+    expect(byInsertId((response.body as { result: Record<string, unknown>[] }).result)).toEqual(expected);
+    const answer = await postGraphQL<{
+      audit: { entryJson: { insertId: string; authentication: string; labels: string; entry: string }[] };
+    }>(server, '{ audit { entryJson(day: "20240302") { insertId authentication labels entry } } }');
+    expect(answer.errors).toEqual([]);
+    expect(byInsertId(answer.data?.audit.entryJson ?? [])).toEqual(expected);
+  });
 });
 
 describe('Cloud Logging export queries on GraphQL and OpenAPI', () => {
@@ -516,4 +588,14 @@ describe('Cloud Logging export queries on BigQuery (the fake)', () => {
       await expectOracle(testCase, (JSON.parse(text) as { result: unknown[] }).result);
     });
   }
+
+  it('writes TO_JSON_STRING of records as BigQuery writes them, text for text', async () => {
+    const url = new URL('/api/endpoints/audit.entry-json', bigquery.url);
+    url.searchParams.set('day', '20240302');
+    const response = await fetch(url, { headers: { 'x-api-key': testApiKey } });
+    const text = await response.text();
+    expect(response.status, text).toBe(200);
+    const rows = (JSON.parse(text) as { result: Record<string, unknown>[] }).result;
+    expect(byInsertId(rows)).toEqual(byInsertId(await oracle.rows(entryJsonOracle('20240302'))));
+  });
 });

@@ -25,6 +25,16 @@ describe('BigQuery string functions on DuckDB', () => {
     ).toEqual({ a: 'T.P. Bar', b: 'Summer 1923', c: null });
   });
 
+  it('keeps a newline written in a string literal as one character, inside a subquery too', async () => {
+    // BigQuery reads '\n' in a quoted literal as a newline: 'x\ny' has 3 characters. The translated
+    // query is indented line by line, which must not reach into the text.
+    expect(
+      await row(
+        `select length('x\\ny') as top, (select length('it\\'s\\n\\\\') from unnest([1]) as x) as nested`,
+      ),
+    ).toEqual({ top: 3, nested: 6 });
+  });
+
   it('LENGTH counts characters and BYTE_LENGTH bytes', async () => {
     // Docs: LENGTH('абвгд') = 5, BYTE_LENGTH('абвгд') = 10.
     expect(
@@ -166,6 +176,16 @@ describe('BigQuery BYTES functions on DuckDB', () => {
       sha1: 'Ck1VqNd45QIvq3AZd8XYQLvEhtA=',
       sha256: 'pZGm1Av0IEBKARczz7exkNYsZb8LzaMrV7J32a2fFG4=',
     });
+  });
+
+  it('reads the escapes of a bytes literal as the bytes they name, and refuses \\u there', async () => {
+    // Docs: TO_HEX(b'\x00\x01\x02\x03\xAA\xEE\xEF\xFF') = '00010203aaeeefff'; TO_BASE64(b'\377\340')
+    // = '/+A='; lexical structure: \u and \U are "valid only in string literals or identifiers"; b'é' is its UTF-8 bytes.
+    expect(
+      await row(`select to_hex(b'\\x00\\x01\\x02\\x03\\xAA\\xEE\\xEF\\xFF') as a, to_base64(b'\\377\\340') as b,
+        to_hex(b'\\n\\\\é') as c, to_hex(b"q") as d`),
+    ).toEqual({ a: '00010203aaeeefff', b: '/+A=', c: '0a5cc3a9', d: '71' });
+    expect(() => translationOf("select b'\\u00e9' as e")).toThrow(/bytes literal/);
   });
 
   it('TO_HEX, FROM_HEX, TO_BASE64, FROM_BASE64, bytes literals and CAST to BYTES', async () => {

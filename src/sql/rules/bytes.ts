@@ -13,4 +13,12 @@ export const bytesRules: RuleTable = {
   from_hex: rule(1, 1, ([value]) => `unhex(${value})`),
   to_base64: rule(1, 1, ([value]) => `to_base64(${value})`),
   from_base64: rule(1, 1, ([value]) => `from_base64(${value})`),
+  // The set bits of an INT64 in two's complement (64 bits, whatever integer type DuckDB gave the
+  // value), or of BYTES; DuckDB's BIT cast fails for empty bytes, which have none.
+  bit_count: rule(1, 1, ([value], call) => {
+    const shape = call.shapeOf(0);
+    return 'scalar' in shape && shape.scalar === 'BLOB'
+      ? `CASE WHEN octet_length(${value}) = 0 THEN 0 ELSE bit_count(CAST(${value} AS BIT)) END`
+      : `CAST(bit_count(CAST(${value} AS BIGINT)) AS BIGINT)`;
+  }),
 };

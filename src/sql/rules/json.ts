@@ -58,12 +58,29 @@ const query = rule(1, 2, ([json], call) =>
     : `nullif(CAST(json_extract(${json}, ${path(call)}) AS VARCHAR), 'null')`,
 );
 
+/**
+ * The array at the path, as DuckDB's JSON[], read once as a lambda's argument `a`: NULL when the
+ * path holds no array ("If the JSONPath doesn't refer to an array, then NULL is returned", where
+ * DuckDB's cast to JSON[] fails).
+ */
+const arrayAt = (json: string, call: FunctionCall, body: string) =>
+  `list_transform([json_extract(${json}, ${path(call)})], a -> CASE WHEN json_type(a) = 'ARRAY' THEN ${body} END)[1]`;
+
 /** JSON_QUERY_ARRAY: the array's elements as JSON texts, or as JSON values of a JSON value. */
 const queryArray = rule(1, 2, ([json], call) =>
-  call.isJson(0)
-    ? `CAST(json_extract(${json}, ${path(call)}) AS JSON[])`
-    : `CAST(json_extract(${json}, ${path(call)}) AS JSON[])::VARCHAR[]`,
+  arrayAt(json as string, call, call.isJson(0) ? 'CAST(a AS JSON[])' : 'CAST(a AS JSON[])::VARCHAR[]'),
 );
+
+/**
+ * JSON_VALUE_ARRAY: the array's scalars as text (strings unquoted, a JSON null as SQL NULL); NULL
+ * for an array holding an object or array, for no array, and for text that is not JSON ("If the
+ * JSON-formatted string is invalid, then NULL is returned", where DuckDB's json_extract fails).
+ */
+const valueArray = rule(1, 2, ([json], call) => {
+  const scalars = `CASE WHEN list_contains(list_transform(CAST(a AS JSON[]), e -> json_type(e) IN ('OBJECT', 'ARRAY')), TRUE) THEN NULL ELSE list_transform(CAST(a AS JSON[]), e -> json_extract_string(e, '$')) END`;
+  const values = arrayAt(json as string, call, scalars);
+  return call.isJson(0) ? values : `CASE WHEN json_valid(${json}) THEN ${values} END`;
+});
 
 export const jsonRules: RuleTable = {
   json_value: value,
@@ -72,6 +89,8 @@ export const jsonRules: RuleTable = {
   json_extract: query,
   json_query_array: queryArray,
   json_extract_array: queryArray,
+  json_value_array: valueArray,
+  json_extract_string_array: valueArray,
 };
 
 /*

@@ -26,6 +26,8 @@ export interface FunctionCall {
   readonly isRecord: (index: number) => boolean;
   /** Whether the argument at `index` is a BigQuery JSON value (json-values.ts), not JSON text. */
   readonly isJson: (index: number) => boolean;
+  /** The argument's type as far as the text and the store's schema tell it (json-shapes.ts). */
+  readonly shapeOf: (index: number) => JsonShape;
   /** The argument's SQL as BigQuery's STRING text of it (value-forms.ts bigQueryTextOf). */
   readonly asText: (index: number) => string;
   /** Called as `SAFE.name(...)`: NULL where the function would raise an error. */
@@ -34,6 +36,16 @@ export interface FunctionCall {
   /** `IGNORE NULLS`, `ORDER BY` and `LIMIT` written inside an aggregate's parentheses. */
   readonly clauses: AggregateClauses;
 }
+
+/**
+ * A value's type as far as TO_JSON_STRING needs it (json-shapes.ts reads it from the query): a
+ * scalar by its DuckDB type where known, an array's element, a STRUCT's fields in order ('' for an
+ * anonymous one).
+ */
+export type JsonShape =
+  | { readonly scalar: string | undefined }
+  | { readonly list: JsonShape }
+  | { readonly fields: readonly { readonly name: string; readonly shape: JsonShape }[] };
 
 export interface AggregateClauses {
   readonly ignoreNulls?: boolean;
@@ -75,9 +87,13 @@ export { unsupported };
 /** The instant `CURRENT_TIMESTAMP()` stands for, bound per call so tests can fix the clock. */
 export const nowParameter = '$__now';
 
-/** A SQL string literal. */
+/**
+ * A SQL string literal. A newline is written as an escape (`E'...\\n...'`): the translator indents
+ * its output line by line (translation-context.ts indent), which would put spaces into the text.
+ */
 export function quoteString(text: string): string {
-  return `'${text.replaceAll("'", "''")}'`;
+  if (!text.includes('\n')) return `'${text.replaceAll("'", "''")}'`;
+  return `E'${text.replaceAll('\\', '\\\\').replaceAll("'", "''").replaceAll('\n', '\\n')}'`;
 }
 
 /** A literal argument a rule needs to decide its DuckDB form, or a refusal naming it. */

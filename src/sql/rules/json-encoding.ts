@@ -1,0 +1,221 @@
+import { type FunctionCall, type JsonShape, quoteString, type RuleTable, rule, unsupported } from './rule.js';
+
+/**
+ * TO_JSON_STRING: BigQuery's JSON text of a SQL value, written as DuckDB SQL from the value's type.
+ *
+ * The encoding is GoogleSQL's "JSON encodings" table
+ * (https://cloud.google.com/bigquery/docs/reference/standard-sql/json_functions#json_encodings) as
+ * its reference implementation writes it (ZetaSQL's zetasql/public/functions/json_format.cc,
+ * JsonFromValue, and zetasql/common/json_util.cc, JsonEscapeString):
+ * - INT64: a number within [-2^53, 2^53], a quoted string outside it (`"9007199254740993"`).
+ * - FLOAT64: `%.15g`, or `%.17g` where 15 digits do not read back as the same double (C's %g:
+ *   `1`, `1e+20`, `1.5e-07`, `0.33333333333333331`); -0 as `0`; NaN and ±inf as the quoted
+ *   strings `"NaN"`, `"Infinity"`, `"-Infinity"`.
+ * - NUMERIC: its shortest decimal text (`123.45`, not DuckDB's `123.450000000`), quoted when it
+ *   has a fraction or lies outside [-2^53, 2^53].
+ * - STRING: quoted; `"` and `\` escaped, U+0000-U+001F as `\b \t \n \f \r` or `\u00xx` (lower
+ *   case hex), and U+2028, U+2029 as `\u2028`, `\u2029`; nothing else (`<`, `é` stay).
+ * - BYTES: quoted RFC 4648 base64. DATE `"2017-03-06"`; TIMESTAMP in UTC, `T` and `Z`
+ *   (`"2017-03-06T12:34:56.789012Z"`); DATETIME the same without `Z`; TIME `"12:34:56.789012"`.
+ *   The fraction has 0, 3 or 6 digits, as few as hold it.
+ * - ARRAY `[...]`, STRUCT `{"name":value,...}` in field order, an anonymous field named `""`;
+ *   NULL is `null` at any depth. JSON is its text.
+ * - pretty_print: a newline and two more spaces of indent before each element and field, `": "`
+ *   after a field name, a newline before the closing bracket; `[]` and `{}` stay as they are.
+ */
+
+/** JSON's escaping of a text known when the query loads (a field name), as stringJson writes it. */
+function jsonQuoted(text: string): string {
+  let out = '"';
+  for (const char of text) {
+    const code = char.codePointAt(0) as number;
+    out +=
+      char === '"' || char === '\\'
+        ? `\\${char}`
+        : shortEscapes[code] !== undefined
+          ? shortEscapes[code]
+          : code < 0x20 || code === 0x2028 || code === 0x2029
+            ? `\\u${code.toString(16).padStart(4, '0')}`
+            : char;
+  }
+  return `${out}"`;
+}
+
+const shortEscapes: Record<number, string> = { 8: '\\b', 9: '\\t', 10: '\\n', 12: '\\f', 13: '\\r' };
+
+/** The characters a STRING's JSON text escapes, with their escapes, backslash first. */
+const escapes: readonly [string, string][] = [
+  ['chr(92)', "'\\\\'"],
+  ['chr(34)', `'\\"'`],
+  ...[...Array(0x20).keys(), 0x2028, 0x2029].map((code): [string, string] => [
+    `chr(${code})`,
+    quoteString(jsonQuoted(String.fromCodePoint(code)).slice(1, -1)),
+  ]),
+];
+
+/**
+ * A STRING's JSON text: replace() per escaped character, the backslash first, for a text that holds
+ * one (one RE2 pass tells; most texts hold none, and 36 replaces cost 10 µs a text).
+ */
+function stringJson(text: string): string {
+  const escaped = escapes.reduce((sql, [char, written]) => `replace(${sql}, ${char}, ${written})`, text);
+  return `'"' || CASE WHEN regexp_matches(${text}, '[\\x00-\\x1f"\\\\\\x{2028}\\x{2029}]') THEN ${escaped} ELSE ${text} END || '"'`;
+}
+
+/** TIMESTAMP, DATETIME and TIME text with 0, 3 or 6 fractional digits, from DuckDB's text. */
+function civilJson(text: string): string {
+  const fraction = `regexp_extract(${text}, '\\.([0-9]+)$', 1)`;
+  const padded = `CASE WHEN ${fraction} = '' THEN '' ELSE '.' || rpad(${fraction}, CASE WHEN length(${fraction}) <= 3 THEN 3 ELSE 6 END, '0') END`;
+  return `replace(regexp_replace(${text}, '\\.[0-9]+$', ''), ' ', 'T') || ${padded}`;
+}
+
+const lossless = '9007199254740992';
+
+/** A double as %.15g, or %.17g where 15 digits do not read back as the same double. */
+function doubleJson(double: string): string {
+  const short = `printf('%.15g', ${double})`;
+  return `CASE WHEN isnan(${double}) THEN '"NaN"' WHEN isinf(${double}) THEN CASE WHEN ${double} > 0 THEN '"Infinity"' ELSE '"-Infinity"' END WHEN ${double} = 0 THEN '0' WHEN CAST(${short} AS DOUBLE) = ${double} THEN ${short} ELSE printf('%.17g', ${double}) END`;
+}
+
+const integerTypes = [
+  'TINYINT',
+  'SMALLINT',
+  'INTEGER',
+  'BIGINT',
+  'HUGEINT',
+  'UTINYINT',
+  'USMALLINT',
+  'UINTEGER',
+  'UBIGINT',
+  'UHUGEINT',
+];
+
+/**
+ * The JSON text of a scalar `v` (a lambda parameter, so read once) of the DuckDB type `type`, which
+ * stands for BigQuery's (BIGINT and DuckDB's other integers INT64, DOUBLE FLOAT64, DECIMAL NUMERIC,
+ * TIMESTAMP_NS DATETIME). Each branch reads `v` through its text, so each binds for every type.
+ */
+function scalarBranch(v: string, type: string, pretty: boolean): string | undefined {
+  const text = `CAST(${v} AS VARCHAR)`;
+  if (integerTypes.includes(type))
+    return `CASE WHEN abs(CAST(${text} AS HUGEINT)) > ${lossless} THEN '"' || ${text} || '"' ELSE ${text} END`;
+  if (type === 'DOUBLE' || type === 'FLOAT') return doubleJson(`CAST(${text} AS DOUBLE)`);
+  if (type.startsWith('DECIMAL')) {
+    const numeric = `CASE WHEN contains(${text}, '.') THEN rtrim(rtrim(${text}, '0'), '.') ELSE ${text} END`;
+    return `CASE WHEN contains(${numeric}, '.') OR abs(CAST(${text} AS DECIMAL(38, 9))) > ${lossless} THEN '"' || ${numeric} || '"' ELSE ${numeric} END`;
+  }
+  if (type === 'BOOLEAN') return text;
+  if (type === 'VARCHAR') return stringJson(text);
+  if (type === 'BLOB') return `'"' || to_base64(CAST(${text} AS BLOB)) || '"'`;
+  if (type === 'DATE') return `'"' || ${text} || '"'`;
+  if (type === 'TIMESTAMP') return `'"' || ${civilJson(text)} || 'Z"'`;
+  if (type === 'TIMESTAMP_NS' || type === 'TIME') return `'"' || ${civilJson(text)} || '"'`;
+  if (type === 'JSON')
+    return pretty
+      ? `error('TO_JSON_STRING with pretty_print of a JSON value is not translated: how BigQuery lays out a JSON value is not documented')`
+      : text;
+  return undefined;
+}
+
+/** The types scalarJson tells apart when the translator cannot tell a value's type. */
+const runtimeTypes = [
+  ...integerTypes,
+  'DOUBLE',
+  'FLOAT',
+  'DECIMAL',
+  'BOOLEAN',
+  'VARCHAR',
+  'BLOB',
+  'DATE',
+  'TIMESTAMP',
+  'TIMESTAMP_NS',
+  'TIME',
+  'JSON',
+];
+
+/**
+ * A scalar's JSON text: the branch of its type where the translator knows it (the store's schema, a
+ * literal); otherwise every branch, `typeof` picking the one that runs (the translator cannot always
+ * tell a computed value's type). A STRUCT or ARRAY whose type the translator cannot tell is an
+ * error when the query runs, naming it.
+ */
+function scalarJson(v: string, type: string | undefined, pretty: boolean): string {
+  const known = type === undefined ? undefined : scalarBranch(v, type, pretty);
+  if (known !== undefined) return `CASE WHEN ${v} IS NULL THEN 'null' ELSE ${known} END`;
+  const branches = runtimeTypes.map((name) => {
+    const test = name === 'DECIMAL' ? `typeof(${v}) LIKE 'DECIMAL%'` : `typeof(${v}) = '${name}'`;
+    return `WHEN ${test} THEN ${scalarBranch(v, name, pretty)}`;
+  });
+  return `CASE WHEN ${v} IS NULL THEN 'null' ${branches.join(' ')} ELSE error('TO_JSON_STRING of a value of DuckDB type ' || typeof(${v}) || ' is not translated: the translator could not tell its BigQuery type') END`;
+}
+
+/** The indent of pretty_print at a depth, and what comes before an element or field there. */
+const newline = (depth: number) => `chr(10) || '${' '.repeat(depth * 2)}'`;
+
+/** The JSON text of `value`, of this shape, `depth` levels down (for pretty_print's indent). */
+export function jsonTextSql(value: string, shape: JsonShape, pretty: boolean, depth = 0): string {
+  // A level reads its value once: a column, a lambda's argument or a field of one is read where it
+  // is used (a field costs little); anything else (a subquery, a call) becomes the argument of a
+  // lambda named for its depth, whose one-element list costs some 3 µs a row.
+  const simple = depth > 0 || /^(?:"(?:[^"]|"")*"|\w+)(?:\.(?:"(?:[^"]|"")*"|\w+))*$/.test(value);
+  const v = simple ? value : `__json${depth}`;
+  const once = (body: string) => (simple ? body : `list_transform([${value}], ${v} -> ${body})[1]`);
+  if ('scalar' in shape) return once(scalarJson(v, shape.scalar, pretty));
+  const open = (bracket: string) => (pretty ? `'${bracket}' || ${newline(depth + 1)}` : `'${bracket}'`);
+  const close = (bracket: string) => (pretty ? `${newline(depth)} || '${bracket}'` : `'${bracket}'`);
+  const separator = pretty ? `',' || ${newline(depth + 1)}` : "','";
+  if ('list' in shape) {
+    const element = jsonTextSql(`__element${depth}`, shape.list, pretty, depth + 1);
+    const items = `array_to_string(list_transform(${v}, __element${depth} -> ${element}), ${separator})`;
+    return once(
+      `CASE WHEN ${v} IS NULL THEN 'null' WHEN len(${v}) = 0 THEN '[]' ELSE ${open('[')} || ${items} || ${close(']')} END`,
+    );
+  }
+  if (shape.fields.length === 0) return once(`CASE WHEN ${v} IS NULL THEN 'null' ELSE '{}' END`);
+  const colon = pretty ? ': ' : ':';
+  const fields = shape.fields.map(({ name, shape: field }, i) => {
+    const read =
+      name === '' ? `struct_extract_at(${v}, ${i + 1})` : `struct_extract(${v}, ${quoteString(name)})`;
+    return `${quoteString(`${jsonQuoted(name)}${colon}`)} || ${jsonTextSql(read, field, pretty, depth + 1)}`;
+  });
+  return once(
+    `CASE WHEN ${v} IS NULL THEN 'null' ELSE ${open('{')} || ${fields.join(` || ${separator} || `)} || ${close('}')} END`,
+  );
+}
+
+/** Whether a shape holds a JSON value somewhere (pretty_print of JSON is not translated). */
+function holdsJson(shape: JsonShape): boolean {
+  if ('scalar' in shape) return shape.scalar === 'JSON';
+  if ('list' in shape) return holdsJson(shape.list);
+  return shape.fields.some((field) => holdsJson(field.shape));
+}
+
+/** pretty_print: a literal TRUE or FALSE; NULL makes the result NULL. */
+function prettyPrint(call: FunctionCall): boolean | null {
+  const written = call.args[1];
+  if (written === undefined || written === 'FALSE') return false;
+  if (written === 'TRUE') return true;
+  if (written === 'NULL') return null;
+  throw unsupported('TO_JSON_STRING with a pretty_print that is not the literal TRUE or FALSE');
+}
+
+export const jsonEncodingRules: RuleTable = {
+  // SAFE.TO_JSON_STRING is the same text: the encoding raises no error of BigQuery's (but for its
+  // output size limit, which is not enforced here), and DuckDB's try() refuses the error() the
+  // text of a value of unknown type carries.
+  to_json_string: rule(
+    1,
+    2,
+    ([value], call) => {
+      const pretty = prettyPrint(call);
+      if (pretty === null) return 'CAST(NULL AS VARCHAR)';
+      const shape = call.shapeOf(0);
+      if (pretty && holdsJson(shape))
+        throw unsupported(
+          'TO_JSON_STRING with pretty_print of a JSON value (how BigQuery lays out a JSON value is not documented)',
+        );
+      return jsonTextSql(value as string, shape, pretty);
+    },
+    { ownSafeForm: true },
+  ),
+};
