@@ -140,6 +140,10 @@ async function seedIntegerTexts(
   const integers = new Set<string>();
   for (const [i, path] of paths.entries()) {
     if (stats !== undefined && !mayBeIntegerTexts(stats[i])) continue;
+    if (stats !== undefined && onlyNull(stats[i])) {
+      integers.add(path);
+      continue;
+    }
     const offending = await connection.runAndReadAll(
       `SELECT 1 FROM ${quoteIdent(table)} WHERE ${sqlPath(path)} IS NOT NULL AND NOT regexp_full_match(${sqlPath(path)}, ${integerTextSql}) LIMIT 1`,
     );
@@ -167,6 +171,14 @@ function mayBeIntegerTexts(stats: unknown): boolean {
   if (!flags) return true;
   const length = Number(flags[2]);
   return length === 0 || (flags[1] === 'false' && length <= 18 && /^\[Min: [0-9]/.test(stats));
+}
+
+/** Whether DuckDB's `stats()` say no value but NULL was ever stored (`Has No Null: false`). */
+function onlyNull(stats: unknown): boolean {
+  return (
+    typeof stats === 'string' &&
+    /\]\[Has Null: true, Has No Null: false\](\[Approx Unique: \d+\])?$/.test(stats)
+  );
 }
 
 /** Whether `value` has integer text, NULL or nothing at `keys` (no record on the way is NULL too). */
