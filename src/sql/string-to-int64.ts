@@ -57,7 +57,7 @@ export function isIntegerText(expression: Ast, integerText: (node: Ast) => boole
 
 /** BigQuery's INT64 text: optional blanks and sign, decimal digits (its hex form is the rare path). */
 const decimalInteger = String.raw`\s*[+-]?[0-9]+\s*`;
-const hexInteger = String.raw`\s*0[xX][0-9a-fA-F]+\s*`;
+const hexInteger = String.raw`\s*[+-]?0[xX][0-9a-fA-F]+\s*`;
 
 /**
  * CAST / SAFE_CAST of a STRING to INT64 with BigQuery's meaning: decimal or hexadecimal integer
@@ -70,5 +70,16 @@ const hexInteger = String.raw`\s*0[xX][0-9a-fA-F]+\s*`;
 export function textToInt64Sql(value: string, cast: 'CAST' | 'TRY_CAST'): string {
   const refused = cast === 'CAST' ? `error(concat('Bad int64 value: ', ${value}))` : 'NULL';
   // A NULL matches neither pattern and is NULL, not the CAST's error.
-  return `CASE WHEN regexp_full_match(${value}, '${decimalInteger}') THEN ${cast}(${value} AS BIGINT) WHEN regexp_full_match(${value}, '${hexInteger}') THEN ${cast}(trim(${value}) AS BIGINT) WHEN ${value} IS NULL THEN NULL ELSE ${refused} END`;
+  return `CASE WHEN regexp_full_match(${value}, '${decimalInteger}') THEN ${cast}(${value} AS BIGINT) WHEN regexp_full_match(${value}, '${hexInteger}') THEN ${hexToInt64Sql(value, cast)} WHEN ${value} IS NULL THEN NULL ELSE ${refused} END`;
+}
+
+/**
+ * Hexadecimal INT64 text, signed as BigQuery allows ('-0x123' is -291, conversion rules), which
+ * DuckDB's casts refuse: the digits read as UBIGINT (DuckDB takes '0x...' with no blank or sign),
+ * then signed, through HUGEINT so that '-0x8000000000000000' is INT64's least value; beyond INT64
+ * the CAST fails and SAFE_CAST is NULL, as BigQuery's.
+ */
+function hexToInt64Sql(value: string, cast: 'CAST' | 'TRY_CAST'): string {
+  const digits = `${cast}(regexp_replace(${value}, '^\\s*[+-]?|\\s*$', '', 'g') AS UBIGINT)`;
+  return `${cast}(CASE WHEN regexp_extract(${value}, '^\\s*([+-]?)', 1) = '-' THEN -CAST(${digits} AS HUGEINT) ELSE CAST(${digits} AS HUGEINT) END AS BIGINT)`;
 }
