@@ -16,6 +16,12 @@ export type StructSqlType = {
    */
   readonly present?: boolean | undefined;
   /**
+   * Of a record in a table's columns: its STRING fields whose every stored value is NULL or 1-18
+   * ASCII digits (the store knows, see storage/present-records.ts), which a CAST to INT64 reads
+   * as BigQuery does with no check of the text (sql/string-to-int64.ts).
+   */
+  readonly integerTexts?: ReadonlySet<string> | undefined;
+  /**
    * The value is an element of a repeated record taken whole, marked for the wire as a UNION of one
    * member (repeated-records.ts, recordElementSql): its fields are read from that member.
    */

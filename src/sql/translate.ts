@@ -100,6 +100,10 @@ function translationContext(
       const parts = compoundParts(node);
       return parts !== undefined && resolveName(parts, context).neverNull === true;
     },
+    integerText: (node) => {
+      const parts = compoundParts(node);
+      return parts !== undefined && resolveName(parts, context).integerText === true;
+    },
     columnType: (node) => {
       const parts = compoundParts(node);
       const type = parts ? resolveName(parts, context).type : undefined;

@@ -117,6 +117,11 @@ export interface Resolved {
   readonly stored?: boolean | undefined;
   /** A stored column (see `stored`) that no row of its table holds NULL in. */
   readonly neverNull?: boolean | undefined;
+  /**
+   * A stored field (see `stored`) whose every value is NULL or integer text
+   * (StructSqlType.integerTexts).
+   */
+  readonly integerText?: boolean | undefined;
 }
 
 /** The FROM-clause names visible at one point: the current SELECT's, then its enclosing ones. */
@@ -238,7 +243,9 @@ export function followFields(start: Resolved, fields: readonly string[], describ
   let { sql, type } = start;
   const { stored, neverNull } = start;
   let path = described;
+  let integerText = false;
   for (const field of fields) {
+    integerText = false;
     if (isStructSqlType(type)) {
       // BigQuery: "Cannot access field request on a value with type ARRAY<STRUCT<...>>".
       if (type.repeated && !type.element)
@@ -250,6 +257,7 @@ export function followFields(start: Resolved, fields: readonly string[], describ
       const found = structField(type, field);
       if (!found) throw unsupported(`no field ${field} in ${path}`);
       sql = `${sql}.${quoteIdent(found.name)}`;
+      integerText = stored === true && type.integerTexts?.has(found.name) === true;
       type = found.type;
     } else if (isJsonType(type)) {
       sql = jsonMemberSql(sql, field);
@@ -261,5 +269,5 @@ export function followFields(start: Resolved, fields: readonly string[], describ
     path = `${path}.${field}`;
   }
   // A field of a value never NULL can be NULL.
-  return { sql, type, stored, neverNull: fields.length === 0 && neverNull };
+  return { sql, type, stored, neverNull: fields.length === 0 && neverNull, integerText };
 }

@@ -1,7 +1,7 @@
 import { compoundParts, type Expr } from './ast.js';
 import { type Ast, numberLiteral, stringLiteral, variant } from './bigquery-ast.js';
 import { unsupported } from './function-rules.js';
-import { isTextValued, textToInt64Sql } from './string-to-int64.js';
+import { isIntegerText, isTextValued, textToInt64Sql } from './string-to-int64.js';
 import { quoteIdent, type SqlType } from './table-schema.js';
 
 /** How a form module reaches back into the translation of the query it is part of. */
@@ -20,6 +20,8 @@ export interface FormContext {
   rangeVariable(node: Ast): boolean;
   /** Whether a name is a stored column no row of its table holds NULL in (Resolved.neverNull). */
   neverNull(node: Ast): boolean;
+  /** Whether a name is a stored field whose every value is NULL or integer text (Resolved.integerText). */
+  integerText(node: Ast): boolean;
   /** Records that the text being printed reads the parameter `$name` (see cte-scopes.ts). */
   useParameter(name: string): void;
 }
@@ -97,6 +99,9 @@ export function castSql(node: Ast, context: FormContext): string {
     return `${cast}(${cast}(${value} AS TIMESTAMPTZ) AS ${target})`;
   }
   if (target === 'VARCHAR' && mayPrintUnlikeBigQuery(node.expr, context)) return bigQueryTextSql(value, cast);
+  // Text the store holds only as integer text reads as BigQuery reads it, with no check.
+  if (target === 'BIGINT' && isIntegerText(node.expr, context.integerText))
+    return `${cast}(${value} AS BIGINT)`;
   if (target === 'BIGINT' && isTextValued(node.expr, context.columnType)) return textToInt64Sql(value, cast);
   if (target === 'BOOLEAN' && isTextValued(node.expr, context.columnType)) return textToBoolSql(value, cast);
   // FLOAT64 to INT64 rounds halfway cases away from zero in BigQuery and to even in DuckDB;

@@ -22,6 +22,13 @@ import { isStructType, quoteIdent, type StructType } from '../endpoints/field-ty
 export interface PresentRecords {
   /** The record paths every row of `table` has, now. */
   of(table: string): ReadonlySet<string>;
+  /**
+   * The STRING fields under `metadata` (`metadata.request.headers.content_length`) whose every
+   * stored value is NULL or 1-18 ASCII digits, now: text BigQuery and DuckDB read as the same
+   * INT64, never out of range, so a CAST of it to INT64 needs no check of BigQuery's INT64 text
+   * (sql/string-to-int64.ts; Studio's network-traffic report sums two of them over every request).
+   */
+  integerTexts(table: string): ReadonlySet<string>;
   /** Changes whenever a path leaves a table's set. */
   mark(): number;
 }
@@ -45,6 +52,7 @@ export interface PresentRecordsKeeper extends PresentRecords {
 
 export function createPresentRecords(): PresentRecordsKeeper {
   const present = new Map<string, Set<string>>();
+  const integers = new Map<string, Set<string>>();
   const stored = new Map<string, boolean>();
   let mark = 0;
   const none: ReadonlySet<string> = new Set();
@@ -55,6 +63,7 @@ export function createPresentRecords(): PresentRecordsKeeper {
 
   return {
     of: (table) => present.get(table) ?? none,
+    integerTexts: (table) => integers.get(table) ?? none,
     mark: () => mark,
 
     async seed(connection, table, metadata) {
@@ -76,10 +85,21 @@ export function createPresentRecords(): PresentRecordsKeeper {
           ),
         ),
       );
+      integers.set(table, await seedIntegerTexts(connection, table, metadata));
       mark++;
     },
 
     beforeCommit(table, type, changesSchema, records) {
+      // A field some value is not integer text in leaves the set before the record is
+      // committed. As for records, a field a schema change adds joins it only in an empty table.
+      const texts = integers.get(table);
+      if (texts) {
+        if (changesSchema && !stored.get(table)) for (const path of textPaths(type)) texts.add(path);
+        for (const path of texts) {
+          const keys = path.split('.').slice(1);
+          if (!records.every((record) => isIntegerTextAt(record.metadata, keys))) drop(texts, path);
+        }
+      }
       // A table not seeded keeps an empty set: every filter stays.
       const paths = present.get(table);
       if (!paths) return;
@@ -92,6 +112,84 @@ export function createPresentRecords(): PresentRecordsKeeper {
       if (records.length > 0) stored.set(table, true);
     },
   };
+}
+
+/** BigQuery's and DuckDB's INT64 text alike, and within INT64: up to 18 ASCII digits. */
+const integerText = /^[0-9]{1,18}$/;
+const integerTextSql = `'[0-9]{1,18}'`;
+
+/**
+ * The STRING fields under `metadata` whose every stored value is integer text (or NULL): each
+ * read once, and only those DuckDB's statistics leave possible (a minimum that begins with a
+ * digit, or no text at all; at most 18 characters, none beyond ASCII), each up to its first
+ * value that is not (so an IP address costs one row, a content length every row).
+ */
+async function seedIntegerTexts(
+  connection: DuckDBConnection,
+  table: string,
+  metadata: StructType,
+): Promise<Set<string>> {
+  const paths = textPaths(metadata);
+  if (paths.length === 0) return new Set();
+  const sqlPath = (path: string) => path.split('.').map(quoteIdent).join('.');
+  const stats = (
+    await connection.runAndReadAll(
+      `SELECT ${paths.map((path) => `stats(${sqlPath(path)})`).join(', ')} FROM ${quoteIdent(table)} LIMIT 1`,
+    )
+  ).getRows()[0];
+  const integers = new Set<string>();
+  for (const [i, path] of paths.entries()) {
+    if (stats !== undefined && !mayBeIntegerTexts(stats[i])) continue;
+    if (stats !== undefined && onlyNull(stats[i])) {
+      integers.add(path);
+      continue;
+    }
+    const offending = await connection.runAndReadAll(
+      `SELECT 1 FROM ${quoteIdent(table)} WHERE ${sqlPath(path)} IS NOT NULL AND NOT regexp_full_match(${sqlPath(path)}, ${integerTextSql}) LIMIT 1`,
+    );
+    if (offending.getRows().length === 0) integers.add(path);
+  }
+  return integers;
+}
+
+/** The paths of the STRING fields of `metadata` and its records (not of lists' elements). */
+function textPaths(type: StructType, at = 'metadata'): string[] {
+  return Object.entries(type.struct).flatMap(([name, field]) =>
+    isStructType(field) ? textPaths(field, `${at}.${name}`) : field === 'VARCHAR' ? [`${at}.${name}`] : [],
+  );
+}
+
+/**
+ * Whether DuckDB's `stats()` of a VARCHAR (`[Min: 0, Max: 999, Has Unicode: false, Max String
+ * Length: 4][Has Null: ...]`) leaves room for every value being integer text. The minimum is
+ * DuckDB's first eight bytes of the smallest value, at the start; the flags are at the end.
+ * Only a filter before the values are read: any text not recognised is left to them.
+ */
+function mayBeIntegerTexts(stats: unknown): boolean {
+  if (typeof stats !== 'string') return true;
+  const flags = /, Has Unicode: (true|false), Max String Length: (\d+)\]\[Has Null/.exec(stats);
+  if (!flags) return true;
+  const length = Number(flags[2]);
+  return length === 0 || (flags[1] === 'false' && length <= 18 && /^\[Min: [0-9]/.test(stats));
+}
+
+/** Whether DuckDB's `stats()` say no value but NULL was ever stored (`Has No Null: false`). */
+function onlyNull(stats: unknown): boolean {
+  return (
+    typeof stats === 'string' &&
+    /\]\[Has Null: true, Has No Null: false\](\[Approx Unique: \d+\])?$/.test(stats)
+  );
+}
+
+/** Whether `value` has integer text, NULL or nothing at `keys` (no record on the way is NULL too). */
+function isIntegerTextAt(value: unknown, keys: readonly string[]): boolean {
+  let at = value;
+  for (const key of keys) {
+    if (at === null || at === undefined) return true;
+    if (!isObject(at)) return false;
+    at = at[key];
+  }
+  return at === null || at === undefined || (typeof at === 'string' && integerText.test(at));
 }
 
 /** The columns every stored event has a value in (log-event.ts gives one to an event sent without). */

@@ -253,3 +253,54 @@ describe('records every stored row has', () => {
     });
   }
 });
+
+// BigQuery reads a STRING of decimal digits as that INT64 and fails the CAST of any other text
+// ("Bad int64 value: 2.5", conversion rules); a field the store holds only such text in is cast
+// without the check (present-records.ts), and with it again once a batch stores other text.
+describe('STRING fields every stored value of is integer text', () => {
+  const ip = 'metadata.request.headers.x_real_ip';
+  const sum = `select sum(cast(coalesce(h.x_real_ip, '0') as int64)) as n from edge_logs
+    cross join unnest(metadata) as m cross join unnest(m.request) as q cross join unnest(q.headers) as h`;
+  const sumEndpoint = { id: 'present-integer-sum', name: 'present-integer-sum', sql: sum, maxRows: 10 };
+
+  it('are known after each batch as plain DuckDB finds them, and the CAST sums as BigQuery does', async () => {
+    await ingest([{ id: 'e5', ip: '0042' }]);
+    const [row] = (
+      await store.connection.runAndReadAll(
+        `SELECT count(*) FILTER (WHERE NOT regexp_full_match(${ip}, '[0-9]{1,18}')) FROM "${edge}"`,
+      )
+    ).getRows();
+    expect(Number(row?.[0])).toBe(0);
+    expect(present.integerTexts(edge).has(ip)).toBe(true);
+    const tables = await readTableSchemas(store.connection, logSources, present.of, present.integerTexts);
+    expect(translateToDuckDb(sum, { tables }).sql).not.toContain('regexp_full_match');
+    // A fallback that is not integer text ('-1') keeps the check.
+    expect(translateToDuckDb(sum.replace("'0'", "'-1'"), { tables }).sql).toContain('regexp_full_match');
+    const want = await expected(
+      `select sum(cast(coalesce(h.x_real_ip, '0') as bigint)) as n from edge_logs, unnest(metadata) as u(m),
+        unnest(m.request) as v(q), unnest(q.headers) as w(h)`,
+    );
+    expect(want).toEqual([{ n: 5 + 42 }]);
+    expect((await engine.run(sumEndpoint, {}, { now })).rows).toEqual(want);
+  });
+
+  it('are read again at open, each value checked', async () => {
+    const reopened = createPresentRecords();
+    const writer = createLogWriter(store.db, { sources: logSources, presentRecords: reopened });
+    await writer.ready();
+    expect(reopened.integerTexts(edge).has(ip)).toBe(true);
+    expect(reopened.integerTexts(edge).has('metadata.request.path')).toBe(false);
+  });
+
+  it('lose a field once a batch stores other text in it, and the same endpoint fails its CAST as BigQuery does', async () => {
+    const mark = present.mark();
+    await ingest([{ id: 'e6', ip: '2.5' }]);
+    expect(present.mark()).not.toBe(mark);
+    expect(present.integerTexts(edge).has(ip)).toBe(false);
+    await expect(engine.run(sumEndpoint, {}, { now })).rejects.toThrow('Bad int64 value: 2.5');
+    // Read again at open: '2.5' passes what DuckDB's statistics tell, and the values do not.
+    const reopened = createPresentRecords();
+    await createLogWriter(store.db, { sources: logSources, presentRecords: reopened }).ready();
+    expect(reopened.integerTexts(edge).has(ip)).toBe(false);
+  });
+});

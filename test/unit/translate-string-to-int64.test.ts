@@ -17,6 +17,15 @@ describe('CAST of a STRING to INT64 on DuckDB', () => {
     ).toEqual({ a: 12, b: -7, c: 42, d: 31, e: 16, f: 9223372036854775807n });
   });
 
+  it('converts signed hexadecimal text as BigQuery documents it, -0x123 to -291, within INT64', async () => {
+    expect(
+      await row(`select cast('-0x123' as int64) as a, cast(' +0x1F ' as int64) as b,
+        cast('-0x8000000000000000' as int64) as c, safe_cast('0x8000000000000000' as int64) as d,
+        safe_cast('-0x8000000000000001' as int64) as e, safe_cast('-0x' as int64) as f`),
+    ).toEqual({ a: -291, b: 31, c: -9223372036854775808n, d: null, e: null, f: null });
+    await expect(row(`select cast('0x8000000000000000' as int64) as a`)).rejects.toThrow();
+  });
+
   it('gives NULL in SAFE_CAST for text that is not an integer, where DuckDB alone would round or read it', async () => {
     expect(
       await row(`select safe_cast('2.5' as int64) as a, safe_cast('1e3' as int64) as b, safe_cast('1_000' as int64) as c,

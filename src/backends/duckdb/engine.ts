@@ -134,7 +134,10 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
   // The tables as the store has them now, and the mark read before them.
   const tablesNow = async () => {
     const mark = storeMark();
-    return { mark, tables: await readTableSchemas(setup, options.sources, present?.of) };
+    return {
+      mark,
+      tables: await readTableSchemas(setup, options.sources, present?.of, present?.integerTexts),
+    };
   };
   let functions: DuckDbFunctions | undefined;
   // Each saved query is translated against the tables as the store has them when it loads.

@@ -20,6 +20,7 @@ export async function readTableSchemas(
   connection: DuckDBConnection,
   tables: readonly QueryableTable[],
   presentRecords?: (table: string) => ReadonlySet<string>,
+  integerTexts?: (table: string) => ReadonlySet<string>,
 ): Promise<TableSchema[]> {
   const schemas: TableSchema[] = [];
   for (const table of tables) {
@@ -29,11 +30,12 @@ export async function readTableSchemas(
     } catch {
       continue;
     }
-    const present = presentRecords?.(table.name);
+    const known = { present: presentRecords?.(table.name), integers: integerTexts?.(table.name) };
+    const present = known.present;
     // A log source's objects are repeated records (Logflare's layout); a table source's STRUCTs are STRUCTs.
     const repeated = table.kind !== 'table';
     const columns = Object.fromEntries(
-      result.columnNames().map((name, i) => [name, sqlType(result.columnType(i), repeated, name, present)]),
+      result.columnNames().map((name, i) => [name, sqlType(result.columnType(i), repeated, name, known)]),
     );
     const notNull = result.columnNames().filter((name) => present?.has(name));
     schemas.push({
@@ -48,22 +50,36 @@ export async function readTableSchemas(
 }
 
 /**
- * A column's type; a record at `path` that every row has (of `present`) is marked so, and every
- * record of a log source (`repeated`) as the repeated record it stands for.
+ * A column's type; a record at `path` that every row has (of `known.present`) is marked so, and
+ * its fields whose every value is integer text (of `known.integers`); and every record of a log
+ * source (`repeated`) as the repeated record it stands for.
  */
-function sqlType(type: DuckDBType, repeated: boolean, path?: string, present?: ReadonlySet<string>): SqlType {
+function sqlType(
+  type: DuckDBType,
+  repeated: boolean,
+  path?: string,
+  known?: { readonly present?: ReadonlySet<string>; readonly integers?: ReadonlySet<string> },
+): SqlType {
   switch (type.typeId) {
-    case DuckDBTypeId.STRUCT:
+    case DuckDBTypeId.STRUCT: {
+      const integerTexts = type.entryNames.filter(
+        (name, i) =>
+          type.entryTypes[i]?.typeId === DuckDBTypeId.VARCHAR &&
+          type.entryTypes[i]?.alias !== 'JSON' &&
+          known?.integers?.has(`${path}.${name}`),
+      );
       return {
         struct: Object.fromEntries(
           type.entryNames.map((name, i) => [
             name,
-            sqlType(type.entryTypes[i] as DuckDBType, repeated, path && `${path}.${name}`, present),
+            sqlType(type.entryTypes[i] as DuckDBType, repeated, path && `${path}.${name}`, known),
           ]),
         ),
-        ...(path !== undefined && present?.has(path) ? { present: true } : {}),
+        ...(path !== undefined && known?.present?.has(path) ? { present: true } : {}),
+        ...(path !== undefined && integerTexts.length > 0 ? { integerTexts: new Set(integerTexts) } : {}),
         ...(repeated ? { repeated: true } : {}),
       };
+    }
     case DuckDBTypeId.LIST:
       // A list's elements are its records: their fields are read.
       return { list: elementOf(sqlType(type.valueType, repeated)) };
