@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { preParsingHookHandler } from 'fastify';
 import { presentedApiKey } from '../http/api-keys.js';
-import type { EarlyAnswer, RequestHandler } from '../http/early-answer.js';
+import type { BodyTaker, EarlyAnswer, RequestHandler, ServedRequest } from '../http/early-answer.js';
 import type { FastOperations } from './fast-operation.js';
 import type { ReplayableRequest, ResponseReplay } from './response-replay.js';
 import { createReplayRecording, keepRecorded, type ReplayRecording } from './use-response-replay.js';
@@ -49,25 +49,27 @@ export interface EarlyAnswersOptions {
  * The request is sighted for replay here as the route would, so a request seen twice is kept.
  *
  * A replay is the cheapest answer the server gives, so it makes as little as it can per request:
- * its listeners are made once (the request carries what they need), a body that comes in one
- * chunk is looked up as it came, and the kept head object is written as it is.
+ * the body is taken from Node's parser and answered at its end, within the parse (see
+ * `ServedRequest.takeBody`), by a taker made once (the request carries what it needs), a body
+ * that comes in one chunk is looked up as it came, and the kept head object is written as it is.
  */
 export function replayedAnswers(replay: ResponseReplay, options: EarlyAnswersOptions): EarlyAnswer {
   const { fast, maxBodyBytes } = options;
-  function onData(this: ReadRequest, chunk: Buffer) {
-    const read = this.earlyState as Reading;
-    if (read.body === undefined) read.body = chunk;
+  const takeChunk: BodyTaker = (req, chunk) => {
+    const read = (req as ReadRequest).earlyState as Reading;
+    if (chunk === null) answer(req, read);
+    else if (read.body === undefined) read.body = chunk;
     else if (Array.isArray(read.body)) read.body.push(chunk);
     else read.body = [read.body, chunk];
-  }
-  function onEnd(this: ReadRequest) {
-    const state = this.earlyState as Reading;
+  };
+  function answer(req: ServedRequest, state: Reading) {
     const { res, route, head, body: read } = state;
     const body = read === undefined ? Buffer.alloc(0) : Array.isArray(read) ? Buffer.concat(read) : read;
     const kept = replay.find(head, body);
     if (kept !== undefined) {
       res.writeHead(kept.status, kept.head);
       res.end(kept.body);
+      req.answered();
       return;
     }
     let recording: ReplayRecording | undefined;
@@ -75,10 +77,11 @@ export function replayedAnswers(replay: ResponseReplay, options: EarlyAnswersOpt
       // Keeping an answer copies the request's body (`ResponseReplay.keep`).
       const key = { head, body };
       recording = replay.worthKeeping(key) ? createReplayRecording(key) : undefined;
-      const answer = fast.remembered(this.headers, body, recording);
+      const answer = fast.remembered(req.headers, body, recording);
       if (answer !== undefined) {
         res.writeHead(answer.status, answer.head);
         res.end(answer.body);
+        req.answered();
         if (recording) keepRecorded(replay, recording, answer);
         return;
       }
@@ -87,7 +90,8 @@ export function replayedAnswers(replay: ResponseReplay, options: EarlyAnswersOpt
     const copy = Array.isArray(read) ? body : Buffer.from(body);
     if (fast) state.sightedEarly = recording ? createReplayRecording({ head, body: copy }) : null;
     state.readBody = copy;
-    route(this, res);
+    req.endTaken();
+    route(req, res);
   }
   return (req, res, scopeOf, route) => {
     if (req.method !== 'POST' || req.url !== graphqlPath) return false;
@@ -110,10 +114,9 @@ export function replayedAnswers(replay: ResponseReplay, options: EarlyAnswersOpt
       readBody: undefined,
       sightedEarly: undefined,
     };
-    // No 'error' listener: a request cut short emits 'error' only to one (IncomingMessage's
-    // `_destroy`), and its socket is destroyed, the response with it; one listener fewer per replay.
-    req.on('data', onData);
-    req.on('end', onEnd);
+    // Taken from the parser, not read through the stream (see `ServedRequest.takeBody`). A
+    // request cut short is destroyed with its socket, the response with it.
+    req.takeBody(takeChunk);
     return true;
   };
 }

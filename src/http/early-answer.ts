@@ -22,7 +22,58 @@ export class ServedRequest extends IncomingMessage {
   earlyState: object | undefined = undefined;
   /** The target is no URL (see `rewriteUrl` in app.ts). */
   badTarget = false;
+  /** Where the body goes instead of the stream while an early answer takes it (see `takeBody`). */
+  bodyTaker: BodyTaker | undefined = undefined;
+
+  /**
+   * Node's HTTP parser hands the request's body to its stream through `push`, each chunk as it
+   * is parsed, then null at its end: while an early answer takes the body, here they go to it.
+   */
+  override push(chunk: Buffer | null, encoding?: BufferEncoding): boolean {
+    const taker = this.bodyTaker;
+    if (taker === undefined) return super.push(chunk, encoding);
+    taker(this, chunk);
+    return true;
+  }
+
+  /**
+   * Gives the body's chunks to `taker` as the parser reads them, then null at its end, in place
+   * of the stream, which stays empty. Why: a body read through the stream ('data' and 'end'
+   * listeners, as any reader does) costs its listeners, the stream's flowing and three ticks
+   * of the event loop (`resume_`, `endReadableNT`, the close after `autoDestroy`) per request,
+   * about as much CPU as a replay's own work; taken here, a replay is answered within the parse.
+   * A request cut short never gets its null, as it would never get 'end'.
+   */
+  takeBody(taker: BodyTaker): void {
+    this.bodyTaker = taker;
+  }
+
+  /**
+   * Once an early answer has answered: the stream is left as it is, empty and never ended (its
+   * null, still to come for a GET, goes nowhere), and read once, which marks it consumed, so
+   * that Node's server does not drain it after the response (`_dump`: a resume, a tick, its
+   * end and close). Nothing else listens to a request an early answer owns.
+   */
+  answered(): void {
+    this.bodyTaker = ignoreBody;
+    this.read();
+  }
+
+  /**
+   * Ends the stream of a request whose body was taken, for the route it goes on to (which reads
+   * the body as read, see `bodyReadEarly`): 'end' and 'close' come as if it had been read.
+   */
+  endTaken(): void {
+    this.bodyTaker = undefined;
+    super.push(null);
+    this.resume();
+  }
 }
+
+/** Takes a body's chunks, then null at its end (see `ServedRequest.takeBody`). */
+export type BodyTaker = (req: ServedRequest, chunk: Buffer | null) => void;
+
+const ignoreBody: BodyTaker = () => {};
 
 /** Node's handler of a request: Fastify's, which routes it. */
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -40,7 +91,7 @@ export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void
  * the route's hook would. Throwing before owning the request is the same as returning false.
  */
 export type EarlyAnswer = (
-  req: IncomingMessage,
+  req: ServedRequest,
   res: ServerResponse,
   scopeOf: ConnectionKeyCheck,
   route: RequestHandler,
@@ -55,7 +106,9 @@ export function withEarlyAnswers(
   scopeOf: ConnectionKeyCheck,
   handler: RequestHandler,
 ): RequestHandler {
-  return (req, res) => {
+  return (incoming, res) => {
+    // Node's server makes every request a ServedRequest (its `IncomingMessage` option, app.ts).
+    const req = incoming as ServedRequest;
     for (const answer of answers) {
       try {
         if (answer(req, res, scopeOf, handler)) return;

@@ -114,6 +114,8 @@ export function cachedHits(options: CachedHitsOptions): EarlyAnswer {
     if (resolved.result.truncated === true) headers[truncatedHeader] = 'true';
     res.writeHead(200, headers);
     res.end(body);
+    // A GET has no body: its stream is left unread and undrained (see `ServedRequest.answered`).
+    req.answered();
     call.counts.answered('rest', resolved.cache, startedAt);
     return true;
   };
