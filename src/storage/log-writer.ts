@@ -541,9 +541,10 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
 
   const refusedAcknowledged = (state: WriterState, source: LogSource, error: unknown): unknown => {
     state.pinned = true;
-    options.log?.warn(
+    // An error, not a warning: answered records wait for a restart, and the journal grows till then.
+    options.log?.error(
       { err: error, source: source.name },
-      'DuckDB refused to commit journaled records; the ingest journal keeps them for the next start',
+      'DuckDB refused to commit acknowledged records; the ingest journal keeps them and the next start stores them',
     );
     options.onStoreFailure?.(error);
     return error;
