@@ -477,16 +477,16 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     // Its batch files written first: a group refused for a file it could not write is neither
     // journaled nor committed. A group the journal fails to take is refused though committed, as
     // before: the commit does not wait for the journal's fsync, which runs beside it.
-    const written = Promise.all(batch.written).then(
+    const files = Promise.all(batch.written);
+    const written = files.then(
       () => true,
       () => false,
     );
-    const durable = written.then(async (ok) => {
-      if (!ok) await Promise.all(batch.written);
-      await journal.append(source.name, batch.arrays).catch((error: unknown) => {
+    const durable = files.then(() =>
+      journal.append(source.name, batch.arrays).catch((error: unknown) => {
         throw new JournalFailure(error);
-      });
-    });
+      }),
+    );
     // Handled here as well: the group commit takes it only after the group before is committed.
     durable.catch(() => undefined);
     const before = state.committing;
@@ -619,7 +619,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     acknowledge: (sourceName, events) => store(sourceName, events, false),
     write: (sourceName, events) => store(sourceName, events, true),
     committed: () => {
-      const state = opened && settledState;
+      const state = settledState;
       return state && state.uncommitted > 0 ? state.committing : undefined;
     },
     // What uses the writer's connection alone waits for the acknowledged groups' commits first.
