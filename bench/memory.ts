@@ -145,7 +145,8 @@ export async function measureMemory(options: MemoryOptions): Promise<MemoryResul
     let field = 0;
     const newFields = options.newFields ?? Number.POSITIVE_INFINITY;
     const churn = await sampleWhile(pid, options.seconds, (until) => {
-      // The phase ends at `until` or once the writers have sent `newFields` fields.
+      // The phase ends at `until`, or 3 s after the writers have sent `newFields` fields: a
+      // request is answered once journaled, and the readers go on while DuckDB commits the last.
       const phase = { until, done: false };
       const writers = Promise.all(
         range(options.writers ?? 2).map((w) =>
@@ -153,7 +154,8 @@ export async function measureMemory(options: MemoryOptions): Promise<MemoryResul
             field < newFields ? `churn_w${w}_f${field++}` : undefined,
           ),
         ),
-      ).finally(() => {
+      ).finally(async () => {
+        await sleep(3000);
         phase.done = true;
       });
       return Promise.all([

@@ -64,7 +64,9 @@ describe('a request answered before DuckDB commits it', () => {
     // write() answers only once committed: it says where the records are.
     const failure = await writer.write(source, events('written', 1)).catch((error: unknown) => error);
     expect(isQuerygateError(failure) && [failure.code, failure.status]).toEqual(['ENGINE_ERROR', 502]);
-    expect((failure as Error).message).toMatch(/kept in the ingest journal and stored at the next start/);
+    expect((failure as Error).message).toMatch(
+      /kept in the ingest journal and stored when the store next opens/,
+    );
 
     await writer.close();
     const reopened = createLogWriter(db, { sources: logSources });

@@ -65,7 +65,9 @@ describe.skipIf(!existsSync('/dev/full'))('the log writer when the ingest journa
       const entry = logged.find((line) => (line.details as { reference?: string }).reference === reference);
       expect((entry?.details as { err?: NodeJS.ErrnoException } | undefined)?.err?.code).toBe('ENOSPC');
     }
-    // Committed before the journal failed, but once: a retry one by one would have doubled them.
+    // Committed though the journal failed (the commit does not wait for its fsync), but once: a
+    // retry one by one would have doubled them. A query waits for the commit; so does this read.
+    await writer.committed();
     const reader = await connection.runAndReadAll(
       `SELECT id, count(*)::INTEGER AS copies FROM "postgres.logs" WHERE event_message LIKE 'journal failure %' GROUP BY id ORDER BY id`,
     );

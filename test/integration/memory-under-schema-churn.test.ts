@@ -42,7 +42,7 @@ describe.skipIf(!existsSync('/proc/self/status'))('memory over the demo store', 
   it('stays within 1 GiB RSS while two writers add 181 fields one per request beside four readers, every request acknowledged', () => {
     expect(result.newFieldRequests, summary).toBeGreaterThan(10);
     expect(result.writeFailures, summary).toBe(0);
-    // Sampled every 100 ms: the phase ran (181 fields take some 5 s) and was measured.
+    // Sampled every 100 ms: the phase ran (181 fields take 2-5 s, the readers go on 3 s more) and was measured.
     expect(result.churnSamples.length, summary).toBeGreaterThan(20);
     expect(result.churnPeakBytes, summary).toBeLessThanOrEqual(1024 * mib);
   });

@@ -1,4 +1,4 @@
-import { readdir, writeFile } from 'node:fs/promises';
+import { readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -338,4 +338,49 @@ setInterval(() => {}, 1000);
       reopened.close();
     }
   }, 30_000);
+});
+
+describe('checkpoints', () => {
+  // DuckDB's rows per row group: a checkpoint writes every row group appended to since the last,
+  // a partly filled one again at the next.
+  const rowGroup = 122_880;
+  // Some 200 bytes of DuckDB's WAL a record: 120,000 records pass DuckDB's own 16 MB threshold.
+  const events = (from: number, count: number) =>
+    Array.from({ length: count }, (_, i) => ({
+      id: `cp-${from + i}`,
+      event_message: `checkpoint record ${from + i} ${'x'.repeat(160)}`,
+    }));
+  const sizeOf = (path: string) =>
+    stat(path).then(
+      (found) => found.size,
+      () => 0,
+    );
+
+  it('come a row group of records apart: not before, whatever DuckDB WAL holds, and soon after', async () => {
+    // A journal bound far above what these records fill: the row count alone decides.
+    const cp = await openTempStore('querygate-checkpoints-', { journalCheckpointBytes: 2 ** 40 });
+    const journal = join(cp.dir, 'logs.duckdb.journal');
+    const wal = join(cp.dir, 'logs.duckdb.wal');
+    try {
+      const below = rowGroup - 2_880;
+      for (let from = 0; from < below; from += 20_000)
+        await cp.writer.write(source, events(from, Math.min(20_000, below - from)));
+      // Every record is still in the journal and in DuckDB's WAL: no checkpoint came in between.
+      expect(await sizeOf(wal)).toBeGreaterThan(16 * 1024 * 1024);
+      const journaled = await sizeOf(journal);
+      expect(journaled).toBeGreaterThan(below * 160);
+
+      // Past a row group, the next request finds the checkpoint due: the journal then holds it alone.
+      await cp.writer.write(source, events(below, 3_000));
+      await cp.writer.write(source, events(below + 3_000, 1));
+      expect(await sizeOf(journal)).toBeLessThan(2_000);
+      expect(await sizeOf(wal)).toBeLessThan(1024 * 1024);
+      const reader = await cp.connection.runAndReadAll(
+        `SELECT count(*)::INTEGER AS n FROM "${source}" WHERE starts_with(id, 'cp-')`,
+      );
+      expect(reader.getRowObjectsJS()).toEqual([{ n: below + 3_001 }]);
+    } finally {
+      await cp.close();
+    }
+  }, 60_000);
 });

@@ -217,6 +217,7 @@ async function openStore(
       retention: retentionDays,
       log: logger,
       onStoreFailure: parts.hooks.failed,
+      reopen: parts.hooks.reopen,
       // A schema change needing more than an eighth of DuckDB's memory runs with queries held off.
       runAlone: parts.hooks.runAlone,
       aloneAboveBytes: Math.floor(settings.duckdbMemoryLimitBytes / 8),

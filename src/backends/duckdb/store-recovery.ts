@@ -23,6 +23,12 @@ export interface StoreHooks {
   /** Reports an error the parts do not throw to a caller (a failed checkpoint's). */
   readonly failed: (error: unknown) => void;
   /**
+   * Closes the store and opens it again, as after a fatal error, whatever the error: the log
+   * writer asks for it when DuckDB refused records it had acknowledged, which the ingest journal
+   * holds and the opening stores.
+   */
+  readonly reopen: (error: unknown) => void;
+  /**
    * Runs `work` with no query using DuckDB: queries arriving meanwhile answer 503 with
    * Retry-After, those running are waited for (at most the drain time) first.
    */
@@ -114,10 +120,14 @@ export async function openRecoveringStore<O extends StoreOpening>(
     );
 
   const failedOn = (failing: Live) => (error: unknown) => {
-    if (!isFatalStoreError(error) || live !== failing || closed) return;
+    if (isFatalStoreError(error)) reopen(failing, error, 'DuckDB invalidated the store');
+  };
+
+  const reopen = (failing: Live, error: unknown, why: string) => {
+    if (live !== failing || closed) return;
     live = undefined;
-    down = { reason: 'DuckDB reported a fatal error; the store is reopening', since: Date.now() };
-    options.log.error({ err: error }, 'DuckDB invalidated the store; closing it and opening it again');
+    down = { reason: `${why}; the store is reopening`, since: Date.now() };
+    options.log.error({ err: error }, `${why}; closing the store and opening it again`);
     reopening = recover(failing);
   };
 
@@ -128,6 +138,9 @@ export async function openRecoveringStore<O extends StoreOpening>(
     const opening = await options.open(attempts++, {
       failed: (error) => {
         if (holder.live) failedOn(holder.live)(error);
+      },
+      reopen: (error) => {
+        if (holder.live) reopen(holder.live, error, 'DuckDB refused acknowledged records');
       },
       runAlone: async (work) => {
         alone++;
