@@ -356,7 +356,7 @@ describe('checkpoints', () => {
       () => 0,
     );
 
-  it('come a row group of records apart: not before, whatever DuckDB WAL holds, and soon after', async () => {
+  it('come as the last row group fills: not before, whatever DuckDB WAL holds, and soon after', async () => {
     // A journal bound far above what these records fill: the row count alone decides.
     const cp = await openTempStore('querygate-checkpoints-', { journalCheckpointBytes: 2 ** 40 });
     const journal = join(cp.dir, 'logs.duckdb.journal');
@@ -381,6 +381,26 @@ describe('checkpoints', () => {
       expect(reader.getRowObjectsJS()).toEqual([{ n: below + 3_001 }]);
     } finally {
       await cp.close();
+    }
+  }, 60_000);
+
+  it('count the rows a table held when the writer opened: the last row group fills sooner', async () => {
+    const cp = await openTempStore('querygate-checkpoints-', { journalCheckpointBytes: 2 ** 40 });
+    const journal = join(cp.dir, 'logs.duckdb.journal');
+    try {
+      await cp.writer.write(source, events(0, 100_000));
+      await cp.writer.close();
+      // A writer opened on a table of 100,000 rows: 22,880 more fill its row group.
+      const writer = createLogWriter(cp.db, { sources: logSources, journalCheckpointBytes: 2 ** 40 });
+      await writer.ready();
+      await writer.write(source, events(100_000, 20_000));
+      expect(await sizeOf(journal)).toBeGreaterThan(20_000 * 160);
+      await writer.write(source, events(120_000, 3_000));
+      await writer.write(source, events(123_000, 1));
+      expect(await sizeOf(journal)).toBeLessThan(2_000);
+      await writer.close();
+    } finally {
+      await cp.close().catch(() => undefined);
     }
   }, 60_000);
 });
