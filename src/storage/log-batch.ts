@@ -96,13 +96,13 @@ export function withoutLoneSurrogates(json: string): string {
 const defaultMaximumObjectSize = 16 * 1024 * 1024;
 
 /**
- * `INSERT ... SELECT ... FROM read_json(files)` into the source's table, columns typed as the
- * table's, for files written by batchJson, the longest of `fileBytes`.
+ * `INSERT ... SELECT ... FROM read_json(file)` into the source's table, columns typed as the
+ * table's, for a file of `fileBytes` holding batchJson arrays joined into one.
  */
 export function insertFromJsonStatement(
   source: LogSource,
   metadata: StructType,
-  files: string | readonly string[],
+  file: string,
   fileBytes: number,
 ): string {
   const columns = logTableColumns(source, metadata).map(([name]) => name);
@@ -115,19 +115,19 @@ export function insertFromJsonStatement(
   );
   return (
     `INSERT INTO ${quoteIdent(source.name)} (${columns.map(quoteIdent).join(', ')}) ` +
-    `SELECT ${selected.join(', ')} FROM ${readJsonBatch(files, fileBytes, `{${fileTypes.join(', ')}}`)}`
+    `SELECT ${selected.join(', ')} FROM ${readJsonBatch(file, fileBytes, `{${fileTypes.join(', ')}}`)}`
   );
 }
 
 /**
- * DuckDB's reader of batch files written by batchJson, the longest of `fileBytes`, for the given
- * `columns`. Several files are read in the order given (one INSERT of a group's requests).
+ * DuckDB's reader of a batch file of `fileBytes` holding a JSON array of records, for the given
+ * `columns`. One file per commit: `read_json` over several was 15-60 times slower for a wide
+ * `metadata` (log-writer.ts insertBatch).
  */
-export function readJsonBatch(files: string | readonly string[], fileBytes: number, columns: string): string {
+export function readJsonBatch(file: string, fileBytes: number, columns: string): string {
   // No record is longer than its file.
   const maximumObjectSize = Math.max(defaultMaximumObjectSize, fileBytes + 1);
-  const named = typeof files === 'string' ? sqlString(files) : `[${files.map(sqlString).join(', ')}]`;
-  return `read_json(${named}, format = 'array', columns = ${columns}, maximum_object_size = ${maximumObjectSize})`;
+  return `read_json(${sqlString(file)}, format = 'array', columns = ${columns}, maximum_object_size = ${maximumObjectSize})`;
 }
 
 /** `text` as an SQL string literal. */
