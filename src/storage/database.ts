@@ -94,8 +94,8 @@ function createInstance(path: string, options: DatabaseOptions): Promise<DuckDBI
     autoload_known_extensions: 'false',
     default_block_size: String(newStoreBlockSize),
     allocator_background_threads: 'true',
-    // The log writer checkpoints about a row group apart (log-writer.ts checkpointDue), some 22 MB
-    // of WAL for edge records; DuckDB's own at 16 MB came in between, out of step, and
+    // The log writer checkpoints as a table's last row group fills (log-writer.ts checkpointDue),
+    // some 22 MB of WAL for edge records; DuckDB's own at 16 MB came in between, out of step, and
     // checkpoints half a row group apart cost ingestion a third more. This one stays for other writes.
     checkpoint_threshold: '64MB',
     ...(options.memoryLimit === undefined ? {} : { memory_limit: options.memoryLimit }),

@@ -2,8 +2,8 @@ import type { LogSource } from '../endpoints/sources.js';
 
 /**
  * Requests for one source that arrive while another commit runs are stored together in the next
- * transaction: one journal line, one batch file, one INSERT and one WAL fsync for all of them
- * (group commit).
+ * transaction: one journal line, one INSERT and one WAL fsync for all of them (group commit;
+ * log-writer.ts may join several groups in one commit).
  * Each request joins as a batch already prepared (checked, fitted and serialised as it arrived,
  * beside the commit before, see log-writer.ts), so the commit itself only joins them. A group
  * should fail only on a store error; should `store` fail, its requests are stored again one by

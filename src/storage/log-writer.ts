@@ -197,8 +197,6 @@ interface WriterState {
    * has (never rejects). Whatever must run alone on the writer's connection waits for it.
    */
   committing: Promise<void>;
-  /** How many commits of acknowledged records are asked for and not ended yet. */
-  uncommitted: number;
   /**
    * Per source, the commit of acknowledged records that has not started yet: requests
    * acknowledged meanwhile join it, so one commit takes every request that came while DuckDB
@@ -390,7 +388,6 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
         journal,
         monitor: await db.connect(),
         committing: Promise.resolve(),
-        uncommitted: 0,
         waiting: new Map(),
         backlog: { records: 0, requests: 0 },
         rows: await tableRows(connection, [...types.keys()]),
@@ -437,8 +434,9 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
   };
 
   /**
-   * Commits, then journals: a record is acknowledged only once both hold it. Resolves once DuckDB
-   * committed, with the journal's append still under way: the next batch's commit runs beside it.
+   * Stores a group the group commit hands over: acknowledged once journaled and committed after
+   * (storeAcknowledged), or, for a schema change or a store without a journal, committed alone
+   * first and journaled after (storeJoined).
    */
   const storeGroup = async (source: LogSource, batches: readonly PreparedBatch[]): Promise<Durable> => {
     const state = await open();
@@ -485,7 +483,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     batches: readonly PreparedBatch[],
     batch: GroupBatch,
   ): Promise<Durable> => {
-    if (checkpointDue(state, journal) || (await memoryFull(state))) {
+    if (await checkpointDue(state, journal)) {
       // Every group journaled so far committed first: the journal emptied after holds none of theirs.
       await state.committing;
       await checkpoint(state).catch(() => undefined);
@@ -538,10 +536,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
       return commitAcknowledged(state, source, taken, joinBatches(state, source, taken));
     });
     state.waiting.set(source.name, { batches: taken, refusals });
-    state.uncommitted++;
-    state.committing = refusals.then(() => {
-      state.uncommitted--;
-    });
+    state.committing = refusals.then(() => undefined);
     return refusals;
   };
 
@@ -551,10 +546,11 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
    * them, so a checkpoint at a row group's end rewrites almost nothing: 120,000 records
    * checkpointed after 300,000 (a last group of 54,240) took 344-386 ms, after 1,000,000 (16,960)
    * 91-119 ms. Checkpoints every 61,440 records instead of 122,880 cost DuckDB 5.7 µs a record
-   * against 4.1. The journal's size bounds the interval for wide records.
+   * against 4.1. The journal's size bounds the interval for wide records, and DuckDB's memory for
+   * data not yet checkpointed (memoryFull) that of wide sources.
    */
-  const checkpointDue = (state: WriterState, journal: IngestJournal) =>
-    journal.size() >= checkpointBytes || state.rowGroupFilled;
+  const checkpointDue = async (state: WriterState, journal: IngestJournal) =>
+    journal.size() >= checkpointBytes || state.rowGroupFilled || (await memoryFull(state));
 
   /**
    * Commits an acknowledged group; should DuckDB refuse it, each request alone, and what it still
@@ -626,7 +622,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     // Handled here as well: it may fail before the group commit takes it, after the checkpoint.
     durable.catch(() => undefined);
     // After a schema change DuckDB holds the column's old version until a checkpoint.
-    if (changesSchema || checkpointDue(state, state.journal) || (await memoryFull(state))) {
+    if (changesSchema || (await checkpointDue(state, state.journal))) {
       await checkpoint(state).catch(() => undefined);
     }
     return { durable };
@@ -670,8 +666,9 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     acknowledge: (sourceName, events) => store(sourceName, events, false),
     write: (sourceName, events) => store(sourceName, events, true),
     committed: () => {
+      // Every commit asked for holds a request until it has ended.
       const state = settledState;
-      return state && state.uncommitted > 0 ? state.committing : undefined;
+      return state && state.backlog.requests > 0 ? state.committing : undefined;
     },
     // What uses the writer's connection alone waits for the acknowledged groups' commits first.
     deleteBefore: (sourceName, before, maxRows) =>
@@ -743,17 +740,17 @@ function journaledOnly(log: StoreLog | undefined, source: LogSource, error: unkn
   );
 }
 
-/** Each table's rows now. */
+/**
+ * Each table's rows now, from DuckDB's catalogue in one query (as schemaChangeBytes reads them):
+ * no table is scanned at open.
+ */
 async function tableRows(
   connection: DuckDBConnection,
   tables: readonly string[],
 ): Promise<Map<string, number>> {
-  const rows = new Map<string, number>();
-  for (const table of tables) {
-    const reader = await connection.runAndReadAll(`SELECT count(*) FROM ${quoteIdent(table)}`);
-    rows.set(table, Number(reader.getRows()[0]?.[0] ?? 0));
-  }
-  return rows;
+  const reader = await connection.runAndReadAll('SELECT table_name, estimated_size FROM duckdb_tables()');
+  const counted = new Map(reader.getRows().map(([name, size]) => [String(name), Number(size ?? 0)]));
+  return new Map(tables.map((table) => [table, counted.get(table) ?? 0]));
 }
 
 /** Deletes at most `maxRows` records of `table` older than `before` (µs); answers how many. */

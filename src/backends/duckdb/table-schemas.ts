@@ -30,8 +30,8 @@ export async function readTableSchemas(
     } catch {
       continue;
     }
-    const known = { present: presentRecords?.(table.name), integers: integerTexts?.(table.name) };
-    const present = known.present;
+    const present = presentRecords?.(table.name);
+    const known = { present, integers: integerTexts?.(table.name) };
     // A log source's objects are repeated records (Logflare's layout); a table source's STRUCTs are STRUCTs.
     const repeated = table.kind !== 'table';
     const columns = Object.fromEntries(
