@@ -67,8 +67,13 @@ const lineEnd = Buffer.from('}\n');
 
 /** Opens (creating if needed) the journal at `path`. */
 export async function openIngestJournal(path: string): Promise<IngestJournal> {
-  const handle: FileHandle = await open(path, 'a');
-  let bytes = (await stat(path)).size;
+  const handle: FileHandle = await open(path, 'a+');
+  const size = (await stat(path)).size;
+  let bytes = await wholeLinesLength(handle, size);
+  // Whether the file may end in part of a line since `bytes`: an append that failed part way (a
+  // full disk) or a crash mid-append leaves one. Cut off before the next append, or that line
+  // would join it and both be unreadable at replay, an acknowledged record lost with them.
+  let torn = bytes < size;
   // Appends and the emptying, in the order asked for.
   const inTurn = stepsInTurn();
   // The append not begun yet: lines asked for while another append writes and fsyncs join it,
@@ -83,8 +88,18 @@ export async function openIngestJournal(path: string): Promise<IngestJournal> {
           if (waiting?.parts === parts) waiting = undefined;
           // The records' bytes as they are, not decoded and encoded again, copied once.
           const lines = Buffer.concat(parts);
-          await handle.appendFile(lines);
-          await handle.datasync();
+          if (torn) {
+            // Should it fail, so does this append, unacknowledged: never written after a torn line.
+            await handle.truncate(bytes);
+            torn = false;
+          }
+          try {
+            await handle.appendFile(lines);
+            await handle.datasync();
+          } catch (error) {
+            torn = true;
+            throw error;
+          }
           bytes += lines.length;
         });
         waiting = { parts, done };
@@ -100,12 +115,29 @@ export async function openIngestJournal(path: string): Promise<IngestJournal> {
       waiting = undefined;
       return inTurn(async () => {
         await handle.truncate(0);
-        await handle.datasync();
         bytes = 0;
+        torn = false;
+        await handle.datasync();
       });
     },
     close: () => inTurn(() => handle.close()),
   };
+}
+
+/**
+ * The bytes of the journal's whole lines, those up to its last newline: what follows is part of
+ * a line whose append never returned, so none of its records was acknowledged.
+ */
+async function wholeLinesLength(handle: FileHandle, size: number): Promise<number> {
+  const chunk = Buffer.alloc(64 * 1024);
+  for (let end = size; end > 0; ) {
+    const start = Math.max(0, end - chunk.length);
+    const { bytesRead } = await handle.read(chunk, 0, end - start, start);
+    const newline = chunk.subarray(0, bytesRead).lastIndexOf(0x0a);
+    if (newline >= 0) return start + newline + 1;
+    end = start;
+  }
+  return 0;
 }
 
 async function* readBatches(path: string): AsyncIterable<JournalBatch> {

@@ -1,6 +1,8 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { execFileSync, spawn } from 'node:child_process';
+import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type IngestJournal, openIngestJournal } from '../../src/storage/ingest-journal.js';
 
@@ -65,5 +67,52 @@ describe('ingest journal', () => {
     await Promise.all([first, second, cleared, third]);
     expect(await journaledIds(journal)).toEqual(['third']);
     expect(journal.size()).toBe((await readFile(journal.path)).length);
+  });
+
+  it('cuts off a torn last line left by a crash mid-append, so the next append is read back whole', async () => {
+    await journal.append('edge', records('before'));
+    await journal.close();
+    // Where a crash stops an append: part of a line, no newline.
+    await appendFile(journal.path, '{"source":"edge","records":[{"id":"torn","times');
+    journal = await openIngestJournal(journal.path);
+    await journal.append('edge', records('after'));
+    expect(await journaledIds(journal)).toEqual(['before', 'after']);
+    expect(journal.size()).toBe((await readFile(journal.path)).length);
+  });
+
+  it('never writes after part of a line an append left when it failed (a full disk), so later appends stay readable', async () => {
+    // A process of its own, its file-size limit (RLIMIT_FSIZE) lowered and raised by prlimit: a
+    // write past it fails part way (EFBIG), as one past a full disk does (ENOSPC).
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'test/helpers/journal-process.ts', journal.path],
+      {
+        cwd: join(import.meta.dirname, '../..'),
+        stdio: ['pipe', 'pipe', 'inherit'],
+      },
+    );
+    const answers = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    const ask = async (line: string) => {
+      child.stdin.write(`${line}\n`);
+      return (await answers.next()).value as string;
+    };
+    const limitFileSize = (limit: string) =>
+      execFileSync('prlimit', ['--pid', String(child.pid), `--fsize=${limit}:unlimited`]);
+    try {
+      expect(await ask('append first 10')).toBe('ok');
+      const whole = (await readFile(journal.path)).length;
+      limitFileSize(String(whole + 100));
+      expect(await ask('append refused 100000')).toBe('failed EFBIG');
+      limitFileSize('unlimited');
+      expect(await ask('append next 10')).toBe('ok');
+      expect(await ask('close')).toBe('closed');
+    } finally {
+      child.kill();
+    }
+    // Read as plain JSON lines, not through the journal's reader, which skips what it cannot parse.
+    const lines = (await readFile(journal.path, 'utf8')).split('\n');
+    expect(lines.pop()).toBe('');
+    const ids = lines.map((line) => (JSON.parse(line) as { records: { id: string }[] }).records[0]?.id);
+    expect(ids).toEqual(['first', 'next']);
   });
 });
