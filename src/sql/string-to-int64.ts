@@ -30,16 +30,26 @@ export function isTextValued(expression: Ast, columnType: (node: Ast) => string 
 }
 
 /**
- * Whether every value an expression can take is NULL or 1-18 ASCII digits, text BigQuery and
+ * INT64 text BigQuery and DuckDB read alike, and never beyond INT64 (19 digits can pass
+ * 9223372036854775807): 1 to `integerTextDigits` ASCII digits. One home for the translation's
+ * literals and the store's fields (storage/present-records.ts); the pattern reads the same in
+ * JavaScript's RegExp and DuckDB's RE2 (`regexp_full_match`).
+ */
+export const integerTextDigits = 18;
+export const integerTextPattern = `[0-9]{1,${integerTextDigits}}`;
+export const integerTextRegExp = new RegExp(`^${integerTextPattern}$`);
+
+/**
+ * Whether every value an expression can take is NULL or integer text (`integerTextRegExp`), text BigQuery and
  * DuckDB read as the same INT64 (never out of range): a stored field the store knows holds only
- * such text (`integerText`, storage/present-records.ts), such a string literal, or a COALESCE /
+ * such text (storage/present-records.ts), such a string literal, or a COALESCE /
  * IFNULL of those. Its CAST to INT64 needs no check of the text: at 10M edge records the check
  * was 0.6-0.9 s of the 2 s of CPU of Studio's network-traffic report.
  */
 export function isIntegerText(expression: Ast, integerText: (node: Ast) => boolean): boolean {
   if (expression.Nested) return isIntegerText(expression.Nested, integerText);
   const literal = stringLiteral(expression);
-  if (literal !== undefined) return /^[0-9]{1,18}$/.test(literal);
+  if (literal !== undefined) return integerTextRegExp.test(literal);
   if (integerText(expression)) return true;
   const call = expression.Function;
   if (call?.name.length !== 1) return false;
