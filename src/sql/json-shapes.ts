@@ -2,7 +2,7 @@ import { compoundParts } from './ast.js';
 import { type Ast, variant } from './bigquery-ast.js';
 import { type JsonShape, unsupported } from './rules/rule.js';
 import { isListSqlType, isStructSqlType, type SqlType, unknownType } from './table-schema.js';
-import type { FormContext } from './value-forms.js';
+import { castTypeOf, type FormContext } from './value-forms.js';
 
 /**
  * What TO_JSON_STRING needs of its argument's type (rules/json-encoding.ts): the fields of a STRUCT
@@ -40,21 +40,11 @@ export function jsonShapeOf(expression: Ast, context: FormContext): JsonShape {
   return shapeOfType(literalType(expression) ?? context.valueType(expression));
 }
 
-/** The DuckDB types of BigQuery's typed literals (DATETIME is TIMESTAMP_NS, as CAST writes it). */
-const typedLiterals: Record<string, string> = {
-  Date: 'DATE',
-  Datetime: 'TIMESTAMP_NS',
-  Timestamp: 'TIMESTAMP',
-  Time: 'TIME',
-};
-
 /** A literal's type: a number with a point or exponent is FLOAT64, as the translator reads it. */
 function literalType(expression: Ast): string | undefined {
   const [kind, node] = variant(expression);
-  if (kind === 'TypedString') {
-    const [typeName] = typeof node.data_type === 'string' ? [node.data_type] : variant(node.data_type);
-    return typedLiterals[typeName];
-  }
+  // A typed literal is translated as a CAST (expression-sql.ts), so its type is the CAST's.
+  if (kind === 'TypedString') return castTypeOf(node.data_type);
   if (kind !== 'Value' || node.value === 'Null') return undefined;
   const [literal, payload] = variant(node.value);
   if (literal === 'Number') return /[.eE]/.test(String(payload[0])) ? 'DOUBLE' : 'BIGINT';

@@ -33,6 +33,10 @@ const simple: Record<string, string> = {
   '`': '`',
 };
 
+/** How many hex digits follow each hex escape's letter: strings have `\u` and `\U` too. */
+const stringHexDigits: Record<string, number> = { x: 2, X: 2, u: 4, U: 8 };
+const bytesHexDigits: Record<string, number> = { x: 2, X: 2 };
+
 /**
  * Sets the value of every quoted string literal of `statements` (parsed from `sql`) to what
  * BigQuery reads in its text. Throws an Error worded as the parser's own (`... at Line: l,
@@ -71,23 +75,12 @@ function readEscapes(text: string, at: { line: number; column: number }): string
       out += char;
       continue;
     }
-    const next = text[i + 1] ?? '';
-    const hexLength = { x: 2, X: 2, u: 4, U: 8 }[next];
-    if (next in simple) {
-      out += simple[next];
-      i += 1;
-    } else if (/[0-7]{3}/.test(text.slice(i + 1, i + 4))) {
-      out += String.fromCodePoint(Number.parseInt(text.slice(i + 1, i + 4), 8));
-      i += 3;
-    } else if (hexLength !== undefined && new RegExp(`^[0-9a-fA-F]{${hexLength}}`).test(text.slice(i + 2))) {
-      const code = Number.parseInt(text.slice(i + 2, i + 2 + hexLength), 16);
-      if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff))
-        throw illegal(text.slice(i, i + 2 + hexLength), at);
-      out += String.fromCodePoint(code);
-      i += 1 + hexLength;
-    } else {
-      throw illegal(`\\${next}`, at);
-    }
+    const sequence = escapeAt(text, i, stringHexDigits);
+    if (sequence === undefined) throw illegal(`\\${text[i + 1] ?? ''}`, at);
+    if (sequence.code > 0x10ffff || (sequence.code >= 0xd800 && sequence.code <= 0xdfff))
+      throw illegal(text.slice(i, i + sequence.length), at);
+    out += String.fromCodePoint(sequence.code);
+    i += sequence.length - 1;
   }
   return out;
 }
@@ -96,7 +89,8 @@ function readEscapes(text: string, at: { line: number; column: number }): string
  * The bytes of a BYTES literal's text (sqlparser gives it as written, escapes and all): characters
  * as their UTF-8 bytes, `\xhh` and `\ooo` as the byte they name, the simple escapes as theirs
  * (lexical structure: "Escape sequences for string and bytes literals"; `\u` and `\U` are for
- * strings only). Undefined for a sequence BigQuery does not read, which the caller refuses.
+ * strings only, and an octal escape beyond a byte, `\777`, is not one). Undefined for a sequence
+ * BigQuery does not read, which the caller refuses.
  */
 export function bytesOfLiteral(text: string): Buffer | undefined {
   const bytes: number[] = [];
@@ -108,22 +102,33 @@ export function bytesOfLiteral(text: string): Buffer | undefined {
       if (code > 0xffff) i += 1;
       continue;
     }
-    const next = text[i + 1] ?? '';
-    const octal = text.slice(i + 1, i + 4);
-    if (next in simple) {
-      bytes.push((simple[next] as string).charCodeAt(0));
-      i += 1;
-    } else if (/^[0-3][0-7]{2}$/.test(octal)) {
-      bytes.push(Number.parseInt(octal, 8));
-      i += 3;
-    } else if ((next === 'x' || next === 'X') && /^[0-9a-fA-F]{2}/.test(text.slice(i + 2))) {
-      bytes.push(Number.parseInt(text.slice(i + 2, i + 4), 16));
-      i += 3;
-    } else {
-      return undefined;
-    }
+    const sequence = escapeAt(text, i, bytesHexDigits);
+    if (sequence === undefined || sequence.code > 0xff) return undefined;
+    bytes.push(sequence.code);
+    i += sequence.length - 1;
   }
   return Buffer.from(bytes);
+}
+
+/**
+ * The escape at `text[i]` (a backslash), BigQuery's for both strings and bytes: the code it
+ * names, not yet checked against what the literal can hold (a code point, a byte), and how many
+ * characters it spans; undefined where no escape of `hexDigits` or the others begins.
+ */
+function escapeAt(
+  text: string,
+  i: number,
+  hexDigits: Record<string, number>,
+): { code: number; length: number } | undefined {
+  const next = text[i + 1] ?? '';
+  if (next in simple) return { code: (simple[next] as string).charCodeAt(0), length: 2 };
+  const octal = text.slice(i + 1, i + 4);
+  if (/^[0-7]{3}$/.test(octal)) return { code: Number.parseInt(octal, 8), length: 4 };
+  const digits = hexDigits[next];
+  if (digits === undefined) return undefined;
+  const hex = text.slice(i + 2, i + 2 + digits);
+  if (hex.length !== digits || !/^[0-9a-fA-F]+$/.test(hex)) return undefined;
+  return { code: Number.parseInt(hex, 16), length: 2 + digits };
 }
 
 function illegal(sequence: string, at: { line: number; column: number }): Error {

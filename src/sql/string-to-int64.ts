@@ -17,42 +17,56 @@ const textFunctions = new Set(['json_value', 'json_extract_scalar']);
 export function isTextValued(expression: Ast, columnType: (node: Ast) => string | undefined): boolean {
   if (stringLiteral(expression) !== undefined) return true;
   if (columnType(expression) === 'VARCHAR') return true;
-  const call = expression.Function;
-  if (call?.name.length !== 1) return false;
-  const name = variant(call.name[0])[1].value.toLowerCase();
-  if (textFunctions.has(name)) return true;
-  if (name !== 'coalesce' && name !== 'ifnull') return false;
-  const args = (call.args?.List?.args ?? []) as Ast[];
-  return args.some((arg) => {
-    const value = arg.Unnamed?.Expr;
-    return value !== undefined && isTextValued(value, columnType);
-  });
+  if (textFunctions.has(calledName(expression) ?? '')) return true;
+  const args = coalescedArguments(expression);
+  return args?.some((value) => value !== undefined && isTextValued(value, columnType)) ?? false;
 }
 
 /**
- * Whether every value an expression can take is NULL or 1-18 ASCII digits, text BigQuery and
+ * INT64 text BigQuery and DuckDB read alike, and never beyond INT64 (19 digits can pass
+ * 9223372036854775807): 1 to `integerTextDigits` ASCII digits. One home for the translation's
+ * literals and the store's fields (storage/present-records.ts); the pattern reads the same in
+ * JavaScript's RegExp and DuckDB's RE2 (`regexp_full_match`).
+ */
+export const integerTextDigits = 18;
+export const integerTextPattern = `[0-9]{1,${integerTextDigits}}`;
+export const integerTextRegExp = new RegExp(`^${integerTextPattern}$`);
+
+/**
+ * Whether every value an expression can take is NULL or integer text (`integerTextRegExp`), text BigQuery and
  * DuckDB read as the same INT64 (never out of range): a stored field the store knows holds only
- * such text (`integerText`, storage/present-records.ts), such a string literal, or a COALESCE /
+ * such text (storage/present-records.ts), such a string literal, or a COALESCE /
  * IFNULL of those. Its CAST to INT64 needs no check of the text: at 10M edge records the check
  * was 0.6-0.9 s of the 2 s of CPU of Studio's network-traffic report.
  */
 export function isIntegerText(expression: Ast, integerText: (node: Ast) => boolean): boolean {
   if (expression.Nested) return isIntegerText(expression.Nested, integerText);
   const literal = stringLiteral(expression);
-  if (literal !== undefined) return /^[0-9]{1,18}$/.test(literal);
+  if (literal !== undefined) return integerTextRegExp.test(literal);
   if (integerText(expression)) return true;
-  const call = expression.Function;
-  if (call?.name.length !== 1) return false;
-  const name = variant(call.name[0])[1].value.toLowerCase();
-  if (name !== 'coalesce' && name !== 'ifnull') return false;
-  const args = (call.args?.List?.args ?? []) as Ast[];
+  const args = coalescedArguments(expression);
   return (
+    args !== undefined &&
     args.length > 0 &&
-    args.every((arg) => {
-      const value = arg.Unnamed?.Expr;
-      return value !== undefined && isIntegerText(value, integerText);
-    })
+    args.every((value) => value !== undefined && isIntegerText(value, integerText))
   );
+}
+
+/** The lower-cased name of a call of a one-part name (`coalesce`, not `net.host`), else undefined. */
+function calledName(expression: Ast): string | undefined {
+  const call = expression.Function;
+  return call?.name.length === 1 ? variant(call.name[0])[1].value.toLowerCase() : undefined;
+}
+
+/**
+ * The arguments of a COALESCE or IFNULL, whose values are its arguments' (BigQuery types it by
+ * their common type), each undefined where it is not a plain expression; undefined for any other
+ * expression. The one walk into them for both questions above.
+ */
+function coalescedArguments(expression: Ast): (Ast | undefined)[] | undefined {
+  const name = calledName(expression);
+  if (name !== 'coalesce' && name !== 'ifnull') return undefined;
+  return ((expression.Function.args?.List?.args ?? []) as Ast[]).map((arg) => arg.Unnamed?.Expr);
 }
 
 /** BigQuery's INT64 text: optional blanks and sign, decimal digits (its hex form is the rare path). */

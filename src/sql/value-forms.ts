@@ -40,11 +40,23 @@ const castTypes: Record<string, string> = {
   Bytes: 'BLOB',
 };
 
+/**
+ * The DuckDB type a CAST or a typed literal (`DATE '2020-01-01'`, which castSql translates as a
+ * CAST) gives its value; undefined for a type not translated.
+ */
+export function castTypeOf(dataType: Ast): string | undefined {
+  return castTypes[typeNameOf(dataType)];
+}
+
 function duckdbType(dataType: Ast): string {
-  const [typeName] = typeof dataType === 'string' ? [dataType] : variant(dataType);
-  const type = castTypes[typeName];
-  if (!type) throw unsupported(`CAST to ${String(typeName).toUpperCase()}`);
+  const type = castTypeOf(dataType);
+  if (!type) throw unsupported(`CAST to ${String(typeNameOf(dataType)).toUpperCase()}`);
   return type;
+}
+
+/** sqlparser's name of a data type: a bare string (`Date`) or the variant's key (`{ Numeric: ... }`). */
+function typeNameOf(dataType: Ast): string {
+  return typeof dataType === 'string' ? dataType : variant(dataType)[0];
 }
 
 // BigQuery's other names of the same types, for the element type of ARRAY<T>[...].
@@ -315,10 +327,7 @@ export function valueKind(expression: Ast, context: FormContext): ValueKind | un
 
 function syntacticKind(expression: Ast): ValueKind | undefined {
   const [kind, node] = variant(expression);
-  if (kind === 'TypedString' || kind === 'Cast') {
-    const [typeName] = typeof node.data_type === 'string' ? [node.data_type] : variant(node.data_type);
-    return typeKinds[typeName];
-  }
+  if (kind === 'TypedString' || kind === 'Cast') return typeKinds[typeNameOf(node.data_type)];
   if (kind === 'Nested') return syntacticKind(node);
   if (kind === 'Function') {
     const name = (node.name as Ast[])

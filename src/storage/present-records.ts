@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { isStructType, quoteIdent, type StructType } from '../endpoints/field-type.js';
+import { integerTextDigits, integerTextPattern, integerTextRegExp } from '../sql/string-to-int64.js';
 
 /**
  * Which records every row of a log table has: the paths (`metadata`, `metadata.request`, ...)
@@ -114,9 +115,8 @@ export function createPresentRecords(): PresentRecordsKeeper {
   };
 }
 
-/** BigQuery's and DuckDB's INT64 text alike, and within INT64: up to 18 ASCII digits. */
-const integerText = /^[0-9]{1,18}$/;
-const integerTextSql = `'[0-9]{1,18}'`;
+/** `integerTextPattern` for DuckDB's `regexp_full_match`, which anchors it at both ends. */
+const integerTextSql = `'${integerTextPattern}'`;
 
 /**
  * The STRING fields under `metadata` whose every stored value is integer text (or NULL): each
@@ -170,7 +170,7 @@ function mayBeIntegerTexts(stats: unknown): boolean {
   const flags = /, Has Unicode: (true|false), Max String Length: (\d+)\]\[Has Null/.exec(stats);
   if (!flags) return true;
   const length = Number(flags[2]);
-  return length === 0 || (flags[1] === 'false' && length <= 18 && /^\[Min: [0-9]/.test(stats));
+  return length === 0 || (flags[1] === 'false' && length <= integerTextDigits && /^\[Min: [0-9]/.test(stats));
 }
 
 /** Whether DuckDB's `stats()` say no value but NULL was ever stored (`Has No Null: false`). */
@@ -189,7 +189,7 @@ function isIntegerTextAt(value: unknown, keys: readonly string[]): boolean {
     if (!isObject(at)) return false;
     at = at[key];
   }
-  return at === null || at === undefined || (typeof at === 'string' && integerText.test(at));
+  return at === null || at === undefined || (typeof at === 'string' && integerTextRegExp.test(at));
 }
 
 /** The columns every stored event has a value in (log-event.ts gives one to an event sent without). */

@@ -24,34 +24,37 @@ import { type FunctionCall, type JsonShape, quoteString, type RuleTable, rule, u
  *   after a field name, a newline before the closing bracket; `[]` and `{}` stay as they are.
  */
 
+const shortEscapes: Record<number, string> = { 8: '\\b', 9: '\\t', 10: '\\n', 12: '\\f', 13: '\\r' };
+
+/**
+ * The characters a STRING's JSON text escapes, with their escapes, backslash first (stringJson
+ * replaces in this order, so the backslashes it writes are not escaped again): the one table the
+ * load-time quoting, the SQL's replaces and its RE2 class are made from.
+ */
+const jsonEscapes: ReadonlyMap<string, string> = new Map([
+  ['\\', '\\\\'],
+  ['"', '\\"'],
+  ...[...Array(0x20).keys(), 0x2028, 0x2029].map((code): [string, string] => [
+    String.fromCodePoint(code),
+    shortEscapes[code] ?? `\\u${code.toString(16).padStart(4, '0')}`,
+  ]),
+]);
+
 /** JSON's escaping of a text known when the query loads (a field name), as stringJson writes it. */
 function jsonQuoted(text: string): string {
   let out = '"';
-  for (const char of text) {
-    const code = char.codePointAt(0) as number;
-    out +=
-      char === '"' || char === '\\'
-        ? `\\${char}`
-        : shortEscapes[code] !== undefined
-          ? shortEscapes[code]
-          : code < 0x20 || code === 0x2028 || code === 0x2029
-            ? `\\u${code.toString(16).padStart(4, '0')}`
-            : char;
-  }
+  for (const char of text) out += jsonEscapes.get(char) ?? char;
   return `${out}"`;
 }
 
-const shortEscapes: Record<number, string> = { 8: '\\b', 9: '\\t', 10: '\\n', 12: '\\f', 13: '\\r' };
+/** The SQL of each escaped character and of its escape, for replace(). */
+const escapes = [...jsonEscapes].map(([char, written]): [string, string] => [
+  `chr(${char.codePointAt(0)})`,
+  quoteString(written),
+]);
 
-/** The characters a STRING's JSON text escapes, with their escapes, backslash first. */
-const escapes: readonly [string, string][] = [
-  ['chr(92)', "'\\\\'"],
-  ['chr(34)', `'\\"'`],
-  ...[...Array(0x20).keys(), 0x2028, 0x2029].map((code): [string, string] => [
-    `chr(${code})`,
-    quoteString(jsonQuoted(String.fromCodePoint(code)).slice(1, -1)),
-  ]),
-];
+/** An RE2 class of the escaped characters, `\x{hh}` each, for DuckDB's regexp_matches. */
+const escapedClass = `[${[...jsonEscapes.keys()].map((char) => `\\x{${char.codePointAt(0)?.toString(16)}}`).join('')}]`;
 
 /**
  * A STRING's JSON text: replace() per escaped character, the backslash first, for a text that holds
@@ -59,7 +62,7 @@ const escapes: readonly [string, string][] = [
  */
 function stringJson(text: string): string {
   const escaped = escapes.reduce((sql, [char, written]) => `replace(${sql}, ${char}, ${written})`, text);
-  return `'"' || CASE WHEN regexp_matches(${text}, '[\\x00-\\x1f"\\\\\\x{2028}\\x{2029}]') THEN ${escaped} ELSE ${text} END || '"'`;
+  return `'"' || CASE WHEN regexp_matches(${text}, '${escapedClass}') THEN ${escaped} ELSE ${text} END || '"'`;
 }
 
 /** TIMESTAMP, DATETIME and TIME text with 0, 3 or 6 fractional digits, from DuckDB's text. */
