@@ -1,3 +1,5 @@
+// First: DuckDB's allocator options, as the server sets them (see src/cli/duckdb-allocator.ts).
+import '../src/cli/duckdb-allocator.js';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // First: sets NODE_ENV before graphql-js is loaded (see production-mode.ts).
 import './production-mode.js';
+// First too: sets DuckDB's allocator options before DuckDB is loaded (see duckdb-allocator.ts).
+import './duckdb-allocator.js';
 import v8 from 'node:v8';
 import { Command, InvalidArgumentError } from 'commander';
 import { backends } from '../backends/registry.js';

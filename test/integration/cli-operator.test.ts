@@ -49,6 +49,16 @@ describe('querygate --version', () => {
     const { code, stdout } = await querygate(['--version']);
     expect({ code, stdout: stdout.trim() }).toEqual({ code: 0, stdout: manifest.version });
   }, 60_000);
+
+  it("gives DuckDB's allocator its options before DuckDB loads: freed pages handed back after 200 ms, an operator's own options last", async () => {
+    // jemalloc prints the options it took at exit when asked (`stats_print`); the operator's
+    // `muzzy_decay_ms` comes after the CLI's and wins.
+    const { stderr } = await querygate(['--version'], {
+      DUCKDB_JE_MALLOC_CONF: 'stats_print:true,muzzy_decay_ms:5',
+    });
+    expect(stderr).toMatch(/^ {2}opt\.dirty_decay_ms: 200 /m);
+    expect(stderr).toMatch(/^ {2}opt\.muzzy_decay_ms: 5 /m);
+  }, 60_000);
 });
 
 describe("the bin launcher of a clone (package.json's bin, npx querygate)", () => {
