@@ -34,6 +34,13 @@ export interface DatabaseOptions {
    * checkpoint that runs out of memory does. Tests of recovery set it. @default off
    */
   readonly failCheckpoints?: boolean;
+  /**
+   * The file must be there: it is not made, nor its directory. For a reopening, which must open
+   * the store it had (a data directory moved away or a volume not mounted would otherwise get a
+   * new empty store in its place, and the records stored after it would be lost when the right
+   * one comes back). @default false
+   */
+  readonly existing?: boolean;
 }
 
 /**
@@ -47,7 +54,10 @@ export interface DatabaseOptions {
  * last checkpoint. Any other failure to open (a lock held by another process, say) is thrown.
  */
 export async function openDatabase(path: string, options: DatabaseOptions = {}): Promise<Database> {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (options.existing) {
+    if (!existsSync(path))
+      throw new Error(`the store file ${path} is not there; it is not made anew while the server runs`);
+  } else if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   let walSetAside: string | undefined;
   let instance: DuckDBInstance;
   try {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -116,6 +117,10 @@ describe('POST /api/logs when the store cannot write its batch file', () => {
       responses = await Promise.all(['lost a', 'lost b', 'lost c'].map(ingest));
       // The store reopens to store what DuckDB refused, and cannot while the directory is gone.
       await healthTurns(503);
+      // Its attempts (at once, then 1 s later) make no new store in the missing one's place,
+      // where the records stored next would be lost when the right one comes back.
+      await new Promise((attempts) => setTimeout(attempts, 1_500));
+      expect(existsSync(dir)).toBe(false);
     } finally {
       await rename(`${dir}.moved`, dir);
     }

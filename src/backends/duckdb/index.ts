@@ -61,6 +61,8 @@ export const duckdbBackend: Backend<undefined> = {
           hooks,
           // The injected fault is for the first opening only: a reopening must succeed.
           failCheckpoints: settings.faultInjection === 'checkpoint' && attempt === 0,
+          // A reopening opens the store it had, or waits for it to come back.
+          existing: attempt > 0,
         }),
     });
     const demo = store.first.demo;
@@ -166,6 +168,7 @@ interface StoreParts {
   readonly logger: Logger;
   readonly hooks: StoreHooks;
   readonly failCheckpoints: boolean;
+  readonly existing: boolean;
 }
 
 /**
@@ -181,6 +184,7 @@ async function openStore(
     memoryLimit: settings.duckdbMemoryLimit,
     threads: settings.duckdbThreads,
     failCheckpoints: parts.failCheckpoints,
+    existing: parts.existing,
   });
   const closers: (() => Promise<void> | void)[] = [() => database.close()];
   const close = async () => {
