@@ -62,7 +62,7 @@ function isBytesValued(expression: Ast): boolean {
     const [literal] = node.value === 'Null' ? ['Null'] : variant(node.value);
     return literal === 'SingleQuotedByteStringLiteral' || literal === 'DoubleQuotedByteStringLiteral';
   }
-  if (kind === 'Cast') return node.data_type === 'Bytes' || variant(node.data_type)[0] === 'Bytes';
+  if (kind === 'Cast') return variant(node.data_type)[0] === 'Bytes';
   if (kind === 'Function') {
     const name = (node.name as Ast[])
       .map((part) => variant(part)[1].value)

@@ -44,7 +44,7 @@ function callOf(expression: Ast): { name: string; args: Ast[] } | undefined {
 function castTarget(expression: Ast): string | undefined {
   const cast = expression.Cast ?? expression.TypedString;
   if (!cast) return undefined;
-  const [name] = typeof cast.data_type === 'string' ? [cast.data_type] : variant(cast.data_type);
+  const [name] = variant(cast.data_type);
   return String(name).toLowerCase();
 }
 

@@ -41,7 +41,7 @@ function ordersByRows(select: Select): boolean {
 function castColumn(node: Ast, context: TranslationContext): string | undefined {
   const cast = node.Cast;
   if (cast?.kind !== 'Cast' || cast.format || cast.array) return undefined;
-  const [target] = typeof cast.data_type === 'string' ? [cast.data_type] : variant(cast.data_type);
+  const [target] = variant(cast.data_type);
   if (target !== 'Datetime' && target !== 'Timestamp') return undefined;
   const column = cast.expr as Expr;
   const parts = compoundParts(column);

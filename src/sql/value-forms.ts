@@ -45,18 +45,13 @@ const castTypes: Record<string, string> = {
  * CAST) gives its value; undefined for a type not translated.
  */
 export function castTypeOf(dataType: Ast): string | undefined {
-  return castTypes[typeNameOf(dataType)];
+  return castTypes[variant(dataType)[0]];
 }
 
 function duckdbType(dataType: Ast): string {
   const type = castTypeOf(dataType);
-  if (!type) throw unsupported(`CAST to ${String(typeNameOf(dataType)).toUpperCase()}`);
+  if (!type) throw unsupported(`CAST to ${String(variant(dataType)[0]).toUpperCase()}`);
   return type;
-}
-
-/** sqlparser's name of a data type: a bare string (`Date`) or the variant's key (`{ Numeric: ... }`). */
-function typeNameOf(dataType: Ast): string {
-  return typeof dataType === 'string' ? dataType : variant(dataType)[0];
 }
 
 // BigQuery's other names of the same types, for the element type of ARRAY<T>[...].
@@ -327,7 +322,7 @@ export function valueKind(expression: Ast, context: FormContext): ValueKind | un
 
 function syntacticKind(expression: Ast): ValueKind | undefined {
   const [kind, node] = variant(expression);
-  if (kind === 'TypedString' || kind === 'Cast') return typeKinds[typeNameOf(node.data_type)];
+  if (kind === 'TypedString' || kind === 'Cast') return typeKinds[variant(node.data_type)[0]];
   if (kind === 'Nested') return syntacticKind(node);
   if (kind === 'Function') {
     const name = (node.name as Ast[])
