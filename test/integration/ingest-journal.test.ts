@@ -72,8 +72,12 @@ describe('ingest journal', () => {
   it('cuts off a torn last line left by a crash mid-append, so the next append is read back whole', async () => {
     await journal.append('edge', records('before'));
     await journal.close();
-    // Where a crash stops an append: part of a line, no newline.
-    await appendFile(journal.path, '{"source":"edge","records":[{"id":"torn","times');
+    // Where a crash stops an append: part of a line, no newline, longer than the 64 KiB the
+    // journal reads back at a time to find the last whole line (a batch of 1,000 runs to 1 MB).
+    await appendFile(
+      journal.path,
+      `{"source":"edge","records":[{"id":"torn","event_message":"${'x'.repeat(200_000)}`,
+    );
     journal = await openIngestJournal(journal.path);
     await journal.append('edge', records('after'));
     expect(await journaledIds(journal)).toEqual(['before', 'after']);
