@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { type FileHandle, open, stat } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { stepsInTurn } from './in-turn.js';
 import { joinedArrayParts } from './log-batch.js';
@@ -68,7 +68,7 @@ const lineEnd = Buffer.from('}\n');
 /** Opens (creating if needed) the journal at `path`. */
 export async function openIngestJournal(path: string): Promise<IngestJournal> {
   const handle: FileHandle = await open(path, 'a+');
-  const size = (await stat(path)).size;
+  const { size } = await handle.stat();
   let bytes = await wholeLinesLength(handle, size);
   // Whether the file may end in part of a line since `bytes`: an append that failed part way (a
   // full disk) or a crash mid-append leaves one. Cut off before the next append, or that line

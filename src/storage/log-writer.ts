@@ -448,7 +448,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     const { runAlone, aloneAboveBytes } = options;
     const bytes =
       batch.changesSchema && runAlone !== undefined && aloneAboveBytes !== undefined
-        ? await schemaChangeBytes(state.connection, source.name, batch.type)
+        ? schemaChangeBytes(state.rows.get(source.name) ?? 0, batch.type)
         : 0;
     if (runAlone === undefined || aloneAboveBytes === undefined || bytes <= aloneAboveBytes) {
       return storeJoined(state, source, batch);
@@ -741,8 +741,7 @@ function journaledOnly(log: StoreLog | undefined, source: LogSource, error: unkn
 }
 
 /**
- * Each table's rows now, from DuckDB's catalogue in one query (as schemaChangeBytes reads them):
- * no table is scanned at open.
+ * Each table's rows now, from DuckDB's catalogue in one query: no table is scanned at open.
  */
 async function tableRows(
   connection: DuckDBConnection,
@@ -776,18 +775,9 @@ async function deleteOlderRecords(
  * new column uncompressed in memory until the checkpoint after it compresses and writes it.
  * Measured on DuckDB 1.5 with 16 KiB blocks: 30,000 rows to 505 fields took 79 MB (5.3 bytes
  * per row and field); 500,000 rows to 105 fields filled a 256 MB limit and spilled. So: rows ×
- * (fields + 1) × 8 bytes.
+ * (fields + 1) × 8 bytes, for the table's `rows` as the writer counts them (WriterState.rows).
  */
-export async function schemaChangeBytes(
-  connection: DuckDBConnection,
-  table: string,
-  type: StructType,
-): Promise<number> {
-  const reader = await connection.runAndReadAll(
-    'SELECT coalesce(max(estimated_size), 0) FROM duckdb_tables() WHERE table_name = $table',
-    { table },
-  );
-  const rows = Number(reader.getRows()[0]?.[0] ?? 0);
+export function schemaChangeBytes(rows: number, type: StructType): number {
   return rows * (countFields(type) + 1) * bytesPerRowAndField;
 }
 
