@@ -44,8 +44,7 @@ function callOf(expression: Ast): { name: string; args: Ast[] } | undefined {
 function castTarget(expression: Ast): string | undefined {
   const cast = expression.Cast ?? expression.TypedString;
   if (!cast) return undefined;
-  const [name] = variant(cast.data_type);
-  return String(name).toLowerCase();
+  return variant(cast.data_type)[0].toLowerCase();
 }
 
 /** Whether the value is NUMERIC (or BIGNUMERIC) in BigQuery, as far as the text and the schema show. */

@@ -33,10 +33,9 @@ export const integerTextPattern = `[0-9]{1,${integerTextDigits}}`;
 export const integerTextRegExp = new RegExp(`^${integerTextPattern}$`);
 
 /**
- * Whether every value an expression can take is NULL or integer text (`integerTextRegExp`), text BigQuery and
- * DuckDB read as the same INT64 (never out of range): a stored field the store knows holds only
- * such text (storage/present-records.ts), such a string literal, or a COALESCE /
- * IFNULL of those. Its CAST to INT64 needs no check of the text: at 10M edge records the check
+ * Whether every value an expression can take is NULL or integer text (`integerTextRegExp`): a
+ * stored field the store knows holds only such text (storage/present-records.ts), such a string
+ * literal, or a COALESCE / IFNULL of those. Its CAST to INT64 needs no check of the text: at 10M edge records the check
  * was 0.6-0.9 s of the 2 s of CPU of Studio's network-traffic report.
  */
 export function isIntegerText(expression: Ast, integerText: (node: Ast) => boolean): boolean {

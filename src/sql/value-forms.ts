@@ -50,7 +50,7 @@ export function castTypeOf(dataType: Ast): string | undefined {
 
 function duckdbType(dataType: Ast): string {
   const type = castTypeOf(dataType);
-  if (!type) throw unsupported(`CAST to ${String(variant(dataType)[0]).toUpperCase()}`);
+  if (!type) throw unsupported(`CAST to ${variant(dataType)[0].toUpperCase()}`);
   return type;
 }
 
@@ -302,8 +302,6 @@ const functionKinds: Record<string, ValueKind> = {
   parse_timestamp: 'timestamp',
 };
 
-const typeKinds: Record<string, ValueKind> = { Date: 'date', Datetime: 'datetime', Timestamp: 'timestamp' };
-
 const columnKinds: Record<string, ValueKind> = {
   DATE: 'date',
   TIMESTAMP_NS: 'datetime',
@@ -322,7 +320,8 @@ export function valueKind(expression: Ast, context: FormContext): ValueKind | un
 
 function syntacticKind(expression: Ast): ValueKind | undefined {
   const [kind, node] = variant(expression);
-  if (kind === 'TypedString' || kind === 'Cast') return typeKinds[variant(node.data_type)[0]];
+  // A cast's DuckDB type, as a column's would be.
+  if (kind === 'TypedString' || kind === 'Cast') return columnKinds[castTypeOf(node.data_type) ?? ''];
   if (kind === 'Nested') return syntacticKind(node);
   if (kind === 'Function') {
     const name = (node.name as Ast[])

@@ -25,9 +25,10 @@ export interface PresentRecords {
   of(table: string): ReadonlySet<string>;
   /**
    * The STRING fields under `metadata` (`metadata.request.headers.content_length`) whose every
-   * stored value is NULL or 1-18 ASCII digits, now: text BigQuery and DuckDB read as the same
-   * INT64, never out of range, so a CAST of it to INT64 needs no check of BigQuery's INT64 text
-   * (sql/string-to-int64.ts; Studio's network-traffic report sums two of them over every request).
+   * stored value is NULL or integer text (at most `integerTextDigits` ASCII digits), now: text
+   * BigQuery and DuckDB read as the same INT64, never out of range, so a CAST of it to INT64 needs
+   * no check of BigQuery's INT64 text (sql/string-to-int64.ts; Studio's network-traffic report
+   * sums two of them over every request).
    */
   integerTexts(table: string): ReadonlySet<string>;
   /** Changes whenever a path leaves a table's set. */
@@ -121,8 +122,8 @@ const integerTextSql = `'${integerTextPattern}'`;
 /**
  * The STRING fields under `metadata` whose every stored value is integer text (or NULL): each
  * read once, and only those DuckDB's statistics leave possible (a minimum that begins with a
- * digit, or no text at all; at most 18 characters, none beyond ASCII), each up to its first
- * value that is not (so an IP address costs one row, a content length every row).
+ * digit, or no text at all; at most `integerTextDigits` characters, none beyond ASCII), each up
+ * to its first value that is not (so an IP address costs one row, a content length every row).
  */
 async function seedIntegerTexts(
   connection: DuckDBConnection,
