@@ -78,6 +78,11 @@ export interface ReplayRun {
   readonly control: { readonly serving: number; readonly cpu: number };
   /** The replay's requests/s ratio in each round (the run's figure is their median). */
   readonly rounds: readonly number[];
+  /**
+   * The warm runs querygate made during each round's replay load (`querygate_warm_runs_total`):
+   * its own background work, on the same CPU, which that round's ratio pays for.
+   */
+  readonly warmRuns: readonly number[];
   /** The 1-minute load average at the run's start and end. */
   readonly load: readonly [number, number];
 }
@@ -240,6 +245,15 @@ export async function measurePeers(
     const barePostedAgain = post(barePostAgain.url, barePostAgain, graphqlBody);
     const together = <Name extends string>(targets: Record<Name, LoadRequest>) =>
       loadTogether(targets, options.connections, options.seconds, cpus?.load);
+    // Warm runs of the keys the table's loads cached come due together, `warmSeconds` after
+    // those loads, and run on the servers' CPU: counted per round, a round they fell in shows.
+    const warmRunsSoFar = async () => {
+      const text = await (await fetch(`${server.url}/metrics`, { headers })).text();
+      let total = 0;
+      for (const [, value] of text.matchAll(/^querygate_warm_runs_total\{[^}]*\} (\S+)$/gm))
+        total += Number(value);
+      return total;
+    };
     const measureReplayRuns = async (count: number): Promise<ReplayRun[]> => {
       // Warm: what has not been loaded yet is warmed here (the table warms the replay and the
       // first bare POST, not the second).
@@ -247,13 +261,16 @@ export async function measurePeers(
       const measured: ReplayRun[] = [];
       for (let run = 0; run < count; run++) {
         const loadAtStart = loadavg()[0] as number;
-        const rounds: { replay: PairRatio; control: PairRatio }[] = [];
+        const rounds: { replay: PairRatio; control: PairRatio; warmRuns: number }[] = [];
         for (let round = 0; round < options.rounds; round++) {
+          const warmedBefore = await warmRunsSoFar();
           const beside = await together({ bare: barePosted, replayed });
+          const warmRuns = (await warmRunsSoFar()) - warmedBefore;
           const control = await together({ bare: barePosted, again: barePostedAgain });
           rounds.push({
             replay: pairRatio(beside.replayed, beside.bare),
             control: pairRatio(control.again, control.bare),
+            warmRuns,
           });
         }
         const medianOf = (pick: (round: (typeof rounds)[number]) => PairRatio) => ({
@@ -276,6 +293,7 @@ export async function measurePeers(
           ...medianOf((round) => round.replay),
           control: medianOf((round) => round.control),
           rounds: rounds.map((round) => ratio(round.replay.serving, 1)),
+          warmRuns: rounds.map((round) => round.warmRuns),
           load: [ratio(loadAtStart, 1), ratio(loadavg()[0] as number, 1)],
         });
       }
@@ -405,6 +423,7 @@ export function replayRunLines(runs: readonly ReplayRun[], rounds: number): stri
   return [
     `replayed GraphQL over bare node:http POST, ${runs.length} runs of ${rounds} rounds, the two loaded together on one CPU, each run the median of its rounds (req/s; CPU per request, which, loaded together, also follows each one's req/s: fewer requests a wake-up cost more each): ${runs.map((run) => `${run.serving}; ${run.cpu}`).join(', ')}`,
     `  ratio over runs (req/s): ${spread(runs.map((run) => run.serving))}; rounds: ${runs.map((run) => run.rounds.join(' ')).join(' | ')}`,
+    `  querygate's warm runs during each round's replay load: ${runs.map((run) => run.warmRuns.join(' ')).join(' | ')}`,
     `  a second bare POST beside the first, the same rounds (the noise floor): ${runs.map((run) => `${run.control.serving}; ${run.control.cpu}`).join(', ')}`,
     `  load average at each run's start-end: ${runs.map((run) => run.load.join('-')).join(', ')}`,
   ];
