@@ -200,9 +200,16 @@ export function byId(name: EndpointName): string {
   return `/api/endpoints/query/${endpointIds[name]}`;
 }
 
-/** Whether a body shows a stack trace: `at fn (file:line:col)` frames, `node:internal`, `file.ts:12:3`. */
+/**
+ * Whether a body shows a stack trace (`at fn (file:line:col)` frames, `node:internal`,
+ * `file.ts:12:3`) or a path of the server's files: the servers under test keep their data under
+ * the temporary directory.
+ */
 export function leaksInternals(text: string): boolean {
-  return /\n\s+at |\bat \S+ \([^)]*:\d+:\d+\)|node:internal|\.[cm]?[jt]s:\d+:\d+/.test(text);
+  return (
+    /\n\s+at |\bat \S+ \([^)]*:\d+:\d+\)|node:internal|\.[cm]?[jt]s:\d+:\d+/.test(text) ||
+    text.includes(`${tmpdir()}/`)
+  );
 }
 
 /**

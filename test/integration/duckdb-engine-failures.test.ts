@@ -1,13 +1,14 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateBenchLogs } from '../../bench/generate-logs.js';
 import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
 import { loadConfig } from '../../src/config.js';
 import { loadEndpointRegistry } from '../../src/endpoints/registry.js';
 import { isQuerygateError } from '../../src/errors.js';
-import { queriesDir } from '../../src/paths.js';
+import { packageRoot, queriesDir } from '../../src/paths.js';
 import { type Querygate, startQuerygate } from '../../src/server.js';
 import { type Database, openDatabase } from '../../src/storage/database.js';
 import { createLogWriter } from '../../src/storage/log-writer.js';
@@ -28,6 +29,24 @@ const timeoutMs = 1;
 const edgeRows = 100_000;
 // The generator's five projects are project-00 to project-04.
 const everyUrl = { project: 'project-0[0-4]', interval: 'daily' };
+
+/** The real server on port 0 over the store in `dir`, with the test key and no demo data. */
+function serveStore(
+  dir: string,
+  env: Readonly<Record<string, string>>,
+  options: Parameters<typeof startQuerygate>[1],
+): Promise<Querygate> {
+  return startQuerygate(
+    loadConfig({
+      PORT: '0',
+      QUERYGATE_DATA_DIR: dir,
+      QUERYGATE_DEMO: '0',
+      QUERYGATE_API_KEYS: testApiKey,
+      ...env,
+    }),
+    options,
+  );
+}
 
 async function failureOf(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(
@@ -90,15 +109,9 @@ describe('a query running past its deadline', () => {
   it('answers 504 with the error body over REST when QUERYGATE_QUERY_TIMEOUT_MS is 1', async () => {
     database?.close();
     database = undefined;
-    app = await startQuerygate(
-      loadConfig({
-        PORT: '0',
-        QUERYGATE_DATA_DIR: dir,
-        QUERYGATE_DEMO: '0',
-        QUERYGATE_API_KEYS: testApiKey,
-        QUERYGATE_QUERY_TIMEOUT_MS: String(timeoutMs),
-        LOG_LEVEL: 'silent',
-      }),
+    app = await serveStore(
+      dir,
+      { QUERYGATE_QUERY_TIMEOUT_MS: String(timeoutMs), LOG_LEVEL: 'silent' },
       { now: () => now },
     );
     const url = new URL('/api/endpoints/usage.api-counts', app.url);
@@ -141,5 +154,63 @@ describe('a query DuckDB refuses', () => {
     const error = await failureOf(store.engine.run(endpoint, { project: 'any', interval: '1hr' }, { now }));
     expect(isQuerygateError(error) && [error.code, error.status]).toEqual(['ENGINE_ERROR', 502]);
     expect((error as Error).message).toMatch(/^functions\.invocation-stats failed on DuckDB: .*metadata/);
+  });
+});
+
+describe('a query that fails in the store rather than for its SQL', () => {
+  // Supabase's sandboxed logs.all, whose caller SQL can be made to sort more than DuckDB's 32 MB:
+  // the sort spills to `<store>.tmp/`, which is here a file, so DuckDB fails with an IO Error
+  // naming the server's data directory. That path is the operator's, never the caller's.
+  let dir: string;
+  let app: Querygate | undefined;
+  const logged: Array<Record<string, unknown>> = [];
+  const call = async (sql: string) => {
+    const url = new URL('/api/endpoints/query/logs.all', app?.url);
+    url.searchParams.set('project', 'default');
+    url.searchParams.set('sql', sql);
+    const response = await fetch(url, { headers: { 'x-api-key': testApiKey } });
+    return { status: response.status, text: await response.text() };
+  };
+  // Two million rows of a 32-character text to sort: far past 32 MB, so the sort must spill.
+  const spilling = (rows: number) =>
+    `select count(*) as n from (select to_hex(md5(cast(a * 1000 + b as string))) as h from unnest(generate_array(1, ${rows / 1000})) as a, unnest(generate_array(1, 1000)) as b order by h limit ${rows - 1})`;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'querygate-store-fault-'));
+    const logger = pino({ level: 'error' }, { write: (line: string) => logged.push(JSON.parse(line)) });
+    app = await serveStore(
+      dir,
+      { QUERYGATE_QUERIES_DIR: join(packageRoot, 'supabase'), QUERYGATE_DUCKDB_MEMORY_LIMIT: '32MB' },
+      { logger },
+    );
+    await rm(join(dir, 'querygate.duckdb.tmp'), { recursive: true, force: true });
+    await writeFile(join(dir, 'querygate.duckdb.tmp'), 'not a directory');
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('answers 502 ENGINE_ERROR with a reference, and logs DuckDB’s message naming the file under it', async () => {
+    // The control: the same SQL over a thousand rows sorts in memory and answers.
+    const small = await call(spilling(1000));
+    expect(small.status, small.text).toBe(200);
+    expect(JSON.parse(small.text)).toEqual({ result: [{ n: 999 }] });
+
+    const failed = await call(spilling(2_000_000));
+    expect(failed.status, failed.text).toBe(502);
+    const { error } = JSON.parse(failed.text) as { error: { code: string; message: string } };
+    expect(error.code).toBe('ENGINE_ERROR');
+    expect(error.message).toMatch(
+      /^logs\.all failed in the store, not for its SQL or values \(the server log has the details under reference [0-9a-f-]{36}\)$/,
+    );
+    expect(failed.text).not.toContain(dir);
+    expect(leaksInternals(failed.text)).toBe(false);
+    const reference = /reference ([0-9a-f-]{36})/.exec(error.message)?.[1];
+    const entry = logged.find((line) => line.reference === reference);
+    expect((entry?.err as { message?: string } | undefined)?.message).toMatch(
+      new RegExp(`^IO Error: .*${join(dir, 'querygate.duckdb.tmp').replaceAll('/', '\\/')}`),
+    );
   });
 });

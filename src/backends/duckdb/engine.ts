@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -31,6 +32,7 @@ import {
 } from '../../engines/query-engine.js';
 import { QuerygateError } from '../../errors.js';
 import { nowParameter, type Translation, translateToDuckDb } from '../../sql/translate.js';
+import type { StoreLog } from '../../storage/log-writer.js';
 import type { PresentRecords } from '../../storage/present-records.js';
 import type { Rollups } from '../../storage/rollups.js';
 import { systemTimers } from '../../timers.js';
@@ -109,6 +111,12 @@ export interface DuckDbEngineOptions extends EngineOptions {
    * @default none
    */
   readonly acknowledgedCommits?: (() => Promise<void> | undefined) | undefined;
+  /**
+   * Where a run's failure of the store itself (see `storeFault`) is logged in full, under the
+   * reference its caller is given instead of DuckDB's message. @default none: the caller gets
+   * DuckDB's message (one-off commands, whose caller is the operator)
+   */
+  readonly log?: Pick<StoreLog, 'error'> | undefined;
 }
 
 const udfFiles = ['generate_timestamp_trunc_array.duckdb.sql'];
@@ -301,13 +309,19 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         parameterValueError(query, params, error, duckDbValueFault) ??
         callerSqlError(query, error, duckDbCallerFault);
       if (refused) throw refused;
-      throw new QuerygateError(
-        'ENGINE_ERROR',
-        `${query.name} failed on DuckDB: ${(error as Error).message}`,
-        {
-          cause: error,
-        },
-      );
+      const message = (error as Error).message;
+      if (options.log && storeFault.test(message)) {
+        const reference = randomUUID();
+        options.log.error({ err: error, endpoint: query.name, reference }, 'a query failed in the store');
+        throw new QuerygateError(
+          'ENGINE_ERROR',
+          `${query.name} failed in the store, not for its SQL or values (the server log has the details under reference ${reference})`,
+          { cause: error },
+        );
+      }
+      throw new QuerygateError('ENGINE_ERROR', `${query.name} failed on DuckDB: ${message}`, {
+        cause: error,
+      });
     } finally {
       unwatch?.();
       deadline.end();
@@ -553,6 +567,14 @@ const duckDbValueFault: ValueFaultOf = (error) => {
   if (/Unknown TimeZone '/.test(message)) return { fault: 'time-zone', message };
   return undefined;
 };
+
+/**
+ * DuckDB's failures of the store rather than of a query: a file it could not read or write (its
+ * spill directory, the store, its WAL), a fault of its own, the store invalidated after one.
+ * Their messages name the server's files (`IO Error: Could not write file "<data dir>/querygate.duckdb.tmp/..."`),
+ * which are the operator's to read, not a caller's, as the log writer's store failures are.
+ */
+const storeFault = /^(IO|FATAL|INTERNAL) Error|database has been invalidated/i;
 
 /** A result stream DuckDB ended on an error its client does not pass on. */
 class StreamEndedEarly extends Error {}

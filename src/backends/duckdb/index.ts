@@ -279,6 +279,7 @@ async function openStore(
       presentRecords,
       rollups,
       acknowledgedCommits: () => writer.committed(),
+      log: logger,
     });
     closers.push(() => engine.close());
     const tableWriter = await createTableWriter(database, tables, {
