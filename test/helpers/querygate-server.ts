@@ -49,6 +49,8 @@ export interface HttpResult {
   readonly text: string;
   /** The body parsed as JSON, or `undefined` when it is not JSON. */
   readonly body: unknown;
+  /** What the request sent: its target, decoded, and its body. */
+  readonly sent: string;
 }
 
 /** A key of at least 16 characters, as the configuration requires. */
@@ -119,6 +121,7 @@ export async function startQuerygateUnderTest(options: {
       headers: response.headers,
       text,
       body: parseJson(text),
+      sent: `${decodedTarget(target)} ${requestOptions.body ?? ''}`,
     };
     responses.push(result);
     return result;
@@ -203,14 +206,26 @@ export function byId(name: EndpointName): string {
 /**
  * Whether a body shows a stack trace (`at fn (file:line:col)` frames, `node:internal`,
  * `file.ts:12:3`) or a path of the server's files: the servers under test keep their data under
- * the temporary directory.
+ * the temporary directory, so a path there the request did not itself send (`sent`: a caller's
+ * SQL naming a file is answered naming it) is the server's.
  */
-export function leaksInternals(text: string): boolean {
-  return (
-    /\n\s+at |\bat \S+ \([^)]*:\d+:\d+\)|node:internal|\.[cm]?[jt]s:\d+:\d+/.test(text) ||
-    text.includes(`${tmpdir()}/`)
-  );
+export function leaksInternals(text: string, sent = ''): boolean {
+  if (/\n\s+at |\bat \S+ \([^)]*:\d+:\d+\)|node:internal|\.[cm]?[jt]s:\d+:\d+/.test(text)) return true;
+  const paths = text.match(serverPaths) ?? [];
+  return paths.some((path) => !sent.includes(path));
 }
+
+/** A request's target as its parameters were given (as sent where it does not decode). */
+function decodedTarget(target: URL): string {
+  const sent = `${target.pathname}${target.search}`;
+  try {
+    return decodeURIComponent(sent);
+  } catch {
+    return sent;
+  }
+}
+
+const serverPaths = new RegExp(`${tmpdir().replaceAll('/', '\\/')}\\/[^\\s"'\\\\)]+`, 'g');
 
 /**
  * One server for the whole test file: started in `beforeAll`, closed in `afterAll`. Returns the
@@ -235,7 +250,7 @@ export function serveDuringFile(
 /** Checks that no response a server gave was a 5xx or carried a stack trace or path. */
 export function expectNoServerErrors(service: QuerygateUnderTest): void {
   const offenders = service.responses
-    .filter((response) => response.status >= 500 || leaksInternals(response.text))
+    .filter((response) => response.status >= 500 || leaksInternals(response.text, response.sent))
     .map(
       (response) => `${response.status} ${response.method} ${response.path}: ${response.text.slice(0, 200)}`,
     );

@@ -496,6 +496,7 @@ describe('request targets that fetch would normalise', () => {
           resolve({
             method: 'GET',
             path: target,
+            sent: target,
             status: incoming.statusCode ?? 0,
             headers: responseHeaders,
             text,
