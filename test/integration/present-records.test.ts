@@ -378,6 +378,38 @@ describe('STRING fields every stored value of is integer text', () => {
     expect(await storedCopy()).toEqual({ fields: expect.arrayContaining([count]), counts: true });
   });
 
+  it('take no field that a batch sent while the store opens stores other text in, and SAFE_CAST sums as BigQuery does', async () => {
+    // No copy: the opening reads the values, its longest way.
+    await store.writer.checkpoint();
+    await store.connection.run('DROP TABLE _querygate_integer_texts');
+    const reopened = createPresentRecords();
+    const writer = createLogWriter(store.db, { sources: logSources, presentRecords: reopened });
+    const sent = writer.write(edge, [countEvent('e11', '3.5')]);
+    await writer.ready();
+    await sent;
+    const reopenedEngine = await storeEngine(store, { presentRecords: reopened });
+    try {
+      expect(await integerByPlainSql([count])).toEqual([]);
+      expect(reopened.integerTexts(edge).has(count)).toBe(false);
+      // BigQuery's SAFE_CAST of '3.5' to INT64 is NULL (conversion rules); DuckDB's TRY_CAST is 4.
+      const [want] = (
+        await store.connection.runAndReadAll(
+          `SELECT sum(CAST(${count} AS BIGINT)) FILTER (WHERE regexp_full_match(${count}, '[0-9]{1,18}')) FROM "${edge}"`,
+        )
+      ).getRows();
+      expect(want?.[0]).toBe(12n + 7n);
+      const sql = `select sum(safe_cast(h.x_count as int64)) as n from edge_logs
+        cross join unnest(metadata) as m cross join unnest(m.request) as q cross join unnest(q.headers) as h`;
+      const endpoint = { id: 'present-opening', name: 'present-opening', sql, maxRows: 10 };
+      expect((await reopenedEngine.run(endpoint, {}, { now })).rows).toEqual([{ n: Number(want?.[0]) }]);
+    } finally {
+      await reopenedEngine.close();
+      await writer.close();
+    }
+    // Nor later: no reading of the values begun before the batch lands after it.
+    expect(reopened.integerTexts(edge).has(count)).toBe(false);
+  });
+
   it("keep the copy's count of the rows as retention deletes records", async () => {
     const before = BigInt(Date.parse('2026-03-10T11:00:00Z')) * 1000n;
     expect(await store.writer.deleteBefore(edge, before, 2)).toBe(2);
