@@ -29,7 +29,8 @@ export async function scaleStudioStore(
   try {
     // The records' tables (those with an id): a source's rollup (storage/rollups.ts) is left as
     // copied, and the log writer makes it again from the scaled records at open, its total
-    // disagreeing with theirs.
+    // disagreeing with theirs; so with the copy of the integer-text fields (present-records.ts),
+    // whose row count disagrees too, and which is read again from the values once.
     const tables = (
       await connection.runAndReadAll(
         `SELECT table_name FROM duckdb_tables() AS t WHERE schema_name = 'main' AND NOT internal

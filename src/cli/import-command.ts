@@ -6,6 +6,7 @@ import type { TableLoadMode, TableWritten } from '../endpoints/table-source.js';
 import { openDatabase } from '../storage/database.js';
 import { importLogFile } from '../storage/log-import.js';
 import { createLogWriter } from '../storage/log-writer.js';
+import { createPresentRecords } from '../storage/present-records.js';
 import { createRollups } from '../storage/rollups.js';
 import type { ImportFormat, TableImportProgress } from '../storage/table-import.js';
 import { loadTableFiles } from '../storage/table-load.js';
@@ -85,10 +86,12 @@ export async function runImport(
       const [file, ...more] = files;
       if (file === undefined || more.length > 0)
         throw new Error(`${sourceName} is a log source: import one NDJSON file at a time`);
-      // With the sources' rollups, kept as the server keeps them: its next start has nothing to remake.
+      // With the sources' rollups and the store's copy of their integer-text fields, kept as the
+      // server keeps them: its next start has nothing to remake or read again.
       const writer = createLogWriter(database, {
         sources: declared.logs,
         rollups: createRollups(declared.logs),
+        presentRecords: createPresentRecords(),
       });
       try {
         outcome = await importLogFile(writer, sourceName, file);

@@ -31,7 +31,7 @@ import {
   withMissingFields,
 } from './schema-evolution.js';
 import { createSchemaPacing } from './schema-pacing.js';
-import { runInTransaction } from './transaction.js';
+import { inTransaction, runInTransaction } from './transaction.js';
 
 /** Where the writer reports what a client must not see (engine messages, paths). */
 export interface StoreLog {
@@ -332,6 +332,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
       alterTo: batch.changesSchema ? batch.type : undefined,
       type: batch.type,
       rollup: options.rollups?.batchRollup(source, batch.type, batch.records),
+      kept: options.presentRecords?.keptWith(source.name, batch.records.length) ?? [],
     });
     state.types.set(source.name, batch.type);
     const rows = state.rows.get(source.name) ?? 0;
@@ -677,7 +678,13 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
         await state.committing;
         if (!state.types.has(sourceName)) throw new Error(`No log source ${sourceName}`);
         options.rollups?.beforeDelete(sourceName, before);
-        const deleted = await deleteOlderRecords(state.connection, sourceName, before, maxRows);
+        // With the store's copy of the integer-text fields, which counts the table's rows.
+        const deleted = await inTransaction(state.connection, async () => {
+          const count = await deleteOlderRecords(state.connection, sourceName, before, maxRows);
+          for (const statement of options.presentRecords?.keptWith(sourceName, -count) ?? [])
+            await state.connection.run(statement);
+          return count;
+        });
         // DuckDB packs the rows left at the next checkpoint.
         state.rows.set(sourceName, Math.max(0, (state.rows.get(sourceName) ?? 0) - deleted));
         await options.rollups?.afterDelete(state.connection, sourceName, deleted < maxRows);
@@ -814,6 +821,8 @@ async function insertBatch(
     readonly alterTo: StructType | undefined;
     /** The batch's counts in its source's rollup, kept in the same transaction. */
     readonly rollup: BatchRollup | undefined;
+    /** The store's copy of the table's integer-text fields, kept in it too (present-records.ts). */
+    readonly kept: readonly string[];
   },
 ): Promise<void> {
   const { rollup } = batch;
@@ -831,6 +840,7 @@ async function insertBatch(
       ...(batch.alterTo ? [changeColumnTypeStatement(source.name, 'metadata', batch.alterTo)] : []),
       insertFromJsonStatement(source, batch.type, file, records.length),
       ...(rollup?.statements(rows) ?? []),
+      ...batch.kept,
     ]);
   } finally {
     // unlink, not rm: rm first lstats the path, for every batch. Not waited for: a file that

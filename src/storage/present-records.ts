@@ -1,6 +1,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { isStructType, quoteIdent, type StructType } from '../endpoints/field-type.js';
 import { integerTextDigits, integerTextPattern, integerTextRegExp } from '../sql/string-to-int64.js';
+import { sqlString } from './log-batch.js';
+import { inTransaction } from './transaction.js';
 
 /**
  * Which records every row of a log table has: the paths (`metadata`, `metadata.request`, ...)
@@ -37,12 +39,17 @@ export interface PresentRecords {
 
 /** The writer's side: it seeds the sets at open and looks at each batch before committing it. */
 export interface PresentRecordsKeeper extends PresentRecords {
-  /** Reads a table's sets from DuckDB's statistics: at open, before anything is written to it. */
+  /**
+   * Reads a table's sets at open, before anything is written to it: the records from DuckDB's
+   * statistics, the integer-text fields from the store's own copy of them (integerTextsTable),
+   * or, where it has none that counts the table's rows, from the values.
+   */
   seed(connection: DuckDBConnection, table: string, metadata: StructType): Promise<void>;
   /**
    * Takes a batch's records, their `metadata` fitted to `type`, before they are committed: paths a
-   * record lacks leave the set. Fields a schema change adds (`changesSchema`) are NULL in the rows
-   * stored before, so they join the set only in an empty table.
+   * record lacks leave the set. Records a schema change adds (`changesSchema`) are NULL in the rows
+   * stored before, so they join the set only in an empty table; a STRING field it adds holds no
+   * text in them, so it joins the integer-text fields if the batch's values are integer text.
    */
   beforeCommit(
     table: string,
@@ -50,12 +57,34 @@ export interface PresentRecordsKeeper extends PresentRecords {
     changesSchema: boolean,
     records: readonly { readonly metadata: Readonly<Record<string, unknown>> | null }[],
   ): void;
+  /**
+   * The statements that keep the store's copy of `table`'s integer-text fields, to run in the
+   * transaction that adds `rows` rows to it (a negative number: deletes them), after beforeCommit:
+   * the copy and the rows it describes are then committed together or not at all.
+   */
+  keptWith(table: string, rows: number): readonly string[];
 }
+
+/**
+ * The store's copy of each log table's integer-text fields, and of the table's rows as the writer
+ * counted them when it wrote the copy: a copy whose count is not the table's was left by something
+ * that wrote rows without keeping it (a version before it, `querygate import`'s writer), and the
+ * values are read instead. Reading them took 5.5 s of every opening of a store of 10M edge records
+ * (five content-length fields integer text throughout, each read whole), and the reopening after a
+ * store failure waited for it too; the copy is read in milliseconds. A background read was the
+ * other way: answers right away, but it burns those seconds beside the first queries at every
+ * opening, and each commit during it must be told apart from the rows it read. The copy costs one
+ * UPDATE of a row in each commit's transaction, which already waits for its WAL's fsync.
+ * `fields` is a JSON array of the paths (`["metadata.request.headers.content_length"]`).
+ */
+export const integerTextsTable = '_querygate_integer_texts';
 
 export function createPresentRecords(): PresentRecordsKeeper {
   const present = new Map<string, Set<string>>();
   const integers = new Map<string, Set<string>>();
   const stored = new Map<string, boolean>();
+  // Each table's `metadata` type as of the last batch taken: what a schema change adds to it.
+  const types = new Map<string, StructType>();
   let mark = 0;
   const none: ReadonlySet<string> = new Set();
 
@@ -88,15 +117,22 @@ export function createPresentRecords(): PresentRecordsKeeper {
         ),
       );
       integers.set(table, await seedIntegerTexts(connection, table, metadata));
+      types.set(table, metadata);
       mark++;
     },
 
     beforeCommit(table, type, changesSchema, records) {
       // A field some value is not integer text in leaves the set before the record is
-      // committed. As for records, a field a schema change adds joins it only in an empty table.
+      // committed. A STRING field a schema change adds is NULL in every row stored before (as
+      // every field in an empty table), so the batch's values alone decide whether it joins.
       const texts = integers.get(table);
-      if (texts) {
-        if (changesSchema && !stored.get(table)) for (const path of textPaths(type)) texts.add(path);
+      const before = types.get(table);
+      if (texts && before) {
+        if (changesSchema) {
+          const known = stored.get(table) ? new Set(fieldPaths(before)) : new Set<string>();
+          for (const path of textPaths(type)) if (!known.has(path)) texts.add(path);
+        }
+        types.set(table, type);
         for (const path of texts) {
           const keys = path.split('.').slice(1);
           if (!records.every((record) => isIntegerTextAt(record.metadata, keys))) drop(texts, path);
@@ -113,6 +149,14 @@ export function createPresentRecords(): PresentRecordsKeeper {
       }
       if (records.length > 0) stored.set(table, true);
     },
+
+    keptWith(table, rows) {
+      const texts = integers.get(table);
+      if (!texts) return [];
+      return [
+        `UPDATE ${integerTextsTable} SET row_count = row_count + ${rows}, fields = ${sqlString(JSON.stringify([...texts].sort()))} WHERE source = ${sqlString(table)}`,
+      ];
+    },
   };
 }
 
@@ -120,17 +164,64 @@ export function createPresentRecords(): PresentRecordsKeeper {
 const integerTextSql = `'${integerTextPattern}'`;
 
 /**
- * The STRING fields under `metadata` whose every stored value is integer text (or NULL): each
- * read once, and only those DuckDB's statistics leave possible (a minimum that begins with a
- * digit, or no text at all; at most `integerTextDigits` characters, none beyond ASCII), each up
- * to its first value that is not (so an IP address costs one row, a content length every row).
+ * The STRING fields under `metadata` whose every stored value is integer text (or NULL), read
+ * with the store's copy of them (integerTextsTable) where it counts the table's rows, from the
+ * values where it does not, and the copy then written.
  */
 async function seedIntegerTexts(
   connection: DuckDBConnection,
   table: string,
   metadata: StructType,
 ): Promise<Set<string>> {
-  const paths = textPaths(metadata);
+  await connection.run(
+    `CREATE TABLE IF NOT EXISTS ${integerTextsTable} (source VARCHAR NOT NULL, row_count BIGINT NOT NULL, fields VARCHAR NOT NULL)`,
+  );
+  // The copy, the count and the values in one snapshot: nothing else writes at open, and the copy
+  // written must describe the very rows it was read from.
+  return inTransaction(connection, async () => {
+    const [kept] = (
+      await connection.runAndReadAll(
+        `SELECT row_count = (SELECT count(*) FROM ${quoteIdent(table)}), fields FROM ${integerTextsTable} WHERE source = $source`,
+        { source: table },
+      )
+    ).getRows();
+    const copy = kept?.[0] === true ? new Set(keptFields(kept[1])) : undefined;
+    const integers = await readIntegerTexts(connection, table, textPaths(metadata), copy);
+    if (copy === undefined) {
+      await connection.run(`DELETE FROM ${integerTextsTable} WHERE source = $source`, { source: table });
+      await connection.run(
+        `INSERT INTO ${integerTextsTable} SELECT $source, count(*), $fields FROM ${quoteIdent(table)}`,
+        { source: table, fields: JSON.stringify([...integers].sort()) },
+      );
+    }
+    return integers;
+  });
+}
+
+/** The paths of a copy's `fields` (none where it is not the JSON array of strings written). */
+function keptFields(fields: unknown): string[] {
+  try {
+    const parsed: unknown = JSON.parse(String(fields));
+    return Array.isArray(parsed) ? parsed.filter((path): path is string => typeof path === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Which of `paths` hold only integer text (or NULL) in `table`: only those DuckDB's statistics
+ * leave possible (a minimum that begins with a digit, or no text at all; at most
+ * `integerTextDigits` characters, none beyond ASCII); of those holding text, the ones `copy`
+ * names, or without a copy each read up to its first value that is not (so an IP address costs
+ * one row, a content length every row). A field the copy does not name but the statistics say
+ * holds no text (one added since, NULL in every row) is one.
+ */
+async function readIntegerTexts(
+  connection: DuckDBConnection,
+  table: string,
+  paths: readonly string[],
+  copy: ReadonlySet<string> | undefined,
+): Promise<Set<string>> {
   if (paths.length === 0) return new Set();
   const sqlPath = (path: string) => path.split('.').map(quoteIdent).join('.');
   const stats = (
@@ -138,11 +229,17 @@ async function seedIntegerTexts(
       `SELECT ${paths.map((path) => `stats(${sqlPath(path)})`).join(', ')} FROM ${quoteIdent(table)} LIMIT 1`,
     )
   ).getRows()[0];
+  // No row: no field holds any text.
+  if (stats === undefined) return new Set(paths);
   const integers = new Set<string>();
   for (const [i, path] of paths.entries()) {
-    if (stats !== undefined && !mayBeIntegerTexts(stats[i])) continue;
-    if (stats !== undefined && onlyNull(stats[i])) {
+    if (!mayBeIntegerTexts(stats[i])) continue;
+    if (onlyNull(stats[i])) {
       integers.add(path);
+      continue;
+    }
+    if (copy !== undefined) {
+      if (copy.has(path)) integers.add(path);
       continue;
     }
     const offending = await connection.runAndReadAll(
@@ -151,6 +248,14 @@ async function seedIntegerTexts(
     if (offending.getRows().length === 0) integers.add(path);
   }
   return integers;
+}
+
+/** The paths of every field of `metadata` and its records, whatever its type. */
+function fieldPaths(type: StructType, at = 'metadata'): string[] {
+  return Object.entries(type.struct).flatMap(([name, field]) => [
+    `${at}.${name}`,
+    ...(isStructType(field) ? fieldPaths(field, `${at}.${name}`) : []),
+  ]);
 }
 
 /** The paths of the STRING fields of `metadata` and its records (not of lists' elements). */

@@ -23,6 +23,7 @@ import { runQuerygate } from '../helpers/querygate-child.js';
 import { testApiKey, testConfig } from '../helpers/querygate-server.js';
 import { logSources } from '../helpers/shipped-sources.js';
 import { expectedLogsAll } from '../helpers/spec-expectations.js';
+import { readStoreFile } from '../helpers/store-file.js';
 
 /**
  * What a start does to its data directory: the generated API key, demo data or none, and the
@@ -195,6 +196,17 @@ describe('querygate import', () => {
     expect(stdout).toMatch(
       new RegExp(`^Imported ${events.length} events into ${edgeSource.replaceAll('.', '\\.')} `),
     );
+    // The store's copy of the integer-text fields counts the rows imported: the start reads it,
+    // not every value (present-records.ts).
+    const copy = await readStoreFile(join(dir, 'querygate.duckdb'), async (connection) =>
+      (
+        await connection.runAndReadAll(
+          `SELECT row_count = (SELECT count(*) FROM ${quoteIdent(edgeSource)}) FROM _querygate_integer_texts WHERE source = $source`,
+          { source: edgeSource },
+        )
+      ).getRows(),
+    );
+    expect(copy).toEqual([[true]]);
 
     const params = { project, project_tier: 'FREE' };
     await whileRunning(testConfig(dir), async (app) => {
