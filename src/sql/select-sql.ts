@@ -6,7 +6,6 @@ import { jsonPrefilters } from './json-prefilter.js';
 import { isJsonValued, refuseJsonKey } from './json-values.js';
 import { bareName } from './names.js';
 import { nullRejectedPaths, presenceSql } from './record-presence.js';
-import { recordElementSql, recordElementType } from './repeated-records.js';
 import { withSortColumns } from './sort-column.js';
 import { quoteIdent } from './table-schema.js';
 import { indent, type OutputNames, type TranslationContext } from './translation-context.js';
@@ -331,22 +330,12 @@ function relationColumns(binding: Binding & { kind: 'relation' }): Column[] {
   });
 }
 
-/** The output column of a select item that is a name: a stored one stays stored (Column.stored). */
-/**
- * A column the SELECT computes. A STRUCT it builds (`STRUCT(a, b) AS s`, `STRUCT<x INT64>(1)`) is
- * one value, which BigQuery answers as one object, where a stored object of a log source stands
- * for a repeated record and is answered as an array of one: it is marked as an element taken
- * whole is (repeated-records.ts), which the rows decoder answers as the object and whose fields
- * a query around reads. Only the column is marked, not STRUCTs inside arrays (an array of
- * STRUCTs is already an array of objects) or inside other expressions.
- */
+/** A column the SELECT computes (a STRUCT it builds carries its own mark, see built-structs.ts). */
 function builtColumn(expression: Expr, context: TranslationContext): Resolved {
-  const sql = context.expr(expression);
-  const type = context.valueType(expression);
-  if (!('Struct' in expression)) return { sql, type };
-  return { sql: recordElementSql(sql), type: recordElementType(type) };
+  return { sql: context.expr(expression), type: context.valueType(expression) };
 }
 
+/** The output column of a select item that is a name: a stored one stays stored (Column.stored). */
 function passedOn(name: string, resolved: Resolved): Column {
   return { name, type: resolved.type, stored: resolved.stored, notNull: resolved.neverNull };
 }

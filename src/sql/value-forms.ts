@@ -1,8 +1,9 @@
 import { compoundParts, type Expr } from './ast.js';
 import { type Ast, numberLiteral, stringLiteral, variant } from './bigquery-ast.js';
+import { builtStructSql } from './built-structs.js';
 import { unsupported } from './function-rules.js';
 import { isIntegerText, isTextValued, textToInt64Sql } from './string-to-int64.js';
-import { quoteIdent, type SqlType } from './table-schema.js';
+import type { SqlType } from './table-schema.js';
 
 /** How a form module reaches back into the translation of the query it is part of. */
 export interface FormContext {
@@ -188,9 +189,12 @@ export function structSql(node: Ast, context: FormContext): string {
     const items = values.map((value, i) => {
       const field = fields[i];
       if (!field.field_name) throw unsupported('STRUCT<...> with an unnamed field');
-      return `${quoteIdent(field.field_name.value)} := CAST(${context.expr(value)} AS ${duckdbType(field.field_type)})`;
+      return {
+        name: field.field_name.value as string,
+        sql: `CAST(${context.expr(value)} AS ${duckdbType(field.field_type)})`,
+      };
     });
-    return `struct_pack(${items.join(', ')})`;
+    return builtStructSql(items);
   }
   return structValueSql(
     values.map((value) => {
@@ -219,8 +223,9 @@ export function structValueSql(
   if (named.every((field) => field.name !== undefined)) {
     const names = new Set(named.map((field) => (field.name as string).toLowerCase()));
     if (names.size < named.length) throw unsupported('STRUCT with two fields of one name');
-    const items = named.map((field) => `${quoteIdent(field.name as string)} := ${context.expr(field.expr)}`);
-    return `struct_pack(${items.join(', ')})`;
+    return builtStructSql(
+      named.map((field) => ({ name: field.name as string, sql: context.expr(field.expr) })),
+    );
   }
   if (named.some((field) => field.name !== undefined))
     throw unsupported('STRUCT with some fields named and some not');

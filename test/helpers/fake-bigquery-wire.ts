@@ -68,15 +68,30 @@ function builtStruct(type: DuckDBType): DuckDBStructType | undefined {
   return member instanceof DuckDBStructType ? member : undefined;
 }
 
+/**
+ * The field the translation adds as the last of a STRUCT the query built (STRUCT(...), SELECT AS
+ * STRUCT; src/sql/built-structs.ts): BigQuery writes such a STRUCT as a NULLABLE RECORD of its
+ * other fields.
+ */
+const builtMark = '$object';
+
+function isBuilt(type: DuckDBStructType): boolean {
+  return type.entryNames[type.entryNames.length - 1] === builtMark;
+}
+
 function fieldOf(name: string, type: DuckDBType, structs: StructWire): FakeField {
   const built = builtStruct(type);
   if (built) return { ...fieldOf(name, built, structs), mode: 'NULLABLE' };
   if (type instanceof DuckDBStructType) {
+    const fields: FakeField[] = [];
+    type.entryNames.forEach((entry, i) => {
+      if (entry !== builtMark) fields.push(fieldOf(entry, type.entryTypes[i] as DuckDBType, structs));
+    });
     return {
       name,
       type: 'RECORD',
-      mode: structs === 'objects' ? 'NULLABLE' : 'REPEATED',
-      fields: type.entryNames.map((entry, i) => fieldOf(entry, type.entryTypes[i] as DuckDBType, structs)),
+      mode: structs === 'objects' || isBuilt(type) ? 'NULLABLE' : 'REPEATED',
+      fields,
     };
   }
   if (type instanceof DuckDBListType) {
@@ -155,7 +170,7 @@ function encodeValue(
     return member === null ? null : encodeRecord(member as DuckDBStructValue, built, timestamps, structs);
   }
   if (type instanceof DuckDBStructType) {
-    if (structs === 'objects')
+    if (structs === 'objects' || isBuilt(type))
       return value === null ? null : encodeRecord(value as DuckDBStructValue, type, timestamps, structs);
     // An object is a repeated record of one; no object, none.
     if (value === null) return [];
@@ -197,11 +212,14 @@ function encodeRecord(
   timestamps: TimestampFormat,
   structs: StructWire,
 ): FakeRow {
-  return {
-    f: type.entryNames.map((name, i) => ({
-      v: encodeValue(value.entries[name] ?? null, type.entryTypes[i] as DuckDBType, timestamps, structs),
-    })),
-  };
+  const cells: FakeCell[] = [];
+  type.entryNames.forEach((name, i) => {
+    if (name !== builtMark)
+      cells.push({
+        v: encodeValue(value.entries[name] ?? null, type.entryTypes[i] as DuckDBType, timestamps, structs),
+      });
+  });
+  return { f: cells };
 }
 
 /**

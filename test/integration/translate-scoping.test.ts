@@ -292,3 +292,45 @@ describe('comma joins', () => {
     ).toEqual([{ path: '/auth/v1/token' }]);
   });
 });
+
+// A STRUCT the query builds is one object in BigQuery's result (a NULLABLE RECORD in its schema),
+// wherever in the query it is built; the log sources' stored objects are repeated records.
+describe('a STRUCT built inside an expression', () => {
+  const built = `select id, if(r.status_code >= 500, struct(q.path as p, r.status_code as s), null) as e
+    from edge_logs cross join unnest(metadata) as m cross join unnest(m.request) as q
+    cross join unnest(m.response) as r where id in ('e1', 'e2') order by id`;
+
+  it('describes it as a NULLABLE RECORD of its own fields, as BigQuery writes its schema', async () => {
+    const columns = await engine.describe({
+      id: 'built-describe',
+      name: 'built-describe',
+      sql: built,
+      maxRows: 10,
+    });
+    expect(columns.find((column) => column.name === 'e')).toMatchObject({
+      type: 'RECORD',
+      mode: 'NULLABLE',
+      fields: [
+        { name: 'p', type: 'STRING' },
+        { name: 's', type: 'INT64' },
+      ],
+    });
+    expect(await rows(built)).toEqual([
+      { id: 'e1', e: null },
+      { id: 'e2', e: { p: '/auth/v1/token', s: 500 } },
+    ]);
+  });
+
+  it('spreads its fields into columns with .*, its fields only, and writes TO_JSON_STRING of one inside another', async () => {
+    expect(
+      await rows(`with t as (select struct(1 as a, struct('x' as c) as b) as s)
+        select s.*, to_json_string(s) as j from t`),
+    ).toEqual([{ a: 1, b: { c: 'x' }, j: '{"a":1,"b":{"c":"x"}}' }]);
+  });
+
+  it('refuses a field named $object, the name its mark takes', async () => {
+    expect(await refusal('select struct(1 as `$object`) as s')).toMatchObject({
+      message: expect.stringContaining('a STRUCT field named $object'),
+    });
+  });
+});

@@ -22,12 +22,14 @@ import type {
   ResultColumn,
   ResultRow,
 } from '../../engines/query-engine.js';
+import { objectMark } from '../../sql/built-structs.js';
 import { recordElementTag } from '../../sql/repeated-records.js';
 
 /**
  * DuckDB results in BigQuery's terms. The store keeps objects as STRUCTs, but logically every
  * object is a repeated record, so a STRUCT value becomes a one-element array (an absent one an
- * empty array), as BigQuery and Logflare return it. TIMESTAMP_NS marks BigQuery DATETIME values
+ * empty array), as BigQuery and Logflare return it; a STRUCT the query built (marked, see
+ * sql/built-structs.ts) is one object, or null. TIMESTAMP_NS marks BigQuery DATETIME values
  * (see the `datetime` rule of the translator).
  */
 export function decodeRows(
@@ -37,8 +39,9 @@ export function decodeRows(
 ): QueryResult {
   const names = reader.columnNames();
   const types = reader.columnTypes();
-  const columns: ResultColumn[] = names.map((name, i) => ({
-    name,
+  const kept = resultColumns(names);
+  const columns: ResultColumn[] = kept.map((i) => ({
+    name: names[i] as string,
     type: columnType(types[i] as DuckDBType, wire),
   }));
   const count = Math.min(reader.currentRowCount, maxRows);
@@ -46,7 +49,7 @@ export function decodeRows(
   const rows: ResultRow[] = [];
   for (let row = 0; row < count; row++) {
     const decoded: ResultRow = {};
-    for (let column = 0; column < names.length; column++) {
+    for (const column of kept) {
       const value = reader.value(column, row);
       if (arrays[column] && value instanceof DuckDBListValue && value.items.includes(null))
         throw new NullArrayElement(names[column] as string);
@@ -77,7 +80,16 @@ export class NullArrayElement extends Error {
  */
 export function describeColumns(result: DuckDBResult, wire: RecordWire = 'repeated'): ResultColumn[] {
   const types = result.columnTypes();
-  return result.columnNames().map((name, i) => describeColumn(name, types[i] as DuckDBType, wire));
+  const names = result.columnNames();
+  return resultColumns(names).map((i) => describeColumn(names[i] as string, types[i] as DuckDBType, wire));
+}
+
+/**
+ * The indexes of the columns BigQuery's result has: a built STRUCT's fields spread into columns
+ * (`SELECT s.*`) bring its mark (sql/built-structs.ts) along, which is no column of BigQuery's.
+ */
+function resultColumns(names: readonly string[]): number[] {
+  return names.flatMap((name, i) => (name === objectMark ? [] : [i]));
 }
 
 function describeColumn(name: string, type: DuckDBType, wire: RecordWire): ResultColumn {
@@ -90,15 +102,13 @@ function describeColumn(name: string, type: DuckDBType, wire: RecordWire): Resul
   }
   const record = type instanceof DuckDBListType ? type.valueType : type;
   if (record instanceof DuckDBStructType) {
-    return {
-      name,
-      type: 'RECORD',
-      // On the objects wire a lone STRUCT is one object (or null), as BigQuery answers it.
-      ...(wire === 'objects' && record === type ? { mode: 'NULLABLE' as const } : {}),
-      fields: record.entryNames.map((entry, i) =>
-        describeColumn(entry, record.entryTypes[i] as DuckDBType, wire),
-      ),
-    };
+    const fields = record.entryNames.flatMap((entry, i) =>
+      entry === objectMark ? [] : [describeColumn(entry, record.entryTypes[i] as DuckDBType, wire)],
+    );
+    // On the objects wire a lone STRUCT is one object (or null), as BigQuery answers it; so is
+    // a STRUCT the query built (built-structs.ts) on either wire.
+    const lone = record === type && (wire === 'objects' || isBuiltStruct(record));
+    return { name, type: 'RECORD', ...(lone ? { mode: 'NULLABLE' as const } : {}), fields };
   }
   return { name, type: columnType(type, wire) };
 }
@@ -158,7 +168,8 @@ function decodeValue(value: DuckDBValue, type: DuckDBType, wire: RecordWire): En
   // An absent array is an empty repeated field, as BigQuery returns it; so is an absent object
   // of a log source.
   if (value === null)
-    return type.typeId === DuckDBTypeId.LIST || (type.typeId === DuckDBTypeId.STRUCT && wire === 'repeated')
+    return type.typeId === DuckDBTypeId.LIST ||
+      (type instanceof DuckDBStructType && wire === 'repeated' && !isBuiltStruct(type))
       ? []
       : null;
   if (typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number') return value;
@@ -169,7 +180,9 @@ function decodeValue(value: DuckDBValue, type: DuckDBType, wire: RecordWire): En
   if (element && value instanceof DuckDBUnionValue)
     return value.value === null ? null : decodeObject(value.value as DuckDBStructValue, element, wire);
   if (value instanceof DuckDBStructValue && type instanceof DuckDBStructType)
-    return wire === 'objects' ? decodeObject(value, type, wire) : [decodeObject(value, type, wire)];
+    return wire === 'objects' || isBuiltStruct(type)
+      ? decodeObject(value, type, wire)
+      : [decodeObject(value, type, wire)];
   if (value instanceof DuckDBListValue && type instanceof DuckDBListType) {
     // An array of objects is itself the repeated record: its elements are objects, not arrays.
     const element = type.valueType;
@@ -193,6 +206,11 @@ function recordElementType(type: DuckDBType): DuckDBStructType | undefined {
   return type.memberTags[0] === recordElementTag && member instanceof DuckDBStructType ? member : undefined;
 }
 
+/** A STRUCT the query built, one object on every wire (see built-structs.ts). */
+function isBuiltStruct(type: DuckDBStructType): boolean {
+  return type.entryNames.at(-1) === objectMark;
+}
+
 function decodeObject(
   value: DuckDBStructValue,
   type: DuckDBStructType,
@@ -200,7 +218,8 @@ function decodeObject(
 ): { [key: string]: EngineValue } {
   const object: { [key: string]: EngineValue } = {};
   type.entryNames.forEach((name, i) => {
-    object[name] = decodeValue(value.entries[name] ?? null, type.entryTypes[i] as DuckDBType, wire);
+    if (name !== objectMark)
+      object[name] = decodeValue(value.entries[name] ?? null, type.entryTypes[i] as DuckDBType, wire);
   });
   return object;
 }
