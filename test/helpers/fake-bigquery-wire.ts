@@ -12,8 +12,6 @@ import {
   DuckDBTimestampValue,
   type DuckDBType,
   DuckDBTypeId,
-  DuckDBUnionType,
-  DuckDBUnionValue,
   type DuckDBValue,
 } from '@duckdb/node-api';
 
@@ -59,19 +57,9 @@ export function encodeSchema(reader: DuckDBResultReader, structs: StructWire = '
 }
 
 /**
- * The STRUCT of a UNION of one member: how the translation marks a STRUCT value the query built
- * or an element taken whole (not a stored object), which BigQuery writes as a NULLABLE RECORD.
- */
-function builtStruct(type: DuckDBType): DuckDBStructType | undefined {
-  if (!(type instanceof DuckDBUnionType) || type.memberCount !== 1) return undefined;
-  const member = type.memberTypes[0];
-  return member instanceof DuckDBStructType ? member : undefined;
-}
-
-/**
- * The field the translation adds as the last of a STRUCT the query built (STRUCT(...), SELECT AS
- * STRUCT; src/sql/built-structs.ts): BigQuery writes such a STRUCT as a NULLABLE RECORD of its
- * other fields.
+ * The field the translation adds as the last of a STRUCT value that is not a stored object: one
+ * the query built (STRUCT(...), SELECT AS STRUCT) or an element taken whole
+ * (src/sql/built-structs.ts). BigQuery writes such a STRUCT as a NULLABLE RECORD of its other fields.
  */
 const builtMark = '$object';
 
@@ -80,8 +68,6 @@ function isBuilt(type: DuckDBStructType): boolean {
 }
 
 function fieldOf(name: string, type: DuckDBType, structs: StructWire): FakeField {
-  const built = builtStruct(type);
-  if (built) return { ...fieldOf(name, built, structs), mode: 'NULLABLE' };
   if (type instanceof DuckDBStructType) {
     const fields: FakeField[] = [];
     type.entryNames.forEach((entry, i) => {
@@ -164,11 +150,6 @@ function encodeValue(
   timestamps: TimestampFormat,
   structs: StructWire,
 ): unknown {
-  const built = builtStruct(type);
-  if (built) {
-    const member = value instanceof DuckDBUnionValue ? value.value : null;
-    return member === null ? null : encodeRecord(member as DuckDBStructValue, built, timestamps, structs);
-  }
   if (type instanceof DuckDBStructType) {
     if (structs === 'objects' || isBuilt(type))
       return value === null ? null : encodeRecord(value as DuckDBStructValue, type, timestamps, structs);

@@ -334,3 +334,36 @@ describe('a STRUCT built inside an expression', () => {
     });
   });
 });
+
+// An element of an array (or of a repeated record) is a STRUCT in BigQuery, answered as one
+// object wherever the query takes it whole, and its fields read through whatever expression
+// passes it on. The expected values are the `edge` records above.
+describe('an element taken whole', () => {
+  it('answers an element of a stored array of records as an object, its own arrays still arrays', async () => {
+    const spans = [
+      { name: 'a', tags: [{ k: 'x' }, { k: 'y' }] },
+      { name: 'b', tags: [{ k: 'z' }] },
+    ];
+    expect(
+      await rows(`select s from edge_logs cross join unnest(metadata) as m cross join unnest(m.spans) as s
+        where id = 'e1' order by s.name`),
+    ).toEqual(spans.map((s) => ({ s })));
+    expect(
+      await rows(
+        `select m.spans[offset(1)] as s from edge_logs cross join unnest(metadata) as m where id = 'e1'`,
+      ),
+    ).toEqual([{ s: spans[1] }]);
+  });
+
+  it('reads the fields and records of one passed through IF, ANY_VALUE or a built STRUCT', async () => {
+    expect(
+      await rows(`select if(true, m, null).request[offset(0)].path as path,
+          struct(m as whole).whole.response[offset(0)].status_code as status
+        from edge_logs cross join unnest(metadata) as m where id = 'e2'`),
+    ).toEqual([{ path: '/auth/v1/token', status: 500 }]);
+    expect(
+      await rows(`select any_value(m).request[safe_offset(0)].path as path
+        from edge_logs cross join unnest(metadata) as m where id = 'e2'`),
+    ).toEqual([{ path: '/auth/v1/token' }]);
+  });
+});

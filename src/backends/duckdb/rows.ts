@@ -11,8 +11,6 @@ import {
   DuckDBTimestampValue,
   type DuckDBType,
   DuckDBTypeId,
-  DuckDBUnionType,
-  DuckDBUnionValue,
   type DuckDBValue,
 } from '@duckdb/node-api';
 import type {
@@ -23,13 +21,12 @@ import type {
   ResultRow,
 } from '../../engines/query-engine.js';
 import { objectMark } from '../../sql/built-structs.js';
-import { recordElementTag } from '../../sql/repeated-records.js';
 
 /**
  * DuckDB results in BigQuery's terms. The store keeps objects as STRUCTs, but logically every
  * object is a repeated record, so a STRUCT value becomes a one-element array (an absent one an
- * empty array), as BigQuery and Logflare return it; a STRUCT the query built (marked, see
- * sql/built-structs.ts) is one object, or null. TIMESTAMP_NS marks BigQuery DATETIME values
+ * empty array), as BigQuery and Logflare return it; a STRUCT the query built, or an element taken
+ * whole (marked, see sql/built-structs.ts), is one object, or null. TIMESTAMP_NS marks BigQuery DATETIME values
  * (see the `datetime` rule of the translator).
  */
 export function decodeRows(
@@ -93,8 +90,6 @@ function resultColumns(names: readonly string[]): number[] {
 }
 
 function describeColumn(name: string, type: DuckDBType, wire: RecordWire): ResultColumn {
-  const element = recordElementType(type);
-  if (element) return { ...describeColumn(name, element, wire), mode: 'NULLABLE' };
   // An array of scalars is a column of the element's type in mode REPEATED, as BigQuery has it.
   if (type instanceof DuckDBListType && !(type.valueType instanceof DuckDBStructType)) {
     if (type.valueType instanceof DuckDBListType) return { name, type: 'JSON' };
@@ -176,9 +171,6 @@ function decodeValue(value: DuckDBValue, type: DuckDBType, wire: RecordWire): En
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value;
   if (value instanceof DuckDBTimestampValue) return Number(value.micros);
   if (value instanceof DuckDBTimestampNanosecondsValue) return civilTime(value.nanos);
-  const element = recordElementType(type);
-  if (element && value instanceof DuckDBUnionValue)
-    return value.value === null ? null : decodeObject(value.value as DuckDBStructValue, element, wire);
   if (value instanceof DuckDBStructValue && type instanceof DuckDBStructType)
     return wire === 'objects' || isBuiltStruct(type)
       ? decodeObject(value, type, wire)
@@ -199,14 +191,7 @@ function decodeValue(value: DuckDBValue, type: DuckDBType, wire: RecordWire): En
   return String(value);
 }
 
-/** The STRUCT of an element of a repeated record taken whole (see recordElementSql), if it is one. */
-function recordElementType(type: DuckDBType): DuckDBStructType | undefined {
-  if (!(type instanceof DuckDBUnionType) || type.memberCount !== 1) return undefined;
-  const member = type.memberTypes[0];
-  return type.memberTags[0] === recordElementTag && member instanceof DuckDBStructType ? member : undefined;
-}
-
-/** A STRUCT the query built, one object on every wire (see built-structs.ts). */
+/** A STRUCT the query built or an element taken whole: one object on every wire (see built-structs.ts). */
 function isBuiltStruct(type: DuckDBStructType): boolean {
   return type.entryNames.at(-1) === objectMark;
 }
