@@ -328,6 +328,18 @@ describe('a STRUCT built inside an expression', () => {
     ).toEqual([{ a: 1, b: { c: 'x' }, j: '{"a":1,"b":{"c":"x"}}' }]);
   });
 
+  it('compares two of them field by field, and writes TO_JSON_STRING of one an IF answers', async () => {
+    expect(
+      await rows(`select id, struct(q.path as p) = struct('/auth/v1/token' as p) as same,
+          to_json_string(if(r.status_code >= 500, struct(q.path as p, r.status_code as s), null)) as j
+        from edge_logs cross join unnest(metadata) as m cross join unnest(m.request) as q
+        cross join unnest(m.response) as r where id in ('e1', 'e2') order by id`),
+    ).toEqual([
+      { id: 'e1', same: false, j: 'null' },
+      { id: 'e2', same: true, j: '{"p":"/auth/v1/token","s":500}' },
+    ]);
+  });
+
   it('refuses a field named $object, the name its mark takes', async () => {
     expect(await refusal('select struct(1 as `$object`) as s')).toMatchObject({
       message: expect.stringContaining('a STRUCT field named $object'),
