@@ -1,6 +1,6 @@
 import { compoundParts, type Expr, type Payload, type Value } from './ast.js';
 import { type Ast, stringLiteral, variant } from './bigquery-ast.js';
-import { objectSql } from './built-structs.js';
+import { builtStructSql, objectSql } from './built-structs.js';
 import { constantRowFieldSql } from './constant-row-field.js';
 import { callSql, functionCallSql } from './function-call.js';
 import { quantileAt } from './function-rules.js';
@@ -16,7 +16,7 @@ import { elementOf, isListSqlType, isStructSqlType, type SqlType, unknownType } 
 import type { TranslationContext } from './translation-context.js';
 import { followFields, type Resolved } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
-import { arrayIndexSql, castSql, structSql, typedArraySql } from './value-forms.js';
+import { anonymousField, arrayIndexSql, castSql, structSql, typedArraySql } from './value-forms.js';
 
 const binaryOperators: Record<string, string> = {
   Eq: '=',
@@ -189,8 +189,9 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
     // STRUCT(1 AS a, 'x' AS b), STRUCT<a INT64>(1) and (1, 'x').
     case 'Struct':
       return structSql(node, context);
+    // A tuple is a STRUCT of anonymous fields.
     case 'Tuple':
-      return `row(${node.map((item) => expr(item)).join(', ')})`;
+      return builtStructSql(node.map((item, i) => ({ name: anonymousField(i), sql: expr(item) })));
     default:
       throw unsupported(expressionNames[kind] ?? `expression ${kind}`);
   }

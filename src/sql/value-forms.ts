@@ -210,26 +210,27 @@ export function structSql(node: Ast, context: FormContext): string {
 /**
  * A STRUCT of these fields (`STRUCT(...)`, `SELECT AS STRUCT ...`). BigQuery names a field
  * without a name of its own that is a column or path (`event_name`, `e.ts`) after its last
- * part, as a SELECT list names its columns; other unaliased fields are anonymous.
+ * part, as a SELECT list names its columns; another unaliased field is anonymous, which a result
+ * names `_field_N` by its position from 1 (`STRUCT(1, 2, 3 AS three)` answers
+ * {"_field_1": 1, "_field_2": 2, "three": 3}; tobymao/sqlglot#6729, tested against BigQuery).
+ * TO_JSON_STRING reads such a field by its position (json-shapes.ts), as the "" BigQuery writes.
  */
 export function structValueSql(
   fields: readonly { readonly name?: string | undefined; readonly expr: Expr }[],
   context: FormContext,
 ): string {
-  const named = fields.map((field) => ({
-    name: field.name ?? compoundParts(field.expr)?.at(-1),
+  const named = fields.map((field, i) => ({
+    name: field.name ?? compoundParts(field.expr)?.at(-1) ?? anonymousField(i),
     expr: field.expr,
   }));
-  if (named.every((field) => field.name !== undefined)) {
-    const names = new Set(named.map((field) => (field.name as string).toLowerCase()));
-    if (names.size < named.length) throw unsupported('STRUCT with two fields of one name');
-    return builtStructSql(
-      named.map((field) => ({ name: field.name as string, sql: context.expr(field.expr) })),
-    );
-  }
-  if (named.some((field) => field.name !== undefined))
-    throw unsupported('STRUCT with some fields named and some not');
-  return `row(${named.map((field) => context.expr(field.expr)).join(', ')})`;
+  const names = new Set(named.map((field) => field.name.toLowerCase()));
+  if (names.size < named.length) throw unsupported('STRUCT with two fields of one name');
+  return builtStructSql(named.map((field) => ({ name: field.name, sql: context.expr(field.expr) })));
+}
+
+/** The name a result gives the anonymous field at `index` (from 0) of a STRUCT. */
+export function anonymousField(index: number): string {
+  return `_field_${index + 1}`;
 }
 
 /** What `[OFFSET(n)]`, `[ORDINAL(n)]`, their SAFE_ forms and a bare `[n]` (which is OFFSET) ask for. */

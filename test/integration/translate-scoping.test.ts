@@ -340,6 +340,24 @@ describe('a STRUCT built inside an expression', () => {
     ]);
   });
 
+  it('names a field without a name _field_N, by its position, as BigQuery names it in a result', async () => {
+    // BigQuery: `SELECT STRUCT(1, 2, 3 AS three) AS my_struct` answers
+    // {"my_struct":{"_field_1":"1","_field_2":"2","three":"3"}} (tobymao/sqlglot#6729, tested
+    // against BigQuery); a tuple `(a, b)` is a STRUCT of anonymous fields.
+    expect(
+      await rows(`select struct(1, 'x') as s, (2, 'y') as t, struct(3, 4 as four) as m,
+        (1, 'x') = (1, 'x') as same, (1, 'x') in ((2, 'y'), (1, 'x')) as found`),
+    ).toEqual([
+      {
+        s: { _field_1: 1, _field_2: 'x' },
+        t: { _field_1: 2, _field_2: 'y' },
+        m: { _field_1: 3, four: 4 },
+        same: true,
+        found: true,
+      },
+    ]);
+  });
+
   it('refuses a field named $object, the name its mark takes', async () => {
     expect(await refusal('select struct(1 as `$object`) as s')).toMatchObject({
       message: expect.stringContaining('a STRUCT field named $object'),
