@@ -3,7 +3,7 @@ import { type Ast, numberLiteral, stringLiteral, variant } from './bigquery-ast.
 import { builtStructSql } from './built-structs.js';
 import { unsupported } from './function-rules.js';
 import { isIntegerText, isTextValued, textToInt64Sql } from './string-to-int64.js';
-import type { SqlType } from './table-schema.js';
+import { isStructSqlType, type SqlType } from './table-schema.js';
 
 /** How a form module reaches back into the translation of the query it is part of. */
 export interface FormContext {
@@ -98,6 +98,11 @@ export function castSql(node: Ast, context: FormContext): string {
   if (node.array) throw unsupported('CAST to an ARRAY type');
   if (node.format) throw unsupported('CAST ... FORMAT');
   const target = duckdbType(node.data_type);
+  // BigQuery casts no STRUCT to a scalar ("Invalid cast from STRUCT<...> to STRING"); DuckDB would.
+  if (isStructSqlType(context.valueType(node.expr)))
+    throw unsupported(
+      `CAST of a STRUCT to ${variant(node.data_type)[0].toUpperCase()} (BigQuery has no such cast)`,
+    );
   const value = context.expr(node.expr);
   const cast = node.kind === 'SafeCast' ? 'TRY_CAST' : node.kind === 'Cast' ? 'CAST' : null;
   if (!cast) throw unsupported(`${node.kind}`);

@@ -358,6 +358,18 @@ describe('a STRUCT built inside an expression', () => {
     ]);
   });
 
+  it("refuses FORMAT %t and CAST of a STRUCT, whose text would be neither BigQuery's nor free of the mark", async () => {
+    expect(await refusal("select format('%t', if(true, struct(1 as a), null)) as t")).toMatchObject({
+      message: expect.stringContaining('FORMAT %t of a STRUCT'),
+    });
+    // BigQuery: "Invalid cast from STRUCT<a INT64> to STRING" (conversion rules: no STRUCT casts to a scalar).
+    expect(
+      await refusal('select cast(m as string) as t from edge_logs cross join unnest(metadata) as m'),
+    ).toMatchObject({
+      message: expect.stringContaining('CAST of a STRUCT to STRING'),
+    });
+  });
+
   it('refuses a field named $object, the name its mark takes', async () => {
     expect(await refusal('select struct(1 as `$object`) as s')).toMatchObject({
       message: expect.stringContaining('a STRUCT field named $object'),
