@@ -42,7 +42,9 @@ export function resolveName(parts: readonly string[], context: TranslationContex
       return { sql: `(${context.within(new Scope()).expr(expression)})` };
     }
     case 'relation': {
-      if (rest.length === 0) return { sql: quoteIdent(head) };
+      // A range variable taken whole is its row as a STRUCT (query syntax, range variables):
+      // one object, whose stored records are still arrays.
+      if (rest.length === 0) return { sql: objectSql(quoteIdent(head)) };
       const [columnName, ...fields] = rest as [string, ...string[]];
       if (!binding.columns) return { sql: parts.map(quoteIdent).join('.') };
       const column = binding.columns.get(columnName.toLowerCase());
