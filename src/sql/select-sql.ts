@@ -1,5 +1,6 @@
 import { compoundParts, type Expr, type Select, type SelectItem, type WildcardOptions } from './ast.js';
 import { variant } from './bigquery-ast.js';
+import { objectMark } from './built-structs.js';
 import { fromClauseSql } from './from-clause.js';
 import { windowSql } from './function-call.js';
 import { jsonPrefilters } from './json-prefilter.js';
@@ -253,6 +254,11 @@ function selectItem(
       return { sql, columns: [passedOn(name, resolved)] };
     }
     case 'ExprWithAlias': {
+      // The decoder leaves a column of that name out of the result (rows.ts, resultColumns).
+      if (node.alias.value.toLowerCase() === objectMark)
+        throw unsupported(
+          `a column named ${objectMark} (the translator's mark of a STRUCT answered as an object)`,
+        );
       const parts = compoundParts(node.expr);
       const resolved = parts ? context.resolveName(parts) : builtColumn(node.expr, context);
       return {

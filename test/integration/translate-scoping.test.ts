@@ -374,6 +374,9 @@ describe('a STRUCT built inside an expression', () => {
     expect(await refusal('select struct(1 as `$object`) as s')).toMatchObject({
       message: expect.stringContaining('a STRUCT field named $object'),
     });
+    expect(await refusal('select 1 as `$object`')).toMatchObject({
+      message: expect.stringContaining('a column named $object'),
+    });
   });
 });
 
