@@ -26,8 +26,8 @@ import { objectMark } from '../../sql/built-structs.js';
  * DuckDB results in BigQuery's terms. The store keeps objects as STRUCTs, but logically every
  * object is a repeated record, so a STRUCT value becomes a one-element array (an absent one an
  * empty array), as BigQuery and Logflare return it; a STRUCT the query built, or an element taken
- * whole (marked, see sql/built-structs.ts), is one object, or null. TIMESTAMP_NS marks BigQuery DATETIME values
- * (see the `datetime` rule of the translator).
+ * whole (marked, see sql/built-structs.ts), is one object, or null. TIMESTAMP_NS marks BigQuery
+ * DATETIME values (see the `datetime` rule of the translator).
  */
 export function decodeRows(
   reader: DuckDBResultReader,
@@ -101,8 +101,8 @@ function describeColumn(name: string, type: DuckDBType, wire: RecordWire): Resul
       entry === objectMark ? [] : [describeColumn(entry, record.entryTypes[i] as DuckDBType, wire)],
     );
     // On the objects wire a lone STRUCT is one object (or null), as BigQuery answers it; so is
-    // a STRUCT the query built (built-structs.ts) on either wire.
-    const lone = record === type && (wire === 'objects' || isBuiltStruct(record));
+    // a marked one (a STRUCT the query built, an element taken whole) on either wire.
+    const lone = record === type && (wire === 'objects' || isMarkedObject(record));
     return { name, type: 'RECORD', ...(lone ? { mode: 'NULLABLE' as const } : {}), fields };
   }
   return { name, type: columnType(type, wire) };
@@ -164,7 +164,7 @@ function decodeValue(value: DuckDBValue, type: DuckDBType, wire: RecordWire): En
   // of a log source.
   if (value === null)
     return type.typeId === DuckDBTypeId.LIST ||
-      (type instanceof DuckDBStructType && wire === 'repeated' && !isBuiltStruct(type))
+      (type instanceof DuckDBStructType && wire === 'repeated' && !isMarkedObject(type))
       ? []
       : null;
   if (typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number') return value;
@@ -172,7 +172,7 @@ function decodeValue(value: DuckDBValue, type: DuckDBType, wire: RecordWire): En
   if (value instanceof DuckDBTimestampValue) return Number(value.micros);
   if (value instanceof DuckDBTimestampNanosecondsValue) return civilTime(value.nanos);
   if (value instanceof DuckDBStructValue && type instanceof DuckDBStructType)
-    return wire === 'objects' || isBuiltStruct(type)
+    return wire === 'objects' || isMarkedObject(type)
       ? decodeObject(value, type, wire)
       : [decodeObject(value, type, wire)];
   if (value instanceof DuckDBListValue && type instanceof DuckDBListType) {
@@ -192,7 +192,7 @@ function decodeValue(value: DuckDBValue, type: DuckDBType, wire: RecordWire): En
 }
 
 /** A STRUCT the query built or an element taken whole: one object on every wire (see built-structs.ts). */
-function isBuiltStruct(type: DuckDBStructType): boolean {
+function isMarkedObject(type: DuckDBStructType): boolean {
   return type.entryNames.at(-1) === objectMark;
 }
 
