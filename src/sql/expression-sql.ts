@@ -1,5 +1,6 @@
 import { compoundParts, type Expr, type Payload, type Value } from './ast.js';
 import { type Ast, stringLiteral, variant } from './bigquery-ast.js';
+import { builtStructSql, objectSql } from './built-structs.js';
 import { constantRowFieldSql } from './constant-row-field.js';
 import { callSql, functionCallSql } from './function-call.js';
 import { quantileAt } from './function-rules.js';
@@ -15,7 +16,7 @@ import { elementOf, isListSqlType, isStructSqlType, type SqlType, unknownType } 
 import type { TranslationContext } from './translation-context.js';
 import { followFields, type Resolved } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
-import { arrayIndexSql, castSql, structSql, typedArraySql } from './value-forms.js';
+import { anonymousField, arrayIndexSql, castSql, structSql, typedArraySql } from './value-forms.js';
 
 const binaryOperators: Record<string, string> = {
   Eq: '=',
@@ -188,8 +189,9 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
     // STRUCT(1 AS a, 'x' AS b), STRUCT<a INT64>(1) and (1, 'x').
     case 'Struct':
       return structSql(node, context);
+    // A tuple is a STRUCT of anonymous fields.
     case 'Tuple':
-      return `row(${node.map((item) => expr(item)).join(', ')})`;
+      return builtStructSql(node.map((item, i) => ({ name: anonymousField(i), sql: expr(item) })));
     default:
       throw unsupported(expressionNames[kind] ?? `expression ${kind}`);
   }
@@ -240,14 +242,16 @@ function accessChain(node: Payload<'CompoundFieldAccess'>, context: TranslationC
   ];
   let { sql, type }: Resolved = name
     ? context.resolveName(name)
-    : { sql: context.expr(root), type: isJsonValued(root, context.valueType) ? jsonType : undefined };
+    : { sql: context.expr(root), type: context.valueType(root) };
   // A field of a computed value (`STRUCT(1 AS a).a`) needs the value in parentheses.
   if (name === undefined && chain[0] && 'Dot' in chain[0]) sql = `(${sql})`;
   let path = name?.join('.') ?? 'the value';
   let element = false;
+  let listElement = false;
   for (const access of chain) {
     const [kind, payload] = variant(access);
     element = false;
+    listElement = false;
     if (kind === 'Dot') {
       const field = bareName(payload);
       if (!field) throw unsupported('access to a field by an expression');
@@ -263,14 +267,17 @@ function accessChain(node: Payload<'CompoundFieldAccess'>, context: TranslationC
       } else {
         sql = `${sql}[${arrayIndexSql(payload, context)}]`;
         type = isListSqlType(type) ? type.list : undefined;
+        listElement = isStructSqlType(type);
       }
       path = `${path}[...]`;
     } else {
       throw unsupported(`access ${kind}`);
     }
   }
-  // An element taken whole is a STRUCT, not the repeated record the stored one stands for.
-  return element ? { sql: recordElementSql(sql), type: recordElementType(type) } : { sql, type };
+  // An element taken whole is a STRUCT, not the repeated record the stored one stands for; an
+  // element of an array of records is one too, answered as one object.
+  if (element) return { sql: recordElementSql(sql), type: recordElementType(type) };
+  return listElement ? { sql: objectSql(sql), type } : { sql, type };
 }
 
 function namePart(access: Payload<'CompoundFieldAccess'>['access_chain'][number]): string {
@@ -296,6 +303,8 @@ export function valueType(expression: Expr, context: TranslationContext): SqlTyp
     const type = element && valueType(element, context);
     return type === undefined ? undefined : { list: type };
   }
+  const passed = passedOnType(node, context);
+  if (passed !== undefined) return passed;
   // (A chain of accesses is typed below, by following it.)
   if (!('CompoundFieldAccess' in expression) && isJsonValued(expression, context.valueType)) return jsonType;
   // Only a chain from a name has a known type; a computed root is not translated a second time.
@@ -326,6 +335,41 @@ function builtStructType(node: Ast, context: TranslationContext): SqlType | unde
     struct[name] = valueType(expr, context) ?? unknownType;
   }
   return { struct };
+}
+
+/** The arguments whose value IF, IFNULL, COALESCE, NULLIF and ANY_VALUE answer. */
+const passingArguments: Record<string, (count: number) => number[]> = {
+  if: () => [1, 2],
+  ifnull: () => [0, 1],
+  coalesce: (count) => Array.from({ length: count }, (_, i) => i),
+  nullif: () => [0],
+  any_value: () => [0],
+};
+
+/**
+ * The type of a value an expression passes on (IF, IFNULL, COALESCE, NULLIF, ANY_VALUE, CASE):
+ * its arguments' type, which BigQuery makes one (the supertype). Only a STRUCT or ARRAY type is
+ * taken, from the first argument that tells it, so that a stored record (`IF(c, m, NULL)`) is
+ * still read as one and a STRUCT's fields are known; two scalar arguments may differ (INT64 and
+ * FLOAT64), and their supertype is left to DuckDB.
+ */
+function passedOnType(node: Ast, context: TranslationContext): SqlType | undefined {
+  let values: Ast[] = [];
+  if (node.Case) {
+    values = [...(node.Case.conditions as Ast[]).map((branch) => branch.result), node.Case.else_result];
+  } else if (node.Function && (node.Function.name as Ast[]).length === 1) {
+    const name = String(variant(node.Function.name[0])[1].value).toLowerCase();
+    const args = (node.Function.args?.List?.args ?? []) as Ast[];
+    const at = passingArguments[name];
+    if (!at) return undefined;
+    values = at(args.length).map((i) => args[i]?.Unnamed?.Expr);
+  }
+  for (const value of values) {
+    if (value === undefined) continue;
+    const type = valueType(value, context);
+    if (isStructSqlType(type) || isListSqlType(type)) return type;
+  }
+  return undefined;
 }
 
 /** `ARRAY_AGG(x [clauses])`, not as a window function. */

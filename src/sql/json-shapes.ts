@@ -80,7 +80,7 @@ function shapeOfType(type: SqlType | undefined): JsonShape {
   if (!isStructSqlType(type)) return { scalar: undefined };
   if (type.element)
     throw unsupported(
-      'TO_JSON_STRING of a repeated record element taken whole (its stored form is not a STRUCT)',
+      "TO_JSON_STRING of a repeated record element taken whole (BigQuery's text lists every field of Logflare's table schema, in its order, which the store does not hold)",
     );
   // Logflare's BigQuery table holds every object as a repeated record whose fields are those its
   // schema gained, in the order it gained them; the store's STRUCT holds the fields ingestion has

@@ -1,6 +1,7 @@
 import type { Expr, Ident } from './ast.js';
+import { objectSql } from './built-structs.js';
 import { recordElementSql, recordElementType } from './repeated-records.js';
-import { quoteIdent } from './table-schema.js';
+import { isStructSqlType, quoteIdent } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
 import { columnSql, elementPath, followFields, type Resolved, Scope, storedColumn } from './unnest-scope.js';
 import { unsupported } from './unsupported.js';
@@ -27,9 +28,12 @@ export function resolveName(parts: readonly string[], context: TranslationContex
         return { sql: recordElementSql(binding.path), type: recordElementType(binding.type) };
       return followFields({ sql: binding.path, type: binding.type, stored: binding.stored }, rest, head);
     case 'element':
-      return rest.length === 0
-        ? { sql: quoteIdent(binding.alias), type: binding.type }
-        : followFields({ sql: elementPath(binding.alias), type: binding.type }, rest, head);
+      if (rest.length > 0)
+        return followFields({ sql: elementPath(binding.alias), type: binding.type }, rest, head);
+      // An element of an array of records taken whole is a STRUCT: BigQuery answers the object.
+      return isStructSqlType(binding.type)
+        ? { sql: objectSql(quoteIdent(binding.alias)), type: binding.type }
+        : { sql: quoteIdent(binding.alias), type: binding.type };
     case 'constant': {
       if (rest.length !== 1) throw unsupported(`${parts.join('.')}: a constant CTE has no records`);
       const expression = binding.columns.get((rest[0] as string).toLowerCase());
@@ -38,7 +42,9 @@ export function resolveName(parts: readonly string[], context: TranslationContex
       return { sql: `(${context.within(new Scope()).expr(expression)})` };
     }
     case 'relation': {
-      if (rest.length === 0) return { sql: quoteIdent(head) };
+      // A range variable taken whole is its row as a STRUCT (query syntax, range variables):
+      // one object, whose stored records are still arrays.
+      if (rest.length === 0) return { sql: objectSql(quoteIdent(head)) };
       const [columnName, ...fields] = rest as [string, ...string[]];
       if (!binding.columns) return { sql: parts.map(quoteIdent).join('.') };
       const column = binding.columns.get(columnName.toLowerCase());

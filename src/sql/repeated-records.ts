@@ -1,5 +1,6 @@
 import type { Ast } from './bigquery-ast.js';
 import { numberLiteral } from './bigquery-ast.js';
+import { objectSql } from './built-structs.js';
 import { quoteString } from './rules/rule.js';
 import { isStructSqlType, type SqlType } from './table-schema.js';
 import { type FormContext, subscriptPosition } from './value-forms.js';
@@ -43,24 +44,16 @@ export function recordSubscriptSql(record: string, subscript: Ast, context: Form
 }
 
 /**
- * The element of a repeated record taken whole (`SELECT metadata[OFFSET(0)]`): BigQuery answers
- * the STRUCT (`{...}`), where a stored record is answered as the array it stands for (`[{...}]`).
- * DuckDB has one STRUCT type for both, so the element is marked as a UNION of one member, named
- * `element` (which BigQuery SQL cannot write), that the rows decoder answers as the object
- * (backends/duckdb/rows.ts). NULL stays NULL (a UNION of NULL is not).
+ * The element of a repeated record taken whole (`SELECT metadata[OFFSET(0)]`, an UNNEST alias
+ * `m`): BigQuery answers the STRUCT (`{...}`), where a stored record is answered as the array it
+ * stands for (`[{...}]`). It is marked as a STRUCT the query builds is (built-structs.ts), so its
+ * fields are read as before and its own records stay arrays. NULL stays NULL.
  */
 export function recordElementSql(element: string): string {
-  return `(CASE WHEN ${element} IS NULL THEN NULL ELSE union_value(${recordElementTag} := ${element}) END)`;
+  return objectSql(element);
 }
 
-export const recordElementTag = 'element';
-
-/** The type of `recordElementSql` of a value of `type`: the same STRUCT, marked as the UNION it is. */
+/** The type of `recordElementSql` of a value of `type`: the same STRUCT, taken whole. */
 export function recordElementType(type: SqlType | undefined): SqlType | undefined {
   return isStructSqlType(type) ? { ...type, element: true } : type;
-}
-
-/** The STRUCT inside a value `recordElementSql` made, whose fields can be read. */
-export function recordElementFieldsSql(element: string): string {
-  return `union_extract(${element}, ${quoteString(recordElementTag)})`;
 }

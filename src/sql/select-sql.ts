@@ -1,12 +1,12 @@
 import { compoundParts, type Expr, type Select, type SelectItem, type WildcardOptions } from './ast.js';
 import { variant } from './bigquery-ast.js';
+import { objectMark } from './built-structs.js';
 import { fromClauseSql } from './from-clause.js';
 import { windowSql } from './function-call.js';
 import { jsonPrefilters } from './json-prefilter.js';
 import { isJsonValued, refuseJsonKey } from './json-values.js';
 import { bareName } from './names.js';
 import { nullRejectedPaths, presenceSql } from './record-presence.js';
-import { recordElementSql, recordElementType } from './repeated-records.js';
 import { withSortColumns } from './sort-column.js';
 import { quoteIdent } from './table-schema.js';
 import { indent, type OutputNames, type TranslationContext } from './translation-context.js';
@@ -245,7 +245,7 @@ function selectItem(
       const resolved = context.resolveName(parts);
       // BigQuery names the column after the last part; DuckDB would name a path after its
       // last field, which for a bare UNNEST alias (`select request`) is another name, and a
-      // field of a computed value (an element's, recordElementFieldsSql) after the whole text.
+      // field of a computed value (an element taken whole, recordElementSql) after the whole text.
       const name = parts.at(-1) as string;
       const sql =
         resolved.sql.endsWith(quoteIdent(name)) && !resolved.sql.includes('(')
@@ -254,6 +254,11 @@ function selectItem(
       return { sql, columns: [passedOn(name, resolved)] };
     }
     case 'ExprWithAlias': {
+      // The decoder leaves a column of that name out of the result (rows.ts, resultColumns).
+      if (node.alias.value.toLowerCase() === objectMark)
+        throw unsupported(
+          `a column named ${objectMark} (the translator's mark of a STRUCT answered as an object)`,
+        );
       const parts = compoundParts(node.expr);
       const resolved = parts ? context.resolveName(parts) : builtColumn(node.expr, context);
       return {
@@ -331,22 +336,12 @@ function relationColumns(binding: Binding & { kind: 'relation' }): Column[] {
   });
 }
 
-/** The output column of a select item that is a name: a stored one stays stored (Column.stored). */
-/**
- * A column the SELECT computes. A STRUCT it builds (`STRUCT(a, b) AS s`, `STRUCT<x INT64>(1)`) is
- * one value, which BigQuery answers as one object, where a stored object of a log source stands
- * for a repeated record and is answered as an array of one: it is marked as an element taken
- * whole is (repeated-records.ts), which the rows decoder answers as the object and whose fields
- * a query around reads. Only the column is marked, not STRUCTs inside arrays (an array of
- * STRUCTs is already an array of objects) or inside other expressions.
- */
+/** A column the SELECT computes (a STRUCT it builds carries its own mark, see built-structs.ts). */
 function builtColumn(expression: Expr, context: TranslationContext): Resolved {
-  const sql = context.expr(expression);
-  const type = context.valueType(expression);
-  if (!('Struct' in expression)) return { sql, type };
-  return { sql: recordElementSql(sql), type: recordElementType(type) };
+  return { sql: context.expr(expression), type: context.valueType(expression) };
 }
 
+/** The output column of a select item that is a name: a stored one stays stored (Column.stored). */
 function passedOn(name: string, resolved: Resolved): Column {
   return { name, type: resolved.type, stored: resolved.stored, notNull: resolved.neverNull };
 }

@@ -22,8 +22,8 @@ export type StructSqlType = {
    */
   readonly integerTexts?: ReadonlySet<string> | undefined;
   /**
-   * The value is an element of a repeated record taken whole, marked for the wire as a UNION of one
-   * member (repeated-records.ts, recordElementSql): its fields are read from that member.
+   * The value is an element of a repeated record taken whole (repeated-records.ts,
+   * recordElementSql), answered as one object: a STRUCT whose fields are read.
    */
   readonly element?: boolean | undefined;
   /**

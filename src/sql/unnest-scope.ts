@@ -1,6 +1,5 @@
 import type { Ast } from './bigquery-ast.js';
 import { isJsonType, jsonMemberSql } from './json-values.js';
-import { recordElementFieldsSql } from './repeated-records.js';
 import {
   isStructSqlType,
   quoteIdent,
@@ -252,8 +251,6 @@ export function followFields(start: Resolved, fields: readonly string[], describ
         throw unsupported(
           `Cannot access field ${field} on a value with type ARRAY<STRUCT<...>>: ${path} is a repeated record; UNNEST it first (CROSS JOIN UNNEST(${path}) AS r, then r.${field}) or take one element (${path}[SAFE_OFFSET(0)].${field})`,
         );
-      // An element a subquery answered whole (`select m ...`) is a UNION around the STRUCT.
-      if (type.element) sql = recordElementFieldsSql(sql);
       const found = structField(type, field);
       if (!found) throw unsupported(`no field ${field} in ${path}`);
       sql = `${sql}.${quoteIdent(found.name)}`;

@@ -1,8 +1,9 @@
 import { compoundParts, type Expr } from './ast.js';
 import { type Ast, numberLiteral, stringLiteral, variant } from './bigquery-ast.js';
+import { builtStructSql } from './built-structs.js';
 import { unsupported } from './function-rules.js';
 import { isIntegerText, isTextValued, textToInt64Sql } from './string-to-int64.js';
-import { quoteIdent, type SqlType } from './table-schema.js';
+import { isStructSqlType, type SqlType } from './table-schema.js';
 
 /** How a form module reaches back into the translation of the query it is part of. */
 export interface FormContext {
@@ -97,6 +98,11 @@ export function castSql(node: Ast, context: FormContext): string {
   if (node.array) throw unsupported('CAST to an ARRAY type');
   if (node.format) throw unsupported('CAST ... FORMAT');
   const target = duckdbType(node.data_type);
+  // BigQuery casts no STRUCT to a scalar ("Invalid cast from STRUCT<...> to STRING"); DuckDB would.
+  if (isStructSqlType(context.valueType(node.expr)))
+    throw unsupported(
+      `CAST of a STRUCT to ${variant(node.data_type)[0].toUpperCase()} (BigQuery has no such cast)`,
+    );
   const value = context.expr(node.expr);
   const cast = node.kind === 'SafeCast' ? 'TRY_CAST' : node.kind === 'Cast' ? 'CAST' : null;
   if (!cast) throw unsupported(`${node.kind}`);
@@ -188,9 +194,12 @@ export function structSql(node: Ast, context: FormContext): string {
     const items = values.map((value, i) => {
       const field = fields[i];
       if (!field.field_name) throw unsupported('STRUCT<...> with an unnamed field');
-      return `${quoteIdent(field.field_name.value)} := CAST(${context.expr(value)} AS ${duckdbType(field.field_type)})`;
+      return {
+        name: field.field_name.value as string,
+        sql: `CAST(${context.expr(value)} AS ${duckdbType(field.field_type)})`,
+      };
     });
-    return `struct_pack(${items.join(', ')})`;
+    return builtStructSql(items);
   }
   return structValueSql(
     values.map((value) => {
@@ -206,25 +215,27 @@ export function structSql(node: Ast, context: FormContext): string {
 /**
  * A STRUCT of these fields (`STRUCT(...)`, `SELECT AS STRUCT ...`). BigQuery names a field
  * without a name of its own that is a column or path (`event_name`, `e.ts`) after its last
- * part, as a SELECT list names its columns; other unaliased fields are anonymous.
+ * part, as a SELECT list names its columns; another unaliased field is anonymous, which a result
+ * names `_field_N` by its position from 1 (`STRUCT(1, 2, 3 AS three)` answers
+ * {"_field_1": 1, "_field_2": 2, "three": 3}; tobymao/sqlglot#6729, tested against BigQuery).
+ * TO_JSON_STRING reads such a field by its position (json-shapes.ts), as the "" BigQuery writes.
  */
 export function structValueSql(
   fields: readonly { readonly name?: string | undefined; readonly expr: Expr }[],
   context: FormContext,
 ): string {
-  const named = fields.map((field) => ({
-    name: field.name ?? compoundParts(field.expr)?.at(-1),
+  const named = fields.map((field, i) => ({
+    name: field.name ?? compoundParts(field.expr)?.at(-1) ?? anonymousField(i),
     expr: field.expr,
   }));
-  if (named.every((field) => field.name !== undefined)) {
-    const names = new Set(named.map((field) => (field.name as string).toLowerCase()));
-    if (names.size < named.length) throw unsupported('STRUCT with two fields of one name');
-    const items = named.map((field) => `${quoteIdent(field.name as string)} := ${context.expr(field.expr)}`);
-    return `struct_pack(${items.join(', ')})`;
-  }
-  if (named.some((field) => field.name !== undefined))
-    throw unsupported('STRUCT with some fields named and some not');
-  return `row(${named.map((field) => context.expr(field.expr)).join(', ')})`;
+  const names = new Set(named.map((field) => field.name.toLowerCase()));
+  if (names.size < named.length) throw unsupported('STRUCT with two fields of one name');
+  return builtStructSql(named.map((field) => ({ name: field.name, sql: context.expr(field.expr) })));
+}
+
+/** The name a result gives the anonymous field at `index` (from 0) of a STRUCT. */
+export function anonymousField(index: number): string {
+  return `_field_${index + 1}`;
 }
 
 /** What `[OFFSET(n)]`, `[ORDINAL(n)]`, their SAFE_ forms and a bare `[n]` (which is OFFSET) ask for. */

@@ -12,8 +12,6 @@ import {
   DuckDBTimestampValue,
   type DuckDBType,
   DuckDBTypeId,
-  DuckDBUnionType,
-  DuckDBUnionValue,
   type DuckDBValue,
 } from '@duckdb/node-api';
 
@@ -59,24 +57,27 @@ export function encodeSchema(reader: DuckDBResultReader, structs: StructWire = '
 }
 
 /**
- * The STRUCT of a UNION of one member: how the translation marks a STRUCT value the query built
- * or an element taken whole (not a stored object), which BigQuery writes as a NULLABLE RECORD.
+ * The field the translation adds as the last of a STRUCT value that is not a stored object: one
+ * the query built (STRUCT(...), SELECT AS STRUCT) or an element taken whole
+ * (src/sql/built-structs.ts). BigQuery writes such a STRUCT as a NULLABLE RECORD of its other fields.
  */
-function builtStruct(type: DuckDBType): DuckDBStructType | undefined {
-  if (!(type instanceof DuckDBUnionType) || type.memberCount !== 1) return undefined;
-  const member = type.memberTypes[0];
-  return member instanceof DuckDBStructType ? member : undefined;
+const builtMark = '$object';
+
+function isBuilt(type: DuckDBStructType): boolean {
+  return type.entryNames[type.entryNames.length - 1] === builtMark;
 }
 
 function fieldOf(name: string, type: DuckDBType, structs: StructWire): FakeField {
-  const built = builtStruct(type);
-  if (built) return { ...fieldOf(name, built, structs), mode: 'NULLABLE' };
   if (type instanceof DuckDBStructType) {
+    const fields: FakeField[] = [];
+    type.entryNames.forEach((entry, i) => {
+      if (entry !== builtMark) fields.push(fieldOf(entry, type.entryTypes[i] as DuckDBType, structs));
+    });
     return {
       name,
       type: 'RECORD',
-      mode: structs === 'objects' ? 'NULLABLE' : 'REPEATED',
-      fields: type.entryNames.map((entry, i) => fieldOf(entry, type.entryTypes[i] as DuckDBType, structs)),
+      mode: structs === 'objects' || isBuilt(type) ? 'NULLABLE' : 'REPEATED',
+      fields,
     };
   }
   if (type instanceof DuckDBListType) {
@@ -149,13 +150,8 @@ function encodeValue(
   timestamps: TimestampFormat,
   structs: StructWire,
 ): unknown {
-  const built = builtStruct(type);
-  if (built) {
-    const member = value instanceof DuckDBUnionValue ? value.value : null;
-    return member === null ? null : encodeRecord(member as DuckDBStructValue, built, timestamps, structs);
-  }
   if (type instanceof DuckDBStructType) {
-    if (structs === 'objects')
+    if (structs === 'objects' || isBuilt(type))
       return value === null ? null : encodeRecord(value as DuckDBStructValue, type, timestamps, structs);
     // An object is a repeated record of one; no object, none.
     if (value === null) return [];
@@ -197,11 +193,14 @@ function encodeRecord(
   timestamps: TimestampFormat,
   structs: StructWire,
 ): FakeRow {
-  return {
-    f: type.entryNames.map((name, i) => ({
-      v: encodeValue(value.entries[name] ?? null, type.entryTypes[i] as DuckDBType, timestamps, structs),
-    })),
-  };
+  const cells: FakeCell[] = [];
+  type.entryNames.forEach((name, i) => {
+    if (name !== builtMark)
+      cells.push({
+        v: encodeValue(value.entries[name] ?? null, type.entryTypes[i] as DuckDBType, timestamps, structs),
+      });
+  });
+  return { f: cells };
 }
 
 /**

@@ -94,7 +94,9 @@ async function expectedRows(query: CorpusQuery): Promise<{ columns: string[]; ro
   const prepared = await store.connection.prepare(sql);
   const values: Record<string, string | DuckDBTimestampValue> = {};
   const types: Record<string, DuckDBType> = {};
-  for (const [, name] of sql.matchAll(/\$(\w+)/g)) {
+  // A `$name` placeholder, not a quoted name that starts with `$` (the mark of a STRUCT answered
+  // as an object, "$object").
+  for (const [, name] of sql.matchAll(/(?<!")\$(\w+)/g)) {
     if (name === undefined || name in values) continue;
     if (name === '__now') {
       values[name] = new DuckDBTimestampValue(BigInt(now.getTime()) * 1000n);

@@ -11,8 +11,6 @@ import {
   DuckDBTimestampValue,
   type DuckDBType,
   DuckDBTypeId,
-  DuckDBUnionType,
-  DuckDBUnionValue,
   type DuckDBValue,
 } from '@duckdb/node-api';
 import type {
@@ -22,13 +20,14 @@ import type {
   ResultColumn,
   ResultRow,
 } from '../../engines/query-engine.js';
-import { recordElementTag } from '../../sql/repeated-records.js';
+import { objectMark } from '../../sql/built-structs.js';
 
 /**
  * DuckDB results in BigQuery's terms. The store keeps objects as STRUCTs, but logically every
  * object is a repeated record, so a STRUCT value becomes a one-element array (an absent one an
- * empty array), as BigQuery and Logflare return it. TIMESTAMP_NS marks BigQuery DATETIME values
- * (see the `datetime` rule of the translator).
+ * empty array), as BigQuery and Logflare return it; a STRUCT the query built, or an element taken
+ * whole (marked, see sql/built-structs.ts), is one object, or null. TIMESTAMP_NS marks BigQuery
+ * DATETIME values (see the `datetime` rule of the translator).
  */
 export function decodeRows(
   reader: DuckDBResultReader,
@@ -37,8 +36,9 @@ export function decodeRows(
 ): QueryResult {
   const names = reader.columnNames();
   const types = reader.columnTypes();
-  const columns: ResultColumn[] = names.map((name, i) => ({
-    name,
+  const kept = resultColumns(names);
+  const columns: ResultColumn[] = kept.map((i) => ({
+    name: names[i] as string,
     type: columnType(types[i] as DuckDBType, wire),
   }));
   const count = Math.min(reader.currentRowCount, maxRows);
@@ -46,7 +46,7 @@ export function decodeRows(
   const rows: ResultRow[] = [];
   for (let row = 0; row < count; row++) {
     const decoded: ResultRow = {};
-    for (let column = 0; column < names.length; column++) {
+    for (const column of kept) {
       const value = reader.value(column, row);
       if (arrays[column] && value instanceof DuckDBListValue && value.items.includes(null))
         throw new NullArrayElement(names[column] as string);
@@ -77,12 +77,19 @@ export class NullArrayElement extends Error {
  */
 export function describeColumns(result: DuckDBResult, wire: RecordWire = 'repeated'): ResultColumn[] {
   const types = result.columnTypes();
-  return result.columnNames().map((name, i) => describeColumn(name, types[i] as DuckDBType, wire));
+  const names = result.columnNames();
+  return resultColumns(names).map((i) => describeColumn(names[i] as string, types[i] as DuckDBType, wire));
+}
+
+/**
+ * The indexes of the columns BigQuery's result has: a built STRUCT's fields spread into columns
+ * (`SELECT s.*`) bring its mark (sql/built-structs.ts) along, which is no column of BigQuery's.
+ */
+function resultColumns(names: readonly string[]): number[] {
+  return names.flatMap((name, i) => (name === objectMark ? [] : [i]));
 }
 
 function describeColumn(name: string, type: DuckDBType, wire: RecordWire): ResultColumn {
-  const element = recordElementType(type);
-  if (element) return { ...describeColumn(name, element, wire), mode: 'NULLABLE' };
   // An array of scalars is a column of the element's type in mode REPEATED, as BigQuery has it.
   if (type instanceof DuckDBListType && !(type.valueType instanceof DuckDBStructType)) {
     if (type.valueType instanceof DuckDBListType) return { name, type: 'JSON' };
@@ -90,15 +97,13 @@ function describeColumn(name: string, type: DuckDBType, wire: RecordWire): Resul
   }
   const record = type instanceof DuckDBListType ? type.valueType : type;
   if (record instanceof DuckDBStructType) {
-    return {
-      name,
-      type: 'RECORD',
-      // On the objects wire a lone STRUCT is one object (or null), as BigQuery answers it.
-      ...(wire === 'objects' && record === type ? { mode: 'NULLABLE' as const } : {}),
-      fields: record.entryNames.map((entry, i) =>
-        describeColumn(entry, record.entryTypes[i] as DuckDBType, wire),
-      ),
-    };
+    const fields = record.entryNames.flatMap((entry, i) =>
+      entry === objectMark ? [] : [describeColumn(entry, record.entryTypes[i] as DuckDBType, wire)],
+    );
+    // On the objects wire a lone STRUCT is one object (or null), as BigQuery answers it; so is
+    // a marked one (a STRUCT the query built, an element taken whole) on either wire.
+    const lone = record === type && (wire === 'objects' || isMarkedObject(record));
+    return { name, type: 'RECORD', ...(lone ? { mode: 'NULLABLE' as const } : {}), fields };
   }
   return { name, type: columnType(type, wire) };
 }
@@ -158,18 +163,18 @@ function decodeValue(value: DuckDBValue, type: DuckDBType, wire: RecordWire): En
   // An absent array is an empty repeated field, as BigQuery returns it; so is an absent object
   // of a log source.
   if (value === null)
-    return type.typeId === DuckDBTypeId.LIST || (type.typeId === DuckDBTypeId.STRUCT && wire === 'repeated')
+    return type.typeId === DuckDBTypeId.LIST ||
+      (type instanceof DuckDBStructType && wire === 'repeated' && !isMarkedObject(type))
       ? []
       : null;
   if (typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number') return value;
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value;
   if (value instanceof DuckDBTimestampValue) return Number(value.micros);
   if (value instanceof DuckDBTimestampNanosecondsValue) return civilTime(value.nanos);
-  const element = recordElementType(type);
-  if (element && value instanceof DuckDBUnionValue)
-    return value.value === null ? null : decodeObject(value.value as DuckDBStructValue, element, wire);
   if (value instanceof DuckDBStructValue && type instanceof DuckDBStructType)
-    return wire === 'objects' ? decodeObject(value, type, wire) : [decodeObject(value, type, wire)];
+    return wire === 'objects' || isMarkedObject(type)
+      ? decodeObject(value, type, wire)
+      : [decodeObject(value, type, wire)];
   if (value instanceof DuckDBListValue && type instanceof DuckDBListType) {
     // An array of objects is itself the repeated record: its elements are objects, not arrays.
     const element = type.valueType;
@@ -186,11 +191,9 @@ function decodeValue(value: DuckDBValue, type: DuckDBType, wire: RecordWire): En
   return String(value);
 }
 
-/** The STRUCT of an element of a repeated record taken whole (see recordElementSql), if it is one. */
-function recordElementType(type: DuckDBType): DuckDBStructType | undefined {
-  if (!(type instanceof DuckDBUnionType) || type.memberCount !== 1) return undefined;
-  const member = type.memberTypes[0];
-  return type.memberTags[0] === recordElementTag && member instanceof DuckDBStructType ? member : undefined;
+/** A STRUCT the query built or an element taken whole: one object on every wire (see built-structs.ts). */
+function isMarkedObject(type: DuckDBStructType): boolean {
+  return type.entryNames.at(-1) === objectMark;
 }
 
 function decodeObject(
@@ -200,7 +203,8 @@ function decodeObject(
 ): { [key: string]: EngineValue } {
   const object: { [key: string]: EngineValue } = {};
   type.entryNames.forEach((name, i) => {
-    object[name] = decodeValue(value.entries[name] ?? null, type.entryTypes[i] as DuckDBType, wire);
+    if (name !== objectMark)
+      object[name] = decodeValue(value.entries[name] ?? null, type.entryTypes[i] as DuckDBType, wire);
   });
   return object;
 }
