@@ -133,14 +133,18 @@ export function bigQueryTextOf(expression: Ast, sql: string, context: FormContex
 
 /**
  * Whether a value cast to STRING may be of a type whose DuckDB text is not BigQuery's (FLOAT64,
- * TIMESTAMP, DATETIME, TIME): not when it is text, an integer literal, or a stored column or field
- * of another type (Studio's `CAST(response.status_code AS STRING)` keeps DuckDB's plain cast).
+ * NUMERIC, TIMESTAMP, DATETIME, TIME): not when it is text, an integer literal, or a stored column
+ * or field of another type (Studio's `CAST(response.status_code AS STRING)` keeps DuckDB's plain cast).
  */
 function mayPrintUnlikeBigQuery(expression: Ast, context: FormContext): boolean {
   if (isTextValued(expression, context.columnType)) return false;
   if (/^\d+$/.test(expression.Value?.value?.Number?.[0])) return false;
   const stored = context.columnType(expression);
-  return stored === undefined || ['DOUBLE', 'TIMESTAMP', 'TIMESTAMP_NS', 'TIME'].includes(stored);
+  return (
+    stored === undefined ||
+    stored.startsWith('DECIMAL') ||
+    ['DOUBLE', 'TIMESTAMP', 'TIMESTAMP_NS', 'TIME'].includes(stored)
+  );
 }
 
 /**
@@ -149,6 +153,9 @@ function mayPrintUnlikeBigQuery(expression: Ast, context: FormContext): boolean 
  * - FLOAT64: a whole double is written without a fraction (`CAST(40.0 AS STRING)` is '40',
  *   DuckDB's text '40.0') and "a returned NaN or 0 will not be signed" (DuckDB: '-0.0'); other
  *   doubles print in the shortest form on both ('0.30000000000000004', '1e+20').
+ * - NUMERIC: a BigQuery NUMERIC holds no scale, so its text has no trailing fractional zeros
+ *   ('598', '110.75'; ZetaSQL's NumericValue::ToString, and BigQuery's REST text of a NUMERIC,
+ *   backends/duckdb/rows.ts), where DuckDB writes a DECIMAL with its scale ('598.00', '110.750000000').
  * - TIMESTAMP: in UTC with its offset (`STRING(TIMESTAMP "2008-12-25 15:30:00+00", "UTC")` is
  *   '2008-12-25 15:30:00+00'), and "the number of subsecond digits produced depends on the
  *   number of trailing zeroes in the subsecond part: the CAST function will truncate zero,
@@ -166,7 +173,8 @@ function bigQueryTextSql(value: string, cast: 'CAST' | 'TRY_CAST'): string {
   const double = `regexp_replace(regexp_replace(${text}, '^-(0\\.0)$', '\\1'), '^(-?[0-9]{1,15})\\.0$', '\\1')`;
   const fraction = `regexp_extract(${text}, '\\.([0-9]+)$', 1)`;
   const civil = `regexp_replace(${text}, '\\.[0-9]+$', '') || CASE WHEN ${fraction} = '' THEN '' ELSE '.' || rpad(${fraction}, CASE WHEN length(${fraction}) <= 3 THEN 3 ELSE 6 END, '0') END`;
-  return `list_transform([${value}], v -> CASE typeof(v) WHEN 'DOUBLE' THEN ${double} WHEN 'TIMESTAMP' THEN ${civil} || '+00' WHEN 'TIMESTAMP_NS' THEN ${civil} WHEN 'TIME' THEN ${civil} ELSE ${text} END)[1]`;
+  const decimal = `regexp_replace(${text}, '(\\.[0-9]*[1-9])0+$|\\.0+$', '\\1')`;
+  return `list_transform([${value}], v -> CASE WHEN starts_with(typeof(v), 'DECIMAL') THEN ${decimal} ELSE CASE typeof(v) WHEN 'DOUBLE' THEN ${double} WHEN 'TIMESTAMP' THEN ${civil} || '+00' WHEN 'TIMESTAMP_NS' THEN ${civil} WHEN 'TIME' THEN ${civil} ELSE ${text} END END)[1]`;
 }
 
 /**

@@ -1,4 +1,6 @@
+import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
+import { translateToDuckDb } from '../../src/sql/translate.js';
 import { translationOf, useTranslatedQueries } from '../helpers/translated-row.js';
 
 // Expected values are the documented results of BigQuery's mathematical and conditional
@@ -255,6 +257,50 @@ describe('BigQuery conversions and operators on DuckDB', () => {
       i: '15:30:00.123456',
       j: '15:30:00.500',
     });
+  });
+
+  it('CAST and CONCAT of a NUMERIC write it without trailing fractional zeros, a stored column too', async () => {
+    // A NUMERIC holds no scale: BigQuery writes NUMERIC '598.00' as '598' and 110.75 as '110.75'
+    // (ZetaSQL's NumericValue::ToString; BigQuery's REST text of a NUMERIC column is the same),
+    // where DuckDB writes a DECIMAL with its scale ('598.00', '110.750000000').
+    expect(
+      await row(`select cast(numeric '598.00' as string) as a, cast(cast('110.75' as numeric) as string) as b,
+        cast(numeric '1000' as string) as c, cast(numeric '-0.50' as string) as d, cast(numeric '0' as string) as e,
+        concat('total ', cast(numeric '12.30' as numeric) * 2) as f, cast(numeric '7' / 4 as string) as g,
+        safe_cast(numeric '0.000000001' as string) as h`),
+    ).toEqual({
+      a: '598',
+      b: '110.75',
+      c: '1000',
+      d: '-0.5',
+      e: '0',
+      f: 'total 24.6',
+      g: '1.75',
+      h: '0.000000001',
+    });
+    // A table source's NUMERIC(12, 2) column is stored as a DECIMAL with two places.
+    const orders = { name: 'orders', columns: { total: 'DECIMAL(12,2)' } };
+    const { sql } = translateToDuckDb(
+      'select cast(total as string) as s, concat(total, "") as c from orders',
+      {
+        tables: [orders],
+      },
+    );
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    try {
+      await connection.run(
+        'create table orders as select * from (values (598.00::DECIMAL(12,2)), (85.50), (0.00)) t(total)',
+      );
+      expect((await connection.runAndReadAll(sql)).getRowObjectsJson()).toEqual([
+        { s: '598', c: '598' },
+        { s: '85.5', c: '85.5' },
+        { s: '0', c: '0' },
+      ]);
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+    }
   });
 
   it('bitwise operators, IS DISTINCT FROM and IN UNNEST', async () => {
