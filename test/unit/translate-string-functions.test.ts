@@ -1,4 +1,6 @@
+import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
+import { translateToDuckDb } from '../../src/sql/translate.js';
 import { translationOf, useTranslatedQueries } from '../helpers/translated-row.js';
 
 // Expected values are the documented results of BigQuery's string functions:
@@ -44,6 +46,27 @@ describe('BigQuery string functions on DuckDB', () => {
       bytes: 10,
       c: 5,
     });
+  });
+
+  it('LENGTH and BYTE_LENGTH of BYTES count bytes, of a BYTES column too', async () => {
+    // Docs (LENGTH): LENGTH(CAST('абвгд' AS BYTES)) = 10; BYTE_LENGTH(b'абвгд') = 10; MD5 is 16 bytes.
+    expect(
+      await row(`select length(cast('абвгд' as bytes)) as a, byte_length(cast('абвгд' as bytes)) as b,
+        byte_length(from_hex('00ff')) as c, length(md5('x')) as d, byte_length(b'\\x00ab') as e`),
+    ).toEqual({ a: 10, b: 10, c: 2, d: 16, e: 3 });
+    // A table source's BYTES column is a BLOB, which DuckDB's length and strlen do not take.
+    const { sql } = translateToDuckDb('select length(receipt) as a, byte_length(receipt) as b from orders', {
+      tables: [{ name: 'orders', columns: { receipt: 'BLOB' } }],
+    });
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    try {
+      await connection.run("create table orders as select from_hex('0001ff') as receipt");
+      expect((await connection.runAndReadAll(sql)).getRowObjectsJson()).toEqual([{ a: '3', b: '3' }]);
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+    }
   });
 
   it('LOWER and UPPER change case', async () => {
