@@ -245,6 +245,26 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     });
   });
 
+  it('prints %z and %Ez in a named time zone with the offset it has at that instant', async () => {
+    // Format elements: %z is "the offset from the Prime Meridian in the format +HHMM or -HHMM",
+    // %Ez the RFC 3339 form +HH:MM. Europe/Berlin is UTC+1 until 2024-03-31 01:00 UTC and UTC+2
+    // after (tzdata); America/St_Johns is UTC-2:30 in summer time; Asia/Kolkata UTC+5:30 always.
+    expect(
+      await row(
+        `select format_timestamp('%Y-%m-%dT%H:%M:%S%Ez', timestamp '2024-03-31 15:04:05+00', 'Europe/Berlin') as a,
+        format_timestamp('%Y-%m-%dT%H:%M:%S%Ez', timestamp '2024-03-30 15:04:05+00', 'Europe/Berlin') as b,
+        format_timestamp('%H:%M %z', timestamp '2024-07-01 15:04:05+00', 'America/St_Johns') as c,
+        format_timestamp('%z|%Ez', timestamp '2024-03-31 15:04:05+00', @zone) as d`,
+        { zone: 'Asia/Kolkata' },
+      ),
+    ).toEqual({
+      a: '2024-03-31T17:04:05+02:00',
+      b: '2024-03-30T16:04:05+01:00',
+      c: '12:34 -0230',
+      d: '+0530|+05:30',
+    });
+  });
+
   it('prints every format element of the format-elements page as described there', async () => {
     // The page's examples are for Wednesday 2021-01-20 21:47:00; each value below follows the
     // element's description (e.g. %e and %l pad single digits with a space, %g is the ISO year's
