@@ -486,6 +486,33 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     });
   });
 
+  it('LAST_DAY by YEAR, QUARTER, WEEK, WEEK(<day>), ISOWEEK and ISOYEAR gives the last day of that part', async () => {
+    // Docs: LAST_DAY(DATE '2008-11-25', YEAR) = 2008-12-31; LAST_DAY(DATE '2008-11-10',
+    // WEEK(SUNDAY)) = 2008-11-15; WEEK(MONDAY) = 2008-11-16. WEEK is WEEK(SUNDAY); an ISO week ends
+    // on Sunday; ISO year 2008 ends on 2008-12-28 (2009-W01 starts Monday 2008-12-29) and ISO year
+    // 2020, of 53 weeks, on 2021-01-03; a DATETIME gives a DATE.
+    expect(
+      await row(`select last_day(date '2008-11-25', year) as a, last_day(date '2008-11-10', week(sunday)) as b,
+        last_day(date '2008-11-10', week(monday)) as c, last_day(date '2008-11-10', week) as d,
+        last_day(date '2008-11-10', isoweek) as e, last_day(date '2008-11-10', quarter) as f,
+        last_day(date '2024-02-10', quarter) as g, last_day(date '2008-11-10', isoyear) as h,
+        last_day(date '2021-01-03', isoyear) as i, last_day(datetime '2008-11-25 15:30:00', week(monday)) as j,
+        last_day(date '2024-03-31', week) as k`),
+    ).toEqual({
+      a: '2008-12-31',
+      b: '2008-11-15',
+      c: '2008-11-16',
+      d: '2008-11-15',
+      e: '2008-11-16',
+      f: '2008-12-31',
+      g: '2024-03-31',
+      h: '2008-12-28',
+      i: '2021-01-03',
+      j: '2008-11-30',
+      k: '2024-04-06',
+    });
+  });
+
   it.each([
     [
       'TIMESTAMP_DIFF by MONTH, which BigQuery does not define for TIMESTAMP',
