@@ -56,6 +56,9 @@ export function isNumericValued(expression: Ast, columnType: ColumnType): boolea
   const call = callOf(expression);
   if (call && numericPreserving.has(call.name))
     return call.args[0] !== undefined && isNumericValued(call.args[0], columnType);
+  const [dividend, divisor] = call?.args ?? [];
+  if (call?.name === 'safe_divide' && dividend !== undefined && divisor !== undefined)
+    return isNumericCombination(dividend, divisor, columnType);
   const binary = expression.BinaryOp;
   if (binary && ['Plus', 'Minus', 'Multiply', 'Divide'].includes(binary.op))
     return isNumericCombination(binary.left, binary.right, columnType);

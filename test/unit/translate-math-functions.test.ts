@@ -50,6 +50,28 @@ describe('BigQuery math functions on DuckDB', () => {
     expect(await row('select 5 / 2 as a, 4 / 2 as b, -7 / 2 as c')).toEqual({ a: 2.5, b: 2, c: -3.5 });
   });
 
+  it('SAFE_DIVIDE of a NUMERIC by a NUMERIC or INT64 is an exact NUMERIC, NULL for a zero divisor', async () => {
+    // Docs (SAFE_DIVIDE): the result type is NUMERIC for NUMERIC (and INT64 with NUMERIC) inputs,
+    // FLOAT64 where either is FLOAT64. By hand: 5 / 3 = 1.666666667 (9 places, half away from
+    // zero), -2 / 3 = -0.666666667; a double would give 1.6666666666666667 and print it so.
+    expect(
+      await row(`select safe_divide(sum(cast(x as numeric)), count(*)) as a, safe_divide(numeric '-2', 3) as b,
+        safe_divide(numeric '1', numeric '0') as c, cast(safe_divide(numeric '5', 3) as string) as d,
+        safe_divide(numeric '1', 2.5) as e, cast(safe_divide(numeric '1', 3.0) as string) as f,
+        safe_divide(numeric '5', 3) / 3 as g
+        from unnest([1, 2, 2]) as x`),
+    ).toEqual({
+      a: 1.666666667,
+      b: -0.666666667,
+      c: null,
+      d: '1.666666667',
+      e: 0.4,
+      f: '0.3333333333333333',
+      // A NUMERIC divided by an INT64 again: 1.666666667 / 3 = 0.555555555666..., so 0.555555556.
+      g: 0.555555556,
+    });
+  });
+
   it('AVG of a NUMERIC and NUMERIC divided by NUMERIC or INT64 stay exact NUMERIC, 9 places, halves away from zero', async () => {
     // Docs: AVG(NUMERIC) and NUMERIC / INT64 are NUMERIC (scale 9); worked by hand: (1 + 2 + 2) / 3
     // = 1.666666666..., so 1.666666667; -5 / 2 = -2.5; -2 / 3 = -0.666666667; 2 / 3 = 0.666666667.
