@@ -2,7 +2,13 @@ import { type Ast, numberLiteral, stringLiteral, variant } from './bigquery-ast.
 import { functionsReadingNow, nowParameter, translateFunction, unsupported } from './function-rules.js';
 import { jsonShapeOf } from './json-shapes.js';
 import { isJsonValued } from './json-values.js';
-import { isNumericCombination, isNumericValued, numericQuotientSql } from './numeric-division.js';
+import {
+  isNumericCombination,
+  isNumericValued,
+  numericIntegerQuotientSql,
+  numericQuotientSql,
+} from './numeric-division.js';
+import { checkedDivisor } from './rules/math.js';
 import type { AggregateClauses } from './rules/rule.js';
 import { isStructSqlType, quoteIdent } from './table-schema.js';
 import { bigQueryTextOf, type FormContext, valueKind } from './value-forms.js';
@@ -96,11 +102,11 @@ export function callSql(
         callSql('sum', args, context, options),
         callSql('count', args, context, options),
       );
-  // SAFE_DIVIDE of NUMERICs (or a NUMERIC and an INT64) is NUMERIC in BigQuery, as `/` is; the
-  // rule's FLOAT64 division would type and round it as a double.
+  // SAFE_DIVIDE and DIV of NUMERICs (or a NUMERIC and an INT64) are NUMERIC in BigQuery, as `/`
+  // is; the rules' FLOAT64 division and DuckDB's `//` (which keeps a fraction of DECIMALs) are not.
   const [, second] = args;
   if (
-    name === 'safe_divide' &&
+    (name === 'safe_divide' || name === 'div') &&
     args.length === 2 &&
     first !== wildcard &&
     first !== undefined &&
@@ -109,7 +115,9 @@ export function callSql(
     isNumericCombination(first, second, context.columnType)
   ) {
     const divisor = context.expr(second);
-    return `CASE WHEN (${divisor}) <> 0 THEN ${numericQuotientSql(context.expr(first), divisor)} END`;
+    return name === 'div'
+      ? numericIntegerQuotientSql(context.expr(first), checkedDivisor(divisor))
+      : `CASE WHEN (${divisor}) <> 0 THEN ${numericQuotientSql(context.expr(first), divisor)} END`;
   }
   // COUNT of a column no row holds NULL in counts the rows: COUNT(*) reads no column, where
   // DuckDB reads every value (Studio's reports count ids: 10M cost a second of CPU).

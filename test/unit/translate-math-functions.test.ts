@@ -72,6 +72,31 @@ describe('BigQuery math functions on DuckDB', () => {
     });
   });
 
+  it('IF, CASE, GREATEST and NULLIF of a NUMERIC stay NUMERIC, so do SUMs of INT64 beside one, and DIV of one truncates', async () => {
+    // Docs (conversion rules, supertypes): IF/CASE/GREATEST of NUMERIC and INT64 (or NULL) is NUMERIC,
+    // SUM of INT64 is INT64, NUMERIC / INT64 NUMERIC (9 places); DIV of NUMERICs "returns the result
+    // of integer division", truncated toward zero. By hand over x = 1, 2, 2: (0 + 2 + 2) / 3 =
+    // 1.333333333; 5 / 15 = 0.333333333; 2 / 3 = 0.666666667; a double would keep 16 digits.
+    expect(
+      await row(`select sum(if(x > 1, cast(x as numeric), 0)) / count(*) as a,
+        sum(numeric '1' * cast(x as int64)) / sum(cast(x as int64) * 3) as b,
+        avg(case when x >= 1 then cast(x as numeric) else null end) as c, greatest(numeric '1', 2) / 3 as d,
+        nullif(numeric '5', 0) / 3 as e, div(numeric '-7.5', 2) as f, div(numeric '7', numeric '0.5') as g,
+        div(numeric '53453.6', 7) as h, div(numeric '10', 4) / 3 as i
+        from unnest([1, 2, 2]) as x`),
+    ).toEqual({
+      a: 1.333333333,
+      b: 0.333333333,
+      c: 1.666666667,
+      d: 0.666666667,
+      e: 1.666666667,
+      f: -3,
+      g: 14,
+      h: 7636,
+      i: 0.666666667,
+    });
+  });
+
   it('AVG of a NUMERIC and NUMERIC divided by NUMERIC or INT64 stay exact NUMERIC, 9 places, halves away from zero', async () => {
     // Docs: AVG(NUMERIC) and NUMERIC / INT64 are NUMERIC (scale 9); worked by hand: (1 + 2 + 2) / 3
     // = 1.666666666..., so 1.666666667; -5 / 2 = -2.5; -2 / 3 = -0.666666667; 2 / 3 = 0.666666667.
