@@ -26,10 +26,29 @@ const numericPreserving = new Set([
   'coalesce',
   'ifnull',
   'nullif',
+  // Window functions giving a row's value.
+  'lag',
+  'lead',
+  'first_value',
+  'last_value',
+  'nth_value',
+  'max_by',
+  'min_by',
 ]);
 const integerFunctions = new Set(['count', 'countif', 'length', 'char_length', 'array_length']);
 // Aggregates and functions of one value whose result is INT64 when it is (SUM of INT64 is INT64).
-const integerPreserving = new Set(['sum', 'min', 'max', 'any_value', 'abs']);
+const integerPreserving = new Set([
+  'sum',
+  'min',
+  'max',
+  'any_value',
+  'abs',
+  'lag',
+  'lead',
+  'first_value',
+  'last_value',
+  'nth_value',
+]);
 
 /**
  * The values a conditional can give: IF's two branches, a CASE's THENs and ELSE, GREATEST's and
@@ -99,7 +118,7 @@ export function isNumericValued(expression: Ast, columnType: ColumnType): boolea
 }
 
 /** Whether the value is INT64 in BigQuery: an integer literal, an integer column, COUNT. */
-function isIntegerValued(expression: Ast, columnType: ColumnType): boolean {
+export function isIntegerValued(expression: Ast, columnType: ColumnType): boolean {
   if (expression.Nested) return isIntegerValued(expression.Nested, columnType);
   const literal = expression.Value?.value?.Number?.[0];
   if (typeof literal === 'string') return /^\d+$/.test(literal) && numberLiteral(expression) !== undefined;
@@ -160,4 +179,14 @@ export function numericQuotientSql(dividend: string, divisor: string): string {
   // Half up on magnitudes: (|n| + |d| div 2) div |d| (with d odd no quotient ends in exactly .5).
   const quotient = `sign(${n}) * sign(${d}) * ((abs(${n}) + abs(${d}) // 2) // abs(${d}))`;
   return `(CAST(${quotient} AS DECIMAL(38, 0)) * CAST(0.000000001 AS DECIMAL(10, 9)))`;
+}
+
+/**
+ * The DuckDB type standing for a computed column's BigQuery number type, for a query around it
+ * (a CTE's or subquery's `SUM(total) AS rev`, read as `rev / n`): DECIMAL for NUMERIC, BIGINT for
+ * INT64; undefined where the text does not show either.
+ */
+export function computedNumberType(expression: Ast, columnType: ColumnType): string | undefined {
+  if (isNumericValued(expression, columnType)) return 'DECIMAL(38, 9)';
+  return isIntegerValued(expression, columnType) ? 'BIGINT' : undefined;
 }

@@ -5,10 +5,11 @@ import { windowSql } from './function-call.js';
 import { jsonPrefilters } from './json-prefilter.js';
 import { isJsonValued, refuseJsonKey } from './json-values.js';
 import { bareName } from './names.js';
+import { computedNumberType } from './numeric-division.js';
 import { nullRejectedPaths, presenceSql } from './record-presence.js';
 import { recordElementSql, recordElementType } from './repeated-records.js';
 import { withSortColumns } from './sort-column.js';
-import { quoteIdent } from './table-schema.js';
+import { quoteIdent, unknownType } from './table-schema.js';
 import { indent, type OutputNames, type TranslationContext } from './translation-context.js';
 import {
   type Binding,
@@ -342,7 +343,13 @@ function relationColumns(binding: Binding & { kind: 'relation' }): Column[] {
  */
 function builtColumn(expression: Expr, context: TranslationContext): Resolved {
   const sql = context.expr(expression);
-  const type = context.valueType(expression);
+  const known = context.valueType(expression);
+  // A computed NUMERIC (SUM(total)) or INT64 (COUNT(*)) keeps its number type for the query
+  // around, whose `/` and AVG of it are then NUMERIC as BigQuery has them (numeric-division.ts).
+  const type =
+    known === undefined || known === unknownType
+      ? (computedNumberType(expression, context.columnType) ?? known)
+      : known;
   if (!('Struct' in expression)) return { sql, type };
   return { sql: recordElementSql(sql), type: recordElementType(type) };
 }

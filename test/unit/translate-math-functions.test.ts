@@ -97,6 +97,25 @@ describe('BigQuery math functions on DuckDB', () => {
     });
   });
 
+  it("a WITH table's computed NUMERIC and INT64 columns, and LAG and FIRST_VALUE of a NUMERIC, divide as NUMERIC", async () => {
+    // BigQuery types a column by its expression wherever it is read: SUM of a NUMERIC is NUMERIC and
+    // COUNT INT64, so rev / n is NUMERIC (9 places); LAG and FIRST_VALUE give the value's type.
+    // By hand: 5 / 3 = 1.666666667; growth from 30 to 40 is 10 / 30 = 0.333333333, 40 to 50 0.25.
+    expect(
+      await row(`with d as (select sum(cast(x as numeric)) as rev, count(*) as n from unnest([1, 2, 2]) as x)
+        select rev / n as a, safe_divide(rev, n) as b, cast(rev / n as string) as c from d`),
+    ).toEqual({ a: 1.666666667, b: 1.666666667, c: '1.666666667' });
+    expect(
+      await rows(`with d as (select x as day, cast(x as numeric) * 10 as rev from unnest([3, 4, 5]) as x)
+        select (rev - lag(rev) over (order by day)) / lag(rev) over (order by day) as growth,
+          first_value(rev) over (order by day) / 9 as base from d order by day`),
+    ).toEqual([
+      { growth: null, base: 3.333333333 },
+      { growth: 0.333333333, base: 3.333333333 },
+      { growth: 0.25, base: 3.333333333 },
+    ]);
+  });
+
   it('AVG of a NUMERIC and NUMERIC divided by NUMERIC or INT64 stay exact NUMERIC, 9 places, halves away from zero', async () => {
     // Docs: AVG(NUMERIC) and NUMERIC / INT64 are NUMERIC (scale 9); worked by hand: (1 + 2 + 2) / 3
     // = 1.666666666..., so 1.666666667; -5 / 2 = -2.5; -2 / 3 = -0.666666667; 2 / 3 = 0.666666667.
