@@ -476,6 +476,30 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     });
   });
 
+  it('reads a STRING literal or parameter as the DATE, TIMESTAMP or DATETIME a date or time function takes', async () => {
+    // Conversion rules: a STRING literal and a "STRING parameter" coerce to DATE, DATETIME, TIME
+    // and TIMESTAMP, so DATE_SUB(@end_date, INTERVAL 2 DAY) is valid with a STRING parameter; a
+    // TIMESTAMP's text may carry an offset (10:00+02:00 is 08:00 UTC), one without is UTC.
+    expect(
+      await row(
+        `select date_sub(@d, interval 2 day) as a, date_add('2024-01-31', interval 1 month) as b,
+          date_trunc(@d, month) as c, last_day(@d) as d, date_diff(@d, '2024-03-01', day) as e,
+          timestamp_sub(@t, interval 1 hour) as f, timestamp_trunc('2024-04-01 10:20:00', hour) as g,
+          datetime_add(@dt, interval 30 minute) as h`,
+        { d: '2024-04-17', t: '2024-04-01T10:00:00+02:00', dt: '2024-04-01 10:00:00' },
+      ),
+    ).toEqual({
+      a: '2024-04-15',
+      b: '2024-02-29',
+      c: '2024-04-01',
+      d: '2024-04-30',
+      e: 47,
+      f: micros('2024-04-01T07:00:00Z'),
+      g: micros('2024-04-01T10:00:00Z'),
+      h: '2024-04-01T10:30:00',
+    });
+  });
+
   it('LAST_DAY gives the last day of the month', async () => {
     // Docs: LAST_DAY(DATE '2008-11-25', MONTH) = 2008-11-30.
     expect(
