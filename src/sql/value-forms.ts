@@ -323,6 +323,11 @@ const columnKinds: Record<string, ValueKind> = {
 export function valueKind(expression: Ast, context: FormContext): ValueKind | undefined {
   const columnType =
     expression.Identifier || expression.CompoundIdentifier ? context.columnType(expression) : undefined;
+  // DATE_TRUNC gives its argument's type; the date_trunc rule takes an argument of no known kind as a DATE.
+  const call = expression.Function;
+  const name = call?.name?.length === 1 ? String(variant(call.name[0])[1].value).toLowerCase() : undefined;
+  const first = call?.args?.List?.args?.[0]?.Unnamed?.Expr;
+  if (name === 'date_trunc' && first) return valueKind(first, context) ?? 'date';
   return columnType === undefined ? syntacticKind(expression) : columnKinds[columnType];
 }
 

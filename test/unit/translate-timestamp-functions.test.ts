@@ -500,6 +500,25 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     });
   });
 
+  it('a DATE or DATETIME plus or minus an INTERVAL is a DATETIME, a TIMESTAMP stays a TIMESTAMP', async () => {
+    // Operators (interval arithmetic): "date_expression + interval_expression = DATETIME",
+    // datetime ± interval DATETIME, timestamp ± interval TIMESTAMP; DATE "2021-04-20" + INTERVAL
+    // 25 HOUR is 2021-04-21 01:00:00, TIMESTAMP "2021-05-02 00:01:02.345+00" - INTERVAL 10 SECOND
+    // 2021-05-02 00:00:52.345+00. A DATE plus an INT64 stays a DATE.
+    expect(
+      await row(`select date '2021-04-20' + interval 25 hour as a, datetime '2024-01-31 12:00:00' - interval 1 hour as b,
+        date_trunc(date '2024-04-17', month) - interval 1 day as c, interval 1 month + parse_date('%Y%m%d', '20240131') as d,
+        timestamp '2021-05-02 00:01:02.345+00' - interval 10 second as e, date '2021-04-20' + 1 as f`),
+    ).toEqual({
+      a: '2021-04-21T01:00:00',
+      b: '2024-01-31T11:00:00',
+      c: '2024-03-31T00:00:00',
+      d: '2024-02-29T00:00:00',
+      e: micros('2021-05-02T00:00:52.345Z'),
+      f: '2021-04-21',
+    });
+  });
+
   it('LAST_DAY gives the last day of the month', async () => {
     // Docs: LAST_DAY(DATE '2008-11-25', MONTH) = 2008-11-30.
     expect(
