@@ -11,7 +11,7 @@ import {
 import { checkedDivisor } from './rules/math.js';
 import type { AggregateClauses } from './rules/rule.js';
 import { isStructSqlType, quoteIdent } from './table-schema.js';
-import { bigQueryTextOf, type FormContext, isStringValued, valueKind } from './value-forms.js';
+import { bigQueryTextOf, type FormContext, formatTextSql, isStringValued, valueKind } from './value-forms.js';
 
 /**
  * A function call: its arguments, the clauses written inside an aggregate's parentheses
@@ -218,6 +218,7 @@ export function callSql(
         const sql = translated[index] as string;
         return arg === undefined || arg === wildcard ? sql : bigQueryTextOf(arg, sql, context);
       },
+      asFormatText: (index) => formatTextSql(translated[index] as string),
       distinct: options.distinct ?? false,
       clauses: options.clauses ?? {},
     },

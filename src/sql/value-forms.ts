@@ -168,13 +168,30 @@ function mayPrintUnlikeBigQuery(expression: Ast, context: FormContext): boolean 
  * correlated subquery (`(SELECT value.int_value FROM UNNEST(event_params) ...)`), which DuckDB
  * would otherwise plan once per mention.
  */
-function bigQueryTextSql(value: string, cast: 'CAST' | 'TRY_CAST'): string {
+function bigQueryTextSql(value: string, cast: 'CAST' | 'TRY_CAST', form: 'cast' | 'format' = 'cast'): string {
   const text = `${cast}(v AS VARCHAR)`;
-  const double = `regexp_replace(regexp_replace(${text}, '^-(0\\.0)$', '\\1'), '^(-?[0-9]{1,15})\\.0$', '\\1')`;
+  // FORMAT's %t writes a whole FLOAT64 or NUMERIC "always with .0" (123.0), as DuckDB writes a double.
+  const double =
+    form === 'format'
+      ? text
+      : `regexp_replace(regexp_replace(${text}, '^-(0\\.0)$', '\\1'), '^(-?[0-9]{1,15})\\.0$', '\\1')`;
   const fraction = `regexp_extract(${text}, '\\.([0-9]+)$', 1)`;
   const civil = `regexp_replace(${text}, '\\.[0-9]+$', '') || CASE WHEN ${fraction} = '' THEN '' ELSE '.' || rpad(${fraction}, CASE WHEN length(${fraction}) <= 3 THEN 3 ELSE 6 END, '0') END`;
-  const decimal = `regexp_replace(${text}, '(\\.[0-9]*[1-9])0+$|\\.0+$', '\\1')`;
+  const decimal =
+    form === 'format'
+      ? `regexp_replace(${text}, '(\\.[0-9]*[1-9])0+$|(\\.0)0*$', '\\1\\2')`
+      : `regexp_replace(${text}, '(\\.[0-9]*[1-9])0+$|\\.0+$', '\\1')`;
   return `list_transform([${value}], v -> CASE WHEN starts_with(typeof(v), 'DECIMAL') THEN ${decimal} ELSE CASE typeof(v) WHEN 'DOUBLE' THEN ${double} WHEN 'TIMESTAMP' THEN ${civil} || '+00' WHEN 'TIMESTAMP_NS' THEN ${civil} WHEN 'TIME' THEN ${civil} ELSE ${text} END END)[1]`;
+}
+
+/**
+ * A value as FORMAT's %t prints it ("often looks similar to casting the argument to STRING"; the
+ * %t and %T table): a TIMESTAMP in UTC with `+00` (FORMAT('%t', TIMESTAMP '2015-09-01 12:34:56
+ * America/Los_Angeles') is '2015-09-01 19:34:56+00'), a FLOAT64 or NUMERIC with at least `.0`
+ * (123.0), other types as CAST AS STRING writes them.
+ */
+export function formatTextSql(value: string): string {
+  return bigQueryTextSql(value, 'CAST', 'format');
 }
 
 /**

@@ -170,6 +170,25 @@ describe('BigQuery string functions on DuckDB', () => {
     });
   });
 
+  it('FORMAT prints %t as the %t and %T table says: a TIMESTAMP with +00, a FLOAT64 and NUMERIC with .0', async () => {
+    // Docs: FORMAT('%t', timestamp '2015-09-01 12:34:56 America/Los_Angeles') = '2015-09-01 19:34:56+00';
+    // the %t and %T table: DATE 2011-02-03, FLOAT64 and NUMERIC "123.0 (always with .0)", BOOL
+    // its value; a TIMESTAMP's fraction as CAST AS STRING writes it (3 or 6 digits).
+    expect(
+      await row(`select format('%t', timestamp '2015-09-01 12:34:56 America/Los_Angeles') as a,
+        format('%t', date '2011-02-03') as b, format('%t|%t|%t', 123.0, numeric '123', numeric '110.750') as c,
+        format('%t', datetime '2011-02-03 04:05:06') as d, format('%t', timestamp '2015-09-01 12:34:56.1+00') as e,
+        format('%t', true) as f`),
+    ).toEqual({
+      a: '2015-09-01 19:34:56+00',
+      b: '2011-02-03',
+      c: '123.0|123.0|110.75',
+      d: '2011-02-03 04:05:06',
+      e: '2015-09-01 12:34:56.100+00',
+      f: 'true',
+    });
+  });
+
   it.each([
     ['FORMAT with %T (a typed literal)', "select format('%T', 'a')"],
     ["FORMAT with grouping (%'d)", 'select format("%\'d", 1000)'],

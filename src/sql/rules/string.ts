@@ -49,7 +49,8 @@ function format(args: readonly string[], call: FunctionCall): string {
     if (conversion === 't') {
       // %t prints the value as text, NULL as 'NULL'. (%T, a literal of the value's type, is refused.)
       text += `%${flags}${width ?? ''}s`;
-      out.push(`coalesce(CAST(${value} AS VARCHAR), 'NULL')`);
+      // `used` now also counts the format string: it is this value's index among the call's arguments.
+      out.push(`coalesce(${call.asFormatText(used)}, 'NULL')`);
     } else if (conversion === 's') {
       text += match[0];
       out.push(`CAST(${value} AS VARCHAR)`);
