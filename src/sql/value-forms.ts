@@ -1,6 +1,7 @@
 import { compoundParts, type Expr } from './ast.js';
 import { type Ast, numberLiteral, stringLiteral, variant } from './bigquery-ast.js';
 import { unsupported } from './function-rules.js';
+import { roundTripDoubleText } from './rules/json-encoding.js';
 import { isIntegerText, isTextValued, textToInt64Sql } from './string-to-int64.js';
 import { quoteIdent, type SqlType } from './table-schema.js';
 
@@ -150,9 +151,9 @@ function mayPrintUnlikeBigQuery(expression: Ast, context: FormContext): boolean 
 /**
  * CAST / SAFE_CAST to STRING with BigQuery's text of the types whose DuckDB text differs (the
  * conversion rules of CAST AS STRING):
- * - FLOAT64: a whole double is written without a fraction (`CAST(40.0 AS STRING)` is '40',
- *   DuckDB's text '40.0') and "a returned NaN or 0 will not be signed" (DuckDB: '-0.0'); other
- *   doubles print in the shortest form on both ('0.30000000000000004', '1e+20').
+ * - FLOAT64: %.15g, or %.17g where 15 digits do not read back (ZetaSQL's RoundTripDoubleToString:
+ *   '40' for 40.0, '0.33333333333333331' for 1/3 and '1e+15' for 1e15, where DuckDB writes '40.0',
+ *   '0.3333333333333333' and '1000000000000000.0'), and "a returned NaN or 0 will not be signed".
  * - NUMERIC: a BigQuery NUMERIC holds no scale, so its text has no trailing fractional zeros
  *   ('598', '110.75'; ZetaSQL's NumericValue::ToString, and BigQuery's REST text of a NUMERIC,
  *   backends/duckdb/rows.ts), where DuckDB writes a DECIMAL with its scale ('598.00', '110.750000000').
@@ -170,11 +171,15 @@ function mayPrintUnlikeBigQuery(expression: Ast, context: FormContext): boolean 
  */
 function bigQueryTextSql(value: string, cast: 'CAST' | 'TRY_CAST', form: 'cast' | 'format' = 'cast'): string {
   const text = `${cast}(v AS VARCHAR)`;
-  // FORMAT's %t writes a whole FLOAT64 or NUMERIC "always with .0" (123.0), as DuckDB writes a double.
+  // Read through its text, so the branch binds whatever v's type; NaN and the infinities print
+  // as DuckDB prints them ('nan', 'inf', '-inf'). CAST writes 0 unsigned; FORMAT's %t writes a
+  // whole FLOAT64 "always with .0" (123.0), as the reference implementation appends it.
+  const d = `CAST(${text} AS DOUBLE)`;
+  const roundTrip = roundTripDoubleText(d);
   const double =
     form === 'format'
-      ? text
-      : `regexp_replace(regexp_replace(${text}, '^-(0\\.0)$', '\\1'), '^(-?[0-9]{1,15})\\.0$', '\\1')`;
+      ? `CASE WHEN isnan(${d}) OR isinf(${d}) THEN ${text} WHEN regexp_full_match(${roundTrip}, '-?[0-9]+') THEN ${roundTrip} || '.0' ELSE ${roundTrip} END`
+      : `CASE WHEN isnan(${d}) OR isinf(${d}) THEN ${text} WHEN ${d} = 0 THEN '0' ELSE ${roundTrip} END`;
   const fraction = `regexp_extract(${text}, '\\.([0-9]+)$', 1)`;
   const civil = `regexp_replace(${text}, '\\.[0-9]+$', '') || CASE WHEN ${fraction} = '' THEN '' ELSE '.' || rpad(${fraction}, CASE WHEN length(${fraction}) <= 3 THEN 3 ELSE 6 END, '0') END`;
   const decimal =

@@ -53,7 +53,8 @@ describe('BigQuery math functions on DuckDB', () => {
   it('SAFE_DIVIDE of a NUMERIC by a NUMERIC or INT64 is an exact NUMERIC, NULL for a zero divisor', async () => {
     // Docs (SAFE_DIVIDE): the result type is NUMERIC for NUMERIC (and INT64 with NUMERIC) inputs,
     // FLOAT64 where either is FLOAT64. By hand: 5 / 3 = 1.666666667 (9 places, half away from
-    // zero), -2 / 3 = -0.666666667; a double would give 1.6666666666666667 and print it so.
+    // zero), -2 / 3 = -0.666666667; a double would give 1.6666666666666667. FLOAT64 text: see the
+    // CAST of a FLOAT64 test (1 / 3.0 is 0.33333333333333331).
     expect(
       await row(`select safe_divide(sum(cast(x as numeric)), count(*)) as a, safe_divide(numeric '-2', 3) as b,
         safe_divide(numeric '1', numeric '0') as c, cast(safe_divide(numeric '5', 3) as string) as d,
@@ -66,7 +67,7 @@ describe('BigQuery math functions on DuckDB', () => {
       c: null,
       d: '1.666666667',
       e: 0.4,
-      f: '0.3333333333333333',
+      f: '0.33333333333333331',
       // A NUMERIC divided by an INT64 again: 1.666666667 / 3 = 0.555555555666..., so 0.555555556.
       g: 0.555555556,
     });
@@ -295,6 +296,28 @@ describe('BigQuery conversions and operators on DuckDB', () => {
       h: '100',
       i: '4.0',
       j: '123456789012345',
+    });
+  });
+
+  it('CAST of a FLOAT64 to STRING writes %.15g, or %.17g where 15 digits do not read back', async () => {
+    // ZetaSQL's NumericToString<double> is RoundTripDoubleToString: snprintf "%.*g" with DBL_DIG
+    // (15), and DBL_DIG + 2 where strtod of that is another double. So 1 / 3 is
+    // 0.33333333333333331 and 2 / 3 0.66666666666666663 (DuckDB's shortest text has 16 digits),
+    // 1e15 is 1e+15 (DuckDB 1000000000000000.0), 1e14 100000000000000; FORMAT's %t appends ".0"
+    // to a whole one ("Make sure that doubles always print with a . or an 'e'").
+    expect(
+      await row(`select cast(1 / 3 as string) as a, concat(2 / 3) as b, cast(1e15 as string) as c,
+        cast(1e14 as string) as d, cast(0.1 as string) as e, cast(2e-5 as string) as f,
+        format('%t|%t', 1 / 3, 1e15) as g, cast(cast('-inf' as float64) as string) as h`),
+    ).toEqual({
+      a: '0.33333333333333331',
+      b: '0.66666666666666663',
+      c: '1e+15',
+      d: '100000000000000',
+      e: '0.1',
+      f: '2e-05',
+      g: '0.33333333333333331|1e+15',
+      h: '-inf',
     });
   });
 
