@@ -16,7 +16,14 @@ import { elementOf, isListSqlType, isStructSqlType, type SqlType, unknownType } 
 import type { TranslationContext } from './translation-context.js';
 import { followFields, type Resolved } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
-import { anonymousField, arrayIndexSql, castSql, structSql, typedArraySql } from './value-forms.js';
+import {
+  anonymousField,
+  arrayIndexSql,
+  castSql,
+  structSql,
+  typedArraySql,
+  valueKind,
+} from './value-forms.js';
 
 const binaryOperators: Record<string, string> = {
   Eq: '=',
@@ -115,7 +122,8 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
       }
       const operator = binaryOperators[node.op];
       if (!operator) throw unsupported(`operator ${node.op}`);
-      return `${expr(node.left)} ${operator} ${expr(node.right)}`;
+      const sql = `${expr(node.left)} ${operator} ${expr(node.right)}`;
+      return isCivilIntervalArithmetic(node, context) ? `CAST(${sql} AS TIMESTAMP_NS)` : sql;
     }
     case 'UnaryOp': {
       if (!unaryOperators[node.op]) throw unsupported(`operator ${node.op}`);
@@ -388,6 +396,23 @@ function subscriptOffset(subscript: Ast): number | undefined {
   const argument = subscript.Index?.index?.Function?.args?.List?.args?.[0]?.Unnamed?.Expr;
   const number = argument?.Value?.value?.Number?.[0];
   return number === undefined ? undefined : Number(number);
+}
+
+/**
+ * DATE or DATETIME plus or minus an INTERVAL: a DATETIME in BigQuery ("date_expression +
+ * interval_expression = DATETIME"; DATE "2021-04-20" + INTERVAL 25 HOUR is 2021-04-21 01:00:00),
+ * where DuckDB answers a TIMESTAMP, which would be typed and answered as an instant.
+ */
+function isCivilIntervalArithmetic(node: Payload<'BinaryOp'>, context: TranslationContext): boolean {
+  if (node.op !== 'Plus' && node.op !== 'Minus') return false;
+  const isInterval = (side: Expr) => 'Interval' in side;
+  const other = isInterval(node.right)
+    ? node.left
+    : node.op === 'Plus' && isInterval(node.left)
+      ? node.right
+      : undefined;
+  const kind = other && valueKind(other, context);
+  return kind === 'date' || kind === 'datetime';
 }
 
 function intervalSql(node: Payload<'Interval'>, context: TranslationContext): string {

@@ -1,6 +1,6 @@
 import type { JoinConstraint, NestedJoin, TableFactor, TableWithJoins, Unnest } from './ast.js';
 import { type Ast, variant } from './bigquery-ast.js';
-import { pivotSql } from './pivot.js';
+import { pivotSql, unpivotSql } from './pivot.js';
 import { type ImpliedFilters, noImpliedFilters, nullRejectedPaths, presenceSql } from './record-presence.js';
 import { quoteString } from './rules/rule.js';
 import { findTable } from './table-names.js';
@@ -180,6 +180,8 @@ function relationSql(
 ): string {
   const pivot = (relation as Ast).Pivot;
   if (pivot) return pivotSql(pivot, context, relationSql);
+  const unpivot = (relation as Ast).Unpivot;
+  if (unpivot) return unpivotSql(unpivot, context, relationSql);
   const [kind, node] = variant(relation);
   const alias = node.alias?.name.value;
   switch (kind) {

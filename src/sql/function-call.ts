@@ -2,10 +2,16 @@ import { type Ast, numberLiteral, stringLiteral, variant } from './bigquery-ast.
 import { functionsReadingNow, nowParameter, translateFunction, unsupported } from './function-rules.js';
 import { jsonShapeOf } from './json-shapes.js';
 import { isJsonValued } from './json-values.js';
-import { isNumericValued, numericQuotientSql } from './numeric-division.js';
+import {
+  isNumericCombination,
+  isNumericValued,
+  numericIntegerQuotientSql,
+  numericQuotientSql,
+} from './numeric-division.js';
+import { checkedDivisor } from './rules/math.js';
 import type { AggregateClauses } from './rules/rule.js';
 import { isStructSqlType, quoteIdent } from './table-schema.js';
-import { bigQueryTextOf, type FormContext, valueKind } from './value-forms.js';
+import { bigQueryTextOf, type FormContext, formatTextSql, isStringValued, valueKind } from './value-forms.js';
 
 /**
  * A function call: its arguments, the clauses written inside an aggregate's parentheses
@@ -70,6 +76,36 @@ const datePartPositions: Record<string, number> = {
   time_diff: 2,
 };
 
+/**
+ * Where a date or time function takes a DATE, TIMESTAMP or DATETIME, by argument index: a STRING
+ * literal or query parameter there is coerced to that type, as BigQuery's literal and parameter
+ * coercion do ("STRING parameter: DATE, DATETIME, TIME, TIMESTAMP", conversion rules), so
+ * `DATE_SUB(@end_date, INTERVAL 7 DAY)` reads the parameter's text as a DATE. DuckDB would not
+ * choose a type for the text and fail to bind.
+ */
+const coercedArguments: Record<string, Record<number, 'DATE' | 'TIMESTAMP' | 'DATETIME'>> = {
+  date_add: { 0: 'DATE' },
+  date_sub: { 0: 'DATE' },
+  date_diff: { 0: 'DATE', 1: 'DATE' },
+  date_trunc: { 0: 'DATE' },
+  last_day: { 0: 'DATE' },
+  timestamp_add: { 0: 'TIMESTAMP' },
+  timestamp_sub: { 0: 'TIMESTAMP' },
+  timestamp_diff: { 0: 'TIMESTAMP', 1: 'TIMESTAMP' },
+  timestamp_trunc: { 0: 'TIMESTAMP' },
+  datetime_add: { 0: 'DATETIME' },
+  datetime_sub: { 0: 'DATETIME' },
+  datetime_diff: { 0: 'DATETIME', 1: 'DATETIME' },
+  datetime_trunc: { 0: 'DATETIME' },
+};
+
+/** A STRING literal or parameter's SQL as the type it is coerced to (a TIMESTAMP's text may carry an offset). */
+function coercedText(sql: string, type: 'DATE' | 'TIMESTAMP' | 'DATETIME'): string {
+  if (type === 'DATE') return `CAST(${sql} AS DATE)`;
+  if (type === 'DATETIME') return `CAST(${sql} AS TIMESTAMP_NS)`;
+  return `CAST(CAST(${sql} AS TIMESTAMPTZ) AS TIMESTAMP)`;
+}
+
 /** `DAY` → 'day', `WEEK(MONDAY)` → 'week(monday)': keywords in BigQuery's grammar, names to the parser. */
 function datePart(expression: Ast): string | undefined {
   const bare = expression.Identifier;
@@ -96,6 +132,23 @@ export function callSql(
         callSql('sum', args, context, options),
         callSql('count', args, context, options),
       );
+  // SAFE_DIVIDE and DIV of NUMERICs (or a NUMERIC and an INT64) are NUMERIC in BigQuery, as `/`
+  // is; the rules' FLOAT64 division and DuckDB's `//` (which keeps a fraction of DECIMALs) are not.
+  const [, second] = args;
+  if (
+    (name === 'safe_divide' || name === 'div') &&
+    args.length === 2 &&
+    first !== wildcard &&
+    first !== undefined &&
+    second !== wildcard &&
+    second !== undefined &&
+    isNumericCombination(first, second, context.columnType)
+  ) {
+    const divisor = context.expr(second);
+    return name === 'div'
+      ? numericIntegerQuotientSql(context.expr(first), checkedDivisor(divisor))
+      : `CASE WHEN (${divisor}) <> 0 THEN ${numericQuotientSql(context.expr(first), divisor)} END`;
+  }
   // COUNT of a column no row holds NULL in counts the rows: COUNT(*) reads no column, where
   // DuckDB reads every value (Studio's reports count ids: 10M cost a second of CPU).
   if (
@@ -129,15 +182,14 @@ export function callSql(
   const parts = args.map((arg, i) => (i === partAt && arg !== wildcard ? datePart(arg) : undefined));
   const literal = <T>(read: (node: Ast) => T) =>
     args.map((arg) => (arg === wildcard ? undefined : read(arg)));
-  const translated = args.map((arg, i) =>
-    arg === wildcard
-      ? '*'
-      : parts[i] !== undefined
-        ? `'${parts[i]}'`
-        : i === 0 && atNanos
-          ? `CAST(${context.expr(arg)} AS DECIMAL(38, 9))`
-          : context.expr(arg),
-  );
+  const coerced = coercedArguments[name.replace(/^safe\./, '')];
+  const translated = args.map((arg, i) => {
+    if (arg === wildcard) return '*';
+    if (parts[i] !== undefined) return `'${parts[i]}'`;
+    if (i === 0 && atNanos) return `CAST(${context.expr(arg)} AS DECIMAL(38, 9))`;
+    const target = coerced?.[i];
+    return target && isStringValued(arg) ? coercedText(context.expr(arg), target) : context.expr(arg);
+  });
   return translateFunction(
     {
       name,
@@ -166,6 +218,7 @@ export function callSql(
         const sql = translated[index] as string;
         return arg === undefined || arg === wildcard ? sql : bigQueryTextOf(arg, sql, context);
       },
+      asFormatText: (index) => formatTextSql(translated[index] as string),
       distinct: options.distinct ?? false,
       clauses: options.clauses ?? {},
     },

@@ -25,8 +25,47 @@ const numericPreserving = new Set([
   'floor',
   'coalesce',
   'ifnull',
+  'nullif',
+  // Window functions giving a row's value.
+  'lag',
+  'lead',
+  'first_value',
+  'last_value',
+  'nth_value',
+  'max_by',
+  'min_by',
 ]);
 const integerFunctions = new Set(['count', 'countif', 'length', 'char_length', 'array_length']);
+// Aggregates and functions of one value whose result is INT64 when it is (SUM of INT64 is INT64).
+const integerPreserving = new Set([
+  'sum',
+  'min',
+  'max',
+  'any_value',
+  'abs',
+  'lag',
+  'lead',
+  'first_value',
+  'last_value',
+  'nth_value',
+]);
+
+/**
+ * The values a conditional can give: IF's two branches, a CASE's THENs and ELSE, GREATEST's and
+ * LEAST's arguments. BigQuery types it by their supertype: NUMERIC when one is NUMERIC and the
+ * others NUMERIC, INT64 or NULL (a FLOAT64 one makes FLOAT64).
+ */
+function branchesOf(expression: Ast): Ast[] | undefined {
+  const call = callOf(expression);
+  if (call?.name === 'if' && call.args.length === 3) return call.args.slice(1);
+  if (call && (call.name === 'greatest' || call.name === 'least') && call.args.length > 0) return call.args;
+  const conditional = expression.Case;
+  if (!conditional) return undefined;
+  const results = (conditional.conditions as Ast[]).map((condition) => condition.result as Ast);
+  return conditional.else_result ? [...results, conditional.else_result as Ast] : results;
+}
+
+const isNullLiteral = (expression: Ast) => expression.Value?.value === 'Null';
 
 function callOf(expression: Ast): { name: string; args: Ast[] } | undefined {
   const call = expression.Function;
@@ -56,6 +95,22 @@ export function isNumericValued(expression: Ast, columnType: ColumnType): boolea
   const call = callOf(expression);
   if (call && numericPreserving.has(call.name))
     return call.args[0] !== undefined && isNumericValued(call.args[0], columnType);
+  const [dividend, divisor] = call?.args ?? [];
+  if (
+    (call?.name === 'safe_divide' || call?.name === 'div') &&
+    dividend !== undefined &&
+    divisor !== undefined
+  )
+    return isNumericCombination(dividend, divisor, columnType);
+  const branches = branchesOf(expression);
+  if (branches)
+    return (
+      branches.some((branch) => isNumericValued(branch, columnType)) &&
+      branches.every(
+        (branch) =>
+          isNumericValued(branch, columnType) || isIntegerValued(branch, columnType) || isNullLiteral(branch),
+      )
+    );
   const binary = expression.BinaryOp;
   if (binary && ['Plus', 'Minus', 'Multiply', 'Divide'].includes(binary.op))
     return isNumericCombination(binary.left, binary.right, columnType);
@@ -63,13 +118,24 @@ export function isNumericValued(expression: Ast, columnType: ColumnType): boolea
 }
 
 /** Whether the value is INT64 in BigQuery: an integer literal, an integer column, COUNT. */
-function isIntegerValued(expression: Ast, columnType: ColumnType): boolean {
+export function isIntegerValued(expression: Ast, columnType: ColumnType): boolean {
   if (expression.Nested) return isIntegerValued(expression.Nested, columnType);
   const literal = expression.Value?.value?.Number?.[0];
   if (typeof literal === 'string') return /^\d+$/.test(literal) && numberLiteral(expression) !== undefined;
   if (['BIGINT', 'INTEGER', 'HUGEINT'].includes(columnType(expression) ?? '')) return true;
   if (castTarget(expression) === 'int64') return true;
+  const binary = expression.BinaryOp;
+  if (binary && ['Plus', 'Minus', 'Multiply'].includes(binary.op))
+    return isIntegerValued(binary.left, columnType) && isIntegerValued(binary.right, columnType);
   const call = callOf(expression);
+  if (call && integerPreserving.has(call.name))
+    return call.args[0] !== undefined && isIntegerValued(call.args[0], columnType);
+  const branches = branchesOf(expression);
+  if (branches)
+    return (
+      branches.some((branch) => isIntegerValued(branch, columnType)) &&
+      branches.every((branch) => isIntegerValued(branch, columnType) || isNullLiteral(branch))
+    );
   return call !== undefined && integerFunctions.has(call.name);
 }
 
@@ -86,6 +152,20 @@ export function isNumericCombination(left: Ast, right: Ast, columnType: ColumnTy
   );
 }
 
+/** A NUMERIC's value in nanounits, an integer (HUGEINT). */
+const nanos = (value: string) => `CAST(CAST(${value} AS DECIMAL(38, 9)) * 1000000000 AS HUGEINT)`;
+
+/**
+ * DIV of NUMERICs: BigQuery's integer division, truncated toward zero, a NUMERIC. DuckDB's `//`
+ * of DECIMALs divides as doubles and keeps the fraction (DIV(53453.6, 7) as 7636.057...); the
+ * nanounits of both divided as integers truncate exactly. The divisor comes checked, as for `/`.
+ */
+export function numericIntegerQuotientSql(dividend: string, divisor: string): string {
+  const n = nanos(dividend);
+  const d = nanos(divisor);
+  return `CAST(sign(${n}) * sign(${d}) * (abs(${n}) // abs(${d})) AS DECIMAL(38, 9))`;
+}
+
 /**
  * `dividend / divisor` as BigQuery divides NUMERICs: exact, to 9 decimal places, halves rounded
  * away from zero, a DECIMAL(38, 9). Both are scaled to integers of nanounits (HUGEINT) and
@@ -94,10 +174,19 @@ export function isNumericCombination(left: Ast, right: Ast, columnType: ColumnTy
  * divisor comes checked (checkedDivisor): a zero fails as on BigQuery.
  */
 export function numericQuotientSql(dividend: string, divisor: string): string {
-  const nanos = (value: string) => `CAST(CAST(${value} AS DECIMAL(38, 9)) * 1000000000 AS HUGEINT)`;
   const n = `(${nanos(dividend)} * 1000000000)`;
   const d = nanos(divisor);
   // Half up on magnitudes: (|n| + |d| div 2) div |d| (with d odd no quotient ends in exactly .5).
   const quotient = `sign(${n}) * sign(${d}) * ((abs(${n}) + abs(${d}) // 2) // abs(${d}))`;
   return `(CAST(${quotient} AS DECIMAL(38, 0)) * CAST(0.000000001 AS DECIMAL(10, 9)))`;
+}
+
+/**
+ * The DuckDB type standing for a computed column's BigQuery number type, for a query around it
+ * (a CTE's or subquery's `SUM(total) AS rev`, read as `rev / n`): DECIMAL for NUMERIC, BIGINT for
+ * INT64; undefined where the text does not show either.
+ */
+export function computedNumberType(expression: Ast, columnType: ColumnType): string | undefined {
+  if (isNumericValued(expression, columnType)) return 'DECIMAL(38, 9)';
+  return isIntegerValued(expression, columnType) ? 'BIGINT' : undefined;
 }

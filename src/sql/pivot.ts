@@ -1,5 +1,6 @@
 import type { TableFactor } from './ast.js';
 import { type Ast, stringLiteral, variant } from './bigquery-ast.js';
+import { quoteString } from './rules/rule.js';
 import { quoteIdent } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
 import { unsupported } from './unsupported.js';
@@ -17,10 +18,7 @@ export function pivotSql(
   context: TranslationContext,
   relationSql: (relation: TableFactor, context: TranslationContext) => string,
 ): string {
-  const [sourceKind, source] = variant(pivot.table as Ast);
-  const isWithTable = sourceKind === 'Table' && context.ctes.find(tableName(source)) !== false;
-  if (sourceKind !== 'Derived' && !isWithTable)
-    throw unsupported('PIVOT over a table: select its columns in a subquery');
+  refuseStoredTable(pivot.table as Ast, context, 'PIVOT');
   if (pivot.default_on_null) throw unsupported('PIVOT with DEFAULT ON NULL');
   const [valueColumn, ...moreColumns] = pivot.value_column as Ast[];
   const column = valueColumn?.Identifier?.value;
@@ -53,6 +51,61 @@ export function pivotSql(
   const alias = pivot.alias?.name?.value ?? '(pivot)';
   context.scope.bind(alias, { kind: 'relation', alias, columns: undefined });
   return `(SELECT * RENAME (${renames.join(', ')}) FROM ${from} PIVOT (${aggregateSql.join(', ')} FOR ${quoteIdent(column)} IN (${valueSql.join(', ')}))) AS ${quoteIdent(alias)}`;
+}
+
+/**
+ * `FROM (subquery) UNPIVOT [INCLUDE NULLS | EXCLUDE NULLS] (v FOR n IN (a, b AS 'x')) [AS u]`: a
+ * row per input row and unpivoted column, the columns left first, then `v` (the column's value)
+ * and `n` (its name as written, or its alias), as the docs' example lays them out (product,
+ * sales, quarter); rows whose value is NULL are left out unless INCLUDE NULLS. Written as a
+ * LATERAL VALUES list, which keeps the columns in that order (DuckDB's own UNPIVOT puts the name
+ * before the value). Only over a subquery or a WITH table, as PIVOT; one value column only.
+ */
+export function unpivotSql(
+  unpivot: Ast,
+  context: TranslationContext,
+  relationSql: (relation: TableFactor, context: TranslationContext) => string,
+): string {
+  refuseStoredTable(unpivot.table as Ast, context, 'UNPIVOT');
+  const valueColumn = unpivot.value?.Identifier?.value;
+  if (typeof valueColumn !== 'string') throw unsupported('UNPIVOT of several value columns at once');
+  const nameColumn = unpivot.name?.value as string;
+  const inner = context.within(context.scope.sibling());
+  const from = relationSql(unpivot.table as TableFactor, inner);
+  const columns = unpivot.columns as { expr: Ast; alias?: { value: string; quote_style?: string | null } }[];
+  const rows = columns.map((column) => {
+    const name = column.expr.Identifier?.value;
+    if (typeof name !== 'string') throw unsupported('UNPIVOT of an expression other than a column');
+    return { name, value: inner.expr(column.expr), label: unpivotLabel(name, column.alias) };
+  });
+  const value = quoteIdent('(unpivot value)');
+  const label = quoteIdent('(unpivot name)');
+  const excluded = [...rows.map((row) => quoteIdent(row.name)), value, label];
+  const values = rows.map((row) => `(${row.value}, ${row.label})`);
+  const nulls = unpivot.null_inclusion === 'IncludeNulls' ? '' : ` WHERE ${value} IS NOT NULL`;
+  const alias = unpivot.alias?.name?.value ?? '(unpivot)';
+  context.scope.bind(alias, { kind: 'relation', alias, columns: undefined });
+  return `(SELECT * EXCLUDE (${excluded.join(', ')}), ${value} AS ${quoteIdent(valueColumn)}, ${label} AS ${quoteIdent(nameColumn)} FROM ${from} CROSS JOIN LATERAL (VALUES ${values.join(', ')}) AS ${quoteIdent('(unpivot rows)')}(${value}, ${label})${nulls}) AS ${quoteIdent(alias)}`;
+}
+
+/** The name column's value for an unpivoted column: its string alias, else its name as written. */
+function unpivotLabel(
+  name: string,
+  alias: { value: string; quote_style?: string | null } | undefined,
+): string {
+  if (!alias) return quoteString(name);
+  if (alias.quote_style) return quoteString(alias.value);
+  throw unsupported('an UNPIVOT alias that is not a string literal');
+}
+
+/**
+ * PIVOT and UNPIVOT read a subquery or a WITH table, whose columns are the query's own: a table
+ * of the store may hold columns BigQuery's has not (its table-suffix column, evolved fields).
+ */
+function refuseStoredTable(table: Ast, context: TranslationContext, operator: string): void {
+  const [kind, source] = variant(table);
+  if (kind === 'Derived' || (kind === 'Table' && context.ctes.find(tableName(source)) !== false)) return;
+  throw unsupported(`${operator} over a table: select its columns in a subquery`);
 }
 
 function tableName(table: Ast): string {

@@ -6,9 +6,10 @@ import { windowSql } from './function-call.js';
 import { jsonPrefilters } from './json-prefilter.js';
 import { isJsonValued, refuseJsonKey } from './json-values.js';
 import { bareName } from './names.js';
+import { computedNumberType } from './numeric-division.js';
 import { nullRejectedPaths, presenceSql } from './record-presence.js';
 import { withSortColumns } from './sort-column.js';
-import { quoteIdent } from './table-schema.js';
+import { quoteIdent, unknownType } from './table-schema.js';
 import { indent, type OutputNames, type TranslationContext } from './translation-context.js';
 import {
   type Binding,
@@ -338,7 +339,14 @@ function relationColumns(binding: Binding & { kind: 'relation' }): Column[] {
 
 /** A column the SELECT computes (a STRUCT it builds carries its own mark, see built-structs.ts). */
 function builtColumn(expression: Expr, context: TranslationContext): Resolved {
-  return { sql: context.expr(expression), type: context.valueType(expression) };
+  const known = context.valueType(expression);
+  // A computed NUMERIC (SUM(total)) or INT64 (COUNT(*)) keeps its number type for the query
+  // around, whose `/` and AVG of it are then NUMERIC as BigQuery has them (numeric-division.ts).
+  const type =
+    known === undefined || known === unknownType
+      ? (computedNumberType(expression, context.columnType) ?? known)
+      : known;
+  return { sql: context.expr(expression), type };
 }
 
 /** The output column of a select item that is a name: a stored one stays stored (Column.stored). */

@@ -2,6 +2,7 @@ import { compoundParts, type Expr } from './ast.js';
 import { type Ast, numberLiteral, stringLiteral, variant } from './bigquery-ast.js';
 import { builtStructSql } from './built-structs.js';
 import { unsupported } from './function-rules.js';
+import { roundTripDoubleText } from './rules/json-encoding.js';
 import { isIntegerText, isTextValued, textToInt64Sql } from './string-to-int64.js';
 import { isStructSqlType, type SqlType } from './table-schema.js';
 
@@ -139,22 +140,29 @@ export function bigQueryTextOf(expression: Ast, sql: string, context: FormContex
 
 /**
  * Whether a value cast to STRING may be of a type whose DuckDB text is not BigQuery's (FLOAT64,
- * TIMESTAMP, DATETIME, TIME): not when it is text, an integer literal, or a stored column or field
- * of another type (Studio's `CAST(response.status_code AS STRING)` keeps DuckDB's plain cast).
+ * NUMERIC, TIMESTAMP, DATETIME, TIME): not when it is text, an integer literal, or a stored column
+ * or field of another type (Studio's `CAST(response.status_code AS STRING)` keeps DuckDB's plain cast).
  */
 function mayPrintUnlikeBigQuery(expression: Ast, context: FormContext): boolean {
   if (isTextValued(expression, context.columnType)) return false;
   if (/^\d+$/.test(expression.Value?.value?.Number?.[0])) return false;
   const stored = context.columnType(expression);
-  return stored === undefined || ['DOUBLE', 'TIMESTAMP', 'TIMESTAMP_NS', 'TIME'].includes(stored);
+  return (
+    stored === undefined ||
+    stored.startsWith('DECIMAL') ||
+    ['DOUBLE', 'TIMESTAMP', 'TIMESTAMP_NS', 'TIME'].includes(stored)
+  );
 }
 
 /**
  * CAST / SAFE_CAST to STRING with BigQuery's text of the types whose DuckDB text differs (the
  * conversion rules of CAST AS STRING):
- * - FLOAT64: a whole double is written without a fraction (`CAST(40.0 AS STRING)` is '40',
- *   DuckDB's text '40.0') and "a returned NaN or 0 will not be signed" (DuckDB: '-0.0'); other
- *   doubles print in the shortest form on both ('0.30000000000000004', '1e+20').
+ * - FLOAT64: %.15g, or %.17g where 15 digits do not read back (ZetaSQL's RoundTripDoubleToString:
+ *   '40' for 40.0, '0.33333333333333331' for 1/3 and '1e+15' for 1e15, where DuckDB writes '40.0',
+ *   '0.3333333333333333' and '1000000000000000.0'), and "a returned NaN or 0 will not be signed".
+ * - NUMERIC: a BigQuery NUMERIC holds no scale, so its text has no trailing fractional zeros
+ *   ('598', '110.75'; ZetaSQL's NumericValue::ToString, and BigQuery's REST text of a NUMERIC,
+ *   backends/duckdb/rows.ts), where DuckDB writes a DECIMAL with its scale ('598.00', '110.750000000').
  * - TIMESTAMP: in UTC with its offset (`STRING(TIMESTAMP "2008-12-25 15:30:00+00", "UTC")` is
  *   '2008-12-25 15:30:00+00'), and "the number of subsecond digits produced depends on the
  *   number of trailing zeroes in the subsecond part: the CAST function will truncate zero,
@@ -167,12 +175,34 @@ function mayPrintUnlikeBigQuery(expression: Ast, context: FormContext): boolean 
  * correlated subquery (`(SELECT value.int_value FROM UNNEST(event_params) ...)`), which DuckDB
  * would otherwise plan once per mention.
  */
-function bigQueryTextSql(value: string, cast: 'CAST' | 'TRY_CAST'): string {
+function bigQueryTextSql(value: string, cast: 'CAST' | 'TRY_CAST', form: 'cast' | 'format' = 'cast'): string {
   const text = `${cast}(v AS VARCHAR)`;
-  const double = `regexp_replace(regexp_replace(${text}, '^-(0\\.0)$', '\\1'), '^(-?[0-9]{1,15})\\.0$', '\\1')`;
+  // Read through its text, so the branch binds whatever v's type; NaN and the infinities print
+  // as DuckDB prints them ('nan', 'inf', '-inf'). CAST writes 0 unsigned; FORMAT's %t writes a
+  // whole FLOAT64 "always with .0" (123.0), as the reference implementation appends it.
+  const d = `CAST(${text} AS DOUBLE)`;
+  const roundTrip = roundTripDoubleText(d);
+  const double =
+    form === 'format'
+      ? `CASE WHEN isnan(${d}) OR isinf(${d}) THEN ${text} WHEN regexp_full_match(${roundTrip}, '-?[0-9]+') THEN ${roundTrip} || '.0' ELSE ${roundTrip} END`
+      : `CASE WHEN isnan(${d}) OR isinf(${d}) THEN ${text} WHEN ${d} = 0 THEN '0' ELSE ${roundTrip} END`;
   const fraction = `regexp_extract(${text}, '\\.([0-9]+)$', 1)`;
   const civil = `regexp_replace(${text}, '\\.[0-9]+$', '') || CASE WHEN ${fraction} = '' THEN '' ELSE '.' || rpad(${fraction}, CASE WHEN length(${fraction}) <= 3 THEN 3 ELSE 6 END, '0') END`;
-  return `list_transform([${value}], v -> CASE typeof(v) WHEN 'DOUBLE' THEN ${double} WHEN 'TIMESTAMP' THEN ${civil} || '+00' WHEN 'TIMESTAMP_NS' THEN ${civil} WHEN 'TIME' THEN ${civil} ELSE ${text} END)[1]`;
+  const decimal =
+    form === 'format'
+      ? `regexp_replace(${text}, '(\\.[0-9]*[1-9])0+$|(\\.0)0*$', '\\1\\2')`
+      : `regexp_replace(${text}, '(\\.[0-9]*[1-9])0+$|\\.0+$', '\\1')`;
+  return `list_transform([${value}], v -> CASE WHEN starts_with(typeof(v), 'DECIMAL') THEN ${decimal} ELSE CASE typeof(v) WHEN 'DOUBLE' THEN ${double} WHEN 'TIMESTAMP' THEN ${civil} || '+00' WHEN 'TIMESTAMP_NS' THEN ${civil} WHEN 'TIME' THEN ${civil} ELSE ${text} END END)[1]`;
+}
+
+/**
+ * A value as FORMAT's %t prints it ("often looks similar to casting the argument to STRING"; the
+ * %t and %T table): a TIMESTAMP in UTC with `+00` (FORMAT('%t', TIMESTAMP '2015-09-01 12:34:56
+ * America/Los_Angeles') is '2015-09-01 19:34:56+00'), a FLOAT64 or NUMERIC with at least `.0`
+ * (123.0), other types as CAST AS STRING writes them.
+ */
+export function formatTextSql(value: string): string {
+  return bigQueryTextSql(value, 'CAST', 'format');
 }
 
 /**
@@ -326,6 +356,11 @@ const columnKinds: Record<string, ValueKind> = {
 export function valueKind(expression: Ast, context: FormContext): ValueKind | undefined {
   const columnType =
     expression.Identifier || expression.CompoundIdentifier ? context.columnType(expression) : undefined;
+  // DATE_TRUNC gives its argument's type; the date_trunc rule takes an argument of no known kind as a DATE.
+  const call = expression.Function;
+  const name = call?.name?.length === 1 ? String(variant(call.name[0])[1].value).toLowerCase() : undefined;
+  const first = call?.args?.List?.args?.[0]?.Unnamed?.Expr;
+  if (name === 'date_trunc' && first) return valueKind(first, context) ?? 'date';
   return columnType === undefined ? syntacticKind(expression) : columnKinds[columnType];
 }
 

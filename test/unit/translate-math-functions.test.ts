@@ -1,4 +1,6 @@
+import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
+import { translateToDuckDb } from '../../src/sql/translate.js';
 import { translationOf, useTranslatedQueries } from '../helpers/translated-row.js';
 
 // Expected values are the documented results of BigQuery's mathematical and conditional
@@ -46,6 +48,73 @@ describe('BigQuery math functions on DuckDB', () => {
   it('`/` always divides as FLOAT64, integers included', async () => {
     // Docs (arithmetic operators): the result type of `/` is FLOAT64 for INT64 inputs.
     expect(await row('select 5 / 2 as a, 4 / 2 as b, -7 / 2 as c')).toEqual({ a: 2.5, b: 2, c: -3.5 });
+  });
+
+  it('SAFE_DIVIDE of a NUMERIC by a NUMERIC or INT64 is an exact NUMERIC, NULL for a zero divisor', async () => {
+    // Docs (SAFE_DIVIDE): the result type is NUMERIC for NUMERIC (and INT64 with NUMERIC) inputs,
+    // FLOAT64 where either is FLOAT64. By hand: 5 / 3 = 1.666666667 (9 places, half away from
+    // zero), -2 / 3 = -0.666666667; a double would give 1.6666666666666667. FLOAT64 text: see the
+    // CAST of a FLOAT64 test (1 / 3.0 is 0.33333333333333331).
+    expect(
+      await row(`select safe_divide(sum(cast(x as numeric)), count(*)) as a, safe_divide(numeric '-2', 3) as b,
+        safe_divide(numeric '1', numeric '0') as c, cast(safe_divide(numeric '5', 3) as string) as d,
+        safe_divide(numeric '1', 2.5) as e, cast(safe_divide(numeric '1', 3.0) as string) as f,
+        safe_divide(numeric '5', 3) / 3 as g
+        from unnest([1, 2, 2]) as x`),
+    ).toEqual({
+      a: 1.666666667,
+      b: -0.666666667,
+      c: null,
+      d: '1.666666667',
+      e: 0.4,
+      f: '0.33333333333333331',
+      // A NUMERIC divided by an INT64 again: 1.666666667 / 3 = 0.555555555666..., so 0.555555556.
+      g: 0.555555556,
+    });
+  });
+
+  it('IF, CASE, GREATEST and NULLIF of a NUMERIC stay NUMERIC, so do SUMs of INT64 beside one, and DIV of one truncates', async () => {
+    // Docs (conversion rules, supertypes): IF/CASE/GREATEST of NUMERIC and INT64 (or NULL) is NUMERIC,
+    // SUM of INT64 is INT64, NUMERIC / INT64 NUMERIC (9 places); DIV of NUMERICs "returns the result
+    // of integer division", truncated toward zero. By hand over x = 1, 2, 2: (0 + 2 + 2) / 3 =
+    // 1.333333333; 5 / 15 = 0.333333333; 2 / 3 = 0.666666667; a double would keep 16 digits.
+    expect(
+      await row(`select sum(if(x > 1, cast(x as numeric), 0)) / count(*) as a,
+        sum(numeric '1' * cast(x as int64)) / sum(cast(x as int64) * 3) as b,
+        avg(case when x >= 1 then cast(x as numeric) else null end) as c, greatest(numeric '1', 2) / 3 as d,
+        nullif(numeric '5', 0) / 3 as e, div(numeric '-7.5', 2) as f, div(numeric '7', numeric '0.5') as g,
+        div(numeric '53453.6', 7) as h, div(numeric '10', 4) / 3 as i
+        from unnest([1, 2, 2]) as x`),
+    ).toEqual({
+      a: 1.333333333,
+      b: 0.333333333,
+      c: 1.666666667,
+      d: 0.666666667,
+      e: 1.666666667,
+      f: -3,
+      g: 14,
+      h: 7636,
+      i: 0.666666667,
+    });
+  });
+
+  it("a WITH table's computed NUMERIC and INT64 columns, and LAG and FIRST_VALUE of a NUMERIC, divide as NUMERIC", async () => {
+    // BigQuery types a column by its expression wherever it is read: SUM of a NUMERIC is NUMERIC and
+    // COUNT INT64, so rev / n is NUMERIC (9 places); LAG and FIRST_VALUE give the value's type.
+    // By hand: 5 / 3 = 1.666666667; growth from 30 to 40 is 10 / 30 = 0.333333333, 40 to 50 0.25.
+    expect(
+      await row(`with d as (select sum(cast(x as numeric)) as rev, count(*) as n from unnest([1, 2, 2]) as x)
+        select rev / n as a, safe_divide(rev, n) as b, cast(rev / n as string) as c from d`),
+    ).toEqual({ a: 1.666666667, b: 1.666666667, c: '1.666666667' });
+    expect(
+      await rows(`with d as (select x as day, cast(x as numeric) * 10 as rev from unnest([3, 4, 5]) as x)
+        select (rev - lag(rev) over (order by day)) / lag(rev) over (order by day) as growth,
+          first_value(rev) over (order by day) / 9 as base from d order by day`),
+    ).toEqual([
+      { growth: null, base: 3.333333333 },
+      { growth: 0.333333333, base: 3.333333333 },
+      { growth: 0.25, base: 3.333333333 },
+    ]);
   });
 
   it('AVG of a NUMERIC and NUMERIC divided by NUMERIC or INT64 stay exact NUMERIC, 9 places, halves away from zero', async () => {
@@ -230,6 +299,28 @@ describe('BigQuery conversions and operators on DuckDB', () => {
     });
   });
 
+  it('CAST of a FLOAT64 to STRING writes %.15g, or %.17g where 15 digits do not read back', async () => {
+    // ZetaSQL's NumericToString<double> is RoundTripDoubleToString: snprintf "%.*g" with DBL_DIG
+    // (15), and DBL_DIG + 2 where strtod of that is another double. So 1 / 3 is
+    // 0.33333333333333331 and 2 / 3 0.66666666666666663 (DuckDB's shortest text has 16 digits),
+    // 1e15 is 1e+15 (DuckDB 1000000000000000.0), 1e14 100000000000000; FORMAT's %t appends ".0"
+    // to a whole one ("Make sure that doubles always print with a . or an 'e'").
+    expect(
+      await row(`select cast(1 / 3 as string) as a, concat(2 / 3) as b, cast(1e15 as string) as c,
+        cast(1e14 as string) as d, cast(0.1 as string) as e, cast(2e-5 as string) as f,
+        format('%t|%t', 1 / 3, 1e15) as g, cast(cast('-inf' as float64) as string) as h`),
+    ).toEqual({
+      a: '0.33333333333333331',
+      b: '0.66666666666666663',
+      c: '1e+15',
+      d: '100000000000000',
+      e: '0.1',
+      f: '2e-05',
+      g: '0.33333333333333331|1e+15',
+      h: '-inf',
+    });
+  });
+
   it('CAST of a TIMESTAMP, DATETIME or TIME to STRING writes zero, three or six subsecond digits, a TIMESTAMP in UTC with +00', async () => {
     // Timestamp functions: STRING(TIMESTAMP "2008-12-25 15:30:00+00", "UTC") = '2008-12-25
     // 15:30:00+00'; conversion rules: CAST uses UTC, and "the number of subsecond digits produced
@@ -255,6 +346,50 @@ describe('BigQuery conversions and operators on DuckDB', () => {
       i: '15:30:00.123456',
       j: '15:30:00.500',
     });
+  });
+
+  it('CAST and CONCAT of a NUMERIC write it without trailing fractional zeros, a stored column too', async () => {
+    // A NUMERIC holds no scale: BigQuery writes NUMERIC '598.00' as '598' and 110.75 as '110.75'
+    // (ZetaSQL's NumericValue::ToString; BigQuery's REST text of a NUMERIC column is the same),
+    // where DuckDB writes a DECIMAL with its scale ('598.00', '110.750000000').
+    expect(
+      await row(`select cast(numeric '598.00' as string) as a, cast(cast('110.75' as numeric) as string) as b,
+        cast(numeric '1000' as string) as c, cast(numeric '-0.50' as string) as d, cast(numeric '0' as string) as e,
+        concat('total ', cast(numeric '12.30' as numeric) * 2) as f, cast(numeric '7' / 4 as string) as g,
+        safe_cast(numeric '0.000000001' as string) as h`),
+    ).toEqual({
+      a: '598',
+      b: '110.75',
+      c: '1000',
+      d: '-0.5',
+      e: '0',
+      f: 'total 24.6',
+      g: '1.75',
+      h: '0.000000001',
+    });
+    // A table source's NUMERIC(12, 2) column is stored as a DECIMAL with two places.
+    const orders = { name: 'orders', columns: { total: 'DECIMAL(12,2)' } };
+    const { sql } = translateToDuckDb(
+      'select cast(total as string) as s, concat(total, "") as c from orders',
+      {
+        tables: [orders],
+      },
+    );
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    try {
+      await connection.run(
+        'create table orders as select * from (values (598.00::DECIMAL(12,2)), (85.50), (0.00)) t(total)',
+      );
+      expect((await connection.runAndReadAll(sql)).getRowObjectsJson()).toEqual([
+        { s: '598', c: '598' },
+        { s: '85.5', c: '85.5' },
+        { s: '0', c: '0' },
+      ]);
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+    }
   });
 
   it('bitwise operators, IS DISTINCT FROM and IN UNNEST', async () => {

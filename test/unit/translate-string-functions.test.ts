@@ -1,4 +1,6 @@
+import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
+import { translateToDuckDb } from '../../src/sql/translate.js';
 import { translationOf, useTranslatedQueries } from '../helpers/translated-row.js';
 
 // Expected values are the documented results of BigQuery's string functions:
@@ -44,6 +46,27 @@ describe('BigQuery string functions on DuckDB', () => {
       bytes: 10,
       c: 5,
     });
+  });
+
+  it('LENGTH and BYTE_LENGTH of BYTES count bytes, of a BYTES column too', async () => {
+    // Docs (LENGTH): LENGTH(CAST('абвгд' AS BYTES)) = 10; BYTE_LENGTH(b'абвгд') = 10; MD5 is 16 bytes.
+    expect(
+      await row(`select length(cast('абвгд' as bytes)) as a, byte_length(cast('абвгд' as bytes)) as b,
+        byte_length(from_hex('00ff')) as c, length(md5('x')) as d, byte_length(b'\\x00ab') as e`),
+    ).toEqual({ a: 10, b: 10, c: 2, d: 16, e: 3 });
+    // A table source's BYTES column is a BLOB, which DuckDB's length and strlen do not take.
+    const { sql } = translateToDuckDb('select length(receipt) as a, byte_length(receipt) as b from orders', {
+      tables: [{ name: 'orders', columns: { receipt: 'BLOB' } }],
+    });
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    try {
+      await connection.run("create table orders as select from_hex('0001ff') as receipt");
+      expect((await connection.runAndReadAll(sql)).getRowObjectsJson()).toEqual([{ a: '3', b: '3' }]);
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+    }
   });
 
   it('LOWER and UPPER change case', async () => {
@@ -144,6 +167,25 @@ describe('BigQuery string functions on DuckDB', () => {
       f: null,
       g: 'NULL!',
       h: '100%',
+    });
+  });
+
+  it('FORMAT prints %t as the %t and %T table says: a TIMESTAMP with +00, a FLOAT64 and NUMERIC with .0', async () => {
+    // Docs: FORMAT('%t', timestamp '2015-09-01 12:34:56 America/Los_Angeles') = '2015-09-01 19:34:56+00';
+    // the %t and %T table: DATE 2011-02-03, FLOAT64 and NUMERIC "123.0 (always with .0)", BOOL
+    // its value; a TIMESTAMP's fraction as CAST AS STRING writes it (3 or 6 digits).
+    expect(
+      await row(`select format('%t', timestamp '2015-09-01 12:34:56 America/Los_Angeles') as a,
+        format('%t', date '2011-02-03') as b, format('%t|%t|%t', 123.0, numeric '123', numeric '110.750') as c,
+        format('%t', datetime '2011-02-03 04:05:06') as d, format('%t', timestamp '2015-09-01 12:34:56.1+00') as e,
+        format('%t', true) as f`),
+    ).toEqual({
+      a: '2015-09-01 19:34:56+00',
+      b: '2011-02-03',
+      c: '123.0|123.0|110.75',
+      d: '2011-02-03 04:05:06',
+      e: '2015-09-01 12:34:56.100+00',
+      f: 'true',
     });
   });
 

@@ -245,6 +245,26 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     });
   });
 
+  it('prints %z and %Ez in a named time zone with the offset it has at that instant', async () => {
+    // Format elements: %z is "the offset from the Prime Meridian in the format +HHMM or -HHMM",
+    // %Ez the RFC 3339 form +HH:MM. Europe/Berlin is UTC+1 until 2024-03-31 01:00 UTC and UTC+2
+    // after (tzdata); America/St_Johns is UTC-2:30 in summer time; Asia/Kolkata UTC+5:30 always.
+    expect(
+      await row(
+        `select format_timestamp('%Y-%m-%dT%H:%M:%S%Ez', timestamp '2024-03-31 15:04:05+00', 'Europe/Berlin') as a,
+        format_timestamp('%Y-%m-%dT%H:%M:%S%Ez', timestamp '2024-03-30 15:04:05+00', 'Europe/Berlin') as b,
+        format_timestamp('%H:%M %z', timestamp '2024-07-01 15:04:05+00', 'America/St_Johns') as c,
+        format_timestamp('%z|%Ez', timestamp '2024-03-31 15:04:05+00', @zone) as d`,
+        { zone: 'Asia/Kolkata' },
+      ),
+    ).toEqual({
+      a: '2024-03-31T17:04:05+02:00',
+      b: '2024-03-30T16:04:05+01:00',
+      c: '12:34 -0230',
+      d: '+0530|+05:30',
+    });
+  });
+
   it('prints every format element of the format-elements page as described there', async () => {
     // The page's examples are for Wednesday 2021-01-20 21:47:00; each value below follows the
     // element's description (e.g. %e and %l pad single digits with a space, %g is the ISO year's
@@ -456,6 +476,49 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     });
   });
 
+  it('reads a STRING literal or parameter as the DATE, TIMESTAMP or DATETIME a date or time function takes', async () => {
+    // Conversion rules: a STRING literal and a "STRING parameter" coerce to DATE, DATETIME, TIME
+    // and TIMESTAMP, so DATE_SUB(@end_date, INTERVAL 2 DAY) is valid with a STRING parameter; a
+    // TIMESTAMP's text may carry an offset (10:00+02:00 is 08:00 UTC), one without is UTC.
+    expect(
+      await row(
+        `select date_sub(@d, interval 2 day) as a, date_add('2024-01-31', interval 1 month) as b,
+          date_trunc(@d, month) as c, last_day(@d) as d, date_diff(@d, '2024-03-01', day) as e,
+          timestamp_sub(@t, interval 1 hour) as f, timestamp_trunc('2024-04-01 10:20:00', hour) as g,
+          datetime_add(@dt, interval 30 minute) as h`,
+        { d: '2024-04-17', t: '2024-04-01T10:00:00+02:00', dt: '2024-04-01 10:00:00' },
+      ),
+    ).toEqual({
+      a: '2024-04-15',
+      b: '2024-02-29',
+      c: '2024-04-01',
+      d: '2024-04-30',
+      e: 47,
+      f: micros('2024-04-01T07:00:00Z'),
+      g: micros('2024-04-01T10:00:00Z'),
+      h: '2024-04-01T10:30:00',
+    });
+  });
+
+  it('a DATE or DATETIME plus or minus an INTERVAL is a DATETIME, a TIMESTAMP stays a TIMESTAMP', async () => {
+    // Operators (interval arithmetic): "date_expression + interval_expression = DATETIME",
+    // datetime ± interval DATETIME, timestamp ± interval TIMESTAMP; DATE "2021-04-20" + INTERVAL
+    // 25 HOUR is 2021-04-21 01:00:00, TIMESTAMP "2021-05-02 00:01:02.345+00" - INTERVAL 10 SECOND
+    // 2021-05-02 00:00:52.345+00. A DATE plus an INT64 stays a DATE.
+    expect(
+      await row(`select date '2021-04-20' + interval 25 hour as a, datetime '2024-01-31 12:00:00' - interval 1 hour as b,
+        date_trunc(date '2024-04-17', month) - interval 1 day as c, interval 1 month + parse_date('%Y%m%d', '20240131') as d,
+        timestamp '2021-05-02 00:01:02.345+00' - interval 10 second as e, date '2021-04-20' + 1 as f`),
+    ).toEqual({
+      a: '2021-04-21T01:00:00',
+      b: '2024-01-31T11:00:00',
+      c: '2024-03-31T00:00:00',
+      d: '2024-02-29T00:00:00',
+      e: micros('2021-05-02T00:00:52.345Z'),
+      f: '2021-04-21',
+    });
+  });
+
   it('LAST_DAY gives the last day of the month', async () => {
     // Docs: LAST_DAY(DATE '2008-11-25', MONTH) = 2008-11-30.
     expect(
@@ -463,6 +526,33 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     ).toEqual({
       a: '2008-11-30',
       b: '2008-02-29',
+    });
+  });
+
+  it('LAST_DAY by YEAR, QUARTER, WEEK, WEEK(<day>), ISOWEEK and ISOYEAR gives the last day of that part', async () => {
+    // Docs: LAST_DAY(DATE '2008-11-25', YEAR) = 2008-12-31; LAST_DAY(DATE '2008-11-10',
+    // WEEK(SUNDAY)) = 2008-11-15; WEEK(MONDAY) = 2008-11-16. WEEK is WEEK(SUNDAY); an ISO week ends
+    // on Sunday; ISO year 2008 ends on 2008-12-28 (2009-W01 starts Monday 2008-12-29) and ISO year
+    // 2020, of 53 weeks, on 2021-01-03; a DATETIME gives a DATE.
+    expect(
+      await row(`select last_day(date '2008-11-25', year) as a, last_day(date '2008-11-10', week(sunday)) as b,
+        last_day(date '2008-11-10', week(monday)) as c, last_day(date '2008-11-10', week) as d,
+        last_day(date '2008-11-10', isoweek) as e, last_day(date '2008-11-10', quarter) as f,
+        last_day(date '2024-02-10', quarter) as g, last_day(date '2008-11-10', isoyear) as h,
+        last_day(date '2021-01-03', isoyear) as i, last_day(datetime '2008-11-25 15:30:00', week(monday)) as j,
+        last_day(date '2024-03-31', week) as k`),
+    ).toEqual({
+      a: '2008-12-31',
+      b: '2008-11-15',
+      c: '2008-11-16',
+      d: '2008-11-15',
+      e: '2008-11-16',
+      f: '2008-12-31',
+      g: '2024-03-31',
+      h: '2008-12-28',
+      i: '2021-01-03',
+      j: '2008-11-30',
+      k: '2024-04-06',
     });
   });
 

@@ -155,4 +155,40 @@ describe('warehouse idioms on DuckDB', () => {
       { product: 'Kale', second: 68, Q3: null },
     ]);
   });
+  it('UNPIVOTs columns into rows, the columns left first, then the value and the name, NULLs left out unless asked', async () => {
+    // Docs (UNPIVOT operator), over Produce (Kale 51 23 45 3, Apple 77 0 25 2):
+    // UNPIVOT(sales FOR quarter IN (Q1, Q2, Q3, Q4)) gives product | sales | quarter, Kale 51 Q1 ...
+    // "By default, UNPIVOT excludes rows with NULL values"; INCLUDE NULLS keeps them; a
+    // row_value_alias names the row instead of the column's name.
+    const produce = `(select 'Kale' as product, 51 as Q1, 23 as Q2, 45 as Q3, 3 as Q4
+      union all select 'Apple', 77, 0, 25, 2)`;
+    const unpivoted = await rows(
+      `select * from ${produce} unpivot(sales for quarter in (Q1, Q2, Q3, Q4)) order by product desc, quarter`,
+    );
+    expect(unpivoted.map((row) => Object.keys(row))).toEqual(Array(8).fill(['product', 'sales', 'quarter']));
+    expect(unpivoted).toEqual([
+      { product: 'Kale', sales: 51, quarter: 'Q1' },
+      { product: 'Kale', sales: 23, quarter: 'Q2' },
+      { product: 'Kale', sales: 45, quarter: 'Q3' },
+      { product: 'Kale', sales: 3, quarter: 'Q4' },
+      { product: 'Apple', sales: 77, quarter: 'Q1' },
+      { product: 'Apple', sales: 0, quarter: 'Q2' },
+      { product: 'Apple', sales: 25, quarter: 'Q3' },
+      { product: 'Apple', sales: 2, quarter: 'Q4' },
+    ]);
+    const halves = `(select 'Kale' as product, 51 as h1, cast(null as int64) as h2)`;
+    expect(
+      await rows(
+        `select u.quarter, u.sales from ${halves} unpivot(sales for quarter in (h1 as 'first', h2)) as u`,
+      ),
+    ).toEqual([{ quarter: 'first', sales: 51 }]);
+    expect(
+      await rows(
+        `select * from ${halves} unpivot include nulls (sales for quarter in (h1, h2 as 'second')) order by quarter`,
+      ),
+    ).toEqual([
+      { product: 'Kale', sales: 51, quarter: 'h1' },
+      { product: 'Kale', sales: null, quarter: 'second' },
+    ]);
+  });
 });

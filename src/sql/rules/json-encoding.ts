@@ -74,10 +74,19 @@ function civilJson(text: string): string {
 
 const lossless = '9007199254740992';
 
-/** A double as %.15g, or %.17g where 15 digits do not read back as the same double. */
-function doubleJson(double: string): string {
+/**
+ * A finite double as GoogleSQL writes it, in CAST AS STRING and JSON alike (ZetaSQL's
+ * RoundTripDoubleToString): %.15g, or %.17g where 15 digits do not read back as the same double
+ * (1/3 is 0.33333333333333331, where DuckDB's shortest text is 0.3333333333333333; 1e15 is 1e+15).
+ */
+export function roundTripDoubleText(double: string): string {
   const short = `printf('%.15g', ${double})`;
-  return `CASE WHEN isnan(${double}) THEN '"NaN"' WHEN isinf(${double}) THEN CASE WHEN ${double} > 0 THEN '"Infinity"' ELSE '"-Infinity"' END WHEN ${double} = 0 THEN '0' WHEN CAST(${short} AS DOUBLE) = ${double} THEN ${short} ELSE printf('%.17g', ${double}) END`;
+  return `CASE WHEN CAST(${short} AS DOUBLE) = ${double} THEN ${short} ELSE printf('%.17g', ${double}) END`;
+}
+
+/** A double as JSON: its round-trip text, 0 unsigned, NaN and the infinities as quoted names. */
+function doubleJson(double: string): string {
+  return `CASE WHEN isnan(${double}) THEN '"NaN"' WHEN isinf(${double}) THEN CASE WHEN ${double} > 0 THEN '"Infinity"' ELSE '"-Infinity"' END WHEN ${double} = 0 THEN '0' ELSE ${roundTripDoubleText(double)} END`;
 }
 
 const integerTypes = [

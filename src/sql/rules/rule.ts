@@ -30,6 +30,8 @@ export interface FunctionCall {
   readonly shapeOf: (index: number) => JsonShape;
   /** The argument's SQL as BigQuery's STRING text of it (value-forms.ts bigQueryTextOf). */
   readonly asText: (index: number) => string;
+  /** The argument's SQL as FORMAT's %t prints it (value-forms.ts formatTextSql). */
+  readonly asFormatText: (index: number) => string;
   /** Called as `SAFE.name(...)`: NULL where the function would raise an error. */
   readonly safe?: boolean;
   readonly distinct: boolean;

@@ -53,7 +53,8 @@ function format(args: readonly string[], call: FunctionCall): string {
         throw unsupported('FORMAT %t of a STRUCT (its text is not translated); format its fields');
       // %t prints the value as text, NULL as 'NULL'. (%T, a literal of the value's type, is refused.)
       text += `%${flags}${width ?? ''}s`;
-      out.push(`coalesce(CAST(${value} AS VARCHAR), 'NULL')`);
+      // `used` now also counts the format string: it is this value's index among the call's arguments.
+      out.push(`coalesce(${call.asFormatText(used)}, 'NULL')`);
     } else if (conversion === 's') {
       text += match[0];
       out.push(`CAST(${value} AS VARCHAR)`);
@@ -69,6 +70,12 @@ function format(args: readonly string[], call: FunctionCall): string {
   return `printf(${[quoteString(text), ...out].join(', ')})`;
 }
 
+/** Whether the first argument is BYTES (a BLOB column or field, a bytes literal, a CAST to BYTES, MD5...). */
+function isBytes(call: FunctionCall): boolean {
+  const shape = call.shapeOf(0);
+  return 'scalar' in shape && shape.scalar === 'BLOB';
+}
+
 export const stringRules: RuleTable = {
   // BigQuery's CONCAT is NULL when any argument is; DuckDB's concat() skips NULLs, `||` does not.
   // Each argument goes as CAST AS STRING writes it: BigQuery's CONCAT(40.0) is '40', DuckDB's '40.0'.
@@ -77,10 +84,11 @@ export const stringRules: RuleTable = {
     Number.POSITIVE_INFINITY,
     (args, call) => `(${args.map((_, i) => call.asText(i)).join(' || ')})`,
   ),
-  length: same(1, 1),
+  // LENGTH and BYTE_LENGTH of BYTES count bytes; DuckDB's length and strlen take no BLOB.
+  length: rule(1, 1, ([value], call) => (isBytes(call) ? `octet_length(${value})` : `length(${value})`)),
   char_length: same(1, 1, 'length'),
   character_length: same(1, 1, 'length'),
-  byte_length: same(1, 1, 'strlen'),
+  byte_length: rule(1, 1, ([value], call) => (isBytes(call) ? `octet_length(${value})` : `strlen(${value})`)),
   lower: same(1, 1),
   upper: same(1, 1),
   substr: rule(2, 3, ([value, position, length], call) =>

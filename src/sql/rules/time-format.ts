@@ -1,5 +1,5 @@
 import { quoteString, unsupported } from './rule.js';
-import { type Zone, zoneLabels } from './time-zone.js';
+import { hasFixedOffset, type Zone, zoneLabels, zoneOffsetSql } from './time-zone.js';
 
 /**
  * BigQuery's format elements (the "Format elements for date and time parts" page) rendered on
@@ -96,6 +96,8 @@ export function formatTime(
       else if (e === 'P') sql(`lower(strftime(${civil}, '%p'))`);
       else if (e === 's') sql(`CAST(epoch_us(${options.instant ?? civil}) // 1000000 AS VARCHAR)`);
       else if (e === 'Z') strftime(zoneLabels(options.zone).name.replaceAll('%', '%%'));
+      else if ((e === 'z' || e === 'Ez') && options.instant !== undefined && !hasFixedOffset(options.zone))
+        sql(zoneOffsetSql(civil, options.instant, e === 'Ez'));
       else if (e === 'z') strftime(zoneLabels(options.zone).offset);
       else if (e === 'Ez') strftime(zoneLabels(options.zone).offset.replace(/(\d\d)$/, ':$1'));
       else if (e === 'E*S') strftime('%S.%f');

@@ -39,6 +39,23 @@ export function fromCivil(civil: string, zone: Zone | undefined): string {
   return `CAST(timezone(${zone.sql}, CAST(${civil} AS TIMESTAMP)) AS TIMESTAMP)`;
 }
 
+/** Whether the zone's offset is known when translating: UTC or a fixed offset ('+05:30'), no name. */
+export function hasFixedOffset(zone: Zone | undefined): boolean {
+  return isUtc(zone) || (zone?.literal !== undefined && offsetMinutes(zone.literal) !== undefined);
+}
+
+/**
+ * The offset %z (`+HHMM`) or %Ez (`+HH:MM`) prints for a named zone ('Europe/Berlin'), whose
+ * offset changes with the date: the civil time the zone shows less the UTC instant, per row
+ * (BigQuery's FORMAT_TIMESTAMP('%Ez', TIMESTAMP '2024-03-31 15:00:00+00', 'Europe/Berlin') is
+ * '+02:00', summer time; a day earlier '+01:00'). tzdata's offsets are whole minutes since 1972.
+ */
+export function zoneOffsetSql(civil: string, instant: string, colon: boolean): string {
+  const minutes = `((epoch_us(${civil}) - epoch_us(${instant})) // 60000000)`;
+  const part = (sql: string) => `lpad(CAST(${sql} AS VARCHAR), 2, '0')`;
+  return `(CASE WHEN ${minutes} < 0 THEN '-' ELSE '+' END || ${part(`abs(${minutes}) // 60`)} || '${colon ? ':' : ''}' || ${part(`abs(${minutes}) % 60`)})`;
+}
+
 /** The name %Z prints and the offset %z prints, where the zone is known when translating. */
 export function zoneLabels(zone: Zone | undefined): { name: string; offset: string } {
   if (isUtc(zone)) return { name: 'UTC', offset: '+0000' };

@@ -191,10 +191,22 @@ export const timeRules: RuleTable = {
     2,
     ([value], call) => `CAST(${truncCivil(value as string, call.parts[1])} AS TIMESTAMP_NS)`,
   ),
+  // LAST_DAY(d, part) is a DATE: the last day of the part holding d. A week (WEEK is WEEK(SUNDAY),
+  // ISOWEEK starts on Monday) ends six days after it starts; an ISO year (364 or 371 days) the day
+  // before the next one starts, which holds the day 371 days after this one's start.
   last_day: rule(1, 2, ([value], call) => {
-    if (call.args.length === 2 && call.parts[1] !== 'month')
-      throw unsupported('LAST_DAY other than by MONTH');
-    return `last_day(${value})`;
+    const part = call.args.length === 2 ? call.parts[1] : 'month';
+    const v = value as string;
+    if (part === 'month') return `last_day(${v})`;
+    if (part === 'year' || part === 'quarter') {
+      const length = part === 'year' ? 'INTERVAL 1 YEAR' : 'INTERVAL 3 MONTH';
+      return `CAST(date_trunc('${part}', ${v}) + ${length} - INTERVAL 1 DAY AS DATE)`;
+    }
+    if (part === 'isoyear')
+      return `CAST(date_trunc('isoyear', date_trunc('isoyear', ${v}) + INTERVAL 371 DAY) - INTERVAL 1 DAY AS DATE)`;
+    if (part !== undefined && weekShift(part) !== undefined)
+      return `CAST(${truncCivil(v, part)} + INTERVAL 6 DAY AS DATE)`;
+    throw unsupported(`LAST_DAY by ${(part ?? 'a part that is not written out').toUpperCase()}`);
   }),
   format_timestamp: rule(2, 3, formatRule('timestamp')),
   format_date: rule(2, 2, formatRule('date')),
