@@ -151,6 +151,12 @@ export function visitNodes(node: Ast, visit: (node: Ast) => void): void {
   }
 }
 
+/** The lower-cased name of a call of a one-part name (`coalesce`, not `net.host`), else undefined. */
+export function calledName(expression: Ast): string | undefined {
+  const call = expression.Function;
+  return call?.name.length === 1 ? variant(call.name[0])[1].value.toLowerCase() : undefined;
+}
+
 /** The text of a string literal (quoted, triple-quoted or raw), or undefined. */
 export function stringLiteral(expression: Ast): string | undefined {
   const value = expression?.Value?.value;

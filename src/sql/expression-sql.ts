@@ -1,5 +1,5 @@
 import { compoundParts, type Expr, type Payload, type Value } from './ast.js';
-import { type Ast, stringLiteral, variant } from './bigquery-ast.js';
+import { type Ast, calledName, stringLiteral, variant } from './bigquery-ast.js';
 import { builtStructSql, objectSql } from './built-structs.js';
 import { constantRowFieldSql } from './constant-row-field.js';
 import { callSql, functionCallSql } from './function-call.js';
@@ -7,7 +7,7 @@ import { quantileAt } from './function-rules.js';
 import { isJsonType, isJsonValued, jsonSubscriptSql, jsonType } from './json-values.js';
 import { bareName } from './names.js';
 import { isNumericCombination, numericQuotientSql } from './numeric-division.js';
-import { recordElementSql, recordElementType, recordSubscriptSql } from './repeated-records.js';
+import { recordElementType, recordSubscriptSql } from './repeated-records.js';
 import { checkedDivisor } from './rules/math.js';
 import { quoteString } from './rules/rule.js';
 import { extract } from './rules/time.js';
@@ -284,7 +284,7 @@ function accessChain(node: Payload<'CompoundFieldAccess'>, context: TranslationC
   }
   // An element taken whole is a STRUCT, not the repeated record the stored one stands for; an
   // element of an array of records is one too, answered as one object.
-  if (element) return { sql: recordElementSql(sql), type: recordElementType(type) };
+  if (element) return { sql: objectSql(sql), type: recordElementType(type) };
   return listElement ? { sql: objectSql(sql), type } : { sql, type };
 }
 
@@ -365,11 +365,10 @@ function passedOnType(node: Ast, context: TranslationContext): SqlType | undefin
   let values: Ast[] = [];
   if (node.Case) {
     values = [...(node.Case.conditions as Ast[]).map((branch) => branch.result), node.Case.else_result];
-  } else if (node.Function && (node.Function.name as Ast[]).length === 1) {
-    const name = String(variant(node.Function.name[0])[1].value).toLowerCase();
-    const args = (node.Function.args?.List?.args ?? []) as Ast[];
-    const at = passingArguments[name];
+  } else {
+    const at = passingArguments[calledName(node) ?? ''];
     if (!at) return undefined;
+    const args = (node.Function.args?.List?.args ?? []) as Ast[];
     values = at(args.length).map((i) => args[i]?.Unnamed?.Expr);
   }
   for (const value of values) {

@@ -1,6 +1,6 @@
 import type { Expr, Ident } from './ast.js';
 import { objectSql } from './built-structs.js';
-import { recordElementSql, recordElementType } from './repeated-records.js';
+import { recordElementType } from './repeated-records.js';
 import { isStructSqlType, quoteIdent } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
 import { columnSql, elementPath, followFields, type Resolved, Scope, storedColumn } from './unnest-scope.js';
@@ -24,8 +24,7 @@ export function resolveName(parts: readonly string[], context: TranslationContex
   switch (binding?.kind) {
     case 'object':
       // The alias taken whole is an element of the repeated record: BigQuery answers the STRUCT.
-      if (rest.length === 0)
-        return { sql: recordElementSql(binding.path), type: recordElementType(binding.type) };
+      if (rest.length === 0) return { sql: objectSql(binding.path), type: recordElementType(binding.type) };
       return followFields({ sql: binding.path, type: binding.type, stored: binding.stored }, rest, head);
     case 'element':
       if (rest.length > 0)

@@ -1,6 +1,5 @@
 import type { Ast } from './bigquery-ast.js';
 import { numberLiteral } from './bigquery-ast.js';
-import { objectSql } from './built-structs.js';
 import { quoteString } from './rules/rule.js';
 import { isStructSqlType, type SqlType } from './table-schema.js';
 import { type FormContext, subscriptPosition } from './value-forms.js';
@@ -44,16 +43,12 @@ export function recordSubscriptSql(record: string, subscript: Ast, context: Form
 }
 
 /**
- * The element of a repeated record taken whole (`SELECT metadata[OFFSET(0)]`, an UNNEST alias
- * `m`): BigQuery answers the STRUCT (`{...}`), where a stored record is answered as the array it
- * stands for (`[{...}]`). It is marked as a STRUCT the query builds is (built-structs.ts), so its
- * fields are read as before and its own records stay arrays. NULL stays NULL.
+ * The type of the element of a repeated record taken whole (`SELECT metadata[OFFSET(0)]`, an
+ * UNNEST alias `m`): the same STRUCT, taken whole. BigQuery answers the STRUCT (`{...}`), where a
+ * stored record is answered as the array it stands for (`[{...}]`), so its SQL is marked as a
+ * STRUCT the query builds is (objectSql): its fields are read as before and its own records stay
+ * arrays.
  */
-export function recordElementSql(element: string): string {
-  return objectSql(element);
-}
-
-/** The type of `recordElementSql` of a value of `type`: the same STRUCT, taken whole. */
 export function recordElementType(type: SqlType | undefined): SqlType | undefined {
   return isStructSqlType(type) ? { ...type, element: true } : type;
 }

@@ -246,7 +246,7 @@ function selectItem(
       const resolved = context.resolveName(parts);
       // BigQuery names the column after the last part; DuckDB would name a path after its
       // last field, which for a bare UNNEST alias (`select request`) is another name, and a
-      // field of a computed value (an element taken whole, recordElementSql) after the whole text.
+      // field of a computed value (an element taken whole, objectSql) after the whole text.
       const name = parts.at(-1) as string;
       const sql =
         resolved.sql.endsWith(quoteIdent(name)) && !resolved.sql.includes('(')

@@ -1,4 +1,4 @@
-import { type Ast, stringLiteral, variant } from './bigquery-ast.js';
+import { type Ast, calledName, stringLiteral } from './bigquery-ast.js';
 
 /**
  * The functions BigQuery types STRING whatever their arguments: JSON_VALUE and
@@ -49,12 +49,6 @@ export function isIntegerText(expression: Ast, integerText: (node: Ast) => boole
     args.length > 0 &&
     args.every((value) => value !== undefined && isIntegerText(value, integerText))
   );
-}
-
-/** The lower-cased name of a call of a one-part name (`coalesce`, not `net.host`), else undefined. */
-function calledName(expression: Ast): string | undefined {
-  const call = expression.Function;
-  return call?.name.length === 1 ? variant(call.name[0])[1].value.toLowerCase() : undefined;
 }
 
 /**

@@ -23,7 +23,7 @@ export type StructSqlType = {
   readonly integerTexts?: ReadonlySet<string> | undefined;
   /**
    * The value is an element of a repeated record taken whole (repeated-records.ts,
-   * recordElementSql), answered as one object: a STRUCT whose fields are read.
+   * objectSql), answered as one object: a STRUCT whose fields are read.
    */
   readonly element?: boolean | undefined;
   /**

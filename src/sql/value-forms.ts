@@ -1,5 +1,5 @@
 import { compoundParts, type Expr } from './ast.js';
-import { type Ast, numberLiteral, stringLiteral, variant } from './bigquery-ast.js';
+import { type Ast, calledName, numberLiteral, stringLiteral, variant } from './bigquery-ast.js';
 import { builtStructSql } from './built-structs.js';
 import { unsupported } from './function-rules.js';
 import { roundTripDoubleText } from './rules/json-encoding.js';
@@ -357,10 +357,8 @@ export function valueKind(expression: Ast, context: FormContext): ValueKind | un
   const columnType =
     expression.Identifier || expression.CompoundIdentifier ? context.columnType(expression) : undefined;
   // DATE_TRUNC gives its argument's type; the date_trunc rule takes an argument of no known kind as a DATE.
-  const call = expression.Function;
-  const name = call?.name?.length === 1 ? String(variant(call.name[0])[1].value).toLowerCase() : undefined;
-  const first = call?.args?.List?.args?.[0]?.Unnamed?.Expr;
-  if (name === 'date_trunc' && first) return valueKind(first, context) ?? 'date';
+  const first = expression.Function?.args?.List?.args?.[0]?.Unnamed?.Expr;
+  if (calledName(expression) === 'date_trunc' && first) return valueKind(first, context) ?? 'date';
   return columnType === undefined ? syntacticKind(expression) : columnKinds[columnType];
 }
 

@@ -326,7 +326,12 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
   /** One transaction: the schema change the group needs, if any, and its INSERT. */
   const commit = async (state: WriterState, source: LogSource, batch: GroupBatch) => {
     // Before the commit: a query must not be planned without a filter these rows need.
-    options.presentRecords?.beforeCommit(source.name, batch.type, batch.changesSchema, batch.records);
+    options.presentRecords?.beforeCommit(
+      source.name,
+      batch.type,
+      state.types.get(source.name) as StructType,
+      batch.records,
+    );
     await insertBatch(state.connection, source, batch.arrays, {
       ...batchFiles,
       alterTo: batch.changesSchema ? batch.type : undefined,

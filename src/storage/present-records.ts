@@ -47,14 +47,15 @@ export interface PresentRecordsKeeper extends PresentRecords {
   seed(connection: DuckDBConnection, table: string, metadata: StructType): Promise<void>;
   /**
    * Takes a batch's records, their `metadata` fitted to `type`, before they are committed: paths a
-   * record lacks leave the set. Records a schema change adds (`changesSchema`) are NULL in the rows
-   * stored before, so they join the set only in an empty table; a STRING field it adds holds no
-   * text in them, so it joins the integer-text fields if the batch's values are integer text.
+   * record lacks leave the set. Records a schema change adds (`type` is not `storedType`, the
+   * writer's type of the table so far) are NULL in the rows stored before, so they join the set
+   * only in an empty table; a STRING field it adds holds no text in them, so it joins the
+   * integer-text fields if the batch's values are integer text.
    */
   beforeCommit(
     table: string,
     type: StructType,
-    changesSchema: boolean,
+    storedType: StructType,
     records: readonly { readonly metadata: Readonly<Record<string, unknown>> | null }[],
   ): void;
   /**
@@ -83,8 +84,6 @@ export function createPresentRecords(): PresentRecordsKeeper {
   const present = new Map<string, Set<string>>();
   const integers = new Map<string, Set<string>>();
   const stored = new Map<string, boolean>();
-  // Each table's `metadata` type as of the last batch taken: what a schema change adds to it.
-  const types = new Map<string, StructType>();
   let mark = 0;
   const none: ReadonlySet<string> = new Set();
 
@@ -117,22 +116,20 @@ export function createPresentRecords(): PresentRecordsKeeper {
         ),
       );
       integers.set(table, await seedIntegerTexts(connection, table, metadata));
-      types.set(table, metadata);
       mark++;
     },
 
-    beforeCommit(table, type, changesSchema, records) {
+    beforeCommit(table, type, storedType, records) {
+      const changesSchema = type !== storedType;
       // A field some value is not integer text in leaves the set before the record is
       // committed. A STRING field a schema change adds is NULL in every row stored before (as
       // every field in an empty table), so the batch's values alone decide whether it joins.
       const texts = integers.get(table);
-      const before = types.get(table);
-      if (texts && before) {
+      if (texts) {
         if (changesSchema) {
-          const known = stored.get(table) ? new Set(fieldPaths(before)) : new Set<string>();
+          const known = stored.get(table) ? new Set(fieldPaths(storedType)) : new Set<string>();
           for (const path of textPaths(type)) if (!known.has(path)) texts.add(path);
         }
-        types.set(table, type);
         for (const path of texts) {
           const keys = path.split('.').slice(1);
           if (!records.every((record) => isIntegerTextAt(record.metadata, keys))) drop(texts, path);
