@@ -56,6 +56,17 @@ export function parseBigQuery(sql: string): Ast {
 }
 
 /**
+ * What to write instead of a form BigQuery reads and the parser does not: a typed array of
+ * STRUCTs (`ARRAY<STRUCT<x INT64>>[(1)]`, the UNNEST docs' own example), which the parser takes
+ * for a typed STRUCT literal missing its `(`.
+ */
+function parseHint(sql: string): string {
+  return /\bARRAY\s*<\s*STRUCT\s*</i.test(sql)
+    ? ". A typed array of STRUCTs (ARRAY<STRUCT<...>>[...]) is not read by the parser: write its elements typed, [STRUCT<x INT64, y STRING>(1, 'a'), (2, 'b')], or named, [STRUCT(1 AS x, 'a' AS y), (2, 'b')]"
+    : '';
+}
+
+/**
  * The statements of a saved query as written (its temporary functions, then its query), for
  * what reads the text itself rather than its meaning (renaming tables at their spans).
  */
@@ -67,9 +78,13 @@ export function parseSavedStatements(sql: string): Ast[] {
     // A missing `await loadSqlParser()` is our defect, not a fault of the caller's SQL.
     if ((error as Error).name === 'WasmInitError')
       throw new Error('The SQL parser is not loaded: await loadSqlParser() before parsing', { cause: error });
-    throw new QuerygateError('BAD_REQUEST', `SQL does not parse: ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw new QuerygateError(
+      'BAD_REQUEST',
+      `SQL does not parse: ${(error as Error).message}${parseHint(sql)}`,
+      {
+        cause: error,
+      },
+    );
   }
   const last = statements.at(-1);
   const leading = statements.slice(0, -1);

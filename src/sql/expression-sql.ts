@@ -20,6 +20,8 @@ import {
   anonymousField,
   arrayIndexSql,
   castSql,
+  structArraySql,
+  structArrayType,
   structSql,
   typedArraySql,
   valueKind,
@@ -166,7 +168,7 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
     case 'Interval':
       return intervalSql(node, context);
     case 'Array':
-      return `[${node.elem.map((item) => expr(item)).join(', ')}]`;
+      return structArraySql(node.elem, context) ?? `[${node.elem.map((item) => expr(item)).join(', ')}]`;
     case 'Subquery':
       return `(\n${context.query(node)}\n)`;
     case 'Exists':
@@ -305,6 +307,7 @@ export function valueType(expression: Expr, context: TranslationContext): SqlTyp
   if (parts) return context.resolveName(parts).type;
   const node = expression as Ast;
   if (node.Struct) return builtStructType(node.Struct, context);
+  if (node.Array) return structArrayType(node.Array.elem, context);
   const call = node.Function;
   if (call && isArrayAgg(call)) {
     const element = call.args.List.args[0]?.Unnamed?.Expr;

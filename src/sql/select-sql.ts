@@ -9,12 +9,13 @@ import { bareName } from './names.js';
 import { computedNumberType } from './numeric-division.js';
 import { nullRejectedPaths, presenceSql } from './record-presence.js';
 import { withSortColumns } from './sort-column.js';
-import { quoteIdent, unknownType } from './table-schema.js';
+import { isStructSqlType, quoteIdent, type StructSqlType, unknownType } from './table-schema.js';
 import { indent, type OutputNames, type TranslationContext } from './translation-context.js';
 import {
   type Binding,
   type Column,
   type Columns,
+  elementPath,
   type Resolved,
   type Scope,
   storedColumn,
@@ -269,6 +270,11 @@ function selectItem(
     }
     case 'Wildcard': {
       const options = wildcardOptions(node, context);
+      const spread = spreadValueTables(context.scope);
+      if (spread) {
+        if (options) throw unsupported('SELECT * with EXCEPT or REPLACE over an UNNEST of STRUCTs');
+        return spread;
+      }
       // EXCEPT and REPLACE change which columns come out, and their types: DuckDB works them out.
       return { sql: `*${options}`, columns: options ? undefined : wildcardColumns(context.scope) };
     }
@@ -277,6 +283,11 @@ function selectItem(
       const parts = name.map((part) => part.Identifier.value);
       const binding = parts.length === 1 ? context.scope.lookup(parts[0] as string) : undefined;
       const options = wildcardOptions(node[1], context);
+      if (binding?.kind === 'element' && isStructSqlType(binding.type)) {
+        if (options)
+          throw unsupported(`SELECT ${parts[0]}.* with EXCEPT or REPLACE over an UNNEST of STRUCTs`);
+        return elementFields(binding.alias, binding.type);
+      }
       if (binding?.kind === 'object') {
         if (options) throw unsupported(`SELECT ${parts[0]}.* with EXCEPT or REPLACE over a record`);
         // DuckDB's unnest() of a STRUCT spreads its fields into columns, as `m.*` does in BigQuery.
@@ -311,6 +322,53 @@ function wildcardOptions(options: WildcardOptions | undefined, context: Translat
     sql += ` REPLACE (${items.join(', ')})`;
   }
   return sql;
+}
+
+/**
+ * `SELECT *` over a FROM clause with an UNNEST of STRUCTs: that value table's columns are the
+ * STRUCT's fields, as BigQuery's UNNEST docs have it ("For an input array of structs, UNNEST
+ * returns a row for each struct, with a separate column for each field"; `SELECT *, s FROM
+ * UNNEST(...) AS s` answers the fields and then the STRUCT), where DuckDB's `*` would give the
+ * lateral join's one STRUCT column. So the list is written out, FROM item by FROM item.
+ * Undefined when no UNNEST of the FROM clause has STRUCT elements (`*` as it is then).
+ */
+function spreadValueTables(scope: Scope): { sql: string; columns: Column[] | undefined } | undefined {
+  const own = scope.own();
+  if (!own.some(([, binding]) => binding.kind === 'element' && isStructSqlType(binding.type)))
+    return undefined;
+  const items: string[] = [];
+  let columns: Column[] | undefined = [];
+  for (const [, binding] of own) {
+    if (binding.kind === 'relation') {
+      items.push(`${quoteIdent(binding.alias)}.*`);
+      columns =
+        binding.columns && columns
+          ? [...columns, ...relationColumns(binding).filter((c) => !c.pseudo)]
+          : undefined;
+    } else if (binding.kind === 'element' && isStructSqlType(binding.type)) {
+      const fields = elementFields(binding.alias, binding.type);
+      items.push(fields.sql);
+      columns = columns && [...columns, ...fields.columns];
+    } else if (binding.kind === 'element') {
+      // A column of its own: an array's element, or an UNNEST's WITH OFFSET.
+      items.push(quoteIdent(binding.alias));
+      columns = columns && [...columns, { name: binding.alias, type: binding.type }];
+    }
+    // A record UNNEST over a log source's object (kind 'object') is a path, no FROM item, and a
+    // constant CTE is inlined: neither adds columns to `*`, as without an UNNEST of STRUCTs.
+  }
+  return { sql: items.join(', '), columns };
+}
+
+/** The fields of an UNNEST's STRUCT element as columns named after them. */
+function elementFields(alias: string, type: StructSqlType): { sql: string; columns: Column[] } {
+  const fields = Object.entries(type.struct);
+  return {
+    sql: fields
+      .map(([field]) => `${elementPath(alias)}.${quoteIdent(field)} AS ${quoteIdent(field)}`)
+      .join(', '),
+    columns: fields.map(([name, fieldType]) => ({ name, type: fieldType })),
+  };
 }
 
 /** The columns `SELECT *` makes: every column of the tables and every UNNEST alias, when all are known. */

@@ -32,14 +32,14 @@ export function joinUnnestSql(
   context: TranslationContext,
   implied: ImpliedFilters,
 ): string {
-  const alias = unnestAlias(unnest);
+  const alias = unnestAlias(unnest, context);
   const array = unnest.array_exprs[0] as Expr;
   const isLeft = operator === 'Left' || operator === 'LeftOuter';
   const isInner = operator === 'CrossJoin' || operator === 'Inner' || operator === 'Join';
   if (!isLeft && !isInner) throw unsupported(`${operator} JOIN UNNEST`);
   const condition = joinCondition(constraint);
   const parts = compoundParts(array);
-  const target: Resolved = parts ? context.resolveName(parts) : { sql: context.expr(array) };
+  const target = unnestTarget(array, context);
   if (isStructSqlType(target.type)) {
     if (unnest.with_offset) throw unsupported('UNNEST ... WITH OFFSET over a record');
     // A LEFT join's condition would have to turn the record's fields NULL where it fails,
@@ -72,10 +72,9 @@ export function joinUnnestSql(
 
 /** `FROM UNNEST(array) AS a` as the first FROM item. */
 export function arrayUnnestSql(unnest: Unnest, context: TranslationContext): string {
-  const alias = unnestAlias(unnest);
+  const alias = unnestAlias(unnest, context);
   const array = unnest.array_exprs[0] as Expr;
-  const parts = compoundParts(array);
-  const target: Resolved = parts ? context.resolveName(parts) : { sql: context.expr(array) };
+  const target = unnestTarget(array, context);
   if (isStructSqlType(target.type)) throw unsupported('FROM UNNEST of a record with nothing before it');
   context.scope.bind(alias, { kind: 'element', alias, type: listElement(target.type) });
   return unnestElements(target.sql, alias, bindOffset(unnest, context.scope), array);
@@ -95,6 +94,18 @@ export function arrayPathUnnest(relation: TableFactor, scope: Scope): Unnest | u
   return { alias: table.alias, array_exprs: [path], with_offset: false, with_ordinality: false };
 }
 
+/**
+ * What an UNNEST reads: a name as the scope resolves it, or an expression, typed where it is an
+ * array whose element type is known (an array literal of STRUCTs: its value table's fields are
+ * then columns, as a stored array of records' are).
+ */
+function unnestTarget(array: Expr, context: TranslationContext): Resolved {
+  const parts = compoundParts(array);
+  if (parts) return context.resolveName(parts);
+  const type = context.valueType(array as Ast);
+  return { sql: context.expr(array), type: isListSqlType(type) ? type : undefined };
+}
+
 /** `WITH OFFSET [AS o]`: binds the offset column (an INT64) and returns its name. */
 function bindOffset(unnest: Unnest, scope: Scope): string | undefined {
   // BigQuery's default name for the offset column is `offset`.
@@ -103,15 +114,20 @@ function bindOffset(unnest: Unnest, scope: Scope): string | undefined {
   return name;
 }
 
-function unnestAlias(unnest: Unnest): string {
+function unnestAlias(unnest: Unnest, context: TranslationContext): string {
   if (unnest.with_ordinality) throw unsupported('UNNEST ... WITH ORDINALITY');
   if (unnest.array_exprs.length !== 1) throw unsupported('UNNEST of several arrays');
   const alias = unnest.alias?.name?.value;
   if (alias) return alias;
   // Without an alias, BigQuery names the value table after the last part of its path.
-  const parts = compoundParts(unnest.array_exprs[0] as Expr);
-  if (!parts) throw unsupported('UNNEST of an expression without an alias');
-  return parts.at(-1) as string;
+  const array = unnest.array_exprs[0] as Expr;
+  const parts = compoundParts(array);
+  if (parts) return parts.at(-1) as string;
+  // An array of STRUCTs needs no name: its fields are the columns (`SELECT * FROM UNNEST([STRUCT(
+  // 'a' AS k, 1 AS v), ...])`, an inline table). The name given here is one no query can write.
+  const type = context.valueType(array as Ast);
+  if (isListSqlType(type) && isStructSqlType(type.list)) return `(unnest ${context.scope.own().length + 1})`;
+  throw unsupported('UNNEST of an expression without an alias');
 }
 
 /**

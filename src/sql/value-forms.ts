@@ -4,7 +4,7 @@ import { builtStructSql } from './built-structs.js';
 import { unsupported } from './function-rules.js';
 import { roundTripDoubleText } from './rules/json-encoding.js';
 import { isIntegerText, isTextValued, textToInt64Sql } from './string-to-int64.js';
-import { isStructSqlType, type SqlType } from './table-schema.js';
+import { isStructSqlType, type SqlType, unknownType } from './table-schema.js';
 
 /** How a form module reaches back into the translation of the query it is part of. */
 export interface FormContext {
@@ -261,6 +261,116 @@ export function structValueSql(
   const names = new Set(named.map((field) => field.name.toLowerCase()));
   if (names.size < named.length) throw unsupported('STRUCT with two fields of one name');
   return builtStructSql(named.map((field) => ({ name: field.name, sql: context.expr(field.expr) })));
+}
+
+/** A field of a STRUCT the query builds: its name (undefined when anonymous) and its value. */
+interface BuiltField {
+  readonly name: string | undefined;
+  readonly sql: () => string;
+  readonly type: () => SqlType | undefined;
+}
+
+/**
+ * The fields of a STRUCT built by `STRUCT(...)`, `STRUCT<...>(...)` or a tuple `(x, y)`; undefined
+ * for any other expression. A field named by neither an alias nor a declared type is named after
+ * the last part of a path (`STRUCT(e.ts)` has a field `ts`), as structValueSql names it.
+ */
+function builtFields(node: Ast, context: FormContext): BuiltField[] | undefined {
+  if (node.Tuple)
+    return (node.Tuple as Ast[]).map((item) => ({
+      name: undefined,
+      sql: () => context.expr(item),
+      type: () => context.valueType(item),
+    }));
+  const struct = node.Struct;
+  if (!struct) return undefined;
+  const declared = struct.fields as Ast[];
+  const values = struct.values as Ast[];
+  if (declared.length > 0) {
+    if (declared.length !== values.length) throw unsupported('STRUCT<...> with a different number of values');
+    return values.map((value, i) => ({
+      name: declared[i].field_name?.value as string | undefined,
+      sql: () => `CAST(${context.expr(value)} AS ${duckdbType(declared[i].field_type)})`,
+      type: () => undefined,
+    }));
+  }
+  return values.map((value) => {
+    const [kind, item] = variant(value);
+    const expr = (kind === 'Named' ? item.expr : value) as Ast;
+    return {
+      name: kind === 'Named' ? (item.name.value as string) : compoundParts(value as Expr)?.at(-1),
+      sql: () => context.expr(expr),
+      type: () => context.valueType(expr),
+    };
+  });
+}
+
+/**
+ * The field names of an array literal's STRUCT elements (`[STRUCT('a' AS k, 1 AS v), ('b', 2)]`),
+ * position by position, or undefined when its elements are not all STRUCTs the query builds (or
+ * NULL). BigQuery gives the array one element type, whose fields are named by the elements that
+ * name them: an anonymous field takes the name another element gives it at its position, which is
+ * how an inline lookup table is written (polyglot-sql's and sqlglot's BigQuery readers propagate
+ * the first STRUCT's names the same way). Elements of different widths, or naming one field two
+ * ways, are refused rather than guessed.
+ */
+function structArrayFields(
+  elements: readonly Ast[],
+  context: FormContext,
+): { fields: (BuiltField[] | null)[]; names: (string | undefined)[] } | undefined {
+  const described = elements.map((element) =>
+    isNullLiteral(element) ? null : builtFields(element, context),
+  );
+  if (described.some((element) => element === undefined)) return undefined;
+  const fields = described as (BuiltField[] | null)[];
+  const built = fields.filter((element): element is BuiltField[] => element !== null);
+  const [first] = built;
+  if (first === undefined) return undefined;
+  if (built.some((element) => element.length !== first.length))
+    throw unsupported('an array of STRUCTs with different numbers of fields');
+  const names = first.map((_, i) => {
+    const given = [...new Set(built.map((element) => element[i]?.name).filter((name) => name !== undefined))];
+    if (new Set(given.map((name) => name.toLowerCase())).size > 1)
+      throw unsupported(`an array of STRUCTs naming field ${i + 1} both ${given.join(' and ')}`);
+    return given[0];
+  });
+  const named = names.filter((name) => name !== undefined).map((name) => name.toLowerCase());
+  if (new Set(named).size < named.length) throw unsupported('STRUCT with two fields of one name');
+  return { fields, names };
+}
+
+/** An array literal of STRUCTs the query builds, its fields named as BigQuery types the array (structArrayFields). */
+export function structArraySql(elements: readonly Ast[], context: FormContext): string | undefined {
+  const array = structArrayFields(elements, context);
+  if (!array) return undefined;
+  const items = array.fields.map((fields) =>
+    fields === null
+      ? 'NULL'
+      : builtStructSql(
+          fields.map((field, i) => ({ name: array.names[i] ?? anonymousField(i), sql: field.sql() })),
+        ),
+  );
+  return `[${items.join(', ')}]`;
+}
+
+/**
+ * The type of an array literal of STRUCTs the query builds, where every field has a name: its
+ * fields typed as its first STRUCT's are (unknown where not told), so that `UNNEST` of it binds
+ * a value table whose fields are columns. Undefined otherwise.
+ */
+export function structArrayType(elements: readonly Ast[], context: FormContext): SqlType | undefined {
+  const array = structArrayFields(elements, context);
+  const first = array?.fields.find((fields) => fields !== null);
+  if (!array || !first || array.names.some((name) => name === undefined)) return undefined;
+  const struct: Record<string, SqlType> = {};
+  first.forEach((field, i) => {
+    struct[array.names[i] as string] = field.type() ?? unknownType;
+  });
+  return { list: { struct } };
+}
+
+function isNullLiteral(node: Ast): boolean {
+  return node.Value?.value === 'Null';
 }
 
 /** The name a result gives the anonymous field at `index` (from 0) of a STRUCT. */

@@ -157,6 +157,73 @@ describe('BigQuery STRUCT and SELECT forms on DuckDB', () => {
     ]);
   });
 
+  it('names the unnamed fields of an array of STRUCTs after the fields another element names', async () => {
+    // An inline lookup table: BigQuery gives the array one element type, so ('b', 2) and
+    // STRUCT('c', 3) are rows of STRUCT<k STRING, v INT64> (polyglot-sql's
+    // propagate_struct_field_names documents the same reading of [STRUCT('Alice' AS name, 85 AS
+    // score), STRUCT('Bob', 92)]). DuckDB alone unites STRUCTs by name: {k: NULL, _field_1: 'b', ...}.
+    expect(await row(`select [struct('a' as k, 1 as v), ('b', 2), struct('c', 3)] as arr`)).toEqual({
+      arr: [
+        { k: 'a', v: 1 },
+        { k: 'b', v: 2 },
+        { k: 'c', v: 3 },
+      ],
+    });
+    expect(
+      await rows(`select x.k, x.v from unnest([struct('a' as k, 1 as v), ('b', 2)]) as x order by x.v`),
+    ).toEqual([
+      { k: 'a', v: 1 },
+      { k: 'b', v: 2 },
+    ]);
+  });
+
+  it('gives an UNNEST of STRUCTs a column per field under SELECT *, with or without an alias', async () => {
+    // Docs (query syntax, "UNNEST and structs"): "For an input array of structs, UNNEST returns a
+    // row for each struct, with a separate column for each field in the struct", and
+    // `SELECT *, struct_value FROM UNNEST(...) AS struct_value` answers x, y, then the STRUCT:
+    // {x: 3, y: 'bar', struct_value: {3, bar}} and {x: 1, y: 'foo', struct_value: {1, foo}}.
+    const pairs = "[struct(1 as x, 'foo' as y), (3, 'bar')]";
+    expect(await rows(`select *, struct_value from unnest(${pairs}) as struct_value order by x`)).toEqual([
+      { x: 1, y: 'foo', struct_value: { x: 1, y: 'foo' } },
+      { x: 3, y: 'bar', struct_value: { x: 3, y: 'bar' } },
+    ]);
+    expect(await rows(`select * from unnest(${pairs}) order by x`)).toEqual([
+      { x: 1, y: 'foo' },
+      { x: 3, y: 'bar' },
+    ]);
+    expect(await rows(`select s.* from unnest(${pairs}) as s where y = 'bar'`)).toEqual([{ x: 3, y: 'bar' }]);
+    expect(
+      await rows(
+        `with channels as (select * from unnest([struct('google' as source, 'Search' as channel), ('t.co', 'Social')]))
+         select channel from channels where source = 't.co'`,
+      ),
+    ).toEqual([{ channel: 'Social' }]);
+    // Beside a table and WITH OFFSET, each FROM item gives its columns in order.
+    expect(
+      await rows(
+        `with t as (select 7 as id) select * from t cross join unnest(${pairs}) as s with offset as o order by o`,
+      ),
+    ).toEqual([
+      { id: 7, x: 1, y: 'foo', o: 0 },
+      { id: 7, x: 3, y: 'bar', o: 1 },
+    ]);
+  });
+
+  it('says how to write a typed array of STRUCTs, which the parser cannot read', () => {
+    // The UNNEST docs' own example: sqlparser reads STRUCT<...> there as a literal missing its `(`.
+    expect(() =>
+      translationOf("select * from unnest(array<struct<x int64, y string>>[(1, 'foo'), (3, 'bar')])"),
+    ).toThrow(/typed array of STRUCTs .* \[STRUCT<x INT64, y STRING>\(1, 'a'\), \(2, 'b'\)\]/);
+  });
+
+  it.each([
+    ['elements of different widths', 'select [struct(1 as a), (2, 3)]'],
+    ['one field named two ways', 'select [struct(1 as a), struct(2 as b)]'],
+    ['SELECT * EXCEPT over its UNNEST', 'select * except (x) from unnest([struct(1 as x, 2 as y)])'],
+  ])('refuses an array of STRUCTs with %s rather than guess its type', (_what, sql) => {
+    expect(() => translationOf(sql)).toThrow(/Cannot translate to DuckDB/);
+  });
+
   it('SELECT * EXCEPT leaves columns out and SELECT * REPLACE replaces them', async () => {
     // Docs: with orders AS (SELECT 5 AS order_id, 'sprocket' AS item_name, 200 AS quantity):
     // SELECT * EXCEPT (order_id) = {item_name: 'sprocket', quantity: 200};
