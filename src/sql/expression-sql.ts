@@ -12,7 +12,14 @@ import { checkedDivisor } from './rules/math.js';
 import { quoteString } from './rules/rule.js';
 import { extract } from './rules/time.js';
 import { bytesOfLiteral } from './string-escapes.js';
-import { elementOf, isListSqlType, isStructSqlType, type SqlType, unknownType } from './table-schema.js';
+import {
+  elementOf,
+  isListSqlType,
+  isStructSqlType,
+  quoteIdent,
+  type SqlType,
+  unknownType,
+} from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
 import { followFields, type Resolved } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
@@ -149,10 +156,12 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
     case 'Between':
       refuseJsonOperand('BETWEEN', [node.expr, node.low, node.high], context);
       return `${expr(node.expr)}${node.negated ? ' NOT' : ''} BETWEEN ${expr(node.low)} AND ${expr(node.high)}`;
-    case 'Like':
-      if (node.any || node.escape_char) throw unsupported('LIKE ANY / ESCAPE');
-      // A backslash escapes %, _ and itself in BigQuery's LIKE; DuckDB's has no escape unless told.
-      return `${expr(node.expr)}${node.negated ? ' NOT' : ''} LIKE ${expr(node.pattern)} ESCAPE '\\'`;
+    case 'Like': {
+      if (node.escape_char) throw unsupported('LIKE ... ESCAPE');
+      const quantified = quantifiedPatterns(node);
+      if (quantified) return quantifiedLikeSql(node, quantified, context);
+      return likeSql(expr(node.expr), expr(node.pattern), node.negated);
+    }
     case 'Case':
       return caseSql(node, context);
     case 'Cast':
@@ -205,6 +214,73 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
     default:
       throw unsupported(expressionNames[kind] ?? `expression ${kind}`);
   }
+}
+
+/** `value [NOT] LIKE pattern`. A backslash escapes %, _ and itself in BigQuery's LIKE; DuckDB's has no escape unless told. */
+function likeSql(value: string, pattern: string, negated: boolean): string {
+  return `${value}${negated ? ' NOT' : ''} LIKE ${pattern} ESCAPE '\\'`;
+}
+
+/** The quantifier and patterns of `[NOT] LIKE ANY|SOME|ALL (...)` or `LIKE ANY UNNEST(array)`. */
+interface QuantifiedPatterns {
+  readonly quantifier: 'any' | 'all';
+  readonly list?: readonly Expr[];
+  readonly array?: Expr;
+}
+
+/**
+ * How sqlparser gives a quantified LIKE: `LIKE ANY (a, b)` as `any` with a tuple (one pattern:
+ * nested), `LIKE ANY UNNEST(x)` as `any` with a call of UNNEST, and `LIKE ALL (...)`, `[NOT] LIKE
+ * SOME (...)` as a call of ALL or SOME (reserved words in BigQuery, so never a function of the
+ * query's). Undefined for a plain LIKE.
+ */
+function quantifiedPatterns(node: Payload<'Like'>): QuantifiedPatterns | undefined {
+  const pattern = node.pattern as Ast;
+  if (node.any) {
+    if (pattern.Tuple) return { quantifier: 'any', list: pattern.Tuple };
+    if (pattern.Nested) return { quantifier: 'any', list: [pattern.Nested] };
+    if (calledName(pattern) === 'unnest') {
+      const array = pattern.Function.args?.List?.args?.[0]?.Unnamed?.Expr;
+      if (!array || pattern.Function.args.List.args.length !== 1)
+        throw unsupported('LIKE ANY UNNEST of several arrays');
+      return { quantifier: 'any', array };
+    }
+    throw unsupported('LIKE ANY of a subquery');
+  }
+  const quantifier = calledName(pattern);
+  if (quantifier !== 'all' && quantifier !== 'some' && quantifier !== 'any') return undefined;
+  if (pattern.Function.name[0]?.Identifier?.quote_style) return undefined;
+  const list = (pattern.Function.args?.List?.args ?? []).map((arg: Ast) => arg?.Unnamed?.Expr as Expr);
+  if (list.length === 0 || list.some((item: Expr | undefined) => item === undefined))
+    throw unsupported(`LIKE ${quantifier.toUpperCase()} of a subquery`);
+  return { quantifier: quantifier === 'all' ? 'all' : 'any', list };
+}
+
+/**
+ * The quantified LIKE by the rules of BigQuery's operator docs ("Semantics rules", in this order):
+ * NULL for a NULL value; TRUE when the value matches some (ANY) or every (ALL) pattern (NOT LIKE:
+ * fails to match some, or every, one); NULL when a pattern is NULL; otherwise FALSE. Over an
+ * empty array, ANY is FALSE and NOT LIKE ANY is TRUE, which the rules put first.
+ */
+function quantifiedLikeSql(
+  node: Payload<'Like'>,
+  { quantifier, list, array }: QuantifiedPatterns,
+  context: TranslationContext,
+): string {
+  const value = context.expr(node.expr);
+  const negated = node.negated;
+  if (array !== undefined) {
+    const patterns = context.expr(array);
+    const name = quoteIdent('$pattern');
+    const matching = `len(list_filter(${patterns}, ${name} -> (${likeSql(value, name, negated)}) IS TRUE)) > 0`;
+    const nullPattern = `len(list_filter(${patterns}, ${name} -> ${name} IS NULL)) > 0`;
+    return `(CASE WHEN coalesce(len(${patterns}), 0) = 0 THEN ${negated ? 'TRUE' : 'FALSE'} WHEN ${value} IS NULL THEN NULL WHEN ${matching} THEN TRUE WHEN ${nullPattern} THEN NULL ELSE FALSE END)`;
+  }
+  const patterns = (list ?? []).map((item) => context.expr(item));
+  const terms = patterns.map((pattern) => likeSql(value, pattern, negated));
+  const held = terms.join(quantifier === 'any' ? ' OR ' : ' AND ');
+  const nullPattern = patterns.map((pattern) => `${pattern} IS NULL`).join(' OR ');
+  return `(CASE WHEN ${value} IS NULL THEN NULL WHEN (${held}) IS TRUE THEN TRUE WHEN ${nullPattern} THEN NULL ELSE FALSE END)`;
 }
 
 function caseSql(node: Payload<'Case'>, context: TranslationContext): string {
@@ -447,6 +523,13 @@ function literal(value: Value): string {
       return quoteString(String(payload));
     case 'Boolean':
       return payload ? 'TRUE' : 'FALSE';
+    // `0xF9B5`: BigQuery's hexadecimal INT64 literal (its bytes literals are b'...', never X'...').
+    case 'HexStringLiteral': {
+      const value = /^[0-9a-f]{1,16}$/i.test(String(payload)) ? BigInt(`0x${payload}`) : undefined;
+      if (value === undefined || value > 9223372036854775807n)
+        throw unsupported(`the integer literal 0x${payload}, which is not an INT64`);
+      return value.toString();
+    }
     case 'SingleQuotedByteStringLiteral':
     case 'DoubleQuotedByteStringLiteral': {
       // sqlparser leaves a bytes literal's escapes as written: b'\x00' is four characters to it.

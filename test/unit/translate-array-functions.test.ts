@@ -41,6 +41,58 @@ describe('BigQuery arrays on DuckDB', () => {
     ).toEqual({ a: 'tea', b: 'coffee', c: null, d: 'tea', e: null, f: null, g: 'milk' });
   });
 
+  it('ARRAY_FIRST, ARRAY_LAST and ARRAY_SLICE take elements by inclusive offsets, negative ones from the end', async () => {
+    // Docs: ARRAY_FIRST(['a','b','c','d']) = 'a', ARRAY_LAST = 'd' (an error for an empty array);
+    // ARRAY_SLICE(['a', 'b', 'c', 'd', 'e'], ...): (1, 3) [b, c, d]; (-1, 3) []; (1, -3) [b, c];
+    // (-3, -1) [c, d, e]; (3, 3) [d]; (1, 30) [b, c, d, e]; (-30, -5) [a]; (5, 30) []; NULL with a NULL offset.
+    const letters = "['a', 'b', 'c', 'd', 'e']";
+    expect(
+      await row(`select array_first(['a','b','c','d']) as f, array_last(['a','b','c','d']) as l,
+        array_slice(${letters}, 1, 3) as a, array_slice(${letters}, -1, 3) as b, array_slice(${letters}, 1, -3) as c,
+        array_slice(${letters}, -3, -1) as d, array_slice(${letters}, 3, 3) as e, array_slice(${letters}, 1, 30) as g,
+        array_slice(${letters}, -30, -5) as h, array_slice(${letters}, 5, 30) as i,
+        array_slice(${letters}, 1, null) is null as j`),
+    ).toEqual({
+      f: 'a',
+      l: 'd',
+      a: ['b', 'c', 'd'],
+      b: [],
+      c: ['b', 'c'],
+      d: ['c', 'd', 'e'],
+      e: ['d'],
+      g: ['b', 'c', 'd', 'e'],
+      h: ['a'],
+      i: [],
+      j: true,
+    });
+    await expect(row('select array_first(array<int64>[]) as x')).rejects.toThrow(/empty array/);
+  });
+
+  it('RANGE_BUCKET counts the boundaries at or below the point, refusing unsorted boundaries', async () => {
+    // Docs: (20, [0, 10, 20, 30, 40]) = 3; (20, [0, 10, 20, 20, 40, 40]) = 4; (25, ...) = 3;
+    // (-10, [5, 10, 20, 30, 40]) = 0; (80, [0, 10, 20, 30, 40]) = 5; (80, []) = 0; NULL point NULL;
+    // ('a', ['a', 'b', 'c', 'd']) = 1; (1.2, [1, 1.2, 1.4, 1.6]) = 2; an unsorted array is an error.
+    expect(
+      await row(`select range_bucket(20, [0, 10, 20, 30, 40]) as a, range_bucket(20, [0, 10, 20, 20, 40, 40]) as b,
+        range_bucket(25, [0, 10, 20, 30, 40]) as c, range_bucket(-10, [5, 10, 20, 30, 40]) as d,
+        range_bucket(80, [0, 10, 20, 30, 40]) as e, range_bucket(80, array<int64>[]) as f,
+        range_bucket(null, [0, 10]) as g, range_bucket('a', ['a', 'b', 'c', 'd']) as h,
+        range_bucket(1.2, [1, 1.2, 1.4, 1.6]) as i`),
+    ).toEqual({ a: 3, b: 4, c: 3, d: 0, e: 5, f: 0, g: null, h: 1, i: 2 });
+    await expect(row('select range_bucket(30, [10, 30, 20, 40, 50]) as x')).rejects.toThrow(/not sorted/);
+  });
+
+  it('GENERATE_UUID gives a new lower-case version 4 UUID per call', async () => {
+    // Docs: "Returns a random universally unique identifier (UUID) as a STRING ... 32 hexadecimal
+    // digits in five groups separated by hyphens in the form 8-4-4-4-12", version 4.
+    const { a, b } = (await row('select generate_uuid() as a, generate_uuid() as b')) as {
+      a: string;
+      b: string;
+    };
+    expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(b).not.toBe(a);
+  });
+
   it('GENERATE_ARRAY includes both ends and steps either way', async () => {
     // Docs: GENERATE_ARRAY(1, 5) = [1, 2, 3, 4, 5]; (0, 10, 3) = [0, 3, 6, 9]; (10, 0, -3) = [10, 7, 4, 1];
     // (4, 4, 10) = [4]; (10, 0, 3) = [].

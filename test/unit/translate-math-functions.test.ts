@@ -410,6 +410,47 @@ describe('BigQuery conversions and operators on DuckDB', () => {
     ).toEqual({ a: true, b: false, c: true, d: true, e: true, f: true });
   });
 
+  it('quantified LIKE ANY, SOME and ALL follow the documented rules, NULL patterns and arrays included', async () => {
+    // Docs (quantified LIKE operator): ANY is TRUE when some pattern matches, ALL when every one
+    // does; NOT LIKE ANY when some pattern fails to match, NOT LIKE ALL when none matches; NULL for
+    // a NULL value, or when a pattern is NULL and the others don't decide it; over an empty array
+    // ANY is FALSE and NOT LIKE ANY TRUE. The docs' example: of 'Intend with clarity.', 'Secure
+    // with intention.' and 'Clarity and security.', LIKE ANY ('Intend%', '%intention%') keeps the first two.
+    expect(
+      await row(`select 'abc' like any ('a%', 'z%') as a, 'abc' like all ('a%', 'z%') as b,
+        'abc' like all ('a%', '%c') as c, 'abc' not like any ('a%', 'z%') as d, 'abc' not like all ('a%', 'z%') as e,
+        'abc' not like some ('abc', 'a%') as f, 'abc' like any ('z%', null) as g, cast(null as string) like any ('a%') as h,
+        'abc' like any unnest(['q', '%c']) as i, 'abc' like any unnest(array<string>[]) as j,
+        'abc' not like any unnest(array<string>[]) as k`),
+    ).toEqual({
+      a: true,
+      b: false,
+      c: true,
+      d: true,
+      e: false,
+      f: false,
+      g: null,
+      h: null,
+      i: true,
+      j: false,
+      k: true,
+    });
+    expect(
+      await rows(`with words as (select 'Intend with clarity.' as value union all select 'Secure with intention.'
+        union all select 'Clarity and security.') select * from words where value like any ('Intend%', '%intention%') order by value`),
+    ).toEqual([{ value: 'Intend with clarity.' }, { value: 'Secure with intention.' }]);
+  });
+
+  it('reads a hexadecimal integer literal as its INT64 value', async () => {
+    // Lexical structure: "Hexadecimal integer literals: 0x1B, 0xF9B5"; BigQuery's bytes literals are b'...'.
+    expect(await row('select 0x1B as a, 0xF9B5 as b, 0x7FFFFFFFFFFFFFFF as c')).toEqual({
+      a: 27,
+      b: 63925,
+      c: 9223372036854775807n,
+    });
+    expect(() => translationOf('select 0x8000000000000000')).toThrow(/not an INT64/);
+  });
+
   it.each([
     ['CAST to BIGNUMERIC', "select cast('1' as bignumeric)"],
     ['CAST ... FORMAT', "select cast(current_date() as string format 'YYYY')"],

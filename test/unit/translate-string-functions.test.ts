@@ -37,6 +37,32 @@ describe('BigQuery string functions on DuckDB', () => {
     ).toEqual({ top: 3, nested: 6 });
   });
 
+  it('CHR, CODE_POINTS_TO_STRING and TO_CODE_POINTS convert between code points and text', async () => {
+    // Docs: CHR(65), CHR(255), CHR(513), CHR(1024) are A, ÿ, ȁ, Ѐ; CHR(0xF9B5) is 例, CHR(0) '' and
+    // CHR(NULL) NULL; CODE_POINTS_TO_STRING([65, 255, 513, 1024]) is 'AÿȁЀ', [97, 0, 0xF9B5] 'a例'
+    // and NULL with a NULL element; TO_CODE_POINTS('foo') is [102, 111, 111].
+    expect(
+      await row(`select chr(65) as a, chr(255) as b, chr(513) as c, chr(1024) as d, chr(0xF9B5) as e, chr(0) as f,
+        chr(null) as g, code_points_to_string([65, 255, 513, 1024]) as h, code_points_to_string([97, 0, 0xF9B5]) as i,
+        code_points_to_string([65, 255, null, 1024]) as j, to_code_points('foo') as k, to_code_points('') as l`),
+    ).toEqual({
+      a: 'A',
+      b: 'ÿ',
+      c: 'ȁ',
+      d: 'Ѐ',
+      e: '\uF9B5',
+      f: '',
+      g: null,
+      h: 'AÿȁЀ',
+      i: 'a\uF9B5',
+      j: null,
+      k: [102, 111, 111],
+      l: [],
+    });
+    // "If an invalid Unicode code point is specified, an error is returned": a surrogate is none.
+    await expect(row('select chr(55296) as x')).rejects.toThrow(/Invalid code point/);
+  });
+
   it('LENGTH counts characters and BYTE_LENGTH bytes', async () => {
     // Docs: LENGTH('абвгд') = 5, BYTE_LENGTH('абвгд') = 10.
     expect(

@@ -1,4 +1,11 @@
-import { type RuleTable, rule, unsupported } from './rule.js';
+import { type FunctionCall, type RuleTable, rule, unsupported } from './rule.js';
+
+/** ARRAY_FIRST / ARRAY_LAST: the element at that end, NULL of a NULL array, an error of an empty one. */
+function endElement(array: string, call: FunctionCall, end: 'first' | 'last'): string {
+  if (call.isRecord(0)) throw unsupported(`ARRAY_${end.toUpperCase()} of a log record`);
+  const element = end === 'first' ? `${array}[1]` : `${array}[len(${array})]`;
+  return `(CASE WHEN ${array} IS NULL THEN NULL WHEN len(${array}) = 0 THEN error('ARRAY_${end.toUpperCase()} cannot get the ${end} element of an empty array') ELSE ${element} END)`;
+}
 
 /**
  * Array functions. DuckDB lists are 1-based; the subscripts OFFSET/ORDINAL are rewritten in
@@ -22,6 +29,27 @@ export const arrayRules: RuleTable = {
       : `CASE WHEN ${args.map((a) => `(${a}) IS NULL`).join(' OR ')} THEN NULL ELSE ${args.reduce((all, next) => `list_concat(${all}, ${next})`)} END`,
   ),
   array_reverse: rule(1, 1, ([array]) => `list_reverse(${array})`),
+  // Docs: "Produces an error if the array is empty. Returns NULL if array_expression is NULL."
+  array_first: rule(1, 1, ([array], call) => endElement(array as string, call, 'first')),
+  array_last: rule(1, 1, ([array], call) => endElement(array as string, call, 'last')),
+  // Inclusive 0-based offsets, a negative one counted from the end, both clamped to the array:
+  // ARRAY_SLICE(['a', 'b', 'c', 'd', 'e'], 1, -3) is [b, c]; (-30, -5) is [a]; (5, 30) is [].
+  array_slice: rule(3, 3, ([array, start, end], call) => {
+    if (call.isRecord(0)) throw unsupported('ARRAY_SLICE of a log record');
+    const at = (offset: string | undefined) =>
+      `(CASE WHEN ${offset} < 0 THEN len(${array}) + ${offset} ELSE ${offset} END)`;
+    const from = `greatest(${at(start)}, 0)`;
+    const to = `least(${at(end)}, len(${array}) - 1)`;
+    return `(CASE WHEN ${array} IS NULL OR ${start} IS NULL OR ${end} IS NULL THEN NULL WHEN ${from} > ${to} THEN list_slice(${array}, 1, 0) ELSE list_slice(${array}, ${from} + 1, ${to} + 1) END)`;
+  }),
+  // The 0-based position of the point's upper bound in a sorted array: how many boundaries are
+  // at or below it. NULL for a NULL point; an error for a NULL in the array or one not sorted
+  // ascending, as the docs list (RANGE_BUCKET(20, [0, 10, 20, 30, 40]) is 3, (80, []) is 0).
+  range_bucket: rule(2, 2, ([point, array], call) => {
+    if (call.isRecord(1)) throw unsupported('RANGE_BUCKET over a log record');
+    const name = '"$boundary"';
+    return `(CASE WHEN ${point} IS NULL OR ${array} IS NULL THEN NULL WHEN len(list_filter(${array}, ${name} -> ${name} IS NULL)) > 0 THEN error('RANGE_BUCKET: the boundaries array has a NULL element') WHEN ${array} <> list_sort(${array}) THEN error('RANGE_BUCKET: the boundaries array is not sorted in ascending order') ELSE len(list_filter(${array}, ${name} -> ${name} <= ${point})) END)`;
+  }),
   generate_array: rule(2, 3, ([start, end, step], call) => {
     if (call.numbers[2] === 0) throw unsupported('GENERATE_ARRAY with a step of 0');
     return `generate_series(${start}, ${end}, ${step ?? '1'})`;

@@ -70,6 +70,8 @@ export const mathRules: RuleTable = {
   is_inf: same(1, 1, 'isinf'),
   is_nan: same(1, 1, 'isnan'),
   rand: same(0, 0, 'random'),
+  // A random (version 4) UUID as lower-case hex text with hyphens, as BigQuery's GENERATE_UUID.
+  generate_uuid: rule(0, 0, () => 'CAST(uuid() AS VARCHAR)'),
   sin: same(1, 1),
   cos: same(1, 1),
   tan: same(1, 1),

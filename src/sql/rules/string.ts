@@ -76,6 +76,11 @@ function isBytes(call: FunctionCall): boolean {
   return 'scalar' in shape && shape.scalar === 'BLOB';
 }
 
+/** The character of a Unicode code point (not NULL), BigQuery's CHR: '' for 0, an error for no character. */
+function codePointText(code: string): string {
+  return `(CASE WHEN ${code} = 0 THEN '' WHEN ${code} < 0 OR ${code} > 1114111 OR ${code} BETWEEN 55296 AND 57343 THEN error('Invalid code point: ' || ${code}) ELSE chr(CAST(${code} AS INTEGER)) END)`;
+}
+
 export const stringRules: RuleTable = {
   // BigQuery's CONCAT is NULL when any argument is; DuckDB's concat() skips NULLs, `||` does not.
   // Each argument goes as CAST AS STRING writes it: BigQuery's CONCAT(40.0) is '40', DuckDB's '40.0'.
@@ -116,5 +121,22 @@ export const stringRules: RuleTable = {
   reverse: same(1, 1),
   repeat: same(2, 2),
   ascii: same(1, 1),
+  // Docs: TO_CODE_POINTS('foo') is [102, 111, 111], '' is [] (of BYTES, byte values: not written).
+  to_code_points: rule(1, 1, ([value], call) => {
+    if (isBytes(call)) throw unsupported('TO_CODE_POINTS of BYTES');
+    const name = '"$at"';
+    return `(CASE WHEN ${value} IS NULL THEN NULL ELSE list_transform(range(1, length(${value}) + 1), ${name} -> CAST(unicode(substr(${value}, ${name}, 1)) AS BIGINT)) END)`;
+  }),
+  // Docs: CHR(0) is '' and an invalid code point (a surrogate, beyond 0x10FFFF) an error.
+  chr: rule(
+    1,
+    1,
+    ([code]) => `(CASE WHEN ${code} IS NULL THEN NULL ELSE ${codePointText(code as string)} END)`,
+  ),
+  // Docs: [97, 0, 0xF9B5] is 'a例' (0 adds nothing); a NULL element makes the whole NULL.
+  code_points_to_string: rule(1, 1, ([codes]) => {
+    const name = '"$code"';
+    return `(CASE WHEN ${codes} IS NULL OR len(list_filter(${codes}, ${name} -> ${name} IS NULL)) > 0 THEN NULL ELSE array_to_string(list_transform(${codes}, ${name} -> ${codePointText(name)}), '') END)`;
+  }),
   format: rule(1, Number.POSITIVE_INFINITY, format),
 };
