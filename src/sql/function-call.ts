@@ -63,7 +63,7 @@ export function functionCallSql(node: Ast, context: FormContext): string {
 /** `COUNT(*)`'s argument. */
 const wildcard = Symbol('*');
 
-/** Where a function takes a date part (`DAY`, `WEEK(MONDAY)`), by argument index. */
+/** Where a function takes a date part (`DAY`, `WEEK(MONDAY)`) or another keyword, by argument index. */
 const datePartPositions: Record<string, number> = {
   timestamp_trunc: 1,
   date_trunc: 1,
@@ -74,6 +74,8 @@ const datePartPositions: Record<string, number> = {
   datetime_diff: 2,
   time_trunc: 1,
   time_diff: 2,
+  // Not a date part, a keyword the same way: NORMALIZE's mode (NFC, NFKC, NFD, NFKD).
+  normalize: 1,
 };
 
 /**

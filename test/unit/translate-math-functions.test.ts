@@ -441,6 +441,21 @@ describe('BigQuery conversions and operators on DuckDB', () => {
     ).toEqual([{ value: 'Intend with clarity.' }, { value: 'Secure with intention.' }]);
   });
 
+  it('ERROR fails the query with its message only where a row evaluates it', async () => {
+    // Docs (debugging functions): "Returns an error"; the example IF(x = 'bar', ERROR(...), 'no error')
+    // raises only for the row holding 'bar'.
+    expect(
+      await rows(
+        "select if(x = 'bar', error(concat('Found ', x)), 'no error') as r from unnest(['foo']) as x",
+      ),
+    ).toEqual([{ r: 'no error' }]);
+    await expect(
+      rows(
+        "select if(x = 'bar', error(concat('Found ', x)), 'no error') as r from unnest(['foo', 'bar']) as x",
+      ),
+    ).rejects.toThrow(/Found bar/);
+  });
+
   it('reads a hexadecimal integer literal as its INT64 value', async () => {
     // Lexical structure: "Hexadecimal integer literals: 0x1B, 0xF9B5"; BigQuery's bytes literals are b'...'.
     expect(await row('select 0x1B as a, 0xF9B5 as b, 0x7FFFFFFFFFFFFFFF as c')).toEqual({

@@ -63,6 +63,21 @@ describe('BigQuery string functions on DuckDB', () => {
     await expect(row('select chr(55296) as x')).rejects.toThrow(/Invalid code point/);
   });
 
+  it('NORMALIZE composes to NFC by default and refuses the modes DuckDB lacks', async () => {
+    // Docs: NORMALIZE(value [, normalization_mode]), NFC by default; 'e' followed by U+0301
+    // (combining acute accent) is 'é' (U+00E9) in NFC.
+    expect(
+      await row(
+        "select normalize('e\\u0301') = '\\u00e9' as a, normalize('e\\u0301', nfc) = '\\u00e9' as b, 'e\\u0301' = '\\u00e9' as c",
+      ),
+    ).toEqual({
+      a: true,
+      b: true,
+      c: false,
+    });
+    expect(() => translationOf("select normalize('x', nfkc)")).toThrow(/NORMALIZE in mode NFKC/);
+  });
+
   it('LENGTH counts characters and BYTE_LENGTH bytes', async () => {
     // Docs: LENGTH('абвгд') = 5, BYTE_LENGTH('абвгд') = 10.
     expect(

@@ -1,6 +1,6 @@
 import { type RuleTable, rule } from './rule.js';
 
-/** IF, IFNULL, NULLIF, COALESCE (CASE is a form, in translate.ts). */
+/** IF, IFNULL, NULLIF, COALESCE, ERROR (CASE is a form, in translate.ts). */
 export const conditionalRules: RuleTable = {
   if: rule(
     3,
@@ -10,4 +10,7 @@ export const conditionalRules: RuleTable = {
   ifnull: rule(2, 2, (args) => `coalesce(${args.join(', ')})`),
   nullif: rule(2, 2, (args) => `nullif(${args.join(', ')})`),
   coalesce: rule(1, Number.POSITIVE_INFINITY, (args) => `coalesce(${args.join(', ')})`),
+  // ERROR(message) fails the query with the message where it is evaluated: a branch no row takes
+  // (IF(x = 0, ERROR('zero'), 1 / x) over x = 2) raises nothing, as DuckDB's error() does not.
+  error: rule(1, 1, ([message]) => `error(CAST(${message} AS VARCHAR))`),
 };

@@ -121,6 +121,13 @@ export const stringRules: RuleTable = {
   reverse: same(1, 1),
   repeat: same(2, 2),
   ascii: same(1, 1),
+  // NFC, NORMALIZE's default mode, is DuckDB's nfc_normalize; it has no NFKC, NFD or NFKD.
+  normalize: rule(1, 2, ([value], call) => {
+    const mode = call.parts[1];
+    if (mode !== undefined && mode !== 'nfc')
+      throw unsupported(`NORMALIZE in mode ${mode.toUpperCase()} (only NFC)`);
+    return `nfc_normalize(${value})`;
+  }),
   // Docs: TO_CODE_POINTS('foo') is [102, 111, 111], '' is [] (of BYTES, byte values: not written).
   to_code_points: rule(1, 1, ([value], call) => {
     if (isBytes(call)) throw unsupported('TO_CODE_POINTS of BYTES');
