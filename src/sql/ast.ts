@@ -92,7 +92,12 @@ export type SelectItem =
   | { readonly UnnamedExpr: Expr }
   | { readonly ExprWithAlias: { readonly expr: Expr; readonly alias: Ident } }
   | { readonly Wildcard: WildcardOptions }
-  | { readonly QualifiedWildcard: readonly [{ readonly ObjectName: ObjectName }, WildcardOptions] };
+  | {
+      readonly QualifiedWildcard: readonly [
+        { readonly ObjectName: ObjectName } | { readonly Expr: Expr },
+        WildcardOptions,
+      ];
+    };
 
 /** `* EXCEPT (...) REPLACE (...)` and the modifiers of other dialects, which are refused. */
 export interface WildcardOptions {

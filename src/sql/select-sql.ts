@@ -279,6 +279,8 @@ function selectItem(
       return { sql: `*${options}`, columns: options ? undefined : wildcardColumns(context.scope) };
     }
     case 'QualifiedWildcard': {
+      // `STRUCT(1 AS a).*`, `(SELECT AS STRUCT ...).*`: the fields of a STRUCT the query builds.
+      if ('Expr' in node[0]) return builtFields(node[0].Expr as Expr, node[1], context);
       const [, name] = variant(node[0]);
       const parts = name.map((part) => part.Identifier.value);
       const binding = parts.length === 1 ? context.scope.lookup(parts[0] as string) : undefined;
@@ -358,6 +360,23 @@ function spreadValueTables(scope: Scope): { sql: string; columns: Column[] | und
     // constant CTE is inlined: neither adds columns to `*`, as without an UNNEST of STRUCTs.
   }
   return { sql: items.join(', '), columns };
+}
+
+/** `expression.*` of a STRUCT whose fields the translator knows, each read from it by name. */
+function builtFields(
+  expression: Expr,
+  options: WildcardOptions | undefined,
+  context: TranslationContext,
+): { sql: string; columns: Column[] } {
+  const type = context.valueType(expression);
+  if (!isStructSqlType(type)) throw unsupported('expression.* of a value whose fields are not known');
+  if (wildcardOptions(options, context)) throw unsupported('expression.* with EXCEPT or REPLACE');
+  const value = context.expr(expression);
+  const fields = Object.entries(type.struct);
+  return {
+    sql: fields.map(([field]) => `(${value}).${quoteIdent(field)} AS ${quoteIdent(field)}`).join(', '),
+    columns: fields.map(([fieldName, fieldType]) => ({ name: fieldName, type: fieldType })),
+  };
 }
 
 /** The fields of an UNNEST's STRUCT element as columns named after them. */

@@ -261,6 +261,15 @@ describe('BigQuery STRUCT and SELECT forms on DuckDB', () => {
     ]);
   });
 
+  it('spreads a STRUCT the query builds into its fields with expression.*', async () => {
+    // Query syntax, SELECT expression.*: "Produces one output column for each field of expression".
+    expect(await rows("select x, struct(x as v, 'b' as w).* from unnest([1, 2]) as x order by x")).toEqual([
+      { x: 1, v: 1, w: 'b' },
+      { x: 2, v: 2, w: 'b' },
+    ]);
+    expect(() => translationOf('select struct(1, 2).*')).toThrow(/whose fields are not known/);
+  });
+
   it('says how to write a typed array of STRUCTs, which the parser cannot read', () => {
     // The UNNEST docs' own example: sqlparser reads STRUCT<...> there as a literal missing its `(`.
     expect(() =>
