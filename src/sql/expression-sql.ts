@@ -129,6 +129,8 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
           return numericQuotientSql(expr(node.left), divisor);
         return `${expr(node.left)} / ${divisor}`;
       }
+      const difference = datetimeDifferenceSql(node, context);
+      if (difference !== undefined) return difference;
       const operator = binaryOperators[node.op];
       if (!operator) throw unsupported(`operator ${node.op}`);
       const sql = `${expr(node.left)} ${operator} ${expr(node.right)}`;
@@ -491,6 +493,24 @@ function isCivilIntervalArithmetic(node: Payload<'BinaryOp'>, context: Translati
       : undefined;
   const kind = other && valueKind(other, context);
   return kind === 'date' || kind === 'datetime';
+}
+
+/**
+ * DATE - DATE, TIMESTAMP - TIMESTAMP, DATETIME - DATETIME: an INTERVAL in BigQuery, of days for
+ * DATEs and of hours, minutes and seconds otherwise (DATE "2021-05-20" - DATE "2020-04-19" is
+ * 0-0 396 0:0:0, TIMESTAMP "2021-06-01 12:34:56.789" - TIMESTAMP "2021-05-31 00:00:00" is
+ * 0-0 0 36:34:56.789). DuckDB answers a number of days for DATEs and folds whole days out of the
+ * time for TIMESTAMPs. Undefined for any other operation.
+ */
+function datetimeDifferenceSql(node: Payload<'BinaryOp'>, context: TranslationContext): string | undefined {
+  if (node.op !== 'Minus') return undefined;
+  const kind = valueKind(node.left, context);
+  if (kind === undefined || kind !== valueKind(node.right, context)) return undefined;
+  const [left, right] = [context.expr(node.left), context.expr(node.right)];
+  if (kind === 'date') return `to_days(CAST(${left} - ${right} AS INTEGER))`;
+  if (kind === 'timestamp' || kind === 'datetime')
+    return `to_microseconds(epoch_us(${left}) - epoch_us(${right}))`;
+  return undefined;
 }
 
 function intervalSql(node: Payload<'Interval'>, context: TranslationContext): string {

@@ -441,6 +441,26 @@ describe('BigQuery conversions and operators on DuckDB', () => {
     ).toEqual([{ value: 'Intend with clarity.' }, { value: 'Secure with intention.' }]);
   });
 
+  it('subtracts DATEs and TIMESTAMPs into INTERVALs, answered in the canonical Y-M D H:M:S form', async () => {
+    // Docs (operators, "Subtraction"): DATE "2021-05-20" - DATE "2020-04-19" is 0-0 396 0:0:0 and
+    // TIMESTAMP "2021-06-01 12:34:56.789" - TIMESTAMP "2021-05-31 00:00:00" 0-0 0 36:34:56.789;
+    // (data types, "Constructing an interval") INTERVAL 25 HOUR is 0-0 0 25:0:0, INTERVAL -5 DAY
+    // 0-0 -5 0:0:0, INTERVAL 1 YEAR 1-0 0 0:0:0.
+    expect(
+      await row(`select date '2021-05-20' - date '2020-04-19' as a,
+        timestamp '2021-06-01 12:34:56.789' - timestamp '2021-05-31 00:00:00' as b,
+        interval 25 hour as c, interval -5 day as d, interval 1 year as e,
+        extract(day from date '2021-05-20' - date '2020-04-19') as f`),
+    ).toEqual({
+      a: '0-0 396 0:0:0',
+      b: '0-0 0 36:34:56.789',
+      c: '0-0 0 25:0:0',
+      d: '0-0 -5 0:0:0',
+      e: '1-0 0 0:0:0',
+      f: 396,
+    });
+  });
+
   it('ERROR fails the query with its message only where a row evaluates it', async () => {
     // Docs (debugging functions): "Returns an error"; the example IF(x = 'bar', ERROR(...), 'no error')
     // raises only for the row holding 'bar'.

@@ -1,6 +1,7 @@
 import {
   DuckDBBlobValue,
   DuckDBDecimalValue,
+  DuckDBIntervalValue,
   DuckDBListType,
   DuckDBListValue,
   type DuckDBResult,
@@ -188,6 +189,7 @@ function decodeValue(value: DuckDBValue, type: DuckDBType, wire: RecordWire): En
     return wire === 'objects' ? decimalText(value.toString()) : Number(value.value) / 10 ** value.scale;
   // BYTES are base64 in BigQuery's JSON, as Logflare passes them on.
   if (value instanceof DuckDBBlobValue) return Buffer.from(value.bytes).toString('base64');
+  if (value instanceof DuckDBIntervalValue) return intervalText(value);
   return String(value);
 }
 
@@ -207,6 +209,27 @@ function decodeObject(
       object[name] = decodeValue(value.entries[name] ?? null, type.entryTypes[i] as DuckDBType, wire);
   });
   return object;
+}
+
+/**
+ * BigQuery's canonical text of an INTERVAL, `[sign]Y-M [sign]D [sign]H:M:S[.F]` (data types),
+ * its three parts kept apart as both engines keep them (INTERVAL 25 HOUR is `0-0 0 25:0:0`, not a
+ * day and an hour); a fraction in milliseconds or microseconds as the docs print them
+ * (`0-0 0 36:34:56.789`).
+ */
+function intervalText({ months, days, micros }: DuckDBIntervalValue): string {
+  const yearMonth = `${months < 0 ? '-' : ''}${Math.trunc(Math.abs(months) / 12)}-${Math.abs(months) % 12}`;
+  const size = micros < 0n ? -micros : micros;
+  const seconds = size / 1_000_000n;
+  const fraction = size % 1_000_000n;
+  const digits =
+    fraction === 0n
+      ? ''
+      : fraction % 1000n === 0n
+        ? `.${String(fraction / 1000n).padStart(3, '0')}`
+        : `.${String(fraction).padStart(6, '0')}`;
+  const time = `${micros < 0n ? '-' : ''}${seconds / 3600n}:${(seconds / 60n) % 60n}:${seconds % 60n}${digits}`;
+  return `${yearMonth} ${days} ${time}`;
 }
 
 /** BigQuery's JSON form of a DATETIME: `YYYY-MM-DDTHH:MM:SS`, with `.ffffff` only when non-zero. */
