@@ -5,7 +5,7 @@ import { translationOf, useTranslatedQueries } from '../helpers/translated-row.j
 
 // Expected values are the documented results of BigQuery's string functions:
 // https://cloud.google.com/bigquery/docs/reference/standard-sql/string_functions
-const { row } = useTranslatedQueries();
+const { row, rows } = useTranslatedQueries();
 
 describe('BigQuery string functions on DuckDB', () => {
   it('CONCAT writes a FLOAT64 or TIMESTAMP argument as CAST AS STRING does, not as DuckDB prints it', async () => {
@@ -217,6 +217,44 @@ describe('BigQuery BYTES functions on DuckDB', () => {
       md5: 'sQqNsWTgdUEFt6mb5y4/5Q==',
       sha1: 'Ck1VqNd45QIvq3AZd8XYQLvEhtA=',
       sha256: 'pZGm1Av0IEBKARczz7exkNYsZb8LzaMrV7J32a2fFG4=',
+    });
+  });
+
+  it('FARM_FINGERPRINT gives FarmHash Fingerprint64 of a STRING or BYTES as a signed INT64', async () => {
+    // Docs (https://cloud.google.com/bigquery/docs/reference/standard-sql/hash_functions#farm_fingerprint):
+    // FARM_FINGERPRINT(CONCAT(CAST(x AS STRING), y, CAST(z AS STRING))) over (1, 'foo', true),
+    // (2, 'apple', false), (3, '', true) = -1541654101129638711, 2794438866806483259, -4880158226897771312.
+    expect(
+      await rows(`with example as (
+          select 1 as x, "foo" as y, true as z union all
+          select 2 as x, "apple" as y, false as z union all
+          select 3 as x, "" as y, true as z)
+        select x, farm_fingerprint(concat(cast(x as string), y, cast(z as string))) as f from example order by x`),
+    ).toEqual([
+      { x: 1, f: -1541654101129638711n },
+      { x: 2, f: 2794438866806483259n },
+      { x: 3, f: -4880158226897771312n },
+    ]);
+    // Guava's FarmHashFingerprint64Test (a port checked against FarmHash's C++): 'test' (4 bytes) =
+    // 8581389452482819506, 'test' x 8 (32 bytes) = -4196240717365766262, x 64 (256 bytes) =
+    // 3500507768004279527. BYTES hash as the same bytes; the empty input is FarmHash's k2.
+    expect(
+      await row(`select farm_fingerprint('test') as a, farm_fingerprint(repeat('test', 8)) as b,
+        farm_fingerprint(repeat('test', 64)) as c, farm_fingerprint(b'test') as d,
+        farm_fingerprint(cast(repeat('test', 64) as bytes)) as e, farm_fingerprint('') as empty,
+        farm_fingerprint(cast(null as string)) as n,
+        farm_fingerprint('déjà vu, ünïcödé ✓') = farm_fingerprint(cast('déjà vu, ünïcödé ✓' as bytes)) as utf8,
+        mod(abs(farm_fingerprint('test')), 10) as bucket`),
+    ).toEqual({
+      a: 8581389452482819506n,
+      b: -4196240717365766262n,
+      c: 3500507768004279527n,
+      d: 8581389452482819506n,
+      e: 3500507768004279527n,
+      empty: BigInt.asIntN(64, 0x9ae16a3b2f90404fn),
+      n: null,
+      utf8: true,
+      bucket: 6,
     });
   });
 

@@ -90,6 +90,12 @@ export { unsupported };
 export const nowParameter = '$__now';
 
 /**
+ * The DuckDB function FARM_FINGERPRINT is written as: FarmHash Fingerprint64, which DuckDB lacks,
+ * registered on every store the server opens (storage/farm-fingerprint.ts).
+ */
+export const farmFingerprintFunction = 'bigquery_farm_fingerprint';
+
+/**
  * A SQL string literal. A newline is written as an escape (`E'...\\n...'`): the translator indents
  * its output line by line (translation-context.ts indent), which would put spaces into the text.
  */
