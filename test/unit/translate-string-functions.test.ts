@@ -69,6 +69,38 @@ describe('BigQuery string functions on DuckDB', () => {
     }
   });
 
+  it('INITCAP capitalizes the first character of each word, with the default or given delimiters', async () => {
+    // Docs (https://cloud.google.com/bigquery/docs/reference/standard-sql/string_functions#initcap):
+    // 'Hello World-everyone!' → 'Hello World-Everyone!'; 'tHe dog BARKS loudly+friendly' → 'The Dog
+    // Barks Loudly+Friendly'; 'apples&oranges;&pears' → 'Apples&Oranges;&Pears'; 'καθίσματα ταινιών'
+    // → 'Καθίσματα Ταινιών'; with delimiters: ('hello WORLD!', '') → 'Hello world!'; ('καθίσματα
+    // ταιντιώ@ν', 'τ@') → 'ΚαθίσματΑ τΑιντΙώ@Ν'; ('Apples1oranges2pears', '12') →
+    // 'Apples1Oranges2Pears'; ('tHisEisEaESentence', 'E') → 'ThisEIsEAESentence'. NULL for a NULL
+    // value or delimiters. The default delimiters include every Unicode White_Space character
+    // (U+3000 here), and a digit is no delimiter.
+    expect(
+      await row(`select initcap('Hello World-everyone!') as a, initcap('tHe dog BARKS loudly+friendly') as b,
+        initcap('apples&oranges;&pears') as c, initcap('καθίσματα ταινιών') as d,
+        initcap('hello WORLD!', '') as e, initcap('καθίσματα ταιντιώ@ν', 'τ@') as f,
+        initcap('Apples1oranges2pears', '12') as g, initcap('tHisEisEaESentence', 'E') as h,
+        initcap(cast(null as string)) as i, initcap('a b', cast(null as string)) as j,
+        initcap('x\u3000y 2nd [a]b\\\\c^d') as k, initcap('') as l`),
+    ).toEqual({
+      a: 'Hello World-Everyone!',
+      b: 'The Dog Barks Loudly+Friendly',
+      c: 'Apples&Oranges;&Pears',
+      d: 'Καθίσματα Ταινιών',
+      e: 'Hello world!',
+      f: 'ΚαθίσματΑ τΑιντΙώ@Ν',
+      g: 'Apples1Oranges2Pears',
+      h: 'ThisEIsEAESentence',
+      i: null,
+      j: null,
+      k: 'X\u3000Y 2nd [A]B\\C^D',
+      l: '',
+    });
+  });
+
   it('LOWER and UPPER change case', async () => {
     expect(await row("select lower('FOO') as l, upper('foo') as u")).toEqual({ l: 'foo', u: 'FOO' });
   });
