@@ -126,6 +126,32 @@ describe('BigQuery string functions on DuckDB', () => {
     ).toEqual({ at: 4, none: 0, i: 2 });
   });
 
+  it('INSTR finds the n-th occurrence from a position, overlapping, and from the end for a negative one', async () => {
+    // Docs (https://cloud.google.com/bigquery/docs/reference/standard-sql/string_functions#instr):
+    // INSTR('banana', 'an', 1, 1) = 2, (1, 2) = 4, (1, 3) = 0, (3, 1) = 4, (-1, 1) = 4, (-3, 1) = 4;
+    // INSTR('banana', 'ann', 1, 1) = 0; INSTR('helloooo', 'oo', 1, 1) = 5, (1, 2) = 6 (overlapping);
+    // 0 past the end; an error for position 0 or occurrence 0 (NULL under SAFE.). ZetaSQL's
+    // StrPosOccurrenceUtf8 for an empty search: INSTR('ab', '', 1, 3) = 3, (1, 4) = 0,
+    // INSTR('a', '', -1) = 2, INSTR('a', '', -2) = 1. Positions count characters: 'банан' has
+    // 'ан' at 2 and 4.
+    expect(
+      await row(`select instr('banana', 'an', 1, 1) as a, instr('banana', 'an', 1, 2) as b,
+        instr('banana', 'an', 1, 3) as c, instr('banana', 'an', 3, 1) as d, instr('banana', 'an', -1, 1) as e,
+        instr('banana', 'an', -3, 1) as f, instr('banana', 'ann', 1, 1) as g, instr('helloooo', 'oo', 1, 1) as h,
+        instr('helloooo', 'oo', 1, 2) as i, instr('banana', 'a', 7) as j, instr('ab', '', 1, 3) as k,
+        instr('ab', '', 1, 4) as l, instr('a', '', -1) as m, instr('a', '', -2) as n,
+        instr('банан', 'ан', -1, 2) as o, instr('banana', 'an', -6) as p, instr('banana', 'an', 1, null) as q,
+        safe.instr('banana', 'an', 0) as r`),
+    ).toEqual({
+      ...{ a: 2, b: 4, c: 0, d: 4, e: 4, f: 4, g: 0, h: 5, i: 6, j: 0 },
+      ...{ k: 3, l: 0, m: 2, n: 1, o: 2, p: 0, q: null, r: null },
+    });
+    await expect(row("select instr('banana', 'an', 0) as a")).rejects.toThrow(/Position must be non-zero/);
+    await expect(row("select instr('banana', 'an', 1, 0) as a")).rejects.toThrow(
+      /Occurrence must be positive/,
+    );
+  });
+
   it('STARTS_WITH and ENDS_WITH test a prefix and a suffix', async () => {
     // Docs: STARTS_WITH('bar', 'b') = true, STARTS_WITH('foo', 'b') = false; ENDS_WITH('apple', 'e') = true.
     expect(
@@ -229,10 +255,13 @@ describe('BigQuery string functions on DuckDB', () => {
     expect(() => translationOf(sql)).toThrow(/Cannot translate to DuckDB: .*FORMAT/);
   });
 
-  it('refuses INSTR with a position and an occurrence, naming the call as written rather than misstating BigQuery', () => {
-    // BigQuery's INSTR takes a position and an occurrence too; the translation covers two arguments.
-    expect(() => translationOf("select instr('banana', 'an', 1, 2)")).toThrow(
-      'Cannot translate to DuckDB: INSTR with 4 arguments (translated with 2)',
+  it('refuses INSTR with more arguments than translated, naming the call as written, and of BYTES with a position', () => {
+    expect(() => translationOf("select instr('banana', 'an', 1, 2, 3)")).toThrow(
+      'Cannot translate to DuckDB: INSTR with 5 arguments (translated with 2 to 4)',
+    );
+    // BYTES positions count bytes, which the STRING translation does not.
+    expect(() => translationOf("select instr(b'banana', b'an', 1, 2)")).toThrow(
+      'Cannot translate to DuckDB: INSTR of BYTES with a position or occurrence',
     );
   });
 });

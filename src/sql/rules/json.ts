@@ -3,6 +3,7 @@ import {
   literalArgument,
   quoteString,
   type RuleTable,
+  raise,
   rule,
   unsupported,
 } from './rule.js';
@@ -115,9 +116,6 @@ function ofJson(translate: (json: string, call: FunctionCall) => string, arity: 
     { ownSafeForm: true },
   );
 }
-
-/** BigQuery's error, or NULL under SAFE. (DuckDB's try() refuses error(), so SAFE is written out.) */
-const raise = (call: FunctionCall, message: string) => (call.safe ? 'NULL' : `error(${message})`);
 
 /** A strict converter: `convert` for the accepted kinds, BigQuery's error for the others. */
 function strict(kinds: string, convert: (json: string) => string, message: string) {

@@ -104,6 +104,13 @@ export function quoteString(text: string): string {
   return `E'${text.replaceAll('\\', '\\\\').replaceAll("'", "''").replaceAll('\n', '\\n')}'`;
 }
 
+/**
+ * BigQuery's runtime error `message` (SQL text), or NULL under SAFE.: DuckDB's try() refuses
+ * error(), so a rule that raises writes its SAFE. form itself (`ownSafeForm`).
+ */
+export const raise = (call: FunctionCall, message: string): string =>
+  call.safe ? 'NULL' : `error(${message})`;
+
 /** A literal argument a rule needs to decide its DuckDB form, or a refusal naming it. */
 export function literalArgument(call: FunctionCall, index: number, what: string): string {
   const value = call.literals[index];

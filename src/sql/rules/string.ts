@@ -1,4 +1,4 @@
-import { type FunctionCall, quoteString, type RuleTable, rule, same, unsupported } from './rule.js';
+import { type FunctionCall, quoteString, type RuleTable, raise, rule, same, unsupported } from './rule.js';
 
 /**
  * SUBSTR(value, position[, length]): 1-based; 0 means 1; a negative position counts from the
@@ -97,6 +97,25 @@ function initcap([value, delimiters]: readonly string[]): string {
     : `CASE WHEN ${delimiters} IS NOT NULL THEN ${capitalized} END`;
 }
 
+/**
+ * INSTR(value, search, position[, occurrence]), as ZetaSQL's StrPosOccurrenceUtf8: every start
+ * of `search` in `value`, overlapping ones too (an empty search is found at every position, the
+ * end included); from a positive position, the occurrence-th start at or after it; from a
+ * negative one, counting back from the end (-1 the last character), the occurrence-th start at
+ * or before it, one further for an empty search ("INSTR('a', '', -1) = 2"). 0 when there is
+ * none, NULL when an argument is; an occurrence below 1 or a position of 0 is an error. STRING
+ * only: BYTES count bytes.
+ */
+function instrFrom(args: readonly string[], call: FunctionCall): string {
+  if (args.length === 2) return `strpos(${args[0]}, ${args[1]})`;
+  if (isBytes(call)) throw unsupported('INSTR of BYTES with a position or occurrence');
+  const [value, search, position, occurrence = '1'] = args as [string, string, string, string?];
+  const starts = `list_filter(range(1, length(${value}) + 2), __instr_at -> substring(${value}, __instr_at, length(${search})) = ${search})`;
+  const last = `length(${value}) + (${position}) + CASE WHEN ${search} = '' THEN 2 ELSE 1 END`;
+  const found = `CASE WHEN (${position}) > 0 THEN list_filter(${starts}, __instr_start -> __instr_start >= (${position}))[${occurrence}] ELSE list_reverse(list_filter(${starts}, __instr_start -> __instr_start <= ${last}))[${occurrence}] END`;
+  return `CASE WHEN ${[value, search, position, occurrence].map((arg) => `(${arg}) IS NULL`).join(' OR ')} THEN NULL WHEN (${occurrence}) < 1 THEN ${raise(call, "'Occurrence must be positive'")} WHEN (${position}) = 0 THEN ${raise(call, "'Position must be non-zero'")} ELSE coalesce(${found}, 0) END`;
+}
+
 /** Whether the first argument is BYTES (a BLOB column or field, a bytes literal, a CAST to BYTES, MD5...). */
 function isBytes(call: FunctionCall): boolean {
   const shape = call.shapeOf(0);
@@ -127,7 +146,7 @@ export const stringRules: RuleTable = {
   left: rule(2, 2, ([value, count]) => `left(${value}, ${count})`),
   right: rule(2, 2, ([value, count]) => `right(${value}, ${count})`),
   strpos: same(2, 2),
-  instr: rule(2, 2, ([value, search]) => `strpos(${value}, ${search})`),
+  instr: rule(2, 4, instrFrom, { ownSafeForm: true }),
   starts_with: same(2, 2),
   ends_with: same(2, 2),
   // SPLIT's delimiter defaults to a comma; an empty delimiter splits into characters on both.
