@@ -152,6 +152,26 @@ describe('BigQuery string functions on DuckDB', () => {
     );
   });
 
+  it('CONTAINS_SUBSTR searches ASCII text without case, and fails on other text rather than guess', async () => {
+    // Docs (https://cloud.google.com/bigquery/docs/reference/standard-sql/string_functions#contains_substr):
+    // CONTAINS_SUBSTR('the blue house', 'Blue house') = TRUE; ('the red house', 'blue') = FALSE;
+    // NULL for a NULL expression; other scalars are searched in their STRING text. NFKC and case
+    // folding (CONTAINS_SUBSTR('\u2168', 'IX') = TRUE) are not translated: such text fails the
+    // query, under SAFE. too, and a non-ASCII search value or a STRUCT is refused at load.
+    expect(
+      await row(`select contains_substr('the blue house', 'Blue house') as a,
+        contains_substr('the red house', 'blue') as b, contains_substr(cast(null as string), 'x') as c,
+        contains_substr(12345, '234') as d, contains_substr(timestamp '2008-12-25 15:30:00+00', '30:00+00') as e,
+        contains_substr('THE BLUE HOUSE', 'blue House') as f`),
+    ).toEqual({ a: true, b: false, c: null, d: true, e: true, f: true });
+    await expect(row("select contains_substr('\u2168', 'IX') as a")).rejects.toThrow(
+      /CONTAINS_SUBSTR of text with characters outside ASCII is not translated/,
+    );
+    await expect(row("select safe.contains_substr('café', 'cafe') as a")).rejects.toThrow(/outside ASCII/);
+    expect(() => translationOf("select contains_substr('x', 'é')")).toThrow(/search value that is not ASCII/);
+    expect(() => translationOf("select contains_substr((23, 35, 41), '35')")).toThrow(/STRUCT, ARRAY/);
+  });
+
   it('STARTS_WITH and ENDS_WITH test a prefix and a suffix', async () => {
     // Docs: STARTS_WITH('bar', 'b') = true, STARTS_WITH('foo', 'b') = false; ENDS_WITH('apple', 'e') = true.
     expect(

@@ -116,6 +116,41 @@ function instrFrom(args: readonly string[], call: FunctionCall): string {
   return `CASE WHEN ${[value, search, position, occurrence].map((arg) => `(${arg}) IS NULL`).join(' OR ')} THEN NULL WHEN (${occurrence}) < 1 THEN ${raise(call, "'Occurrence must be positive'")} WHEN (${position}) = 0 THEN ${raise(call, "'Position must be non-zero'")} ELSE coalesce(${found}, 0) END`;
 }
 
+/**
+ * CONTAINS_SUBSTR(expression, search_value): BigQuery compares the two NFKC-normalized and
+ * case-folded. DuckDB has neither (nfc_normalize only, and lower, which is no case folding: 'ß'
+ * folds to 'ss', '\u2168' normalizes to 'IX'). On ASCII text both are plain lower-casing, so
+ * the search value must be an ASCII literal and a value with another character fails the query,
+ * naming the function, rather than answer what BigQuery may not. A value of another scalar type
+ * is searched in its STRING text, as BigQuery does; STRUCTs, ARRAYs, whole rows and JSON (searched
+ * field by field) are refused.
+ */
+function containsSubstr(args: readonly string[], call: FunctionCall): string {
+  if (args.length > 2) throw unsupported('CONTAINS_SUBSTR with json_scope');
+  const search = call.literals[1];
+  if (search === undefined) throw unsupported('CONTAINS_SUBSTR needs a literal search value');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is what is meant.
+  if (/[^\x00-\x7f]/.test(search))
+    throw unsupported(
+      'CONTAINS_SUBSTR with a search value that is not ASCII (NFKC normalization and case folding are not translated)',
+    );
+  let shape: ReturnType<FunctionCall['shapeOf']>;
+  try {
+    shape = call.shapeOf(0);
+  } catch {
+    shape = { fields: [] };
+  }
+  if (!('scalar' in shape) || call.isJson(0) || call.isRecord(0))
+    throw unsupported(
+      'CONTAINS_SUBSTR of a STRUCT, ARRAY, JSON value or whole row (searched field by field)',
+    );
+  const text =
+    shape.scalar === undefined || shape.scalar === 'VARCHAR' ? args[0] : `CAST(${call.asText(0)} AS VARCHAR)`;
+  // Not BigQuery's error but the translation's limit: SAFE. does not turn it into NULL.
+  const refused = `error(${quoteString('CONTAINS_SUBSTR of text with characters outside ASCII is not translated (NFKC normalization and case folding)')})`;
+  return `list_transform([${text}], __substr_text -> CASE WHEN __substr_text IS NULL THEN NULL WHEN regexp_matches(__substr_text, '[^\\x00-\\x7f]') THEN ${refused} ELSE contains(lower(__substr_text), ${quoteString(search.toLowerCase())}) END)[1]`;
+}
+
 /** Whether the first argument is BYTES (a BLOB column or field, a bytes literal, a CAST to BYTES, MD5...). */
 function isBytes(call: FunctionCall): boolean {
   const shape = call.shapeOf(0);
@@ -164,4 +199,5 @@ export const stringRules: RuleTable = {
   repeat: same(2, 2),
   ascii: same(1, 1),
   format: rule(1, Number.POSITIVE_INFINITY, format),
+  contains_substr: rule(2, 3, containsSubstr, { ownSafeForm: true }),
 };
