@@ -41,6 +41,31 @@ describe('BigQuery arrays on DuckDB', () => {
     ).toEqual({ a: 'tea', b: 'coffee', c: null, d: 'tea', e: null, f: null, g: 'milk' });
   });
 
+  it("raises BigQuery's out-of-bounds error for OFFSET, ORDINAL and [n] outside an array, NULL for a NULL one", async () => {
+    // Docs (https://cloud.google.com/bigquery/docs/reference/standard-sql/operators#array_subscript_operator):
+    // OFFSET and ORDINAL produce an error out of range, SAFE_ forms NULL; BigQuery words it
+    // "Array index 1 is out of bounds (overflow)" (SPLIT(...)[OFFSET(1)] of a one-element array,
+    // GoogleCloudPlatform/training-data-analyst#2434), "underflow" before the start.
+    await expect(row("select split('a', '/')[offset(1)] as a")).rejects.toThrow(
+      'Array index 1 is out of bounds (overflow)',
+    );
+    await expect(row("select ['a', 'b'][ordinal(0)] as a")).rejects.toThrow(
+      'Array index 0 is out of bounds (underflow)',
+    );
+    await expect(row("select ['a', 'b'][2] as a")).rejects.toThrow(
+      'Array index 2 is out of bounds (overflow)',
+    );
+    await expect(row("select ['a', 'b'][offset(array_length(['x']) - 2)] as a")).rejects.toThrow(
+      'Array index -1 is out of bounds (underflow)',
+    );
+    // In range, of a NULL array, or at a NULL position: the element or NULL, never an error.
+    expect(
+      await row(`select split('a/b', '/')[offset(1)] as a, ['a', 'b'][ordinal(array_length(['x']) + 1)] as b,
+        (select t.parts[offset(3)] from (select split(cast(null as string)) as parts) as t) as c,
+        ['a', 'b'][offset(cast(null as int64))] as d, [struct(1 as x)][offset(0)].x as e`),
+    ).toEqual({ a: 'b', b: 'b', c: null, d: null, e: 1 });
+  });
+
   it('GENERATE_ARRAY includes both ends and steps either way', async () => {
     // Docs: GENERATE_ARRAY(1, 5) = [1, 2, 3, 4, 5]; (0, 10, 3) = [0, 3, 6, 9]; (10, 0, -3) = [10, 7, 4, 1];
     // (4, 4, 10) = [4]; (10, 0, 3) = [].
