@@ -199,6 +199,13 @@ describe('repeated records read by subscript', () => {
     expect(body.error?.code).toBe('SANDBOX_INVALID_SQL');
     expect(body.error?.message).toContain('Array index 3 is out of bounds (overflow)');
   });
+
+  it("answers 400 with BigQuery's message for an OFFSET past the end of a plain array", async () => {
+    const { status, body } = await logsAll("select split(id, '/')[offset(3)] as part from edge_logs limit 1");
+    expect(status).toBe(400);
+    expect(body.error?.code).toBe('SANDBOX_INVALID_SQL');
+    expect(body.error?.message).toContain('Array index 3 is out of bounds (overflow)');
+  });
 });
 
 // BigQuery fails a query whose result holds an array with a NULL element ("Array cannot have a
