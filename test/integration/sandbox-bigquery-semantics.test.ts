@@ -30,6 +30,12 @@ describe('SQL that reads none of the endpoint tables', () => {
     expect(await logsAll('select 1 as x')).toEqual({ status: 200, body: { result: [{ x: 1 }] } });
   });
 
+  it("answers FARM_FINGERPRINT on a caller's connection, which has the function the store registered", async () => {
+    // Guava's FarmHashFingerprint64Test: Fingerprint64('test') = 8581389452482819506.
+    const { status, body } = await logsAll("select cast(farm_fingerprint('test') as string) as f");
+    expect({ status, body }).toEqual({ status: 200, body: { result: [{ f: '8581389452482819506' }] } });
+  });
+
   it('answers CURRENT_TIMESTAMP() with the time of the call', async () => {
     // The service runs at the fixture's fixed "now"; a TIMESTAMP is microseconds on Logflare's wire.
     expect(await logsAll('select current_timestamp() as now')).toEqual({
