@@ -1,4 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
+import type { SavedQuery } from '../../src/engines/query-engine.js';
+import { queriesDir } from '../../src/paths.js';
+import { logSources } from '../helpers/shipped-sources.js';
 import { micros, translationOf, useTranslatedQueries } from '../helpers/translated-row.js';
 
 // Expected values are the documented results of BigQuery's array functions, array subscripts,
@@ -64,6 +68,34 @@ describe('BigQuery arrays on DuckDB', () => {
         (select t.parts[offset(3)] from (select split(cast(null as string)) as parts) as t) as c,
         ['a', 'b'][offset(cast(null as int64))] as d, [struct(1 as x)][offset(0)].x as e`),
     ).toEqual({ a: 'b', b: 'b', c: null, d: null, e: 1 });
+  });
+
+  it('answers BAD_PARAMETER naming the INT64 parameter whose OFFSET is outside the array', async () => {
+    // The caller's value, not the engine, is at fault, as for a zero divisor (engines/parameter-value-errors.ts).
+    const engine = await createDuckDbEngine({
+      database: scratch().database,
+      sources: logSources,
+      queries: [],
+      queriesDir,
+      timeoutMs: 10_000,
+    });
+    try {
+      const query: SavedQuery = {
+        id: 'parts',
+        name: 'test.parts',
+        sql: "select split('a/b', '/')[offset(@part)] as part",
+        maxRows: 10,
+        parameterTypes: { part: 'INT64' },
+      };
+      expect((await engine.run(query, { part: '1' }, { now: new Date() })).rows).toEqual([{ part: 'b' }]);
+      await expect(engine.run(query, { part: '2' }, { now: new Date() })).rejects.toMatchObject({
+        code: 'BAD_PARAMETER',
+        message:
+          "Parameter 'part' is 2, which test.parts cannot run with: Array index 2 is out of bounds (overflow)",
+      });
+    } finally {
+      await engine.close();
+    }
   });
 
   it('GENERATE_ARRAY includes both ends and steps either way', async () => {
