@@ -130,6 +130,11 @@ describe('BigQuery JSON values on DuckDB', () => {
       `select STRING(JSON '"a"', 'UTC') as s`,
       /STRING of a JSON value takes one argument/,
     ],
+    [
+      'STRING of a DATE, which BigQuery has no STRING for',
+      'select STRING(current_date()) as s',
+      /STRING of a DATE/,
+    ],
     ['INT64 of JSON-formatted text', `select INT64('{"a": 1}') as s`, /INT64 of a value that is not JSON/],
     ['wide_number_mode', `select FLOAT64(JSON '1.5', wide_number_mode => 'exact') as s`, /named arguments/],
     // BigQuery's JSON is not comparable: "No matching signature for operator = for argument

@@ -162,9 +162,14 @@ const doubleText = (number: string) =>
 
 export const jsonValueRules: RuleTable = {
   // STRING(json), or STRING(timestamp[, zone]): the TIMESTAMP's text, in the zone when given.
-  string: strict("'VARCHAR'", text, 'The provided JSON input is not a string', (args, call) =>
-    timestampTextSql(args[0] as string, zoneArgument(call, 1)),
-  ),
+  string: strict("'VARCHAR'", text, 'The provided JSON input is not a string', (args, call) => {
+    const kind = call.kinds[0];
+    if (kind === 'date' || kind === 'datetime')
+      throw unsupported(
+        `STRING of a ${kind.toUpperCase()} (BigQuery's STRING takes a TIMESTAMP or a JSON value)`,
+      );
+    return timestampTextSql(args[0] as string, zoneArgument(call, 1));
+  }),
   bool: strict(
     "'BOOLEAN'",
     (json) => `CAST(${text(json)} AS BOOLEAN)`,
