@@ -135,6 +135,7 @@ describe('BigQuery JSON values on DuckDB', () => {
       'select STRING(current_date()) as s',
       /STRING of a DATE/,
     ],
+    ['STRING of a DATETIME', 'select STRING(current_datetime()) as s', /STRING of a DATETIME/],
     ['INT64 of JSON-formatted text', `select INT64('{"a": 1}') as s`, /INT64 of a value that is not JSON/],
     ['wide_number_mode', `select FLOAT64(JSON '1.5', wide_number_mode => 'exact') as s`, /named arguments/],
     // BigQuery's JSON is not comparable: "No matching signature for operator = for argument
