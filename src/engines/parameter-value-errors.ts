@@ -3,10 +3,11 @@ import type { ParameterValues, SavedQuery } from './query-engine.js';
 
 /**
  * The failures of a run that a value the caller sent can cause, whatever the engine's words:
- * a negative LIMIT or OFFSET, an INT64 overflow, a division by zero (numbers), a time zone
- * neither engine knows (text, as `DATETIME(ts, @time_zone)` takes it).
+ * a negative LIMIT or OFFSET, an INT64 overflow, a division by zero, an array position outside
+ * the array (numbers), a time zone neither engine knows (text, as `DATETIME(ts, @time_zone)`
+ * takes it).
  */
-export type ValueFault = 'negative-count' | 'overflow' | 'division-by-zero' | 'time-zone';
+export type ValueFault = 'negative-count' | 'overflow' | 'division-by-zero' | 'array-index' | 'time-zone';
 
 /** Which failure of a run, in an engine's own terms, is one of these (undefined: none is). */
 export type ValueFaultOf = (error: unknown) => { fault: ValueFault; message: string } | undefined;
@@ -17,6 +18,9 @@ const causes: Readonly<Record<ValueFault, (value: string, message: string) => bo
   // count at run time is a negative parameter.
   'negative-count': (value) => value.startsWith('-'),
   'division-by-zero': (value) => Number(value) === 0,
+  // Both engines name the position as written: `Array index 7 is out of bounds (overflow)`.
+  'array-index': (value, message) =>
+    new RegExp(`^Array index ${escaped(value)} is out of bounds`).test(message),
   // Both engines name the operands of an overflow: the parameter is the one whose value is there.
   overflow: (value, message) => new RegExp(`(^|[^\\d.])${escaped(value)}($|[^\\d.])`).test(message),
   // Both engines quote the zone they do not know.
@@ -29,6 +33,7 @@ const typesFor: Readonly<Record<ValueFault, ReadonlySet<string>>> = {
   'negative-count': numericTypes,
   overflow: numericTypes,
   'division-by-zero': numericTypes,
+  'array-index': new Set(['INT64']),
   'time-zone': new Set(['STRING']),
 };
 
@@ -69,6 +74,7 @@ const placedFor: Readonly<Record<ValueFault, (name: string) => RegExp>> = {
   'negative-count': (name) => new RegExp(`\\b(limit|offset)\\s+@${name}\\b`, 'i'),
   'division-by-zero': (name) => new RegExp(`(/\\s*|\\b(div|mod)\\s*\\([^()]*,\\s*)@${name}\\b`, 'i'),
   overflow: (name) => new RegExp(`[*+-]\\s*@${name}\\b|@${name}\\s*[*+-]`),
+  'array-index': (name) => new RegExp(`\\[\\s*(?:(?:safe_)?(?:offset|ordinal)\\s*\\(\\s*)?@${name}\\b`, 'i'),
   'time-zone': (name) => new RegExp(`@${name}\\b`),
 };
 

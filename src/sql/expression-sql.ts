@@ -25,8 +25,8 @@ import { followFields, type Resolved } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
 import {
   anonymousField,
-  arrayIndexSql,
   castSql,
+  listSubscriptSql,
   structArraySql,
   structArrayType,
   structSql,
@@ -353,7 +353,7 @@ function accessChain(node: Payload<'CompoundFieldAccess'>, context: TranslationC
         type = elementOf(type);
         element = true;
       } else {
-        sql = `${sql}[${arrayIndexSql(payload, context)}]`;
+        sql = listSubscriptSql(sql, payload, context);
         type = isListSqlType(type) ? type.list : undefined;
         listElement = isStructSqlType(type);
       }

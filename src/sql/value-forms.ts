@@ -3,6 +3,7 @@ import { type Ast, calledName, numberLiteral, stringLiteral, variant } from './b
 import { builtStructSql } from './built-structs.js';
 import { unsupported } from './function-rules.js';
 import { roundTripDoubleText } from './rules/json-encoding.js';
+import { quoteString } from './rules/rule.js';
 import { isIntegerText, isTextValued, textToInt64Sql } from './string-to-int64.js';
 import { isStructSqlType, type SqlType, unknownType } from './table-schema.js';
 
@@ -406,23 +407,45 @@ export function subscriptPosition(subscript: Ast): SubscriptPosition {
   return { position: index, zeroBased: true, safe: false };
 }
 
+/** Whether SQL names a column or a field of one (`t.a`, `"x y".b`), which costs nothing to read again. */
+const columnPath = /^(?:"(?:[^"]|"")*"|\w+)(?:\.(?:"(?:[^"]|"")*"|\w+))*$/;
+
 /**
- * The DuckDB index of a subscript of a list (see subscriptPosition). BigQuery's OFFSET is
- * 0-based and ORDINAL 1-based; DuckDB lists are 1-based and read negative indexes from the end,
- * so a position before the start is NULL here. (Out of range, BigQuery's OFFSET and ORDINAL
- * raise an error where DuckDB gives NULL, as the SAFE_ forms do.)
+ * A subscript of a list (see subscriptPosition). BigQuery's OFFSET is 0-based and ORDINAL
+ * 1-based; DuckDB lists are 1-based and read negative indexes from the end. Out of range, OFFSET,
+ * ORDINAL and `[n]` raise BigQuery's error, `Array index n is out of bounds (overflow)`
+ * (`underflow` before the start), per row read, where DuckDB answers NULL; the SAFE_ forms answer
+ * NULL. A NULL array or position gives NULL. A list that is not a column is read once, as a
+ * lambda's argument (`SPLIT(path, '/')[OFFSET(1)]` would split three times).
  */
-export function arrayIndexSql(subscript: Ast, context: FormContext): string {
-  const { position, zeroBased } = subscriptPosition(subscript);
+export function listSubscriptSql(list: string, subscript: Ast, context: FormContext): string {
+  const { position, zeroBased, safe } = subscriptPosition(subscript);
+  const first = zeroBased ? 0 : 1;
   const literal = numberLiteral(position);
-  if (literal !== undefined) {
-    const oneBased = zeroBased ? literal + 1 : literal;
-    return oneBased >= 1 ? String(oneBased) : 'NULL';
+  if (safe) {
+    if (literal !== undefined) return `${list}[${literal + 1 - first >= 1 ? literal + 1 - first : 'NULL'}]`;
+    const inner = context.expr(position);
+    return `${list}[CASE WHEN (${inner}) >= ${first} THEN (${inner}) + ${1 - first} END]`;
   }
-  const inner = context.expr(position);
-  return zeroBased
-    ? `CASE WHEN (${inner}) >= 0 THEN (${inner}) + 1 END`
-    : `CASE WHEN (${inner}) >= 1 THEN (${inner}) END`;
+  let read: (l: string) => string;
+  if (literal !== undefined) {
+    const bound = literal < first ? 'underflow' : 'overflow';
+    const error = `error(${quoteString(`Array index ${literal} is out of bounds (${bound})`)})`;
+    read =
+      literal < first
+        ? (l) => `CASE WHEN ${l} IS NULL THEN ${l}[1] ELSE ${error} END`
+        : (l) =>
+            `CASE WHEN len(${l}) > ${literal - first} THEN ${l}[${literal + 1 - first}] WHEN ${l} IS NULL THEN NULL ELSE ${error} END`;
+  } else {
+    const at = `(${context.expr(position)})`;
+    const bound = `CASE WHEN ${at} < ${first} THEN 'underflow' ELSE 'overflow' END`;
+    const error = `error('Array index ' || CAST(${at} AS VARCHAR) || ' is out of bounds (' || ${bound} || ')')`;
+    read = (l) =>
+      `CASE WHEN ${l} IS NULL OR ${at} IS NULL THEN NULL WHEN ${at} >= ${first} AND ${at} < len(${l}) + ${first} THEN ${l}[${at} + ${1 - first}] ELSE ${error} END`;
+  }
+  return columnPath.test(list)
+    ? `(${read(list)})`
+    : `list_transform([${list}], __list -> ${read('__list')})[1]`;
 }
 
 /** The BigQuery type of a value where the text shows it; undefined where it takes column types. */

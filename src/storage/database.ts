@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { registerFarmFingerprint } from './farm-fingerprint.js';
 
 /** An open embedded DuckDB database file with querygate's session rules applied. */
 export interface Database {
@@ -71,6 +72,8 @@ export async function openDatabase(path: string, options: DatabaseOptions = {}):
   }
   const setup = await instance.connect();
   await setup.run(`SET GLOBAL TimeZone = 'UTC'`);
+  // For the instance, so every connection has it: the writer's, the readers', a caller's.
+  registerFarmFingerprint(setup);
   setup.closeSync();
   return {
     path,

@@ -102,11 +102,11 @@ describe('querygate queries new', () => {
   it('keeps a SQL that does not translate and names its line and column in the .sql file', async () => {
     const own = sourcesDir();
     const draft = join(own, 'draft.txt');
-    writeFileSync(draft, 'select id\nfrom edge_logs\nwhere farm_fingerprint(id) = 1');
+    writeFileSync(draft, 'select id\nfrom edge_logs\nwhere sha512(id) = b""');
     const { lines, print } = printed();
     expect(await runQueriesNew({ queriesDir: own, name: 'demo.hashed', sqlFile: draft, print })).toBe(false);
-    // FARM_FINGERPRINT has no DuckDB rule; it starts at line 3, column 7.
-    expect(lines).toContainEqual(expect.stringMatching(/^✗ .*demo\.hashed\.sql:3:7: .*FARM_FINGERPRINT/));
+    // SHA512 has no DuckDB rule; it starts at line 3, column 7.
+    expect(lines).toContainEqual(expect.stringMatching(/^✗ .*demo\.hashed\.sql:3:7: .*SHA512/));
     expect(lines.at(-1)).toBe(
       `Fix ${join(own, 'demo.hashed.sql')} (or ${join(own, 'demo.hashed.yaml')}), then run querygate queries lock demo.hashed`,
     );

@@ -114,7 +114,7 @@ describe('querygate query', () => {
   it('prints a refused construct with its line and column', async () => {
     const output = await runQueryCommand(
       config,
-      'select id\nfrom edge_logs\nwhere farm_fingerprint(id) = 1',
+      'select id\nfrom edge_logs\nwhere sha512(id) = b""',
       defaults,
     );
     expect(output.ok).toBe(false);

@@ -30,6 +30,12 @@ describe('SQL that reads none of the endpoint tables', () => {
     expect(await logsAll('select 1 as x')).toEqual({ status: 200, body: { result: [{ x: 1 }] } });
   });
 
+  it("answers FARM_FINGERPRINT on a caller's connection, which has the function the store registered", async () => {
+    // Guava's FarmHashFingerprint64Test: Fingerprint64('test') = 8581389452482819506.
+    const { status, body } = await logsAll("select cast(farm_fingerprint('test') as string) as f");
+    expect({ status, body }).toEqual({ status: 200, body: { result: [{ f: '8581389452482819506' }] } });
+  });
+
   it('answers CURRENT_TIMESTAMP() with the time of the call', async () => {
     // The service runs at the fixture's fixed "now"; a TIMESTAMP is microseconds on Logflare's wire.
     expect(await logsAll('select current_timestamp() as now')).toEqual({
@@ -195,6 +201,13 @@ describe('repeated records read by subscript', () => {
 
   it("answers 400 with BigQuery's message for metadata[OFFSET(3)]", async () => {
     const { status, body } = await logsAll('select metadata[offset(3)].request as r from edge_logs limit 1');
+    expect(status).toBe(400);
+    expect(body.error?.code).toBe('SANDBOX_INVALID_SQL');
+    expect(body.error?.message).toContain('Array index 3 is out of bounds (overflow)');
+  });
+
+  it("answers 400 with BigQuery's message for an OFFSET past the end of a plain array", async () => {
+    const { status, body } = await logsAll("select split(id, '/')[offset(3)] as part from edge_logs limit 1");
     expect(status).toBe(400);
     expect(body.error?.code).toBe('SANDBOX_INVALID_SQL');
     expect(body.error?.message).toContain('Array index 3 is out of bounds (overflow)');

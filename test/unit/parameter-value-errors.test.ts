@@ -51,6 +51,32 @@ describe('a run that fails on a value the caller sent', () => {
     ).toBe('per');
   });
 
+  it('names the parameter written as the OFFSET or ORDINAL the error names', () => {
+    const subscripted: SavedQuery = {
+      ...query,
+      sql: 'select parts[offset(@first)] as a, parts[ordinal(@second)] as b from t limit @top',
+      parameterTypes: { first: 'INT64', second: 'INT64', top: 'INT64' },
+    };
+    const message = 'Array index 4 is out of bounds (overflow)';
+    const error = parameterValueError(
+      subscripted,
+      // top is 4 too, but no subscript: the one written as ORDINAL(@second) is named.
+      { top: '4', first: '0', second: '4' },
+      new Error(message),
+      reports('array-index', message),
+    );
+    expect(error?.details?.parameter).toBe('second');
+    // A position the caller did not send is the data's, not the caller's.
+    expect(
+      parameterValueError(
+        subscripted,
+        { first: '0', second: '1' },
+        new Error(message),
+        reports('array-index', message),
+      ),
+    ).toBeUndefined();
+  });
+
   it('names the parameter whose value the overflow message shows', () => {
     const message = 'int64 overflow: 1250 * 9223372036854775807';
     expect(refused({ min_x: '1250', scale: '9223372036854775807' }, 'overflow', message)?.parameter).toBe(

@@ -1,4 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
+import type { SavedQuery } from '../../src/engines/query-engine.js';
+import { queriesDir } from '../../src/paths.js';
+import { logSources } from '../helpers/shipped-sources.js';
 import { micros, translationOf, useTranslatedQueries } from '../helpers/translated-row.js';
 
 // Expected values are the documented results of BigQuery's array functions, array subscripts,
@@ -91,6 +95,59 @@ describe('BigQuery arrays on DuckDB', () => {
     };
     expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(b).not.toBe(a);
+  });
+
+  it("raises BigQuery's out-of-bounds error for OFFSET, ORDINAL and [n] outside an array, NULL for a NULL one", async () => {
+    // Docs (https://cloud.google.com/bigquery/docs/reference/standard-sql/operators#array_subscript_operator):
+    // OFFSET and ORDINAL produce an error out of range, SAFE_ forms NULL; BigQuery words it
+    // "Array index 1 is out of bounds (overflow)" (SPLIT(...)[OFFSET(1)] of a one-element array,
+    // GoogleCloudPlatform/training-data-analyst#2434), "underflow" before the start.
+    await expect(row("select split('a', '/')[offset(1)] as a")).rejects.toThrow(
+      'Array index 1 is out of bounds (overflow)',
+    );
+    await expect(row("select ['a', 'b'][ordinal(0)] as a")).rejects.toThrow(
+      'Array index 0 is out of bounds (underflow)',
+    );
+    await expect(row("select ['a', 'b'][2] as a")).rejects.toThrow(
+      'Array index 2 is out of bounds (overflow)',
+    );
+    await expect(row("select ['a', 'b'][offset(array_length(['x']) - 2)] as a")).rejects.toThrow(
+      'Array index -1 is out of bounds (underflow)',
+    );
+    // In range, of a NULL array, or at a NULL position: the element or NULL, never an error.
+    expect(
+      await row(`select split('a/b', '/')[offset(1)] as a, ['a', 'b'][ordinal(array_length(['x']) + 1)] as b,
+        (select t.parts[offset(3)] from (select split(cast(null as string)) as parts) as t) as c,
+        ['a', 'b'][offset(cast(null as int64))] as d, [struct(1 as x)][offset(0)].x as e`),
+    ).toEqual({ a: 'b', b: 'b', c: null, d: null, e: 1 });
+  });
+
+  it('answers BAD_PARAMETER naming the INT64 parameter whose OFFSET is outside the array', async () => {
+    // The caller's value, not the engine, is at fault, as for a zero divisor (engines/parameter-value-errors.ts).
+    const engine = await createDuckDbEngine({
+      database: scratch().database,
+      sources: logSources,
+      queries: [],
+      queriesDir,
+      timeoutMs: 10_000,
+    });
+    try {
+      const query: SavedQuery = {
+        id: 'parts',
+        name: 'test.parts',
+        sql: "select split('a/b', '/')[offset(@part)] as part",
+        maxRows: 10,
+        parameterTypes: { part: 'INT64' },
+      };
+      expect((await engine.run(query, { part: '1' }, { now: new Date() })).rows).toEqual([{ part: 'b' }]);
+      await expect(engine.run(query, { part: '2' }, { now: new Date() })).rejects.toMatchObject({
+        code: 'BAD_PARAMETER',
+        message:
+          "Parameter 'part' is 2, which test.parts cannot run with: Array index 2 is out of bounds (overflow)",
+      });
+    } finally {
+      await engine.close();
+    }
   });
 
   it('GENERATE_ARRAY includes both ends and steps either way', async () => {

@@ -445,7 +445,7 @@ describe('BigQuery to DuckDB translation', () => {
       'TIMESTAMP_DIFF by WEEK, which BigQuery does not define',
       'select timestamp_diff(current_timestamp(), current_timestamp(), week)',
     ],
-    ['a function without a rule', "select farm_fingerprint('x')"],
+    ['a function without a rule', "select sha512('x')"],
     ['a window function without OVER', 'select row_number() from `postgres.logs`'],
     ['RIGHT JOIN of an UNNEST', 'select 1 from `postgres.logs` as a right join unnest([1, 2]) as x on true'],
     [

@@ -126,10 +126,16 @@ describe('BigQuery JSON values on DuckDB', () => {
 
   it.each([
     [
-      'STRING of a TIMESTAMP',
-      'select STRING(current_timestamp()) as s',
-      /STRING of a value that is not JSON/,
+      'STRING of a JSON value with a time zone',
+      `select STRING(JSON '"a"', 'UTC') as s`,
+      /STRING of a JSON value takes one argument/,
     ],
+    [
+      'STRING of a DATE, which BigQuery has no STRING for',
+      'select STRING(current_date()) as s',
+      /STRING of a DATE/,
+    ],
+    ['STRING of a DATETIME', 'select STRING(current_datetime()) as s', /STRING of a DATETIME/],
     ['INT64 of JSON-formatted text', `select INT64('{"a": 1}') as s`, /INT64 of a value that is not JSON/],
     ['wide_number_mode', `select FLOAT64(JSON '1.5', wide_number_mode => 'exact') as s`, /named arguments/],
     // BigQuery's JSON is not comparable: "No matching signature for operator = for argument

@@ -42,6 +42,50 @@ describe('BigQuery regular-expression functions on DuckDB', () => {
     ).toEqual({ a: '<h1>Heading</h1>', b: 'a-b-c' });
   });
 
+  it('REGEXP_INSTR gives the start or end of the n-th match from a position, in characters', async () => {
+    // Docs (https://cloud.google.com/bigquery/docs/reference/standard-sql/string_functions#regexp_instr):
+    // REGEXP_INSTR('ab@cd-ef', '@[^-]*') = 3, ('ab@d-ef') = 3, ('abc@cd-ef') = 4, ('abc-ef') = 0;
+    // REGEXP_INSTR('a@cd-ef b@cd-ef', '@[^-]*', 1 | 2 | 3 | 4) = 2, 2, 10, 10; on 'a@cd-ef b@cd-ef
+    // c@cd-ef', occurrences 1, 2, 3 = 2, 10, 18; REGEXP_INSTR('a@cd-ef', '@[^-]*', 1, 1, 0 | 1) = 2, 5.
+    // 0 for an empty pattern or a position past the end; an error for a position or occurrence
+    // below 1 (NULL under SAFE.). ZetaSQL's RegExp::Instr steps one character past an empty match
+    // and stops after a match that reaches the end: 'a*' in 'baaac' matches '' at 1, 'aaa' at 2,
+    // '' at 5, and no fourth time.
+    expect(
+      await row(`select regexp_instr('ab@cd-ef', '@[^-]*') as a, regexp_instr('ab@d-ef', '@[^-]*') as b,
+        regexp_instr('abc@cd-ef', '@[^-]*') as c, regexp_instr('abc-ef', '@[^-]*') as d,
+        regexp_instr('a@cd-ef b@cd-ef', '@[^-]*', 1) as e, regexp_instr('a@cd-ef b@cd-ef', '@[^-]*', 2) as f,
+        regexp_instr('a@cd-ef b@cd-ef', '@[^-]*', 3) as g, regexp_instr('a@cd-ef b@cd-ef', '@[^-]*', 4) as h,
+        regexp_instr('a@cd-ef b@cd-ef c@cd-ef', '@[^-]*', 1, 1) as i,
+        regexp_instr('a@cd-ef b@cd-ef c@cd-ef', '@[^-]*', 1, 2) as j,
+        regexp_instr('a@cd-ef b@cd-ef c@cd-ef', '@[^-]*', 1, 3) as k,
+        regexp_instr('a@cd-ef', '@[^-]*', 1, 1, 0) as l, regexp_instr('a@cd-ef', '@[^-]*', 1, 1, 1) as m,
+        regexp_instr('ab', '', 1) as n, regexp_instr('ab', 'b', 3) as o, regexp_instr('щab', 'b', 1, 1, 1) as p,
+        regexp_instr('baaac', 'a*', 1, 1) as q, regexp_instr('baaac', 'a*', 1, 2) as r,
+        regexp_instr('baaac', 'a*', 1, 3) as s, regexp_instr('baaac', 'a*', 1, 4) as t,
+        regexp_instr('ab', 'b', null) as u, safe.regexp_instr('ab', 'b', 0) as v`),
+    ).toEqual({
+      ...{ a: 3, b: 3, c: 4, d: 0, e: 2, f: 2, g: 10, h: 10, i: 2, j: 10, k: 18, l: 2, m: 5 },
+      ...{ n: 0, o: 0, p: 4, q: 1, r: 2, s: 5, t: 0, u: null, v: null },
+    });
+    await expect(row("select regexp_instr('ab', 'b', 0) as a")).rejects.toThrow(/Position must be positive/);
+    await expect(row("select regexp_instr('ab', 'b', 1, -1) as a")).rejects.toThrow(
+      /Occurrence must be positive/,
+    );
+  });
+
+  it.each([
+    ['with a capturing group (its position is not translated)', "select regexp_instr('ab', '(b)')"],
+    ['with a pattern that is not a literal', "select regexp_instr('ab', @p)"],
+    [
+      'of a later occurrence of a pattern that reads before the match',
+      "select regexp_instr('aa', r'\\ba', 1, 2)",
+    ],
+    ['with an occurrence_position other than 0 or 1', "select regexp_instr('ab', 'b', 1, 1, 2)"],
+  ])('refuses REGEXP_INSTR %s', (_what, sql) => {
+    expect(() => translationOf(sql)).toThrow(/Cannot translate to DuckDB: REGEXP_INSTR/);
+  });
+
   it.each([
     [
       'REGEXP_EXTRACT with two capturing groups (an error in BigQuery)',

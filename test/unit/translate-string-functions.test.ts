@@ -5,7 +5,7 @@ import { translationOf, useTranslatedQueries } from '../helpers/translated-row.j
 
 // Expected values are the documented results of BigQuery's string functions:
 // https://cloud.google.com/bigquery/docs/reference/standard-sql/string_functions
-const { row } = useTranslatedQueries();
+const { row, rows } = useTranslatedQueries();
 
 describe('BigQuery string functions on DuckDB', () => {
   it('CONCAT writes a FLOAT64 or TIMESTAMP argument as CAST AS STRING does, not as DuckDB prints it', async () => {
@@ -110,6 +110,38 @@ describe('BigQuery string functions on DuckDB', () => {
     }
   });
 
+  it('INITCAP capitalizes the first character of each word, with the default or given delimiters', async () => {
+    // Docs (https://cloud.google.com/bigquery/docs/reference/standard-sql/string_functions#initcap):
+    // 'Hello World-everyone!' → 'Hello World-Everyone!'; 'tHe dog BARKS loudly+friendly' → 'The Dog
+    // Barks Loudly+Friendly'; 'apples&oranges;&pears' → 'Apples&Oranges;&Pears'; 'καθίσματα ταινιών'
+    // → 'Καθίσματα Ταινιών'; with delimiters: ('hello WORLD!', '') → 'Hello world!'; ('καθίσματα
+    // ταιντιώ@ν', 'τ@') → 'ΚαθίσματΑ τΑιντΙώ@Ν'; ('Apples1oranges2pears', '12') →
+    // 'Apples1Oranges2Pears'; ('tHisEisEaESentence', 'E') → 'ThisEIsEAESentence'. NULL for a NULL
+    // value or delimiters. The default delimiters include every Unicode White_Space character
+    // (U+3000 here), and a digit is no delimiter.
+    expect(
+      await row(`select initcap('Hello World-everyone!') as a, initcap('tHe dog BARKS loudly+friendly') as b,
+        initcap('apples&oranges;&pears') as c, initcap('καθίσματα ταινιών') as d,
+        initcap('hello WORLD!', '') as e, initcap('καθίσματα ταιντιώ@ν', 'τ@') as f,
+        initcap('Apples1oranges2pears', '12') as g, initcap('tHisEisEaESentence', 'E') as h,
+        initcap(cast(null as string)) as i, initcap('a b', cast(null as string)) as j,
+        initcap('x\u3000y 2nd [a]b\\\\c^d') as k, initcap('') as l`),
+    ).toEqual({
+      a: 'Hello World-Everyone!',
+      b: 'The Dog Barks Loudly+Friendly',
+      c: 'Apples&Oranges;&Pears',
+      d: 'Καθίσματα Ταινιών',
+      e: 'Hello world!',
+      f: 'ΚαθίσματΑ τΑιντΙώ@Ν',
+      g: 'Apples1Oranges2Pears',
+      h: 'ThisEIsEAESentence',
+      i: null,
+      j: null,
+      k: 'X\u3000Y 2nd [A]B\\C^D',
+      l: '',
+    });
+  });
+
   it('LOWER and UPPER change case', async () => {
     expect(await row("select lower('FOO') as l, upper('foo') as u")).toEqual({ l: 'foo', u: 'FOO' });
   });
@@ -133,6 +165,52 @@ describe('BigQuery string functions on DuckDB', () => {
         "select strpos('foo@example.com', '@') as at, strpos('foo', 'z') as none, instr('banana', 'an') as i",
       ),
     ).toEqual({ at: 4, none: 0, i: 2 });
+  });
+
+  it('INSTR finds the n-th occurrence from a position, overlapping, and from the end for a negative one', async () => {
+    // Docs (https://cloud.google.com/bigquery/docs/reference/standard-sql/string_functions#instr):
+    // INSTR('banana', 'an', 1, 1) = 2, (1, 2) = 4, (1, 3) = 0, (3, 1) = 4, (-1, 1) = 4, (-3, 1) = 4;
+    // INSTR('banana', 'ann', 1, 1) = 0; INSTR('helloooo', 'oo', 1, 1) = 5, (1, 2) = 6 (overlapping);
+    // 0 past the end; an error for position 0 or occurrence 0 (NULL under SAFE.). ZetaSQL's
+    // StrPosOccurrenceUtf8 for an empty search: INSTR('ab', '', 1, 3) = 3, (1, 4) = 0,
+    // INSTR('a', '', -1) = 2, INSTR('a', '', -2) = 1. Positions count characters: 'банан' has
+    // 'ан' at 2 and 4.
+    expect(
+      await row(`select instr('banana', 'an', 1, 1) as a, instr('banana', 'an', 1, 2) as b,
+        instr('banana', 'an', 1, 3) as c, instr('banana', 'an', 3, 1) as d, instr('banana', 'an', -1, 1) as e,
+        instr('banana', 'an', -3, 1) as f, instr('banana', 'ann', 1, 1) as g, instr('helloooo', 'oo', 1, 1) as h,
+        instr('helloooo', 'oo', 1, 2) as i, instr('banana', 'a', 7) as j, instr('ab', '', 1, 3) as k,
+        instr('ab', '', 1, 4) as l, instr('a', '', -1) as m, instr('a', '', -2) as n,
+        instr('банан', 'ан', -1, 2) as o, instr('banana', 'an', -6) as p, instr('banana', 'an', 1, null) as q,
+        safe.instr('banana', 'an', 0) as r`),
+    ).toEqual({
+      ...{ a: 2, b: 4, c: 0, d: 4, e: 4, f: 4, g: 0, h: 5, i: 6, j: 0 },
+      ...{ k: 3, l: 0, m: 2, n: 1, o: 2, p: 0, q: null, r: null },
+    });
+    await expect(row("select instr('banana', 'an', 0) as a")).rejects.toThrow(/Position must be non-zero/);
+    await expect(row("select instr('banana', 'an', 1, 0) as a")).rejects.toThrow(
+      /Occurrence must be positive/,
+    );
+  });
+
+  it('CONTAINS_SUBSTR searches ASCII text without case, and fails on other text rather than guess', async () => {
+    // Docs (https://cloud.google.com/bigquery/docs/reference/standard-sql/string_functions#contains_substr):
+    // CONTAINS_SUBSTR('the blue house', 'Blue house') = TRUE; ('the red house', 'blue') = FALSE;
+    // NULL for a NULL expression; other scalars are searched in their STRING text. NFKC and case
+    // folding (CONTAINS_SUBSTR('\u2168', 'IX') = TRUE) are not translated: such text fails the
+    // query, under SAFE. too, and a non-ASCII search value or a STRUCT is refused at load.
+    expect(
+      await row(`select contains_substr('the blue house', 'Blue house') as a,
+        contains_substr('the red house', 'blue') as b, contains_substr(cast(null as string), 'x') as c,
+        contains_substr(12345, '234') as d, contains_substr(timestamp '2008-12-25 15:30:00+00', '30:00+00') as e,
+        contains_substr('THE BLUE HOUSE', 'blue House') as f`),
+    ).toEqual({ a: true, b: false, c: null, d: true, e: true, f: true });
+    await expect(row("select contains_substr('\u2168', 'IX') as a")).rejects.toThrow(
+      /CONTAINS_SUBSTR of text with characters outside ASCII is not translated/,
+    );
+    await expect(row("select safe.contains_substr('café', 'cafe') as a")).rejects.toThrow(/outside ASCII/);
+    expect(() => translationOf("select contains_substr('x', 'é')")).toThrow(/search value that is not ASCII/);
+    expect(() => translationOf("select contains_substr((23, 35, 41), '35')")).toThrow(/STRUCT, ARRAY/);
   });
 
   it('STARTS_WITH and ENDS_WITH test a prefix and a suffix', async () => {
@@ -238,10 +316,13 @@ describe('BigQuery string functions on DuckDB', () => {
     expect(() => translationOf(sql)).toThrow(/Cannot translate to DuckDB: .*FORMAT/);
   });
 
-  it('refuses INSTR with a position and an occurrence, naming the call as written rather than misstating BigQuery', () => {
-    // BigQuery's INSTR takes a position and an occurrence too; the translation covers two arguments.
-    expect(() => translationOf("select instr('banana', 'an', 1, 2)")).toThrow(
-      'Cannot translate to DuckDB: INSTR with 4 arguments (translated with 2)',
+  it('refuses INSTR with more arguments than translated, naming the call as written, and of BYTES with a position', () => {
+    expect(() => translationOf("select instr('banana', 'an', 1, 2, 3)")).toThrow(
+      'Cannot translate to DuckDB: INSTR with 5 arguments (translated with 2 to 4)',
+    );
+    // BYTES positions count bytes, which the STRING translation does not.
+    expect(() => translationOf("select instr(b'banana', b'an', 1, 2)")).toThrow(
+      'Cannot translate to DuckDB: INSTR of BYTES with a position or occurrence',
     );
   });
 });
@@ -258,6 +339,45 @@ describe('BigQuery BYTES functions on DuckDB', () => {
       md5: 'sQqNsWTgdUEFt6mb5y4/5Q==',
       sha1: 'Ck1VqNd45QIvq3AZd8XYQLvEhtA=',
       sha256: 'pZGm1Av0IEBKARczz7exkNYsZb8LzaMrV7J32a2fFG4=',
+    });
+  });
+
+  it('FARM_FINGERPRINT gives FarmHash Fingerprint64 of a STRING or BYTES as a signed INT64', async () => {
+    // Docs (https://cloud.google.com/bigquery/docs/reference/standard-sql/hash_functions#farm_fingerprint):
+    // FARM_FINGERPRINT(CONCAT(CAST(x AS STRING), y, CAST(z AS STRING))) over (1, 'foo', true),
+    // (2, 'apple', false), (3, '', true) = -1541654101129638711, 2794438866806483259, -4880158226897771312.
+    expect(
+      await rows(`with example as (
+          select 1 as x, "foo" as y, true as z union all
+          select 2 as x, "apple" as y, false as z union all
+          select 3 as x, "" as y, true as z)
+        select x, farm_fingerprint(concat(cast(x as string), y, cast(z as string))) as f from example order by x`),
+    ).toEqual([
+      { x: 1, f: -1541654101129638711n },
+      { x: 2, f: 2794438866806483259n },
+      { x: 3, f: -4880158226897771312n },
+    ]);
+    // Guava's FarmHashFingerprint64Test (a port checked against FarmHash's C++): 'test' (4 bytes) =
+    // 8581389452482819506, 'test' x 8 (32 bytes) = -4196240717365766262, x 64 (256 bytes) =
+    // 3500507768004279527. BYTES hash as the same bytes, a STRING as its UTF-8 bytes (a literal is
+    // encoded by DuckDB, a computed one in JavaScript); the empty input is FarmHash's k2.
+    expect(
+      await row(`select farm_fingerprint('test') as a, farm_fingerprint(repeat('test', 8)) as b,
+        farm_fingerprint(repeat('test', 64)) as c, farm_fingerprint(b'test') as d,
+        farm_fingerprint(cast(repeat('test', 64) as bytes)) as e, farm_fingerprint('') as empty,
+        farm_fingerprint(cast(null as string)) as n,
+        farm_fingerprint(concat('déjà vu, ', 'ünïcödé ✓')) = farm_fingerprint(cast('déjà vu, ünïcödé ✓' as bytes)) as utf8,
+        mod(abs(farm_fingerprint('test')), 10) as bucket`),
+    ).toEqual({
+      a: 8581389452482819506n,
+      b: -4196240717365766262n,
+      c: 3500507768004279527n,
+      d: 8581389452482819506n,
+      e: 3500507768004279527n,
+      empty: BigInt.asIntN(64, 0x9ae16a3b2f90404fn),
+      n: null,
+      utf8: true,
+      bucket: 6,
     });
   });
 

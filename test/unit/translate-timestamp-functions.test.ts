@@ -66,6 +66,40 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     ).toEqual({ a: '2008-12-25T05:30:00', b: '2008-12-24T21:30:00', c: '2008-12-25T11:00:00' });
   });
 
+  it('DATETIME joins a DATE and a TIME into a civil time', async () => {
+    // Docs (https://cloud.google.com/bigquery/docs/reference/standard-sql/datetime_functions#datetime):
+    // "DATETIME(date_expression[, time_expression]) constructs a DATETIME object using a DATE
+    // object and an optional TIME object": the day at that time of day.
+    expect(
+      await row(`select datetime(date '2008-12-25', time '05:30:00') as a,
+        datetime(date '2008-12-25', time '23:59:59.25') as b, datetime(date '2008-12-25', cast(null as time)) as c`),
+    ).toEqual({ a: '2008-12-25T05:30:00', b: '2008-12-25T23:59:59.250000', c: null });
+  });
+
+  it('STRING prints a TIMESTAMP as BigQuery does, in UTC or a time zone with its offset then', async () => {
+    // Docs (https://cloud.google.com/bigquery/docs/reference/standard-sql/timestamp_functions#string):
+    // STRING(TIMESTAMP "2008-12-25 15:30:00+00", "UTC") = '2008-12-25 15:30:00+00'. ZetaSQL's
+    // ConvertTimestampMicrosToStringWithTruncation: zero, three or six fractional digits, the
+    // offset as ±HH, with :MM only where it has minutes; Los Angeles is UTC-8 in December and
+    // UTC-7 in July, Kolkata UTC+5:30.
+    expect(
+      await row(`select string(timestamp '2008-12-25 15:30:00+00', 'UTC') as a,
+        string(timestamp '2008-12-25 15:30:00+00') as b,
+        string(timestamp '2008-12-25 15:30:00.1+00', 'America/Los_Angeles') as c,
+        string(timestamp '2008-07-01 12:00:00+00', 'America/Los_Angeles') as d,
+        string(timestamp '2008-12-25 15:30:00.123456+00', 'Asia/Kolkata') as e,
+        string(timestamp '2008-12-25 15:30:00.12+00', '-03:30') as f, string(cast(null as timestamp)) as g`),
+    ).toEqual({
+      a: '2008-12-25 15:30:00+00',
+      b: '2008-12-25 15:30:00+00',
+      c: '2008-12-25 07:30:00.100-08',
+      d: '2008-07-01 05:00:00-07',
+      e: '2008-12-25 21:00:00.123456+05:30',
+      f: '2008-12-25 12:00:00.120-03:30',
+      g: null,
+    });
+  });
+
   it('TIMESTAMP_ADD and TIMESTAMP_SUB move by an interval', async () => {
     // Docs: TIMESTAMP_ADD(TIMESTAMP '2008-12-25 15:30:00+00', INTERVAL 10 MINUTE) = 15:40:00;
     // TIMESTAMP_SUB(TIMESTAMP '2008-12-25 15:30:00+00', INTERVAL 60 MINUTE) = 14:30:00.
@@ -566,8 +600,8 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     ['a format string that is not a literal', 'select format_timestamp(@f, current_timestamp())'],
     ['AT TIME ZONE outside EXTRACT', "select current_timestamp() at time zone 'UTC'"],
     [
-      'DATETIME(date, time), whose second argument is not a zone',
-      "select datetime(current_date(), cast('10:00:00' as time))",
+      'DATETIME of two values of unknown types (a TIME, or a time zone?)',
+      'select datetime(x.a, x.b) as d from (select current_date() as a, current_time() as b) as x',
     ],
   ])('refuses %s', (_what, sql) => {
     expect(refused(sql)).toThrow(/Cannot translate to DuckDB/);

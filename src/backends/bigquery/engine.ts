@@ -382,7 +382,8 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 /**
  * BigQuery's words (its engine's, ZetaSQL's) for what a number the caller sent can cause, each
  * with reason `invalidQuery`: `Limit requires non-negative count and offset`, `int64 overflow:
- * a + b` with the operands, `division by zero: a / b`, `Invalid time zone: Mars/Olympus` (ZetaSQL's time_zone_util.cc).
+ * a + b` with the operands, `division by zero: a / b`, `Array index 7 is out of bounds (overflow)`,
+ * `Invalid time zone: Mars/Olympus` (ZetaSQL's time_zone_util.cc).
  */
 const bigQueryValueFault: ValueFaultOf = (error) => {
   if (bigQueryReason(error) !== 'invalidQuery') return undefined;
@@ -390,6 +391,7 @@ const bigQueryValueFault: ValueFaultOf = (error) => {
   if (/requires non-negative count and offset/i.test(message)) return { fault: 'negative-count', message };
   if (/^int64 overflow/i.test(message)) return { fault: 'overflow', message };
   if (/^division by zero/i.test(message)) return { fault: 'division-by-zero', message };
+  if (/^Array index -?\d+ is out of bounds/.test(message)) return { fault: 'array-index', message };
   if (/invalid time zone/i.test(message)) return { fault: 'time-zone', message };
   return undefined;
 };

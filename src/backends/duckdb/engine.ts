@@ -555,7 +555,8 @@ async function openConnections(
  * DuckDB's words for what a number the caller sent can cause: `Binder Error: LIMIT/OFFSET cannot
  * be negative`, and `Out of Range Error: Overflow in multiplication of INT64 (a * b)!` with the
  * operands. A division by zero is no error on DuckDB: the translation raises BigQuery's
- * `division by zero` (rules/math.ts checkedDivisor), the caller's fault where a parameter is 0. A
+ * `division by zero` (rules/math.ts checkedDivisor), the caller's fault where a parameter is 0, and
+ * BigQuery's `Array index n is out of bounds (overflow)` for a subscript outside the array. A
  * zone ICU does not know: `Not implemented Error: Unknown TimeZone 'Mars/Olympus'!`.
  */
 const duckDbValueFault: ValueFaultOf = (error) => {
@@ -564,6 +565,11 @@ const duckDbValueFault: ValueFaultOf = (error) => {
   if (/^Out of Range Error: Overflow/.test(message)) return { fault: 'overflow', message };
   if (/^Invalid Input Error: division by zero$/.test(message))
     return { fault: 'division-by-zero', message: 'division by zero' };
+  // The translation raises BigQuery's words for an OFFSET or ORDINAL outside the array (value-forms.ts).
+  const index = /^Invalid Input Error: (Array index -?\d+ is out of bounds \((?:over|under)flow\))$/.exec(
+    message,
+  );
+  if (index?.[1]) return { fault: 'array-index', message: index[1] };
   if (/Unknown TimeZone '/.test(message)) return { fault: 'time-zone', message };
   return undefined;
 };

@@ -1,4 +1,4 @@
-import { type RuleTable, rule } from './rule.js';
+import { farmFingerprintFunction, type RuleTable, rule } from './rule.js';
 
 /**
  * BYTES functions. BYTES are BLOBs here and come back base64-encoded, as BigQuery's REST API
@@ -9,6 +9,14 @@ export const bytesRules: RuleTable = {
   md5: rule(1, 1, ([value]) => `unhex(md5(${value}))`),
   sha1: rule(1, 1, ([value]) => `unhex(sha1(${value}))`),
   sha256: rule(1, 1, ([value]) => `unhex(sha256(${value}))`),
+  // A STRING's UTF-8 bytes or the BYTES. A value known as a STRING is encoded by DuckDB, which
+  // costs less than the STRING overload's decoding and encoding in JavaScript (1.2 s against 2.0 s
+  // per million 20-byte values); others go to the overload of their type.
+  farm_fingerprint: rule(1, 1, ([value], call) => {
+    const shape = call.shapeOf(0);
+    const text = 'scalar' in shape && shape.scalar === 'VARCHAR';
+    return `${farmFingerprintFunction}(${text ? `encode(${value})` : value})`;
+  }),
   to_hex: rule(1, 1, ([value]) => `lower(hex(${value}))`),
   from_hex: rule(1, 1, ([value]) => `unhex(${value})`),
   to_base64: rule(1, 1, ([value]) => `to_base64(${value})`),

@@ -3,9 +3,11 @@ import {
   literalArgument,
   quoteString,
   type RuleTable,
+  raise,
   rule,
   unsupported,
 } from './rule.js';
+import { timestampTextSql, zoneArgument } from './time.js';
 
 /**
  * JSON functions over JSON-formatted strings (the store keeps no JSON type). The JSONPath is
@@ -102,28 +104,42 @@ export const jsonRules: RuleTable = {
 const numberKinds = "'BIGINT', 'UBIGINT', 'DOUBLE'";
 const text = (json: string) => `json_extract_string(${json}, '$')`;
 
-/** The conversions of a JSON value only: the same names on other types are other functions. */
-function ofJson(translate: (json: string, call: FunctionCall) => string, arity: [number, number] = [1, 1]) {
+/**
+ * The conversions of a JSON value. The same names on other types are other functions: `other`
+ * translates them where one is (STRING of a TIMESTAMP), else they are refused.
+ */
+function ofJson(
+  translate: (json: string, call: FunctionCall) => string,
+  arity: [number, number] = [1, 1],
+  other?: (args: readonly string[], call: FunctionCall) => string,
+) {
   return rule(
     arity[0],
     arity[1],
-    ([json], call) => {
-      if (!call.isJson(0))
+    (args, call) => {
+      if (!call.isJson(0)) {
+        if (other) return other(args, call);
         throw unsupported(`${call.name.toUpperCase()} of a value that is not JSON has no rule`);
-      return translate(json as string, call);
+      }
+      if (args.length > 1) throw unsupported(`${call.name.toUpperCase()} of a JSON value takes one argument`);
+      return translate(args[0] as string, call);
     },
     { ownSafeForm: true },
   );
 }
 
-/** BigQuery's error, or NULL under SAFE. (DuckDB's try() refuses error(), so SAFE is written out.) */
-const raise = (call: FunctionCall, message: string) => (call.safe ? 'NULL' : `error(${message})`);
-
 /** A strict converter: `convert` for the accepted kinds, BigQuery's error for the others. */
-function strict(kinds: string, convert: (json: string) => string, message: string) {
+function strict(
+  kinds: string,
+  convert: (json: string) => string,
+  message: string,
+  other?: (args: readonly string[], call: FunctionCall) => string,
+) {
   return ofJson(
     (json, call) =>
       `CASE WHEN ${json} IS NULL THEN NULL WHEN json_type(${json}) IN (${kinds}) THEN ${convert(json)} ELSE ${raise(call, quoteString(message))} END`,
+    [1, other ? 2 : 1],
+    other,
   );
 }
 
@@ -145,7 +161,15 @@ const doubleText = (number: string) =>
   `CASE WHEN ${number} = trunc(${number}) AND abs(${number}) < 1e15 THEN CAST(CAST(${number} AS BIGINT) AS VARCHAR) ELSE CAST(${number} AS VARCHAR) END`;
 
 export const jsonValueRules: RuleTable = {
-  string: strict("'VARCHAR'", text, 'The provided JSON input is not a string'),
+  // STRING(json), or STRING(timestamp[, zone]): the TIMESTAMP's text, in the zone when given.
+  string: strict("'VARCHAR'", text, 'The provided JSON input is not a string', (args, call) => {
+    const kind = call.kinds[0];
+    if (kind === 'date' || kind === 'datetime')
+      throw unsupported(
+        `STRING of a ${kind.toUpperCase()} (BigQuery's STRING takes a TIMESTAMP or a JSON value)`,
+      );
+    return timestampTextSql(args[0] as string, zoneArgument(call, 1));
+  }),
   bool: strict(
     "'BOOLEAN'",
     (json) => `CAST(${text(json)} AS BOOLEAN)`,

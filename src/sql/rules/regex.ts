@@ -1,4 +1,4 @@
-import { type FunctionCall, type RuleTable, rule, unsupported } from './rule.js';
+import { type FunctionCall, quoteString, type RuleTable, raise, rule, unsupported } from './rule.js';
 
 /**
  * Both engines use RE2, so a pattern means the same on both. What differs is around the match:
@@ -39,6 +39,71 @@ function extract(args: readonly string[], call: FunctionCall): string {
   return `CASE WHEN regexp_matches(${value}, ${pattern}) THEN regexp_extract(${value}, ${pattern}, ${groupOf(call)}) END`;
 }
 
+/** Whether the pattern reads what comes before a match (`^`, `\\A`, `\\b`, `\\B` outside a class). */
+function readsBefore(pattern: string): boolean {
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i];
+    if (char === '\\') {
+      if (!inClass && 'AbB'.includes(pattern[i + 1] ?? '')) return true;
+      i++;
+    } else if (inClass) {
+      if (char === ']') inClass = false;
+    } else if (char === '[') {
+      inClass = true;
+    } else if (char === '^') {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * REGEXP_INSTR(value, regexp[, position[, occurrence[, occurrence_position]]]), as ZetaSQL's
+ * RegExp::Instr: the matches of the text from `position` on, one after another (each search
+ * starts where the last match ended, one character further after an empty match, and none
+ * follows a match that reaches the end); the start of the occurrence-th (occurrence_position 0)
+ * or the position after it (1), counted in characters from the start of `value`. 0 past the end,
+ * for an empty pattern or too few matches; NULL when an argument is; a position or occurrence
+ * below 1 is an error.
+ *
+ * DuckDB has no regex position function, so each step reads the rest of the text: the match's
+ * start is the length of what `(?:regexp)(?s:.*)` leaves when it removes the first match and all
+ * after it (both start where the pattern first matches), its length that of regexp_extract.
+ * Cutting the text changes what the pattern sees before the cut, so a pattern that looks there
+ * (`^`, `\\A`, `\\b`, `\\B`) is translated only for the first occurrence. A capturing group's
+ * position is not translated (ZetaSQL returns the group's); BYTES neither.
+ */
+function regexpInstr(args: readonly string[], call: FunctionCall): string {
+  const pattern = call.literals[1];
+  if (pattern === undefined) throw unsupported('REGEXP_INSTR needs a literal pattern');
+  if (capturingGroups(pattern) > 0)
+    throw unsupported('REGEXP_INSTR with a capturing group (the position of a (?:...) group is translated)');
+  const shape = call.shapeOf(0);
+  if ('scalar' in shape && shape.scalar === 'BLOB') throw unsupported('REGEXP_INSTR of BYTES');
+  const [value, regexp, position = '1', occurrence = '1'] = args as [string, string, string?, string?];
+  const returned = args[4] === undefined ? 0 : call.numbers[4];
+  if (returned !== 0 && returned !== 1)
+    throw unsupported('REGEXP_INSTR needs an occurrence_position of 0 or 1, written as a number');
+  if (readsBefore(pattern) && call.numbers[3] !== 1 && args[3] !== undefined)
+    throw unsupported(
+      'REGEXP_INSTR of a later occurrence of a pattern with ^, \\A, \\b or \\B (what it sees before a match is not translated)',
+    );
+  const nulls = [value, position, occurrence].map((arg) => `(${arg}) IS NULL`).join(' OR ');
+  const checks = `WHEN (${position}) < 1 THEN ${raise(call, "'Position must be positive'")} WHEN (${occurrence}) < 1 THEN ${raise(call, "'Occurrence must be positive'")}`;
+  if (pattern === '') return `CASE WHEN ${nulls} THEN NULL ${checks} ELSE 0 END`;
+  // The state of the search, [next offset (-1 when no match may follow), start, end], offsets in
+  // characters from `position`, 0-based.
+  const rest = 'substring(__rinstr_text, __rinstr_state[1] + 1)';
+  const start = `__rinstr_state[1] + length(regexp_replace(${rest}, ${quoteString(`(?:${pattern})(?s:.*)`)}, ''))`;
+  const length = `length(regexp_extract(${rest}, ${regexp}))`;
+  const next = `${start} + ${length} + CASE WHEN ${length} = 0 THEN 1 ELSE 0 END`;
+  const step = `CASE WHEN __rinstr_state[1] < 0 OR NOT regexp_matches(${rest}, ${regexp}) THEN [-1, -1, -1] ELSE [CASE WHEN ${next} >= length(__rinstr_text) THEN -1 ELSE ${next} END, ${start}, ${start} + ${length}] END`;
+  const found = `list_reduce(list_transform(range(${occurrence}), __rinstr_i -> [0, -1, -1]), (__rinstr_state, __rinstr_i) -> ${step}, [0, -1, -1])`;
+  const answer = `list_transform([${found}], __rinstr_found -> CASE WHEN __rinstr_found[2] < 0 THEN 0 ELSE (${position}) + __rinstr_found[${returned + 2}] END)[1]`;
+  return `CASE WHEN ${nulls} THEN NULL ${checks} WHEN (${position}) > length(${value}) THEN 0 ELSE list_transform([substring(${value}, ${position})], __rinstr_text -> ${answer})[1] END`;
+}
+
 export const regexRules: RuleTable = {
   // regexp_matches is a partial match like REGEXP_CONTAINS (regexp_full_match is not). A literal
   // pattern without metacharacters matches exactly where the text contains it, and a substring
@@ -51,6 +116,7 @@ export const regexRules: RuleTable = {
   }),
   regexp_extract: rule(2, 4, extract),
   regexp_substr: rule(2, 4, extract),
+  regexp_instr: rule(2, 5, regexpInstr, { ownSafeForm: true }),
   regexp_extract_all: rule(
     2,
     2,

@@ -90,6 +90,12 @@ export { unsupported };
 export const nowParameter = '$__now';
 
 /**
+ * The DuckDB function FARM_FINGERPRINT is written as: FarmHash Fingerprint64, which DuckDB lacks,
+ * registered on every store the server opens (storage/farm-fingerprint.ts).
+ */
+export const farmFingerprintFunction = 'bigquery_farm_fingerprint';
+
+/**
  * A SQL string literal. A newline is written as an escape (`E'...\\n...'`): the translator indents
  * its output line by line (translation-context.ts indent), which would put spaces into the text.
  */
@@ -97,6 +103,13 @@ export function quoteString(text: string): string {
   if (!text.includes('\n')) return `'${text.replaceAll("'", "''")}'`;
   return `E'${text.replaceAll('\\', '\\\\').replaceAll("'", "''").replaceAll('\n', '\\n')}'`;
 }
+
+/**
+ * BigQuery's runtime error `message` (SQL text), or NULL under SAFE.: DuckDB's try() refuses
+ * error(), so a rule that raises writes its SAFE. form itself (`ownSafeForm`).
+ */
+export const raise = (call: FunctionCall, message: string): string =>
+  call.safe ? 'NULL' : `error(${message})`;
 
 /** A literal argument a rule needs to decide its DuckDB form, or a refusal naming it. */
 export function literalArgument(call: FunctionCall, index: number, what: string): string {

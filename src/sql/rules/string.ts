@@ -1,4 +1,4 @@
-import { type FunctionCall, quoteString, type RuleTable, rule, same, unsupported } from './rule.js';
+import { type FunctionCall, quoteString, type RuleTable, raise, rule, same, unsupported } from './rule.js';
 
 /**
  * SUBSTR(value, position[, length]): 1-based; 0 means 1; a negative position counts from the
@@ -70,6 +70,87 @@ function format(args: readonly string[], call: FunctionCall): string {
   return `printf(${[quoteString(text), ...out].join(', ')})`;
 }
 
+/**
+ * The characters INITCAP separates words at by default: ZetaSQL's list (the docs' list) and every
+ * character with Unicode's White_Space property (ZetaSQL adds ICU's set of them), as an RE2 class.
+ */
+const initcapDefaultDelimiters =
+  '[\\x{9}-\\x{d}\\x{20}\\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}' +
+  '\\[\\](){}/|\\\\<>!?@"#$&~_,.:;*%+\\-^]';
+
+/**
+ * INITCAP(value[, delimiters]), as ZetaSQL's Utf8Capitalizer does it: a delimiter stays as it is;
+ * any other character is upper-cased when it comes first or right after a delimiter, lower-cased
+ * otherwise (digits too end the capitalized first character: 'a1b' is 'A1b'). NULL when either
+ * argument is. The characters are read once, as a lambda's argument, and indexed there.
+ */
+function initcap([value, delimiters]: readonly string[]): string {
+  const isDelimiter = (character: string) =>
+    delimiters === undefined
+      ? `regexp_matches(${character}, ${quoteString(initcapDefaultDelimiters)})`
+      : `contains(${delimiters}, ${character})`;
+  const first = `__initcap_at = 1 OR ${isDelimiter('__initcap_chars[__initcap_at - 1]')}`;
+  const each = `CASE WHEN ${isDelimiter('__initcap_char')} THEN __initcap_char WHEN ${first} THEN upper(__initcap_char) ELSE lower(__initcap_char) END`;
+  const capitalized = `list_transform([string_split(${value}, '')], __initcap_chars -> array_to_string(list_transform(__initcap_chars, (__initcap_char, __initcap_at) -> ${each}), ''))[1]`;
+  return delimiters === undefined
+    ? capitalized
+    : `CASE WHEN ${delimiters} IS NOT NULL THEN ${capitalized} END`;
+}
+
+/**
+ * INSTR(value, search, position[, occurrence]), as ZetaSQL's StrPosOccurrenceUtf8: every start
+ * of `search` in `value`, overlapping ones too (an empty search is found at every position, the
+ * end included); from a positive position, the occurrence-th start at or after it; from a
+ * negative one, counting back from the end (-1 the last character), the occurrence-th start at
+ * or before it, one further for an empty search ("INSTR('a', '', -1) = 2"). 0 when there is
+ * none, NULL when an argument is; an occurrence below 1 or a position of 0 is an error. STRING
+ * only: BYTES count bytes.
+ */
+function instrFrom(args: readonly string[], call: FunctionCall): string {
+  if (args.length === 2) return `strpos(${args[0]}, ${args[1]})`;
+  if (isBytes(call)) throw unsupported('INSTR of BYTES with a position or occurrence');
+  const [value, search, position, occurrence = '1'] = args as [string, string, string, string?];
+  const starts = `list_filter(range(1, length(${value}) + 2), __instr_at -> substring(${value}, __instr_at, length(${search})) = ${search})`;
+  const last = `length(${value}) + (${position}) + CASE WHEN ${search} = '' THEN 2 ELSE 1 END`;
+  const found = `CASE WHEN (${position}) > 0 THEN list_filter(${starts}, __instr_start -> __instr_start >= (${position}))[${occurrence}] ELSE list_reverse(list_filter(${starts}, __instr_start -> __instr_start <= ${last}))[${occurrence}] END`;
+  return `CASE WHEN ${[value, search, position, occurrence].map((arg) => `(${arg}) IS NULL`).join(' OR ')} THEN NULL WHEN (${occurrence}) < 1 THEN ${raise(call, "'Occurrence must be positive'")} WHEN (${position}) = 0 THEN ${raise(call, "'Position must be non-zero'")} ELSE coalesce(${found}, 0) END`;
+}
+
+/**
+ * CONTAINS_SUBSTR(expression, search_value): BigQuery compares the two NFKC-normalized and
+ * case-folded. DuckDB has neither (nfc_normalize only, and lower, which is no case folding: 'ß'
+ * folds to 'ss', '\u2168' normalizes to 'IX'). On ASCII text both are plain lower-casing, so
+ * the search value must be an ASCII literal and a value with another character fails the query,
+ * naming the function, rather than answer what BigQuery may not. A value of another scalar type
+ * is searched in its STRING text, as BigQuery does; STRUCTs, ARRAYs, whole rows and JSON (searched
+ * field by field) are refused.
+ */
+function containsSubstr(args: readonly string[], call: FunctionCall): string {
+  if (args.length > 2) throw unsupported('CONTAINS_SUBSTR with json_scope');
+  const search = call.literals[1];
+  if (search === undefined) throw unsupported('CONTAINS_SUBSTR needs a literal search value');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is what is meant.
+  if (/[^\x00-\x7f]/.test(search))
+    throw unsupported(
+      'CONTAINS_SUBSTR with a search value that is not ASCII (NFKC normalization and case folding are not translated)',
+    );
+  let shape: ReturnType<FunctionCall['shapeOf']>;
+  try {
+    shape = call.shapeOf(0);
+  } catch {
+    shape = { fields: [] };
+  }
+  if (!('scalar' in shape) || call.isJson(0) || call.isRecord(0))
+    throw unsupported(
+      'CONTAINS_SUBSTR of a STRUCT, ARRAY, JSON value or whole row (searched field by field)',
+    );
+  const text =
+    shape.scalar === undefined || shape.scalar === 'VARCHAR' ? args[0] : `CAST(${call.asText(0)} AS VARCHAR)`;
+  // Not BigQuery's error but the translation's limit: SAFE. does not turn it into NULL.
+  const refused = `error(${quoteString('CONTAINS_SUBSTR of text with characters outside ASCII is not translated (NFKC normalization and case folding)')})`;
+  return `list_transform([${text}], __substr_text -> CASE WHEN __substr_text IS NULL THEN NULL WHEN regexp_matches(__substr_text, '[^\\x00-\\x7f]') THEN ${refused} ELSE contains(lower(__substr_text), ${quoteString(search.toLowerCase())}) END)[1]`;
+}
+
 /** Whether the first argument is BYTES (a BLOB column or field, a bytes literal, a CAST to BYTES, MD5...). */
 function isBytes(call: FunctionCall): boolean {
   const shape = call.shapeOf(0);
@@ -105,7 +186,7 @@ export const stringRules: RuleTable = {
   left: rule(2, 2, ([value, count]) => `left(${value}, ${count})`),
   right: rule(2, 2, ([value, count]) => `right(${value}, ${count})`),
   strpos: same(2, 2),
-  instr: rule(2, 2, ([value, search]) => `strpos(${value}, ${search})`),
+  instr: rule(2, 4, instrFrom, { ownSafeForm: true }),
   starts_with: same(2, 2),
   ends_with: same(2, 2),
   // SPLIT's delimiter defaults to a comma; an empty delimiter splits into characters on both.
@@ -119,6 +200,7 @@ export const stringRules: RuleTable = {
   lpad: rule(2, 3, ([value, length, pad]) => `lpad(${value}, ${length}, ${pad ?? "' '"})`),
   rpad: rule(2, 3, ([value, length, pad]) => `rpad(${value}, ${length}, ${pad ?? "' '"})`),
   reverse: same(1, 1),
+  initcap: rule(1, 2, initcap),
   repeat: same(2, 2),
   ascii: same(1, 1),
   // NFC, NORMALIZE's default mode, is DuckDB's nfc_normalize; it has no NFKC, NFD or NFKD.
@@ -146,4 +228,5 @@ export const stringRules: RuleTable = {
     return `(CASE WHEN ${codes} IS NULL OR len(list_filter(${codes}, ${name} -> ${name} IS NULL)) > 0 THEN NULL ELSE array_to_string(list_transform(${codes}, ${name} -> ${codePointText(name)}), '') END)`;
   }),
   format: rule(1, Number.POSITIVE_INFINITY, format),
+  contains_substr: rule(2, 3, containsSubstr, { ownSafeForm: true }),
 };

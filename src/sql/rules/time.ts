@@ -57,6 +57,30 @@ function truncCivil(value: string, part: string | undefined): string {
   return `(date_trunc('week', ${shifted(value, shift)}) - INTERVAL ${shift} DAY)`;
 }
 
+/** The DuckDB type of an argument where the text or the store's schema tells it. */
+function scalarType(call: FunctionCall, index: number): string | undefined {
+  if (call.kinds[index] === 'date') return 'DATE';
+  const shape = call.shapeOf(index);
+  return 'scalar' in shape ? shape.scalar : undefined;
+}
+
+/**
+ * BigQuery's text of a TIMESTAMP (STRING(ts[, zone]), CAST AS STRING): the civil time in the
+ * zone (UTC by default), with zero, three or six fractional digits as the value needs, and the
+ * zone's offset at that instant as ±HH, or ±HH:MM where it has minutes
+ * (ZetaSQL's ConvertTimestampMicrosToStringWithTruncation). The instant is read once, as a
+ * lambda's argument.
+ */
+export function timestampTextSql(instant: string, zone: Zone | undefined): string {
+  const civil = toCivil('__text_instant', zone);
+  const micros = `(microsecond(${civil}) % 1000000)`;
+  const fraction = `CASE WHEN ${micros} = 0 THEN '' WHEN ${micros} % 1000 = 0 THEN '.' || lpad(CAST(${micros} // 1000 AS VARCHAR), 3, '0') ELSE '.' || lpad(CAST(${micros} AS VARCHAR), 6, '0') END`;
+  const minutes = `((epoch_us(${civil}) - epoch_us(__text_instant)) // 60000000)`;
+  const two = (sql: string) => `lpad(CAST(${sql} AS VARCHAR), 2, '0')`;
+  const offset = `CASE WHEN ${minutes} < 0 THEN '-' ELSE '+' END || ${two(`abs(${minutes}) // 60`)} || CASE WHEN abs(${minutes}) % 60 = 0 THEN '' ELSE ':' || ${two(`abs(${minutes}) % 60`)} END`;
+  return `list_transform([${instant}], __text_instant -> strftime(${civil}, '%Y-%m-%d %H:%M:%S') || ${fraction} || ${offset})[1]`;
+}
+
 export function zoneArgument(call: FunctionCall, index: number): Zone | undefined {
   const sql = call.args[index];
   return sql === undefined ? undefined : { sql, literal: call.literals[index] };
@@ -137,14 +161,20 @@ export const timeRules: RuleTable = {
     if (args.length === 2) return `CAST(${toCivil(args[0] as string, zoneArgument(call, 1))} AS DATE)`;
     return `CAST(${args[0]} AS DATE)`;
   }),
-  // DATETIME(timestamp[, zone]) or DATETIME(year, month, day, hour, minute, second).
+  // DATETIME(timestamp[, zone]), DATETIME(date[, time]) or DATETIME(year, month, day, hour,
+  // minute, second).
   datetime: rule(1, 6, (args, call) => {
     if (args.length === 6) return `CAST(make_timestamp(${args.join(', ')}) AS TIMESTAMP_NS)`;
     if (args.length > 2) throw unsupported('DATETIME takes 1, 2 or 6 arguments');
-    // DATETIME(date, time) and DATETIME(timestamp, zone) differ only by type: a zone is taken
-    // when it is a literal or a parameter (parameters are strings), anything else is refused.
+    // The second argument is a TIME after a DATE and a zone after a TIMESTAMP: told by the
+    // first argument's type, or the second's, where the text or the store's schema says it.
+    if (args.length === 2 && (scalarType(call, 0) === 'DATE' || scalarType(call, 1) === 'TIME'))
+      return `CAST(CAST(${args[0]} AS DATE) + CAST(${args[1]} AS TIME) AS TIMESTAMP_NS)`;
+    // A zone is taken when it is a literal or a parameter (parameters are strings).
     if (args.length === 2 && call.literals[1] === undefined && !args[1]?.startsWith('$'))
-      throw unsupported('DATETIME(date, time), or a time zone that is not a literal or a parameter');
+      throw unsupported(
+        'DATETIME of two values neither known as a DATE and a TIME nor a TIMESTAMP and a literal or parameter time zone',
+      );
     return `CAST(${toCivil(args[0] as string, zoneArgument(call, 1))} AS TIMESTAMP_NS)`;
   }),
   timestamp_add: rule(2, 2, ([value, interval]) => `(${value} + ${interval})`),
