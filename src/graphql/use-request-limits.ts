@@ -87,9 +87,18 @@ export function useRequestParamsCheck(): Plugin {
       }
       return {
         onRequestParseDone({ requestParserResult }) {
-          for (const params of Array.isArray(requestParserResult)
-            ? requestParserResult
-            : [requestParserResult]) {
+          const batch = Array.isArray(requestParserResult);
+          for (const [index, params] of (batch ? requestParserResult : [requestParserResult]).entries()) {
+            // A batch's operation that is no object (`[null, {...}]`) makes the request malformed:
+            // the plugins that read each operation's fields (this one, the document limits, APQ)
+            // would throw a TypeError on null, a 500.
+            if (batch && (typeof params !== 'object' || params === null || Array.isArray(params))) {
+              throw new QuerygateError(
+                'BAD_REQUEST',
+                `Operation ${index} of the batch must be a JSON object, not ${params === null ? 'null' : Array.isArray(params) ? 'an array' : typeof params}`,
+                { details: { index } },
+              );
+            }
             for (const name of ['variables', 'extensions'] as const) {
               const value: unknown = params[name];
               if (

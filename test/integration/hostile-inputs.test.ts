@@ -85,6 +85,18 @@ describe('GraphQL requests that cannot be read', () => {
       expect(error?.extensions).toMatchObject({ code: 'BAD_REQUEST', parameter: name });
     });
   }
+
+  it.each([
+    ['null', [null, { query: '{ endpoints { name } }' }], 'null'],
+    ['a number', [{ query: '{ endpoints { name } }' }, 1], 'number'],
+  ])('answers a batch holding %s with 400 naming the operation', async (_label, batch, what) => {
+    const response = await graphqlPost(batch);
+    expect(response.status).toBe(400);
+    const [error] = (response.body as GraphQLBody).errors ?? [];
+    const index = batch.findIndex((operation) => typeof operation !== 'object' || operation === null);
+    expect(error?.message).toBe(`Operation ${index} of the batch must be a JSON object, not ${what}`);
+    expect(error?.extensions?.code).toBe('BAD_REQUEST');
+  });
 });
 
 describe('GraphQL documents beyond the limits', () => {
