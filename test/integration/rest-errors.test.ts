@@ -361,6 +361,21 @@ describe('ingestion errors', () => {
     expect(await storedRows()).toEqual([]);
   });
 
+  it('returns 400 naming source_name when it is given twice, and stores nothing', async () => {
+    const response = await service.request('POST', '/api/logs', {
+      params: [
+        ['source_name', edgeSource],
+        ['source_name', 'postgres.logs'],
+      ],
+      body: JSON.stringify({ batch: [first] }),
+    });
+    expectError(response, 400, 'BAD_PARAMETER');
+    expect((response.body as { error: { message: string } }).error.message).toBe(
+      "Parameter 'source_name' is given more than once",
+    );
+    expect(await storedRows()).toEqual([]);
+  });
+
   it.each([
     ['missing', {}],
     ['empty', { source_name: '' }],
