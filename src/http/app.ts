@@ -17,6 +17,7 @@ import {
   type RouteScope,
   scopeAllows,
 } from './api-keys.js';
+import { answerClientError } from './client-errors.js';
 import { type EarlyAnswer, ServedRequest, withEarlyAnswers } from './early-answer.js';
 import { errorBody, toQuerygateError } from './respond.js';
 import { looksLikeToken, type TokenVerifier } from './signed-tokens.js';
@@ -97,6 +98,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     // store, deriving every endpoint's shape on BigQuery): no deadline on a plugin's start.
     pluginTimeout: 0,
     return503OnClosing: false,
+    // A request Node cannot parse answers in our error shape, naming what is wrong.
+    clientErrorHandler: answerClientError,
     serverFactory: (handler) =>
       createServer(
         {
