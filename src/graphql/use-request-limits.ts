@@ -66,8 +66,18 @@ export function useDocumentLimits(limits: DocumentLimits = {}): Plugin[] {
  */
 export function useRequestParamsCheck(): Plugin {
   return {
-    onRequestParse({ requestParser, setRequestParser }) {
-      if (requestParser) {
+    onRequestParse({ request, requestParser, setRequestParser }) {
+      if (!requestParser) {
+        // Yoga has no parser for this content type and answers 415 with an empty body.
+        const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().slice(0, 100);
+        setRequestParser(() => {
+          throw new QuerygateError(
+            'UNSUPPORTED_MEDIA_TYPE',
+            `Unsupported Content-Type '${type}'; send application/json (GraphQL over HTTP), ` +
+              'application/graphql, application/x-www-form-urlencoded or multipart/form-data',
+          );
+        });
+      } else {
         setRequestParser(async (request) => {
           try {
             return await requestParser(request);

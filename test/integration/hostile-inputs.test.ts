@@ -86,6 +86,18 @@ describe('GraphQL requests that cannot be read', () => {
     });
   }
 
+  it.each(['text/plain', 'application/xml'])(
+    'answers a POST of %s with 415 naming its type and the types it reads',
+    async (type) => {
+      const response = await graphqlPost({ query: '{ endpoints { name } }' }, { 'content-type': type });
+      expect(response.status).toBe(415);
+      const [error] = (response.body as GraphQLBody).errors ?? [];
+      expect(error?.extensions?.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+      expect(error?.message).toContain(`'${type}'`);
+      expect(error?.message).toContain('application/json');
+    },
+  );
+
   it.each([
     ['null', [null, { query: '{ endpoints { name } }' }], 'null'],
     ['a number', [{ query: '{ endpoints { name } }' }, 1], 'number'],
