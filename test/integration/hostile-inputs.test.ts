@@ -98,6 +98,16 @@ describe('GraphQL requests that cannot be read', () => {
     },
   );
 
+  it('answers a POST accepting only application/xml with 406 naming the types it answers in', async () => {
+    const response = await graphqlPost({ query: '{ endpoints { name } }' }, { accept: 'application/xml' });
+    expect(response.status).toBe(406);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    const [error] = (response.body as GraphQLBody).errors ?? [];
+    expect(error?.extensions?.code).toBe('BAD_REQUEST');
+    expect(error?.message).toContain("'application/xml'");
+    expect(error?.message).toContain('application/graphql-response+json');
+  });
+
   it.each([
     ['null', [null, { query: '{ endpoints { name } }' }], 'null'],
     ['a number', [{ query: '{ endpoints { name } }' }, 1], 'number'],
