@@ -198,7 +198,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   });
 
   app.setErrorHandler((error, request, reply) => {
-    const known = toQuerygateError(error);
+    const known = mediaTypeRefusal(error, request) ?? toQuerygateError(error);
     if (known.code === 'INTERNAL') request.log.error({ err: error }, 'unexpected error');
     if (reply.sent || reply.raw.headersSent) {
       reply.raw.destroy();
@@ -208,6 +208,20 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   });
 
   return app;
+}
+
+/**
+ * Fastify's refusal of a Content-Type it cannot read (`;;;`, or one no parser of the route
+ * takes) says only "Unsupported Media Type": this one names the header, as our own 415s do.
+ */
+function mediaTypeRefusal(error: unknown, request: FastifyRequest): QuerygateError | undefined {
+  if ((error as { code?: unknown } | null)?.code !== 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return undefined;
+  const sent = String(request.headers['content-type'] ?? '').slice(0, 100);
+  return new QuerygateError(
+    'UNSUPPORTED_MEDIA_TYPE',
+    `Unsupported Content-Type '${sent}'; send application/json`,
+    { cause: error },
+  );
 }
 
 function unauthenticated(): QuerygateError {

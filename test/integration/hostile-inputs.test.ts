@@ -121,6 +121,19 @@ describe('GraphQL requests that cannot be read', () => {
   });
 });
 
+describe('a Content-Type that is no media type', () => {
+  it.each([
+    ['/api/logs?source_name=cloudflare.logs.prod', '{"event_message": "x"}'],
+    ['/api/endpoints/query/usage.api-counts', '{"project": "x", "interval": "daily"}'],
+  ])('answers POST %s with 415 naming the header sent', async (path, body) => {
+    const response = await service.request('POST', path, { body, headers: { 'content-type': ';;;' } });
+    expect(response.status).toBe(415);
+    expect(response.body).toEqual({
+      error: { code: 'UNSUPPORTED_MEDIA_TYPE', message: expect.stringContaining("Content-Type ';;;'") },
+    });
+  });
+});
+
 describe('GraphQL documents beyond the limits', () => {
   const nested = (depth: number) => `{ endpoints ${'{ name '.repeat(depth)}${'}'.repeat(depth)} }`;
 
