@@ -247,6 +247,9 @@ describe('wrong method', () => {
     ['POST', '/api/endpoints', 'GET'],
     ['GET', '/api/logs', 'POST'],
     ['DELETE', '/api/logs', 'POST'],
+    ['POST', '/openapi.json', 'GET'],
+    ['PATCH', '/openapi.json', 'GET'],
+    ['POST', '/health', 'GET'],
   ])('returns 405 with an Allow header for %s %s', async (method, path, allowed) => {
     const response = await service.request(method, path, {
       params: validParams['logs.all'],
