@@ -79,6 +79,7 @@ export function useRequestParamsCheck(): Plugin {
         });
       } else {
         setRequestParser(async (request) => {
+          if (request.method === 'GET') refuseRepeatedParameters(request.url);
           try {
             return await requestParser(request);
           } catch (error) {
@@ -126,6 +127,20 @@ export function useRequestParamsCheck(): Plugin {
       };
     },
   };
+}
+
+/**
+ * A GraphQL parameter given twice in a query string: yoga reads the first, so a second `query`
+ * or `operationName` would be dropped unsaid (REST refuses a repeated parameter too).
+ */
+function refuseRepeatedParameters(url: string): void {
+  const search = new URL(url, 'http://localhost').searchParams;
+  for (const name of ['query', 'operationName', 'variables', 'extensions']) {
+    if (search.getAll(name).length > 1)
+      throw new QuerygateError('BAD_REQUEST', `'${name}' is given more than once`, {
+        details: { parameter: name },
+      });
+  }
 }
 
 /** The JSON-valued query string parameter that is not JSON, if one is. */

@@ -98,6 +98,26 @@ describe('GraphQL requests that cannot be read', () => {
     },
   );
 
+  it.each(['query', 'operationName', 'variables', 'extensions'])(
+    'answers GET with %s given twice with 400 naming it',
+    async (name) => {
+      const once: Record<string, string> = {
+        query: 'query A { endpoints { name } } query B { endpoints { name } }',
+        operationName: 'A',
+        variables: '{}',
+        extensions: '{}',
+      };
+      const response = await service.get('/graphql', [
+        ...Object.entries(once),
+        [name, name === 'operationName' ? 'B' : (once[name] as string)],
+      ]);
+      expect(response.status).toBe(400);
+      const [error] = (response.body as GraphQLBody).errors ?? [];
+      expect(error?.message).toBe(`'${name}' is given more than once`);
+      expect(error?.extensions).toMatchObject({ code: 'BAD_REQUEST', parameter: name });
+    },
+  );
+
   it('answers a POST accepting only application/xml with 406 naming the types it answers in', async () => {
     const response = await graphqlPost({ query: '{ endpoints { name } }' }, { accept: 'application/xml' });
     expect(response.status).toBe(406);
