@@ -142,6 +142,21 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     },
   });
   app.server.maxConnections = options.maxConnections;
+  // Node answers an Expect other than 100-continue with an empty 417 (RFC 9110, 10.1.1); this
+  // one says what was refused, in the shape of every other error.
+  app.server.on('checkExpectation', (request, response) => {
+    const refused = new QuerygateError(
+      'EXPECTATION_FAILED',
+      `Expect: ${String(request.headers.expect).slice(0, 100)} is not supported; only 100-continue is`,
+    );
+    const body = errorBody(refused);
+    response.writeHead(417, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      connection: 'close',
+    });
+    response.end(body);
+  });
   app.decorateRequest('grant', undefined);
   app.decorate('nextTickRecord', await nextTickRecord());
   app.decorate('answerEarly', (answer: EarlyAnswer) => {

@@ -63,7 +63,7 @@ describe('clients that hold a socket', () => {
   });
 });
 
-describe('requests Node cannot parse as HTTP/1.1', () => {
+describe('requests Node refuses before routing them', () => {
   const head = `Host: x\r\nx-api-key: ${testApiKey}\r\n`;
   it.each([
     [
@@ -79,6 +79,13 @@ describe('requests Node cannot parse as HTTP/1.1', () => {
       /Transfer-Encoding .*Content-Length/,
     ],
     ['a method that is no token', `G@T /health HTTP/1.1\r\n${head}\r\n`, 400, /method/],
+    // RFC 9110, 10.1.1: 100-continue is the only expectation; any other is answered 417.
+    [
+      'an Expect other than 100-continue',
+      `GET /health HTTP/1.1\r\n${head}expect: teapot\r\n\r\n`,
+      417,
+      /teapot/,
+    ],
     // Node's default limit on the request line and headers is 16 KiB.
     [
       'a query string of 20,000 characters',
@@ -95,7 +102,9 @@ describe('requests Node cannot parse as HTTP/1.1', () => {
       const [answerHead, body = ''] = client.received().split('\r\n\r\n');
       expect(answerHead).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
       const { error } = JSON.parse(body) as { error: { code: string; message: string } };
-      expect(error.code).toBe(status === 431 ? 'HEADERS_TOO_LARGE' : 'BAD_REQUEST');
+      expect(error.code).toBe(
+        status === 431 ? 'HEADERS_TOO_LARGE' : status === 417 ? 'EXPECTATION_FAILED' : 'BAD_REQUEST',
+      );
       expect(error.message).toMatch(named);
     },
   );
