@@ -109,6 +109,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
           // How often Node checks for the two timeouts above (its default is every 30 s).
           connectionsCheckingInterval: Math.min(1_000, options.headersTimeoutMs),
           IncomingMessage: ServedRequest,
+          // Refused in withEarlyAnswers instead, with a body that names the header.
+          requireHostHeader: false,
         },
         withEarlyAnswers(earlyAnswers, connectionKeyScope, handler),
       ),

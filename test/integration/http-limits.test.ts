@@ -79,6 +79,13 @@ describe('requests Node refuses before routing them', () => {
       /Transfer-Encoding .*Content-Length/,
     ],
     ['a method that is no token', `G@T /health HTTP/1.1\r\n${head}\r\n`, 400, /method/],
+    // RFC 9112, 3.2: a server must answer 400 to an HTTP/1.1 request without Host.
+    [
+      'an HTTP/1.1 request without Host',
+      `GET /health HTTP/1.1\r\nx-api-key: ${testApiKey}\r\n\r\n`,
+      400,
+      /Host/,
+    ],
     // RFC 9110, 10.1.1: 100-continue is the only expectation; any other is answered 417.
     [
       'an Expect other than 100-continue',
