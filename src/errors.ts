@@ -26,6 +26,10 @@ export const errorStatus = {
   METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  /** An `Expect` header other than 100-continue. */
+  EXPECTATION_FAILED: 417,
+  /** The request line and headers beyond Node's limit (a query string of tens of kilobytes). */
+  HEADERS_TOO_LARGE: 431,
   RATE_LIMITED: 429,
   INTERNAL: 500,
   ENGINE_ERROR: 502,

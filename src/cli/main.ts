@@ -7,6 +7,7 @@ import v8 from 'node:v8';
 import { Command, InvalidArgumentError } from 'commander';
 import { backends } from '../backends/registry.js';
 import { type Config, loadConfig } from '../config.js';
+import { didYouMean } from '../endpoints/likely-meant.js';
 import { querygateVersion } from '../paths.js';
 import { startQuerygate } from '../server.js';
 import { loadSqlParser } from '../sql/bigquery-ast.js';
@@ -380,6 +381,19 @@ function commaList(value: string, previous: string[]): string[] {
   ];
 }
 
+/**
+ * Commander hands a first word that names no command to the default one, `serve`, which then
+ * says only "too many arguments for 'serve'": name the command and the one probably meant.
+ */
+function refuseUnknownCommand(argv: readonly string[]): void {
+  const first = argv[2];
+  if (first === undefined || first.startsWith('-')) return;
+  const known = program.commands.flatMap((command) => [command.name(), ...command.aliases()]);
+  if (first === 'help' || known.includes(first)) return;
+  program.error(`error: unknown command '${first}'${didYouMean(first, known)}`);
+}
+
+refuseUnknownCommand(process.argv);
 // Every command reads saved SQL, so the parser is loaded before any runs.
 loadSqlParser()
   .then(() => program.parseAsync())

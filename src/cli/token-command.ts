@@ -1,4 +1,4 @@
-import { SignJWT } from 'jose';
+import { decodeJwt, SignJWT } from 'jose';
 
 /** The claims `querygate token` puts in a token (README, "Signed tokens"). */
 export interface TokenClaims {
@@ -18,6 +18,10 @@ export interface TokenClaims {
 
 /** A token signed with HS256 by `secret` (QUERYGATE_JWT_SECRET), as the server verifies it. */
 export async function signToken(secret: string, claims: TokenClaims): Promise<string> {
+  // A token that could do nothing, or is expired when made, is a mistake in the arguments: say so
+  // rather than print a token every call refuses.
+  if (!claims.ingest && claims.endpoints.every((endpoint) => endpoint.trim() === ''))
+    throw new Error('--endpoints names no endpoint, and without --ingest the token could do nothing');
   const token = new SignJWT({
     endpoints: [...claims.endpoints],
     ...(claims.params.length > 0 ? { params: pinnedParams(claims.params) } : {}),
@@ -28,7 +32,13 @@ export async function signToken(secret: string, claims: TokenClaims): Promise<st
     .setExpirationTime(claims.expiresIn);
   if (claims.notBefore !== undefined) token.setNotBefore(claims.notBefore);
   if (claims.subject !== undefined) token.setSubject(claims.subject);
-  return token.sign(new TextEncoder().encode(secret));
+  const signed = await token.sign(new TextEncoder().encode(secret));
+  const { exp = 0, iat = 0 } = decodeJwt(signed);
+  if (exp <= iat)
+    throw new Error(
+      `--expires-in ${claims.expiresIn}: the token would be expired when made; give a time ahead, such as 15m or 12h`,
+    );
+  return signed;
 }
 
 /** `name=value` pairs as an object; a pair without `=` or a name given twice is refused. */

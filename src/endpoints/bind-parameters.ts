@@ -151,7 +151,7 @@ function checkRange(
 function badTimestamp(name: string, value: string) {
   return badParameter(
     name,
-    `must be an ISO 8601 timestamp such as 2024-01-31T12:00:00Z or 2024-01-31T14:00:00+02:00 (got '${value}')`,
+    `must be an ISO 8601 timestamp from 0001-01-01 to 9999-12-31 UTC, such as 2024-01-31T12:00:00Z or 2024-01-31T14:00:00+02:00 (got '${value}')`,
   );
 }
 
@@ -190,19 +190,28 @@ function re2Problem(pattern: string): string {
 // The forms both engines read the same way: a date, or a date and time to at most microseconds,
 // with an optional `Z` or `±hh:mm` offset (none means UTC).
 const isoTimestamp =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(?:Z|[+-](\d{2}):(\d{2}))?)?$/;
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(?:Z|([+-])(\d{2}):(\d{2}))?)?$/;
 
-/** Whether `value` is an ISO 8601 timestamp of a real calendar day and time of day. */
+// BigQuery's TIMESTAMP range in whole seconds, 0001-01-01 00:00:00 to 9999-12-31 23:59:59 UTC
+// (https://cloud.google.com/bigquery/docs/reference/standard-sql/data-types#timestamp_type).
+const earliestMs = -62_135_596_800_000;
+const latestMs = 253_402_300_799_000;
+
+/**
+ * Whether `value` is an ISO 8601 timestamp of a real calendar day and time of day, within
+ * BigQuery's TIMESTAMP range once its offset is applied (BigQuery refuses a value outside it).
+ */
 export function isIsoTimestamp(value: string): boolean {
   const match = isoTimestamp.exec(value);
   if (!match) return false;
-  const [year, month, day, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = match
+  const sign = match[7] === '-' ? -1 : 1;
+  const [year, month, day, hour = 0, minute = 0, second = 0, , offsetHours = 0, offsetMinutes = 0] = match
     .slice(1)
     .map((part) => (part === undefined ? undefined : Number(part)));
   // setUTCFullYear, unlike Date.UTC, keeps the years 0-99 as they are.
   const date = new Date(0);
   date.setUTCFullYear(year as number, (month as number) - 1, day as number);
-  return (
+  const valid =
     date.getUTCFullYear() === year &&
     date.getUTCMonth() === (month as number) - 1 &&
     date.getUTCDate() === day &&
@@ -210,6 +219,12 @@ export function isIsoTimestamp(value: string): boolean {
     (minute as number) < 60 &&
     (second as number) < 60 &&
     (offsetHours as number) < 24 &&
-    (offsetMinutes as number) < 60
+    (offsetMinutes as number) < 60;
+  if (!valid) return false;
+  date.setUTCHours(
+    hour as number,
+    (minute as number) - sign * ((offsetHours as number) * 60 + (offsetMinutes as number)),
+    second as number,
   );
+  return date.getTime() >= earliestMs && date.getTime() <= latestMs;
 }

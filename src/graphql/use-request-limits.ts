@@ -66,9 +66,20 @@ export function useDocumentLimits(limits: DocumentLimits = {}): Plugin[] {
  */
 export function useRequestParamsCheck(): Plugin {
   return {
-    onRequestParse({ requestParser, setRequestParser }) {
-      if (requestParser) {
+    onRequestParse({ request, requestParser, setRequestParser }) {
+      if (!requestParser) {
+        // Yoga has no parser for this content type and answers 415 with an empty body.
+        const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().slice(0, 100);
+        setRequestParser(() => {
+          throw new QuerygateError(
+            'UNSUPPORTED_MEDIA_TYPE',
+            `Unsupported Content-Type '${type}'; send application/json (GraphQL over HTTP), ` +
+              'application/graphql, application/x-www-form-urlencoded or multipart/form-data',
+          );
+        });
+      } else {
         setRequestParser(async (request) => {
+          if (request.method === 'GET') refuseRepeatedParameters(request.url);
           try {
             return await requestParser(request);
           } catch (error) {
@@ -87,9 +98,18 @@ export function useRequestParamsCheck(): Plugin {
       }
       return {
         onRequestParseDone({ requestParserResult }) {
-          for (const params of Array.isArray(requestParserResult)
-            ? requestParserResult
-            : [requestParserResult]) {
+          const batch = Array.isArray(requestParserResult);
+          for (const [index, params] of (batch ? requestParserResult : [requestParserResult]).entries()) {
+            // A batch's operation that is no object (`[null, {...}]`) makes the request malformed:
+            // the plugins that read each operation's fields (this one, the document limits, APQ)
+            // would throw a TypeError on null, a 500.
+            if (batch && (typeof params !== 'object' || params === null || Array.isArray(params))) {
+              throw new QuerygateError(
+                'BAD_REQUEST',
+                `Operation ${index} of the batch must be a JSON object, not ${params === null ? 'null' : Array.isArray(params) ? 'an array' : typeof params}`,
+                { details: { index } },
+              );
+            }
             for (const name of ['variables', 'extensions'] as const) {
               const value: unknown = params[name];
               if (
@@ -107,6 +127,20 @@ export function useRequestParamsCheck(): Plugin {
       };
     },
   };
+}
+
+/**
+ * A GraphQL parameter given twice in a query string: yoga reads the first, so a second `query`
+ * or `operationName` would be dropped unsaid (REST refuses a repeated parameter too).
+ */
+function refuseRepeatedParameters(url: string): void {
+  const search = new URL(url, 'http://localhost').searchParams;
+  for (const name of ['query', 'operationName', 'variables', 'extensions']) {
+    if (search.getAll(name).length > 1)
+      throw new QuerygateError('BAD_REQUEST', `'${name}' is given more than once`, {
+        details: { parameter: name },
+      });
+  }
 }
 
 /** The JSON-valued query string parameter that is not JSON, if one is. */

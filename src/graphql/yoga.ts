@@ -15,6 +15,7 @@ import { schemaFor } from './schema.js';
 import { type AnsweredMediaTypes, useCompiledOperations } from './use-compiled-operations.js';
 import { useErrorCodes } from './use-error-codes.js';
 import { useGrantedFields } from './use-granted-fields.js';
+import { useNotAcceptableAnswer } from './use-not-acceptable.js';
 import { useOperationEnd } from './use-operation-end.js';
 import { useOrderedExecution } from './use-ordered-execution.js';
 import { useDocumentLimits, useRequestParamsCheck } from './use-request-limits.js';
@@ -130,6 +131,7 @@ export function createQuerygateYoga(
       useGrantedFields(options.snapshot),
       useOrderedExecution(),
       ...(options.mediaTypes ? [useCompiledOperations(options.snapshot, options.mediaTypes)] : []),
+      useNotAcceptableAnswer(),
       // Last: it keeps the response the plugins above have made.
       ...(options.replay ? [useResponseReplay(options.replay)] : []),
     ],

@@ -17,6 +17,7 @@ import {
   type RouteScope,
   scopeAllows,
 } from './api-keys.js';
+import { answerClientError } from './client-errors.js';
 import { type EarlyAnswer, ServedRequest, withEarlyAnswers } from './early-answer.js';
 import { errorBody, toQuerygateError } from './respond.js';
 import { looksLikeToken, type TokenVerifier } from './signed-tokens.js';
@@ -97,6 +98,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     // store, deriving every endpoint's shape on BigQuery): no deadline on a plugin's start.
     pluginTimeout: 0,
     return503OnClosing: false,
+    // A request Node cannot parse answers in our error shape, naming what is wrong.
+    clientErrorHandler: answerClientError,
     serverFactory: (handler) =>
       createServer(
         {
@@ -106,6 +109,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
           // How often Node checks for the two timeouts above (its default is every 30 s).
           connectionsCheckingInterval: Math.min(1_000, options.headersTimeoutMs),
           IncomingMessage: ServedRequest,
+          // Refused in withEarlyAnswers instead, with a body that names the header.
+          requireHostHeader: false,
         },
         withEarlyAnswers(earlyAnswers, connectionKeyScope, handler),
       ),
@@ -139,6 +144,21 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     },
   });
   app.server.maxConnections = options.maxConnections;
+  // Node answers an Expect other than 100-continue with an empty 417 (RFC 9110, 10.1.1); this
+  // one says what was refused, in the shape of every other error.
+  app.server.on('checkExpectation', (request, response) => {
+    const refused = new QuerygateError(
+      'EXPECTATION_FAILED',
+      `Expect: ${String(request.headers.expect).slice(0, 100)} is not supported; only 100-continue is`,
+    );
+    const body = errorBody(refused);
+    response.writeHead(417, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      connection: 'close',
+    });
+    response.end(body);
+  });
   app.decorateRequest('grant', undefined);
   app.decorate('nextTickRecord', await nextTickRecord());
   app.decorate('answerEarly', (answer: EarlyAnswer) => {
@@ -195,7 +215,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   });
 
   app.setErrorHandler((error, request, reply) => {
-    const known = toQuerygateError(error);
+    const known = mediaTypeRefusal(error, request) ?? toQuerygateError(error);
     if (known.code === 'INTERNAL') request.log.error({ err: error }, 'unexpected error');
     if (reply.sent || reply.raw.headersSent) {
       reply.raw.destroy();
@@ -205,6 +225,20 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   });
 
   return app;
+}
+
+/**
+ * Fastify's refusal of a Content-Type it cannot read (`;;;`, or one no parser of the route
+ * takes) says only "Unsupported Media Type": this one names the header, as our own 415s do.
+ */
+function mediaTypeRefusal(error: unknown, request: FastifyRequest): QuerygateError | undefined {
+  if ((error as { code?: unknown } | null)?.code !== 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return undefined;
+  const sent = String(request.headers['content-type'] ?? '').slice(0, 100);
+  return new QuerygateError(
+    'UNSUPPORTED_MEDIA_TYPE',
+    `Unsupported Content-Type '${sent}'; send application/json`,
+    { cause: error },
+  );
 }
 
 function unauthenticated(): QuerygateError {

@@ -1,5 +1,7 @@
 import { IncomingMessage, type ServerResponse } from 'node:http';
+import { QuerygateError } from '../errors.js';
 import type { ConnectionKeyCheck } from './api-keys.js';
+import { errorBody } from './respond.js';
 
 /**
  * The request object of every request the server reads (Node's `IncomingMessage` option): each
@@ -109,6 +111,10 @@ export function withEarlyAnswers(
   return (incoming, res) => {
     // Node's server makes every request a ServedRequest (its `IncomingMessage` option, app.ts).
     const req = incoming as ServedRequest;
+    if (req.headers.host === undefined && req.httpVersion === '1.1') {
+      refuseWithoutHost(res);
+      return;
+    }
     for (const answer of answers) {
       try {
         if (answer(req, res, scopeOf, handler)) return;
@@ -121,4 +127,21 @@ export function withEarlyAnswers(
     }
     handler(req, res);
   };
+}
+
+/**
+ * An HTTP/1.1 request without Host must be answered 400 (RFC 9112, 3.2). Node does so itself
+ * with an empty body unless told not to (`requireHostHeader: false`, app.ts): this answer names
+ * the header, in the shape of every other error.
+ */
+function refuseWithoutHost(res: ServerResponse): void {
+  const body = errorBody(
+    new QuerygateError('BAD_REQUEST', 'An HTTP/1.1 request must carry a Host header (RFC 9112, 3.2)'),
+  );
+  res.writeHead(400, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  });
+  res.end(body);
 }

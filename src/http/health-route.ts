@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { type HealthCondition, healthOf } from '../endpoints/health.js';
 import type { Snapshot } from '../endpoints/snapshot.js';
+import { allowMethods } from './allow-methods.js';
+import { allMethods } from './app.js';
 
 /** The store's state as the backend reports it (backends/backend.ts's StoreState). */
 type StoreState =
@@ -20,15 +22,21 @@ export function healthRoute(options: {
   readonly store: () => StoreState;
 }) {
   return async function routes(app: FastifyInstance) {
-    app.get('/health', { config: { isPublic: () => true } }, async (_request, reply) => {
-      const store = options.store();
-      if (!store.ok)
-        return reply
-          .code(503)
-          .header('retry-after', String(store.retryAfterSeconds))
-          .send({ status: 'unavailable', engine: options.engine, reason: store.reason });
-      const conditions = options.conditions.flatMap((condition) => condition() ?? []);
-      return reply.send(healthOf(options.engine, options.snapshot(), conditions));
+    app.route({
+      method: [...allMethods],
+      url: '/health',
+      config: { isPublic: () => true },
+      handler: async (request, reply) => {
+        allowMethods(request, ['GET', 'HEAD']);
+        const store = options.store();
+        if (!store.ok)
+          return reply
+            .code(503)
+            .header('retry-after', String(store.retryAfterSeconds))
+            .send({ status: 'unavailable', engine: options.engine, reason: store.reason });
+        const conditions = options.conditions.flatMap((condition) => condition() ?? []);
+        return reply.send(healthOf(options.engine, options.snapshot(), conditions));
+      },
     });
   };
 }

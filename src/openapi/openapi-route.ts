@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { grantedSnapshot } from '../endpoints/granted-snapshot.js';
 import type { Snapshot } from '../endpoints/snapshot.js';
+import { allowMethods } from '../http/allow-methods.js';
+import { allMethods } from '../http/app.js';
 import { openApiFor, openApiPath } from './document.js';
 
 /**
@@ -9,9 +11,15 @@ import { openApiFor, openApiPath } from './document.js';
  */
 export function openApiRoute(options: { readonly snapshot: () => Snapshot }) {
   return async function routes(app: FastifyInstance) {
-    app.get(openApiPath, { config: { readsGrant: true } }, async (request, reply) => {
-      const snapshot = options.snapshot();
-      return reply.send(openApiFor(request.grant ? grantedSnapshot(snapshot, request.grant) : snapshot));
+    app.route({
+      method: [...allMethods],
+      url: openApiPath,
+      config: { readsGrant: true },
+      handler: async (request, reply) => {
+        allowMethods(request, ['GET', 'HEAD']);
+        const snapshot = options.snapshot();
+        return reply.send(openApiFor(request.grant ? grantedSnapshot(snapshot, request.grant) : snapshot));
+      },
     });
   };
 }

@@ -3,12 +3,12 @@ import { didYouMean } from '../endpoints/likely-meant.js';
 import type { LogSink } from '../endpoints/log-record.js';
 import { findLogSourceByNameOrId, type LogSource } from '../endpoints/sources.js';
 import type { TableSink, TableSource } from '../endpoints/table-source.js';
-import { QuerygateError } from '../errors.js';
+import { badParameter, QuerygateError } from '../errors.js';
+import { allowMethods } from '../http/allow-methods.js';
 import { allMethods } from '../http/app.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
 import { toJson } from '../http/respond.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { allowMethods } from './allow-methods.js';
 import { createIngestBudget, type HeldBytes } from './ingest-budget.js';
 import { fromLogflareEvent } from './logflare-event.js';
 import { readLogEvents } from './read-log-events.js';
@@ -172,6 +172,8 @@ function sourceOf(
     );
   }
   const [field, value] = named;
+  // Two sources named in one place: storing the batch in the first would be a guess.
+  if (Array.isArray(value) && value.length > 1) throw badParameter(field, 'is given more than once');
   const reference = Array.isArray(value) ? value[0] : value;
   if (typeof reference === 'string' && tables.includes(reference)) return reference;
   const source = typeof reference === 'string' ? findLogSourceByNameOrId(reference, sources) : undefined;

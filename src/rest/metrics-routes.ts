@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { allowMethods } from '../http/allow-methods.js';
 import { allMethods } from '../http/app.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { allowMethods } from './allow-methods.js';
 
 export const metricsPath = '/metrics';
 

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { QuerygateError } from '../errors.js';
-import { allowMethods } from './allow-methods.js';
+import { allowMethods } from '../http/allow-methods.js';
 
 /**
  * The checked body of a call to an operator's route (`/api/store-query`, `/api/store-import`,

@@ -19,12 +19,22 @@ const microsecondsBelow = 1e17;
 /**
  * Microseconds since the epoch for an ISO 8601 timestamp (`Z`, `+hh:mm`, `+hhmm` or no offset,
  * fraction truncated to microseconds) or a Unix time in seconds, milliseconds or microseconds
- * (told apart by magnitude; a number in a string counts). `undefined` when it is neither.
+ * (told apart by magnitude; a number in a string counts). `undefined` when it is neither, or
+ * when it is outside BigQuery's TIMESTAMP range.
  */
 export function parseEventTimestamp(value: string | number): bigint | undefined {
-  if (typeof value === 'number') return fromUnixTime(value);
-  return fromUtcIso(value) ?? (/^-?\d{1,20}$/.test(value) ? fromUnixTime(Number(value)) : fromIso(value));
+  const micros =
+    typeof value === 'number'
+      ? fromUnixTime(value)
+      : (fromUtcIso(value) ?? (/^-?\d{1,20}$/.test(value) ? fromUnixTime(Number(value)) : fromIso(value)));
+  // A time no BigQuery TIMESTAMP holds is refused, not stored: DuckDB kept year 0000 as 1 BC.
+  return micros !== undefined && micros >= earliestMicros && micros <= latestMicros ? micros : undefined;
 }
+
+// BigQuery's TIMESTAMP range, 0001-01-01 00:00:00 to 9999-12-31 23:59:59.999999 UTC
+// (https://cloud.google.com/bigquery/docs/reference/standard-sql/data-types#timestamp_type).
+const earliestMicros = -62_135_596_800_000_000n;
+const latestMicros = 253_402_300_799_999_999n;
 
 /**
  * The form nearly every log shipper sends, `2024-05-01T12:34:56.789Z` (fraction optional, up to 9

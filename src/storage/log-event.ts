@@ -95,7 +95,7 @@ export function toLogEvent(event: unknown, index: number, source: LogSource, now
     if (parsed === undefined) {
       throw refuse(
         `timestamp ${preview(timestamp)} is neither ISO 8601 (e.g. 2024-05-01T12:00:00.123456Z) ` +
-          'nor a Unix time in seconds, milliseconds or microseconds',
+          'nor a Unix time in seconds, milliseconds or microseconds, from 0001-01-01 to 9999-12-31 UTC',
       );
     }
     micros = parsed;

@@ -141,10 +141,9 @@ function scalarProblem(column: TableColumn, value: unknown): string | undefined 
         return expected(`a ${column.type} (a decimal number)`);
       const scale = column.scale ?? (column.precision === undefined ? 9 : 0);
       const precision = column.precision ?? 38;
-      const [whole = '', fraction = ''] = text.replace(/^[+-]/, '').split(/[eE]/)[0]?.split('.') ?? [];
-      if (/[eE]/.test(text)) return undefined;
-      if (fraction.replace(/0+$/, '').length > scale) return `has more than ${scale} digits after the point`;
-      return whole.replace(/^0+/, '').length > precision - scale
+      const { whole, fraction } = decimalDigits(text);
+      if (fraction > scale) return `has more than ${scale} digits after the point`;
+      return whole > precision - scale
         ? `has more than ${precision - scale} digits before the point`
         : undefined;
     }
@@ -154,15 +153,15 @@ function scalarProblem(column: TableColumn, value: unknown): string | undefined 
         : expected('true or false');
     case 'TIMESTAMP':
       return typeof value === 'string' && timestampPattern.test(value.trim())
-        ? undefined
+        ? calendarProblem(value.trim())
         : expected('a TIMESTAMP as text, e.g. 2024-01-31 12:00:00.123456 UTC');
     case 'DATE':
       return typeof value === 'string' && datePattern.test(value)
-        ? undefined
+        ? calendarProblem(value)
         : expected('a DATE, YYYY-MM-DD');
     case 'DATETIME':
       return typeof value === 'string' && dateTimePattern.test(value)
-        ? undefined
+        ? calendarProblem(value)
         : expected('a DATETIME, YYYY-MM-DDTHH:MM:SS[.ffffff]');
     case 'TIME':
       return typeof value === 'string' && timePattern.test(value)
@@ -173,6 +172,46 @@ function scalarProblem(column: TableColumn, value: unknown): string | undefined 
     case 'STRUCT':
       return typeof value === 'object' && !Array.isArray(value) ? undefined : expected('an object (STRUCT)');
   }
+}
+
+const civilParts = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2}))?)?/i;
+
+/**
+ * Why a DATE, DATETIME or TIMESTAMP its pattern has matched is still no value, or undefined: a
+ * day the calendar does not have, a time of day past 23:59:59, or a year outside BigQuery's
+ * 0001 to 9999 (https://cloud.google.com/bigquery/docs/reference/standard-sql/data-types).
+ * DuckDB's cast would refuse the first two, after the check, as a failure of the whole write.
+ */
+function calendarProblem(text: string): string | undefined {
+  const [, year = '', month = '', day = '', hour = '0', minute = '0', second = '0'] =
+    civilParts.exec(text) ?? [];
+  const date = new Date(0);
+  date.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
+  const real =
+    Number(year) >= 1 &&
+    date.getUTCFullYear() === Number(year) &&
+    date.getUTCMonth() === Number(month) - 1 &&
+    date.getUTCDate() === Number(day) &&
+    Number(hour) < 24 &&
+    Number(minute) < 60 &&
+    Number(second) < 60;
+  return real ? undefined : `"${text.slice(0, 40)}" is no day and time of day from 0001-01-01 to 9999-12-31`;
+}
+
+/**
+ * How many digits a decimal number has before and after its point once any exponent is applied
+ * (`1.5e3`: 4 and 0), leading and trailing zeros aside; never spelt out, so `1e999999` costs nothing.
+ */
+function decimalDigits(text: string): { whole: number; fraction: number } {
+  const [mantissa = '', exponent = '0'] = text.trim().replace(/^[+-]/, '').split(/[eE]/);
+  const [before = '', after = ''] = mantissa.split('.');
+  let digits = before + after;
+  let point = before.length + Number(exponent);
+  const leading = digits.length - digits.replace(/^0+/, '').length;
+  digits = digits.slice(leading).replace(/0+$/, '');
+  point -= leading;
+  if (digits === '') return { whole: 0, fraction: 0 };
+  return { whole: Math.max(0, point), fraction: Math.max(0, digits.length - point) };
 }
 
 function isNumeric(text: string): boolean {

@@ -136,7 +136,18 @@ async function insert(connection: DuckDBConnection, sql: string, rows: readonly 
   const prepared = await connection.prepare(sql);
   try {
     prepared.bindVarchar(1, JSON.stringify(rows));
-    const result = await prepared.run();
+    const result = await prepared.run().catch((error: unknown) => {
+      // A value the row check let through that DuckDB's cast still refuses (`12345678901e-1`
+      // for a NUMERIC(12, 2), an offset it reads as a zone name): the client's row, and the
+      // one statement stored nothing.
+      const message = error instanceof Error ? error.message : '';
+      if (!message.startsWith('Conversion Error')) throw error;
+      throw new QuerygateError(
+        'BAD_REQUEST',
+        `A value of the batch cannot be stored: ${message.split('\n', 1)[0]}; nothing was stored`,
+        { cause: error },
+      );
+    });
     return { ingested: Number(result.rowsChanged) };
   } finally {
     prepared.destroySync();

@@ -61,6 +61,14 @@ describe('querygate --version', () => {
   }, 60_000);
 });
 
+describe('querygate with a command it does not have', () => {
+  it('names the command and the one probably meant, and exits 1 without starting a server', async () => {
+    const { code, stderr } = await querygate(['improt', 'x.ndjson']);
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe("error: unknown command 'improt' (did you mean import?)");
+  }, 60_000);
+});
+
 describe("the bin launcher of a clone (package.json's bin, npx querygate)", () => {
   let clone: string;
   beforeAll(() => {

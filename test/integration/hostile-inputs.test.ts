@@ -85,6 +85,73 @@ describe('GraphQL requests that cannot be read', () => {
       expect(error?.extensions).toMatchObject({ code: 'BAD_REQUEST', parameter: name });
     });
   }
+
+  it.each(['text/plain', 'application/xml'])(
+    'answers a POST of %s with 415 naming its type and the types it reads',
+    async (type) => {
+      const response = await graphqlPost({ query: '{ endpoints { name } }' }, { 'content-type': type });
+      expect(response.status).toBe(415);
+      const [error] = (response.body as GraphQLBody).errors ?? [];
+      expect(error?.extensions?.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+      expect(error?.message).toContain(`'${type}'`);
+      expect(error?.message).toContain('application/json');
+    },
+  );
+
+  it.each(['query', 'operationName', 'variables', 'extensions'])(
+    'answers GET with %s given twice with 400 naming it',
+    async (name) => {
+      const once: Record<string, string> = {
+        query: 'query A { endpoints { name } } query B { endpoints { name } }',
+        operationName: 'A',
+        variables: '{}',
+        extensions: '{}',
+      };
+      const response = await service.get('/graphql', [
+        ...Object.entries(once),
+        [name, name === 'operationName' ? 'B' : (once[name] as string)],
+      ]);
+      expect(response.status).toBe(400);
+      const [error] = (response.body as GraphQLBody).errors ?? [];
+      expect(error?.message).toBe(`'${name}' is given more than once`);
+      expect(error?.extensions).toMatchObject({ code: 'BAD_REQUEST', parameter: name });
+    },
+  );
+
+  it('answers a POST accepting only application/xml with 406 naming the types it answers in', async () => {
+    const response = await graphqlPost({ query: '{ endpoints { name } }' }, { accept: 'application/xml' });
+    expect(response.status).toBe(406);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    const [error] = (response.body as GraphQLBody).errors ?? [];
+    expect(error?.extensions?.code).toBe('BAD_REQUEST');
+    expect(error?.message).toContain("'application/xml'");
+    expect(error?.message).toContain('application/graphql-response+json');
+  });
+
+  it.each([
+    ['null', [null, { query: '{ endpoints { name } }' }], 'null'],
+    ['a number', [{ query: '{ endpoints { name } }' }, 1], 'number'],
+  ])('answers a batch holding %s with 400 naming the operation', async (_label, batch, what) => {
+    const response = await graphqlPost(batch);
+    expect(response.status).toBe(400);
+    const [error] = (response.body as GraphQLBody).errors ?? [];
+    const index = batch.findIndex((operation) => typeof operation !== 'object' || operation === null);
+    expect(error?.message).toBe(`Operation ${index} of the batch must be a JSON object, not ${what}`);
+    expect(error?.extensions?.code).toBe('BAD_REQUEST');
+  });
+});
+
+describe('a Content-Type that is no media type', () => {
+  it.each([
+    ['/api/logs?source_name=cloudflare.logs.prod', '{"event_message": "x"}'],
+    ['/api/endpoints/query/usage.api-counts', '{"project": "x", "interval": "daily"}'],
+  ])('answers POST %s with 415 naming the header sent', async (path, body) => {
+    const response = await service.request('POST', path, { body, headers: { 'content-type': ';;;' } });
+    expect(response.status).toBe(415);
+    expect(response.body).toEqual({
+      error: { code: 'UNSUPPORTED_MEDIA_TYPE', message: expect.stringContaining("Content-Type ';;;'") },
+    });
+  });
 });
 
 describe('GraphQL documents beyond the limits', () => {

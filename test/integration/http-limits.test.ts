@@ -62,3 +62,57 @@ describe('clients that hold a socket', () => {
     for (const client of held) client.socket.destroy();
   });
 });
+
+describe('requests Node refuses before routing them', () => {
+  const head = `Host: x\r\nx-api-key: ${testApiKey}\r\n`;
+  it.each([
+    [
+      'a Content-Length that is no number',
+      `POST /api/logs HTTP/1.1\r\n${head}content-length: abc\r\n\r\n`,
+      400,
+      /Content-Length/,
+    ],
+    [
+      'both Content-Length and Transfer-Encoding',
+      `POST /api/logs HTTP/1.1\r\n${head}content-length: 5\r\ntransfer-encoding: chunked\r\n\r\n`,
+      400,
+      /Transfer-Encoding .*Content-Length/,
+    ],
+    ['a method that is no token', `G@T /health HTTP/1.1\r\n${head}\r\n`, 400, /method/],
+    // RFC 9112, 3.2: a server must answer 400 to an HTTP/1.1 request without Host.
+    [
+      'an HTTP/1.1 request without Host',
+      `GET /health HTTP/1.1\r\nx-api-key: ${testApiKey}\r\n\r\n`,
+      400,
+      /Host/,
+    ],
+    // RFC 9110, 10.1.1: 100-continue is the only expectation; any other is answered 417.
+    [
+      'an Expect other than 100-continue',
+      `GET /health HTTP/1.1\r\n${head}expect: teapot\r\n\r\n`,
+      417,
+      /teapot/,
+    ],
+    // Node's default limit on the request line and headers is 16 KiB.
+    [
+      'a query string of 20,000 characters',
+      `GET /health?x=${'a'.repeat(20_000)} HTTP/1.1\r\n${head}\r\n`,
+      431,
+      /larger than \d+ bytes/,
+    ],
+  ])(
+    'answers %s in the error shape of every answer, naming what is wrong',
+    async (_label, request, status, named) => {
+      const client = await open();
+      client.socket.write(request);
+      await client.closed;
+      const [answerHead, body = ''] = client.received().split('\r\n\r\n');
+      expect(answerHead).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      const { error } = JSON.parse(body) as { error: { code: string; message: string } };
+      expect(error.code).toBe(
+        status === 431 ? 'HEADERS_TOO_LARGE' : status === 417 ? 'EXPECTATION_FAILED' : 'BAD_REQUEST',
+      );
+      expect(error.message).toMatch(named);
+    },
+  );
+});

@@ -247,6 +247,9 @@ describe('wrong method', () => {
     ['POST', '/api/endpoints', 'GET'],
     ['GET', '/api/logs', 'POST'],
     ['DELETE', '/api/logs', 'POST'],
+    ['POST', '/openapi.json', 'GET'],
+    ['PATCH', '/openapi.json', 'GET'],
+    ['POST', '/health', 'GET'],
   ])('returns 405 with an Allow header for %s %s', async (method, path, allowed) => {
     const response = await service.request(method, path, {
       params: validParams['logs.all'],
@@ -358,6 +361,21 @@ describe('ingestion errors', () => {
 
   it('returns 400 naming source_name when it is unknown', async () => {
     expectBadParameter(await service.ingest('no.such.source', [first]), 'source_name');
+    expect(await storedRows()).toEqual([]);
+  });
+
+  it('returns 400 naming source_name when it is given twice, and stores nothing', async () => {
+    const response = await service.request('POST', '/api/logs', {
+      params: [
+        ['source_name', edgeSource],
+        ['source_name', 'postgres.logs'],
+      ],
+      body: JSON.stringify({ batch: [first] }),
+    });
+    expectError(response, 400, 'BAD_PARAMETER');
+    expect((response.body as { error: { message: string } }).error.message).toBe(
+      "Parameter 'source_name' is given more than once",
+    );
     expect(await storedRows()).toEqual([]);
   });
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ClientError, GraphQLClient } from 'graphql-request';
 import { exportJWK, exportSPKI, generateKeyPair, type JWTPayload, SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signToken } from '../../src/cli/token-command.js';
 import { fixtureEvents, fixtureNow, projects } from '../fixtures/spec-fixture.js';
 import { runQuerygate } from '../helpers/querygate-child.js';
 import {
@@ -377,6 +378,22 @@ describe('querygate token', () => {
     });
     expect(ingested.status).toBe(200);
   }, 120_000);
+});
+
+describe('querygate token with arguments that make no usable token', () => {
+  const claims = { endpoints: ['usage.*'], params: [], expiresIn: '1h', ingest: false };
+
+  it.each(['-5h', '0s', '5 hours ago'])(
+    'refuses --expires-in %s, which is no time ahead',
+    async (expiresIn) => {
+      await expect(signToken(secret, { ...claims, expiresIn })).rejects.toThrow(`--expires-in ${expiresIn}`);
+    },
+  );
+
+  it('refuses --endpoints that names no endpoint, for a token that may not ingest either', async () => {
+    await expect(signToken(secret, { ...claims, endpoints: [''] })).rejects.toThrow('--endpoints');
+    await expect(signToken(secret, { ...claims, endpoints: [], ingest: true })).resolves.toMatch(/^ey/);
+  });
 });
 
 describe('every answer', () => {

@@ -206,6 +206,42 @@ describe('loading through the running server', () => {
     expect(await endpoint('orders.daily-revenue')).toEqual(expected);
   });
 
+  // A row the checks take, beside which each bad one is posted.
+  const goodOrder = (id: string) => ({
+    order_id: id,
+    created_at: '2026-02-01 10:00:00 UTC',
+    order_date: '2026-02-01',
+    total: '1.00',
+  });
+
+  it.each([
+    ['a day that does not exist', { order_date: '2024-02-30' }, 'order_date'],
+    ['a month that does not exist', { order_date: '2024-13-01' }, 'order_date'],
+    ["year 0, before BigQuery's DATE range", { order_date: '0000-01-01' }, 'order_date'],
+    ['an hour that does not exist', { created_at: '2024-01-01T25:00:00Z' }, 'created_at'],
+    ['a timestamp of year 0', { created_at: '0000-06-01 10:00:00 UTC' }, 'created_at'],
+    ['a NUMERIC beyond its precision, in exponent form', { total: '1e40' }, 'total'],
+  ])('answers 400 for %s in a row, and stores none of the batch', async (_label, bad, column) => {
+    const refused = await post('/api/logs?source_name=orders', [
+      goodOrder('v1'),
+      { ...goodOrder('v2'), ...bad },
+    ]);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain(`Row 1, column ${column}:`);
+    expect(JSON.stringify(await endpoint('orders.shipping'))).not.toContain('"v1"');
+  });
+
+  it("answers 400 naming DuckDB's refusal for a value its cast cannot read, and stores none of the batch", async () => {
+    // 1234567890.1 fits NUMERIC(12, 2), but DuckDB's cast refuses this spelling of it.
+    const refused = await post('/api/logs?source_name=orders', [
+      goodOrder('w1'),
+      { ...goodOrder('w2'), total: '12345678901e-1' },
+    ]);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('12345678901e-1');
+    expect(JSON.stringify(await endpoint('orders.shipping'))).not.toContain('"w1"');
+  });
+
   it('answers 400 naming mode for a mode it does not know, and stores nothing', async () => {
     const refused = await post('/api/logs?source_name=orders&mode=upsert', [{ order_id: 'x' }]);
     expect(refused.status).toBe(400);

@@ -148,6 +148,9 @@ describe('ISO 8601 timestamps', () => {
     '2026-01-31T12:00:00.123456+02:00',
     '2024-02-29T23:59:59-11:30',
     '0001-01-01T00:00:00Z',
+    '0001-01-01T00:30:00+00:30',
+    '9999-12-31T23:59:59.999999Z',
+    '9999-12-31T23:00:00-00:59',
   ])('accepts %s', (value) => {
     expect(isIsoTimestamp(value)).toBe(true);
   });
@@ -163,6 +166,11 @@ describe('ISO 8601 timestamps', () => {
     '2026-01-31T12:00:00.1234567Z',
     '1706702400',
     '2026-01-31T12:00:00Zjunk',
+    // Outside BigQuery's TIMESTAMP range, 0001-01-01 to 9999-12-31 UTC
+    // (https://cloud.google.com/bigquery/docs/reference/standard-sql/data-types#timestamp_type).
+    '0000-12-31T23:59:59Z',
+    '0001-01-01T00:00:00+00:01',
+    '9999-12-31T23:59:59-00:01',
   ])('refuses %s', (value) => {
     expect(isIsoTimestamp(value)).toBe(false);
   });

@@ -76,6 +76,30 @@ describe('parseEventTimestamp', () => {
     }
   });
 
+  // BigQuery's TIMESTAMP runs from 0001-01-01 00:00:00 to 9999-12-31 23:59:59.999999 UTC
+  // (https://cloud.google.com/bigquery/docs/reference/standard-sql/data-types#timestamp_type).
+  it("takes both ends of BigQuery's TIMESTAMP range", () => {
+    expect(parseEventTimestamp('0001-01-01T00:00:00Z')).toBe(micros(Date.parse('0001-01-01T00:00:00Z')));
+    expect(parseEventTimestamp(-62135596800)).toBe(micros(Date.parse('0001-01-01T00:00:00Z')));
+    expect(parseEventTimestamp('9999-12-31T23:59:59.999999Z')).toBe(
+      micros(Date.UTC(9999, 11, 31, 23, 59, 59), 999999),
+    );
+  });
+
+  it("refuses times before 0001-01-01 or after 9999-12-31 UTC, as BigQuery's TIMESTAMP does", () => {
+    for (const value of [
+      '0000-12-31T23:59:59.999999Z',
+      '0000-06-01T00:00:00',
+      '0001-01-01T00:00:00+00:01',
+      '9999-12-31T23:59:59-00:01',
+      -62135596801,
+      '-62135596801',
+      -62135596800001,
+    ]) {
+      expect(parseEventTimestamp(value), String(value)).toBeUndefined();
+    }
+  });
+
   it('refuses numbers too large for microseconds and non-finite numbers', () => {
     expect(parseEventTimestamp(1e18)).toBeUndefined();
     expect(parseEventTimestamp(Number.NaN)).toBeUndefined();

@@ -601,7 +601,13 @@ function isOutOfMemory(error: unknown): boolean {
 const duckDbCallerFault: CallerFaultOf = (error, message) => {
   if (error instanceof NullArrayElement) return 'invalid';
   if (/out of memory/i.test(message)) return 'too-expensive';
-  if (/^(Binder|Parser|Conversion|Invalid Input|Catalog|Permission|Out of Range) Error/.test(message))
+  // Not implemented: what the caller asked of a value DuckDB has no support for, such as an
+  // unknown time zone name (BigQuery refuses it too, "Invalid time zone").
+  if (
+    /^(Binder|Parser|Conversion|Invalid Input|Catalog|Permission|Out of Range|Not implemented) Error/.test(
+      message,
+    )
+  )
     return 'invalid';
   return undefined;
 };

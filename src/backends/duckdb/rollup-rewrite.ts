@@ -797,8 +797,15 @@ async function serialize(connection: DuckDBConnection, sql: string): Promise<Nod
   const reader = await connection.runAndReadAll('SELECT json_serialize_sql($sql::VARCHAR)', { sql });
   // Positions in the text are of no use once it is changed, and "none" (2^64 - 1) is more than
   // a JavaScript number holds exactly, which DuckDB would then refuse.
-  const parsed = JSON.parse(String(reader.getRows()[0]?.[0]), (key, value) =>
-    key === 'query_location' ? undefined : value,
-  );
+  let parsed: Node;
+  try {
+    parsed = JSON.parse(String(reader.getRows()[0]?.[0]), (key, value) =>
+      key === 'query_location' ? undefined : value,
+    );
+  } catch {
+    // DuckDB writes a double literal beyond the range (1e309) as `Infinity`, which is no JSON:
+    // such a query is not read from a rollup, and runs as written.
+    return undefined;
+  }
   return parsed.error ? undefined : parsed;
 }
