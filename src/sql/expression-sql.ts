@@ -14,6 +14,7 @@ import { extract } from './rules/time.js';
 import { bytesOfLiteral } from './string-escapes.js';
 import { elementOf, isListSqlType, isStructSqlType, type SqlType, unknownType } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
+import { unnestLookupSql } from './unnest-lookup.js';
 import { followFields, type Resolved } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
 import {
@@ -168,7 +169,7 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
     case 'Array':
       return `[${node.elem.map((item) => expr(item)).join(', ')}]`;
     case 'Subquery':
-      return `(\n${context.query(node)}\n)`;
+      return unnestLookupSql(node, context) ?? `(\n${context.query(node)}\n)`;
     case 'Exists':
       return `${node.negated ? 'NOT ' : ''}EXISTS (\n${context.query(node.subquery)}\n)`;
     case 'IsDistinctFrom':
