@@ -14,7 +14,7 @@ import { extract } from './rules/time.js';
 import { bytesOfLiteral } from './string-escapes.js';
 import { elementOf, isListSqlType, isStructSqlType, type SqlType, unknownType } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
-import { unnestLookupSql } from './unnest-lookup.js';
+import { unnestLookupSql, unnestLookupType } from './unnest-lookup.js';
 import { followFields, type Resolved } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
 import {
@@ -306,6 +306,7 @@ export function valueType(expression: Expr, context: TranslationContext): SqlTyp
   if (parts) return context.resolveName(parts).type;
   const node = expression as Ast;
   if (node.Struct) return builtStructType(node.Struct, context);
+  if (node.Subquery) return unnestLookupType(node.Subquery, context);
   const call = node.Function;
   if (call && isArrayAgg(call)) {
     const element = call.args.List.args[0]?.Unnamed?.Expr;

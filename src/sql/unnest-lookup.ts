@@ -1,7 +1,7 @@
 import { compoundParts, type Expr, type Query } from './ast.js';
 import { numberLiteral, variant } from './bigquery-ast.js';
 import { rowWise, ungrouped } from './row-wise.js';
-import { isListSqlType, isStructSqlType } from './table-schema.js';
+import { isListSqlType, isStructSqlType, type SqlType } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
 import { arrayPathUnnest } from './unnest-sql.js';
 
@@ -33,6 +33,15 @@ export function unnestLookupSql(query: Query, context: TranslationContext): stri
   const answers = `list_transform(${kept}, ${element} -> ${inner.expr(value)})`;
   if (lookup.limitOne) return `${answers}[1]`;
   return `list_transform([${answers}], ${values} -> CASE WHEN len(${values}) > 1 THEN error('Scalar subquery produced more than one element') ELSE ${values}[1] END)[1]`;
+}
+
+/**
+ * The type of such a subquery's answer, its SELECT item's: known, a CAST of it (`CAST((SELECT
+ * value.int_value ...) AS STRING)`) is written for that type rather than for any.
+ */
+export function unnestLookupType(query: Query, context: TranslationContext): SqlType | undefined {
+  const lookup = lookupOf(query, context);
+  return lookup?.inner.valueType(lookup.value);
 }
 
 /** The parts of a subquery of the shape unnestLookupSql takes, its element bound in a scope of its own. */

@@ -20,7 +20,7 @@ const events: TableSchema = {
     event_name: 'VARCHAR',
     event_params: {
       list: {
-        struct: { key: 'VARCHAR', value: { struct: { string_value: 'VARCHAR', int_value: 'BIGINT' } } },
+        struct: { key: 'VARCHAR', value: { struct: { string_value: 'VARCHAR', int_value: 'BIGINT', double_value: 'DOUBLE' } } },
       },
     },
   },
@@ -28,17 +28,20 @@ const events: TableSchema = {
 
 const rows = [
   // Two parameters, one of them ga_session_id.
-  `('20240101', 'a', [{'key': 'ga_session_id', 'value': {'string_value': NULL, 'int_value': 7}},
-    {'key': 'page', 'value': {'string_value': '/x', 'int_value': NULL}}])`,
+  `('20240101', 'a', [{'key': 'ga_session_id', 'value': {'string_value': NULL, 'int_value': 7, 'double_value': NULL}},
+    {'key': 'page', 'value': {'string_value': '/x', 'int_value': NULL, 'double_value': NULL}}])`,
   // The key present with a NULL value.
-  `('20240101', 'b', [{'key': 'ga_session_id', 'value': {'string_value': NULL, 'int_value': NULL}}])`,
+  `('20240101', 'b', [{'key': 'ga_session_id', 'value': {'string_value': NULL, 'int_value': NULL, 'double_value': NULL}}])`,
   // Other keys only, an empty array, a NULL array.
-  `('20240101', 'c', [{'key': 'page', 'value': {'string_value': '/y', 'int_value': NULL}}])`,
+  `('20240101', 'c', [{'key': 'page', 'value': {'string_value': '/y', 'int_value': NULL, 'double_value': NULL}}])`,
   `('20240101', 'd', [])`,
   `('20240101', 'e', NULL)`,
+  // A whole FLOAT64 and a fraction.
+  `('20240103', 'g', [{'key': 'value', 'value': {'string_value': NULL, 'int_value': NULL, 'double_value': 40.0}}])`,
+  `('20240103', 'h', [{'key': 'value', 'value': {'string_value': NULL, 'int_value': NULL, 'double_value': 0.5}}])`,
   // The key twice: the subquery has two rows.
-  `('20240102', 'f', [{'key': 'ga_session_id', 'value': {'string_value': NULL, 'int_value': 1}},
-    {'key': 'ga_session_id', 'value': {'string_value': NULL, 'int_value': 2}}])`,
+  `('20240102', 'f', [{'key': 'ga_session_id', 'value': {'string_value': NULL, 'int_value': 1, 'double_value': NULL}},
+    {'key': 'ga_session_id', 'value': {'string_value': NULL, 'int_value': 2, 'double_value': NULL}}])`,
 ];
 
 async function run(sql: string, params: Record<string, string> = {}): Promise<unknown[]> {
@@ -46,7 +49,7 @@ async function run(sql: string, params: Record<string, string> = {}): Promise<un
   const connection = await instance.connect();
   try {
     await connection.run(
-      'CREATE TABLE ga4_events (event_date VARCHAR, event_name VARCHAR, event_params STRUCT(key VARCHAR, value STRUCT(string_value VARCHAR, int_value BIGINT))[])',
+      'CREATE TABLE ga4_events (event_date VARCHAR, event_name VARCHAR, event_params STRUCT(key VARCHAR, value STRUCT(string_value VARCHAR, int_value BIGINT, double_value DOUBLE))[])',
     );
     await connection.run(`INSERT INTO ga4_events VALUES ${rows.join(', ')}`);
     return (await connection.runAndReadAll(sql, params)).getRowObjectsJson();
@@ -112,5 +115,18 @@ describe('a scalar subquery over UNNEST of a row array', () => {
       WHERE p.value.string_value = CONCAT('/', CASE event_name WHEN 'a' THEN 'x' ELSE 'z' END)) AS k
       FROM \`analytics_1.events_*\` ORDER BY event_name LIMIT 1`);
     expect(await run(outer)).toEqual([{ k: 'page' }]);
+  });
+
+  it('is cast to STRING as BigQuery prints its type: an INT64 plainly, a whole FLOAT64 without .0', async () => {
+    // BigQuery's CAST of FLOAT64 40.0 AS STRING is '40' (conversion rules); of INT64 7, '7'.
+    const sql = translated(`SELECT event_name,
+      CONCAT(user, '-', CAST((SELECT value.int_value FROM UNNEST(event_params) WHERE key = 'ga_session_id') AS STRING)) AS session,
+      CAST((SELECT value.double_value FROM UNNEST(event_params) WHERE key = 'value') AS STRING) AS amount
+      FROM (SELECT 'u' AS user, * FROM \`analytics_1.events_*\`) WHERE event_name IN ('a', 'g', 'h') ORDER BY event_name`);
+    expect(await run(sql)).toEqual([
+      { event_name: 'a', session: 'u-7', amount: null },
+      { event_name: 'g', session: null, amount: '40' },
+      { event_name: 'h', session: null, amount: '0.5' },
+    ]);
   });
 });
