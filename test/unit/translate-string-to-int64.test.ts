@@ -19,7 +19,9 @@ describe('CAST of a STRING to INT64 on DuckDB', () => {
 
   it('reads the text of a CAST to STRING as text too: hexadecimal through CAST(CAST(x AS STRING) AS INT64)', async () => {
     expect(
-      await row(`select cast(cast('0x1F' as string) as int64) as a, safe_cast(safe_cast(' -7 ' as string) as int64) as b`),
+      await row(
+        `select cast(cast('0x1F' as string) as int64) as a, safe_cast(safe_cast(' -7 ' as string) as int64) as b`,
+      ),
     ).toEqual({ a: 31, b: -7 });
   });
 

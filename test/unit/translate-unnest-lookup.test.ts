@@ -20,7 +20,10 @@ const events: TableSchema = {
     event_name: 'VARCHAR',
     event_params: {
       list: {
-        struct: { key: 'VARCHAR', value: { struct: { string_value: 'VARCHAR', int_value: 'BIGINT', double_value: 'DOUBLE' } } },
+        struct: {
+          key: 'VARCHAR',
+          value: { struct: { string_value: 'VARCHAR', int_value: 'BIGINT', double_value: 'DOUBLE' } },
+        },
       },
     },
   },
