@@ -42,6 +42,7 @@ import {
   studioSpanMs,
   timeStudioSql,
 } from './studio-sql.js';
+import { describeWarehouseVolume, measureWarehouseVolume } from './warehouse-volume.js';
 
 const program = new Command()
   .name('bench')
@@ -108,8 +109,24 @@ const program = new Command()
     'where the Studio SQL stores are made and kept (a store already there is used as it is); default: a scratch directory',
   )
   .option(
+    '--warehouse-sizes <list>',
+    'events of the GA4 exports of the warehouse section (--only warehouse), e.g. 1M,5M',
+    '1M',
+  )
+  .option(
+    '--warehouse-dir <dir>',
+    'where the warehouse stores are made and kept (a store already there is used as it is); default: a scratch directory',
+  )
+  .option(
+    '--warehouse-runs <n>',
+    'warm runs of each warehouse query after its cold one',
+    (value) => Number(value),
+    3,
+  )
+  .option('--warehouse-match <regexp>', "time only the warehouse queries whose 'endpoint range' matches")
+  .option(
     '--only <section>',
-    "run one section only: 'peers' (the data, then the peer table), 'replicas' (three replicas over one Redis), 'studio' (the Studio SQL stores and table) or 'ingestion' (its two lines)",
+    "run one section only: 'peers' (the data, then the peer table), 'replicas' (three replicas over one Redis), 'studio' (the Studio SQL stores and table), 'ingestion' (its two lines) or 'warehouse' (the GA4 export queries at --warehouse-sizes; never part of a full run)",
   )
   .option('--out <file>', 'JSON results', join(packageRoot, 'bench/results/latest.json'))
   .option(
@@ -133,13 +150,26 @@ const options = program.opts<{
   replayFirst: number;
   studioSizes?: string;
   studioDir?: string;
+  warehouseSizes: string;
+  warehouseDir?: string;
+  warehouseRuns: number;
+  warehouseMatch?: string;
   only?: string;
   replicaCalls: number;
   out: string;
   dist: string;
 }>();
-if (options.only !== undefined && !['peers', 'replicas', 'studio', 'ingestion'].includes(options.only)) {
-  throw new Error(`--only takes 'peers', 'replicas', 'studio' or 'ingestion', not '${options.only}'`);
+if (
+  options.only !== undefined &&
+  !['peers', 'replicas', 'studio', 'ingestion', 'warehouse'].includes(options.only)
+) {
+  throw new Error(
+    `--only takes 'peers', 'replicas', 'studio', 'ingestion' or 'warehouse', not '${options.only}'`,
+  );
+}
+if (options.only === 'warehouse') {
+  await runWarehouse();
+  process.exit(0);
 }
 if (options.only === 'replicas') {
   process.stdout.write(`${describeReplicas(await runReplicas()).join('\n')}\n`);
@@ -376,6 +406,38 @@ try {
   log(`Results written to ${options.out}`);
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
+}
+
+/**
+ * The GA4 export queries at each of --warehouse-sizes (warehouse-volume.ts); alone, before the
+ * rest of the file has run. Its store stays in --warehouse-dir when given.
+ */
+async function runWarehouse(): Promise<void> {
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const dir = options.warehouseDir ?? mkdtempSync(join(tmpdir(), 'querygate-warehouse-'));
+  mkdirSync(dir, { recursive: true });
+  const loads = [loadavg()[0] ?? 0];
+  try {
+    const results = await measureWarehouseVolume({
+      sizes: parseSizes(options.warehouseSizes),
+      dir,
+      dist: options.dist,
+      runs: options.warehouseRuns,
+      only: options.warehouseMatch === undefined ? undefined : new RegExp(options.warehouseMatch),
+      log,
+    });
+    loads.push(loadavg()[0] ?? 0);
+    const load = `${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`;
+    mkdirSync(join(options.out, '..'), { recursive: true });
+    writeFileSync(
+      options.out,
+      `${JSON.stringify({ measuredAt: new Date().toISOString(), cpus: cpus().length, load, warehouse: results }, null, 2)}\n`,
+    );
+    process.stdout.write(`${describeWarehouseVolume(results, load).join('\n')}\n`);
+    log(`Results written to ${options.out}`);
+  } finally {
+    if (options.warehouseDir === undefined) rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Three querygate replicas over one Redis and the fake BigQuery, each its own process. */

@@ -345,7 +345,7 @@ export function parseSizes(text: string): number[] {
     .split(',')
     .map((part) => {
       const match = /^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$/.exec(part);
-      if (!match) throw new Error(`--studio-sizes takes sizes such as 1M,3M,10M, not '${part}'`);
+      if (!match) throw new Error(`sizes are written as 1M,3M,10M, not '${part}'`);
       const unit = { '': 1, k: 1e3, m: 1e6 }[(match[2] ?? '').toLowerCase()] ?? 1;
       return Math.round(Number(match[1]) * unit);
     })

@@ -21,6 +21,7 @@ import {
   unknownType,
 } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
+import { unnestLookupSql, unnestLookupType } from './unnest-lookup.js';
 import { followFields, type Resolved } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
 import {
@@ -181,7 +182,7 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
     case 'Array':
       return structArraySql(node.elem, context) ?? `[${node.elem.map((item) => expr(item)).join(', ')}]`;
     case 'Subquery':
-      return `(\n${context.query(node)}\n)`;
+      return unnestLookupSql(node, context) ?? `(\n${context.query(node)}\n)`;
     case 'Exists':
       return `${node.negated ? 'NOT ' : ''}EXISTS (\n${context.query(node.subquery)}\n)`;
     case 'IsDistinctFrom':
@@ -386,6 +387,7 @@ export function valueType(expression: Expr, context: TranslationContext): SqlTyp
   const node = expression as Ast;
   if (node.Struct) return builtStructType(node.Struct, context);
   if (node.Array) return structArrayType(node.Array.elem, context);
+  if (node.Subquery) return unnestLookupType(node.Subquery, context);
   const call = node.Function;
   if (call && isArrayAgg(call)) {
     const element = call.args.List.args[0]?.Unnamed?.Expr;

@@ -1,8 +1,9 @@
-import type { JoinConstraint, NestedJoin, TableFactor, TableWithJoins, Unnest } from './ast.js';
+import type { Expr, JoinConstraint, NestedJoin, TableFactor, TableWithJoins, Unnest } from './ast.js';
 import { type Ast, variant } from './bigquery-ast.js';
 import { pivotSql, unpivotSql } from './pivot.js';
 import { type ImpliedFilters, noImpliedFilters, nullRejectedPaths, presenceSql } from './record-presence.js';
 import { quoteString } from './rules/rule.js';
+import { suffixTerms } from './suffix-prefilter.js';
 import { findTable } from './table-names.js';
 import { quoteIdent } from './table-schema.js';
 import { indent, type TranslationContext } from './translation-context.js';
@@ -19,6 +20,7 @@ import { refuseValueTable } from './value-table.js';
 export function fromClauseSql(
   from: readonly TableWithJoins[],
   context: TranslationContext,
+  where?: Expr,
 ): { fromItems: string[]; implied: ImpliedFilters } {
   // Filters implied by CROSS JOIN UNNEST over objects: a record without the object is dropped.
   const implied = noImpliedFilters();
@@ -35,7 +37,11 @@ export function fromClauseSql(
       }
       const inlined = inlineConstant(item, context, from.length);
       if (inlined !== undefined) return inlined;
-      const first = relationSql(item.relation, context);
+      // The first table, joined to nothing on its right or full side, is filtered by the WHERE's
+      // bounds of its _TABLE_SUFFIX before anything is joined to it (suffix-prefilter.ts).
+      const keepsRows =
+        index === 0 && !item.joins.some((join) => /^(Right|Full)/.test(variant(join.join_operator)[0]));
+      const first = relationSql(item.relation, context, { where: keepsRows ? where : undefined });
       if (item.joins.some((join) => 'NestedJoin' in join.relation)) context.scope.qualifyRelations();
       return first + joinsSql(item, context, implied);
     });
@@ -176,7 +182,7 @@ function joinConstraint(constraint: JoinConstraint | undefined, context: Transla
 function relationSql(
   relation: TableFactor,
   context: TranslationContext,
-  { outer = false }: { outer?: boolean } = {},
+  { outer = false, where }: { outer?: boolean; where?: Expr | undefined } = {},
 ): string {
   const pivot = (relation as Ast).Pivot;
   if (pivot) return pivotSql(pivot, context, relationSql);
@@ -219,14 +225,19 @@ function relationSql(
       context.scope.bind(rangeName, { kind: 'relation', alias: rangeName, columns, stored: !outer });
       // One table of a wildcard family (`events_20240131`), or its tables under a longer prefix
       // (`events_2024*`): the rows of that suffix, or of the suffixes it starts.
+      const bounds =
+        found.wildcard && suffixColumn ? suffixTerms(where, rangeName).map((term) => context.expr(term)) : [];
       if ((suffix !== undefined || prefix) && suffixColumn) {
         const stored = quoteIdent(suffixColumn.name);
-        const where =
+        const kept =
           suffix !== undefined
             ? `${stored} = ${quoteString(suffix)}`
             : `starts_with(${stored}, ${quoteString(prefix as string)})`;
-        return `(SELECT * FROM ${quoteIdent(table.name)} WHERE ${where}) AS ${quoteIdent(rangeName)}`;
+        const from = bounds.length > 0 ? ` AS ${quoteIdent(rangeName)}` : '';
+        return `(SELECT * FROM ${quoteIdent(table.name)}${from} WHERE ${[kept, ...bounds].join(' AND ')}) AS ${quoteIdent(rangeName)}`;
       }
+      if (bounds.length > 0)
+        return `(SELECT * FROM ${quoteIdent(table.name)} AS ${quoteIdent(rangeName)} WHERE ${bounds.join(' AND ')}) AS ${quoteIdent(rangeName)}`;
       return rangeName === table.name
         ? quoteIdent(table.name)
         : `${quoteIdent(table.name)} AS ${quoteIdent(rangeName)}`;

@@ -34,7 +34,7 @@ export function selectSql(
   outer: TranslationContext,
 ): { sql: string; scope: Scope; columns: Columns; outputs: OutputNames } {
   const context = outer.within(outer.scope.child());
-  const { fromItems, implied } = fromClauseSql(select.from, context);
+  const { fromItems, implied } = fromClauseSql(select.from, context, select.selection);
   if (select.distinct && select.distinct !== 'Distinct') throw unsupported('SELECT DISTINCT ON');
   if (select.distinct) refuseDistinctJson(select.projection, context);
   const named = outputNames(select.projection);

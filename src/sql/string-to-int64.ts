@@ -1,4 +1,4 @@
-import { type Ast, calledName, stringLiteral } from './bigquery-ast.js';
+import { type Ast, calledName, stringLiteral, variant } from './bigquery-ast.js';
 
 /**
  * The functions BigQuery types STRING whatever their arguments: JSON_VALUE and
@@ -9,7 +9,7 @@ const textFunctions = new Set(['json_value', 'json_extract_scalar']);
 
 /**
  * Whether an expression is STRING in BigQuery, as far as the query and the store's schema tell:
- * a string literal, a column or field whose stored type is VARCHAR, a function of
+ * a string literal, a column or field whose stored type is VARCHAR, a CAST to STRING, a function of
  * `textFunctions`, or a COALESCE / IFNULL with such an argument (BigQuery gives them their
  * arguments' common type, and a string literal coerces to no number type). Anything else is not
  * known to be text.
@@ -17,6 +17,8 @@ const textFunctions = new Set(['json_value', 'json_extract_scalar']);
 export function isTextValued(expression: Ast, columnType: (node: Ast) => string | undefined): boolean {
   if (stringLiteral(expression) !== undefined) return true;
   if (columnType(expression) === 'VARCHAR') return true;
+  // A CAST or SAFE_CAST to STRING (`CONCAT(user_pseudo_id, CAST(session_id AS STRING))`).
+  if (expression.Cast && variant(expression.Cast.data_type)[0] === 'String') return true;
   if (textFunctions.has(calledName(expression) ?? '')) return true;
   const args = coalescedArguments(expression);
   return args?.some((value) => value !== undefined && isTextValued(value, columnType)) ?? false;

@@ -106,7 +106,12 @@ function translationContext(
     },
     columnType: (node) => {
       const parts = compoundParts(node);
-      const type = parts ? resolveName(parts, context).type : undefined;
+      // A stored field read through a scalar subquery over the row's array (unnest-lookup.ts) too.
+      const type = parts
+        ? resolveName(parts, context).type
+        : 'Subquery' in node
+          ? valueType(node, context)
+          : undefined;
       return typeof type === 'string' && type !== unknownType ? type : undefined;
     },
   };

@@ -33,7 +33,7 @@ const param = (key: string, kind: 'string' | 'int' | 'float' | 'double', v: stri
   value: value(kind, v),
 });
 
-const campaigns = [
+export const campaigns = [
   { source: 'google', medium: 'organic', name: '(organic)' },
   { source: '(direct)', medium: '(none)', name: '(direct)' },
   { source: 'facebook', medium: 'cpc', name: 'spring_promo' },

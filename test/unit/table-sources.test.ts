@@ -165,6 +165,35 @@ describe('naming a table source in saved SQL', () => {
     ]);
   });
 
+  // BigQuery reads only the tables a constant _TABLE_SUFFIX bound selects; the store filters the
+  // family by the bound before an UNNEST is joined to it, the answer the same.
+  it('joins UNNEST to the days a _TABLE_SUFFIX bound selects, bare, qualified or under a longer prefix', async () => {
+    const fixture = [
+      'CREATE TABLE ga4_events (event_date VARCHAR, event_name VARCHAR, event_params STRUCT(key VARCHAR)[])',
+      `INSERT INTO ga4_events VALUES ('20231231', 'z', [{'key': 'k'}]), ('20240101', 'a', [{'key': 'k'}, {'key': 'j'}]),
+        ('20240102', 'b', [{'key': 'k'}]), ('20240103', 'c', [])`,
+    ];
+    const bare = translateToDuckDb(
+      'SELECT event_name, p.key FROM `analytics_1.events_*` AS e, UNNEST(event_params) AS p WHERE e._TABLE_SUFFIX BETWEEN @first AND @last AND _TABLE_SUFFIX IN (@first, @last) ORDER BY event_name, p.key',
+      { tables: [events] },
+    );
+    expect(
+      await run(fixture, bare.sql.replaceAll('$first', "'20240101'").replaceAll('$last', "'20240102'")),
+    ).toEqual([
+      { event_name: 'a', key: 'j' },
+      { event_name: 'a', key: 'k' },
+      { event_name: 'b', key: 'k' },
+    ]);
+    const qualified = translateToDuckDb(
+      "SELECT e.event_name, COUNT(p.key) AS n FROM `analytics_1.events_2024*` AS e LEFT JOIN UNNEST(e.event_params) AS p WHERE e._TABLE_SUFFIX >= '0102' GROUP BY 1 ORDER BY 1",
+      { tables: [events] },
+    );
+    expect(await run(fixture, qualified.sql)).toEqual([
+      { event_name: 'b', n: '1' },
+      { event_name: 'c', n: '0' },
+    ]);
+  });
+
   it('refuses _TABLE_SUFFIX on a table that is not a wildcard family', () => {
     expect(() =>
       translateToDuckDb("SELECT 1 FROM ga4_events WHERE _TABLE_SUFFIX = '20240101'", { tables: [events] }),

@@ -17,6 +17,14 @@ describe('CAST of a STRING to INT64 on DuckDB', () => {
     ).toEqual({ a: 12, b: -7, c: 42, d: 31, e: 16, f: 9223372036854775807n });
   });
 
+  it('reads the text of a CAST to STRING as text too: hexadecimal through CAST(CAST(x AS STRING) AS INT64)', async () => {
+    expect(
+      await row(
+        `select cast(cast('0x1F' as string) as int64) as a, safe_cast(safe_cast(' -7 ' as string) as int64) as b`,
+      ),
+    ).toEqual({ a: 31, b: -7 });
+  });
+
   it('converts signed hexadecimal text as BigQuery documents it, -0x123 to -291, within INT64', async () => {
     expect(
       await row(`select cast('-0x123' as int64) as a, cast(' +0x1F ' as int64) as b,
