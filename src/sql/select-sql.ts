@@ -336,8 +336,11 @@ function wildcardOptions(options: WildcardOptions | undefined, context: Translat
  */
 function spreadValueTables(scope: Scope): { sql: string; columns: Column[] | undefined } | undefined {
   const own = scope.own();
-  if (!own.some(([, binding]) => binding.kind === 'element' && isStructSqlType(binding.type)))
-    return undefined;
+  const valueTables = own.some(
+    ([, binding]) =>
+      binding.kind === 'object' || (binding.kind === 'element' && isStructSqlType(binding.type)),
+  );
+  if (!valueTables) return undefined;
   const items: string[] = [];
   let columns: Column[] | undefined = [];
   for (const [, binding] of own) {
@@ -355,9 +358,17 @@ function spreadValueTables(scope: Scope): { sql: string; columns: Column[] | und
       // A column of its own: an array's element, or an UNNEST's WITH OFFSET.
       items.push(quoteIdent(binding.alias));
       columns = columns && [...columns, { name: binding.alias, type: binding.type }];
+    } else if (binding.kind === 'object') {
+      // A log source's record UNNESTed (`CROSS JOIN UNNEST(t.metadata) AS m`) is a path, no FROM
+      // item; its fields are columns all the same, as BigQuery's value table of the record has them.
+      const fields = Object.entries(binding.type.struct);
+      items.push(...fields.map(([field]) => `${binding.path}.${quoteIdent(field)} AS ${quoteIdent(field)}`));
+      columns = columns && [
+        ...columns,
+        ...fields.map(([name, type]) => ({ name, type, stored: binding.stored })),
+      ];
     }
-    // A record UNNEST over a log source's object (kind 'object') is a path, no FROM item, and a
-    // constant CTE is inlined: neither adds columns to `*`, as without an UNNEST of STRUCTs.
+    // A constant CTE is inlined: it adds no columns to `*` (as before UNNESTs of STRUCTs spread).
   }
   return { sql: items.join(', '), columns };
 }

@@ -447,6 +447,28 @@ describe('repeated records of a log source, as BigQuery subscripts and counts th
     expect(await relay('metadata[offset(3)].function_id as a', 'false')).toEqual([]);
   });
 
+  it("gives SELECT * the record's fields as columns after the table's, for each record UNNESTed", async () => {
+    // Query syntax, "UNNEST and structs": a column per field of the STRUCTs UNNEST reads, as
+    // Logflare's BigQuery answers `select * ... cross join unnest(metadata) as m`; a row without
+    // the record (r4) is none of CROSS JOIN's rows.
+    const answered = await rows(
+      "select * from `deno-relay-logs` as t cross join unnest(t.metadata) as m where function_id = 'f1' order by id",
+    );
+    expect(answered.map((row) => row.id)).toEqual(['r1', 'r3']);
+    expect(Object.keys(answered[0] as object).slice(-6)).toEqual([
+      'project_ref',
+      'function_id',
+      'execution_time_ms',
+      'deployment_id',
+      'request',
+      'response',
+    ]);
+    expect(answered.map((row) => [row.execution_time_ms, row.event_message])).toEqual([
+      [10, 'ok'],
+      [20, 'none'],
+    ]);
+  });
+
   it('counts a record as 1 and an absent one as 0 with ARRAY_LENGTH', async () => {
     expect(await relay('array_length(metadata) as a')).toEqual([
       { id: 'r1', a: 1 },
