@@ -9,7 +9,7 @@ import { bareName } from './names.js';
 import { isNumericCombination, numericQuotientSql } from './numeric-division.js';
 import { recordElementType, recordSubscriptSql } from './repeated-records.js';
 import { checkedDivisor } from './rules/math.js';
-import { quoteString } from './rules/rule.js';
+import { hasNullElement, quoteString } from './rules/rule.js';
 import { extract } from './rules/time.js';
 import { bytesOfLiteral } from './string-escapes.js';
 import {
@@ -276,7 +276,7 @@ function quantifiedLikeSql(
     const patterns = context.expr(array);
     const name = quoteIdent('$pattern');
     const matching = `len(list_filter(${patterns}, ${name} -> (${likeSql(value, name, negated)}) IS TRUE)) > 0`;
-    const nullPattern = `len(list_filter(${patterns}, ${name} -> ${name} IS NULL)) > 0`;
+    const nullPattern = hasNullElement(patterns);
     return `(CASE WHEN coalesce(len(${patterns}), 0) = 0 THEN ${negated ? 'TRUE' : 'FALSE'} WHEN ${value} IS NULL THEN NULL WHEN ${matching} THEN TRUE WHEN ${nullPattern} THEN NULL ELSE FALSE END)`;
   }
   const patterns = (list ?? []).map((item) => context.expr(item));

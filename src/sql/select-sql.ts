@@ -270,13 +270,12 @@ function selectItem(
     }
     case 'Wildcard': {
       const options = wildcardOptions(node, context);
-      const spread = spreadValueTables(context.scope);
-      if (spread) {
-        if (options) throw unsupported('SELECT * with EXCEPT or REPLACE over an UNNEST of STRUCTs');
-        return spread;
-      }
-      // EXCEPT and REPLACE change which columns come out, and their types: DuckDB works them out.
-      return { sql: `*${options}`, columns: options ? undefined : wildcardColumns(context.scope) };
+      const star = starItems(context.scope);
+      if (!star.spread)
+        // EXCEPT and REPLACE change which columns come out, and their types: DuckDB works them out.
+        return { sql: `*${options}`, columns: options ? undefined : star.columns };
+      if (options) throw unsupported('SELECT * with EXCEPT or REPLACE over an UNNEST of STRUCTs');
+      return star;
     }
     case 'QualifiedWildcard': {
       // `STRUCT(1 AS a).*`, `(SELECT AS STRUCT ...).*`: the fields of a STRUCT the query builds.
@@ -288,13 +287,11 @@ function selectItem(
       if (binding?.kind === 'element' && isStructSqlType(binding.type)) {
         if (options)
           throw unsupported(`SELECT ${parts[0]}.* with EXCEPT or REPLACE over an UNNEST of STRUCTs`);
-        return elementFields(binding.alias, binding.type);
+        return structFields(elementPath(binding.alias), binding.type);
       }
       if (binding?.kind === 'object') {
         if (options) throw unsupported(`SELECT ${parts[0]}.* with EXCEPT or REPLACE over a record`);
-        // DuckDB's unnest() of a STRUCT spreads its fields into columns, as `m.*` does in BigQuery.
-        const columns = Object.entries(binding.type.struct).map(([field, type]) => ({ name: field, type }));
-        return { sql: `unnest(${binding.path})`, columns };
+        return structFields(binding.path, binding.type);
       }
       const columns =
         binding?.kind === 'relation' && binding.columns && !options ? relationColumns(binding) : undefined;
@@ -327,50 +324,37 @@ function wildcardOptions(options: WildcardOptions | undefined, context: Translat
 }
 
 /**
- * `SELECT *` over a FROM clause with an UNNEST of STRUCTs: that value table's columns are the
- * STRUCT's fields, as BigQuery's UNNEST docs have it ("For an input array of structs, UNNEST
+ * What `SELECT *` makes, FROM item by FROM item: a table's columns, an array's element or an
+ * UNNEST's offset, and the fields of a STRUCT value table (an UNNEST of STRUCTs, or of a log
+ * source's record), as BigQuery's UNNEST docs have it ("For an input array of structs, UNNEST
  * returns a row for each struct, with a separate column for each field"; `SELECT *, s FROM
- * UNNEST(...) AS s` answers the fields and then the STRUCT), where DuckDB's `*` would give the
- * lateral join's one STRUCT column. So the list is written out, FROM item by FROM item.
- * Undefined when no UNNEST of the FROM clause has STRUCT elements (`*` as it is then).
+ * UNNEST(...) AS s` answers the fields and then the STRUCT). DuckDB's `*` would give a lateral
+ * join's one STRUCT column and none for a record UNNEST (a path, no FROM item), so with such a
+ * value table (`spread`) the list is written out. The columns are undefined when not all are known.
+ * A constant CTE is inlined: it adds no columns.
  */
-function spreadValueTables(scope: Scope): { sql: string; columns: Column[] | undefined } | undefined {
-  const own = scope.own();
-  const valueTables = own.some(
-    ([, binding]) =>
-      binding.kind === 'object' || (binding.kind === 'element' && isStructSqlType(binding.type)),
-  );
-  if (!valueTables) return undefined;
+function starItems(scope: Scope): { sql: string; spread: boolean; columns: Column[] | undefined } {
   const items: string[] = [];
   let columns: Column[] | undefined = [];
-  for (const [, binding] of own) {
+  let spread = false;
+  for (const [, binding] of scope.own()) {
+    let made: { sql: string; columns: Column[] | undefined } | undefined;
     if (binding.kind === 'relation') {
-      items.push(`${quoteIdent(binding.alias)}.*`);
-      columns =
-        binding.columns && columns
-          ? [...columns, ...relationColumns(binding).filter((c) => !c.pseudo)]
-          : undefined;
+      const known = binding.columns && relationColumns(binding).filter((column) => !column.pseudo);
+      made = { sql: `${quoteIdent(binding.alias)}.*`, columns: known };
     } else if (binding.kind === 'element' && isStructSqlType(binding.type)) {
-      const fields = elementFields(binding.alias, binding.type);
-      items.push(fields.sql);
-      columns = columns && [...columns, ...fields.columns];
+      made = structFields(elementPath(binding.alias), binding.type);
     } else if (binding.kind === 'element') {
-      // A column of its own: an array's element, or an UNNEST's WITH OFFSET.
-      items.push(quoteIdent(binding.alias));
-      columns = columns && [...columns, { name: binding.alias, type: binding.type }];
+      made = { sql: quoteIdent(binding.alias), columns: [{ name: binding.alias, type: binding.type }] };
     } else if (binding.kind === 'object') {
-      // A log source's record UNNESTed (`CROSS JOIN UNNEST(t.metadata) AS m`) is a path, no FROM
-      // item; its fields are columns all the same, as BigQuery's value table of the record has them.
-      const fields = Object.entries(binding.type.struct);
-      items.push(...fields.map(([field]) => `${binding.path}.${quoteIdent(field)} AS ${quoteIdent(field)}`));
-      columns = columns && [
-        ...columns,
-        ...fields.map(([name, type]) => ({ name, type, stored: binding.stored })),
-      ];
+      made = structFields(binding.path, binding.type, binding.stored);
     }
-    // A constant CTE is inlined: it adds no columns to `*` (as before UNNESTs of STRUCTs spread).
+    if (!made) continue;
+    spread ||= binding.kind === 'object' || (binding.kind === 'element' && isStructSqlType(binding.type));
+    if (made.sql !== '') items.push(made.sql);
+    columns = columns && made.columns && [...columns, ...made.columns];
   }
-  return { sql: items.join(', '), columns };
+  return { sql: items.join(', '), spread, columns };
 }
 
 /** `expression.*` of a STRUCT whose fields the translator knows, each read from it by name. */
@@ -382,39 +366,20 @@ function builtFields(
   const type = context.valueType(expression);
   if (!isStructSqlType(type)) throw unsupported('expression.* of a value whose fields are not known');
   if (wildcardOptions(options, context)) throw unsupported('expression.* with EXCEPT or REPLACE');
-  const value = context.expr(expression);
-  const fields = Object.entries(type.struct);
-  return {
-    sql: fields.map(([field]) => `(${value}).${quoteIdent(field)} AS ${quoteIdent(field)}`).join(', '),
-    columns: fields.map(([fieldName, fieldType]) => ({ name: fieldName, type: fieldType })),
-  };
+  return structFields(`(${context.expr(expression)})`, type);
 }
 
-/** The fields of an UNNEST's STRUCT element as columns named after them. */
-function elementFields(alias: string, type: StructSqlType): { sql: string; columns: Column[] } {
+/** The fields of a STRUCT value (DuckDB SQL) as columns named after them, read from it by name. */
+function structFields(
+  value: string,
+  type: StructSqlType,
+  stored?: boolean,
+): { sql: string; columns: Column[] } {
   const fields = Object.entries(type.struct);
   return {
-    sql: fields
-      .map(([field]) => `${elementPath(alias)}.${quoteIdent(field)} AS ${quoteIdent(field)}`)
-      .join(', '),
-    columns: fields.map(([name, fieldType]) => ({ name, type: fieldType })),
+    sql: fields.map(([field]) => `${value}.${quoteIdent(field)} AS ${quoteIdent(field)}`).join(', '),
+    columns: fields.map(([name, fieldType]) => ({ name, type: fieldType, ...(stored ? { stored } : {}) })),
   };
-}
-
-/** The columns `SELECT *` makes: every column of the tables and every UNNEST alias, when all are known. */
-function wildcardColumns(scope: Scope): Column[] | undefined {
-  const columns: Column[] = [];
-  for (const [alias, binding] of scope.own()) {
-    if (binding.kind === 'relation') {
-      if (!binding.columns) return undefined;
-      columns.push(...relationColumns(binding).filter((column) => !column.pseudo));
-    } else if (binding.kind === 'object') {
-      columns.push({ name: alias, type: binding.type, stored: binding.stored });
-    } else if (binding.kind === 'element') {
-      columns.push({ name: binding.alias, type: binding.type });
-    }
-  }
-  return columns;
 }
 
 /** A relation's columns as a SELECT passes them on: stored only where read from rows it holds. */

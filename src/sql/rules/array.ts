@@ -1,4 +1,4 @@
-import { type FunctionCall, type RuleTable, rule, unsupported } from './rule.js';
+import { type FunctionCall, hasNullElement, type RuleTable, rule, unsupported } from './rule.js';
 
 /** ARRAY_FIRST / ARRAY_LAST: the element at that end, NULL of a NULL array, an error of an empty one. */
 function endElement(array: string, call: FunctionCall, end: 'first' | 'last'): string {
@@ -48,7 +48,7 @@ export const arrayRules: RuleTable = {
   range_bucket: rule(2, 2, ([point, array], call) => {
     if (call.isRecord(1)) throw unsupported('RANGE_BUCKET over a log record');
     const name = '"$boundary"';
-    return `(CASE WHEN ${point} IS NULL OR ${array} IS NULL THEN NULL WHEN len(list_filter(${array}, ${name} -> ${name} IS NULL)) > 0 THEN error('RANGE_BUCKET: the boundaries array has a NULL element') WHEN ${array} <> list_sort(${array}) THEN error('RANGE_BUCKET: the boundaries array is not sorted in ascending order') ELSE len(list_filter(${array}, ${name} -> ${name} <= ${point})) END)`;
+    return `(CASE WHEN ${point} IS NULL OR ${array} IS NULL THEN NULL WHEN ${hasNullElement(array as string)} THEN error('RANGE_BUCKET: the boundaries array has a NULL element') WHEN ${array} <> list_sort(${array}) THEN error('RANGE_BUCKET: the boundaries array is not sorted in ascending order') ELSE len(list_filter(${array}, ${name} -> ${name} <= ${point})) END)`;
   }),
   generate_array: rule(2, 3, ([start, end, step], call) => {
     if (call.numbers[2] === 0) throw unsupported('GENERATE_ARRAY with a step of 0');

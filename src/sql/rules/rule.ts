@@ -104,6 +104,11 @@ export function quoteString(text: string): string {
   return `E'${text.replaceAll('\\', '\\\\').replaceAll("'", "''").replaceAll('\n', '\\n')}'`;
 }
 
+/** Whether a list holds a NULL element: it has more elements than non-NULL ones (NULL of a NULL list). */
+export function hasNullElement(list: string): string {
+  return `(len(${list}) > list_count(${list}))`;
+}
+
 /**
  * BigQuery's runtime error `message` (SQL text), or NULL under SAFE.: DuckDB's try() refuses
  * error(), so a rule that raises writes its SAFE. form itself (`ownSafeForm`).

@@ -1,4 +1,13 @@
-import { type FunctionCall, quoteString, type RuleTable, raise, rule, same, unsupported } from './rule.js';
+import {
+  type FunctionCall,
+  hasNullElement,
+  quoteString,
+  type RuleTable,
+  raise,
+  rule,
+  same,
+  unsupported,
+} from './rule.js';
 
 /**
  * SUBSTR(value, position[, length]): 1-based; 0 means 1; a negative position counts from the
@@ -225,7 +234,7 @@ export const stringRules: RuleTable = {
   // Docs: [97, 0, 0xF9B5] is 'a例' (0 adds nothing); a NULL element makes the whole NULL.
   code_points_to_string: rule(1, 1, ([codes]) => {
     const name = '"$code"';
-    return `(CASE WHEN ${codes} IS NULL OR len(list_filter(${codes}, ${name} -> ${name} IS NULL)) > 0 THEN NULL ELSE array_to_string(list_transform(${codes}, ${name} -> ${codePointText(name)}), '') END)`;
+    return `(CASE WHEN ${codes} IS NULL OR ${hasNullElement(codes as string)} THEN NULL ELSE array_to_string(list_transform(${codes}, ${name} -> ${codePointText(name)}), '') END)`;
   }),
   format: rule(1, Number.POSITIVE_INFINITY, format),
   contains_substr: rule(2, 3, containsSubstr, { ownSafeForm: true }),
