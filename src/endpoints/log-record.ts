@@ -1,4 +1,5 @@
 import type { LogSource } from './sources.js';
+import type { AdmitStoring } from './storing-cost.js';
 
 /**
  * The shape of a stored log record, declared once for every backend: what `GET /api/sources`
@@ -40,9 +41,14 @@ export function logRecordFields(source: Pick<LogSource, 'hasProject'>): readonly
   ];
 }
 
+export interface LogWriteOptions {
+  /** Told the request's cost once its records are fitted; throws to refuse it, nothing stored. */
+  readonly admit?: AdmitStoring | undefined;
+}
+
 /** Where ingestion writes records: the backend's store or warehouse. */
 export interface LogSink {
-  write(sourceName: string, events: unknown[]): Promise<{ ingested: number }>;
+  write(sourceName: string, events: unknown[], options?: LogWriteOptions): Promise<{ ingested: number }>;
   /**
    * Settles once the records acknowledged so far are committed, when some are not yet (the
    * embedded store commits after the acknowledgement, see storage/log-writer.ts).

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { AdmitStoring } from './storing-cost.js';
 import { type TableColumn, tableColumnsSchema } from './table-columns.js';
 
 /**
@@ -124,6 +125,8 @@ export interface TableSink {
 export interface TableWriteOptions {
   /** @default false: the rows are appended */
   readonly replace?: boolean | undefined;
+  /** Told the rows' storing cost once they are checked; throws to refuse them, nothing stored. */
+  readonly admit?: AdmitStoring | undefined;
 }
 
 export interface TableFileLoad {

@@ -7,7 +7,8 @@ import { QuerygateError } from '../errors.js';
  * bound any number of clients sending large batches at once could push it past its memory. A
  * request that would take the bytes in flight past the bound is answered 503 with Retry-After
  * (Vector and Logflare's other clients send it again), and nothing of it is stored. Alone, a
- * request is always let in, whatever its size (the body limit bounds that).
+ * request is always let in, whatever its size (the body limit bounds that). A request's share
+ * grows again once its records' storing cost is known (ingest-routes.ts admitStoring).
  */
 export interface IngestBudget {
   /**

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { didYouMean } from '../endpoints/likely-meant.js';
 import type { LogSink } from '../endpoints/log-record.js';
 import { findLogSourceByNameOrId, type LogSource } from '../endpoints/sources.js';
+import type { StoringCost } from '../endpoints/storing-cost.js';
 import type { TableSink, TableSource } from '../endpoints/table-source.js';
 import { badParameter, QuerygateError } from '../errors.js';
 import { allowMethods } from '../http/allow-methods.js';
@@ -90,10 +91,11 @@ export function ingestRoutes(options: IngestRoutesOptions) {
             const isTable = options.tables?.names.includes(source) === true;
             const replace = replaceMode(request, isTable);
             // A table source's rows are stored as sent; a log source's as Logflare reads events.
+            const admit = (cost: StoringCost) => admitStoring(source, cost, options.maxInFlightBytes, share);
             const { ingested } =
               isTable && options.tables
-                ? await options.tables.sink.write(source, stored, { replace })
-                : await options.logs.write(source, stored.map(fromLogflareEvent));
+                ? await options.tables.sink.write(source, stored, { replace, admit })
+                : await options.logs.write(source, stored.map(fromLogflareEvent), { admit });
             const commits = isTable ? undefined : options.logs.committed?.();
             if (commits) committing.set(request, commits);
             options.metrics.ingested(
@@ -185,6 +187,26 @@ function sourceOf(
     );
   }
   return source.name;
+}
+
+/**
+ * Counts a request at what storing its records takes (when more than its body), in the same
+ * bound as the bodies in flight: a 12 KB gzip body of 230,000 bare events into a source whose
+ * `metadata` has 500 fields is 1.8 GB to store, and three such requests at once took a server to
+ * 2 GB and held every query and ingestion for minutes (a table source's rows of `{}` likewise).
+ * A request that alone exceeds the bound can never be taken, so it is answered 413 saying how
+ * many records to send at once, not 503.
+ */
+function admitStoring(source: string, cost: StoringCost, maxBytes: number, share: HeldBytes | undefined) {
+  if (cost.bytes > maxBytes) {
+    const most = Math.max(1, Math.floor(maxBytes / (cost.bytes / cost.records)));
+    throw new QuerygateError(
+      'PAYLOAD_TOO_LARGE',
+      `These ${cost.records} records would take about ${Math.ceil(cost.bytes / 2 ** 20)} MiB to store in source '${source}' (${cost.columns} typed columns and fields each), more than QUERYGATE_INGEST_INFLIGHT_BYTES (${maxBytes}): send at most ${most} records per request; nothing of it was stored`,
+      { details: { records: cost.records, maxRecords: most } },
+    );
+  }
+  share?.grow(cost.bytes);
 }
 
 /** A one-event body without the fields that only named its source. */

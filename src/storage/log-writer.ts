@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent, type StructType } from '../endpoints/field-type.js';
+import { type LogWriteOptions, logRecordFields } from '../endpoints/log-record.js';
 import type { LogSource } from '../endpoints/sources.js';
 import { isQuerygateError, QuerygateError } from '../errors.js';
 import type { Database } from './database.js';
@@ -31,6 +32,7 @@ import {
   withMissingFields,
 } from './schema-evolution.js';
 import { createSchemaPacing } from './schema-pacing.js';
+import { storingCost } from './storing-cost.js';
 import { inTransaction, runInTransaction } from './transaction.js';
 
 /** Where the writer reports what a client must not see (engine messages, paths). */
@@ -134,12 +136,20 @@ export interface LogWriter {
    * and ENGINE_ERROR when the store fails (then nothing of the request is stored; the message
    * gives a reference to the log entry, never the store's own text).
    */
-  acknowledge(sourceName: string, events: readonly unknown[]): Promise<{ ingested: number }>;
+  acknowledge(
+    sourceName: string,
+    events: readonly unknown[],
+    options?: LogWriteOptions,
+  ): Promise<{ ingested: number }>;
   /**
    * As acknowledge, resolving once the records are committed to DuckDB too (visible to any
    * connection). Should DuckDB refuse the commit, ENGINE_ERROR says the journal keeps them.
    */
-  write(sourceName: string, events: readonly unknown[]): Promise<{ ingested: number }>;
+  write(
+    sourceName: string,
+    events: readonly unknown[],
+    options?: LogWriteOptions,
+  ): Promise<{ ingested: number }>;
   /**
    * Settles once every request acknowledged so far is committed to DuckDB (or its commit has
    * failed: its records stay in the journal, see storeAcknowledged); undefined when none is
@@ -284,8 +294,15 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
   let settledState: WriterState | undefined;
 
   /** Fits events to their source's latest type and serialises them: off the writer's queue. */
-  const prepare = (state: WriterState, source: LogSource, events: readonly LogEvent[]): PreparedBatch => {
+  const prepare = (
+    state: WriterState,
+    source: LogSource,
+    events: readonly LogEvent[],
+    admit?: LogWriteOptions['admit'],
+  ): PreparedBatch => {
     const fitted = pacing.fit(source, state.fitted.get(source.name) as StructType, events);
+    // Before the type it fitted becomes the source's: a refused request leaves no field behind.
+    admit?.(storingCost(fitted.records.length, logRecordFields(source).length + countFields(fitted.type)));
     state.fitted.set(source.name, fitted.type);
     return { records: fitted.records, type: fitted.type, json: batchJson(fitted.records, source) };
   };
@@ -647,7 +664,12 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
   });
 
   /** Stores a request's events: answers once acknowledged, or once committed too (`committedToo`). */
-  const store = async (sourceName: string, events: readonly unknown[], committedToo: boolean) => {
+  const store = async (
+    sourceName: string,
+    events: readonly unknown[],
+    committedToo: boolean,
+    admit: LogWriteOptions['admit'],
+  ) => {
     if (closed) throw new QuerygateError('NOT_READY', 'The log writer is closed');
     const { source, events: checked } = checkLogEvents(sourceName, events, now(), options.sources);
     if (checked.length === 0) return { ingested: 0 };
@@ -658,7 +680,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
       throw storeFailure(options.log, source, error);
     }
     // Fitted and serialised now, beside the commit under way, in the order requests arrive.
-    const prepared = prepare(state, source, checked);
+    const prepared = prepare(state, source, checked, admit);
     const acknowledged = await commitInGroup(source, prepared);
     const refused = committedToo ? await commitOf.get(prepared) : undefined;
     if (refused !== undefined) throw journaledOnly(options.log, source, refused);
@@ -669,8 +691,8 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     ready: async () => {
       await enqueue(open);
     },
-    acknowledge: (sourceName, events) => store(sourceName, events, false),
-    write: (sourceName, events) => store(sourceName, events, true),
+    acknowledge: (sourceName, events, writeOptions) => store(sourceName, events, false, writeOptions?.admit),
+    write: (sourceName, events, writeOptions) => store(sourceName, events, true, writeOptions?.admit),
     committed: () => {
       // Every commit asked for holds a request until it has ended.
       const state = settledState;

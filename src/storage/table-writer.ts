@@ -10,6 +10,7 @@ import { QuerygateError } from '../errors.js';
 import { quoteIdent } from '../sql/table-schema.js';
 import type { Database } from './database.js';
 import { stepsInTurn } from './in-turn.js';
+import { storingCost } from './storing-cost.js';
 import { deleteAll, deleteDays, loadTableFiles } from './table-load.js';
 import type { TableMigration } from './table-migration.js';
 import { refuseBadRows, refuseRowsWithoutSuffix } from './table-row-check.js';
@@ -71,6 +72,7 @@ export async function createTableWriter(
       const source = sourceNamed(sourceName);
       refuseBadRows(source.columns, rows);
       refuseRowsWithoutSuffix(source, rows);
+      options.admit?.(storingCost(rows.length, cellsPerRow(source.columns)));
       // The statement when its turn comes: a redeclaration queued before it has changed the table.
       const sql = () => statements.get(sourceName) as string;
       if (!options.replace)
@@ -100,6 +102,13 @@ export async function createTableWriter(
     },
     close: () => connection.closeSync(),
   };
+}
+
+/** A row's cells: a column each, and each field of a STRUCT (a REPEATED one counted once). */
+function cellsPerRow(columns: readonly TableColumn[]): number {
+  let cells = 0;
+  for (const column of columns) cells += 1 + (column.fields ? cellsPerRow(column.fields) : 0);
+  return cells;
 }
 
 /** The rows in place of the table's, or of the day tables (suffixes) they hold for a family. */

@@ -189,6 +189,79 @@ describe('ingestion bodies in flight beyond QUERYGATE_INGEST_INFLIGHT_BYTES', ()
       expect(total, `request ${request}`).toBe(stored.has(request) ? eventsPerRequest : 0);
     }
   });
+  // Found from outside: once one event had widened a source's metadata to 500 fields, a 24 KB gzip
+  // body of 450,000 tiny events cost DuckDB gigabytes to store, and three at once held every query
+  // and ingestion of the server for minutes, while the bodies' bytes were well within the bound.
+  it('answers 413 naming how many events to send at once when storing a small body in a wide source would exceed the bound, and stores none of it', async () => {
+    const post = async (target: string, events: readonly unknown[]) => {
+      const response = await fetch(`${app.url}/api/logs?source_name=${target}`, {
+        method: 'POST',
+        headers: { 'x-api-key': app.apiKey, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        body: new Uint8Array(gzipSync(JSON.stringify(events))),
+      });
+      return { status: response.status, text: await response.text() };
+    };
+    // Counted by the operator's SQL route (`querygate query` through the server).
+    const stored = async (table: string) => {
+      const response = await fetch(`${app.url}/api/store-query`, {
+        method: 'POST',
+        headers: { 'x-api-key': app.apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          sql: `select count(*) as n from \`${table}\``,
+          params: {},
+          now: now.toISOString(),
+          max_rows: 1,
+        }),
+      });
+      const text = await response.text();
+      expect(response.status, text).toBe(200);
+      return Number(JSON.parse(text).result[0].n);
+    };
+    const small = (count: number) =>
+      Array.from({ length: count }, (_, i) => ({
+        event_message: `e${i}`,
+        project: 'wide',
+        metadata: { k0: i },
+      }));
+
+    // One event with 600 keys takes the source's metadata to its 500 typed fields.
+    const wide = Object.fromEntries(Array.from({ length: 600 }, (_, i) => [`k${i}`, i]));
+    const widened = await post('realtime.logs.prod', [
+      { event_message: 'wide', project: 'wide', metadata: wide },
+    ]);
+    expect(widened.status, widened.text).toBe(200);
+
+    // 5,000 events are a 20 KB body: about 40 MB to store at 500 fields each, beyond the 6 MB bound.
+    const refused = await post('realtime.logs.prod', small(5_000));
+    expect(refused.status, refused.text).toBe(413);
+    const { error } = JSON.parse(refused.text);
+    expect(error.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(error.message).toContain('QUERYGATE_INGEST_INFLIGHT_BYTES');
+    const most = Number(/send at most (\d+) records per request/.exec(error.message)?.[1]);
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThan(5_000);
+    expect(await stored('realtime.logs.prod')).toBe(1);
+
+    // As many as it says are taken; four such requests at once count at what they cost to store,
+    // so the bound takes one at a time and tells the others to come again.
+    const together = await Promise.all(
+      Array.from({ length: 4 }, () => post('realtime.logs.prod', small(most))),
+    );
+    const taken = together.filter((answer) => answer.status === 200).length;
+    expect(taken).toBeGreaterThan(0);
+    for (const answer of together.filter((answer) => answer.status !== 200)) {
+      expect(answer.status, answer.text).toBe(503);
+      expect(JSON.parse(answer.text).error.code).toBe('ENGINE_BUSY');
+    }
+    expect(taken).toBeLessThan(4);
+    expect(await stored('realtime.logs.prod')).toBe(1 + taken * most);
+    // The same 5,000 events into a narrow source are taken: what counts is what the records cost
+    // to store, not the bytes of the body.
+    const narrow = await post('pgbouncer.logs.prod', small(5_000));
+    expect(narrow.status, narrow.text).toBe(200);
+    expect(await stored('pgbouncer.logs.prod')).toBe(5_000);
+  });
+
   // Found by fuzzing: a Content-Length beyond QUERYGATE_MAX_BODY_BYTES was counted against the
   // bytes in flight first, so beside another request it answered 503 "send this request again",
   // which a client (Vector) does for ever, for a body that can never be taken.

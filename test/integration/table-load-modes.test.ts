@@ -242,6 +242,23 @@ describe('loading through the running server', () => {
     expect(JSON.stringify(await endpoint('orders.shipping'))).not.toContain('"w1"');
   });
 
+  it('answers 413 naming how many rows to send at once for a batch that would take more than the bound to store, and stores none of it', async () => {
+    // 150,000 rows of two columns are an 8 MB body, under the 10 MiB body limit, but each row
+    // fills every column and field of orders in DuckDB (17 cells): 40 MB, beyond the 32 MiB bound.
+    const rows = Array.from({ length: 150_000 }, (_, i) => ({
+      order_id: `big${i}`,
+      created_at: '2026-02-01 10:00:00 UTC',
+    }));
+    const refused = await post('/api/logs?source_name=orders', rows);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(413);
+    const message = String((refused.body.error as { message: string }).message);
+    expect(message).toContain('QUERYGATE_INGEST_INFLIGHT_BYTES');
+    const most = Number(/send at most (\d+) records per request/.exec(message)?.[1]);
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThan(rows.length);
+    expect(JSON.stringify(await endpoint('orders.shipping'))).not.toContain('"big0"');
+  });
+
   it('answers 400 naming mode for a mode it does not know, and stores nothing', async () => {
     const refused = await post('/api/logs?source_name=orders&mode=upsert', [{ order_id: 'x' }]);
     expect(refused.status).toBe(400);

@@ -223,7 +223,7 @@ export async function openRecoveringStore<O extends StoreOpening>(
   return {
     engine,
     logs: {
-      write: (source, events) => guarded((opening) => opening.logs.write(source, events)),
+      write: (source, events, options) => guarded((opening) => opening.logs.write(source, events, options)),
       committed: () => live?.opening.logs.committed?.(),
     },
     tables: {
