@@ -300,9 +300,14 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
     events: readonly LogEvent[],
     admit?: LogWriteOptions['admit'],
   ): PreparedBatch => {
-    const fitted = pacing.fit(source, state.fitted.get(source.name) as StructType, events);
-    // Before the type it fitted becomes the source's: a refused request leaves no field behind.
-    admit?.(storingCost(fitted.records.length, logRecordFields(source).length + countFields(fitted.type)));
+    const current = state.fitted.get(source.name) as StructType;
+    const cost = (type: StructType) =>
+      storingCost(events.length, logRecordFields(source).length + countFields(type));
+    // At the type as it is first, sparing the fitting of a request refused already; then at the
+    // type fitted, before it becomes the source's, so a refused request leaves no field behind.
+    admit?.(cost(current));
+    const fitted = pacing.fit(source, current, events);
+    if (admit && fitted.type !== current) admit(cost(fitted.type));
     state.fitted.set(source.name, fitted.type);
     return { records: fitted.records, type: fitted.type, json: batchJson(fitted.records, source) };
   };

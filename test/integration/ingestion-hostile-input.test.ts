@@ -262,6 +262,24 @@ describe('ingestion bodies in flight beyond QUERYGATE_INGEST_INFLIGHT_BYTES', ()
     expect(await stored('pgbouncer.logs.prod')).toBe(5_000);
   });
 
+  // 450,000 records of `{"event_message":"a"}` are a 24 KB gzip body that held some 490 MB of
+  // the server's memory while each record was read and checked, sixteen such bodies 31 s of its
+  // main thread: a body's records are counted before any of them is read.
+  it('answers 413 to a body of more records than the bound takes before checking any of them', async () => {
+    const records = Array.from({ length: 60_000 }, () => ({ not_a_field: 1 }));
+    const response = await fetch(`${app.url}/api/logs?source_name=pgbouncer.logs.prod`, {
+      method: 'POST',
+      headers: { 'x-api-key': app.apiKey, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: new Uint8Array(gzipSync(JSON.stringify(records))),
+    });
+    const text = await response.text();
+    // Each record lacks event_message: read one by one, the first would be refused 400.
+    expect(response.status, text).toBe(413);
+    const { error } = JSON.parse(text);
+    expect(error.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(error.message).toMatch(/These 60000 records .* send at most \d+ records per request/);
+  });
+
   // Found by fuzzing: a Content-Length beyond QUERYGATE_MAX_BODY_BYTES was counted against the
   // bytes in flight first, so beside another request it answered 503 "send this request again",
   // which a client (Vector) does for ever, for a body that can never be taken.
