@@ -202,6 +202,17 @@ export const memoryBombs: readonly Bomb[] = [
     name: 'array_agg of a generated array per row',
     sql: 'select array_length(array_agg(generate_array(1, 1000000))) as n from edge_logs a, edge_logs b',
   },
+  // Built for each of the 2,048 rows DuckDB computes at once, where no ceiling can stop it: once
+  // took a server with a 512 MiB ceiling to 3.7 GB, 2 GB and 923 MB.
+  {
+    name: 'text repeated for each generated row',
+    sql: 'select sum(length(repeat(cast(a as string), 300000))) as n from unnest(generate_array(100000, 200000)) as a',
+  },
+  { name: 'a FORMAT width of a billion', sql: "select length(format('%1000000000d', 1)) as n" },
+  {
+    name: 'a REPLACE that multiplies text',
+    sql: "select length(replace(repeat('a', 20000), 'a', repeat('b', 20000))) as n",
+  },
 ];
 
 /** What Studio's Logs Explorer sends most: the newest records, which must answer beside any bomb. */

@@ -35,6 +35,12 @@ describe('the sandbox checks', () => {
     // Read as rows, not built as a value: a million is fine in FROM.
     'select count(*) as n from logs cross join unnest(generate_array(1, 1000000)) as a cross join unnest(generate_array(1, 1000000)) as b',
     'select generate_array(1, 131072) as a from logs',
+    // Text built from literals, 64 KiB a row in all; replacements that grow a value at most 64 times.
+    "select lpad(id, 10, '0') as a, rpad(id, 65516, ' ') as b, format('%10d|%-s', 1, id) as c from logs",
+    "select repeat('ab', 32768) as r from logs",
+    "select replace(replace(url, '%20', ' '), '+', ' ') as u from logs",
+    "select regexp_replace(regexp_replace(path, r'[0-9]+', ':id'), r'[a-f0-9]{32}', ':hash') as p from logs",
+    "select safe.replace(replace(id, 'x', ''), '', 'yyyyyyyy') as i from logs",
   ])('lets %s through', (sql) => {
     expect(verdict(sql)).toBe('ok');
   });
@@ -61,6 +67,25 @@ describe('the sandbox checks', () => {
     ['select SESSION_USER() as u from logs', 'SANDBOX_RESTRICTED_FUNCTION'],
     ['select generate_array(1, n) as a from logs', 'SANDBOX_TOO_EXPENSIVE'],
     ['select repeat("x", 2000000) as r from logs', 'SANDBOX_TOO_EXPENSIVE'],
+    // Built for each row of 2,048 at once, beyond the memory ceiling's reach (3.7 GB, 2 GB, 400 MB).
+    ['select repeat(cast(id as string), 300000) as r from logs', 'SANDBOX_TOO_EXPENSIVE'],
+    ["select format('%1000000000d', 1) as f from logs", 'SANDBOX_TOO_EXPENSIVE'],
+    ["select format('%*d', 100000000, 1) as f from logs", 'SANDBOX_TOO_EXPENSIVE'],
+    ['select format(id, 1) as f from logs', 'SANDBOX_TOO_EXPENSIVE'],
+    ["select replace(repeat('a', 20000), 'a', repeat('b', 20000)) as r from logs", 'SANDBOX_TOO_EXPENSIVE'],
+    ["select replace(id, 'a', id) as r from logs", 'SANDBOX_TOO_EXPENSIVE'],
+    ["select replace(repeat('a', 100), 'a', 'bb') as r from logs", 'SANDBOX_TOO_EXPENSIVE'],
+    // 5 × 5 × 5 = 125 times a value's length.
+    [
+      "select regexp_replace(regexp_replace(regexp_replace(id, '', 'abcd'), '', 'abcd'), '', 'abcd') as r from logs",
+      'SANDBOX_TOO_EXPENSIVE',
+    ],
+    // 65,537 bytes a row over three calls.
+    [
+      "select repeat('x', 32768) as a, lpad(id, 32768, 'y') as b, rpad(id, 1) as c from logs",
+      'SANDBOX_TOO_EXPENSIVE',
+    ],
+    ["select lpad(id, 20000, 'é') as a from logs", 'SANDBOX_TOO_EXPENSIVE'],
     ['select generate_timestamp_array(a, b, interval 1 second) as t from logs', 'SANDBOX_TOO_EXPENSIVE'],
     ['select generate_array(1, 131073) as a from logs', 'SANDBOX_TOO_EXPENSIVE'],
     // 131,072 elements built as values over the whole query, however many calls share them.
