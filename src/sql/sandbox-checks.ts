@@ -254,9 +254,12 @@ export const maxFoldedSize = 131_072;
  * all together. DuckDB computes a function for 2,048 rows at once and cannot be interrupted
  * while it does, so what a call builds per row is held 2,048 times before the memory ceiling can
  * stop anything: `repeat(cast(a as string), 300000)` over generated rows took a server to 3.7 GB,
- * `format('%1000000000d', 1)` to 2 GB, with a 512 MiB ceiling. 64 KiB a row is 128 MiB a batch.
+ * `format('%1000000000d', 1)` to 2 GB, with a 512 MiB ceiling. And a function may turn each
+ * byte into an array element of 16-32 bytes: SPLIT, REGEXP_EXTRACT_ALL and TO_CODE_POINTS of
+ * 60 KB built a row took a server to 1.4-2.3 GB. 4 KiB a row is 8 MiB a batch, some 256 MiB as
+ * elements.
  */
-export const maxBuiltBytes = 65_536;
+export const maxBuiltBytes = 4_096;
 
 /**
  * REPLACE and REGEXP_REPLACE in caller SQL: a replacement is a string literal of at most this many

@@ -210,6 +210,10 @@ export const memoryBombs: readonly Bomb[] = [
   },
   { name: 'a FORMAT width of a billion', sql: "select length(format('%1000000000d', 1)) as n" },
   {
+    name: 'built text split into elements for each generated row',
+    sql: "select sum(array_length(split(concat(repeat('a,', 30000), cast(x as string)), ','))) as n from unnest(generate_array(1, 100000)) as x",
+  },
+  {
     name: 'a REPLACE that multiplies text',
     sql: "select length(replace(repeat('a', 20000), 'a', repeat('b', 20000))) as n",
   },

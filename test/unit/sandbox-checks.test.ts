@@ -35,9 +35,9 @@ describe('the sandbox checks', () => {
     // Read as rows, not built as a value: a million is fine in FROM.
     'select count(*) as n from logs cross join unnest(generate_array(1, 1000000)) as a cross join unnest(generate_array(1, 1000000)) as b',
     'select generate_array(1, 131072) as a from logs',
-    // Text built from literals, 64 KiB a row in all; replacements that grow a value at most 64 times.
-    "select lpad(id, 10, '0') as a, rpad(id, 65516, ' ') as b, format('%10d|%-s', 1, id) as c from logs",
-    "select repeat('ab', 32768) as r from logs",
+    // Text built from literals, 4 KiB a row in all; replacements that grow a value at most 64 times.
+    "select lpad(id, 10, '0') as a, rpad(id, 4076, ' ') as b, format('%10d|%-s', 1, id) as c from logs",
+    "select repeat('ab', 2048) as r from logs",
     "select replace(replace(url, '%20', ' '), '+', ' ') as u from logs",
     "select regexp_replace(regexp_replace(path, r'[0-9]+', ':id'), r'[a-f0-9]{32}', ':hash') as p from logs",
     "select safe.replace(replace(id, 'x', ''), '', 'yyyyyyyy') as i from logs",
@@ -80,12 +80,12 @@ describe('the sandbox checks', () => {
       "select regexp_replace(regexp_replace(regexp_replace(id, '', 'abcd'), '', 'abcd'), '', 'abcd') as r from logs",
       'SANDBOX_TOO_EXPENSIVE',
     ],
-    // 65,537 bytes a row over three calls.
+    // 4,097 bytes a row over three calls.
     [
-      "select repeat('x', 32768) as a, lpad(id, 32768, 'y') as b, rpad(id, 1) as c from logs",
+      "select repeat('x', 2048) as a, lpad(id, 2048, 'y') as b, rpad(id, 1) as c from logs",
       'SANDBOX_TOO_EXPENSIVE',
     ],
-    ["select lpad(id, 20000, 'é') as a from logs", 'SANDBOX_TOO_EXPENSIVE'],
+    ["select lpad(id, 1100, 'é') as a from logs", 'SANDBOX_TOO_EXPENSIVE'],
     ['select generate_timestamp_array(a, b, interval 1 second) as t from logs', 'SANDBOX_TOO_EXPENSIVE'],
     ['select generate_array(1, 131073) as a from logs', 'SANDBOX_TOO_EXPENSIVE'],
     // 131,072 elements built as values over the whole query, however many calls share them.
