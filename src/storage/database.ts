@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { registerFarmFingerprint } from './farm-fingerprint.js';
+import { registerUnicodeText } from './unicode-text.js';
 
 /** An open embedded DuckDB database file with querygate's session rules applied. */
 export interface Database {
@@ -74,6 +75,7 @@ export async function openDatabase(path: string, options: DatabaseOptions = {}):
   await setup.run(`SET GLOBAL TimeZone = 'UTC'`);
   // For the instance, so every connection has it: the writer's, the readers', a caller's.
   registerFarmFingerprint(setup);
+  registerUnicodeText(setup);
   setup.closeSync();
   return {
     path,

@@ -96,6 +96,23 @@ export const nowParameter = '$__now';
 export const farmFingerprintFunction = 'bigquery_farm_fingerprint';
 
 /**
+ * The DuckDB functions BigQuery's Unicode case mapping, normalization and case folding are written
+ * as (VARCHAR → VARCHAR), registered on every store the server opens (storage/unicode-text.ts):
+ * DuckDB's lower/upper map one code point to one and it normalizes to NFC only.
+ */
+export const unicodeTextFunctions = {
+  lower: 'bigquery_lower',
+  upper: 'bigquery_upper',
+  nfd: 'bigquery_normalize_nfd',
+  nfkc: 'bigquery_normalize_nfkc',
+  nfkd: 'bigquery_normalize_nfkd',
+  casefoldNfc: 'bigquery_casefold_nfc',
+  casefoldNfd: 'bigquery_casefold_nfd',
+  casefoldNfkc: 'bigquery_casefold_nfkc',
+  casefoldNfkd: 'bigquery_casefold_nfkd',
+} as const;
+
+/**
  * A SQL string literal. A newline is written as an escape (`E'...\\n...'`): the translator indents
  * its output line by line (translation-context.ts indent), which would put spaces into the text.
  */
