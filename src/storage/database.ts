@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { registerFarmFingerprint } from './farm-fingerprint.js';
+import { registerRegexpExtractAll } from './regexp-extract-all.js';
 import { registerUnicodeText } from './unicode-text.js';
 
 /** An open embedded DuckDB database file with querygate's session rules applied. */
@@ -76,6 +77,7 @@ export async function openDatabase(path: string, options: DatabaseOptions = {}):
   // For the instance, so every connection has it: the writer's, the readers', a caller's.
   registerFarmFingerprint(setup);
   registerUnicodeText(setup);
+  registerRegexpExtractAll(setup);
   setup.closeSync();
   return {
     path,

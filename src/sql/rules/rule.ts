@@ -96,6 +96,13 @@ export const nowParameter = '$__now';
 export const farmFingerprintFunction = 'bigquery_farm_fingerprint';
 
 /**
+ * The DuckDB function REGEXP_EXTRACT_ALL of a pattern that can match empty text is written as:
+ * the reference implementation's steps, registered on every store the server opens
+ * (storage/regexp-extract-all.ts).
+ */
+export const regexpExtractAllFunction = 'bigquery_regexp_extract_all';
+
+/**
  * The DuckDB functions BigQuery's Unicode case mapping, normalization and case folding are written
  * as (VARCHAR → VARCHAR), registered on every store the server opens (storage/unicode-text.ts):
  * DuckDB's lower/upper map one code point to one and it normalizes to NFC only.
