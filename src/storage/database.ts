@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { registerBigQueryJsonText } from './bigquery-json-text.js';
 import { registerFarmFingerprint } from './farm-fingerprint.js';
 import { registerRegexpExtractAll } from './regexp-extract-all.js';
 import { registerUnicodeText } from './unicode-text.js';
@@ -78,6 +79,7 @@ export async function openDatabase(path: string, options: DatabaseOptions = {}):
   registerFarmFingerprint(setup);
   registerUnicodeText(setup);
   registerRegexpExtractAll(setup);
+  registerBigQueryJsonText(setup);
   setup.closeSync();
   return {
     path,

@@ -1,11 +1,7 @@
-import {
-  type DuckDBConnection,
-  DuckDBScalarFunction,
-  type DuckDBVarCharVector,
-  VARCHAR,
-} from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { caseFold } from 'unicode-case-folding';
 import { unicodeTextFunctions } from '../sql/rules/rule.js';
+import { registerTextFunction } from './text-function.js';
 
 /*
  * BigQuery's Unicode text functions that DuckDB has no exact form of, run in JavaScript as the
@@ -20,7 +16,6 @@ import { unicodeTextFunctions } from '../sql/rules/rule.js';
  * - NORMALIZE_AND_CASEFOLD normalizes and then folds case with UnicodeString::foldCase
  *   (U_FOLD_CASE_DEFAULT): full case folding, CaseFolding.txt's C and F mappings, which
  *   unicode-case-folding applies ('ß' folds to 'ss'; toLowerCase is no case folding).
- * A chunk of at most 2048 rows per call; a NULL gives NULL.
  */
 const conversions: Record<keyof typeof unicodeTextFunctions, (text: string) => string> = {
   lower: (text) => text.toLowerCase(),
@@ -34,27 +29,8 @@ const conversions: Record<keyof typeof unicodeTextFunctions, (text: string) => s
   casefoldNfkd: (text) => caseFold(text.normalize('NFKD')),
 };
 
-/**
- * Makes each of `unicodeTextFunctions` (VARCHAR → VARCHAR) known to the connection's whole DuckDB
- * instance, as registerFarmFingerprint does.
- */
+/** Makes each of `unicodeTextFunctions` (VARCHAR → VARCHAR) known to the connection's whole DuckDB instance. */
 export function registerUnicodeText(connection: DuckDBConnection): void {
-  for (const [key, convert] of Object.entries(conversions)) {
-    connection.registerScalarFunction(
-      DuckDBScalarFunction.create({
-        name: unicodeTextFunctions[key as keyof typeof unicodeTextFunctions],
-        returnType: VARCHAR,
-        parameterTypes: [VARCHAR],
-        mainFunction: (_info, input, output) => {
-          const values = input.getColumnVector(0) as DuckDBVarCharVector;
-          const results = output as DuckDBVarCharVector;
-          for (let row = 0; row < input.rowCount; row++) {
-            const text = values.getItem(row);
-            results.setItem(row, text === null ? null : convert(text));
-          }
-          results.flush();
-        },
-      }),
-    );
-  }
+  for (const [key, convert] of Object.entries(conversions))
+    registerTextFunction(connection, unicodeTextFunctions[key as keyof typeof unicodeTextFunctions], convert);
 }

@@ -117,6 +117,116 @@ describe('BigQuery JSON values on DuckDB', () => {
     });
   });
 
+  it('answers a JSON value with its members ordered by key and the first of duplicate keys', async () => {
+    // Docs ("Differences between the JSON and JSON-formatted STRING types"): JSON_QUERY(JSON
+    // '{"key": 1, "key": 2}', "$") is {"key":1}, the same on a STRING keeps both and their order.
+    // BigQuery's JSON holds an object as a map ordered by key (JSON_OBJECT('foo', 10, 'bar', TRUE)
+    // is {"bar":true,"foo":10}), at every depth and in TO_JSON_STRING of it; an INT64 beyond 2^53
+    // stays exact.
+    expect(
+      await row(`select JSON_QUERY(JSON '{"key": 1, "key": 2}', "$") as json,
+        JSON_QUERY('{"key": 1, "key": 2}', "$") as string,
+        JSON '{"b": [{"z": 1, "y": null}], "a": {"d": 9007199254740993, "c": "x"}}' as nested,
+        TO_JSON_STRING(JSON '{"b": 1, "a": 2, "b": 3}') as text,
+        JSON_QUERY_ARRAY(JSON '[{"y": 1, "x": 2}]') as elements,
+        JSON_VALUE(JSON '{"a": 1, "a": 2}', '$.a') as first`),
+    ).toEqual({
+      json: '{"key":1}',
+      string: '{"key":1,"key":2}',
+      nested: '{"a":{"c":"x","d":9007199254740993},"b":[{"y":null,"z":1}]}',
+      text: '{"a":2,"b":1}',
+      elements: ['{"x":2,"y":1}'],
+      first: '1',
+    });
+  });
+
+  it('JSON_OBJECT makes an object of key, value pairs, the first of a key kept', async () => {
+    // Docs (JSON_OBJECT, signature 1): JSON_OBJECT() is {}; ('foo', 10, 'bar', TRUE) is
+    // {"bar":true,"foo":10}; ('foo', 10, 'bar', ['a', 'b']) is {"bar":["a","b"],"foo":10};
+    // ('a', NULL, 'b', JSON 'null') is {"a":null,"b":null}; ('a', 10, 'a', 'foo') is {"a":10};
+    // JSON_OBJECT(key, value) over ('hello', 'world') is {"hello":"world"}; a NULL key is an error.
+    expect(
+      await row(`select JSON_OBJECT() as a, JSON_OBJECT('foo', 10, 'bar', TRUE) as b,
+        JSON_OBJECT('foo', 10, 'bar', ['a', 'b']) as c, JSON_OBJECT('a', NULL, 'b', JSON 'null') as d,
+        JSON_OBJECT('a', 10, 'a', 'foo') as e, JSON_VALUE(JSON_OBJECT('n', 9007199254740993), '$.n') as wide`),
+    ).toEqual({
+      a: '{}',
+      b: '{"bar":true,"foo":10}',
+      c: '{"bar":["a","b"],"foo":10}',
+      d: '{"a":null,"b":null}',
+      e: '{"a":10}',
+      wide: '9007199254740993',
+    });
+    expect(
+      await row(`with Items as (select 'hello' as key, 'world' as value)
+        select JSON_OBJECT(key, value) as json_data from Items`),
+    ).toEqual({ json_data: '{"hello":"world"}' });
+    await expect(
+      row('select JSON_OBJECT(k, 1) as v from unnest([cast(null as string)]) as k'),
+    ).rejects.toThrow("A key can't be NULL");
+    await expect(row('select JSON_OBJECT(NULL, 1) as v')).rejects.toThrow("A key can't be NULL");
+    expect(await row('select SAFE.JSON_OBJECT(NULL, 1) as v')).toEqual({ v: null });
+  });
+
+  it('JSON_OBJECT of an array of keys and an array of values pairs them', async () => {
+    // Docs (JSON_OBJECT, signature 2): (['a', 'b'], [10, NULL]) is {"a":10,"b":null};
+    // ([JSON '10', JSON '"foo"']) {"a":10,"b":"foo"}; STRUCT(10 AS id, 'Red' AS color) values
+    // {"a":{"color":"Red","id":10},"b":{"color":"Blue","id":20}}; [TO_JSON(10), TO_JSON(['foo',
+    // 'bar'])] {"a":10,"b":["foo","bar"]}; arrays of different lengths are an error.
+    expect(
+      await row(`select JSON_OBJECT(['a', 'b'], [10, NULL]) as a,
+        JSON_OBJECT(['a', 'b'], [JSON '10', JSON '"foo"']) as b,
+        JSON_OBJECT(['a', 'b'], [STRUCT(10 AS id, 'Red' AS color), STRUCT(20 AS id, 'Blue' AS color)]) as c,
+        JSON_OBJECT(['a', 'b'], [TO_JSON(10), TO_JSON(['foo', 'bar'])]) as d`),
+    ).toEqual({
+      a: '{"a":10,"b":null}',
+      b: '{"a":10,"b":"foo"}',
+      c: '{"a":{"color":"Red","id":10},"b":{"color":"Blue","id":20}}',
+      d: '{"a":10,"b":["foo","bar"]}',
+    });
+    await expect(row("select JSON_OBJECT(['a', 'b'], [10]) as v")).rejects.toThrow(
+      'The number of keys and values must match',
+    );
+  });
+
+  it('JSON_ARRAY and TO_JSON encode values as the TO_JSON column of the JSON encodings table says', async () => {
+    // Docs (JSON_ARRAY): JSON_ARRAY(10) is [10]; ([]) [[]]; (10, 'foo', NULL) [10,"foo",null];
+    // (STRUCT(10 AS a, 'foo' AS b)) [{"a":10,"b":"foo"}]; (10, ['foo', 'bar'], [20, 30])
+    // [10,["foo","bar"],[20,30]]; (10, [JSON '20', JSON '"foo"']) [10,[20,"foo"]]; () [].
+    expect(
+      await row(`select JSON_ARRAY(10) as a, JSON_ARRAY([]) as b, JSON_ARRAY(10, 'foo', NULL) as c,
+        JSON_ARRAY(STRUCT(10 AS a, 'foo' AS b)) as d, JSON_ARRAY(10, ['foo', 'bar'], [20, 30]) as e,
+        JSON_ARRAY(10, [JSON '20', JSON '"foo"']) as f, JSON_ARRAY() as g`),
+    ).toEqual({
+      a: '[10]',
+      b: '[[]]',
+      c: '[10,"foo",null]',
+      d: '[{"a":10,"b":"foo"}]',
+      e: '[10,["foo","bar"],[20,30]]',
+      f: '[10,[20,"foo"]]',
+      g: '[]',
+    });
+    // Docs (TO_JSON and the encodings table): TO_JSON(9007199254740993) is 9007199254740993 (a
+    // number, where TO_JSON_STRING quotes it); a row (1, [10, 20]) is {"coordinates":[10,20],"id":1};
+    // STRUCT(12 AS purchases, TRUE AS inStock) is {"inStock":true,"purchases":12}; FLOAT64 1.0 is 1,
+    // NaN "NaN"; "\"abc\"" is "\"abc\"".
+    expect(
+      await row(String.raw`select TO_JSON(9007199254740993) as wide, TO_JSON_STRING(9007199254740993) as quoted,
+        TO_JSON(STRUCT(1 AS id, [10, 20] AS coordinates)) as row,
+        TO_JSON(STRUCT(12 AS purchases, TRUE AS inStock)) as item, TO_JSON(1.0) as one,
+        TO_JSON(CAST('NaN' AS FLOAT64)) as nan, TO_JSON("\"abc\"") as quotes`),
+    ).toEqual({
+      wide: '9007199254740993',
+      quoted: '"9007199254740993"',
+      row: '{"coordinates":[10,20],"id":1}',
+      item: '{"inStock":true,"purchases":12}',
+      one: '1',
+      nan: '"NaN"',
+      quotes: String.raw`"\"abc\""`,
+    });
+    expect(() => translationOf("select TO_JSON(NUMERIC '1.5')")).toThrow(/TO_JSON of a NUMERIC/);
+  });
+
   it('keeps a JSON subquery column JSON, so its members can be read outside', async () => {
     expect(
       await rows(`with t as (select PARSE_JSON('{"k": "v1"}') as j union all select PARSE_JSON('{"k": 7}'))

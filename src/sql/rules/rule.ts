@@ -96,6 +96,13 @@ export const nowParameter = '$__now';
 export const farmFingerprintFunction = 'bigquery_farm_fingerprint';
 
 /**
+ * The DuckDB function that writes a JSON value's text as BigQuery's JSON type does (members ordered
+ * by key, the first of duplicate keys; sql/json-text.ts), registered on every store the server
+ * opens (storage/bigquery-json-text.ts).
+ */
+export const jsonTextFunction = 'bigquery_json_text';
+
+/**
  * The DuckDB function REGEXP_EXTRACT_ALL of a pattern that can match empty text is written as:
  * the reference implementation's steps, registered on every store the server opens
  * (storage/regexp-extract-all.ts).
