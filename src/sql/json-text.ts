@@ -1,5 +1,5 @@
 /**
- * The text of a BigQuery JSON value. GoogleSQL's JSON type holds an object's members in a map
+ * The text of a BigQuery JSON value (bigQueryJsonText), and the JSON values it is read into. GoogleSQL's JSON type holds an object's members in a map
  * (ZetaSQL's JSONValue is nlohmann::json, whose objects are std::map<std::string, ...>), so it
  * writes them ordered by key, byte by byte of their UTF-8, and keeps the first of duplicate keys
  * (the parser's emplace): the docs' `JSON_OBJECT('foo', 10, 'bar', TRUE)` is
@@ -14,17 +14,44 @@
  * that is not valid JSON is returned as it is.
  */
 export function bigQueryJsonText(text: string): string {
+  const value = readJson(text);
+  return value === undefined ? text : writeJson(value);
+}
+
+/**
+ * A JSON value as read: an object's members by key (the first of duplicate keys, each with its key
+ * as written), an array's elements, or a scalar's text as written.
+ */
+export type JsonNode =
+  | { readonly object: Map<string, { readonly written: string; readonly value: JsonNode }> }
+  | { readonly array: JsonNode[] }
+  | { readonly scalar: string };
+
+/** The JSON value of a text, or undefined when the text is not valid JSON. */
+export function readJson(text: string): JsonNode | undefined {
   try {
     const reader = new JsonReader(text);
     const value = reader.value();
     reader.skipSpace();
-    return reader.atEnd() ? value : text;
+    return reader.atEnd() ? value : undefined;
   } catch {
-    return text;
+    return undefined;
   }
 }
 
-/** Reads one JSON value from `text`, writing it in BigQuery's form. */
+/** A JSON value's text, as BigQuery's JSON type writes it: members ordered by key, no whitespace. */
+export function writeJson(node: JsonNode): string {
+  if ('scalar' in node) return node.scalar;
+  if ('array' in node) return `[${node.array.map(writeJson).join(',')}]`;
+  const ordered = [...node.object].map(([key, { written, value }]) => ({
+    bytes: Buffer.from(key, 'utf8'),
+    member: `${written}:${writeJson(value)}`,
+  }));
+  ordered.sort((a, b) => Buffer.compare(a.bytes, b.bytes));
+  return `{${ordered.map(({ member }) => member).join(',')}}`;
+}
+
+/** Reads one JSON value from `text`. */
 class JsonReader {
   private at = 0;
 
@@ -38,16 +65,16 @@ class JsonReader {
     while (' \t\n\r'.includes(this.text[this.at] ?? '.')) this.at++;
   }
 
-  value(): string {
+  value(): JsonNode {
     this.skipSpace();
     const char = this.text[this.at];
     if (char === '{') return this.object();
     if (char === '[') return this.array();
-    if (char === '"') return this.string();
+    if (char === '"') return { scalar: this.string() };
     const start = this.at;
     while (this.at < this.text.length && !',]} \t\n\r'.includes(this.text[this.at] as string)) this.at++;
     if (this.at === start) throw new SyntaxError('a JSON value expected');
-    return this.text.slice(start, this.at);
+    return { scalar: this.text.slice(start, this.at) };
   }
 
   private expect(char: string): void {
@@ -85,14 +112,14 @@ class JsonReader {
     }
   }
 
-  private array(): string {
-    const items: string[] = [];
-    this.each(']', () => items.push(this.value()));
-    return `[${items.join(',')}]`;
+  private array(): JsonNode {
+    const array: JsonNode[] = [];
+    this.each(']', () => array.push(this.value()));
+    return { array };
   }
 
-  private object(): string {
-    const members = new Map<string, string>();
+  private object(): JsonNode {
+    const object = new Map<string, { written: string; value: JsonNode }>();
     this.each('}', () => {
       this.skipSpace();
       if (this.text[this.at] !== '"') throw new SyntaxError('a key expected');
@@ -100,10 +127,8 @@ class JsonReader {
       this.expect(':');
       const value = this.value();
       const key = JSON.parse(written) as string;
-      if (!members.has(key)) members.set(key, `${written}:${value}`);
+      if (!object.has(key)) object.set(key, { written, value });
     });
-    const ordered = [...members].map(([key, member]) => ({ bytes: Buffer.from(key, 'utf8'), member }));
-    ordered.sort((a, b) => Buffer.compare(a.bytes, b.bytes));
-    return `{${ordered.map(({ member }) => member).join(',')}}`;
+    return { object };
   }
 }

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { registerBigQueryJsonText } from './bigquery-json-text.js';
 import { registerFarmFingerprint } from './farm-fingerprint.js';
+import { registerJsonEdits } from './json-edits.js';
 import { registerRegexpExtractAll } from './regexp-extract-all.js';
 import { registerUnicodeText } from './unicode-text.js';
 
@@ -80,6 +81,7 @@ export async function openDatabase(path: string, options: DatabaseOptions = {}):
   registerUnicodeText(setup);
   registerRegexpExtractAll(setup);
   registerBigQueryJsonText(setup);
+  registerJsonEdits(setup);
   setup.closeSync();
   return {
     path,

@@ -227,6 +227,47 @@ describe('BigQuery JSON values on DuckDB', () => {
     expect(() => translationOf("select TO_JSON(NUMERIC '1.5')")).toThrow(/TO_JSON of a NUMERIC/);
   });
 
+  it('JSON_REMOVE removes what each path matches in turn, as documented', async () => {
+    // Docs (JSON_REMOVE): ["a", ["b", "c"], "d"] less $[1] is ["a","d"], less $[1] twice ["a"],
+    // then $[0] []; {"a": {"b": {"c": "d"}}} less $.a.b.c is {"a":{"b":{}}}, less $.a.b {"a":{}};
+    // {"a": 1} less $.b is {"a":1}; {"a": [1, 2, 3]} less $.a[0], $.a.b, $.b, $.a[0] is {"a":[3]};
+    // null less $.a.b is null; data.a of {"a": {"b": 10, "c": 20}} less $.b is {"c":20}; '$' is an
+    // error.
+    expect(
+      await row(`select JSON_REMOVE(JSON '["a", ["b", "c"], "d"]', '$[1]') as a,
+        JSON_REMOVE(JSON '["a", ["b", "c"], "d"]', '$[1]', '$[1]') as b,
+        JSON_REMOVE(JSON '["a", ["b", "c"], "d"]', '$[1]', '$[1]', '$[0]') as c,
+        JSON_REMOVE(JSON '{"a": {"b": {"c": "d"}}}', '$.a.b.c') as d,
+        JSON_REMOVE(JSON '{"a": {"b": {"c": "d"}}}', '$.a.b') as e, JSON_REMOVE(JSON '{"a": 1}', '$.b') as f,
+        JSON_REMOVE(JSON '{"a": [1, 2, 3]}', '$.a[0]', '$.a.b', '$.b', '$.a[0]') as g,
+        JSON_REMOVE(JSON 'null', '$.a.b') as h`),
+    ).toEqual({
+      a: '["a","d"]',
+      b: '["a"]',
+      c: '[]',
+      d: '{"a":{"b":{}}}',
+      e: '{"a":{}}',
+      f: '{"a":1}',
+      g: '{"a":[3]}',
+      h: 'null',
+    });
+    expect(
+      await row(`with T as (select JSON '{"a": {"b": 10, "c": 20}}' as data)
+        select JSON_REMOVE(data.a, '$.b') as json_data from T`),
+    ).toEqual({ json_data: '{"c":20}' });
+    expect(() => translationOf("select JSON_REMOVE(JSON '{}', '$')")).toThrow(/JSONPath '\$'/);
+  });
+
+  it('JSON_STRIP_NULLS removes null members and elements at every depth and keeps emptied ones', async () => {
+    // Docs (JSON_STRIP_NULLS, include_arrays and remove_empty omitted): {"a": null, "b": "c"} is
+    // {"b":"c"}; [1, null, 2, null] is [1,2]; [1, null, 2, null, [null]] is [1,2,[]]; null is null.
+    expect(
+      await row(`select JSON_STRIP_NULLS(JSON '{"a": null, "b": "c"}') as a,
+        JSON_STRIP_NULLS(JSON '[1, null, 2, null]') as b, JSON_STRIP_NULLS(JSON '[1, null, 2, null, [null]]') as c,
+        JSON_STRIP_NULLS(JSON 'null') as d, JSON_STRIP_NULLS(JSON '{"x": {"y": null, "z": [null, {"w": null}]}}') as e`),
+    ).toEqual({ a: '{"b":"c"}', b: '[1,2]', c: '[1,2,[]]', d: 'null', e: '{"x":{"z":[{}]}}' });
+  });
+
   it('keeps a JSON subquery column JSON, so its members can be read outside', async () => {
     expect(
       await rows(`with t as (select PARSE_JSON('{"k": "v1"}') as j union all select PARSE_JSON('{"k": 7}'))

@@ -103,6 +103,15 @@ export const farmFingerprintFunction = 'bigquery_farm_fingerprint';
 export const jsonTextFunction = 'bigquery_json_text';
 
 /**
+ * The DuckDB functions JSON_REMOVE (of one path, given as its steps) and JSON_STRIP_NULLS are
+ * written as, registered on every store the server opens (storage/json-edits.ts).
+ */
+export const jsonEditFunctions = {
+  remove: 'bigquery_json_remove',
+  stripNulls: 'bigquery_json_strip_nulls',
+} as const;
+
+/**
  * The DuckDB function REGEXP_EXTRACT_ALL of a pattern that can match empty text is written as:
  * the reference implementation's steps, registered on every store the server opens
  * (storage/regexp-extract-all.ts).
