@@ -43,13 +43,30 @@ export function readJson(text: string): JsonNode | undefined {
 export function writeJson(node: JsonNode): string {
   if ('scalar' in node) return node.scalar;
   if ('array' in node) return `[${node.array.map(writeJson).join(',')}]`;
-  const ordered = [...node.object].map(([key, { written, value }]) => ({
-    bytes: Buffer.from(key, 'utf8'),
-    member: `${written}:${writeJson(value)}`,
-  }));
-  ordered.sort((a, b) => Buffer.compare(a.bytes, b.bytes));
-  return `{${ordered.map(({ member }) => member).join(',')}}`;
+  const keys = [...node.object.keys()].sort(utf8Order);
+  return `{${keys
+    .map((key) => {
+      const { written, value } = node.object.get(key) as { written: string; value: JsonNode };
+      return `${written}:${writeJson(value)}`;
+    })
+    .join(',')}}`;
 }
+
+/**
+ * The order of two texts' UTF-8 bytes. JavaScript compares UTF-16 code units, which is the same
+ * order but where a surrogate (a character past U+FFFF) meets U+E000 to U+FFFF.
+ */
+function utf8Order(a: string, b: string): number {
+  if (/[\ud800-\uffff]/.test(a) || /[\ud800-\uffff]/.test(b))
+    return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+// What the reader skips or takes at once, each from where it stands (sticky): whitespace, a
+// number or literal, a string with its escapes.
+const space = /[ \t\n\r]*/y;
+const scalar = /[^,\]} \t\n\r]+/y;
+const quoted = /"[^"\\]*(?:\\.[^"\\]*)*"/y;
 
 /** Reads one JSON value from `text`. */
 class JsonReader {
@@ -62,7 +79,13 @@ class JsonReader {
   }
 
   skipSpace(): void {
-    while (' \t\n\r'.includes(this.text[this.at] ?? '.')) this.at++;
+    this.at = this.match(space);
+  }
+
+  /** Where `pattern` (sticky) ends when matched here; where this is when it does not match. */
+  private match(pattern: RegExp): number {
+    pattern.lastIndex = this.at;
+    return pattern.test(this.text) ? pattern.lastIndex : this.at;
   }
 
   value(): JsonNode {
@@ -72,7 +95,7 @@ class JsonReader {
     if (char === '[') return this.array();
     if (char === '"') return { scalar: this.string() };
     const start = this.at;
-    while (this.at < this.text.length && !',]} \t\n\r'.includes(this.text[this.at] as string)) this.at++;
+    this.at = this.match(scalar);
     if (this.at === start) throw new SyntaxError('a JSON value expected');
     return { scalar: this.text.slice(start, this.at) };
   }
@@ -92,12 +115,9 @@ class JsonReader {
   }
 
   private string(): string {
-    const start = this.at++;
-    while (this.text[this.at] !== '"') {
-      if (this.at >= this.text.length) throw new SyntaxError('unterminated string');
-      this.at += this.text[this.at] === '\\' ? 2 : 1;
-    }
-    this.at++;
+    const start = this.at;
+    this.at = this.match(quoted);
+    if (this.at === start) throw new SyntaxError('a string expected');
     return this.text.slice(start, this.at);
   }
 
@@ -126,7 +146,7 @@ class JsonReader {
       const written = this.string();
       this.expect(':');
       const value = this.value();
-      const key = JSON.parse(written) as string;
+      const key = written.includes('\\') ? (JSON.parse(written) as string) : written.slice(1, -1);
       if (!object.has(key)) object.set(key, { written, value });
     });
     return { object };
