@@ -129,7 +129,8 @@ describe('BigQuery JSON values on DuckDB', () => {
         JSON '{"b": [{"z": 1, "y": null}], "a": {"d": 9007199254740993, "c": "x"}}' as nested,
         TO_JSON_STRING(JSON '{"b": 1, "a": 2, "b": 3}') as text,
         JSON_QUERY_ARRAY(JSON '[{"y": 1, "x": 2}]') as elements,
-        JSON_VALUE(JSON '{"a": 1, "a": 2}', '$.a') as first`),
+        JSON_VALUE(JSON '{"a": 1, "a": 2}', '$.a') as first,
+        JSON '{"😀": 1, "！": 2, "é": 3, "z": 4}' as utf8`),
     ).toEqual({
       json: '{"key":1}',
       string: '{"key":1,"key":2}',
@@ -137,6 +138,8 @@ describe('BigQuery JSON values on DuckDB', () => {
       text: '{"a":2,"b":1}',
       elements: ['{"x":2,"y":1}'],
       first: '1',
+      // By UTF-8 bytes: z (7A), é (C3 A9), ！ U+FF01 (EF BC 81), 😀 (F0 9F 98 80).
+      utf8: '{"z":4,"é":3,"！":2,"😀":1}',
     });
   });
 
