@@ -4,7 +4,7 @@ import { jsonEditFunctions } from '../sql/rules/rule.js';
 import { registerTextFunction } from './text-function.js';
 
 /*
- * JSON_REMOVE and JSON_STRIP_NULLS, which DuckDB has no form of, on the JSON values of
+ * JSON_SET, JSON_REMOVE and JSON_STRIP_NULLS, which DuckDB has no form of, on the JSON values of
  * sql/json-text.ts (members by key, the first of duplicate keys, scalars as written), each as its
  * documented details say
  * (https://cloud.google.com/bigquery/docs/reference/standard-sql/json_functions).
@@ -51,7 +51,45 @@ export function jsonStripNulls(json: JsonNode): JsonNode {
 }
 
 /**
- * Makes `bigquery_json_remove(json, steps)` and `bigquery_json_strip_nulls(json)` (VARCHAR) known to
+ * JSON_SET of one path and value (the value's TO_JSON text, read), with create_if_missing TRUE:
+ * what the path matches is replaced; a missing member, an index past an array's end (the array
+ * padded with nulls) or a JSON null on the way is created as the rest of the path says; a path
+ * that meets a value of another kind (a member of an array, an element of a number) changes
+ * nothing. The root path (no steps) replaces the whole value.
+ */
+export function jsonSet(json: JsonNode, steps: readonly (string | number)[], value: JsonNode): JsonNode {
+  return setAt(json, steps, value) ?? json;
+}
+
+/** The node with the value set at the steps, or undefined where the path cannot be followed. */
+function setAt(node: JsonNode, steps: readonly (string | number)[], value: JsonNode): JsonNode | undefined {
+  const [step, ...rest] = steps;
+  if (step === undefined) return value;
+  const here: JsonNode = isNull(node)
+    ? typeof step === 'string'
+      ? { object: new Map() }
+      : { array: [] }
+    : node;
+  if (typeof step === 'string' && 'object' in here) {
+    const member = here.object.get(step);
+    const set = setAt(member?.value ?? { scalar: 'null' }, rest, value);
+    if (set === undefined) return undefined;
+    here.object.set(step, { written: member?.written ?? JSON.stringify(step), value: set });
+    return here;
+  }
+  if (typeof step === 'number' && 'array' in here) {
+    const set = setAt(here.array[step] ?? { scalar: 'null' }, rest, value);
+    if (set === undefined) return undefined;
+    while (here.array.length < step) here.array.push({ scalar: 'null' });
+    here.array[step] = set;
+    return here;
+  }
+  return undefined;
+}
+
+/**
+ * Makes `bigquery_json_set(json, steps, value)`, `bigquery_json_remove(json, steps)` and
+ * `bigquery_json_strip_nulls(json)` (VARCHAR) known to
  * the connection's whole DuckDB instance. A text that is not JSON is returned as it is (the
  * translator gives them JSON values only).
  */
@@ -59,6 +97,11 @@ export function registerJsonEdits(connection: DuckDBConnection): void {
   registerTextFunction(connection, jsonEditFunctions.remove, (json: string, steps: string) => {
     const value = readJson(json);
     return value === undefined ? json : writeJson(jsonRemove(value, JSON.parse(steps)));
+  });
+  registerTextFunction(connection, jsonEditFunctions.set, (json: string, steps: string, value: string) => {
+    const read = readJson(json);
+    const set = readJson(value);
+    return read === undefined || set === undefined ? json : writeJson(jsonSet(read, JSON.parse(steps), set));
   });
   registerTextFunction(connection, jsonEditFunctions.stripNulls, (json: string) => {
     const value = readJson(json);

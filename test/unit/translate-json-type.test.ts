@@ -261,6 +261,40 @@ describe('BigQuery JSON values on DuckDB', () => {
     expect(() => translationOf("select JSON_REMOVE(JSON '{}', '$')")).toThrow(/JSONPath '\$'/);
   });
 
+  it('JSON_SET sets each value at its path in turn, creating what is missing, as documented', async () => {
+    // Docs (JSON_SET, create_if_missing omitted): the examples' results, in order: '$' replaces the
+    // whole value; $.a.b under {} and under null is created; $.a.c under the number 1 and $.a[2]
+    // are skipped; $[1] and $[1][0] replace; $[0][3] on null and $[1][4] pad with nulls; $[1][0][0]
+    // under "b" is skipped; $[1][2][1] and $.b[2].d create; three pairs at once.
+    expect(
+      await row(`select JSON_SET(JSON '{"a": 1}', '$', JSON '{"b": 2, "c": 3}') as a,
+        JSON_SET(JSON '{"a": {}}', '$.a.b', 100) as b, JSON_SET(JSON 'null', '$.a.b', 100) as c,
+        JSON_SET(JSON '{"a": 1}', '$.b', 2, '$.a.c', 100, '$.d', 3) as d,
+        JSON_SET(JSON '{"a": 1}', '$.a[2]', 100, '$.b', 2) as e,
+        JSON_SET(JSON '["a", ["b", "c"], "d"]', '$[1]', "foo") as f,
+        JSON_SET(JSON '["a", ["b", "c"], "d"]', '$[1][0]', "foo") as g, JSON_SET(JSON 'null', '$[0][3]', "foo") as h,
+        JSON_SET(JSON '["a", ["b", "c"], "d"]', '$[1][4]', "foo") as i,
+        JSON_SET(JSON '["a", ["b", "c"], "d"]', '$[1][0][0]', "foo") as j,
+        JSON_SET(JSON '["a", ["b", "c"], "d"]', '$[1][2][1]', "foo") as k,
+        JSON_SET(JSON '{}', '$.b[2].d', 100) as l,
+        JSON_SET(JSON '{"a": 1, "b": {"c":3}, "d": [4]}', '$.a', 'v1', '$.b.e', 'v2', '$.d[2]', 'v3') as m`),
+    ).toEqual({
+      a: '{"b":2,"c":3}',
+      b: '{"a":{"b":100}}',
+      c: '{"a":{"b":100}}',
+      d: '{"a":1,"b":2,"d":3}',
+      e: '{"a":1,"b":2}',
+      f: '["a","foo","d"]',
+      g: '["a",["foo","c"],"d"]',
+      h: '[[null,null,null,"foo"]]',
+      i: '["a",["b","c",null,null,"foo"],"d"]',
+      j: '["a",["b","c"],"d"]',
+      k: '["a",["b","c",[null,"foo"]],"d"]',
+      l: '{"b":[null,null,{"d":100}]}',
+      m: '{"a":"v1","b":{"c":3,"e":"v2"},"d":[4,null,"v3"]}',
+    });
+  });
+
   it('JSON_STRIP_NULLS removes null members and elements at every depth and keeps emptied ones', async () => {
     // Docs (JSON_STRIP_NULLS, include_arrays and remove_empty omitted): {"a": null, "b": "c"} is
     // {"b":"c"}; [1, null, 2, null] is [1,2]; [1, null, 2, null, [null]] is [1,2,[]]; null is null.

@@ -1,7 +1,10 @@
+import { pathSteps } from './json.js';
 import {
   type FunctionCall,
   type JsonShape,
+  jsonEditFunctions,
   jsonTextFunction,
+  literalArgument,
   quoteString,
   type RuleTable,
   raise,
@@ -312,7 +315,25 @@ function jsonObjectOfArrays([keys, values]: [string, string], call: FunctionCall
   );
 }
 
+/**
+ * JSON_SET(json, path, value, ...): each value's TO_JSON text set at its path in turn
+ * (storage/json-edits.ts), with create_if_missing's default TRUE (the named argument is refused);
+ * a NULL path skips its pair. The paths must be literals.
+ */
+function jsonSet(args: readonly string[], call: FunctionCall): string {
+  if (!call.isJson(0)) throw unsupported('JSON_SET of a value that is not JSON');
+  if (args.length % 2 === 0) throw unsupported('JSON_SET with a path without a value');
+  let text = `CAST(${args[0]} AS VARCHAR)`;
+  for (let i = 1; i < args.length; i += 2) {
+    if (args[i] === 'NULL') continue;
+    const steps = pathSteps(literalArgument(call, i, 'JSONPath'));
+    text = `${jsonEditFunctions.set}(${text}, ${quoteString(JSON.stringify(steps))}, ${toJsonText(call, i + 1)})`;
+  }
+  return jsonOf(text);
+}
+
 export const jsonEncodingRules: RuleTable = {
+  json_set: rule(3, Number.POSITIVE_INFINITY, jsonSet),
   // TO_JSON(value): a JSON value of the value's TO_JSON encoding; stringify_wide_numbers is not
   // translated (a named argument is refused).
   to_json: rule(1, 1, (_args, call) => jsonOf(toJsonText(call, 0))),

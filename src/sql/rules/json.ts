@@ -162,7 +162,7 @@ const doubleText = (number: string) =>
   `CASE WHEN ${number} = trunc(${number}) AND abs(${number}) < 1e15 THEN CAST(CAST(${number} AS BIGINT) AS VARCHAR) ELSE CAST(${number} AS VARCHAR) END`;
 
 /** The steps of a JSONPath: member names and element indexes (`$.a[0]` is ["a", 0]). */
-function pathSteps(path: string): (string | number)[] {
+export function pathSteps(path: string): (string | number)[] {
   const steps: (string | number)[] = [];
   for (const [, name, index] of duckdbJsonPath(path).matchAll(/\."((?:[^"\\]|\\.)*)"|\[(\d+)\]/g))
     steps.push(index === undefined ? (name as string).replaceAll('\\"', '"') : Number(index));

@@ -103,10 +103,11 @@ export const farmFingerprintFunction = 'bigquery_farm_fingerprint';
 export const jsonTextFunction = 'bigquery_json_text';
 
 /**
- * The DuckDB functions JSON_REMOVE (of one path, given as its steps) and JSON_STRIP_NULLS are
+ * The DuckDB functions JSON_SET and JSON_REMOVE (of one path, given as its steps) and JSON_STRIP_NULLS are
  * written as, registered on every store the server opens (storage/json-edits.ts).
  */
 export const jsonEditFunctions = {
+  set: 'bigquery_json_set',
   remove: 'bigquery_json_remove',
   stripNulls: 'bigquery_json_strip_nulls',
 } as const;
