@@ -74,8 +74,10 @@ const datePartPositions: Record<string, number> = {
   datetime_diff: 2,
   time_trunc: 1,
   time_diff: 2,
-  // Not a date part, a keyword the same way: NORMALIZE's mode (NFC, NFKC, NFD, NFKD).
+  // Not a date part, a keyword the same way: NORMALIZE's and NORMALIZE_AND_CASEFOLD's mode
+  // (NFC, NFKC, NFD, NFKD).
   normalize: 1,
+  normalize_and_casefold: 1,
 };
 
 /**

@@ -39,8 +39,11 @@ export function jsonSubscriptSql(json: string, subscript: Ast): string {
   return position < 0 ? 'CAST(NULL AS JSON)' : `json_extract(${json}, '$[${position}]')`;
 }
 
+/** The functions whose result is JSON whatever their arguments. */
+const jsonMaking = new Set(['parse_json', 'to_json', 'json_object', 'json_array']);
+
 /** The functions whose result is JSON when their first argument is (JSON_QUERY of JSON is JSON). */
-const jsonPreserving = new Set(['json_query', 'json_extract']);
+const jsonPreserving = new Set(['json_query', 'json_extract', 'json_set', 'json_remove', 'json_strip_nulls']);
 
 /**
  * Whether an expression is a BigQuery JSON value, as far as the text and the schema tell:
@@ -56,7 +59,7 @@ export function isJsonValued(expression: Ast, typeOf: (node: Ast) => SqlType | u
       .join('.')
       .toLowerCase()
       .replace(/^safe\./, '');
-    if (name === 'parse_json') return true;
+    if (jsonMaking.has(name)) return true;
     const first = node.args?.List?.args?.[0]?.Unnamed?.Expr;
     return jsonPreserving.has(name) && first !== undefined && isJsonValued(first, typeOf);
   }

@@ -1,7 +1,11 @@
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { registerBigQueryJsonText } from './bigquery-json-text.js';
 import { registerFarmFingerprint } from './farm-fingerprint.js';
+import { registerJsonEdits } from './json-edits.js';
+import { registerRegexpExtractAll } from './regexp-extract-all.js';
+import { registerUnicodeText } from './unicode-text.js';
 
 /** An open embedded DuckDB database file with querygate's session rules applied. */
 export interface Database {
@@ -74,6 +78,10 @@ export async function openDatabase(path: string, options: DatabaseOptions = {}):
   await setup.run(`SET GLOBAL TimeZone = 'UTC'`);
   // For the instance, so every connection has it: the writer's, the readers', a caller's.
   registerFarmFingerprint(setup);
+  registerUnicodeText(setup);
+  registerRegexpExtractAll(setup);
+  registerBigQueryJsonText(setup);
+  registerJsonEdits(setup);
   setup.closeSync();
   return {
     path,

@@ -117,6 +117,194 @@ describe('BigQuery JSON values on DuckDB', () => {
     });
   });
 
+  it('answers a JSON value with its members ordered by key and the first of duplicate keys', async () => {
+    // Docs ("Differences between the JSON and JSON-formatted STRING types"): JSON_QUERY(JSON
+    // '{"key": 1, "key": 2}', "$") is {"key":1}, the same on a STRING keeps both and their order.
+    // BigQuery's JSON holds an object as a map ordered by key (JSON_OBJECT('foo', 10, 'bar', TRUE)
+    // is {"bar":true,"foo":10}), at every depth and in TO_JSON_STRING of it; an INT64 beyond 2^53
+    // stays exact.
+    expect(
+      await row(`select JSON_QUERY(JSON '{"key": 1, "key": 2}', "$") as json,
+        JSON_QUERY('{"key": 1, "key": 2}', "$") as string,
+        JSON '{"b": [{"z": 1, "y": null}], "a": {"d": 9007199254740993, "c": "x"}}' as nested,
+        TO_JSON_STRING(JSON '{"b": 1, "a": 2, "b": 3}') as text,
+        JSON_QUERY_ARRAY(JSON '[{"y": 1, "x": 2}]') as elements,
+        JSON_VALUE(JSON '{"a": 1, "a": 2}', '$.a') as first,
+        JSON '{"😀": 1, "！": 2, "é": 3, "z": 4}' as utf8`),
+    ).toEqual({
+      json: '{"key":1}',
+      string: '{"key":1,"key":2}',
+      nested: '{"a":{"c":"x","d":9007199254740993},"b":[{"y":null,"z":1}]}',
+      text: '{"a":2,"b":1}',
+      elements: ['{"x":2,"y":1}'],
+      first: '1',
+      // By UTF-8 bytes: z (7A), é (C3 A9), ！ U+FF01 (EF BC 81), 😀 (F0 9F 98 80).
+      utf8: '{"z":4,"é":3,"！":2,"😀":1}',
+    });
+  });
+
+  it('JSON_OBJECT makes an object of key, value pairs, the first of a key kept', async () => {
+    // Docs (JSON_OBJECT, signature 1): JSON_OBJECT() is {}; ('foo', 10, 'bar', TRUE) is
+    // {"bar":true,"foo":10}; ('foo', 10, 'bar', ['a', 'b']) is {"bar":["a","b"],"foo":10};
+    // ('a', NULL, 'b', JSON 'null') is {"a":null,"b":null}; ('a', 10, 'a', 'foo') is {"a":10};
+    // JSON_OBJECT(key, value) over ('hello', 'world') is {"hello":"world"}; a NULL key is an error.
+    expect(
+      await row(`select JSON_OBJECT() as a, JSON_OBJECT('foo', 10, 'bar', TRUE) as b,
+        JSON_OBJECT('foo', 10, 'bar', ['a', 'b']) as c, JSON_OBJECT('a', NULL, 'b', JSON 'null') as d,
+        JSON_OBJECT('a', 10, 'a', 'foo') as e, JSON_VALUE(JSON_OBJECT('n', 9007199254740993), '$.n') as wide`),
+    ).toEqual({
+      a: '{}',
+      b: '{"bar":true,"foo":10}',
+      c: '{"bar":["a","b"],"foo":10}',
+      d: '{"a":null,"b":null}',
+      e: '{"a":10}',
+      wide: '9007199254740993',
+    });
+    expect(
+      await row(`with Items as (select 'hello' as key, 'world' as value)
+        select JSON_OBJECT(key, value) as json_data from Items`),
+    ).toEqual({ json_data: '{"hello":"world"}' });
+    await expect(
+      row('select JSON_OBJECT(k, 1) as v from unnest([cast(null as string)]) as k'),
+    ).rejects.toThrow("A key can't be NULL");
+    await expect(row('select JSON_OBJECT(NULL, 1) as v')).rejects.toThrow("A key can't be NULL");
+    expect(await row('select SAFE.JSON_OBJECT(NULL, 1) as v')).toEqual({ v: null });
+  });
+
+  it('JSON_OBJECT of an array of keys and an array of values pairs them', async () => {
+    // Docs (JSON_OBJECT, signature 2): (['a', 'b'], [10, NULL]) is {"a":10,"b":null};
+    // ([JSON '10', JSON '"foo"']) {"a":10,"b":"foo"}; STRUCT(10 AS id, 'Red' AS color) values
+    // {"a":{"color":"Red","id":10},"b":{"color":"Blue","id":20}}; [TO_JSON(10), TO_JSON(['foo',
+    // 'bar'])] {"a":10,"b":["foo","bar"]}; arrays of different lengths are an error.
+    expect(
+      await row(`select JSON_OBJECT(['a', 'b'], [10, NULL]) as a,
+        JSON_OBJECT(['a', 'b'], [JSON '10', JSON '"foo"']) as b,
+        JSON_OBJECT(['a', 'b'], [STRUCT(10 AS id, 'Red' AS color), STRUCT(20 AS id, 'Blue' AS color)]) as c,
+        JSON_OBJECT(['a', 'b'], [TO_JSON(10), TO_JSON(['foo', 'bar'])]) as d`),
+    ).toEqual({
+      a: '{"a":10,"b":null}',
+      b: '{"a":10,"b":"foo"}',
+      c: '{"a":{"color":"Red","id":10},"b":{"color":"Blue","id":20}}',
+      d: '{"a":10,"b":["foo","bar"]}',
+    });
+    await expect(row("select JSON_OBJECT(['a', 'b'], [10]) as v")).rejects.toThrow(
+      'The number of keys and values must match',
+    );
+  });
+
+  it('JSON_ARRAY and TO_JSON encode values as the TO_JSON column of the JSON encodings table says', async () => {
+    // Docs (JSON_ARRAY): JSON_ARRAY(10) is [10]; ([]) [[]]; (10, 'foo', NULL) [10,"foo",null];
+    // (STRUCT(10 AS a, 'foo' AS b)) [{"a":10,"b":"foo"}]; (10, ['foo', 'bar'], [20, 30])
+    // [10,["foo","bar"],[20,30]]; (10, [JSON '20', JSON '"foo"']) [10,[20,"foo"]]; () [].
+    expect(
+      await row(`select JSON_ARRAY(10) as a, JSON_ARRAY([]) as b, JSON_ARRAY(10, 'foo', NULL) as c,
+        JSON_ARRAY(STRUCT(10 AS a, 'foo' AS b)) as d, JSON_ARRAY(10, ['foo', 'bar'], [20, 30]) as e,
+        JSON_ARRAY(10, [JSON '20', JSON '"foo"']) as f, JSON_ARRAY() as g`),
+    ).toEqual({
+      a: '[10]',
+      b: '[[]]',
+      c: '[10,"foo",null]',
+      d: '[{"a":10,"b":"foo"}]',
+      e: '[10,["foo","bar"],[20,30]]',
+      f: '[10,[20,"foo"]]',
+      g: '[]',
+    });
+    // Docs (TO_JSON and the encodings table): TO_JSON(9007199254740993) is 9007199254740993 (a
+    // number, where TO_JSON_STRING quotes it); a row (1, [10, 20]) is {"coordinates":[10,20],"id":1};
+    // STRUCT(12 AS purchases, TRUE AS inStock) is {"inStock":true,"purchases":12}; FLOAT64 1.0 is 1,
+    // NaN "NaN"; "\"abc\"" is "\"abc\"".
+    expect(
+      await row(String.raw`select TO_JSON(9007199254740993) as wide, TO_JSON_STRING(9007199254740993) as quoted,
+        TO_JSON(STRUCT(1 AS id, [10, 20] AS coordinates)) as row,
+        TO_JSON(STRUCT(12 AS purchases, TRUE AS inStock)) as item, TO_JSON(1.0) as one,
+        TO_JSON(CAST('NaN' AS FLOAT64)) as nan, TO_JSON("\"abc\"") as quotes`),
+    ).toEqual({
+      wide: '9007199254740993',
+      quoted: '"9007199254740993"',
+      row: '{"coordinates":[10,20],"id":1}',
+      item: '{"inStock":true,"purchases":12}',
+      one: '1',
+      nan: '"NaN"',
+      quotes: String.raw`"\"abc\""`,
+    });
+    expect(() => translationOf("select TO_JSON(NUMERIC '1.5')")).toThrow(/TO_JSON of a NUMERIC/);
+  });
+
+  it('JSON_REMOVE removes what each path matches in turn, as documented', async () => {
+    // Docs (JSON_REMOVE): ["a", ["b", "c"], "d"] less $[1] is ["a","d"], less $[1] twice ["a"],
+    // then $[0] []; {"a": {"b": {"c": "d"}}} less $.a.b.c is {"a":{"b":{}}}, less $.a.b {"a":{}};
+    // {"a": 1} less $.b is {"a":1}; {"a": [1, 2, 3]} less $.a[0], $.a.b, $.b, $.a[0] is {"a":[3]};
+    // null less $.a.b is null; data.a of {"a": {"b": 10, "c": 20}} less $.b is {"c":20}; '$' is an
+    // error.
+    expect(
+      await row(`select JSON_REMOVE(JSON '["a", ["b", "c"], "d"]', '$[1]') as a,
+        JSON_REMOVE(JSON '["a", ["b", "c"], "d"]', '$[1]', '$[1]') as b,
+        JSON_REMOVE(JSON '["a", ["b", "c"], "d"]', '$[1]', '$[1]', '$[0]') as c,
+        JSON_REMOVE(JSON '{"a": {"b": {"c": "d"}}}', '$.a.b.c') as d,
+        JSON_REMOVE(JSON '{"a": {"b": {"c": "d"}}}', '$.a.b') as e, JSON_REMOVE(JSON '{"a": 1}', '$.b') as f,
+        JSON_REMOVE(JSON '{"a": [1, 2, 3]}', '$.a[0]', '$.a.b', '$.b', '$.a[0]') as g,
+        JSON_REMOVE(JSON 'null', '$.a.b') as h`),
+    ).toEqual({
+      a: '["a","d"]',
+      b: '["a"]',
+      c: '[]',
+      d: '{"a":{"b":{}}}',
+      e: '{"a":{}}',
+      f: '{"a":1}',
+      g: '{"a":[3]}',
+      h: 'null',
+    });
+    expect(
+      await row(`with T as (select JSON '{"a": {"b": 10, "c": 20}}' as data)
+        select JSON_REMOVE(data.a, '$.b') as json_data from T`),
+    ).toEqual({ json_data: '{"c":20}' });
+    expect(() => translationOf("select JSON_REMOVE(JSON '{}', '$')")).toThrow(/JSONPath '\$'/);
+  });
+
+  it('JSON_SET sets each value at its path in turn, creating what is missing, as documented', async () => {
+    // Docs (JSON_SET, create_if_missing omitted): the examples' results, in order: '$' replaces the
+    // whole value; $.a.b under {} and under null is created; $.a.c under the number 1 and $.a[2]
+    // are skipped; $[1] and $[1][0] replace; $[0][3] on null and $[1][4] pad with nulls; $[1][0][0]
+    // under "b" is skipped; $[1][2][1] and $.b[2].d create; three pairs at once.
+    expect(
+      await row(`select JSON_SET(JSON '{"a": 1}', '$', JSON '{"b": 2, "c": 3}') as a,
+        JSON_SET(JSON '{"a": {}}', '$.a.b', 100) as b, JSON_SET(JSON 'null', '$.a.b', 100) as c,
+        JSON_SET(JSON '{"a": 1}', '$.b', 2, '$.a.c', 100, '$.d', 3) as d,
+        JSON_SET(JSON '{"a": 1}', '$.a[2]', 100, '$.b', 2) as e,
+        JSON_SET(JSON '["a", ["b", "c"], "d"]', '$[1]', "foo") as f,
+        JSON_SET(JSON '["a", ["b", "c"], "d"]', '$[1][0]', "foo") as g, JSON_SET(JSON 'null', '$[0][3]', "foo") as h,
+        JSON_SET(JSON '["a", ["b", "c"], "d"]', '$[1][4]', "foo") as i,
+        JSON_SET(JSON '["a", ["b", "c"], "d"]', '$[1][0][0]', "foo") as j,
+        JSON_SET(JSON '["a", ["b", "c"], "d"]', '$[1][2][1]', "foo") as k,
+        JSON_SET(JSON '{}', '$.b[2].d', 100) as l,
+        JSON_SET(JSON '{"a": 1, "b": {"c":3}, "d": [4]}', '$.a', 'v1', '$.b.e', 'v2', '$.d[2]', 'v3') as m`),
+    ).toEqual({
+      a: '{"b":2,"c":3}',
+      b: '{"a":{"b":100}}',
+      c: '{"a":{"b":100}}',
+      d: '{"a":1,"b":2,"d":3}',
+      e: '{"a":1,"b":2}',
+      f: '["a","foo","d"]',
+      g: '["a",["foo","c"],"d"]',
+      h: '[[null,null,null,"foo"]]',
+      i: '["a",["b","c",null,null,"foo"],"d"]',
+      j: '["a",["b","c"],"d"]',
+      k: '["a",["b","c",[null,"foo"]],"d"]',
+      l: '{"b":[null,null,{"d":100}]}',
+      m: '{"a":"v1","b":{"c":3,"e":"v2"},"d":[4,null,"v3"]}',
+    });
+  });
+
+  it('JSON_STRIP_NULLS removes null members and elements at every depth and keeps emptied ones', async () => {
+    // Docs (JSON_STRIP_NULLS, include_arrays and remove_empty omitted): {"a": null, "b": "c"} is
+    // {"b":"c"}; [1, null, 2, null] is [1,2]; [1, null, 2, null, [null]] is [1,2,[]]; null is null.
+    expect(
+      await row(`select JSON_STRIP_NULLS(JSON '{"a": null, "b": "c"}') as a,
+        JSON_STRIP_NULLS(JSON '[1, null, 2, null]') as b, JSON_STRIP_NULLS(JSON '[1, null, 2, null, [null]]') as c,
+        JSON_STRIP_NULLS(JSON 'null') as d, JSON_STRIP_NULLS(JSON '{"x": {"y": null, "z": [null, {"w": null}]}}') as e`),
+    ).toEqual({ a: '{"b":"c"}', b: '[1,2]', c: '[1,2,[]]', d: 'null', e: '{"x":{"z":[{}]}}' });
+  });
+
   it('keeps a JSON subquery column JSON, so its members can be read outside', async () => {
     expect(
       await rows(`with t as (select PARSE_JSON('{"k": "v1"}') as j union all select PARSE_JSON('{"k": 7}'))

@@ -42,6 +42,40 @@ describe('BigQuery regular-expression functions on DuckDB', () => {
     ).toEqual({ a: '<h1>Heading</h1>', b: 'a-b-c' });
   });
 
+  it('REGEXP_EXTRACT_ALL of a pattern that matches empty text steps past each empty match and stops at the end', async () => {
+    // The docs give no example; the reference implementation's steps (ZetaSQL functions/regexp.cc,
+    // ExtractAllIterator::Next): search from the position, take the match (or its group), go on
+    // from its end, one character further after an empty match, and stop once the position reaches
+    // the end. So 'abc' with 'x*' gives '' at 0, 1 and 2 (not a fourth at 3); 'aaa' with 'a*' only
+    // 'aaa'; 'abc' with 'b*' '' at 0, 'b', '' at 2 (an empty match right after a match is taken);
+    // \b matches at 0, 2, 3 and 5 of 'ab cd', the one at the end too; '😀' is one character.
+    expect(
+      await row(String.raw`select regexp_extract_all('abc', 'x*') as a, regexp_extract_all('aaa', 'a*') as b,
+        regexp_extract_all('abc', 'b*') as c, regexp_extract_all('a,b,,c', '[^,]*') as d,
+        regexp_extract_all('', 'x*') as e, regexp_extract_all('ab cd', r'\b') as f,
+        regexp_extract_all('abc', 'x*$') as g, regexp_extract_all('x😀y', '(z)*') as h`),
+    ).toEqual({
+      a: ['', '', ''],
+      b: ['aaa'],
+      c: ['', 'b', ''],
+      d: ['a', '', 'b', '', '', 'c'],
+      e: [''],
+      f: ['', '', '', ''],
+      g: [''],
+      h: ['', '', ''],
+    });
+  });
+
+  it('REGEXP_REPLACE of a pattern that matches empty text skips the empty match right after a match', async () => {
+    // ZetaSQL's RegExp::Replace (functions/regexp.cc), RE2::GlobalReplace's steps: an empty match is
+    // replaced unless it starts where the last match ended, then one character is copied; the end
+    // of the text is searched too.
+    expect(
+      await row(`select regexp_replace('abc', 'x*', '-') as a, regexp_replace('abc', 'b*', '-') as b,
+        regexp_replace('aaa', 'a*', '-') as c, regexp_replace('', 'x*', '-') as d`),
+    ).toEqual({ a: '-a-b-c-', b: '-a-c-', c: '-', d: '-' });
+  });
+
   it('REGEXP_INSTR gives the start or end of the n-th match from a position, in characters', async () => {
     // Docs (https://cloud.google.com/bigquery/docs/reference/standard-sql/string_functions#regexp_instr):
     // REGEXP_INSTR('ab@cd-ef', '@[^-]*') = 3, ('ab@d-ef') = 3, ('abc@cd-ef') = 4, ('abc-ef') = 0;

@@ -63,19 +63,58 @@ describe('BigQuery string functions on DuckDB', () => {
     await expect(row('select chr(55296) as x')).rejects.toThrow(/Invalid code point/);
   });
 
-  it('NORMALIZE composes to NFC by default and refuses the modes DuckDB lacks', async () => {
+  it('NORMALIZE composes to NFC by default and normalizes to NFD, NFKC and NFKD', async () => {
     // Docs: NORMALIZE(value [, normalization_mode]), NFC by default; 'e' followed by U+0301
-    // (combining acute accent) is 'é' (U+00E9) in NFC.
+    // (combining acute accent) is 'é' (U+00E9) in NFC. NORMALIZE('Raha\u2004Mahan', NFKC) is
+    // 'Raha Mahan' (U+2004, a three-per-em space, is a space in compatibility forms). Unicode's
+    // decompositions: 'é' is 'e' U+0301 in NFD and NFKD; 'ﬁ' (U+FB01) is 'fi' in NFKD only.
     expect(
       await row(
-        "select normalize('e\\u0301') = '\\u00e9' as a, normalize('e\\u0301', nfc) = '\\u00e9' as b, 'e\\u0301' = '\\u00e9' as c",
+        `select normalize('e\\u0301') = '\\u00e9' as a, normalize('e\\u0301', nfc) = '\\u00e9' as b, 'e\\u0301' = '\\u00e9' as c,
+          normalize('Raha\\u2004Mahan', NFKC) as nfkc, normalize('\\u00e9', nfd) = 'e\\u0301' as nfd,
+          normalize('\\ufb01\\u00e9', nfkd) = 'fie\\u0301' as nfkd, normalize('\\ufb01', nfd) = '\\ufb01' as nfd_keeps,
+          normalize(cast(null as string), nfkc) as n`,
       ),
     ).toEqual({
       a: true,
       b: true,
       c: false,
+      nfkc: 'Raha Mahan',
+      nfd: true,
+      nfkd: true,
+      nfd_keeps: true,
+      n: null,
     });
-    expect(() => translationOf("select normalize('x', nfkc)")).toThrow(/NORMALIZE in mode NFKC/);
+    expect(() => translationOf("select normalize('x', 'NFKC')")).toThrow(/NORMALIZE with a mode other than/);
+  });
+
+  it('NORMALIZE_AND_CASEFOLD normalizes and folds case fully, as the documented examples compare', async () => {
+    // Docs: NORMALIZE_AND_CASEFOLD('The red barn') = NORMALIZE_AND_CASEFOLD('The Red Barn');
+    // '\u2168' (ROMAN NUMERAL NINE) equals 'IX' folded under NFKD and NFKC, not NFD or NFC;
+    // 'A\u030A' equals '\u00C5' under all four. CaseFolding.txt's full folding: 'ß' and 'ẞ' fold to
+    // 'ss' (lower-casing would keep 'ß'), 'Σ' to 'σ'.
+    expect(
+      await row(`select
+          normalize_and_casefold('The red barn') = normalize_and_casefold('The Red Barn') as barn,
+          normalize_and_casefold('\\u2168', NFD) = normalize_and_casefold('IX', NFD) as nfd,
+          normalize_and_casefold('\\u2168', NFC) = normalize_and_casefold('IX', NFC) as nfc,
+          normalize_and_casefold('\\u2168', NFKD) = normalize_and_casefold('IX', NFKD) as nfkd,
+          normalize_and_casefold('\\u2168', NFKC) = normalize_and_casefold('IX', NFKC) as nfkc,
+          normalize_and_casefold('A\\u030A', NFD) = normalize_and_casefold('\\u00C5', NFD)
+            and normalize_and_casefold('A\\u030A') = normalize_and_casefold('\\u00C5')
+            and normalize_and_casefold('A\\u030A', NFKD) = normalize_and_casefold('\\u00C5', NFKD)
+            and normalize_and_casefold('A\\u030A', NFKC) = normalize_and_casefold('\\u00C5', NFKC) as ring,
+          normalize_and_casefold('Straße ẞ ΣΑΣ') as folded, normalize_and_casefold(cast(null as string)) as n`),
+    ).toEqual({
+      barn: true,
+      nfd: false,
+      nfc: false,
+      nfkd: true,
+      nfkc: true,
+      ring: true,
+      folded: 'strasse ss σασ',
+      n: null,
+    });
   });
 
   it('LENGTH counts characters and BYTE_LENGTH bytes', async () => {
@@ -142,8 +181,25 @@ describe('BigQuery string functions on DuckDB', () => {
     });
   });
 
-  it('LOWER and UPPER change case', async () => {
-    expect(await row("select lower('FOO') as l, upper('foo') as u")).toEqual({ l: 'foo', u: 'FOO' });
+  it('LOWER and UPPER map case as Unicode does, the final sigma and ß included', async () => {
+    // Docs: LOWER('FOO BAR BAZ') = 'foo bar baz', UPPER('foo') = 'FOO', "according to the Unicode
+    // Character Database without taking into account language-specific mappings"; the reference
+    // implementation is ICU's CaseMap in the root locale, full mappings (SpecialCasing.txt): 'ß'
+    // upper-cases to 'SS', 'İ' lower-cases to 'i' U+0307, a final 'Σ' to 'ς'.
+    expect(
+      await row(`select lower('FOO BAR BAZ') as l, upper('foo') as u, upper('Straße') as sharp,
+        lower('ΟΔΟΣ ΣΑΣ') as sigma, lower(concat('İ', 'X')) = 'i\\u0307x' as dotted, upper('ÀÉ') as accents,
+        lower(cast(null as string)) as n`),
+    ).toEqual({
+      l: 'foo bar baz',
+      u: 'FOO',
+      sharp: 'STRASSE',
+      sigma: 'οδος σας',
+      dotted: true,
+      accents: 'ÀÉ',
+      n: null,
+    });
+    expect(() => translationOf("select lower(b'ABC')")).toThrow(/LOWER of BYTES/);
   });
 
   it('SUBSTR counts from 1, reads negative positions from the end and positions off the left end as 1', async () => {

@@ -22,6 +22,7 @@ import type {
   ResultRow,
 } from '../../engines/query-engine.js';
 import { objectMark } from '../../sql/built-structs.js';
+import { bigQueryJsonText } from '../../sql/json-text.js';
 
 /**
  * DuckDB results in BigQuery's terms. The store keeps objects as STRUCTs, but logically every
@@ -168,7 +169,10 @@ function decodeValue(value: DuckDBValue, type: DuckDBType, wire: RecordWire): En
       (type instanceof DuckDBStructType && wire === 'repeated' && !isMarkedObject(type))
       ? []
       : null;
-  if (typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number') return value;
+  // A JSON value is answered as BigQuery's JSON type writes it: members ordered by key, the first
+  // of duplicate keys (sql/json-text.ts).
+  if (typeof value === 'string') return type.alias === 'JSON' ? bigQueryJsonText(value) : value;
+  if (typeof value === 'boolean' || typeof value === 'number') return value;
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value;
   if (value instanceof DuckDBTimestampValue) return Number(value.micros);
   if (value instanceof DuckDBTimestampNanosecondsValue) return civilTime(value.nanos);

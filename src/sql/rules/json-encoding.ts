@@ -1,4 +1,16 @@
-import { type FunctionCall, type JsonShape, quoteString, type RuleTable, rule, unsupported } from './rule.js';
+import { pathSteps } from './json.js';
+import {
+  type FunctionCall,
+  type JsonShape,
+  jsonEditFunctions,
+  jsonTextFunction,
+  literalArgument,
+  quoteString,
+  type RuleTable,
+  raise,
+  rule,
+  unsupported,
+} from './rule.js';
 
 /**
  * TO_JSON_STRING: BigQuery's JSON text of a SQL value, written as DuckDB SQL from the value's type.
@@ -107,11 +119,18 @@ const integerTypes = [
  * stands for BigQuery's (BIGINT and DuckDB's other integers INT64, DOUBLE FLOAT64, DECIMAL NUMERIC,
  * TIMESTAMP_NS DATETIME). Each branch reads `v` through its text, so each binds for every type.
  */
-function scalarBranch(v: string, type: string, pretty: boolean): string | undefined {
+function scalarBranch(v: string, type: string, pretty: boolean, toJson: boolean): string | undefined {
   const text = `CAST(${v} AS VARCHAR)`;
+  // TO_JSON keeps every INT64 a number (a JSON value holds it exactly); TO_JSON_STRING quotes the
+  // ones a double cannot hold.
   if (integerTypes.includes(type))
-    return `CASE WHEN abs(CAST(${text} AS HUGEINT)) > ${lossless} THEN '"' || ${text} || '"' ELSE ${text} END`;
+    return toJson
+      ? text
+      : `CASE WHEN abs(CAST(${text} AS HUGEINT)) > ${lossless} THEN '"' || ${text} || '"' ELSE ${text} END`;
   if (type === 'DOUBLE' || type === 'FLOAT') return doubleJson(`CAST(${text} AS DOUBLE)`);
+  // TO_JSON writes a NUMERIC as an integer, or a double where one holds it, else fails; not
+  // translated.
+  if (type.startsWith('DECIMAL') && toJson) return `error(${quoteString(toJsonNumericRefusal)})`;
   if (type.startsWith('DECIMAL')) {
     const numeric = `CASE WHEN contains(${text}, '.') THEN rtrim(rtrim(${text}, '0'), '.') ELSE ${text} END`;
     return `CASE WHEN contains(${numeric}, '.') OR abs(CAST(${text} AS DECIMAL(38, 9))) > ${lossless} THEN '"' || ${numeric} || '"' ELSE ${numeric} END`;
@@ -122,10 +141,11 @@ function scalarBranch(v: string, type: string, pretty: boolean): string | undefi
   if (type === 'DATE') return `'"' || ${text} || '"'`;
   if (type === 'TIMESTAMP') return `'"' || ${civilJson(text)} || 'Z"'`;
   if (type === 'TIMESTAMP_NS' || type === 'TIME') return `'"' || ${civilJson(text)} || '"'`;
+  // A JSON value's text as BigQuery's JSON type writes it: members ordered by key (json-text.ts).
   if (type === 'JSON')
     return pretty
       ? `error('TO_JSON_STRING with pretty_print of a JSON value is not translated: how BigQuery lays out a JSON value is not documented')`
-      : text;
+      : `${jsonTextFunction}(${text})`;
   return undefined;
 }
 
@@ -151,12 +171,12 @@ const runtimeTypes = [
  * tell a computed value's type). A STRUCT or ARRAY whose type the translator cannot tell is an
  * error when the query runs, naming it.
  */
-function scalarJson(v: string, type: string | undefined, pretty: boolean): string {
-  const known = type === undefined ? undefined : scalarBranch(v, type, pretty);
+function scalarJson(v: string, type: string | undefined, pretty: boolean, toJson: boolean): string {
+  const known = type === undefined ? undefined : scalarBranch(v, type, pretty, toJson);
   if (known !== undefined) return `CASE WHEN ${v} IS NULL THEN 'null' ELSE ${known} END`;
   const branches = runtimeTypes.map((name) => {
     const test = name === 'DECIMAL' ? `typeof(${v}) LIKE 'DECIMAL%'` : `typeof(${v}) = '${name}'`;
-    return `WHEN ${test} THEN ${scalarBranch(v, name, pretty)}`;
+    return `WHEN ${test} THEN ${scalarBranch(v, name, pretty, toJson)}`;
   });
   return `CASE WHEN ${v} IS NULL THEN 'null' ${branches.join(' ')} ELSE error('TO_JSON_STRING of a value of DuckDB type ' || typeof(${v}) || ' is not translated: the translator could not tell its BigQuery type') END`;
 }
@@ -165,19 +185,25 @@ function scalarJson(v: string, type: string | undefined, pretty: boolean): strin
 const newline = (depth: number) => `chr(10) || '${' '.repeat(depth * 2)}'`;
 
 /** The JSON text of `value`, of this shape, `depth` levels down (for pretty_print's indent). */
-export function jsonTextSql(value: string, shape: JsonShape, pretty: boolean, depth = 0): string {
+export function jsonTextSql(
+  value: string,
+  shape: JsonShape,
+  pretty: boolean,
+  depth = 0,
+  toJson = false,
+): string {
   // A level reads its value once: a column, a lambda's argument or a field of one is read where it
   // is used (a field costs little); anything else (a subquery, a call) becomes the argument of a
   // lambda named for its depth, whose one-element list costs some 3 µs a row.
   const simple = depth > 0 || /^(?:"(?:[^"]|"")*"|\w+)(?:\.(?:"(?:[^"]|"")*"|\w+))*$/.test(value);
   const v = simple ? value : `__json${depth}`;
   const once = (body: string) => (simple ? body : `list_transform([${value}], ${v} -> ${body})[1]`);
-  if ('scalar' in shape) return once(scalarJson(v, shape.scalar, pretty));
+  if ('scalar' in shape) return once(scalarJson(v, shape.scalar, pretty, toJson));
   const open = (bracket: string) => (pretty ? `'${bracket}' || ${newline(depth + 1)}` : `'${bracket}'`);
   const close = (bracket: string) => (pretty ? `${newline(depth)} || '${bracket}'` : `'${bracket}'`);
   const separator = pretty ? `',' || ${newline(depth + 1)}` : "','";
   if ('list' in shape) {
-    const element = jsonTextSql(`__element${depth}`, shape.list, pretty, depth + 1);
+    const element = jsonTextSql(`__element${depth}`, shape.list, pretty, depth + 1, toJson);
     const items = `array_to_string(list_transform(${v}, __element${depth} -> ${element}), ${separator})`;
     return once(
       `CASE WHEN ${v} IS NULL THEN 'null' WHEN len(${v}) = 0 THEN '[]' ELSE ${open('[')} || ${items} || ${close(']')} END`,
@@ -188,18 +214,78 @@ export function jsonTextSql(value: string, shape: JsonShape, pretty: boolean, de
   const fields = shape.fields.map(({ name, shape: field }, i) => {
     const read =
       name === '' ? `struct_extract_at(${v}, ${i + 1})` : `struct_extract(${v}, ${quoteString(name)})`;
-    return `${quoteString(`${jsonQuoted(name)}${colon}`)} || ${jsonTextSql(read, field, pretty, depth + 1)}`;
+    return `${quoteString(`${jsonQuoted(name)}${colon}`)} || ${jsonTextSql(read, field, pretty, depth + 1, toJson)}`;
   });
   return once(
     `CASE WHEN ${v} IS NULL THEN 'null' ELSE ${open('{')} || ${fields.join(` || ${separator} || `)} || ${close('}')} END`,
   );
 }
 
+/** Whether a shape holds a scalar of a type `is` picks somewhere. */
+function holds(shape: JsonShape, is: (type: string | undefined) => boolean): boolean {
+  if ('scalar' in shape) return is(shape.scalar);
+  if ('list' in shape) return holds(shape.list, is);
+  return shape.fields.some((field) => holds(field.shape, is));
+}
+
 /** Whether a shape holds a JSON value somewhere (pretty_print of JSON is not translated). */
-function holdsJson(shape: JsonShape): boolean {
-  if ('scalar' in shape) return shape.scalar === 'JSON';
-  if ('list' in shape) return holdsJson(shape.list);
-  return shape.fields.some((field) => holdsJson(field.shape));
+const holdsJson = (shape: JsonShape) => holds(shape, (type) => type === 'JSON');
+
+const toJsonNumericRefusal =
+  'TO_JSON of a NUMERIC is not translated (BigQuery writes it as an integer, or as a double only where one holds it exactly)';
+
+/**
+ * The JSON text TO_JSON, JSON_OBJECT and JSON_ARRAY make of argument `index` (the "JSON encodings"
+ * table's TO_JSON column). A NUMERIC known when the query loads is refused there; one met as a
+ * computed value fails the query, naming it.
+ */
+function toJsonText(call: FunctionCall, index: number): string {
+  const shape = call.shapeOf(index);
+  if (holds(shape, (type) => type?.startsWith('DECIMAL') ?? false)) throw unsupported(toJsonNumericRefusal);
+  return jsonTextSql(call.args[index] as string, shape, false, 0, true);
+}
+
+/**
+ * A JSON value made from its text. BigQuery's JSON type orders an object's members by key and keeps
+ * the first of duplicate keys: the text is written so when it is answered or given to
+ * TO_JSON_STRING (sql/json-text.ts), so the members are left in the order made here.
+ */
+const jsonOf = (text: string) => `CAST(${text} AS JSON)`;
+
+/** A key of JSON_OBJECT: a STRING; NULL is an error ("A key can't be NULL"). */
+function keyText(call: FunctionCall, index: number): string {
+  const literal = call.literals[index];
+  if (literal !== undefined) return quoteString(jsonQuoted(literal));
+  const shape = call.shapeOf(index);
+  if (!('scalar' in shape) || (shape.scalar !== undefined && shape.scalar !== 'VARCHAR'))
+    throw unsupported('JSON_OBJECT with a key that is not a STRING');
+  const written = call.args[index] as string;
+  const key = `CAST(${written} AS VARCHAR)`;
+  // The errors typed, or DuckDB folds `'{' || error(...)` to NULL for a NULL literal key.
+  const fail = (message: string) => `CAST(${raise(call, quoteString(message))} AS VARCHAR)`;
+  // A key of a type not known here is checked as the query runs: the first of two arguments may
+  // also be an array of keys (JSON_OBJECT(keys, values)), which is then not translated.
+  const typed =
+    shape.scalar === undefined
+      ? `WHEN typeof(${written}) NOT IN ('VARCHAR', '"NULL"') THEN ${fail("JSON_OBJECT's key is not a STRING, or it is JSON_OBJECT of two arrays whose type is not known when the query loads, which is not translated")} `
+      : '';
+  return `CASE ${typed}WHEN ${key} IS NULL THEN ${fail("A key can't be NULL")} ELSE ${stringJson(key)} END`;
+}
+
+/**
+ * JSON_OBJECT(key, value, ...): the keys with their values' TO_JSON texts, the first of a key
+ * kept and the members ordered by key where the value is answered. JSON_OBJECT(keys, values) of
+ * two arrays pairs their elements; a NULL array, a NULL key or arrays of different lengths are
+ * errors (the docs' words).
+ */
+function jsonObject(args: readonly string[], call: FunctionCall): string {
+  const keysShape = args.length === 2 ? call.shapeOf(0) : undefined;
+  if (keysShape && 'list' in keysShape) return jsonObjectOfArrays(args as [string, string], call);
+  if (args.length % 2 !== 0) throw unsupported('JSON_OBJECT with a key without a value');
+  const members: string[] = [];
+  for (let i = 0; i < args.length; i += 2)
+    members.push(`${keyText(call, i)} || ':' || ${toJsonText(call, i + 1)}`);
+  return jsonOf(members.length === 0 ? "'{}'" : `'{' || ${members.join(" || ',' || ")} || '}'`);
 }
 
 /** pretty_print: a literal TRUE or FALSE; NULL makes the result NULL. */
@@ -211,7 +297,55 @@ function prettyPrint(call: FunctionCall): boolean | null {
   throw unsupported('TO_JSON_STRING with a pretty_print that is not the literal TRUE or FALSE');
 }
 
+/** JSON_OBJECT(keys, values): the n-th key with the TO_JSON text of the n-th value. */
+function jsonObjectOfArrays([keys, values]: [string, string], call: FunctionCall): string {
+  const shape = call.shapeOf(1);
+  if (!('list' in shape) && !('scalar' in shape && shape.scalar === undefined))
+    throw unsupported('JSON_OBJECT of a key array and a value that is not an array');
+  // Values of a type not known here are written by their DuckDB type as the query runs.
+  const valuesShape = 'list' in shape ? shape : { list: { scalar: undefined } };
+  if (holds(valuesShape, (type) => type?.startsWith('DECIMAL') ?? false))
+    throw unsupported(toJsonNumericRefusal);
+  const key = `CAST((${keys})[__json_at] AS VARCHAR)`;
+  const value = jsonTextSql(`(${values})[__json_at]`, valuesShape.list, false, 1, true);
+  const members = `list_transform(range(1, len(${keys}) + 1), __json_at -> ${stringJson(key)} || ':' || ${value})`;
+  const fail = (message: string) => `CAST(${raise(call, quoteString(message))} AS VARCHAR)`;
+  return jsonOf(
+    `CASE WHEN (${keys}) IS NULL THEN ${fail("The keys array can't be NULL")} WHEN (${values}) IS NULL THEN ${fail("The values array can't be NULL")} WHEN len(${keys}) <> len(${values}) THEN ${fail('The number of keys and values must match')} WHEN list_contains(list_transform(${keys}, __json_key -> __json_key IS NULL), TRUE) THEN ${fail("A key can't be NULL")} ELSE '{' || array_to_string(${members}, ',') || '}' END`,
+  );
+}
+
+/**
+ * JSON_SET(json, path, value, ...): each value's TO_JSON text set at its path in turn
+ * (storage/json-edits.ts), with create_if_missing's default TRUE (the named argument is refused);
+ * a NULL path skips its pair. The paths must be literals.
+ */
+function jsonSet(args: readonly string[], call: FunctionCall): string {
+  if (!call.isJson(0)) throw unsupported('JSON_SET of a value that is not JSON');
+  if (args.length % 2 === 0) throw unsupported('JSON_SET with a path without a value');
+  let text = `CAST(${args[0]} AS VARCHAR)`;
+  for (let i = 1; i < args.length; i += 2) {
+    if (args[i] === 'NULL') continue;
+    const steps = pathSteps(literalArgument(call, i, 'JSONPath'));
+    text = `${jsonEditFunctions.set}(${text}, ${quoteString(JSON.stringify(steps))}, ${toJsonText(call, i + 1)})`;
+  }
+  return jsonOf(text);
+}
+
 export const jsonEncodingRules: RuleTable = {
+  json_set: rule(3, Number.POSITIVE_INFINITY, jsonSet),
+  // TO_JSON(value): a JSON value of the value's TO_JSON encoding; stringify_wide_numbers is not
+  // translated (a named argument is refused).
+  to_json: rule(1, 1, (_args, call) => jsonOf(toJsonText(call, 0))),
+  json_object: rule(0, Number.POSITIVE_INFINITY, jsonObject, { ownSafeForm: true }),
+  // JSON_ARRAY(value, ...): the values' TO_JSON texts in order.
+  json_array: rule(0, Number.POSITIVE_INFINITY, (args, call) =>
+    jsonOf(
+      args.length === 0
+        ? "'[]'"
+        : `'[' || ${args.map((_, i) => toJsonText(call, i)).join(" || ',' || ")} || ']'`,
+    ),
+  ),
   // SAFE.TO_JSON_STRING is the same text: the encoding raises no error of BigQuery's (but for its
   // output size limit, which is not enforced here), and DuckDB's try() refuses the error() the
   // text of a value of unknown type carries.

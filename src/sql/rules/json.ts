@@ -1,5 +1,6 @@
 import {
   type FunctionCall,
+  jsonEditFunctions,
   literalArgument,
   quoteString,
   type RuleTable,
@@ -160,6 +161,31 @@ const int64 = ofJson((json, call) => {
 const doubleText = (number: string) =>
   `CASE WHEN ${number} = trunc(${number}) AND abs(${number}) < 1e15 THEN CAST(CAST(${number} AS BIGINT) AS VARCHAR) ELSE CAST(${number} AS VARCHAR) END`;
 
+/** The steps of a JSONPath: member names and element indexes (`$.a[0]` is ["a", 0]). */
+export function pathSteps(path: string): (string | number)[] {
+  const steps: (string | number)[] = [];
+  for (const [, name, index] of duckdbJsonPath(path).matchAll(/\."((?:[^"\\]|\\.)*)"|\[(\d+)\]/g))
+    steps.push(index === undefined ? (name as string).replaceAll('\\"', '"') : Number(index));
+  return steps;
+}
+
+/**
+ * JSON_REMOVE(json, path, ...): each path's member or element removed in turn (storage/json-edits.ts);
+ * a NULL path is skipped. The paths must be literals; `$` is refused (an error in BigQuery).
+ */
+function jsonRemove(args: readonly string[], call: FunctionCall): string {
+  if (!call.isJson(0)) throw unsupported('JSON_REMOVE of a value that is not JSON');
+  let text = `CAST(${args[0]} AS VARCHAR)`;
+  for (let i = 1; i < args.length; i++) {
+    if (args[i] === 'NULL') continue;
+    const steps = pathSteps(literalArgument(call, i, 'JSONPath'));
+    if (steps.length === 0)
+      throw unsupported("JSON_REMOVE of the JSONPath '$' (BigQuery: The JSONPath can't be '$')");
+    text = `${jsonEditFunctions.remove}(${text}, ${quoteString(JSON.stringify(steps))})`;
+  }
+  return `CAST(${text} AS JSON)`;
+}
+
 export const jsonValueRules: RuleTable = {
   // STRING(json), or STRING(timestamp[, zone]): the TIMESTAMP's text, in the zone when given.
   string: strict("'VARCHAR'", text, 'The provided JSON input is not a string', (args, call) => {
@@ -204,6 +230,11 @@ export const jsonValueRules: RuleTable = {
   json_type: ofJson(
     (json) =>
       `CASE json_type(${json}) WHEN 'VARCHAR' THEN 'string' WHEN 'BIGINT' THEN 'number' WHEN 'UBIGINT' THEN 'number' WHEN 'DOUBLE' THEN 'number' WHEN 'BOOLEAN' THEN 'boolean' WHEN 'OBJECT' THEN 'object' WHEN 'ARRAY' THEN 'array' WHEN 'NULL' THEN 'null' END`,
+  ),
+  json_remove: rule(2, Number.POSITIVE_INFINITY, jsonRemove),
+  // JSON_STRIP_NULLS(json) with its defaults; a path, include_arrays and remove_empty are not translated.
+  json_strip_nulls: ofJson(
+    (json) => `CAST(${jsonEditFunctions.stripNulls}(CAST(${json} AS VARCHAR)) AS JSON)`,
   ),
   // BigQuery keeps a parsed value in its normal form, as DuckDB's json() does; malformed text is an error on both.
   parse_json: rule(1, 1, ([textValue]) => `json(${textValue})`),

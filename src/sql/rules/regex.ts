@@ -1,4 +1,13 @@
-import { type FunctionCall, quoteString, type RuleTable, raise, rule, unsupported } from './rule.js';
+import { RE2JS } from 're2js';
+import {
+  type FunctionCall,
+  quoteString,
+  type RuleTable,
+  raise,
+  regexpExtractAllFunction,
+  rule,
+  unsupported,
+} from './rule.js';
 
 /**
  * Both engines use RE2, so a pattern means the same on both. What differs is around the match:
@@ -104,6 +113,36 @@ function regexpInstr(args: readonly string[], call: FunctionCall): string {
   return `CASE WHEN ${nulls} THEN NULL ${checks} WHEN (${position}) > length(${value}) THEN 0 ELSE list_transform([substring(${value}, ${position})], __rinstr_text -> ${answer})[1] END`;
 }
 
+/**
+ * Whether the pattern can match empty text somewhere: its program (RE2JS's, as RE2 compiles it)
+ * reaches its match without reading a character, taking every assertion (`^`, `\\b`, ...) as met.
+ * DuckDB's regexp_extract_all answers as BigQuery's only for patterns that cannot; the others run
+ * the reference implementation's steps (storage/regexp-extract-all.ts).
+ */
+function matchesEmptyText(pattern: string): boolean {
+  let program: { start: number; inst: Array<{ op: number; out: number; arg: number }> } | undefined;
+  try {
+    program = (RE2JS.compile(pattern) as unknown as { re2Input: { prog: typeof program } }).re2Input.prog;
+  } catch (error) {
+    throw unsupported(`REGEXP_EXTRACT_ALL with a pattern RE2 does not read (${(error as Error).message})`);
+  }
+  if (!program) throw unsupported('REGEXP_EXTRACT_ALL with a pattern whose program cannot be read');
+  const seen = new Set<number>();
+  const next = [program.start];
+  for (let at = next.pop(); at !== undefined; at = next.pop()) {
+    const instruction = program.inst[at];
+    if (instruction === undefined || seen.has(at)) continue;
+    seen.add(at);
+    // RE2JS's Inst: ALT 1 and ALT_MATCH 2 go on to `out` and `arg`; CAPTURE 3, EMPTY_WIDTH 4, NOP 7
+    // and the lookbehind marks 12 and 13 to `out`; MATCH 6 is the match; FAIL 5 and the rune
+    // instructions (8 to 11) end the path.
+    if (instruction.op === 6) return true;
+    if (instruction.op === 1 || instruction.op === 2) next.push(instruction.out, instruction.arg);
+    else if ([3, 4, 7, 12, 13].includes(instruction.op)) next.push(instruction.out);
+  }
+  return false;
+}
+
 export const regexRules: RuleTable = {
   // regexp_matches is a partial match like REGEXP_CONTAINS (regexp_full_match is not). A literal
   // pattern without metacharacters matches exactly where the text contains it, and a substring
@@ -117,12 +156,16 @@ export const regexRules: RuleTable = {
   regexp_extract: rule(2, 4, extract),
   regexp_substr: rule(2, 4, extract),
   regexp_instr: rule(2, 5, regexpInstr, { ownSafeForm: true }),
-  regexp_extract_all: rule(
-    2,
-    2,
-    ([value, pattern], call) => `regexp_extract_all(${value}, ${pattern}, ${groupOf(call)})`,
-  ),
-  // Every match is replaced in BigQuery ('g'); \1 and \0 are RE2 rewrite syntax on both.
+  regexp_extract_all: rule(2, 2, ([value, pattern], call) => {
+    const group = groupOf(call);
+    return matchesEmptyText(call.literals[1] as string)
+      ? `${regexpExtractAllFunction}(${value}, ${pattern})`
+      : `regexp_extract_all(${value}, ${pattern}, ${group})`;
+  }),
+  // Every match is replaced in BigQuery ('g'); \1 and \0 are RE2 rewrite syntax on both. DuckDB's
+  // 'g' is RE2::GlobalReplace, whose steps ZetaSQL's RegExp::Replace repeats: an empty match right
+  // after a match is skipped, and one at the end of the text replaced (REGEXP_REPLACE('abc', 'b*',
+  // '-') is '-a-c-').
   regexp_replace: rule(
     3,
     3,

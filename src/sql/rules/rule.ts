@@ -96,6 +96,47 @@ export const nowParameter = '$__now';
 export const farmFingerprintFunction = 'bigquery_farm_fingerprint';
 
 /**
+ * The DuckDB function that writes a JSON value's text as BigQuery's JSON type does (members ordered
+ * by key, the first of duplicate keys; sql/json-text.ts), registered on every store the server
+ * opens (storage/bigquery-json-text.ts).
+ */
+export const jsonTextFunction = 'bigquery_json_text';
+
+/**
+ * The DuckDB functions JSON_SET and JSON_REMOVE (of one path, given as its steps) and JSON_STRIP_NULLS are
+ * written as, registered on every store the server opens (storage/json-edits.ts).
+ */
+export const jsonEditFunctions = {
+  set: 'bigquery_json_set',
+  remove: 'bigquery_json_remove',
+  stripNulls: 'bigquery_json_strip_nulls',
+} as const;
+
+/**
+ * The DuckDB function REGEXP_EXTRACT_ALL of a pattern that can match empty text is written as:
+ * the reference implementation's steps, registered on every store the server opens
+ * (storage/regexp-extract-all.ts).
+ */
+export const regexpExtractAllFunction = 'bigquery_regexp_extract_all';
+
+/**
+ * The DuckDB functions BigQuery's Unicode case mapping, normalization and case folding are written
+ * as (VARCHAR → VARCHAR), registered on every store the server opens (storage/unicode-text.ts):
+ * DuckDB's lower/upper map one code point to one and it normalizes to NFC only.
+ */
+export const unicodeTextFunctions = {
+  lower: 'bigquery_lower',
+  upper: 'bigquery_upper',
+  nfd: 'bigquery_normalize_nfd',
+  nfkc: 'bigquery_normalize_nfkc',
+  nfkd: 'bigquery_normalize_nfkd',
+  casefoldNfc: 'bigquery_casefold_nfc',
+  casefoldNfd: 'bigquery_casefold_nfd',
+  casefoldNfkc: 'bigquery_casefold_nfkc',
+  casefoldNfkd: 'bigquery_casefold_nfkd',
+} as const;
+
+/**
  * A SQL string literal. A newline is written as an escape (`E'...\\n...'`): the translator indents
  * its output line by line (translation-context.ts indent), which would put spaces into the text.
  */

@@ -1,0 +1,110 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { type JsonNode, readJson, writeJson } from '../sql/json-text.js';
+import { jsonEditFunctions } from '../sql/rules/rule.js';
+import { registerTextFunction } from './text-function.js';
+
+/*
+ * JSON_SET, JSON_REMOVE and JSON_STRIP_NULLS, which DuckDB has no form of, on the JSON values of
+ * sql/json-text.ts (members by key, the first of duplicate keys, scalars as written), each as its
+ * documented details say
+ * (https://cloud.google.com/bigquery/docs/reference/standard-sql/json_functions).
+ */
+
+/**
+ * JSON_REMOVE of one path, given as its steps (a JSON array of member names and element indexes,
+ * which the translator reads from the JSONPath): the member or element the path matches is
+ * removed; a path that matches nothing changes nothing, and an emptied object or array stays.
+ */
+export function jsonRemove(json: JsonNode, steps: readonly (string | number)[]): JsonNode {
+  const last = steps.at(-1);
+  let container: JsonNode | undefined = json;
+  for (const step of steps.slice(0, -1)) container = childAt(container, step);
+  if (container && 'object' in container && typeof last === 'string') container.object.delete(last);
+  if (container && 'array' in container && typeof last === 'number' && last < container.array.length)
+    container.array.splice(last, 1);
+  return json;
+}
+
+function childAt(node: JsonNode | undefined, step: string | number): JsonNode | undefined {
+  if (node && 'object' in node && typeof step === 'string') return node.object.get(step)?.value;
+  if (node && 'array' in node && typeof step === 'number') return node.array[step];
+  return undefined;
+}
+
+const isNull = (node: JsonNode) => 'scalar' in node && node.scalar === 'null';
+
+/**
+ * JSON_STRIP_NULLS with its defaults (include_arrays TRUE, remove_empty FALSE): every member
+ * holding null and every null element removed, at every depth; emptied objects and arrays stay.
+ */
+export function jsonStripNulls(json: JsonNode): JsonNode {
+  if ('object' in json) {
+    for (const [key, { value }] of json.object)
+      if (isNull(value)) json.object.delete(key);
+      else jsonStripNulls(value);
+  }
+  if ('array' in json) {
+    const kept = json.array.filter((element) => !isNull(element));
+    json.array.splice(0, json.array.length, ...kept.map(jsonStripNulls));
+  }
+  return json;
+}
+
+/**
+ * JSON_SET of one path and value (the value's TO_JSON text, read), with create_if_missing TRUE:
+ * what the path matches is replaced; a missing member, an index past an array's end (the array
+ * padded with nulls) or a JSON null on the way is created as the rest of the path says; a path
+ * that meets a value of another kind (a member of an array, an element of a number) changes
+ * nothing. The root path (no steps) replaces the whole value.
+ */
+export function jsonSet(json: JsonNode, steps: readonly (string | number)[], value: JsonNode): JsonNode {
+  return setAt(json, steps, value) ?? json;
+}
+
+/** The node with the value set at the steps, or undefined where the path cannot be followed. */
+function setAt(node: JsonNode, steps: readonly (string | number)[], value: JsonNode): JsonNode | undefined {
+  const [step, ...rest] = steps;
+  if (step === undefined) return value;
+  const here: JsonNode = isNull(node)
+    ? typeof step === 'string'
+      ? { object: new Map() }
+      : { array: [] }
+    : node;
+  if (typeof step === 'string' && 'object' in here) {
+    const member = here.object.get(step);
+    const set = setAt(member?.value ?? { scalar: 'null' }, rest, value);
+    if (set === undefined) return undefined;
+    here.object.set(step, { written: member?.written ?? JSON.stringify(step), value: set });
+    return here;
+  }
+  if (typeof step === 'number' && 'array' in here) {
+    const set = setAt(here.array[step] ?? { scalar: 'null' }, rest, value);
+    if (set === undefined) return undefined;
+    while (here.array.length < step) here.array.push({ scalar: 'null' });
+    here.array[step] = set;
+    return here;
+  }
+  return undefined;
+}
+
+/**
+ * Makes `bigquery_json_set(json, steps, value)`, `bigquery_json_remove(json, steps)` and
+ * `bigquery_json_strip_nulls(json)` (VARCHAR) known to
+ * the connection's whole DuckDB instance. A text that is not JSON is returned as it is (the
+ * translator gives them JSON values only).
+ */
+export function registerJsonEdits(connection: DuckDBConnection): void {
+  registerTextFunction(connection, jsonEditFunctions.remove, (json: string, steps: string) => {
+    const value = readJson(json);
+    return value === undefined ? json : writeJson(jsonRemove(value, JSON.parse(steps)));
+  });
+  registerTextFunction(connection, jsonEditFunctions.set, (json: string, steps: string, value: string) => {
+    const read = readJson(json);
+    const set = readJson(value);
+    return read === undefined || set === undefined ? json : writeJson(jsonSet(read, JSON.parse(steps), set));
+  });
+  registerTextFunction(connection, jsonEditFunctions.stripNulls, (json: string) => {
+    const value = readJson(json);
+    return value === undefined ? json : writeJson(jsonStripNulls(value));
+  });
+}
