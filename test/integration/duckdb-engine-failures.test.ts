@@ -214,3 +214,41 @@ describe('a query that fails in the store rather than for its SQL', () => {
     );
   });
 });
+
+describe('a query running when its engine closes', () => {
+  // The store closes its engine at shutdown and when it reopens after a fatal error, each after
+  // waiting a while for the calls under way. DuckDB's client leaves the promise of a query whose
+  // connection is closed under it pending for ever (its caller hung and held its slot).
+  it('is stopped and rejects with NOT_READY (503), and a later call does too', async () => {
+    const database = await openDatabase(':memory:');
+    const engine = await createDuckDbEngine({
+      database,
+      sources: logSources,
+      queries: [],
+      queriesDir,
+      timeoutMs: 60_000,
+    });
+    // A trillion-row cross join: minutes of work, stopped only by an interrupt.
+    const endless = {
+      id: 'endless',
+      name: 'endless',
+      sql: 'SELECT COUNT(*) AS n FROM UNNEST(GENERATE_ARRAY(1, 1000000)) AS a CROSS JOIN UNNEST(GENERATE_ARRAY(1, 1000000)) AS b',
+      maxRows: 1,
+    };
+    try {
+      // Warmed first (the SQL parser loads on the first translation), so it is running at 300 ms.
+      await engine.run({ id: 'warm', name: 'warm', sql: 'SELECT 1 AS n', maxRows: 1 }, {}, { now });
+      const running = failureOf(engine.run(endless, {}, { now }));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const started = performance.now();
+      await engine.close();
+      const error = await running;
+      expect(isQuerygateError(error) && [error.code, error.status]).toEqual(['NOT_READY', 503]);
+      expect(performance.now() - started).toBeLessThan(2_000);
+      const later = await failureOf(engine.run(endless, {}, { now }));
+      expect(isQuerygateError(later) && later.code).toBe('NOT_READY');
+    } finally {
+      database.close();
+    }
+  });
+});

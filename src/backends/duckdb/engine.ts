@@ -123,6 +123,19 @@ const udfFiles = ['generate_timestamp_trunc_array.duckdb.sql'];
 /** How often an interrupt is given again while the interrupted run has not ended. */
 const interruptRepeatMs = 5;
 const nowName = nowParameter.slice(1);
+/** How long closing the engine waits for the runs it interrupted to end (real time). */
+const closeWaitMs = 2_000;
+
+/** A run the engine's closing stopped: the store is closing or reopening, so 503, try again. */
+function closedDuring(query: SavedQuery): QuerygateError {
+  return new QuerygateError(
+    'NOT_READY',
+    `${query.name} was stopped: the store closed while it ran; try again`,
+    {
+      details: { retryAfterSeconds: 1 },
+    },
+  );
+}
 
 /** The embedded engine: saved BigQuery SQL translated to DuckDB and run on the local store. */
 export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<QueryEngine> {
@@ -189,6 +202,19 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       ? undefined
       : createMemoryCeiling({ ceilingBytes, othersHold: options.writerHoldsMemory });
   const timers = options.timers ?? systemTimers;
+  // Closing a connection while a query runs on it leaves that query's promise pending for ever
+  // (@duckdb/node-api 1.5: its fetch never returns, an interrupt no longer reaches the query, and
+  // process.exit waits for it), holding its caller and its admission slot. So `close` stops the
+  // runs first, as a deadline does, and closes only the connections no run holds (see close).
+  const closing = new AbortController();
+  const running = new Set<Promise<unknown>>();
+  const leased = new Set<Connection>();
+  const setupWork = new Set<Promise<unknown>>();
+  let abandon: (() => void) | undefined;
+  const abandoned = new Promise<never>((_, reject) => {
+    abandon = () => reject(new Error('the engine closed before DuckDB stopped the run'));
+  });
+  abandoned.catch(() => {});
   const tableSources = new Set(
     options.sources.filter((source) => source.kind === 'table').map((source) => source.name),
   );
@@ -198,8 +224,18 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       ? 'objects'
       : 'repeated';
 
-  async function translationOf(query: SavedQuery): Promise<Translation> {
-    return current(translations.get(query)) ?? translations.keep(query, await translate(query.sql));
+  /** Work on the set-up connection, which `close` closes only once none is under way. */
+  function onSetup<T>(work: () => Promise<T>): Promise<T> {
+    const done = work();
+    setupWork.add(done);
+    void done.finally(() => setupWork.delete(done)).catch(() => {});
+    return done;
+  }
+
+  function translationOf(query: SavedQuery): Promise<Translation> {
+    return onSetup(
+      async () => current(translations.get(query)) ?? translations.keep(query, await translate(query.sql)),
+    );
   }
 
   /**
@@ -244,16 +280,19 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     params: ParameterValues,
     runOptions: RunOptions,
   ): Promise<{ result: QueryResult; translation: Translation }> {
+    if (closing.signal.aborted) throw closedDuring(query);
     // No await when the translation is at hand: the call's deadline starts at once.
     const translation = current(translations.get(query)) ?? (await callerPlaced(query, translationOf(query)));
-    // The deadline starts when the call asks for a connection: waiting for one counts.
-    const deadline = startDeadline(options.timeoutMs, runOptions, timers);
+    // The deadline starts when the call asks for a connection: waiting for one counts. Closing
+    // the engine stops the call as its caller going away would.
+    const deadline = startDeadline(options.timeoutMs, runOptions, timers, closing.signal);
     let lease: PoolLease<Connection> | undefined;
     let repeat: NodeJS.Timeout | undefined;
     let stoppedFor: StopReason | undefined;
     let unwatch: (() => void) | undefined;
     try {
       lease = await (query.callerLineOffset === undefined ? pool : adhocPool).acquire(deadline.signal);
+      leased.add(lease.item);
       const { connection } = lease.item;
       // DuckDB forgets an interrupt that comes before the query has begun (while it is prepared,
       // or before a worker thread picks it up), so once given it is repeated until the run ends.
@@ -269,10 +308,15 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
           interrupt();
         });
       const mark = plannedOnce(translation) ? (options.tableMark?.(translation.tables) ?? '') : '';
-      const prepared = await lease.item.prepare(planKey(query), translation.sql, mark);
-      bindAll(prepared, query, translation, params, runOptions.now);
-      // One row past the bound says whether the result was cut at it.
-      const reader = await prepared.streamAndReadUntil(query.maxRows + 1);
+      const item = lease.item;
+      const started = (async () => {
+        const prepared = await item.prepare(planKey(query), translation.sql, mark);
+        bindAll(prepared, query, translation, params, runOptions.now);
+        // One row past the bound says whether the result was cut at it.
+        return prepared.streamAndReadUntil(query.maxRows + 1);
+      })();
+      running.add(started);
+      const reader = await Promise.race([started, abandoned]).finally(() => running.delete(started));
       // A stream DuckDB stops (an interrupt, or any error once its first rows are out) ends in
       // @duckdb/node-api as one that ran out of rows: its fetch_chunk answers null for both, and
       // only the result's return type, INVALID once DuckDB holds an error for it, tells them
@@ -285,6 +329,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         );
       return { result: decodeRows(reader, query.maxRows, wireOf(translation)), translation };
     } catch (error) {
+      if (closing.signal.aborted) throw closedDuring(query);
       if (stoppedFor) {
         const why =
           stoppedFor === 'ceiling'
@@ -326,6 +371,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       unwatch?.();
       deadline.end();
       clearInterval(repeat);
+      if (lease) leased.delete(lease.item);
       lease?.release();
     }
   }
@@ -336,7 +382,11 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
    * query runs under `LIMIT 0` (which DuckDB answers without reading the tables) with every
    * parameter bound (see describeValues).
    */
-  async function describe(query: SavedQuery) {
+  function describe(query: SavedQuery) {
+    return onSetup(() => describeOnSetup(query));
+  }
+
+  async function describeOnSetup(query: SavedQuery) {
     try {
       const translation = await translationOf(query);
       const statement = await setup.prepare(`SELECT * FROM (${translation.sql}) AS described LIMIT 0`);
@@ -395,8 +445,21 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       ),
     }),
     close: async () => {
-      for (const { connection } of [...connections, ...adhocConnections]) connection.closeSync();
-      setup.closeSync();
+      // Every run is interrupted (closing's abort); DuckDB stops one within milliseconds. One it
+      // has not stopped within the wait is answered anyway and its connection left open.
+      closing.abort();
+      let waited: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...running, ...setupWork]),
+        new Promise((done) => {
+          waited = setTimeout(done, closeWaitMs);
+        }),
+      ]);
+      clearTimeout(waited);
+      abandon?.();
+      for (const item of [...connections, ...adhocConnections])
+        if (!leased.has(item)) item.connection.closeSync();
+      if (setupWork.size === 0) setup.closeSync();
     },
   };
 }
