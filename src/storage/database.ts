@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { existsSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { makeDataDirectory } from '../data-directory.js';
 import { registerFarmFingerprint } from './farm-fingerprint.js';
 
 /** An open embedded DuckDB database file with querygate's session rules applied. */
@@ -58,7 +59,7 @@ export async function openDatabase(path: string, options: DatabaseOptions = {}):
   if (options.existing) {
     if (!existsSync(path))
       throw new Error(`the store file ${path} is not there; it is not made anew while the server runs`);
-  } else if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  } else if (path !== ':memory:') makeDataDirectory(dirname(path));
   let walSetAside: string | undefined;
   let instance: DuckDBInstance;
   try {
