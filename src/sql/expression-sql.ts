@@ -521,8 +521,27 @@ function intervalSql(node: Payload<'Interval'>, context: TranslationContext): st
   if (!unit || !intervalUnits.has(unit) || weekday || node.last_field)
     throw unsupported('this INTERVAL form');
   const value = context.expr(node.value);
-  return `INTERVAL (${value}) ${unit.toUpperCase()}`;
+  // DuckDB reads `INTERVAL (x) unit` through a DOUBLE: a value past 2^53 (microseconds up to
+  // BigQuery's 3.16e17) loses its last digits. A literal that a double holds exactly keeps that
+  // form; anything else (a parameter above all) is counted in integers, so a value too large
+  // fails with an overflow naming it, as BigQuery's IntervalValue::FromInteger multiplies.
+  if (/^-?\d{1,15}$/.test(value)) return `INTERVAL (${value}) ${unit.toUpperCase()}`;
+  return exactInterval[unit]?.(value) ?? `INTERVAL (${value}) ${unit.toUpperCase()}`;
 }
+
+/** Each unit as DuckDB's integer interval functions: micros (BIGINT), days and months (INTEGER). */
+const exactInterval: Readonly<Record<string, (value: string) => string>> = {
+  Microsecond: (value) => `to_microseconds(CAST(${value} AS BIGINT))`,
+  Millisecond: (value) => `to_microseconds(CAST(${value} AS BIGINT) * 1000)`,
+  Second: (value) => `to_microseconds(CAST(${value} AS BIGINT) * 1000000)`,
+  Minute: (value) => `to_microseconds(CAST(${value} AS BIGINT) * 60000000)`,
+  Hour: (value) => `to_microseconds(CAST(${value} AS BIGINT) * 3600000000)`,
+  Day: (value) => `to_days(CAST(${value} AS INTEGER))`,
+  Week: (value) => `to_days(CAST(${value} AS INTEGER) * 7)`,
+  Month: (value) => `to_months(CAST(${value} AS INTEGER))`,
+  Quarter: (value) => `to_months(CAST(${value} AS INTEGER) * 3)`,
+  Year: (value) => `to_months(CAST(${value} AS INTEGER) * 12)`,
+};
 
 function literal(value: Value): string {
   if (value === 'Null') return 'NULL';

@@ -75,4 +75,37 @@ describe('typed parameters on DuckDB', () => {
       { name: 'ratio', type: 'FLOAT64' },
     ]);
   });
+
+  // DuckDB reads `INTERVAL (x) unit` through a DOUBLE. BigQuery's INTERVAL holds up to
+  // 316,224,000,000,000,000 microseconds (ZetaSQL IntervalValue::kMaxMicros), far past 2^53.
+  const intervalQuery: SavedQuery = {
+    id: '0d4c1a52-5d2b-4c3e-9b56-000000000022',
+    name: 'test.interval',
+    sql: "select unix_micros(timestamp_add(timestamp '1970-01-01 00:00:00+00', interval @us microsecond)) as us, date_add(date '2000-01-01', interval @days day) as d, timestamp_add(timestamp '2000-01-01 00:00:00+00', interval @s second) as t",
+    maxRows: 1,
+    parameterTypes: { us: 'INT64', days: 'INT64', s: 'INT64' },
+  };
+
+  it('adds an INT64 INTERVAL beyond 2^53 exactly: the epoch plus n microseconds is n', async () => {
+    const result = await engine.run(
+      intervalQuery,
+      { us: '9007199254740993', days: '1', s: '1' },
+      { now: new Date() },
+    );
+    expect(result.rows).toEqual([
+      { us: 9007199254740993n, d: '2000-01-02', t: Date.parse('2000-01-01T00:00:01Z') * 1000 },
+    ]);
+  });
+
+  it.each([
+    ['s', '9223372036854775807'],
+    ['days', '2147483648'],
+  ])('refuses INTERVAL @%s past what it can count with 400 naming the parameter', async (name, value) => {
+    const values = { us: '0', days: '0', s: '0', [name]: value };
+    const error = await engine.run(intervalQuery, values, { now: new Date() }).then(
+      () => expect.fail('expected a refusal'),
+      (refusal: unknown) => refusal,
+    );
+    expect(error).toMatchObject({ code: 'BAD_PARAMETER', details: { parameter: name } });
+  });
 });

@@ -626,6 +626,13 @@ const duckDbValueFault: ValueFaultOf = (error) => {
   const message = ((error as Error)?.message ?? '').split('\n', 1)[0] ?? '';
   if (/LIMIT\/OFFSET cannot be negative/.test(message)) return { fault: 'negative-count', message };
   if (/^Out of Range Error: Overflow/.test(message)) return { fault: 'overflow', message };
+  // An INT64 that an INTEGER argument cannot hold (a count of days or months, expression-sql.ts).
+  if (
+    /^Conversion Error: Type INT64 with value -?\d+ can't be cast because the value is out of range/.test(
+      message,
+    )
+  )
+    return { fault: 'overflow', message };
   if (/^Invalid Input Error: division by zero$/.test(message))
     return { fault: 'division-by-zero', message: 'division by zero' };
   // The translation raises BigQuery's words for an OFFSET or ORDINAL outside the array (value-forms.ts).
