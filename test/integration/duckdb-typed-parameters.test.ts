@@ -108,4 +108,24 @@ describe('typed parameters on DuckDB', () => {
     );
     expect(error).toMatchObject({ code: 'BAD_PARAMETER', details: { parameter: name } });
   });
+
+  // BigQuery has EXTRACT for DATE, DATETIME, TIME, TIMESTAMP and INTERVAL only ("No matching
+  // signature for function EXTRACT ... FROM STRING"); DuckDB's binder listed its candidates.
+  const extractQuery = (types: SavedQuery['parameterTypes']): SavedQuery => ({
+    id: '0d4c1a52-5d2b-4c3e-9b56-000000000023',
+    name: 'test.extract',
+    sql: 'select extract(day from @p) as d',
+    maxRows: 1,
+    parameterTypes: types,
+  });
+
+  it('refuses EXTRACT of a STRING parameter when the query loads, naming the parameter and the types EXTRACT takes', async () => {
+    await expect(engine.describe(extractQuery({}))).rejects.toThrow(
+      /^test\.extract does not prepare on DuckDB: EXTRACT\(DAY FROM @p\): @p is a STRING parameter, and EXTRACT takes a DATE, DATETIME, TIME, TIMESTAMP or INTERVAL;.* \(line 1, column 25\)$/,
+    );
+    const declared = extractQuery({ p: 'TIMESTAMP' });
+    expect((await engine.run(declared, { p: '2024-05-03T10:00:00Z' }, { now: new Date() })).rows).toEqual([
+      { d: 3 },
+    ]);
+  });
 });

@@ -162,9 +162,9 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
   };
   let functions: DuckDbFunctions | undefined;
   // Each saved query is translated against the tables as the store has them when it loads.
-  const translate = async (sql: string) => {
+  const translate = async (query: SavedQuery) => {
     const { mark, tables } = await tablesNow();
-    const translation = translateToDuckDb(sql, { tables });
+    const translation = translateToDuckDb(query.sql, { tables, parameterTypes: query.parameterTypes ?? {} });
     const fromRollup =
       rollups && functions ? await readFromRollup(setup, translation.sql, rollups.of, functions) : undefined;
     return marked(fromRollup ? { ...translation, sql: fromRollup } : translation, mark);
@@ -178,7 +178,10 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     // Made at once, without the rollups' reading (a query of DuckDB's): under another mark when
     // there are rollups, so the first run makes each again with it.
     translations = createPlanCache(options.queries, (query) =>
-      marked(translateToDuckDb(query.sql, { tables }), rollups ? `${mark} before rollups` : mark),
+      marked(
+        translateToDuckDb(query.sql, { tables, parameterTypes: query.parameterTypes ?? {} }),
+        rollups ? `${mark} before rollups` : mark,
+      ),
     );
     for (const file of udfFiles) await setup.run(readFileSync(join(options.queriesDir, 'udf', file), 'utf8'));
     if (rollups) functions = await readDuckDbFunctions(setup);
@@ -234,7 +237,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
 
   function translationOf(query: SavedQuery): Promise<Translation> {
     return onSetup(
-      async () => current(translations.get(query)) ?? translations.keep(query, await translate(query.sql)),
+      async () => current(translations.get(query)) ?? translations.keep(query, await translate(query)),
     );
   }
 
@@ -400,7 +403,9 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     } catch (error) {
       throw new QuerygateError(
         'ENGINE_ERROR',
-        `${query.name} does not prepare on DuckDB: ${(error as Error).message}`,
+        // Its first line: the loader reads a problem per line, and DuckDB's next lines are the
+        // candidate functions and the translated text under a caret, each then a problem of its own.
+        `${query.name} does not prepare on DuckDB: ${(error as Error).message.split('\n', 1)[0]}`,
         { cause: error },
       );
     }
