@@ -62,6 +62,13 @@ describe('a regex parameter larger than RE2 compiles', () => {
 });
 
 describe('GraphQL requests that cannot be read', () => {
+  it('answers a body that is not JSON with a short message, not the body quoted back', async () => {
+    const response = await graphqlPost('x'.repeat(100_000));
+    expect(response.body).toEqual({
+      errors: [{ message: 'POST body sent invalid JSON.', extensions: { code: 'BAD_REQUEST' } }],
+    });
+  });
+
   it('answers a JSON body sent as multipart/form-data with 400', async () => {
     const response = await graphqlPost(
       { query: '{ endpoints { name } }' },
