@@ -213,11 +213,19 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
   const running = new Set<Promise<unknown>>();
   const leased = new Set<Connection>();
   const setupWork = new Set<Promise<unknown>>();
-  let abandon: (() => void) | undefined;
-  const abandoned = new Promise<never>((_, reject) => {
-    abandon = () => reject(new Error('the engine closed before DuckDB stopped the run'));
-  });
-  abandoned.catch(() => {});
+  // Fired when close gives up waiting: each run still on DuckDB is answered without it. A run
+  // listens for its own time only (a promise shared by every run would keep a reaction per run).
+  const abandon = new AbortController();
+  const abandoned = () => {
+    let stop = () => {};
+    const given = new Promise<never>((_, reject) => {
+      const giveUp = () => reject(new Error('the engine closed before DuckDB stopped the run'));
+      abandon.signal.addEventListener('abort', giveUp, { once: true });
+      stop = () => abandon.signal.removeEventListener('abort', giveUp);
+    });
+    given.catch(() => {});
+    return { given, stop };
+  };
   const tableSources = new Set(
     options.sources.filter((source) => source.kind === 'table').map((source) => source.name),
   );
@@ -319,7 +327,11 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         return prepared.streamAndReadUntil(query.maxRows + 1);
       })();
       running.add(started);
-      const reader = await Promise.race([started, abandoned]).finally(() => running.delete(started));
+      const givenUp = abandoned();
+      const reader = await Promise.race([started, givenUp.given]).finally(() => {
+        givenUp.stop();
+        running.delete(started);
+      });
       // A stream DuckDB stops (an interrupt, or any error once its first rows are out) ends in
       // @duckdb/node-api as one that ran out of rows: its fetch_chunk answers null for both, and
       // only the result's return type, INVALID once DuckDB holds an error for it, tells them
@@ -461,7 +473,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         }),
       ]);
       clearTimeout(waited);
-      abandon?.();
+      abandon.abort();
       for (const item of [...connections, ...adhocConnections])
         if (!leased.has(item)) item.connection.closeSync();
       if (setupWork.size === 0) setup.closeSync();
