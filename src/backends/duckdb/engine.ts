@@ -658,6 +658,8 @@ const duckDbValueFault: ValueFaultOf = (error) => {
   );
   if (index?.[1]) return { fault: 'array-index', message: index[1] };
   if (/Unknown TimeZone '/.test(message)) return { fault: 'time-zone', message };
+  if (/^Conversion Error: Date and time not in timestamp range/.test(message))
+    return { fault: 'time-range', message };
   return undefined;
 };
 
