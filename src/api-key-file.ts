@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeDataDirectory } from './data-directory.js';
 
 /**
  * The key used when QUERYGATE_API_KEYS is unset: generated on first start and kept in the data
@@ -9,7 +10,7 @@ import { join } from 'node:path';
 export function loadOrCreateApiKey(dataDir: string): { key: string; file: string; created: boolean } {
   const file = join(dataDir, 'api-key');
   if (existsSync(file)) return { key: readFileSync(file, 'utf8').trim(), file, created: false };
-  mkdirSync(dataDir, { recursive: true });
+  makeDataDirectory(dataDir);
   const key = `qg_${randomBytes(24).toString('base64url')}`;
   writeFileSync(file, `${key}\n`, { mode: 0o600 });
   return { key, file, created: true };

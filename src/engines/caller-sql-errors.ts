@@ -18,11 +18,13 @@ export function callerSqlError(
     if (error.code !== 'UNSUPPORTED_SQL' || typeof line !== 'number' || line <= offset) return undefined;
     const construct = String(error.details?.construct ?? 'this construct');
     const column = error.details?.column;
-    return new QuerygateError(
-      'UNSUPPORTED_SQL',
-      `Cannot translate sql to DuckDB: ${construct} (line ${line - offset}, column ${column})`,
-      { details: { parameter: 'sql', construct, line: line - offset, column }, cause: error },
-    );
+    const reason = error.details?.reason;
+    const said =
+      typeof reason === 'string' ? `sql: ${reason}` : `Cannot translate sql to DuckDB: ${construct}`;
+    return new QuerygateError('UNSUPPORTED_SQL', `${said} (line ${line - offset}, column ${column})`, {
+      details: { parameter: 'sql', construct, line: line - offset, column },
+      cause: error,
+    });
   }
   const message = error instanceof Error ? error.message : String(error);
   const fault = faultOf(error, message);

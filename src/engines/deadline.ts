@@ -16,7 +16,13 @@ export interface CallDeadline {
   end(): void;
 }
 
-export function startDeadline(timeoutMs: number, options: RunOptions, timers: Timers): CallDeadline {
+/** `closing`: the engine's own stop (it is closing), which stops the call as its caller going away does. */
+export function startDeadline(
+  timeoutMs: number,
+  options: RunOptions,
+  timers: Timers,
+  closing?: AbortSignal,
+): CallDeadline {
   const stop = new AbortController();
   let timedOut = false;
   const budgetMs = remainingMs(timeoutMs, options);
@@ -25,8 +31,10 @@ export function startDeadline(timeoutMs: number, options: RunOptions, timers: Ti
     stop.abort();
   }, budgetMs);
   const onCallerGone = () => stop.abort();
-  options.signal?.addEventListener('abort', onCallerGone, { once: true });
-  if (options.signal?.aborted) stop.abort();
+  for (const signal of [options.signal, closing]) {
+    signal?.addEventListener('abort', onCallerGone, { once: true });
+    if (signal?.aborted) stop.abort();
+  }
   return {
     signal: stop.signal,
     get timedOut() {
@@ -36,6 +44,7 @@ export function startDeadline(timeoutMs: number, options: RunOptions, timers: Ti
     end() {
       timers.clearTimeout(timer);
       options.signal?.removeEventListener('abort', onCallerGone);
+      closing?.removeEventListener('abort', onCallerGone);
     },
   };
 }

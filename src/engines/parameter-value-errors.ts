@@ -7,7 +7,13 @@ import type { ParameterValues, SavedQuery } from './query-engine.js';
  * the array (numbers), a time zone neither engine knows (text, as `DATETIME(ts, @time_zone)`
  * takes it).
  */
-export type ValueFault = 'negative-count' | 'overflow' | 'division-by-zero' | 'array-index' | 'time-zone';
+export type ValueFault =
+  | 'negative-count'
+  | 'overflow'
+  | 'division-by-zero'
+  | 'array-index'
+  | 'time-zone'
+  | 'time-range';
 
 /** Which failure of a run, in an engine's own terms, is one of these (undefined: none is). */
 export type ValueFaultOf = (error: unknown) => { fault: ValueFault; message: string } | undefined;
@@ -25,7 +31,13 @@ const causes: Readonly<Record<ValueFault, (value: string, message: string) => bo
   overflow: (value, message) => new RegExp(`(^|[^\\d.])${escaped(value)}($|[^\\d.])`).test(message),
   // Both engines quote the zone they do not know.
   'time-zone': (value, message) => value !== '' && message.includes(value),
+  // A time moved out of the range of times by an INTERVAL: neither engine names the count, so
+  // only a parameter the SQL uses as the count is taken for the cause (see placementOnly).
+  'time-range': () => true,
 };
+
+/** The faults blamed on a parameter only where the SQL uses it where the fault arises. */
+const placementOnly = new Set<ValueFault>(['time-range']);
 
 const numericTypes = new Set(['INT64', 'FLOAT64']);
 /** The parameter types whose values can cause each fault. */
@@ -35,6 +47,7 @@ const typesFor: Readonly<Record<ValueFault, ReadonlySet<string>>> = {
   'division-by-zero': numericTypes,
   'array-index': new Set(['INT64']),
   'time-zone': new Set(['STRING']),
+  'time-range': new Set(['INT64']),
 };
 
 /**
@@ -59,7 +72,7 @@ export function parameterValueError(
   );
   // Of two that could have, the one the SQL uses where the fault arises (`LIMIT @top`, `/ @d`).
   const placed = candidates.find(([name]) => placedFor[found.fault](name).test(query.sql));
-  const culprit = placed ?? candidates[0];
+  const culprit = placed ?? (placementOnly.has(found.fault) ? undefined : candidates[0]);
   if (culprit === undefined) return undefined;
   const [name, value] = culprit;
   return new QuerygateError(
@@ -76,6 +89,7 @@ const placedFor: Readonly<Record<ValueFault, (name: string) => RegExp>> = {
   overflow: (name) => new RegExp(`[*+-]\\s*@${name}\\b|@${name}\\s*[*+-]`),
   'array-index': (name) => new RegExp(`\\[\\s*(?:(?:safe_)?(?:offset|ordinal)\\s*\\(\\s*)?@${name}\\b`, 'i'),
   'time-zone': (name) => new RegExp(`@${name}\\b`),
+  'time-range': (name) => new RegExp(`\\binterval\\s+@${name}\\b`, 'i'),
 };
 
 function escaped(text: string): string {

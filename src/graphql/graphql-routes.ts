@@ -5,6 +5,7 @@ import { abandonSignal } from '../http/abandon-signal.js';
 import { allMethods } from '../http/app.js';
 import { clientIdentity } from '../http/client-identity.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
+import { declaresEncoding, decodedBody } from '../http/request-body.js';
 import { sendRaw } from '../http/send-raw.js';
 import type { GraphQLContext } from './context.js';
 import type { FastOperations } from './fast-operation.js';
@@ -63,7 +64,16 @@ export function graphqlRoutes(options: GraphQLRoutesOptions) {
           const { headers, body } = await page.load(request.headers['accept-encoding']);
           return reply.headers(headers).send(body);
         }
-        const body = request.body as Buffer | undefined;
+        let body = request.body as Buffer | undefined;
+        let { headers } = request;
+        // A compressed body, or one in a charset it does not read, is refused or decoded here:
+        // yoga reads any body as UTF-8 JSON, whatever its headers say. Such a request goes to
+        // yoga (neither a kept answer nor the fast path takes one with Content-Encoding).
+        if (declaresEncoding(headers)) {
+          body = body && (await decodedBody(headers, body, options.maxBodyBytes));
+          const { 'content-encoding': _, 'content-length': __, ...rest } = headers;
+          headers = rest;
+        }
         const { grant } = request;
         // A signed token's request goes to yoga alone, over the schema of what it may call: kept
         // answers and compiled plans were made over the whole schema, without its pinned values.
@@ -98,7 +108,7 @@ export function graphqlRoutes(options: GraphQLRoutesOptions) {
           `http://${request.headers.host ?? 'localhost'}${request.url}`,
           {
             method: request.method,
-            headers: request.headers as Record<string, string>,
+            headers: headers as Record<string, string>,
             signal: abandonSignal(reply),
             ...(request.method === 'GET' || request.method === 'HEAD'
               ? {}

@@ -56,7 +56,14 @@ export function useErrorCodes(): Plugin {
 /** A result with every error coded as `useErrorCodes` codes it (shared with fast-operation.ts). */
 export function withErrorCodes(result: ExecutionResult): ExecutionResult {
   if (!result.errors?.length) return result;
-  if (result.errors.every((error) => keepsCode(error.extensions?.code) && !isFieldErrorWithStatus(error))) {
+  if (
+    result.errors.every(
+      (error) =>
+        keepsCode(error.extensions?.code) &&
+        !isFieldErrorWithStatus(error) &&
+        error.extensions?.originalError === undefined,
+    )
+  ) {
     return result;
   }
   return { ...result, errors: result.errors.map(recode) };
@@ -68,7 +75,9 @@ function isFieldErrorWithStatus(error: GraphQLError): boolean {
 
 function recode(error: GraphQLError): GraphQLError {
   const code = keepsCode(error.extensions?.code) ? error.extensions.code : codeOfRequestError(error.message);
-  const { http, ...extensions } = error.extensions ?? {};
+  // Yoga's request parser adds the parser's own message as `originalError`, and that of a body
+  // that is not JSON quotes the whole body: a 1 MB body was answered with 1 MB of it.
+  const { http, originalError: _parserMessage, ...extensions } = error.extensions ?? {};
   // A field error keeps the headers it asked for (ENGINE_BUSY's Retry-After), never its status.
   const headers = (http as GraphQLHTTPExtensions | undefined)?.headers;
   const kept: GraphQLHTTPExtensions | undefined =

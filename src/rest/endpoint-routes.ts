@@ -12,6 +12,7 @@ import { allMethods } from '../http/app.js';
 import { clientIdentity } from '../http/client-identity.js';
 import { readBodiesAsBytes } from '../http/read-bodies.js';
 import { readGetBody } from '../http/read-get-body.js';
+import { decodedBody } from '../http/request-body.js';
 import { toJson } from '../http/respond.js';
 import { sendRaw } from '../http/send-raw.js';
 import { truncatedHeader } from '../http/truncated-header.js';
@@ -148,13 +149,16 @@ export function endpointRoutes(options: EndpointRoutesOptions) {
  * The body that may carry parameters: a POST's, and a GET's to a sandboxed endpoint whose query
  * string has no `sql` (Logflare reads that GET body; Studio sends its SQL in it).
  */
-async function requestBody(endpoint: Endpoint, request: FastifyRequest): Promise<unknown> {
-  if (request.method === 'POST') return request.body;
+async function requestBody(endpoint: Endpoint, request: FastifyRequest): Promise<Buffer | undefined> {
   const query = request.query as Query;
-  if (request.method === 'GET' && endpoint.sandboxed && query[callerSqlParameter] === undefined) {
-    return readGetBody(request);
-  }
-  return undefined;
+  const raw =
+    request.method === 'POST'
+      ? (request.body as Buffer | undefined)
+      : request.method === 'GET' && endpoint.sandboxed && query[callerSqlParameter] === undefined
+        ? await readGetBody(request)
+        : undefined;
+  // Decompressed within the body limit on the wire: a parameter object needs no more.
+  return raw && decodedBody(request.headers, raw, request.routeOptions.bodyLimit ?? 1024 * 1024);
 }
 
 /** A sandboxed endpoint with the caller's `sql` in place of its final SELECT, or as saved without one. */

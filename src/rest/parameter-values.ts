@@ -41,11 +41,20 @@ function valuesOf(name: string, query: Query, body: Map<string, string> | undefi
   throw badParameter(name, 'is given twice with different values (query string and body)');
 }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 function bodyParameters(body: unknown): Map<string, string> | undefined {
   if (!Buffer.isBuffer(body) || body.length === 0) return undefined;
+  let text: string;
+  try {
+    text = utf8.decode(body);
+  } catch {
+    // Read as UTF-8 with replacement characters, a value would be silently some other text.
+    throw new QuerygateError('BAD_REQUEST', 'The request body is not valid UTF-8');
+  }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body.toString('utf8'));
+    parsed = JSON.parse(text);
   } catch {
     throw new QuerygateError(
       'BAD_REQUEST',

@@ -1,3 +1,4 @@
+import { QuerygateError } from '../errors.js';
 import { compoundParts, type Expr, type Payload, type Value } from './ast.js';
 import { type Ast, calledName, stringLiteral, variant } from './bigquery-ast.js';
 import { builtStructSql, objectSql } from './built-structs.js';
@@ -204,6 +205,7 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
     case 'Extract': {
       const [field, payload] = variant(node.field);
       const at = 'AtTimeZone' in node.expr ? node.expr.AtTimeZone : undefined;
+      refuseStringParameter(at ? at.timestamp : node.expr, field, context);
       const value = expr(at ? at.timestamp : node.expr);
       const zone = at ? { sql: expr(at.time_zone), literal: stringLiteral(at.time_zone) } : undefined;
       return extract(field, value, zone, field === 'Week' && payload ? String(payload.value) : undefined);
@@ -217,6 +219,23 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
     default:
       throw unsupported(expressionNames[kind] ?? `expression ${kind}`);
   }
+}
+
+/**
+ * EXTRACT of a STRING parameter, which BigQuery refuses ("No matching signature for function
+ * EXTRACT for argument types: DATE_TIME_PART FROM STRING") and DuckDB cannot bind: refused when
+ * the query is loaded, naming the parameter and the types EXTRACT takes.
+ */
+function refuseStringParameter(operand: Expr, field: string, context: TranslationContext): void {
+  const name = (operand as { Identifier?: { value?: unknown } }).Identifier?.value;
+  if (typeof name !== 'string' || !name.startsWith('@') || context.parameterTypes === undefined) return;
+  const type = context.parameterTypes[name.slice(1)] ?? 'STRING';
+  if (type !== 'STRING') return;
+  const part = field.toUpperCase();
+  const reason = `EXTRACT(${part} FROM ${name}): ${name} is a STRING parameter, and EXTRACT takes a DATE, DATETIME, TIME, TIMESTAMP or INTERVAL; declare ${name.slice(1)} with \`type: timestamp\` in the contract, or write EXTRACT(${part} FROM DATE(${name}))`;
+  throw new QuerygateError('UNSUPPORTED_SQL', reason, {
+    details: { construct: 'EXTRACT of a STRING parameter', reason },
+  });
 }
 
 /** `value [NOT] LIKE pattern`. A backslash escapes %, _ and itself in BigQuery's LIKE; DuckDB's has no escape unless told. */
@@ -521,8 +540,27 @@ function intervalSql(node: Payload<'Interval'>, context: TranslationContext): st
   if (!unit || !intervalUnits.has(unit) || weekday || node.last_field)
     throw unsupported('this INTERVAL form');
   const value = context.expr(node.value);
-  return `INTERVAL (${value}) ${unit.toUpperCase()}`;
+  // DuckDB reads `INTERVAL (x) unit` through a DOUBLE: a value past 2^53 (microseconds up to
+  // BigQuery's 3.16e17) loses its last digits. A literal that a double holds exactly keeps that
+  // form; anything else (a parameter above all) is counted in integers, so a value too large
+  // fails with an overflow naming it, as BigQuery's IntervalValue::FromInteger multiplies.
+  if (/^-?\d{1,15}$/.test(value)) return `INTERVAL (${value}) ${unit.toUpperCase()}`;
+  return exactInterval[unit]?.(value) ?? `INTERVAL (${value}) ${unit.toUpperCase()}`;
 }
+
+/** Each unit as DuckDB's integer interval functions: micros (BIGINT), days and months (INTEGER). */
+const exactInterval: Readonly<Record<string, (value: string) => string>> = {
+  Microsecond: (value) => `to_microseconds(CAST(${value} AS BIGINT))`,
+  Millisecond: (value) => `to_microseconds(CAST(${value} AS BIGINT) * 1000)`,
+  Second: (value) => `to_microseconds(CAST(${value} AS BIGINT) * 1000000)`,
+  Minute: (value) => `to_microseconds(CAST(${value} AS BIGINT) * 60000000)`,
+  Hour: (value) => `to_microseconds(CAST(${value} AS BIGINT) * 3600000000)`,
+  Day: (value) => `to_days(CAST(${value} AS INTEGER))`,
+  Week: (value) => `to_days(CAST(${value} AS INTEGER) * 7)`,
+  Month: (value) => `to_months(CAST(${value} AS INTEGER))`,
+  Quarter: (value) => `to_months(CAST(${value} AS INTEGER) * 3)`,
+  Year: (value) => `to_months(CAST(${value} AS INTEGER) * 12)`,
+};
 
 function literal(value: Value): string {
   if (value === 'Null') return 'NULL';

@@ -30,6 +30,12 @@ export interface TranslateOptions {
    * are what the SQL may write, the types tell objects (STRUCTs) from arrays and which fields exist.
    */
   readonly tables: readonly TableSchema[];
+  /**
+   * The BigQuery types the parameters are bound with; one not named is a STRING. Where a type
+   * decides whether BigQuery accepts the query (EXTRACT of a STRING parameter), it is refused
+   * here, naming the parameter. @default unknown: nothing is refused for a parameter's type
+   */
+  readonly parameterTypes?: Readonly<Record<string, string>> | undefined;
 }
 
 /**
@@ -52,7 +58,13 @@ export function translateStatement(query: Query, options: TranslateOptions): Tra
     for (const name of [table.name, ...(table.aliases ?? [])]) tables.set(name.toLowerCase(), table);
   }
   const tablesRead = new Set<string>();
-  const context = translationContext(tables, tablesRead, new CteScopes(), new Scope());
+  const context = translationContext(
+    tables,
+    tablesRead,
+    new CteScopes(),
+    new Scope(),
+    options.parameterTypes,
+  );
   // ORDER BY ... LIMIT taken closer to the rows it picks from, where that is exact.
   const pushed = pushTopN(query, tables);
   const { result, uses } = context.ctes.tracingUse(() =>
@@ -76,13 +88,15 @@ function translationContext(
   tablesRead: Set<string>,
   ctes: CteScopes,
   scope: Scope,
+  parameterTypes: Readonly<Record<string, string>> | undefined,
 ): TranslationContext {
   const context: TranslationContext = {
     scope,
     tables,
     tablesRead,
     ctes,
-    within: (other) => translationContext(tables, tablesRead, ctes, other),
+    parameterTypes,
+    within: (other) => translationContext(tables, tablesRead, ctes, other, parameterTypes),
     expr: (node) => expressionSql(node, context),
     resolveName: (parts) => resolveName(parts, context),
     queryWithColumns: (query) => querySql(query, context),

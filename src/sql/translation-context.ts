@@ -40,6 +40,8 @@ export interface TranslationContext extends FormContext {
   readonly tablesRead: Set<string>;
   /** The CTEs visible from here, and which of them are referenced. */
   readonly ctes: CteScopes;
+  /** The parameters' BigQuery types, when known (TranslateOptions.parameterTypes). */
+  readonly parameterTypes: Readonly<Record<string, string>> | undefined;
   /** The same translation in another scope: a SELECT's own, or an empty one. */
   within(scope: Scope): TranslationContext;
   /** A (possibly dotted) name as BigQuery resolves it here. */

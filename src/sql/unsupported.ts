@@ -31,10 +31,16 @@ export function atNode<T>(node: Ast, translate: () => T): T {
     const location = firstLocation(node);
     if (!location) throw error;
     const construct = String(error.details?.construct ?? error.message);
+    // A refusal in words of its own (`details.reason`, not "Cannot translate ...") keeps them.
+    const reason = error.details?.reason;
+    const said = typeof reason === 'string' ? reason : `Cannot translate to DuckDB: ${construct}`;
     throw new QuerygateError(
       'UNSUPPORTED_SQL',
-      `Cannot translate to DuckDB: ${construct} (line ${location.line}, column ${location.column})`,
-      { details: { construct, ...location }, cause: error },
+      `${said} (line ${location.line}, column ${location.column})`,
+      {
+        details: { ...error.details, construct, ...location },
+        cause: error,
+      },
     );
   }
 }

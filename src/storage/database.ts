@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { existsSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { makeDataDirectory } from '../data-directory.js';
 import { registerBigQueryJsonText } from './bigquery-json-text.js';
 import { registerFarmFingerprint } from './farm-fingerprint.js';
 import { registerJsonEdits } from './json-edits.js';
@@ -62,7 +63,7 @@ export async function openDatabase(path: string, options: DatabaseOptions = {}):
   if (options.existing) {
     if (!existsSync(path))
       throw new Error(`the store file ${path} is not there; it is not made anew while the server runs`);
-  } else if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  } else if (path !== ':memory:') makeDataDirectory(dirname(path));
   let walSetAside: string | undefined;
   let instance: DuckDBInstance;
   try {

@@ -33,8 +33,13 @@ export interface TableWriter {
    * writes, and writes by them from then on. Throws, changing nothing, when it cannot.
    */
   redeclare(sources: readonly TableSource[]): Promise<TableMigration[]>;
-  close(): void;
+  close(): Promise<void>;
 }
+
+/** How often an interrupt is given again while the write under way has not ended. */
+const interruptRepeatMs = 5;
+/** How long closing waits for the write under way to end. */
+const closeWaitMs = 2_000;
 
 /**
  * Rows are checked against the declared types first (so the 400 names row and column), then
@@ -54,14 +59,28 @@ export async function createTableWriter(
   let declared = sources;
   let statements = new Map(sources.map((source) => [source.name, insertStatement(source)]));
   const steps = stepsInTurn();
+  let closing = false;
+  const closed = () =>
+    new QuerygateError(
+      'NOT_READY',
+      'The store closed before the rows were written; nothing was stored, try again',
+      {
+        details: { retryAfterSeconds: 1 },
+      },
+    );
   // `sourceName`: the table written, told to onWritten; none for a redeclaration, after which
   // every endpoint is planned again anyway.
   const inTurn = <T>(sourceName: string | undefined, work: () => Promise<T>): Promise<T> =>
-    steps(() =>
-      work().finally(() => {
+    steps(async () => {
+      if (closing) throw closed();
+      try {
+        return await work();
+      } catch (error) {
+        throw closing ? closed() : error;
+      } finally {
         if (sourceName !== undefined) options.onWritten?.(sourceName);
-      }),
-    );
+      }
+    });
   const sourceNamed = (sourceName: string) => {
     const source = declared.find((candidate) => candidate.name === sourceName);
     if (!source) throw new QuerygateError('BAD_PARAMETER', `No table source named ${sourceName}`);
@@ -100,7 +119,25 @@ export async function createTableWriter(
         return made;
       });
     },
-    close: () => connection.closeSync(),
+    // A statement whose connection is closed under it never settles (@duckdb/node-api), its
+    // caller waiting for ever: the write under way is interrupted (its transaction rolls back)
+    // and waited for, those queued behind it refused; the connection is left open if it has not
+    // ended within the wait.
+    close: async () => {
+      closing = true;
+      connection.interrupt();
+      const repeat = setInterval(() => connection.interrupt(), interruptRepeatMs);
+      let waited: NodeJS.Timeout | undefined;
+      const drained = await Promise.race([
+        steps(async () => true),
+        new Promise<boolean>((done) => {
+          waited = setTimeout(() => done(false), closeWaitMs);
+        }),
+      ]);
+      clearInterval(repeat);
+      clearTimeout(waited);
+      if (drained) connection.closeSync();
+    },
   };
 }
 

@@ -48,6 +48,6 @@ export async function insertWarehouseRows(
   try {
     await writer.write(target.source.name, stored);
   } finally {
-    writer.close();
+    await writer.close();
   }
 }

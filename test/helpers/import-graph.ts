@@ -19,8 +19,8 @@ export const layers = [
   ['http/', 'resolve/', 'demo/'],
   ['storage/'],
   ['endpoints/'],
-  ['engines/', 'sql/', 'keyed-semaphore.ts', 'metrics/'],
-  ['errors.ts', 'timers.ts', 'paths.ts', 'logger.ts', 'api-key-file.ts', 'server-file.ts'],
+  ['engines/', 'sql/', 'keyed-semaphore.ts', 'metrics/', 'api-key-file.ts'],
+  ['errors.ts', 'timers.ts', 'paths.ts', 'logger.ts', 'data-directory.ts', 'server-file.ts'],
 ] as const;
 
 export interface ImportGraph {

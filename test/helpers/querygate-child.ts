@@ -18,11 +18,14 @@ export function querygateCli(): string {
 export async function runQuerygate(
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
+  /** Past this the command is killed (its code then null). @default no limit */
+  timeoutMs = 0,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [querygateCli(), ...args], {
       cwd: packageRoot,
       env: { ...process.env, ...env },
+      timeout: timeoutMs,
     });
     return { code: 0, stdout, stderr };
   } catch (error) {

@@ -37,7 +37,7 @@ export interface RequestOptions {
   /** @default the server's key */
   readonly apiKey?: string | null;
   readonly headers?: Readonly<Record<string, string>>;
-  readonly body?: string;
+  readonly body?: string | Uint8Array<ArrayBuffer>;
 }
 
 export interface HttpResult {

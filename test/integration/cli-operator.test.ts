@@ -29,8 +29,8 @@ const run = promisify(execFile);
 const apiKey = 'cli-operator-test-key-0123456789';
 
 /** `querygate <args>` to completion: its exit code, stdout and stderr. */
-const querygate = (args: readonly string[], env: NodeJS.ProcessEnv = {}) =>
-  runQuerygate(args, { QUERYGATE_DEMO: '0', QUERYGATE_API_KEYS: apiKey, ...env });
+const querygate = (args: readonly string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 0) =>
+  runQuerygate(args, { QUERYGATE_DEMO: '0', QUERYGATE_API_KEYS: apiKey, ...env }, timeoutMs);
 
 /** A port free right now on 127.0.0.1. */
 async function freePort(): Promise<number> {
@@ -67,6 +67,23 @@ describe('querygate with a command it does not have', () => {
     expect(code).toBe(1);
     expect(stderr.trim()).toBe("error: unknown command 'improt' (did you mean import?)");
   }, 60_000);
+});
+
+describe('querygate serve with a data directory it cannot make', () => {
+  // Node 20's recursive mkdir never returns under /proc (the other cases: unit/data-directory).
+  it('exits 1 at once with one line naming it, and no stack', async () => {
+    const dataDir = '/proc/querygate-data';
+    const { code, stdout, stderr } = await querygate(
+      ['serve', '--port', '0', '--data-dir', dataDir],
+      {},
+      20_000,
+    );
+    expect({ code, stdout, stderr }).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `the data directory ${dataDir} cannot be made (its file system takes no new directories, ENOENT)\n`,
+    });
+  }, 30_000);
 });
 
 describe("the bin launcher of a clone (package.json's bin, npx querygate)", () => {

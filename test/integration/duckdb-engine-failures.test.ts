@@ -7,11 +7,14 @@ import { generateBenchLogs } from '../../bench/generate-logs.js';
 import { createDuckDbEngine } from '../../src/backends/duckdb/engine.js';
 import { loadConfig } from '../../src/config.js';
 import { loadEndpointRegistry } from '../../src/endpoints/registry.js';
+import type { TableSource } from '../../src/endpoints/table-source.js';
 import { isQuerygateError } from '../../src/errors.js';
 import { packageRoot, queriesDir } from '../../src/paths.js';
 import { type Querygate, startQuerygate } from '../../src/server.js';
 import { type Database, openDatabase } from '../../src/storage/database.js';
 import { createLogWriter } from '../../src/storage/log-writer.js';
+import { createTableWriter } from '../../src/storage/table-writer.js';
+import { ensureWarehouseTables } from '../../src/storage/warehouse-tables.js';
 import { createEndpointEngine, type EndpointEngine, endpointNamed } from '../helpers/endpoint-engine.js';
 import { leaksInternals, testApiKey } from '../helpers/querygate-server.js';
 import { logSources } from '../helpers/shipped-sources.js';
@@ -212,5 +215,75 @@ describe('a query that fails in the store rather than for its SQL', () => {
     expect((entry?.err as { message?: string } | undefined)?.message).toMatch(
       new RegExp(`^IO Error: .*${join(dir, 'querygate.duckdb.tmp').replaceAll('/', '\\/')}`),
     );
+  });
+});
+
+describe('work running when its part of the store closes', () => {
+  // The store closes its engine at shutdown and when it reopens after a fatal error, each after
+  // waiting a while for the calls under way. DuckDB's client leaves the promise of a query whose
+  // connection is closed under it pending for ever (its caller hung and held its slot).
+  it('a query on the engine is stopped and rejects with NOT_READY (503), and a later call does too', async () => {
+    const database = await openDatabase(':memory:');
+    const engine = await createDuckDbEngine({
+      database,
+      sources: logSources,
+      queries: [],
+      queriesDir,
+      timeoutMs: 60_000,
+    });
+    // A trillion-row cross join: minutes of work, stopped only by an interrupt.
+    const endless = {
+      id: 'endless',
+      name: 'endless',
+      sql: 'SELECT COUNT(*) AS n FROM UNNEST(GENERATE_ARRAY(1, 1000000)) AS a CROSS JOIN UNNEST(GENERATE_ARRAY(1, 1000000)) AS b',
+      maxRows: 1,
+    };
+    try {
+      // Warmed first (the SQL parser loads on the first translation), so it is running at 300 ms.
+      await engine.run({ id: 'warm', name: 'warm', sql: 'SELECT 1 AS n', maxRows: 1 }, {}, { now });
+      const running = failureOf(engine.run(endless, {}, { now }));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const started = performance.now();
+      await engine.close();
+      const error = await running;
+      expect(isQuerygateError(error) && [error.code, error.status]).toEqual(['NOT_READY', 503]);
+      expect(performance.now() - started).toBeLessThan(2_000);
+      const later = await failureOf(engine.run(endless, {}, { now }));
+      expect(isQuerygateError(later) && later.code).toBe('NOT_READY');
+    } finally {
+      database.close();
+    }
+  });
+
+  it('a table write under way settles (stored, or 503 NOT_READY), and later writes answer 503', async () => {
+    const database = await openDatabase(':memory:');
+    const source: TableSource = {
+      kind: 'table',
+      name: 'closing_rows',
+      description: '',
+      columns: [
+        { name: 'a', type: 'INT64', mode: 'NULLABLE' },
+        { name: 'b', type: 'STRING', mode: 'NULLABLE' },
+      ],
+    };
+    const setup = await database.connect();
+    await ensureWarehouseTables(setup, [source]);
+    setup.closeSync();
+    const writer = await createTableWriter(database, [source]);
+    try {
+      const rows = Array.from({ length: 20_000 }, (_, a) => ({ a, b: `row ${a}` }));
+      const writing = writer.write(source.name, rows).then(
+        () => 'stored',
+        (error: unknown) => (isQuerygateError(error) ? error.code : String(error)),
+      );
+      // Its turn has begun: DuckDB holds the statement.
+      await new Promise((resolve) => setImmediate(resolve));
+      await writer.close();
+      expect(['stored', 'NOT_READY']).toContain(await writing);
+      const later = await failureOf(writer.write(source.name, rows.slice(0, 1)));
+      expect(isQuerygateError(later) && [later.code, later.status]).toEqual(['NOT_READY', 503]);
+    } finally {
+      database.close();
+    }
   });
 });

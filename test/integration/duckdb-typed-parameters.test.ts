@@ -75,4 +75,64 @@ describe('typed parameters on DuckDB', () => {
       { name: 'ratio', type: 'FLOAT64' },
     ]);
   });
+
+  // DuckDB reads `INTERVAL (x) unit` through a DOUBLE. BigQuery's INTERVAL holds up to
+  // 316,224,000,000,000,000 microseconds (ZetaSQL IntervalValue::kMaxMicros), far past 2^53.
+  const intervalQuery: SavedQuery = {
+    id: '0d4c1a52-5d2b-4c3e-9b56-000000000022',
+    name: 'test.interval',
+    sql: "select unix_micros(timestamp_add(timestamp '1970-01-01 00:00:00+00', interval @us microsecond)) as us, date_add(date '2000-01-01', interval @days day) as d, timestamp_add(timestamp '2000-01-01 00:00:00+00', interval @s second) as t",
+    maxRows: 1,
+    parameterTypes: { us: 'INT64', days: 'INT64', s: 'INT64' },
+  };
+
+  it('adds an INT64 INTERVAL beyond 2^53 exactly: the epoch plus n microseconds is n', async () => {
+    const result = await engine.run(
+      intervalQuery,
+      { us: '9007199254740993', days: '1', s: '1' },
+      { now: new Date() },
+    );
+    expect(result.rows).toEqual([
+      { us: 9007199254740993n, d: '2000-01-02', t: Date.parse('2000-01-01T00:00:01Z') * 1000 },
+    ]);
+  });
+
+  it.each([
+    ['s', '9223372036854775807'],
+    ['days', '2147483648'],
+    // Counted, but the time it moves to is past any TIMESTAMP.
+    ['us', '9223372036854775807'],
+  ])('refuses INTERVAL @%s past what it can count with 400 naming the parameter', async (name, value) => {
+    const values = { us: '0', days: '0', s: '0', [name]: value };
+    const error = await engine.run(intervalQuery, values, { now: new Date() }).then(
+      () => expect.fail('expected a refusal'),
+      (refusal: unknown) => refusal,
+    );
+    expect(error).toMatchObject({ code: 'BAD_PARAMETER', details: { parameter: name } });
+  });
+
+  // BigQuery has EXTRACT for DATE, DATETIME, TIME, TIMESTAMP and INTERVAL only ("No matching
+  // signature for function EXTRACT ... FROM STRING"); DuckDB's binder listed its candidates.
+  const extractQuery = (types: SavedQuery['parameterTypes']): SavedQuery => ({
+    id: '0d4c1a52-5d2b-4c3e-9b56-000000000023',
+    name: 'test.extract',
+    sql: 'select extract(day from @p) as d',
+    maxRows: 1,
+    parameterTypes: types,
+  });
+
+  it('refuses EXTRACT of a STRING parameter when the query loads, naming the parameter and the types EXTRACT takes', async () => {
+    await expect(engine.describe(extractQuery({}))).rejects.toThrow(
+      /^test\.extract does not prepare on DuckDB: EXTRACT\(DAY FROM @p\): @p is a STRING parameter, and EXTRACT takes a DATE, DATETIME, TIME, TIMESTAMP or INTERVAL;.* \(line 1, column 25\)$/,
+    );
+    // What DuckDB itself refuses is one line too: the loader reads a problem per line.
+    const literal = { ...extractQuery({}), sql: 'select extract(day from 5) as d' };
+    await expect(engine.describe(literal)).rejects.toThrow(
+      /^test\.extract does not prepare on DuckDB: [^\n]+$/,
+    );
+    const declared = extractQuery({ p: 'TIMESTAMP' });
+    expect((await engine.run(declared, { p: '2024-05-03T10:00:00Z' }, { now: new Date() })).rows).toEqual([
+      { d: 3 },
+    ]);
+  });
 });

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   byName,
@@ -61,6 +62,13 @@ describe('a regex parameter larger than RE2 compiles', () => {
 });
 
 describe('GraphQL requests that cannot be read', () => {
+  it('answers a body that is not JSON with a short message, not the body quoted back', async () => {
+    const response = await graphqlPost('x'.repeat(100_000));
+    expect(response.body).toEqual({
+      errors: [{ message: 'POST body sent invalid JSON.', extensions: { code: 'BAD_REQUEST' } }],
+    });
+  });
+
   it('answers a JSON body sent as multipart/form-data with 400', async () => {
     const response = await graphqlPost(
       { query: '{ endpoints { name } }' },
@@ -151,6 +159,60 @@ describe('a Content-Type that is no media type', () => {
     expect(response.body).toEqual({
       error: { code: 'UNSUPPORTED_MEDIA_TYPE', message: expect.stringContaining("Content-Type ';;;'") },
     });
+  });
+});
+
+describe('an endpoint body compressed or in another charset', () => {
+  // Logflare reads its API bodies through PlugCaisson (gzip, deflate, br); a charset other than
+  // UTF-8 would be read as UTF-8 and the value silently changed.
+  const path = '/api/endpoints/query/usage.api-counts';
+  const params = JSON.stringify({ project: 'café', interval: 'daily' });
+  const gzipped = new Uint8Array(gzipSync(params));
+
+  it('reads a gzip body over REST and GraphQL as the same body uncompressed', async () => {
+    const response = await service.request('POST', path, {
+      body: gzipped,
+      headers: { 'content-encoding': 'gzip' },
+    });
+    // The store is empty: read, the body's parameters give no rows; unread, 'project' is missing.
+    expect([response.status, response.body]).toEqual([200, { result: [] }]);
+    const graphql = await service.request('POST', '/graphql', {
+      body: new Uint8Array(gzipSync(JSON.stringify({ query: '{ endpoints { name } }' }))),
+      headers: { 'content-encoding': 'gzip' },
+    });
+    expect(graphql.status).toBe(200);
+    expect((graphql.body as { data?: unknown }).data).toMatchObject({ endpoints: expect.any(Array) });
+  });
+
+  it('answers a body that is not UTF-8 and names no charset with 400, not a value with U+FFFD in it', async () => {
+    const response = await service.request('POST', path, {
+      body: new Uint8Array(Buffer.from(params, 'latin1')),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect([response.status, response.body]).toEqual([
+      400,
+      { error: { code: 'BAD_REQUEST', message: 'The request body is not valid UTF-8' } },
+    ]);
+  });
+
+  it.each([
+    [
+      'a charset other than UTF-8',
+      { 'content-type': 'application/json; charset=iso-8859-1' },
+      "charset 'iso-8859-1'",
+    ],
+    ['an encoding it does not read', { 'content-encoding': 'zstd' }, "Content-Encoding 'zstd'"],
+  ])('answers %s with 415 naming it, over REST and GraphQL', async (_, headers, named) => {
+    for (const target of [path, '/graphql']) {
+      const response = await service.request('POST', target, {
+        body: new Uint8Array(Buffer.from(params, 'latin1')),
+        headers,
+      });
+      expect([response.status, response.body]).toEqual([
+        415,
+        { error: { code: 'UNSUPPORTED_MEDIA_TYPE', message: expect.stringContaining(named) } },
+      ]);
+    }
   });
 });
 

@@ -34,6 +34,23 @@ function refused(params: Record<string, string | null>, fault: ValueFault, messa
 }
 
 describe('a run that fails on a value the caller sent', () => {
+  it('blames a time out of range only on an INT64 parameter the SQL uses as an INTERVAL count', () => {
+    const message = 'Conversion Error: Date and time not in timestamp range';
+    // The query above has INT64 parameters but none in an INTERVAL: the data may be the cause.
+    expect(refused({ scale: '9', top: '5' }, 'time-range', message)).toBeUndefined();
+    const moving = {
+      ...query,
+      sql: 'select timestamp_add(ts, interval @scale microsecond) as t from t limit @top',
+    };
+    const error = parameterValueError(
+      moving,
+      { scale: '9', top: '5' },
+      new Error(message),
+      reports('time-range', message),
+    );
+    expect(error?.details?.parameter).toBe('scale');
+  });
+
   it('names the negative parameter the SQL uses as a LIMIT or OFFSET', () => {
     // min_x is negative too, but it is no count: the one after OFFSET is named.
     expect(

@@ -109,6 +109,14 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     ).toEqual({ later: micros('2008-12-25T15:40:00Z'), earlier: micros('2008-12-25T14:30:00Z') });
   });
 
+  it('moves by an INTERVAL past 2^53 microseconds exactly, the epoch plus n microseconds being n', async () => {
+    // BigQuery's INTERVAL holds 316,224,000,000,000,000 microseconds (ZetaSQL IntervalValue::kMaxMicros).
+    expect(
+      await row(`select cast(unix_micros(timestamp_add(timestamp '1970-01-01 00:00:00+00', interval 9007199254740993 microsecond)) as string) as us,
+        cast(unix_micros(timestamp '1970-01-01 00:00:00+00' + interval 9007199254740993 microsecond) as string) as plus`),
+    ).toEqual({ us: '9007199254740993', plus: '9007199254740993' });
+  });
+
   it('TIMESTAMP_DIFF counts whole elapsed parts, negative when the first is earlier', async () => {
     // Docs: TIMESTAMP_DIFF(TIMESTAMP '2010-07-07 10:20:00+00', TIMESTAMP '2008-12-25 15:30:00+00', HOUR) = 13410;
     // TIMESTAMP_DIFF(TIMESTAMP '2018-08-14', TIMESTAMP '2018-10-14', DAY) = -61;

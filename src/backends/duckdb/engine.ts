@@ -123,6 +123,19 @@ const udfFiles = ['generate_timestamp_trunc_array.duckdb.sql'];
 /** How often an interrupt is given again while the interrupted run has not ended. */
 const interruptRepeatMs = 5;
 const nowName = nowParameter.slice(1);
+/** How long closing the engine waits for the runs it interrupted to end (real time). */
+const closeWaitMs = 2_000;
+
+/** A run the engine's closing stopped: the store is closing or reopening, so 503, try again. */
+function closedDuring(query: SavedQuery): QuerygateError {
+  return new QuerygateError(
+    'NOT_READY',
+    `${query.name} was stopped: the store closed while it ran; try again`,
+    {
+      details: { retryAfterSeconds: 1 },
+    },
+  );
+}
 
 /** The embedded engine: saved BigQuery SQL translated to DuckDB and run on the local store. */
 export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<QueryEngine> {
@@ -149,9 +162,9 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
   };
   let functions: DuckDbFunctions | undefined;
   // Each saved query is translated against the tables as the store has them when it loads.
-  const translate = async (sql: string) => {
+  const translate = async (query: SavedQuery) => {
     const { mark, tables } = await tablesNow();
-    const translation = translateToDuckDb(sql, { tables });
+    const translation = translateToDuckDb(query.sql, { tables, parameterTypes: query.parameterTypes ?? {} });
     const fromRollup =
       rollups && functions ? await readFromRollup(setup, translation.sql, rollups.of, functions) : undefined;
     return marked(fromRollup ? { ...translation, sql: fromRollup } : translation, mark);
@@ -165,7 +178,10 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     // Made at once, without the rollups' reading (a query of DuckDB's): under another mark when
     // there are rollups, so the first run makes each again with it.
     translations = createPlanCache(options.queries, (query) =>
-      marked(translateToDuckDb(query.sql, { tables }), rollups ? `${mark} before rollups` : mark),
+      marked(
+        translateToDuckDb(query.sql, { tables, parameterTypes: query.parameterTypes ?? {} }),
+        rollups ? `${mark} before rollups` : mark,
+      ),
     );
     for (const file of udfFiles) await setup.run(readFileSync(join(options.queriesDir, 'udf', file), 'utf8'));
     if (rollups) functions = await readDuckDbFunctions(setup);
@@ -189,6 +205,27 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       ? undefined
       : createMemoryCeiling({ ceilingBytes, othersHold: options.writerHoldsMemory });
   const timers = options.timers ?? systemTimers;
+  // Closing a connection while a query runs on it leaves that query's promise pending for ever
+  // (@duckdb/node-api 1.5: its fetch never returns, an interrupt no longer reaches the query, and
+  // process.exit waits for it), holding its caller and its admission slot. So `close` stops the
+  // runs first, as a deadline does, and closes only the connections no run holds (see close).
+  const closing = new AbortController();
+  const running = new Set<Promise<unknown>>();
+  const leased = new Set<Connection>();
+  const setupWork = new Set<Promise<unknown>>();
+  // Fired when close gives up waiting: each run still on DuckDB is answered without it. A run
+  // listens for its own time only (a promise shared by every run would keep a reaction per run).
+  const abandon = new AbortController();
+  const abandoned = () => {
+    let stop = () => {};
+    const given = new Promise<never>((_, reject) => {
+      const giveUp = () => reject(new Error('the engine closed before DuckDB stopped the run'));
+      abandon.signal.addEventListener('abort', giveUp, { once: true });
+      stop = () => abandon.signal.removeEventListener('abort', giveUp);
+    });
+    given.catch(() => {});
+    return { given, stop };
+  };
   const tableSources = new Set(
     options.sources.filter((source) => source.kind === 'table').map((source) => source.name),
   );
@@ -198,8 +235,18 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       ? 'objects'
       : 'repeated';
 
-  async function translationOf(query: SavedQuery): Promise<Translation> {
-    return current(translations.get(query)) ?? translations.keep(query, await translate(query.sql));
+  /** Work on the set-up connection, which `close` closes only once none is under way. */
+  function onSetup<T>(work: () => Promise<T>): Promise<T> {
+    const done = work();
+    setupWork.add(done);
+    void done.finally(() => setupWork.delete(done)).catch(() => {});
+    return done;
+  }
+
+  function translationOf(query: SavedQuery): Promise<Translation> {
+    return onSetup(
+      async () => current(translations.get(query)) ?? translations.keep(query, await translate(query)),
+    );
   }
 
   /**
@@ -244,16 +291,19 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     params: ParameterValues,
     runOptions: RunOptions,
   ): Promise<{ result: QueryResult; translation: Translation }> {
+    if (closing.signal.aborted) throw closedDuring(query);
     // No await when the translation is at hand: the call's deadline starts at once.
     const translation = current(translations.get(query)) ?? (await callerPlaced(query, translationOf(query)));
-    // The deadline starts when the call asks for a connection: waiting for one counts.
-    const deadline = startDeadline(options.timeoutMs, runOptions, timers);
+    // The deadline starts when the call asks for a connection: waiting for one counts. Closing
+    // the engine stops the call as its caller going away would.
+    const deadline = startDeadline(options.timeoutMs, runOptions, timers, closing.signal);
     let lease: PoolLease<Connection> | undefined;
     let repeat: NodeJS.Timeout | undefined;
     let stoppedFor: StopReason | undefined;
     let unwatch: (() => void) | undefined;
     try {
       lease = await (query.callerLineOffset === undefined ? pool : adhocPool).acquire(deadline.signal);
+      leased.add(lease.item);
       const { connection } = lease.item;
       // DuckDB forgets an interrupt that comes before the query has begun (while it is prepared,
       // or before a worker thread picks it up), so once given it is repeated until the run ends.
@@ -269,10 +319,19 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
           interrupt();
         });
       const mark = plannedOnce(translation) ? (options.tableMark?.(translation.tables) ?? '') : '';
-      const prepared = await lease.item.prepare(planKey(query), translation.sql, mark);
-      bindAll(prepared, query, translation, params, runOptions.now);
-      // One row past the bound says whether the result was cut at it.
-      const reader = await prepared.streamAndReadUntil(query.maxRows + 1);
+      const item = lease.item;
+      const started = (async () => {
+        const prepared = await item.prepare(planKey(query), translation.sql, mark);
+        bindAll(prepared, query, translation, params, runOptions.now);
+        // One row past the bound says whether the result was cut at it.
+        return prepared.streamAndReadUntil(query.maxRows + 1);
+      })();
+      running.add(started);
+      const givenUp = abandoned();
+      const reader = await Promise.race([started, givenUp.given]).finally(() => {
+        givenUp.stop();
+        running.delete(started);
+      });
       // A stream DuckDB stops (an interrupt, or any error once its first rows are out) ends in
       // @duckdb/node-api as one that ran out of rows: its fetch_chunk answers null for both, and
       // only the result's return type, INVALID once DuckDB holds an error for it, tells them
@@ -285,6 +344,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         );
       return { result: decodeRows(reader, query.maxRows, wireOf(translation)), translation };
     } catch (error) {
+      if (closing.signal.aborted) throw closedDuring(query);
       if (stoppedFor) {
         const why =
           stoppedFor === 'ceiling'
@@ -326,6 +386,7 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       unwatch?.();
       deadline.end();
       clearInterval(repeat);
+      if (lease) leased.delete(lease.item);
       lease?.release();
     }
   }
@@ -336,7 +397,11 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
    * query runs under `LIMIT 0` (which DuckDB answers without reading the tables) with every
    * parameter bound (see describeValues).
    */
-  async function describe(query: SavedQuery) {
+  function describe(query: SavedQuery) {
+    return onSetup(() => describeOnSetup(query));
+  }
+
+  async function describeOnSetup(query: SavedQuery) {
     try {
       const translation = await translationOf(query);
       const statement = await setup.prepare(`SELECT * FROM (${translation.sql}) AS described LIMIT 0`);
@@ -350,7 +415,9 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
     } catch (error) {
       throw new QuerygateError(
         'ENGINE_ERROR',
-        `${query.name} does not prepare on DuckDB: ${(error as Error).message}`,
+        // Its first line: the loader reads a problem per line, and DuckDB's next lines are the
+        // candidate functions and the translated text under a caret, each then a problem of its own.
+        `${query.name} does not prepare on DuckDB: ${(error as Error).message.split('\n', 1)[0]}`,
         { cause: error },
       );
     }
@@ -395,8 +462,21 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       ),
     }),
     close: async () => {
-      for (const { connection } of [...connections, ...adhocConnections]) connection.closeSync();
-      setup.closeSync();
+      // Every run is interrupted (closing's abort); DuckDB stops one within milliseconds. One it
+      // has not stopped within the wait is answered anyway and its connection left open.
+      closing.abort();
+      let waited: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...running, ...setupWork]),
+        new Promise((done) => {
+          waited = setTimeout(done, closeWaitMs);
+        }),
+      ]);
+      clearTimeout(waited);
+      abandon.abort();
+      for (const item of [...connections, ...adhocConnections])
+        if (!leased.has(item)) item.connection.closeSync();
+      if (setupWork.size === 0) setup.closeSync();
     },
   };
 }
@@ -563,6 +643,13 @@ const duckDbValueFault: ValueFaultOf = (error) => {
   const message = ((error as Error)?.message ?? '').split('\n', 1)[0] ?? '';
   if (/LIMIT\/OFFSET cannot be negative/.test(message)) return { fault: 'negative-count', message };
   if (/^Out of Range Error: Overflow/.test(message)) return { fault: 'overflow', message };
+  // An INT64 that an INTEGER argument cannot hold (a count of days or months, expression-sql.ts).
+  if (
+    /^Conversion Error: Type INT64 with value -?\d+ can't be cast because the value is out of range/.test(
+      message,
+    )
+  )
+    return { fault: 'overflow', message };
   if (/^Invalid Input Error: division by zero$/.test(message))
     return { fault: 'division-by-zero', message: 'division by zero' };
   // The translation raises BigQuery's words for an OFFSET or ORDINAL outside the array (value-forms.ts).
@@ -571,6 +658,8 @@ const duckDbValueFault: ValueFaultOf = (error) => {
   );
   if (index?.[1]) return { fault: 'array-index', message: index[1] };
   if (/Unknown TimeZone '/.test(message)) return { fault: 'time-zone', message };
+  if (/^Conversion Error: Date and time not in timestamp range/.test(message))
+    return { fault: 'time-range', message };
   return undefined;
 };
 

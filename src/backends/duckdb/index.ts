@@ -2,6 +2,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Logger } from 'pino';
+import { makeDataDirectory } from '../../data-directory.js';
 import type { DemoTraffic } from '../../demo/traffic.js';
 import type { LogSource } from '../../endpoints/sources.js';
 import { queryableTable, type TableSource } from '../../endpoints/table-source.js';
@@ -42,6 +43,8 @@ export const duckdbBackend: Backend<undefined> = {
     const path = join(settings.dataDir, storeFile);
     // Batch files get a directory of their own: the only one DuckDB may read once locked down.
     const batchDir = batchDirOf(settings.dataDir);
+    // Checked first: a recursive mkdir never returns under /proc (see makeDataDirectory).
+    makeDataDirectory(settings.dataDir);
     mkdirSync(batchDir, { recursive: true });
     // The table sources as last migrated: a reopening after a fatal error opens with them.
     let declared = tables;
