@@ -235,6 +235,32 @@ describe('naming a table source in saved SQL', () => {
     expect(unbounded.read).toBe('"ga4_events"');
   });
 
+  // A WHERE term on the table's own columns holds for every row an UNNEST join makes of a table
+  // row: asked before the join it keeps the same rows. Terms on the elements stay after it.
+  it('asks the WHERE terms on the table alone before UNNEST joins it, and those on the elements after', async () => {
+    const fixture = [
+      'CREATE TABLE ga4_events (event_date VARCHAR, event_name VARCHAR, event_params STRUCT(key VARCHAR)[])',
+      `INSERT INTO ga4_events VALUES ('20240101', 'a', [{'key': 'k'}, {'key': 'j'}]), ('20240102', 'b', [{'key': 'k'}]),
+        ('20240102', 'a', [{'key': 'j'}]), ('20240103', 'c', [])`,
+    ];
+    const { sql } = translateToDuckDb(
+      `SELECT e.event_name, p.key FROM \`analytics_1.events_*\` AS e, UNNEST(event_params) AS p
+       WHERE event_name IN ('a', 'c') AND (p.key = 'j' OR e.event_date = '20240101') AND e._TABLE_SUFFIX >= '20240101'
+       ORDER BY 1, 2`,
+      { tables: [events] },
+    );
+    expect(await run(fixture, sql)).toEqual([
+      { event_name: 'a', key: 'j' },
+      { event_name: 'a', key: 'j' },
+      { event_name: 'a', key: 'k' },
+    ]);
+    const [, table, where] =
+      sql.match(/FROM \(SELECT \* FROM "ga4_events" AS "e" WHERE (.*)\) AS "e"[\s\S]*WHERE (.*)/) ?? [];
+    expect(table).toMatch(/^"?e?"?\.?"event_name" IN \('a', 'c'\) AND .*"event_date" >= '20240101'$/);
+    expect(where).toMatch(/"key" = 'j' OR .*"event_date" = '20240101'/);
+    expect(where).not.toMatch(/IN \('a', 'c'\)/);
+  });
+
   it('refuses _TABLE_SUFFIX on a table that is not a wildcard family', () => {
     expect(() =>
       translateToDuckDb("SELECT 1 FROM ga4_events WHERE _TABLE_SUFFIX = '20240101'", { tables: [events] }),
