@@ -3,7 +3,7 @@ import { type Ast, variant } from './bigquery-ast.js';
 import { pivotSql, unpivotSql } from './pivot.js';
 import { type ImpliedFilters, noImpliedFilters, nullRejectedPaths, presenceSql } from './record-presence.js';
 import { quoteString } from './rules/rule.js';
-import { suffixTerms } from './suffix-prefilter.js';
+import { suffixTerms, tableTerms, withoutTerms } from './suffix-prefilter.js';
 import { findTable } from './table-names.js';
 import { quoteIdent } from './table-schema.js';
 import { indent, type TranslationContext } from './translation-context.js';
@@ -21,10 +21,14 @@ export function fromClauseSql(
   from: readonly TableWithJoins[],
   context: TranslationContext,
   where?: Expr,
-): { fromItems: string[]; implied: ImpliedFilters } {
+): { fromItems: string[]; implied: ImpliedFilters; moved: Expr[] } {
   // Filters implied by CROSS JOIN UNNEST over objects: a record without the object is dropped.
   const implied = noImpliedFilters();
   const fromItems: string[] = [];
+  // A table joined to nothing but UNNESTs of its arrays takes the WHERE's terms on its own
+  // columns before the join, and the WHERE drops them (suffix-prefilter.ts tableTerms).
+  const unnests = unnestAliases(from);
+  const moved: Expr[] = [];
   for (const [index, item] of from.entries()) {
     const sql = atNode(item, () => {
       // `FROM t, UNNEST(t.a) AS x` is a correlated CROSS JOIN, as if written with the keywords.
@@ -38,16 +42,41 @@ export function fromClauseSql(
       const inlined = inlineConstant(item, context, from.length);
       if (inlined !== undefined) return inlined;
       // The first table, joined to nothing on its right or full side, is filtered by the WHERE's
-      // bounds of its _TABLE_SUFFIX before anything is joined to it (suffix-prefilter.ts).
+      // bounds of its _TABLE_SUFFIX, and before UNNESTs alone by its terms on the table's own
+      // columns, before anything is joined to it (suffix-prefilter.ts).
       const keepsRows =
         index === 0 && !item.joins.some((join) => /^(Right|Full)/.test(variant(join.join_operator)[0]));
-      const first = relationSql(item.relation, context, { where: keepsRows ? where : undefined });
+      const first = relationSql(item.relation, context, {
+        where: keepsRows ? where : undefined,
+        moved: index === 0 && unnests ? { into: moved, others: unnests } : undefined,
+      });
       if (item.joins.some((join) => 'NestedJoin' in join.relation)) context.scope.qualifyRelations();
       return first + joinsSql(item, context, implied);
     });
     if (sql !== '') fromItems.push(sql);
   }
-  return { fromItems, implied };
+  return { fromItems, implied, moved };
+}
+
+/**
+ * The aliases of the UNNESTs after the first FROM item when all the rest of the FROM is UNNESTs
+ * with an alias (comma or CROSS, INNER or LEFT JOIN); undefined otherwise.
+ */
+function unnestAliases(from: readonly TableWithJoins[]): Set<string> | undefined {
+  const [first, ...rest] = from;
+  if (!first || !('Table' in first.relation)) return undefined;
+  const relations = [
+    ...first.joins.map((join) => join.relation),
+    ...rest.flatMap((item) => (item.joins.length === 0 ? [item.relation] : [undefined])),
+  ];
+  if (relations.length === 0) return undefined;
+  const aliases = new Set<string>();
+  for (const relation of relations) {
+    const alias = relation && 'UNNEST' in relation ? relation.UNNEST.alias?.name.value : undefined;
+    if (alias === undefined) return undefined;
+    aliases.add(alias.toLowerCase());
+  }
+  return aliases;
 }
 
 /**
@@ -182,7 +211,16 @@ function joinConstraint(constraint: JoinConstraint | undefined, context: Transla
 function relationSql(
   relation: TableFactor,
   context: TranslationContext,
-  { outer = false, where }: { outer?: boolean; where?: Expr | undefined } = {},
+  {
+    outer = false,
+    where,
+    moved,
+  }: {
+    outer?: boolean;
+    where?: Expr | undefined;
+    /** Where to put the WHERE's terms a stored table takes before its UNNESTs (see fromClauseSql). */
+    moved?: { into: Expr[]; others: ReadonlySet<string> } | undefined;
+  } = {},
 ): string {
   const pivot = (relation as Ast).Pivot;
   if (pivot) return pivotSql(pivot, context, relationSql);
@@ -225,8 +263,12 @@ function relationSql(
       context.scope.bind(rangeName, { kind: 'relation', alias: rangeName, columns, stored: !outer });
       // One table of a wildcard family (`events_20240131`), or its tables under a longer prefix
       // (`events_2024*`): the rows of that suffix, or of the suffixes it starts.
-      const bounds =
-        found.wildcard && suffixColumn ? suffixTerms(where, rangeName).map((term) => context.expr(term)) : [];
+      const taken = moved && where ? tableTerms(where, rangeName, columns, moved.others) : [];
+      moved?.into.push(...taken);
+      const bounds = [
+        ...taken,
+        ...(found.wildcard && suffixColumn ? suffixTerms(withoutTerms(where, taken), rangeName) : []),
+      ].map((term) => context.expr(term));
       if ((suffix !== undefined || prefix) && suffixColumn) {
         const stored = quoteIdent(suffixColumn.name);
         const kept =

@@ -37,15 +37,17 @@ export function functionCallSql(node: Ast, context: FormContext): string {
     if (!argNode.Expr) throw unsupported(`argument form of ${name.toUpperCase()}`);
     return argNode.Expr;
   });
-  const clauses: { ignoreNulls?: boolean; orderBy?: string; limit?: number } = {};
+  const clauses: { ignoreNulls?: boolean; orderBy?: string; sortKey?: string; limit?: number } = {};
   let having: [extreme: string, key: Ast] | undefined;
   if (node.null_treatment) clauses.ignoreNulls = node.null_treatment === 'IgnoreNulls';
   for (const clause of argList.clauses as Ast[]) {
     const [clauseKind, payload] = variant(clause);
     const limit = clauseKind === 'Limit' ? numberLiteral(payload) : undefined;
     if (clauseKind === 'IgnoreOrRespectNulls') clauses.ignoreNulls = payload === 'IgnoreNulls';
-    else if (clauseKind === 'OrderBy') clauses.orderBy = (payload as Ast[]).map(context.orderItem).join(', ');
-    else if (limit !== undefined) clauses.limit = limit;
+    else if (clauseKind === 'OrderBy') {
+      clauses.orderBy = (payload as Ast[]).map(context.orderItem).join(', ');
+      if (!node.over) clauses.sortKey = sortKeySql(payload as Ast[], context);
+    } else if (limit !== undefined) clauses.limit = limit;
     else if (clauseKind === 'Having' && name === 'any_value') having = payload;
     else throw unsupported(`${name.toUpperCase()} with ${clauseKind} inside`);
   }
@@ -58,6 +60,20 @@ export function functionCallSql(node: Ast, context: FormContext): string {
     clauses,
     over: node.over ? windowSql(node.over, context) : undefined,
   });
+}
+
+/**
+ * An aggregate's ORDER BY items as the arguments of DuckDB's create_sort_key, each with its
+ * direction and BigQuery's place for NULLs (first ascending, last descending, unless written).
+ */
+function sortKeySql(items: readonly Ast[], context: FormContext): string {
+  return items
+    .map((item) => {
+      const descending = item.options?.asc === false;
+      const nullsFirst = item.options?.nulls_first ?? !descending;
+      return `${context.expr(item.expr)}, '${descending ? 'DESC' : 'ASC'} NULLS ${nullsFirst ? 'FIRST' : 'LAST'}'`;
+    })
+    .join(', ');
 }
 
 /** `COUNT(*)`'s argument. */

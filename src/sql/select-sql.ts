@@ -9,6 +9,7 @@ import { bareName } from './names.js';
 import { computedNumberType } from './numeric-division.js';
 import { nullRejectedPaths, presenceSql } from './record-presence.js';
 import { withSortColumns } from './sort-column.js';
+import { withoutTerms } from './suffix-prefilter.js';
 import { isStructSqlType, quoteIdent, type StructSqlType, unknownType } from './table-schema.js';
 import { indent, type OutputNames, type TranslationContext } from './translation-context.js';
 import {
@@ -34,7 +35,9 @@ export function selectSql(
   outer: TranslationContext,
 ): { sql: string; scope: Scope; columns: Columns; outputs: OutputNames } {
   const context = outer.within(outer.scope.child());
-  const { fromItems, implied } = fromClauseSql(select.from, context, select.selection);
+  const { fromItems, implied, moved } = fromClauseSql(select.from, context, select.selection);
+  // The terms the FROM's table took before its UNNESTs are not asked again (from-clause.ts).
+  const selection = withoutTerms(select.selection, moved);
   if (select.distinct && select.distinct !== 'Distinct') throw unsupported('SELECT DISTINCT ON');
   if (select.distinct) refuseDistinctJson(select.projection, context);
   const named = outputNames(select.projection);
@@ -63,7 +66,7 @@ export function selectSql(
   if (fromItems.length > 0) lines.push(`FROM ${fromItems.join(',\n  ')}`);
   const present = presenceSql(implied.present, nullRejectedPaths(select.selection, context));
   const where = [
-    ...(select.selection ? [atNode(select.selection, () => context.expr(select.selection))] : []),
+    ...(selection ? [atNode(select.selection, () => context.expr(selection))] : []),
     ...implied.conditions,
     ...(present ? [present] : []),
     ...jsonPrefilters(select.selection, context),

@@ -194,6 +194,73 @@ describe('naming a table source in saved SQL', () => {
     ]);
   });
 
+  // BigQuery keeps a row where the WHERE is TRUE: under OR, a day either branch could keep stays
+  // (a branch without a bound keeps every day); a term on REGEXP_EXTRACT(_TABLE_SUFFIX, ...) holds
+  // for the intraday table of a day too. Expected rows: the fixture's, by hand.
+  it('joins UNNEST to the days an OR of bounded branches or a function of _TABLE_SUFFIX selects, and to every day otherwise', async () => {
+    const fixture = [
+      'CREATE TABLE ga4_events (event_date VARCHAR, event_name VARCHAR, event_params STRUCT(key VARCHAR)[])',
+      `INSERT INTO ga4_events VALUES ('20231231', 'z', [{'key': 'k'}]), ('20240101', 'a', [{'key': 'k'}]),
+        ('20240102', 'b', [{'key': 'k'}]), ('intraday_20240102', 'i', [{'key': 'k'}]), ('20240103', 'c', [{'key': 'j'}])`,
+    ];
+    const ask = async (where: string) => {
+      const { sql } = translateToDuckDb(
+        `SELECT event_name, p.key FROM \`analytics_1.events_*\` AS e, UNNEST(event_params) AS p WHERE ${where} ORDER BY 1`,
+        { tables: [events] },
+      );
+      const read = sql.match(
+        /FROM (\(SELECT \* FROM "ga4_events" AS "e" WHERE .*\)|"ga4_events") AS "e"/,
+      )?.[1];
+      return { read, rows: await run(fixture, sql.replaceAll('$day', "'20240102'")) };
+    };
+    const branches = await ask(
+      "(event_name = 'a' AND _TABLE_SUFFIX = '20240101') OR (p.key = 'j' AND e._TABLE_SUFFIX >= @day)",
+    );
+    expect(branches.rows).toEqual([
+      { event_name: 'a', key: 'k' },
+      { event_name: 'c', key: 'j' },
+    ]);
+    expect(branches.read).toMatch(/WHERE \(.* OR .*\)\)$/);
+    const extracted = await ask("event_name <> 'x' AND REGEXP_EXTRACT(_TABLE_SUFFIX, '[0-9]+') = @day");
+    expect(extracted.rows).toEqual([
+      { event_name: 'b', key: 'k' },
+      { event_name: 'i', key: 'k' },
+    ]);
+    expect(extracted.read).toMatch(/regexp_extract/);
+    const unbounded = await ask("event_name = 'z' OR (_TABLE_SUFFIX = @day AND p.key = 'k')");
+    expect(unbounded.rows).toEqual([
+      { event_name: 'b', key: 'k' },
+      { event_name: 'z', key: 'k' },
+    ]);
+    expect(unbounded.read).toBe('"ga4_events"');
+  });
+
+  // A WHERE term on the table's own columns holds for every row an UNNEST join makes of a table
+  // row: asked before the join it keeps the same rows. Terms on the elements stay after it.
+  it('asks the WHERE terms on the table alone before UNNEST joins it, and those on the elements after', async () => {
+    const fixture = [
+      'CREATE TABLE ga4_events (event_date VARCHAR, event_name VARCHAR, event_params STRUCT(key VARCHAR)[])',
+      `INSERT INTO ga4_events VALUES ('20240101', 'a', [{'key': 'k'}, {'key': 'j'}]), ('20240102', 'b', [{'key': 'k'}]),
+        ('20240102', 'a', [{'key': 'j'}]), ('20240103', 'c', [])`,
+    ];
+    const { sql } = translateToDuckDb(
+      `SELECT e.event_name, p.key FROM \`analytics_1.events_*\` AS e, UNNEST(event_params) AS p
+       WHERE event_name IN ('a', 'c') AND (p.key = 'j' OR e.event_date = '20240101') AND e._TABLE_SUFFIX >= '20240101'
+       ORDER BY 1, 2`,
+      { tables: [events] },
+    );
+    expect(await run(fixture, sql)).toEqual([
+      { event_name: 'a', key: 'j' },
+      { event_name: 'a', key: 'j' },
+      { event_name: 'a', key: 'k' },
+    ]);
+    const [, table, where] =
+      sql.match(/FROM \(SELECT \* FROM "ga4_events" AS "e" WHERE (.*)\) AS "e"[\s\S]*WHERE (.*)/) ?? [];
+    expect(table).toMatch(/^"?e?"?\.?"event_name" IN \('a', 'c'\) AND .*"event_date" >= '20240101'$/);
+    expect(where).toMatch(/"key" = 'j' OR .*"event_date" = '20240101'/);
+    expect(where).not.toMatch(/IN \('a', 'c'\)/);
+  });
+
   it('refuses _TABLE_SUFFIX on a table that is not a wildcard family', () => {
     expect(() =>
       translateToDuckDb("SELECT 1 FROM ga4_events WHERE _TABLE_SUFFIX = '20240101'", { tables: [events] }),

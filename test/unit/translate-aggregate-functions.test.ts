@@ -9,7 +9,7 @@ import { translationOf, useTranslatedQueries } from '../helpers/translated-row.j
 // https://cloud.google.com/bigquery/docs/reference/standard-sql/numbering_functions
 // https://cloud.google.com/bigquery/docs/reference/standard-sql/navigation_functions
 // https://cloud.google.com/bigquery/docs/reference/standard-sql/query-syntax#qualify_clause
-const { row, rows } = useTranslatedQueries();
+const { row, rows, scratch } = useTranslatedQueries();
 const over = (values: string) => `from unnest([${values}]) as x`;
 
 describe('BigQuery aggregate functions on DuckDB', () => {
@@ -87,6 +87,36 @@ describe('BigQuery aggregate functions on DuckDB', () => {
       c: 'apple & banana & pear',
       d: 'apple & banana',
     });
+  });
+
+  it('ARRAY_AGG, STRING_AGG and ARRAY_CONCAT_AGG with ORDER BY put NULL keys first ascending and last descending', async () => {
+    // Docs (ORDER BY clause): NULLS FIRST is the default for ASC, NULLS LAST for DESC; the second
+    // key orders the rows the first ties.
+    const keyed = "struct(1 as k, 'a' as x), (null, 'b'), (2, 'c'), (null, 'd')";
+    expect(
+      await row(`select array_agg(x order by k, x) as up, string_agg(x, '' order by k desc, x) as down,
+        string_agg(x, '' order by k desc, x desc) as both_down, array_concat_agg([x, x] order by k desc, x limit 2) as pairs
+        from unnest([${keyed}])`),
+    ).toEqual({ up: ['b', 'd', 'a', 'c'], down: 'cabd', both_down: 'cadb', pairs: ['c', 'c', 'a', 'a'] });
+  });
+
+  it('ARRAY_AGG and STRING_AGG with ORDER BY over thousands of groups stay within a small memory limit', async () => {
+    // DuckDB's ordered aggregates buffer each group's rows in blocks of their own: these 5,000
+    // groups of 20 rows ran out of 256 MB (duckdb/duckdb#5920). Group g holds g, g + 5000, ...
+    const database = scratch().duckdb;
+    const [setting] = await database("SELECT current_setting('memory_limit') AS limit");
+    await database("SET memory_limit = '64MB'");
+    try {
+      const result = await rows(`select g, string_agg(cast(n as string), ',' order by n desc) as down,
+          array_agg(n order by n) as up
+        from (select mod(n, 5000) as g, n from unnest(generate_array(0, 99999)) as n) group by g order by g`);
+      const members = (g: number) => Array.from({ length: 20 }, (_, i) => g + 5000 * i);
+      expect(result).toHaveLength(5000);
+      for (const g of [0, 1, 2500, 4999])
+        expect(result[g]).toEqual({ g, down: members(g).reverse().join(','), up: members(g) });
+    } finally {
+      await database(`SET memory_limit = '${setting?.limit}'`);
+    }
   });
 
   it('statistical aggregates: STDDEV, VARIANCE, CORR and COVAR', async () => {

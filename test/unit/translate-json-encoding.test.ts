@@ -270,15 +270,22 @@ describe('NET.HOST and BIT_COUNT on DuckDB', () => {
     });
   });
 
-  it('NET.HOST reads backslashes, fragments, leading and trailing dots as the reference implementation does', async () => {
+  it('NET.HOST reads backslashes, fragments, userinfo, brackets, leading and trailing dots as the reference implementation does', async () => {
     // ZetaSQL net.cc Host: ASCII whitespace is stripped; "\\" ends the host like "/" and stands for it
-    // after a scheme's colon; a scheme needs "//" after its colon; the last
-    // "@" starts the host; leading dots go, trailing dots stay as one.
+    // after a scheme's colon; a scheme needs "//" after its first colon (a later one starts none);
+    // the last "@" of the location starts the host (an "@" before "://" goes with the scheme, one
+    // past the location's end is no userinfo); a host starting with "[" ends at the next bracket
+    // before its port is cut (one starting with a dot is no bracketed host; an unclosed bracket
+    // runs to the end); leading dots go, trailing dots stay as one.
     expect(
       await row(`select net.host('https://shop.example.com\\\\cart') as backslash,
         net.host('shop.example.com#top') as fragment, net.host('mailto:foo@bar.com') as user_info,
         net.host('..a.b...:8080/x') as dots, net.host('https://') as no_host,
-        net.host('http:\\\\\\\\abc.xyz\\\\x') as backslashed_scheme, net.host('\\thttp://abc.xyz\\n') as ascii_space`),
+        net.host('http:\\\\\\\\abc.xyz\\\\x') as backslashed_scheme, net.host('\\thttp://abc.xyz\\n') as ascii_space,
+        net.host('u@h://x') as at_in_scheme, net.host('a:b://c') as second_colon,
+        net.host('a@b:c@d/e') as last_at, net.host('https://a/b@c') as at_in_path,
+        net.host('.[::1]:80') as dot_before_bracket, net.host('[::1') as unclosed,
+        net.host('//a@[x]:1') as bracketed_after_at, net.host('http://u:p@h..:80') as dots_before_port`),
     ).toEqual({
       backslash: 'shop.example.com',
       fragment: 'shop.example.com',
@@ -287,6 +294,14 @@ describe('NET.HOST and BIT_COUNT on DuckDB', () => {
       no_host: null,
       backslashed_scheme: 'abc.xyz',
       ascii_space: 'abc.xyz',
+      at_in_scheme: 'x',
+      second_colon: 'a',
+      last_at: 'd',
+      at_in_path: 'a',
+      dot_before_bracket: '[',
+      unclosed: '[::1',
+      bracketed_after_at: '[x]',
+      dots_before_port: 'h.',
     });
   });
 

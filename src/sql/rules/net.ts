@@ -8,18 +8,19 @@ import { type RuleTable, rule } from './rule.js';
  * which `//` follows), skipped; the network location ends at the first `/ ? # \`, and starts after
  * its last `@`; a port (from the first `:`, after the brackets of an IPv6 address) dropped; leading
  * dots dropped, trailing dots kept as one; no normalization; NULL for an empty input or host.
- * Each step is one RE2 match on the text, read once as a lambda's argument.
+ * One RE2 match takes the host (the scheme or `//`, then up to the last `@` of the location,
+ * skipped; the port cut) and plain trims the dots: six regular expressions an event made NET.HOST
+ * the cost of ga4.page-hosts (17 s of thread time for a month of 1M events).
  */
 const whitespace = 'chr(32) || chr(9) || chr(10) || chr(11) || chr(12) || chr(13)';
+const slashes = '[/\\\\][/\\\\]';
+// Every class stops at the end of the location (`# / ? \`); the scheme is text up to the first
+// `:`, as net.cc looks at the first colon only; the greedy run before `@` reaches the last one.
+const hostPattern = `^(?:${slashes}|[^#/?\\\\:]*:${slashes})?(?:[^#/?\\\\]*@)?((?:\\[[^\\[\\]#/?\\\\]*[\\[\\]]?)?[^:#/?\\\\]*)`;
 
 function hostSql(url: string): string {
-  const slashes = '[/\\\\][/\\\\]';
-  const scheme = `^[^#/?\\\\:]*:${slashes}`;
-  const afterScheme = `CASE WHEN regexp_matches(u, '^${slashes}') THEN substr(u, 3) WHEN regexp_matches(u, '${scheme}') THEN regexp_replace(u, '${scheme}', '') ELSE u END`;
-  const location = `regexp_replace(regexp_extract(${afterScheme}, '^[^#/?\\\\]*'), '^.*@', '')`;
-  const withoutPort = `regexp_extract(${location}, '^(\\[[^\\[\\]]*[\\[\\]]?)?[^:]*')`;
-  const dots = `regexp_replace(regexp_replace(${withoutPort}, '^\\.+', ''), '\\.+$', '.')`;
-  return `list_transform([trim(${url}, ${whitespace})], u -> nullif(${dots}, ''))[1]`;
+  const host = `ltrim(regexp_extract(trim(${url}, ${whitespace}), '${hostPattern}', 1), '.')`;
+  return `list_transform([${host}], h -> nullif(CASE WHEN ends_with(h, '.') THEN rtrim(h, '.') || '.' ELSE h END, ''))[1]`;
 }
 
 export const netRules: RuleTable = {

@@ -53,6 +53,11 @@ export interface AggregateClauses {
   readonly ignoreNulls?: boolean;
   /** The ORDER BY items, translated (`x DESC`). */
   readonly orderBy?: string;
+  /**
+   * The same as create_sort_key's arguments (`x, 'DESC NULLS LAST'`), for an aggregate without
+   * OVER: aggregate.ts sorts a plain list by it.
+   */
+  readonly sortKey?: string;
   readonly limit?: number;
 }
 
