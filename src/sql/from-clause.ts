@@ -8,7 +8,13 @@ import { findTable } from './table-names.js';
 import { quoteIdent } from './table-schema.js';
 import { indent, type TranslationContext } from './translation-context.js';
 import type { Column } from './unnest-scope.js';
-import { arrayPathUnnest, arrayUnnestSql, joinUnnestSql } from './unnest-sql.js';
+import {
+  arrayPathUnnest,
+  arrayUnnestSql,
+  type JoinedUnnest,
+  joinUnnestSql,
+  selectListUnnestsSql,
+} from './unnest-sql.js';
 import { atNode, unsupported } from './unsupported.js';
 import { refuseValueTable } from './value-table.js';
 
@@ -21,6 +27,8 @@ export function fromClauseSql(
   from: readonly TableWithJoins[],
   context: TranslationContext,
   where?: Expr,
+  /** The rest of the SELECT: whether it takes the table's row whole or by `*` (see selectListUnnests). */
+  select?: unknown,
 ): { fromItems: string[]; implied: ImpliedFilters; moved: Expr[] } {
   // Filters implied by CROSS JOIN UNNEST over objects: a record without the object is dropped.
   const implied = noImpliedFilters();
@@ -29,7 +37,10 @@ export function fromClauseSql(
   // columns before the join, and the WHERE drops them (suffix-prefilter.ts tableTerms).
   const unnests = unnestAliases(from);
   const moved: Expr[] = [];
+  // The FROM items already made part of the first (selectListUnnests).
+  let consumed = 0;
   for (const [index, item] of from.entries()) {
+    if (index < consumed) continue;
     const sql = atNode(item, () => {
       // `FROM t, UNNEST(t.a) AS x` is a correlated CROSS JOIN, as if written with the keywords.
       // With nothing printed before it (a constant CTE was inlined), it is a FROM item of its own.
@@ -50,12 +61,79 @@ export function fromClauseSql(
         where: keepsRows ? where : undefined,
         moved: index === 0 && unnests ? { into: moved, others: unnests } : undefined,
       });
+      const rows = index === 0 && where ? selectListUnnests(first, from, context, select) : undefined;
+      if (rows !== undefined) {
+        consumed = from.length;
+        return rows;
+      }
       if (item.joins.some((join) => 'NestedJoin' in join.relation)) context.scope.qualifyRelations();
       return first + joinsSql(item, context, implied);
     });
     if (sql !== '') fromItems.push(sql);
   }
   return { fromItems, implied, moved };
+}
+
+/**
+ * A stored table joined to nothing but UNNESTs of its arrays (comma, CROSS or INNER JOIN without
+ * a condition, LEFT JOIN ON TRUE), under a WHERE, as select-list unnests (unnest-sql.ts
+ * selectListUnnestsSql); undefined where the joins stay lateral. Its subselects' rows carry the
+ * elements as columns beside the table's, so a SELECT that takes the table's row whole (`SELECT
+ * t`, `TO_JSON(t)`) or by `*` keeps the joins.
+ */
+function selectListUnnests(
+  table: string,
+  from: readonly TableWithJoins[],
+  context: TranslationContext,
+  select: unknown,
+): string | undefined {
+  const [first, ...rest] = from;
+  const relation = first && 'Table' in first.relation ? first.relation.Table : undefined;
+  if (!first || !relation) return undefined;
+  const rangeName = relation.alias?.name.value ?? (relation.name.at(-1)?.Identifier.value as string);
+  const binding = context.scope.lookup(rangeName);
+  if (binding?.kind !== 'relation' || !binding.stored || !binding.columns) return undefined;
+  if (namesWholeRow(select, rangeName.toLowerCase())) return undefined;
+  const joins: JoinedUnnest[] = [];
+  const joined = [
+    ...first.joins.map((join) => ({ relation: join.relation, operator: join.join_operator as unknown })),
+    ...rest.flatMap((item) => [
+      { relation: item.relation, operator: 'CrossJoin' as unknown },
+      ...item.joins.map((join) => ({ relation: join.relation, operator: join.join_operator as unknown })),
+    ]),
+  ];
+  if (joined.length === 0) return undefined;
+  for (const { relation: joinedRelation, operator } of joined) {
+    const unnest = unnestOf(joinedRelation, context);
+    const [kind, constraint] = variant(operator as Parameters<typeof variant>[0]);
+    const left = kind === 'Left' || kind === 'LeftOuter';
+    const plain =
+      kind === 'CrossJoin' || ((kind === 'Inner' || kind === 'Join' || left) && isOnTrue(constraint));
+    if (!unnest || !plain) return undefined;
+    joins.push({ unnest, left });
+  }
+  return selectListUnnestsSql(table, rangeName, binding.columns, joins, context);
+}
+
+/** No condition, or ON TRUE. */
+function isOnTrue(constraint: unknown): boolean {
+  if (constraint === undefined || constraint === 'None') return true;
+  const on = (constraint as { On?: Ast }).On;
+  return on?.Value?.value?.Boolean === true;
+}
+
+/**
+ * Whether the SELECT (without its FROM) has `*` or `alias.*`, or names `rangeName` bare: the
+ * table's row taken whole. Any bare name of it counts, even one a subquery binds anew.
+ */
+function namesWholeRow(select: unknown, rangeName: string): boolean {
+  if (select === null || typeof select !== 'object') return false;
+  if (Array.isArray(select)) return select.some((part) => namesWholeRow(part, rangeName));
+  const node = select as Ast;
+  if ('Wildcard' in node || 'QualifiedWildcard' in node) return true;
+  if (typeof node.Identifier?.value === 'string' && node.Identifier.value.toLowerCase() === rangeName)
+    return true;
+  return Object.values(node).some((part) => namesWholeRow(part, rangeName));
 }
 
 /**

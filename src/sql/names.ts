@@ -3,7 +3,15 @@ import { objectSql } from './built-structs.js';
 import { recordElementType } from './repeated-records.js';
 import { isStructSqlType, quoteIdent } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
-import { columnSql, elementPath, followFields, type Resolved, Scope, storedColumn } from './unnest-scope.js';
+import {
+  columnSql,
+  elementPath,
+  elementValue,
+  followFields,
+  type Resolved,
+  Scope,
+  storedColumn,
+} from './unnest-scope.js';
 import { unsupported } from './unsupported.js';
 
 /**
@@ -27,12 +35,11 @@ export function resolveName(parts: readonly string[], context: TranslationContex
       if (rest.length === 0) return { sql: objectSql(binding.path), type: recordElementType(binding.type) };
       return followFields({ sql: binding.path, type: binding.type, stored: binding.stored }, rest, head);
     case 'element':
-      if (rest.length > 0)
-        return followFields({ sql: elementPath(binding.alias), type: binding.type }, rest, head);
+      if (rest.length > 0) return followFields({ sql: elementPath(binding), type: binding.type }, rest, head);
       // An element of an array of records taken whole is a STRUCT: BigQuery answers the object.
       return isStructSqlType(binding.type)
-        ? { sql: objectSql(quoteIdent(binding.alias)), type: binding.type }
-        : { sql: quoteIdent(binding.alias), type: binding.type };
+        ? { sql: objectSql(elementValue(binding)), type: binding.type }
+        : { sql: elementValue(binding), type: binding.type };
     case 'constant': {
       if (rest.length !== 1) throw unsupported(`${parts.join('.')}: a constant CTE has no records`);
       const expression = binding.columns.get((rest[0] as string).toLowerCase());

@@ -35,7 +35,10 @@ export function selectSql(
   outer: TranslationContext,
 ): { sql: string; scope: Scope; columns: Columns; outputs: OutputNames } {
   const context = outer.within(outer.scope.child());
-  const { fromItems, implied, moved } = fromClauseSql(select.from, context, select.selection);
+  const { fromItems, implied, moved } = fromClauseSql(select.from, context, select.selection, {
+    ...select,
+    from: [],
+  });
   // The terms the FROM's table took before its UNNESTs are not asked again (from-clause.ts).
   const selection = withoutTerms(select.selection, moved);
   if (select.distinct && select.distinct !== 'Distinct') throw unsupported('SELECT DISTINCT ON');
@@ -290,7 +293,7 @@ function selectItem(
       if (binding?.kind === 'element' && isStructSqlType(binding.type)) {
         if (options)
           throw unsupported(`SELECT ${parts[0]}.* with EXCEPT or REPLACE over an UNNEST of STRUCTs`);
-        return structFields(elementPath(binding.alias), binding.type);
+        return structFields(elementPath(binding), binding.type);
       }
       if (binding?.kind === 'object') {
         if (options) throw unsupported(`SELECT ${parts[0]}.* with EXCEPT or REPLACE over a record`);
@@ -346,7 +349,7 @@ function starItems(scope: Scope): { sql: string; spread: boolean; columns: Colum
       const known = binding.columns && relationColumns(binding).filter((column) => !column.pseudo);
       made = { sql: `${quoteIdent(binding.alias)}.*`, columns: known };
     } else if (binding.kind === 'element' && isStructSqlType(binding.type)) {
-      made = structFields(elementPath(binding.alias), binding.type);
+      made = structFields(elementPath(binding), binding.type);
     } else if (binding.kind === 'element') {
       made = { sql: quoteIdent(binding.alias), columns: [{ name: binding.alias, type: binding.type }] };
     } else if (binding.kind === 'object') {

@@ -47,8 +47,16 @@ export type Binding =
       readonly type: StructSqlType;
       readonly stored?: boolean | undefined;
     }
-  /** An UNNEST over an array: the alias is the column (and table) of a lateral join. */
-  | { readonly kind: 'element'; readonly alias: string; readonly type?: SqlType | undefined }
+  /**
+   * An UNNEST over an array: the alias is the column (and table) of a lateral join, or `column`
+   * (DuckDB SQL) reads it where the UNNEST is a select-list unnest (unnest-sql.ts selectListUnnestsSql).
+   */
+  | {
+      readonly kind: 'element';
+      readonly alias: string;
+      readonly type?: SqlType | undefined;
+      readonly column?: string | undefined;
+    }
   /** A constant one-row CTE joined with a comma: `alias.column` stands for the column's expression. */
   | { readonly kind: 'constant'; readonly columns: ReadonlyMap<string, Ast> };
 
@@ -205,7 +213,7 @@ export class Scope {
         if (field)
           found.push({
             where: alias,
-            resolved: { sql: `${elementPath(binding.alias)}.${quoteIdent(field.name)}`, type: field.type },
+            resolved: { sql: `${elementPath(binding)}.${quoteIdent(field.name)}`, type: field.type },
           });
       }
     }
@@ -228,9 +236,23 @@ export class Scope {
   }
 }
 
-/** The struct column of a lateral UNNEST over a list, `"x"."x"`: unambiguous on DuckDB. */
-export function elementPath(alias: string): string {
-  return `${quoteIdent(alias)}.${quoteIdent(alias)}`;
+/**
+ * The element of an UNNEST over a list: of a lateral join the struct column `"x"."x"`,
+ * unambiguous on DuckDB; of a select-list unnest its column.
+ */
+export function elementPath(binding: {
+  readonly alias: string;
+  readonly column?: string | undefined;
+}): string {
+  return binding.column ?? `${quoteIdent(binding.alias)}.${quoteIdent(binding.alias)}`;
+}
+
+/** The element of an UNNEST over a list taken whole: a lateral join's bare column, or elementPath's. */
+export function elementValue(binding: {
+  readonly alias: string;
+  readonly column?: string | undefined;
+}): string {
+  return binding.column ?? quoteIdent(binding.alias);
 }
 
 /**

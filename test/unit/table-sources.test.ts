@@ -209,7 +209,7 @@ describe('naming a table source in saved SQL', () => {
         { tables: [events] },
       );
       const read = sql.match(
-        /FROM (\(SELECT \* FROM "ga4_events" AS "e" WHERE .*\)|"ga4_events") AS "e"/,
+        /FROM (\(SELECT \* FROM "ga4_events" AS "e" WHERE .*?\)|"ga4_events") AS "e"/,
       )?.[1];
       return { read, rows: await run(fixture, sql.replaceAll('$day', "'20240102'")) };
     };
@@ -255,10 +255,72 @@ describe('naming a table source in saved SQL', () => {
       { event_name: 'a', key: 'k' },
     ]);
     const [, table, where] =
-      sql.match(/FROM \(SELECT \* FROM "ga4_events" AS "e" WHERE (.*)\) AS "e"[\s\S]*WHERE (.*)/) ?? [];
+      sql.match(/FROM \(SELECT \* FROM "ga4_events" AS "e" WHERE (.*?)\) AS "e"[\s\S]*WHERE (.*)/) ?? [];
     expect(table).toMatch(/^"?e?"?\.?"event_name" IN \('a', 'c'\) AND .*"event_date" >= '20240101'$/);
     expect(where).toMatch(/"key" = 'j' OR .*"event_date" = '20240101'/);
     expect(where).not.toMatch(/IN \('a', 'c'\)/);
+  });
+
+  // Under a WHERE, DuckDB plans a lateral join of unnest(t.a) as a dependent join that hashes every
+  // row's list; a select-list unnest is one pass. The rows must stay BigQuery's (query syntax,
+  // UNNEST operator): CROSS drops a row whose array is empty or NULL, LEFT keeps it with NULLs,
+  // WITH OFFSET counts from 0, and each UNNEST is a cross product with what comes before it.
+  // Each oracle reads the elements by index over generate_series, not by unnest.
+  it("unnests a table's arrays in its select list under a WHERE, with the rows of the joins", async () => {
+    const ga4: TableSchema = {
+      name: 'ga4',
+      columns: {
+        id: 'BIGINT',
+        name: 'VARCHAR',
+        event_params: {
+          list: {
+            struct: { key: 'VARCHAR', value: { struct: { string_value: 'VARCHAR', int_value: 'BIGINT' } } },
+          },
+        },
+        items: { list: { struct: { item_id: 'VARCHAR', cats: { list: 'VARCHAR' } } } },
+      },
+    };
+    const fixture = [
+      `CREATE TABLE ga4 (id BIGINT, name VARCHAR, event_params STRUCT(key VARCHAR, value STRUCT(string_value VARCHAR, int_value BIGINT))[],
+        items STRUCT(item_id VARCHAR, cats VARCHAR[])[])`,
+      `INSERT INTO ga4 VALUES
+        (1, 'a', [{'key': 'a', 'value': {'string_value': 's1', 'int_value': NULL}}, {'key': 'b', 'value': {'string_value': NULL, 'int_value': 2}},
+          {'key': 'c', 'value': {'string_value': 'x', 'int_value': 3}}], [{'item_id': 'i1', 'cats': ['x', 'y']}, {'item_id': 'i2', 'cats': []}]),
+        (2, 'x', [{'key': 'a', 'value': {'string_value': 's2', 'int_value': 5}}], [{'item_id': 'i3', 'cats': ['z', 'w']}]),
+        (3, 'b', [], NULL),
+        (4, 'b', NULL, [{'item_id': 'i4', 'cats': NULL}]),
+        (5, 'c', [{'key': 'b', 'value': {'string_value': NULL, 'int_value': 7}}], [{'item_id': 'i5', 'cats': ['q']}])`,
+    ];
+    const both = async (bigQuery: string, oracle: string) => {
+      const { sql } = translateToDuckDb(bigQuery, { tables: [ga4] });
+      expect(sql).not.toMatch(/JOIN/);
+      expect(sql).toMatch(/FROM \(SELECT "e"\.\*, unnest\(.*"e"\."event_params".* AS "p \(element\)"/);
+      expect(await run(fixture, sql)).toEqual(await run(fixture, oracle));
+    };
+    const param = (field: string) => `e.event_params[g]${field}`;
+    await both(
+      `SELECT e.id, p.key, p.value.int_value AS n, (SELECT COUNT(*) FROM UNNEST(e.event_params) AS q WHERE q.key <= p.key) AS upto
+       FROM ga4 AS e, UNNEST(e.event_params) AS p WHERE p.key IN ('a', 'b') AND name <> 'x' ORDER BY 1, 2`,
+      `SELECT e.id, ${param('.key')} AS key, ${param('.value.int_value')} AS n,
+         (SELECT COUNT(*) FROM generate_series(1, len(e.event_params)) AS h(k) WHERE e.event_params[k].key <= ${param('.key')}) AS upto
+       FROM ga4 AS e, generate_series(1, len(e.event_params)) AS s(g) WHERE ${param('.key')} IN ('a', 'b') AND name <> 'x' ORDER BY 1, 2`,
+    );
+    await both(
+      `SELECT e.id, p.key, o FROM ga4 AS e LEFT JOIN UNNEST(e.event_params) AS p WITH OFFSET AS o
+       WHERE o IS NULL OR o > 0 OR p.value.int_value = 5 ORDER BY 1, 3`,
+      `SELECT * FROM (
+         SELECT e.id, ${param('.key')} AS key, g - 1 AS o FROM ga4 AS e, generate_series(1, len(e.event_params)) AS s(g)
+         WHERE g > 1 OR ${param('.value.int_value')} = 5
+         UNION ALL SELECT id, NULL, NULL FROM ga4 WHERE coalesce(len(event_params), 0) = 0) ORDER BY 1, 3`,
+    );
+    await both(
+      `SELECT e.id, p.key, i.item_id, c, co FROM ga4 AS e CROSS JOIN UNNEST(e.event_params) AS p
+       CROSS JOIN UNNEST(e.items) AS i, UNNEST(i.cats) AS c WITH OFFSET AS co WHERE p.key <> 'c' AND c <> 'w' ORDER BY 1, 2, 3, 4`,
+      `SELECT e.id, ${param('.key')} AS key, e.items[h].item_id AS item_id, e.items[h].cats[k] AS c, k - 1 AS co
+       FROM ga4 AS e, generate_series(1, len(e.event_params)) AS s(g), generate_series(1, len(e.items)) AS t(h),
+         generate_series(1, len(e.items[h].cats)) AS u(k)
+       WHERE ${param('.key')} <> 'c' AND e.items[h].cats[k] <> 'w' ORDER BY 1, 2, 3, 4`,
+    );
   });
 
   it('refuses _TABLE_SUFFIX on a table that is not a wildcard family', () => {
