@@ -5,7 +5,7 @@ import { type ImpliedFilters, noImpliedFilters, nullRejectedPaths, presenceSql }
 import { quoteString } from './rules/rule.js';
 import { suffixTerms, tableTerms, withoutTerms } from './suffix-prefilter.js';
 import { findTable } from './table-names.js';
-import { quoteIdent } from './table-schema.js';
+import { isStructSqlType, quoteIdent, type TableSchema } from './table-schema.js';
 import { indent, type TranslationContext } from './translation-context.js';
 import type { Column } from './unnest-scope.js';
 import {
@@ -341,7 +341,13 @@ function relationSql(
       context.scope.bind(rangeName, { kind: 'relation', alias: rangeName, columns, stored: !outer });
       // One table of a wildcard family (`events_20240131`), or its tables under a longer prefix
       // (`events_2024*`): the rows of that suffix, or of the suffixes it starts.
-      const taken = moved && where ? tableTerms(where, rangeName, columns, moved.others) : [];
+      // Not a log source (its `metadata` is a repeated record): a subselect there would keep the
+      // engine from reading the query from the source's hourly rollup (rollup-rewrite.ts), which
+      // reads one plain table; and its record UNNEST is field access, not a join to avoid.
+      const taken =
+        moved && where && !hasRepeatedRecord(table)
+          ? tableTerms(where, rangeName, columns, moved.others)
+          : [];
       moved?.into.push(...taken);
       const bounds = [
         ...taken,
@@ -382,4 +388,9 @@ function relationSql(
 /** The UNNEST a FROM item stands for, written out or implied by a path; undefined for others. */
 function unnestOf(relation: TableFactor, context: TranslationContext): Unnest | undefined {
   return 'UNNEST' in relation ? relation.UNNEST : arrayPathUnnest(relation, context.scope);
+}
+
+/** Whether a table holds a log source's repeated record (Logflare's layout, TableSchema). */
+function hasRepeatedRecord(table: TableSchema): boolean {
+  return Object.values(table.columns).some((type) => isStructSqlType(type) && type.repeated === true);
 }
