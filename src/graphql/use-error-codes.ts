@@ -75,9 +75,15 @@ function isFieldErrorWithStatus(error: GraphQLError): boolean {
 
 function recode(error: GraphQLError): GraphQLError {
   const code = keepsCode(error.extensions?.code) ? error.extensions.code : codeOfRequestError(error.message);
-  // Yoga's request parser adds the parser's own message as `originalError`, and that of a body
-  // that is not JSON quotes the whole body: a 1 MB body was answered with 1 MB of it.
-  const { http, originalError: _parserMessage, ...extensions } = error.extensions ?? {};
+  // Yoga's request parser adds the parser's own error as `originalError`, whose message quotes a
+  // body that is not JSON whole: a 1 MB body was answered with 1 MB of it. It is kept cut short,
+  // not dropped: yoga answers a request it could not parse 400 (not 200 for `application/json`)
+  // by its being there and not a GraphQL error.
+  const { http, originalError, ...extensions } = error.extensions ?? {};
+  const parserError =
+    originalError !== null && typeof originalError === 'object'
+      ? { originalError: shortened(originalError as { name?: unknown; message?: unknown }) }
+      : {};
   // A field error keeps the headers it asked for (ENGINE_BUSY's Retry-After), never its status.
   const headers = (http as GraphQLHTTPExtensions | undefined)?.headers;
   const kept: GraphQLHTTPExtensions | undefined =
@@ -88,6 +94,15 @@ function recode(error: GraphQLError): GraphQLError {
     positions: error.positions,
     path: error.path,
     originalError: error.originalError,
-    extensions: { ...extensions, code, ...(kept ? { http: kept } : {}) },
+    extensions: { ...extensions, ...parserError, code, ...(kept ? { http: kept } : {}) },
   });
+}
+
+/** A parser's error as yoga gives it, its message cut to 200 characters. */
+function shortened(error: { name?: unknown; message?: unknown }): { name: string; message: string } {
+  const message = String(error.message ?? '');
+  return {
+    name: String(error.name ?? 'Error'),
+    message: message.length > 200 ? `${message.slice(0, 200)}...` : message,
+  };
 }

@@ -64,9 +64,15 @@ describe('a regex parameter larger than RE2 compiles', () => {
 describe('GraphQL requests that cannot be read', () => {
   it('answers a body that is not JSON with a short message, not the body quoted back', async () => {
     const response = await graphqlPost('x'.repeat(100_000));
-    expect(response.body).toEqual({
-      errors: [{ message: 'POST body sent invalid JSON.', extensions: { code: 'BAD_REQUEST' } }],
+    expect(response.status).toBe(400);
+    const [error, ...others] = (response.body as GraphQLBody).errors ?? [];
+    expect(others).toEqual([]);
+    expect(error).toMatchObject({
+      message: 'POST body sent invalid JSON.',
+      extensions: { code: 'BAD_REQUEST' },
     });
+    // The parser's own message is kept (yoga answers 400 by it), cut short.
+    expect(JSON.stringify(response.body).length).toBeLessThan(1_000);
   });
 
   it('answers a JSON body sent as multipart/form-data with 400', async () => {
