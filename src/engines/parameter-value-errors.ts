@@ -32,8 +32,9 @@ const causes: Readonly<Record<ValueFault, (value: string, message: string) => bo
   // Both engines quote the zone they do not know.
   'time-zone': (value, message) => value !== '' && message.includes(value),
   // A time moved out of the range of times by an INTERVAL: neither engine names the count, so
-  // only a parameter the SQL uses as the count is taken for the cause (see placementOnly).
-  'time-range': () => true,
+  // only a parameter the SQL uses as the count is taken for the cause (see placementOnly); a
+  // count of 0 moves nothing and makes no INTERVAL too long.
+  'time-range': (value) => !/^-?0+$/.test(value),
 };
 
 /** The faults blamed on a parameter only where the SQL uses it where the fault arises. */

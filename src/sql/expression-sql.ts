@@ -544,9 +544,41 @@ function intervalSql(node: Payload<'Interval'>, context: TranslationContext): st
   // BigQuery's 3.16e17) loses its last digits. A literal that a double holds exactly keeps that
   // form; anything else (a parameter above all) is counted in integers, so a value too large
   // fails with an overflow naming it, as BigQuery's IntervalValue::FromInteger multiplies.
-  if (/^-?\d{1,15}$/.test(value)) return `INTERVAL (${value}) ${unit.toUpperCase()}`;
-  return exactInterval[unit]?.(value) ?? `INTERVAL (${value}) ${unit.toUpperCase()}`;
+  const [field, perUnit, max] = intervalField[unit] as IntervalField;
+  const outside = (shown: string) =>
+    `error(${quoteString(`Interval field ${field} '`)} || ${shown} || ${quoteString(`' is out of range -${max} to ${max}`)})`;
+  if (/^-?\d{1,15}$/.test(value)) {
+    const count = BigInt(value) * perUnit;
+    if (count > max || count < -max) return `CAST(${outside(quoteString(String(count)))} AS INTERVAL)`;
+    return `INTERVAL (${value}) ${unit.toUpperCase()}`;
+  }
+  const exact = exactInterval[unit]?.(value) ?? `INTERVAL (${value}) ${unit.toUpperCase()}`;
+  const counted = `(CAST(${value} AS HUGEINT) * ${perUnit})`;
+  return `CASE WHEN abs${counted} > ${max} THEN ${outside(`CAST(${counted} AS VARCHAR)`)} ELSE ${exact} END`;
 }
+
+type IntervalField = readonly [name: string, perUnit: bigint, max: bigint];
+
+/**
+ * Where each unit's count lands in BigQuery's INTERVAL and that field's bound (ZetaSQL's
+ * interval_value.h: 10000 years as 120,000 months, 3,660,000 days, and the time of as many days
+ * in nanoseconds, or microseconds from MILLISECOND and MICROSECOND, as IntervalValue::FromInteger
+ * builds them); past it ValidateField's error ("Interval field days '3660001' is out of range
+ * -3660000 to 3660000").
+ */
+const maxMicros = 86_400_000_000n * 3_660_000n;
+const intervalField: Readonly<Record<string, IntervalField>> = {
+  Microsecond: ['microseconds', 1n, maxMicros],
+  Millisecond: ['microseconds', 1000n, maxMicros],
+  Second: ['nanoseconds', 1_000_000_000n, maxMicros * 1000n],
+  Minute: ['nanoseconds', 60_000_000_000n, maxMicros * 1000n],
+  Hour: ['nanoseconds', 3_600_000_000_000n, maxMicros * 1000n],
+  Day: ['days', 1n, 3_660_000n],
+  Week: ['days', 7n, 3_660_000n],
+  Month: ['months', 1n, 120_000n],
+  Quarter: ['months', 3n, 120_000n],
+  Year: ['months', 12n, 120_000n],
+};
 
 /** Each unit as DuckDB's integer interval functions: micros (BIGINT), days and months (INTEGER). */
 const exactInterval: Readonly<Record<string, (value: string) => string>> = {

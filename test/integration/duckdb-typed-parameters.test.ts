@@ -102,6 +102,12 @@ describe('typed parameters on DuckDB', () => {
     ['days', '2147483648'],
     // Counted, but the time it moves to is past any TIMESTAMP.
     ['us', '9223372036854775807'],
+    // BigQuery's INTERVAL holds at most 3,660,000 days (interval_value.h kMaxDays).
+    ['days', '3660001'],
+    // 2000-01-01 plus 3,000,000 days is past 9999-12-31, the last DATE (data-types.md).
+    ['days', '3000000'],
+    // An INTERVAL's time holds at most 3,660,000 days' worth: 316,224,000,000 seconds.
+    ['s', '316224000001'],
   ])('refuses INTERVAL @%s past what it can count with 400 naming the parameter', async (name, value) => {
     const values = { us: '0', days: '0', s: '0', [name]: value };
     const error = await engine.run(intervalQuery, values, { now: new Date() }).then(
