@@ -5,6 +5,7 @@ import { builtStructSql, objectSql } from './built-structs.js';
 import { constantRowFieldSql } from './constant-row-field.js';
 import { callSql, functionCallSql } from './function-call.js';
 import { quantileAt } from './function-rules.js';
+import { jsonNumberFault } from './json-numbers.js';
 import { isJsonType, isJsonValued, jsonSubscriptSql, jsonType } from './json-values.js';
 import { bareName } from './names.js';
 import { isNumericCombination, numericQuotientSql } from './numeric-division.js';
@@ -172,7 +173,13 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
       return castSql(node, context);
     case 'TypedString':
       // `JSON '{"a": 1}'`: BigQuery keeps the value in its normal form, as DuckDB's json() does.
-      if (node.data_type === 'JSON') return `json(${expr({ Value: node.value })})`;
+      if (node.data_type === 'JSON') {
+        // BigQuery refuses the literal when it resolves the query (resolver_expr.cc), so it is
+        // refused at load, in its words.
+        const fault = jsonNumberFault(stringLiteral({ Value: node.value }) ?? '');
+        if (fault) throw unsupported(`a JSON literal BigQuery refuses (Invalid JSON literal: ${fault})`);
+        return `json(${expr({ Value: node.value })})`;
+      }
       return castSql({ kind: 'Cast', expr: { Value: node.value }, data_type: node.data_type }, context);
     case 'Function':
       return functionCallSql(node, context);

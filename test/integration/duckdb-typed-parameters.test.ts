@@ -117,6 +117,26 @@ describe('typed parameters on DuckDB', () => {
     expect(error).toMatchObject({ code: 'BAD_PARAMETER', details: { parameter: name } });
   });
 
+  it('refuses PARSE_JSON(@doc) of a number its JSON cannot hold with 400 naming the parameter', async () => {
+    // json_functions.md: PARSE_JSON('{"id": 922337203685477580701}') fails (wide_number_mode 'exact').
+    const parsing: SavedQuery = {
+      id: '0d4c1a52-5d2b-4c3e-9b56-000000000024',
+      name: 'test.parse_json',
+      sql: 'select to_json_string(parse_json(@doc)) as j',
+      maxRows: 1,
+      parameterTypes: { doc: 'STRING' },
+    };
+    await expect(
+      engine.run(parsing, { doc: '{"id": 922337203685477580701}' }, { now: new Date() }),
+    ).rejects.toMatchObject({
+      code: 'BAD_PARAMETER',
+      details: { parameter: 'doc' },
+      message: expect.stringContaining(
+        'Input number: 922337203685477580701 cannot round-trip through string representation',
+      ),
+    });
+  });
+
   // BigQuery has EXTRACT for DATE, DATETIME, TIME, TIMESTAMP and INTERVAL only ("No matching
   // signature for function EXTRACT ... FROM STRING"); DuckDB's binder listed its candidates.
   const extractQuery = (types: SavedQuery['parameterTypes']): SavedQuery => ({

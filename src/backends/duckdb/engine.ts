@@ -667,6 +667,12 @@ const duckDbValueFault: ValueFaultOf = (error) => {
       message,
     );
   if (range?.[1]) return { fault: 'time-range', message: range[1] };
+  // PARSE_JSON's text with a number BigQuery's JSON cannot hold (storage/bigquery-json-text.ts).
+  const jsonNumber =
+    /^Invalid Input Error: (Input number:? \S+ (?:cannot round-trip through string representation|is too long\.))$/.exec(
+      message,
+    );
+  if (jsonNumber?.[1]) return { fault: 'json-number', message: jsonNumber[1] };
   return undefined;
 };
 

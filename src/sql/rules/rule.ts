@@ -108,6 +108,13 @@ export const farmFingerprintFunction = 'bigquery_farm_fingerprint';
 export const jsonTextFunction = 'bigquery_json_text';
 
 /**
+ * The DuckDB function PARSE_JSON's text goes through: the text as it is, or BigQuery's error for
+ * a number its JSON cannot hold exactly (sql/json-numbers.ts), registered on every store the
+ * server opens (storage/bigquery-json-text.ts).
+ */
+export const jsonNumbersFunction = 'bigquery_json_exact_numbers';
+
+/**
  * The DuckDB functions JSON_SET and JSON_REMOVE (of one path, given as its steps) and JSON_STRIP_NULLS are
  * written as, registered on every store the server opens (storage/json-edits.ts).
  */
