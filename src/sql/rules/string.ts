@@ -1,6 +1,7 @@
 import {
   type FunctionCall,
   hasNullElement,
+  initcapFunctions,
   quoteString,
   type RuleTable,
   raise,
@@ -101,10 +102,15 @@ function initcap([value, delimiters]: readonly string[]): string {
       : `contains(${delimiters}, ${character})`;
   const first = `__initcap_at = 1 OR ${isDelimiter('__initcap_chars[__initcap_at - 1]')}`;
   const each = `CASE WHEN ${isDelimiter('__initcap_char')} THEN __initcap_char WHEN ${first} THEN upper(__initcap_char) ELSE lower(__initcap_char) END`;
-  const capitalized = `list_transform([string_split(${value}, '')], __initcap_chars -> array_to_string(list_transform(__initcap_chars, (__initcap_char, __initcap_at) -> ${each}), ''))[1]`;
-  return delimiters === undefined
-    ? capitalized
-    : `CASE WHEN ${delimiters} IS NOT NULL THEN ${capitalized} END`;
+  const capitalized = `list_transform([string_split(__initcap_text, '')], __initcap_chars -> array_to_string(list_transform(__initcap_chars, (__initcap_char, __initcap_at) -> ${each}), ''))[1]`;
+  // DuckDB's upper and lower are ICU's simple case mappings on ASCII only ('ß' upper-cases to
+  // 'ẞ', which u_toupper keeps as 'ß'): other text goes to the registered JavaScript function.
+  const unicode =
+    delimiters === undefined
+      ? `${initcapFunctions.byDefault}(__initcap_text)`
+      : `${initcapFunctions.byDelimiters}(__initcap_text, ${delimiters})`;
+  const either = `list_transform([${value}], __initcap_text -> CASE WHEN strlen(__initcap_text) = length(__initcap_text) THEN ${capitalized} ELSE ${unicode} END)[1]`;
+  return delimiters === undefined ? either : `CASE WHEN ${delimiters} IS NOT NULL THEN ${either} END`;
 }
 
 /**
