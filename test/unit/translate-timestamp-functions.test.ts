@@ -176,6 +176,11 @@ describe('BigQuery timestamp functions on DuckDB', () => {
       "select timestamp_sub(timestamp '0001-01-01 00:00:00', interval 1 microsecond) as t",
       'Subtracting 1 MICROSECOND from timestamp 0001-01-01 00:00:00+00 causes overflow',
     ],
+    // The current time is checked too when moved by 1000 years or more.
+    [
+      'select timestamp_add(current_timestamp(), interval 9000 year) as t',
+      'Adding 9000 YEAR to timestamp 2026-',
+    ],
     // Of a count that is no literal the message names the range.
     [
       "select timestamp_add(timestamp '9999-12-31', interval x day) as t from unnest([1]) as x",
