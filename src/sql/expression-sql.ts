@@ -12,7 +12,7 @@ import { isNumericCombination, numericQuotientSql } from './numeric-division.js'
 import { recordElementType, recordSubscriptSql } from './repeated-records.js';
 import { checkedDivisor } from './rules/math.js';
 import { hasNullElement, quoteString } from './rules/rule.js';
-import { extract } from './rules/time.js';
+import { extract, rangeChecked } from './rules/time.js';
 import { bytesOfLiteral } from './string-escapes.js';
 import {
   elementOf,
@@ -137,7 +137,16 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
       const operator = binaryOperators[node.op];
       if (!operator) throw unsupported(`operator ${node.op}`);
       const sql = `${expr(node.left)} ${operator} ${expr(node.right)}`;
-      return isCivilIntervalArithmetic(node, context) ? `CAST(${sql} AS TIMESTAMP_NS)` : sql;
+      if (isCivilIntervalArithmetic(node, context)) return `CAST(${sql} AS TIMESTAMP_NS)`;
+      const moved = movedKind(node, context);
+      // As DATE_ADD and TIMESTAMP_ADD (rules/time.ts): past BigQuery's range is an error.
+      return moved
+        ? rangeChecked(
+            moved,
+            sql,
+            `error(${quoteString(`${moved.toUpperCase()} ${operator} ${moved === 'date' ? 'INT64' : 'INTERVAL'} result is out of the ${moved.toUpperCase()} range (0001-01-01 to 9999-12-31)`)})`,
+          )
+        : sql;
     }
     case 'UnaryOp': {
       if (!unaryOperators[node.op]) throw unsupported(`operator ${node.op}`);
@@ -516,11 +525,28 @@ function isCivilIntervalArithmetic(node: Payload<'BinaryOp'>, context: Translati
   const isInterval = (side: Expr) => 'Interval' in side;
   const other = isInterval(node.right)
     ? node.left
-    : node.op === 'Plus' && isInterval(node.left)
+    : node.op === 'Plus' && (isInterval(node.left) || valueKind(node.right, context) !== undefined)
       ? node.right
       : undefined;
   const kind = other && valueKind(other, context);
   return kind === 'date' || kind === 'datetime';
+}
+
+/**
+ * The kind of value a `+` or `-` moves that can leave BigQuery's range: a TIMESTAMP by an INTERVAL,
+ * a DATE by a number of days (a DATE by an INTERVAL is a DATETIME, isCivilIntervalArithmetic).
+ */
+function movedKind(node: Payload<'BinaryOp'>, context: TranslationContext): 'date' | 'timestamp' | undefined {
+  if (node.op !== 'Plus' && node.op !== 'Minus') return undefined;
+  const isInterval = (side: Expr) => 'Interval' in side;
+  const [moved, by] =
+    node.op === 'Plus' && (isInterval(node.left) || valueKind(node.right, context) !== undefined)
+      ? [node.right, node.left]
+      : [node.left, node.right];
+  const kind = valueKind(moved, context);
+  if (kind === 'timestamp' && isInterval(by)) return 'timestamp';
+  if (kind === 'date' && !isInterval(by) && valueKind(by, context) === undefined) return 'date';
+  return undefined;
 }
 
 /**

@@ -181,6 +181,13 @@ describe('BigQuery timestamp functions on DuckDB', () => {
       'select timestamp_add(current_timestamp(), interval 9000 year) as t',
       'Adding 9000 YEAR to timestamp 2026-',
     ],
+    // The operators too, naming the range.
+    ["select date '9999-12-31' + 1 as d", 'DATE + INT64 result is out of the DATE range'],
+    ["select 1 + date '9999-12-31' as d", 'DATE + INT64 result is out of the DATE range'],
+    [
+      "select timestamp '0001-01-01 00:00:00' - interval 1 second as t",
+      'TIMESTAMP - INTERVAL result is out of the TIMESTAMP range',
+    ],
     // Of a count that is no literal the message names the range.
     [
       "select timestamp_add(timestamp '9999-12-31', interval x day) as t from unnest([1]) as x",

@@ -663,7 +663,7 @@ const duckDbValueFault: ValueFaultOf = (error) => {
   // BigQuery's words the translation raises for a DATE or TIMESTAMP moved past its range and for
   // an INTERVAL past IntervalValue's bounds (rules/time.ts inRange, expression-sql.ts intervalSql).
   const range =
-    /^Invalid Input Error: ((?:Adding|Subtracting) .* causes overflow|\w+ result is out of the \w+ range .*|Interval field \w+ '-?\d+' is out of range .*)$/.exec(
+    /^Invalid Input Error: ((?:Adding|Subtracting) .* causes overflow|[\w +-]+ result is out of the \w+ range .*|Interval field \w+ '-?\d+' is out of range .*)$/.exec(
       message,
     );
   if (range?.[1]) return { fault: 'time-range', message: range[1] };

@@ -34,14 +34,21 @@ const valueRange = {
  * range instead.
  */
 function inRange(kind: 'date' | 'timestamp', sign: '+' | '-', result: string, call: FunctionCall): string {
-  const [low, high] = valueRange[kind];
   const literal = /^INTERVAL \((-?\d+)\) (\w+)$/.exec(call.args[1] ?? '');
   const message = literal
     ? `${quoteString(`${sign === '+' ? 'Adding' : 'Subtracting'} ${literal[1]} ${literal[2]} ${sign === '+' ? 'to' : 'from'} ${kind} `)} || ${call.asText(0)} || ' causes overflow'`
     : quoteString(
         `${call.name.toUpperCase()} result is out of the ${kind.toUpperCase()} range (0001-01-01 to 9999-12-31)`,
       );
-  const outside = call.safe ? 'NULL' : `error(${message})`;
+  return rangeChecked(kind, result, call.safe ? 'NULL' : `error(${message})`);
+}
+
+/**
+ * `result` (SQL of a DATE or TIMESTAMP) where it lies in BigQuery's range, else `outside` (SQL:
+ * an error() or NULL).
+ */
+export function rangeChecked(kind: 'date' | 'timestamp', result: string, outside: string): string {
+  const [low, high] = valueRange[kind];
   // Written out thrice rather than bound once in a lambda: DuckDB folds this CASE of a constant
   // (`TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 1 DAY)`) into one, so a filter on it stays a
   // constant comparison in the scan that prunes row groups (EXPLAIN: `ts>'...'`); the lambda kept
