@@ -525,7 +525,7 @@ function isCivilIntervalArithmetic(node: Payload<'BinaryOp'>, context: Translati
   const isInterval = (side: Expr) => 'Interval' in side;
   const other = isInterval(node.right)
     ? node.left
-    : node.op === 'Plus' && (isInterval(node.left) || valueKind(node.right, context) !== undefined)
+    : node.op === 'Plus' && isInterval(node.left)
       ? node.right
       : undefined;
   const kind = other && valueKind(other, context);
