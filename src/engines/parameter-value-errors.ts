@@ -5,7 +5,7 @@ import type { ParameterValues, SavedQuery } from './query-engine.js';
  * The failures of a run that a value the caller sent can cause, whatever the engine's words:
  * a negative LIMIT or OFFSET, an INT64 overflow, a division by zero, an array position outside
  * the array (numbers), a time zone neither engine knows (text, as `DATETIME(ts, @time_zone)`
- * takes it).
+ * takes it), JSON text with a number BigQuery's JSON cannot hold (`PARSE_JSON(@doc)`).
  */
 export type ValueFault =
   | 'negative-count'
@@ -13,7 +13,8 @@ export type ValueFault =
   | 'division-by-zero'
   | 'array-index'
   | 'time-zone'
-  | 'time-range';
+  | 'time-range'
+  | 'json-number';
 
 /** Which failure of a run, in an engine's own terms, is one of these (undefined: none is). */
 export type ValueFaultOf = (error: unknown) => { fault: ValueFault; message: string } | undefined;
@@ -32,8 +33,14 @@ const causes: Readonly<Record<ValueFault, (value: string, message: string) => bo
   // Both engines quote the zone they do not know.
   'time-zone': (value, message) => value !== '' && message.includes(value),
   // A time moved out of the range of times by an INTERVAL: neither engine names the count, so
-  // only a parameter the SQL uses as the count is taken for the cause (see placementOnly).
-  'time-range': () => true,
+  // only a parameter the SQL uses as the count is taken for the cause (see placementOnly); a
+  // count of 0 moves nothing and makes no INTERVAL too long.
+  'time-range': (value) => !/^-?0+$/.test(value),
+  // The number is quoted from the text: the parameter whose text holds it.
+  'json-number': (value, message) => {
+    const number = /^Input number:? (\S+)/.exec(message)?.[1];
+    return number !== undefined && value.includes(number);
+  },
 };
 
 /** The faults blamed on a parameter only where the SQL uses it where the fault arises. */
@@ -48,6 +55,7 @@ const typesFor: Readonly<Record<ValueFault, ReadonlySet<string>>> = {
   'array-index': new Set(['INT64']),
   'time-zone': new Set(['STRING']),
   'time-range': new Set(['INT64']),
+  'json-number': new Set(['STRING']),
 };
 
 /**
@@ -90,6 +98,7 @@ const placedFor: Readonly<Record<ValueFault, (name: string) => RegExp>> = {
   'array-index': (name) => new RegExp(`\\[\\s*(?:(?:safe_)?(?:offset|ordinal)\\s*\\(\\s*)?@${name}\\b`, 'i'),
   'time-zone': (name) => new RegExp(`@${name}\\b`),
   'time-range': (name) => new RegExp(`\\binterval\\s+@${name}\\b`, 'i'),
+  'json-number': (name) => new RegExp(`\\bparse_json\\s*\\(\\s*@${name}\\b`, 'i'),
 };
 
 function escaped(text: string): string {

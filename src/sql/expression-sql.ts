@@ -5,13 +5,14 @@ import { builtStructSql, objectSql } from './built-structs.js';
 import { constantRowFieldSql } from './constant-row-field.js';
 import { callSql, functionCallSql } from './function-call.js';
 import { quantileAt } from './function-rules.js';
+import { jsonNumberFault } from './json-numbers.js';
 import { isJsonType, isJsonValued, jsonSubscriptSql, jsonType } from './json-values.js';
 import { bareName } from './names.js';
 import { isNumericCombination, numericQuotientSql } from './numeric-division.js';
 import { recordElementType, recordSubscriptSql } from './repeated-records.js';
 import { checkedDivisor } from './rules/math.js';
 import { hasNullElement, quoteString } from './rules/rule.js';
-import { extract } from './rules/time.js';
+import { extract, rangeChecked } from './rules/time.js';
 import { bytesOfLiteral } from './string-escapes.js';
 import {
   elementOf,
@@ -136,7 +137,16 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
       const operator = binaryOperators[node.op];
       if (!operator) throw unsupported(`operator ${node.op}`);
       const sql = `${expr(node.left)} ${operator} ${expr(node.right)}`;
-      return isCivilIntervalArithmetic(node, context) ? `CAST(${sql} AS TIMESTAMP_NS)` : sql;
+      if (isCivilIntervalArithmetic(node, context)) return `CAST(${sql} AS TIMESTAMP_NS)`;
+      const moved = movedKind(node, context);
+      // As DATE_ADD and TIMESTAMP_ADD (rules/time.ts): past BigQuery's range is an error.
+      return moved
+        ? rangeChecked(
+            moved,
+            sql,
+            `error(${quoteString(`${moved.toUpperCase()} ${operator} ${moved === 'date' ? 'INT64' : 'INTERVAL'} result is out of the ${moved.toUpperCase()} range (0001-01-01 to 9999-12-31)`)})`,
+          )
+        : sql;
     }
     case 'UnaryOp': {
       if (!unaryOperators[node.op]) throw unsupported(`operator ${node.op}`);
@@ -172,7 +182,13 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
       return castSql(node, context);
     case 'TypedString':
       // `JSON '{"a": 1}'`: BigQuery keeps the value in its normal form, as DuckDB's json() does.
-      if (node.data_type === 'JSON') return `json(${expr({ Value: node.value })})`;
+      if (node.data_type === 'JSON') {
+        // BigQuery refuses the literal when it resolves the query (resolver_expr.cc), so it is
+        // refused at load, in its words.
+        const fault = jsonNumberFault(stringLiteral({ Value: node.value }) ?? '');
+        if (fault) throw unsupported(`a JSON literal BigQuery refuses (Invalid JSON literal: ${fault})`);
+        return `json(${expr({ Value: node.value })})`;
+      }
       return castSql({ kind: 'Cast', expr: { Value: node.value }, data_type: node.data_type }, context);
     case 'Function':
       return functionCallSql(node, context);
@@ -517,6 +533,23 @@ function isCivilIntervalArithmetic(node: Payload<'BinaryOp'>, context: Translati
 }
 
 /**
+ * The kind of value a `+` or `-` moves that can leave BigQuery's range: a TIMESTAMP by an INTERVAL,
+ * a DATE by a number of days (a DATE by an INTERVAL is a DATETIME, isCivilIntervalArithmetic).
+ */
+function movedKind(node: Payload<'BinaryOp'>, context: TranslationContext): 'date' | 'timestamp' | undefined {
+  if (node.op !== 'Plus' && node.op !== 'Minus') return undefined;
+  const isInterval = (side: Expr) => 'Interval' in side;
+  const [moved, by] =
+    node.op === 'Plus' && (isInterval(node.left) || valueKind(node.right, context) !== undefined)
+      ? [node.right, node.left]
+      : [node.left, node.right];
+  const kind = valueKind(moved, context);
+  if (kind === 'timestamp' && isInterval(by)) return 'timestamp';
+  if (kind === 'date' && !isInterval(by) && valueKind(by, context) === undefined) return 'date';
+  return undefined;
+}
+
+/**
  * DATE - DATE, TIMESTAMP - TIMESTAMP, DATETIME - DATETIME: an INTERVAL in BigQuery, of days for
  * DATEs and of hours, minutes and seconds otherwise (DATE "2021-05-20" - DATE "2020-04-19" is
  * 0-0 396 0:0:0, TIMESTAMP "2021-06-01 12:34:56.789" - TIMESTAMP "2021-05-31 00:00:00" is
@@ -544,9 +577,41 @@ function intervalSql(node: Payload<'Interval'>, context: TranslationContext): st
   // BigQuery's 3.16e17) loses its last digits. A literal that a double holds exactly keeps that
   // form; anything else (a parameter above all) is counted in integers, so a value too large
   // fails with an overflow naming it, as BigQuery's IntervalValue::FromInteger multiplies.
-  if (/^-?\d{1,15}$/.test(value)) return `INTERVAL (${value}) ${unit.toUpperCase()}`;
-  return exactInterval[unit]?.(value) ?? `INTERVAL (${value}) ${unit.toUpperCase()}`;
+  const [field, perUnit, max] = intervalField[unit] as IntervalField;
+  const outside = (shown: string) =>
+    `error(${quoteString(`Interval field ${field} '`)} || ${shown} || ${quoteString(`' is out of range -${max} to ${max}`)})`;
+  if (/^-?\d{1,15}$/.test(value)) {
+    const count = BigInt(value) * perUnit;
+    if (count > max || count < -max) return `CAST(${outside(quoteString(String(count)))} AS INTERVAL)`;
+    return `INTERVAL (${value}) ${unit.toUpperCase()}`;
+  }
+  const exact = exactInterval[unit]?.(value) ?? `INTERVAL (${value}) ${unit.toUpperCase()}`;
+  const counted = `(CAST(${value} AS HUGEINT) * ${perUnit})`;
+  return `CASE WHEN abs${counted} > ${max} THEN ${outside(`CAST(${counted} AS VARCHAR)`)} ELSE ${exact} END`;
 }
+
+type IntervalField = readonly [name: string, perUnit: bigint, max: bigint];
+
+/**
+ * Where each unit's count lands in BigQuery's INTERVAL and that field's bound (ZetaSQL's
+ * interval_value.h: 10000 years as 120,000 months, 3,660,000 days, and the time of as many days
+ * in nanoseconds, or microseconds from MILLISECOND and MICROSECOND, as IntervalValue::FromInteger
+ * builds them); past it ValidateField's error ("Interval field days '3660001' is out of range
+ * -3660000 to 3660000").
+ */
+const maxMicros = 86_400_000_000n * 3_660_000n;
+const intervalField: Readonly<Record<string, IntervalField>> = {
+  Microsecond: ['microseconds', 1n, maxMicros],
+  Millisecond: ['microseconds', 1000n, maxMicros],
+  Second: ['nanoseconds', 1_000_000_000n, maxMicros * 1000n],
+  Minute: ['nanoseconds', 60_000_000_000n, maxMicros * 1000n],
+  Hour: ['nanoseconds', 3_600_000_000_000n, maxMicros * 1000n],
+  Day: ['days', 1n, 3_660_000n],
+  Week: ['days', 7n, 3_660_000n],
+  Month: ['months', 1n, 120_000n],
+  Quarter: ['months', 3n, 120_000n],
+  Year: ['months', 12n, 120_000n],
+};
 
 /** Each unit as DuckDB's integer interval functions: micros (BIGINT), days and months (INTEGER). */
 const exactInterval: Readonly<Record<string, (value: string) => string>> = {

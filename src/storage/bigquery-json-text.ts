@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { jsonNumberFault } from '../sql/json-numbers.js';
 import { bigQueryJsonText } from '../sql/json-text.js';
-import { jsonTextFunction } from '../sql/rules/rule.js';
+import { jsonNumbersFunction, jsonTextFunction } from '../sql/rules/rule.js';
 import { registerTextFunction } from './text-function.js';
 
 /**
@@ -10,4 +11,16 @@ import { registerTextFunction } from './text-function.js';
  */
 export function registerBigQueryJsonText(connection: DuckDBConnection): void {
   registerTextFunction(connection, jsonTextFunction, bigQueryJsonText);
+}
+
+/**
+ * Makes `bigquery_json_exact_numbers(VARCHAR) → VARCHAR` known to the instance: PARSE_JSON's text
+ * as it is, or BigQuery's error for its first number no INT64, UINT64 or DOUBLE holds exactly.
+ */
+export function registerJsonExactNumbers(connection: DuckDBConnection): void {
+  registerTextFunction(connection, jsonNumbersFunction, (text) => {
+    const fault = jsonNumberFault(text);
+    if (fault) throw new Error(fault);
+    return text;
+  });
 }

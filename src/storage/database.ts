@@ -2,7 +2,7 @@ import { existsSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { makeDataDirectory } from '../data-directory.js';
-import { registerBigQueryJsonText } from './bigquery-json-text.js';
+import { registerBigQueryJsonText, registerJsonExactNumbers } from './bigquery-json-text.js';
 import { registerFarmFingerprint } from './farm-fingerprint.js';
 import { registerJsonEdits } from './json-edits.js';
 import { registerRegexpExtractAll } from './regexp-extract-all.js';
@@ -82,6 +82,7 @@ export async function openDatabase(path: string, options: DatabaseOptions = {}):
   registerUnicodeText(setup);
   registerRegexpExtractAll(setup);
   registerBigQueryJsonText(setup);
+  registerJsonExactNumbers(setup);
   registerJsonEdits(setup);
   setup.closeSync();
   return {

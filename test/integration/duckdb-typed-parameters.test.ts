@@ -102,6 +102,12 @@ describe('typed parameters on DuckDB', () => {
     ['days', '2147483648'],
     // Counted, but the time it moves to is past any TIMESTAMP.
     ['us', '9223372036854775807'],
+    // BigQuery's INTERVAL holds at most 3,660,000 days (interval_value.h kMaxDays).
+    ['days', '3660001'],
+    // 2000-01-01 plus 3,000,000 days is past 9999-12-31, the last DATE (data-types.md).
+    ['days', '3000000'],
+    // An INTERVAL's time holds at most 3,660,000 days' worth: 316,224,000,000 seconds.
+    ['s', '316224000001'],
   ])('refuses INTERVAL @%s past what it can count with 400 naming the parameter', async (name, value) => {
     const values = { us: '0', days: '0', s: '0', [name]: value };
     const error = await engine.run(intervalQuery, values, { now: new Date() }).then(
@@ -109,6 +115,26 @@ describe('typed parameters on DuckDB', () => {
       (refusal: unknown) => refusal,
     );
     expect(error).toMatchObject({ code: 'BAD_PARAMETER', details: { parameter: name } });
+  });
+
+  it('refuses PARSE_JSON(@doc) of a number its JSON cannot hold with 400 naming the parameter', async () => {
+    // json_functions.md: PARSE_JSON('{"id": 922337203685477580701}') fails (wide_number_mode 'exact').
+    const parsing: SavedQuery = {
+      id: '0d4c1a52-5d2b-4c3e-9b56-000000000024',
+      name: 'test.parse_json',
+      sql: 'select to_json_string(parse_json(@doc)) as j',
+      maxRows: 1,
+      parameterTypes: { doc: 'STRING' },
+    };
+    await expect(
+      engine.run(parsing, { doc: '{"id": 922337203685477580701}' }, { now: new Date() }),
+    ).rejects.toMatchObject({
+      code: 'BAD_PARAMETER',
+      details: { parameter: 'doc' },
+      message: expect.stringContaining(
+        'Input number: 922337203685477580701 cannot round-trip through string representation',
+      ),
+    });
   });
 
   // BigQuery has EXTRACT for DATE, DATETIME, TIME, TIMESTAMP and INTERVAL only ("No matching

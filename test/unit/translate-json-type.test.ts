@@ -9,6 +9,35 @@ import { translationOf, useTranslatedQueries } from '../helpers/translated-row.j
 const { row, rows } = useTranslatedQueries();
 
 describe('BigQuery JSON values on DuckDB', () => {
+  it.each([
+    // json_functions.md: PARSE_JSON('{"id": 922337203685477580701}') fails under the default
+    // wide_number_mode 'exact'; the words are json_value.cc CheckNumberRoundtrip's.
+    [`select PARSE_JSON('{"id": 922337203685477580701}') as j`, '922337203685477580701'],
+    [`select PARSE_JSON(x) as j from unnest(['[1]', '[0.30000000000000001]']) as x`, '0.30000000000000001'],
+    // One past UINT64's largest: read as a double, which rounds it.
+    [`select PARSE_JSON(x) as j from unnest(['{"n": 18446744073709551616}']) as x`, '18446744073709551616'],
+  ])('PARSE_JSON refuses a number its JSON cannot hold exactly: %s', async (sql, number) => {
+    await expect(rows(sql)).rejects.toThrow(
+      `Input number: ${number} cannot round-trip through string representation`,
+    );
+  });
+
+  it('PARSE_JSON keeps INT64, UINT64 and DOUBLE numbers, and is NULL under SAFE where it would refuse one', async () => {
+    // json_functions.md: "64-bit signed/unsigned integers, such as INT64" and "DOUBLE" are stored
+    // without loss; PARSE_JSON('{"coordinates": [10, 20], "id": 1}') is {"coordinates":[10,20],"id":1}.
+    expect(
+      await row(`select TO_JSON_STRING(PARSE_JSON('{"coordinates": [10, 20], "id": 1}')) as doc,
+        TO_JSON_STRING(PARSE_JSON(x)) as wide, SAFE.PARSE_JSON(replace(x, '"', '')) as safe,
+        SAFE.PARSE_JSON('922337203685477580701') as safe_literal
+        from unnest(['[-9223372036854775808,18446744073709551615,1.5,"922337203685477580701"]']) as x`),
+    ).toEqual({
+      doc: '{"coordinates":[10,20],"id":1}',
+      wide: '[-9223372036854775808,18446744073709551615,1.5,"922337203685477580701"]',
+      safe: null,
+      safe_literal: null,
+    });
+  });
+
   it('converts a JSON value with STRING, INT64, FLOAT64 and BOOL as documented', async () => {
     expect(
       await row(`select STRING(JSON '"purple"') as color,
@@ -331,6 +360,12 @@ describe('BigQuery JSON values on DuckDB', () => {
     ['= on a JSON member', `select JSON '{"m": "a"}'.m = 'a' as s`, /operator = on a JSON value/],
     ['IN on a JSON value', `select PARSE_JSON('1') IN (1, 2) as s`, /operator IN on a JSON value/],
     ['BETWEEN on a JSON value', `select JSON '2' BETWEEN 1 AND 3 as s`, /operator BETWEEN on a JSON value/],
+    // resolver_expr.cc: "Invalid JSON literal: " and json_value.cc CheckNumberRoundtrip's words.
+    [
+      'a JSON literal with a number no DOUBLE holds exactly',
+      `select JSON '{"id": 922337203685477580701}' as j`,
+      'Invalid JSON literal: Input number: 922337203685477580701 cannot round-trip through string representation',
+    ],
     // "Grouping by expressions of type JSON is not allowed"; "ORDER BY does not support expressions of type JSON".
     [
       'GROUP BY a JSON column',

@@ -181,6 +181,18 @@ describe('BigQuery string functions on DuckDB', () => {
     });
   });
 
+  it("INITCAP maps case one code point to one, as ICU's u_toupper and u_tolower do", async () => {
+    // ZetaSQL's Utf8Capitalizer (functions/string.cc) capitalizes with u_toupper and lowers with
+    // u_tolower: Unicode's simple mappings (UnicodeData.txt). U+00DF 'ß' has no simple upper case
+    // (DuckDB's upper gives 'ẞ'); U+1FB3 'ᾳ' upper-cases to U+1FBC 'ᾼ' (its full mapping is 'ΑΙ');
+    // U+0130 'İ' lower-cases to 'i' (its full mapping adds a combining dot); U+01C6 'ǆ' upper-cases
+    // to U+01C4 'Ǆ', not the titlecase 'ǅ'.
+    expect(
+      await row(`select initcap('ßa straße') as a, initcap('ᾳβ ᾳᾳ') as b, initcap('xİ') as c,
+        initcap('ǆemal') as d, initcap('ǆx1ǆy', '1') as e`),
+    ).toEqual({ a: 'ßa Straße', b: 'ᾼβ ᾼᾳ', c: 'Xi', d: 'Ǆemal', e: 'Ǆx1Ǆy' });
+  });
+
   it('LOWER and UPPER map case as Unicode does, the final sigma and ß included', async () => {
     // Docs: LOWER('FOO BAR BAZ') = 'foo bar baz', UPPER('foo') = 'FOO', "according to the Unicode
     // Character Database without taking into account language-specific mappings"; the reference

@@ -159,6 +159,87 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     ).toEqual({ a: '2008-12-30', b: '2008-12-20', c: '2009-02-28', d: '2009-03-31' });
   });
 
+  it.each([
+    [
+      "select date_add(date '9999-12-31', interval 1 day) as d",
+      'Adding 1 DAY to date 9999-12-31 causes overflow',
+    ],
+    [
+      "select date_sub(date '0001-01-01', interval 1 month) as d",
+      'Subtracting 1 MONTH from date 0001-01-01 causes overflow',
+    ],
+    [
+      "select timestamp_add(timestamp '9999-12-31 23:59:59', interval 1 day) as t",
+      'Adding 1 DAY to timestamp 9999-12-31 23:59:59+00 causes overflow',
+    ],
+    [
+      "select timestamp_sub(timestamp '0001-01-01 00:00:00', interval 1 microsecond) as t",
+      'Subtracting 1 MICROSECOND from timestamp 0001-01-01 00:00:00+00 causes overflow',
+    ],
+    // The current time is checked too when moved by 1000 years or more.
+    [
+      'select timestamp_add(current_timestamp(), interval 9000 year) as t',
+      'Adding 9000 YEAR to timestamp 2026-',
+    ],
+    // The operators too, naming the range.
+    ["select date '9999-12-31' + 1 as d", 'DATE + INT64 result is out of the DATE range'],
+    ["select 1 + date '9999-12-31' as d", 'DATE + INT64 result is out of the DATE range'],
+    [
+      "select timestamp '0001-01-01 00:00:00' - interval 1 second as t",
+      'TIMESTAMP - INTERVAL result is out of the TIMESTAMP range',
+    ],
+    // Of a count that is no literal the message names the range.
+    [
+      "select timestamp_add(timestamp '9999-12-31', interval x day) as t from unnest([1]) as x",
+      'TIMESTAMP_ADD result is out of the TIMESTAMP range',
+    ],
+  ])('refuses a DATE or TIMESTAMP moved past its range with BigQuery words: %s', async (sql, message) => {
+    // data-types.md: DATE and TIMESTAMP range from 0001-01-01 to 9999-12-31 (23:59:59.999999 UTC);
+    // ZetaSQL date_time_util.cc raises "Adding <n> <PART> to date <date> causes overflow" and kin.
+    await expect(row(sql)).rejects.toThrow(message);
+  });
+
+  it('moves a DATE or TIMESTAMP onto the ends of its range, NULL past them under SAFE', async () => {
+    expect(
+      await row(`select date_add(date '9999-12-30', interval 1 day) as last, date_sub(date '0001-01-02', interval 1 day) as first,
+        cast(timestamp_add(timestamp '9999-12-31 23:59:59.999998', interval 1 microsecond) as string) as t,
+        safe.date_add(date '9999-12-31', interval 1 year) as safe_d, safe.timestamp_sub(timestamp '0001-01-01', interval 1 second) as safe_t`),
+    ).toEqual({
+      last: '9999-12-31',
+      first: '0001-01-01',
+      t: '9999-12-31 23:59:59.999999+00',
+      safe_d: null,
+      safe_t: null,
+    });
+  });
+
+  // ZetaSQL interval_value.h: at most 10000 years (120000 months), 3660000 days and that many
+  // days of time (87840000 hours); ValidateField's "Interval field <f> '<v>' is out of range".
+  it.each([
+    ['select interval 10001 year as i', "Interval field months '120012' is out of range -120000 to 120000"],
+    [
+      'select interval x day as i from unnest([-3660001]) as x',
+      "Interval field days '-3660001' is out of range -3660000 to 3660000",
+    ],
+    [
+      'select interval -120001 month as i',
+      "Interval field months '-120001' is out of range -120000 to 120000",
+    ],
+    [
+      'select interval 87840001 hour as i',
+      "Interval field nanoseconds '316224003600000000000' is out of range -316224000000000000000 to 316224000000000000000",
+    ],
+  ])('refuses an INTERVAL past IntervalValue bounds with its error: %s', async (sql, message) => {
+    await expect(row(sql)).rejects.toThrow(message);
+  });
+
+  it('keeps an INTERVAL at IntervalValue bounds', async () => {
+    expect(
+      await row(`select interval 10000 year as y, interval x day as d, interval 87840000 hour as h
+        from unnest([-3660000]) as x`),
+    ).toEqual({ y: '10000-0 0 0:0:0', d: '0-0 -3660000 0:0:0', h: '0-0 0 87840000:0:0' });
+  });
+
   it('DATE_DIFF counts part boundaries, weeks starting on Sunday unless named', async () => {
     // Docs: DATE_DIFF(DATE '2010-07-07', DATE '2008-12-25', DAY) = 559;
     // DATE_DIFF(DATE '2017-10-15', DATE '2017-10-14', DAY) = 1 and WEEK = 1;

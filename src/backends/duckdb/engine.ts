@@ -660,6 +660,19 @@ const duckDbValueFault: ValueFaultOf = (error) => {
   if (/Unknown TimeZone '/.test(message)) return { fault: 'time-zone', message };
   if (/^Conversion Error: Date and time not in timestamp range/.test(message))
     return { fault: 'time-range', message };
+  // BigQuery's words the translation raises for a DATE or TIMESTAMP moved past its range and for
+  // an INTERVAL past IntervalValue's bounds (rules/time.ts inRange, expression-sql.ts intervalSql).
+  const range =
+    /^Invalid Input Error: ((?:Adding|Subtracting) .* causes overflow|[\w +-]+ result is out of the \w+ range .*|Interval field \w+ '-?\d+' is out of range .*)$/.exec(
+      message,
+    );
+  if (range?.[1]) return { fault: 'time-range', message: range[1] };
+  // PARSE_JSON's text with a number BigQuery's JSON cannot hold (storage/bigquery-json-text.ts).
+  const jsonNumber =
+    /^Invalid Input Error: (Input number:? \S+ (?:cannot round-trip through string representation|is too long\.))$/.exec(
+      message,
+    );
+  if (jsonNumber?.[1]) return { fault: 'json-number', message: jsonNumber[1] };
   return undefined;
 };
 

@@ -1,6 +1,8 @@
+import { jsonNumberFault } from '../json-numbers.js';
 import {
   type FunctionCall,
   jsonEditFunctions,
+  jsonNumbersFunction,
   literalArgument,
   quoteString,
   type RuleTable,
@@ -237,5 +239,21 @@ export const jsonValueRules: RuleTable = {
     (json) => `CAST(${jsonEditFunctions.stripNulls}(CAST(${json} AS VARCHAR)) AS JSON)`,
   ),
   // BigQuery keeps a parsed value in its normal form, as DuckDB's json() does; malformed text is an error on both.
-  parse_json: rule(1, 1, ([textValue]) => `json(${textValue})`),
+  // Numbers no INT64, UINT64 or DOUBLE holds exactly are BigQuery's error under the default
+  // wide_number_mode 'exact' (json-numbers.ts): a literal's are checked here, other text's by
+  // the registered function, which raises the same words.
+  parse_json: rule(
+    1,
+    1,
+    ([textValue], call) => {
+      const literal = call.literals[0];
+      if (literal === undefined) {
+        const checked = `json(${jsonNumbersFunction}(${textValue}))`;
+        return call.safe ? `try(${checked})` : checked;
+      }
+      const fault = jsonNumberFault(literal);
+      return fault ? `CAST(${raise(call, quoteString(fault))} AS JSON)` : `json(${textValue})`;
+    },
+    { ownSafeForm: true },
+  ),
 };

@@ -108,6 +108,23 @@ export const farmFingerprintFunction = 'bigquery_farm_fingerprint';
 export const jsonTextFunction = 'bigquery_json_text';
 
 /**
+ * The DuckDB functions INITCAP of text with a character outside ASCII is written as, with the
+ * default delimiters or given ones: ZetaSQL's Utf8Capitalizer on Unicode's simple case mappings
+ * (VARCHAR → VARCHAR), registered on every store the server opens (storage/unicode-text.ts).
+ */
+export const initcapFunctions = {
+  byDefault: 'bigquery_initcap',
+  byDelimiters: 'bigquery_initcap_delimited',
+} as const;
+
+/**
+ * The DuckDB function PARSE_JSON's text goes through: the text as it is, or BigQuery's error for
+ * a number its JSON cannot hold exactly (sql/json-numbers.ts), registered on every store the
+ * server opens (storage/bigquery-json-text.ts).
+ */
+export const jsonNumbersFunction = 'bigquery_json_exact_numbers';
+
+/**
  * The DuckDB functions JSON_SET and JSON_REMOVE (of one path, given as its steps) and JSON_STRIP_NULLS are
  * written as, registered on every store the server opens (storage/json-edits.ts).
  */

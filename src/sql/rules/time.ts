@@ -16,6 +16,46 @@ import { fromCivil, toCivil, type Zone } from './time-zone.js';
  * DATETIME), DATE → DATE.
  */
 
+/**
+ * The ranges of BigQuery's DATE and TIMESTAMP (data-types.md: 0001-01-01 to 9999-12-31, a TIMESTAMP
+ * to 23:59:59.999999 UTC). DuckDB's reach far wider, so a value moved past them is checked here.
+ */
+const valueRange = {
+  date: ["DATE '0001-01-01'", "DATE '9999-12-31'"],
+  timestamp: ["TIMESTAMP '0001-01-01 00:00:00'", "TIMESTAMP '9999-12-31 23:59:59.999999'"],
+} as const;
+
+/**
+ * DATE_ADD/SUB and TIMESTAMP_ADD/SUB's `result`, or BigQuery's error where it falls outside the
+ * type's range, which DuckDB would answer as a value BigQuery never returns. The words are
+ * ZetaSQL's (date_time_util.cc MakeAddDateOverflowError and its kin: "Adding 1 DAY to date
+ * 9999-12-31 causes overflow"), the count and part read from an `INTERVAL n PART` literal; of an
+ * INTERVAL computed or passed as a parameter the count is not at hand, and the message names the
+ * range instead.
+ */
+function inRange(kind: 'date' | 'timestamp', sign: '+' | '-', result: string, call: FunctionCall): string {
+  const literal = /^INTERVAL \((-?\d+)\) (\w+)$/.exec(call.args[1] ?? '');
+  const message = literal
+    ? `${quoteString(`${sign === '+' ? 'Adding' : 'Subtracting'} ${literal[1]} ${literal[2]} ${sign === '+' ? 'to' : 'from'} ${kind} `)} || ${call.asText(0)} || ' causes overflow'`
+    : quoteString(
+        `${call.name.toUpperCase()} result is out of the ${kind.toUpperCase()} range (0001-01-01 to 9999-12-31)`,
+      );
+  return rangeChecked(kind, result, call.safe ? 'NULL' : `error(${message})`);
+}
+
+/**
+ * `result` (SQL of a DATE or TIMESTAMP) where it lies in BigQuery's range, else `outside` (SQL:
+ * an error() or NULL).
+ */
+export function rangeChecked(kind: 'date' | 'timestamp', result: string, outside: string): string {
+  const [low, high] = valueRange[kind];
+  // Written out thrice rather than bound once in a lambda: DuckDB folds this CASE of a constant
+  // (`TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 1 DAY)`) into one, so a filter on it stays a
+  // constant comparison in the scan that prunes row groups (EXPLAIN: `ts>'...'`); the lambda kept
+  // it an expression filter (`(ts > array_extract(list_transform(...`).
+  return `CASE WHEN ${result} < ${low} OR ${result} > ${high} THEN ${outside} ELSE ${result} END`;
+}
+
 const weekdays = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 
 /**
@@ -177,13 +217,21 @@ export const timeRules: RuleTable = {
       );
     return `CAST(${toCivil(args[0] as string, zoneArgument(call, 1))} AS TIMESTAMP_NS)`;
   }),
-  timestamp_add: rule(2, 2, ([value, interval]) => `(${value} + ${interval})`),
-  timestamp_sub: rule(2, 2, ([value, interval]) => `(${value} - ${interval})`),
+  timestamp_add: rule(2, 2, (args, call) => inRange('timestamp', '+', `(${args[0]} + ${args[1]})`, call), {
+    ownSafeForm: true,
+  }),
+  timestamp_sub: rule(2, 2, (args, call) => inRange('timestamp', '-', `(${args[0]} - ${args[1]})`, call), {
+    ownSafeForm: true,
+  }),
   datetime_add: rule(2, 2, ([value, interval]) => `CAST(${value} + ${interval} AS TIMESTAMP_NS)`),
   datetime_sub: rule(2, 2, ([value, interval]) => `CAST(${value} - ${interval} AS TIMESTAMP_NS)`),
   // DuckDB clamps month arithmetic to the month's last day as BigQuery does.
-  date_add: rule(2, 2, ([value, interval]) => `CAST(${value} + ${interval} AS DATE)`),
-  date_sub: rule(2, 2, ([value, interval]) => `CAST(${value} - ${interval} AS DATE)`),
+  date_add: rule(2, 2, (args, call) => inRange('date', '+', `CAST(${args[0]} + ${args[1]} AS DATE)`, call), {
+    ownSafeForm: true,
+  }),
+  date_sub: rule(2, 2, (args, call) => inRange('date', '-', `CAST(${args[0]} - ${args[1]} AS DATE)`, call), {
+    ownSafeForm: true,
+  }),
   // TIMESTAMP_DIFF counts whole elapsed parts (truncating toward zero), DuckDB's date_sub.
   timestamp_diff: rule(3, 3, ([later, earlier], call) => {
     const part = call.parts[2];
