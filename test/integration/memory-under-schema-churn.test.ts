@@ -17,7 +17,10 @@ import { type MemoryResult, measureMemory } from '../../bench/memory.js';
  * so the bound was raised to 256 MiB plus 128 for tsx and the slack. With the SQL parser's WASM
  * compiled on the main thread (sql/bigquery-ast.ts, loadSqlParser), serving through tsx measured
  * 292-298 MiB against 295-355 before (built: 240-265 against 287-291), so the bound is 256 MiB
- * plus 96 again. Before a
+ * plus 96 again. Then, on 2026-11-30, two full CI runs measured serving 354 and 356 MiB (idle
+ * 280-282) where the same commit alone measured 300-302 (idle 225-232, 318 before that day's
+ * merges) and the built server in the same CI runs 218-228: tsx's share under a full suite's
+ * two workers, not the server's, so the bound is 256 MiB plus 128 again. Before a
  * memory target (since removed: jemalloc's background threads return freed pages), serving the spec's endpoints measured 337-371 MiB and the churn 572-583 MiB. Before GraphiQL was loaded lazily, start-up garbage collected and
  * stores used 16 KiB blocks, the built server measured 440-480 and 470-725 MiB; before schema
  * changes were paced and checkpointed the churn drove RSS to about 2 GiB in 20 s.
@@ -34,9 +37,9 @@ describe.skipIf(!existsSync('/proc/self/status'))('memory over the demo store', 
     summary = `idle ${at(result.idleBytes)} MiB, serving ${at(result.servingPeakBytes)} MiB, churn ${at(result.churnPeakBytes)} MiB, ${result.newFieldRequests} new fields`;
   }, 180_000);
 
-  it('stays within 352 MiB RSS (256 MiB and tsx) while four readers send what Studio’s pages send', () => {
+  it('stays within 384 MiB RSS (256 MiB and tsx) while four readers send what Studio’s pages send', () => {
     expect(result.reads, summary).toBeGreaterThan(20);
-    expect(result.servingPeakBytes, summary).toBeLessThanOrEqual(352 * mib);
+    expect(result.servingPeakBytes, summary).toBeLessThanOrEqual(384 * mib);
   });
 
   it('stays within 1 GiB RSS while two writers add 181 fields one per request beside four readers, every request acknowledged', () => {
