@@ -395,8 +395,7 @@ function growth(node: Ast): number {
   if (Array.isArray(node)) return Math.max(1, ...node.map(growth));
   if (node === null || typeof node !== 'object') return 1;
   const call = node.Function;
-  // SAFE.REPLACE too: the function is the last part of the name.
-  const name = Array.isArray(call?.name) ? String(variant(call.name.at(-1))[1].value).toLowerCase() : '';
+  const name = functionName(call);
   if (name === 'replace' || name === 'regexp_replace') {
     const [text, pattern, replacement] = callArguments(call);
     const to = Buffer.byteLength(stringLiteral(replacement) ?? '');
@@ -412,8 +411,7 @@ function containsCall(node: Ast, names: ReadonlySet<string>): boolean {
   if (Array.isArray(node)) return node.some((child) => containsCall(child, names));
   if (node === null || typeof node !== 'object') return false;
   const call = node.Function;
-  if (Array.isArray(call?.name) && names.has(String(variant(call.name.at(-1))[1].value).toLowerCase()))
-    return true;
+  if (names.has(functionName(call))) return true;
   return Object.values(node).some((child) => containsCall(child, names));
 }
 
@@ -434,4 +432,9 @@ function callArguments(call: Ast): Ast[] {
   const list = call?.args?.List?.args;
   if (!Array.isArray(list)) return [];
   return list.map((arg: Ast) => arg?.Unnamed?.Expr);
+}
+
+/** A call's function, lower-case: the last part of its name, so SAFE.REPLACE is REPLACE. */
+function functionName(call: Ast): string {
+  return Array.isArray(call?.name) ? String(variant(call.name.at(-1))[1].value).toLowerCase() : '';
 }
