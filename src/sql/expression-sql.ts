@@ -137,13 +137,13 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
       const operator = binaryOperators[node.op];
       if (!operator) throw unsupported(`operator ${node.op}`);
       const sql = `${expr(node.left)} ${operator} ${expr(node.right)}`;
-      if (isCivilIntervalArithmetic(node, context)) return `CAST(${sql} AS TIMESTAMP_NS)`;
-      const moved = movedKind(node, context);
+      const civil = isCivilIntervalArithmetic(node, context);
+      const moved = civil ? 'datetime' : movedKind(node, context);
       // As DATE_ADD and TIMESTAMP_ADD (rules/time.ts): past BigQuery's range is an error.
       return moved
         ? rangeChecked(
             moved,
-            sql,
+            civil ? `CAST(${sql} AS TIMESTAMPTZ)` : sql,
             `error(${quoteString(`${moved.toUpperCase()} ${operator} ${moved === 'date' ? 'INT64' : 'INTERVAL'} result is out of the ${moved.toUpperCase()} range (0001-01-01 to 9999-12-31)`)})`,
           )
         : sql;

@@ -122,7 +122,7 @@ const coercedArguments: Record<string, Record<number, 'DATE' | 'TIMESTAMP' | 'DA
 /** A STRING literal or parameter's SQL as the type it is coerced to (a TIMESTAMP's text may carry an offset). */
 function coercedText(sql: string, type: 'DATE' | 'TIMESTAMP' | 'DATETIME'): string {
   if (type === 'DATE') return `CAST(${sql} AS DATE)`;
-  if (type === 'DATETIME') return `CAST(${sql} AS TIMESTAMP_NS)`;
+  if (type === 'DATETIME') return `CAST(${sql} AS TIMESTAMPTZ)`;
   return `CAST(CAST(${sql} AS TIMESTAMPTZ) AS TIMESTAMP)`;
 }
 

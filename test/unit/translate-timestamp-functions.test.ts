@@ -193,6 +193,19 @@ describe('BigQuery timestamp functions on DuckDB', () => {
       "select timestamp_add(timestamp '9999-12-31', interval x day) as t from unnest([1]) as x",
       'TIMESTAMP_ADD result is out of the TIMESTAMP range',
     ],
+    // A DATETIME too (ZetaSQL's MakeAddDatetimeOverflowError, DatetimeValue::DebugString).
+    [
+      "select datetime_add(datetime '9999-12-31 23:00:00', interval 1 day) as d",
+      'Adding 1 DAY to datetime 9999-12-31 23:00:00 causes overflow',
+    ],
+    [
+      "select datetime_sub(datetime '0001-01-01 00:00:00', interval 1 microsecond) as d",
+      'Subtracting 1 MICROSECOND from datetime 0001-01-01 00:00:00 causes overflow',
+    ],
+    [
+      "select datetime '9999-12-31 23:00:00' + interval 1 hour as d",
+      'DATETIME + INTERVAL result is out of the DATETIME range',
+    ],
   ])('refuses a DATE or TIMESTAMP moved past its range with BigQuery words: %s', async (sql, message) => {
     // data-types.md: DATE and TIMESTAMP range from 0001-01-01 to 9999-12-31 (23:59:59.999999 UTC);
     // ZetaSQL date_time_util.cc raises "Adding <n> <PART> to date <date> causes overflow" and kin.
@@ -299,6 +312,38 @@ describe('BigQuery timestamp functions on DuckDB', () => {
         datetime_diff(datetime '2010-07-07 10:20:00', datetime '2008-12-25 15:30:00', day) as c,
         datetime_trunc(datetime '2008-12-25 15:30:00', day) as d`),
     ).toEqual({ a: '2008-12-25T15:40:00', b: '2008-12-25T15:20:00', c: 559, d: '2008-12-25T00:00:00' });
+  });
+
+  it("reaches every DATETIME of BigQuery's range, 0001-01-01 00:00:00 to 9999-12-31 23:59:59.999999", async () => {
+    // data-types.md: DATETIME ranges over those, to the microsecond. 3652058 is the days from
+    // 0001-01-01 to 9999-12-31 (Python: (date(9999, 12, 31) - date(1, 1, 1)).days).
+    expect(
+      await row(`select datetime '9999-12-31 23:59:59.999999' as top, datetime '0001-01-01 00:00:00' as bottom,
+        datetime(9999, 12, 31, 23, 0, 0) as built, datetime(date '9999-12-31', time '23:59:59') as joined,
+        datetime(timestamp '9999-12-31 22:00:00+00', 'UTC') as of_instant,
+        datetime_add(datetime '9999-12-30 23:00:00', interval 1 day) as added,
+        datetime_sub(datetime '0001-01-02 00:00:00', interval 1 day) as subtracted,
+        datetime_trunc(datetime '9999-12-31 23:59:59.5', hour) as truncated,
+        datetime_diff(datetime '9999-12-31 00:00:00', datetime '0001-01-01 00:00:00', day) as days,
+        cast(datetime '9999-12-31 23:59:59.5' as string) as text,
+        cast('9999-12-31 23:59:59.999999' as datetime) as parsed,
+        safe.datetime_add(datetime '9999-12-31 23:00:00', interval 1 day) as past,
+        to_json_string(datetime '9999-12-31 23:59:59.5') as json`),
+    ).toEqual({
+      top: '9999-12-31T23:59:59.999999',
+      bottom: '0001-01-01T00:00:00',
+      built: '9999-12-31T23:00:00',
+      joined: '9999-12-31T23:59:59',
+      of_instant: '9999-12-31T22:00:00',
+      added: '9999-12-31T23:00:00',
+      subtracted: '0001-01-01T00:00:00',
+      truncated: '9999-12-31T23:00:00',
+      days: 3652058,
+      text: '9999-12-31 23:59:59.500',
+      parsed: '9999-12-31T23:59:59.999999',
+      past: null,
+      json: '"9999-12-31T23:59:59.500"',
+    });
   });
 
   it('EXTRACT numbers DAYOFWEEK from 1 (Sunday), WEEK from the first Sunday, and ISO weeks and years', async () => {

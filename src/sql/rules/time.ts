@@ -12,8 +12,11 @@ import { fromCivil, toCivil, type Zone } from './time-zone.js';
 
 /**
  * DATE, DATETIME and TIMESTAMP functions. The types map as: TIMESTAMP → TIMESTAMP holding UTC
- * (the session time zone is UTC), DATETIME → TIMESTAMP_NS (so results print as BigQuery's civil
- * DATETIME), DATE → DATE.
+ * (the session time zone is UTC), DATETIME → TIMESTAMPTZ, DATE → DATE. TIMESTAMPTZ is the one
+ * DuckDB type that holds a DATETIME's microseconds over its range (0001 to 9999; TIMESTAMP_NS,
+ * used before, ends in 2262) and that `typeof` and a result's column type tell from TIMESTAMP,
+ * so results print as BigQuery's civil DATETIME; DuckDB reads it in the session zone, UTC, where
+ * civil and instant arithmetic agree. A store's DATETIME column is still a TIMESTAMP_NS.
  */
 
 /**
@@ -22,8 +25,11 @@ import { fromCivil, toCivil, type Zone } from './time-zone.js';
  */
 const valueRange = {
   date: ["DATE '0001-01-01'", "DATE '9999-12-31'"],
+  datetime: ["TIMESTAMPTZ '0001-01-01 00:00:00'", "TIMESTAMPTZ '9999-12-31 23:59:59.999999'"],
   timestamp: ["TIMESTAMP '0001-01-01 00:00:00'", "TIMESTAMP '9999-12-31 23:59:59.999999'"],
 } as const;
+
+type RangedKind = keyof typeof valueRange;
 
 /**
  * DATE_ADD/SUB and TIMESTAMP_ADD/SUB's `result`, or BigQuery's error where it falls outside the
@@ -33,7 +39,7 @@ const valueRange = {
  * INTERVAL computed or passed as a parameter the count is not at hand, and the message names the
  * range instead.
  */
-function inRange(kind: 'date' | 'timestamp', sign: '+' | '-', result: string, call: FunctionCall): string {
+function inRange(kind: RangedKind, sign: '+' | '-', result: string, call: FunctionCall): string {
   const literal = /^INTERVAL \((-?\d+)\) (\w+)$/.exec(call.args[1] ?? '');
   const message = literal
     ? `${quoteString(`${sign === '+' ? 'Adding' : 'Subtracting'} ${literal[1]} ${literal[2]} ${sign === '+' ? 'to' : 'from'} ${kind} `)} || ${call.asText(0)} || ' causes overflow'`
@@ -47,7 +53,7 @@ function inRange(kind: 'date' | 'timestamp', sign: '+' | '-', result: string, ca
  * `result` (SQL of a DATE or TIMESTAMP) where it lies in BigQuery's range, else `outside` (SQL:
  * an error() or NULL).
  */
-export function rangeChecked(kind: 'date' | 'timestamp', result: string, outside: string): string {
+export function rangeChecked(kind: RangedKind, result: string, outside: string): string {
   const [low, high] = valueRange[kind];
   // Written out thrice rather than bound once in a lambda: DuckDB folds this CASE of a constant
   // (`TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 1 DAY)`) into one, so a filter on it stays a
@@ -166,7 +172,7 @@ export function parse(kind: 'timestamp' | 'date' | 'datetime' | 'time') {
     const formats = patterns.map((pattern) => quoteString(hasYear ? pattern : `%Y ${pattern}`));
     const parsed = `strptime(${text}, ${formats.length === 1 ? formats[0] : `[${formats.join(', ')}]`})`;
     if (kind === 'date') return `CAST(${parsed} AS DATE)`;
-    if (kind === 'datetime') return `CAST(${parsed} AS TIMESTAMP_NS)`;
+    if (kind === 'datetime') return `CAST(${parsed} AS TIMESTAMPTZ)`;
     if (kind === 'time') return `CAST(${parsed} AS TIME)`;
     // %n (nanoseconds, for %E7S to %E9S) parses to TIMESTAMP_NS: a TIMESTAMP holds microseconds.
     const civil = patterns.some((pattern) => pattern.includes('%n'))
@@ -192,7 +198,7 @@ export const timeRules: RuleTable = {
   current_datetime: rule(
     0,
     1,
-    (_args, call) => `CAST(${toCivil(nowParameter, zoneArgument(call, 0))} AS TIMESTAMP_NS)`,
+    (_args, call) => `CAST(${toCivil(nowParameter, zoneArgument(call, 0))} AS TIMESTAMPTZ)`,
   ),
   timestamp: rule(1, 2, timestamp),
   // DATE(timestamp[, zone]), DATE(datetime), DATE(year, month, day).
@@ -204,18 +210,18 @@ export const timeRules: RuleTable = {
   // DATETIME(timestamp[, zone]), DATETIME(date[, time]) or DATETIME(year, month, day, hour,
   // minute, second).
   datetime: rule(1, 6, (args, call) => {
-    if (args.length === 6) return `CAST(make_timestamp(${args.join(', ')}) AS TIMESTAMP_NS)`;
+    if (args.length === 6) return `CAST(make_timestamp(${args.join(', ')}) AS TIMESTAMPTZ)`;
     if (args.length > 2) throw unsupported('DATETIME takes 1, 2 or 6 arguments');
     // The second argument is a TIME after a DATE and a zone after a TIMESTAMP: told by the
     // first argument's type, or the second's, where the text or the store's schema says it.
     if (args.length === 2 && (scalarType(call, 0) === 'DATE' || scalarType(call, 1) === 'TIME'))
-      return `CAST(CAST(${args[0]} AS DATE) + CAST(${args[1]} AS TIME) AS TIMESTAMP_NS)`;
+      return `CAST(CAST(${args[0]} AS DATE) + CAST(${args[1]} AS TIME) AS TIMESTAMPTZ)`;
     // A zone is taken when it is a literal or a parameter (parameters are strings).
     if (args.length === 2 && call.literals[1] === undefined && !args[1]?.startsWith('$'))
       throw unsupported(
         'DATETIME of two values neither known as a DATE and a TIME nor a TIMESTAMP and a literal or parameter time zone',
       );
-    return `CAST(${toCivil(args[0] as string, zoneArgument(call, 1))} AS TIMESTAMP_NS)`;
+    return `CAST(${toCivil(args[0] as string, zoneArgument(call, 1))} AS TIMESTAMPTZ)`;
   }),
   timestamp_add: rule(2, 2, (args, call) => inRange('timestamp', '+', `(${args[0]} + ${args[1]})`, call), {
     ownSafeForm: true,
@@ -223,8 +229,18 @@ export const timeRules: RuleTable = {
   timestamp_sub: rule(2, 2, (args, call) => inRange('timestamp', '-', `(${args[0]} - ${args[1]})`, call), {
     ownSafeForm: true,
   }),
-  datetime_add: rule(2, 2, ([value, interval]) => `CAST(${value} + ${interval} AS TIMESTAMP_NS)`),
-  datetime_sub: rule(2, 2, ([value, interval]) => `CAST(${value} - ${interval} AS TIMESTAMP_NS)`),
+  datetime_add: rule(
+    2,
+    2,
+    (args, call) => inRange('datetime', '+', `CAST(${args[0]} + ${args[1]} AS TIMESTAMPTZ)`, call),
+    { ownSafeForm: true },
+  ),
+  datetime_sub: rule(
+    2,
+    2,
+    (args, call) => inRange('datetime', '-', `CAST(${args[0]} - ${args[1]} AS TIMESTAMPTZ)`, call),
+    { ownSafeForm: true },
+  ),
   // DuckDB clamps month arithmetic to the month's last day as BigQuery does.
   date_add: rule(2, 2, (args, call) => inRange('date', '+', `CAST(${args[0]} + ${args[1]} AS DATE)`, call), {
     ownSafeForm: true,
@@ -261,13 +277,13 @@ export const timeRules: RuleTable = {
     }
     if (call.args.length === 3)
       throw unsupported('DATE_TRUNC with a time zone of a value not known to be a TIMESTAMP');
-    const type = kind === 'datetime' ? 'TIMESTAMP_NS' : 'DATE';
+    const type = kind === 'datetime' ? 'TIMESTAMPTZ' : 'DATE';
     return `CAST(${truncCivil(value as string, call.parts[1])} AS ${type})`;
   }),
   datetime_trunc: rule(
     2,
     2,
-    ([value], call) => `CAST(${truncCivil(value as string, call.parts[1])} AS TIMESTAMP_NS)`,
+    ([value], call) => `CAST(${truncCivil(value as string, call.parts[1])} AS TIMESTAMPTZ)`,
   ),
   // LAST_DAY(d, part) is a DATE: the last day of the part holding d. A week (WEEK is WEEK(SUNDAY),
   // ISOWEEK starts on Monday) ends six days after it starts; an ISO year (364 or 371 days) the day
@@ -337,7 +353,7 @@ export function extract(field: string, value: string, zone: Zone | undefined, we
     case 'date':
       return `CAST(${civil} AS DATE)`;
     case 'datetime':
-      return `CAST(${civil} AS TIMESTAMP_NS)`;
+      return `CAST(${civil} AS TIMESTAMPTZ)`;
     case 'time':
       return `CAST(${civil} AS TIME)`;
     default:
