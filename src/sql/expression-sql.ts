@@ -12,7 +12,7 @@ import { isNumericCombination, numericQuotientSql } from './numeric-division.js'
 import { recordElementType, recordSubscriptSql } from './repeated-records.js';
 import { checkedDivisor } from './rules/math.js';
 import { hasNullElement, quoteString } from './rules/rule.js';
-import { extract, rangeChecked } from './rules/time.js';
+import { civilOf, datetimeOf, extract, rangeChecked } from './rules/time.js';
 import { bytesOfLiteral } from './string-escapes.js';
 import {
   elementOf,
@@ -139,11 +139,13 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
       const sql = `${expr(node.left)} ${operator} ${expr(node.right)}`;
       const civil = isCivilIntervalArithmetic(node, context);
       const moved = civil ? 'datetime' : movedKind(node, context);
+      // A DATE or DATETIME moved as a civil TIMESTAMP (see datetimeOf).
+      const side = (operand: Expr) => ('Interval' in operand ? expr(operand) : civilOf(expr(operand)));
       // As DATE_ADD and TIMESTAMP_ADD (rules/time.ts): past BigQuery's range is an error.
       return moved
         ? rangeChecked(
             moved,
-            civil ? `CAST(${sql} AS TIMESTAMPTZ)` : sql,
+            civil ? datetimeOf(`${side(node.left)} ${operator} ${side(node.right)}`) : sql,
             `error(${quoteString(`${moved.toUpperCase()} ${operator} ${moved === 'date' ? 'INT64' : 'INTERVAL'} result is out of the ${moved.toUpperCase()} range (0001-01-01 to 9999-12-31)`)})`,
           )
         : sql;

@@ -4,6 +4,7 @@ import { builtStructSql } from './built-structs.js';
 import { unsupported } from './function-rules.js';
 import { roundTripDoubleText } from './rules/json-encoding.js';
 import { quoteString } from './rules/rule.js';
+import { datetimeOf } from './rules/time.js';
 import { isIntegerText, isTextValued, textToInt64Sql } from './string-to-int64.js';
 import { isStructSqlType, type SqlType, unknownType } from './table-schema.js';
 
@@ -115,6 +116,9 @@ export function castSql(node: Ast, context: FormContext): string {
       ? `${cast}(${value} AS TIMESTAMPTZ)`
       : `${cast}(${cast}(${value} AS TIMESTAMPTZ) AS TIMESTAMP)`;
   }
+  // A TIMESTAMP or DATE as a DATETIME without ICU's cast (Studio's `cast(timestamp as datetime)`).
+  const kind = target === 'TIMESTAMPTZ' ? valueKind(node.expr, context) : undefined;
+  if (kind === 'timestamp' || kind === 'date') return datetimeOf(value);
   if (target === 'VARCHAR' && mayPrintUnlikeBigQuery(node.expr, context)) return bigQueryTextSql(value, cast);
   // Text the store holds only as integer text reads as BigQuery reads it, with no check.
   if (target === 'BIGINT' && isIntegerText(node.expr, context.integerText))
