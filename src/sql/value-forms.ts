@@ -202,7 +202,26 @@ function bigQueryTextSql(value: string, cast: 'CAST' | 'TRY_CAST', form: 'cast' 
     form === 'format'
       ? `regexp_replace(${text}, '(\\.[0-9]*[1-9])0+$|(\\.0)0*$', '\\1\\2')`
       : `regexp_replace(${text}, '(\\.[0-9]*[1-9])0+$|\\.0+$', '\\1')`;
-  return `list_transform([${value}], v -> CASE WHEN starts_with(typeof(v), 'DECIMAL') THEN ${decimal} ELSE CASE typeof(v) WHEN 'DOUBLE' THEN ${double} WHEN 'TIMESTAMP' THEN ${civil} || '+00' WHEN 'TIMESTAMP WITH TIME ZONE' THEN ${civilOf(`left(${text}, -3)`)} WHEN 'TIMESTAMP_NS' THEN ${civil} WHEN 'TIME' THEN ${civil} ELSE ${text} END END)[1]`;
+  return `list_transform([${value}], v -> CASE WHEN starts_with(typeof(v), 'DECIMAL') THEN ${decimal} ELSE CASE typeof(v) WHEN 'DOUBLE' THEN ${double} WHEN 'TIMESTAMP' THEN ${civil} || '+00' WHEN 'TIMESTAMP WITH TIME ZONE' THEN ${civilOf(`left(${text}, -3)`)} WHEN 'TIMESTAMP_NS' THEN ${civil} WHEN 'TIME' THEN ${civil} WHEN 'INTERVAL' THEN ${intervalTextSql(`CAST(${text} AS INTERVAL)`)} ELSE ${text} END END)[1]`;
+}
+
+/**
+ * BigQuery's text of an INTERVAL (SQL of one): `[-]Y-M D [-]H:M:S[.F]`, the fraction in groups of
+ * three digits (ZetaSQL's IntervalValue::AppendToString; CAST(INTERVAL 3 DAY AS STRING) is
+ * '0-0 3 0:0:0', INTERVAL "1-2 3 4:5:6.789" YEAR TO SECOND '1-2 3 4:5:6.789'), its months, days
+ * and time kept apart as DuckDB keeps them, as a query's INTERVAL column is answered
+ * (backends/duckdb/rows.ts). DuckDB writes '3 days'. Read once, as a lambda's argument `i`, and
+ * its time as `t`, the microseconds signed (DuckDB's date_part splits them into hours, minutes and
+ * microseconds of the minute, each with the time's sign).
+ */
+function intervalTextSql(interval: string): string {
+  const months = `(date_part('year', i) * 12 + date_part('month', i))`;
+  const time = `date_part('hour', i) * 3600000000 + date_part('minute', i) * 60000000 + date_part('microseconds', i)`;
+  const u = 'abs(t)';
+  const fraction = `CASE WHEN ${u} % 1000000 = 0 THEN '' WHEN ${u} % 1000 = 0 THEN '.' || lpad(CAST(${u} % 1000000 // 1000 AS VARCHAR), 3, '0') ELSE '.' || lpad(CAST(${u} % 1000000 AS VARCHAR), 6, '0') END`;
+  const clock = `CASE WHEN t < 0 THEN '-' ELSE '' END || ${u} // 3600000000 || ':' || ${u} // 60000000 % 60 || ':' || ${u} // 1000000 % 60 || ${fraction}`;
+  const yearMonth = `CASE WHEN ${months} < 0 THEN '-' ELSE '' END || abs(${months}) // 12 || '-' || abs(${months}) % 12`;
+  return `list_transform([${interval}], i -> list_transform([${time}], t -> ${yearMonth} || ' ' || date_part('day', i) || ' ' || ${clock})[1])[1]`;
 }
 
 /**
