@@ -206,10 +206,61 @@ describe('BigQuery timestamp functions on DuckDB', () => {
       "select datetime '9999-12-31 23:00:00' + interval 1 hour as d",
       'DATETIME + INTERVAL result is out of the DATETIME range',
     ],
-  ])('refuses a DATE or TIMESTAMP moved past its range with BigQuery words: %s', async (sql, message) => {
-    // data-types.md: DATE and TIMESTAMP range from 0001-01-01 to 9999-12-31 (23:59:59.999999 UTC);
-    // ZetaSQL date_time_util.cc raises "Adding <n> <PART> to date <date> causes overflow" and kin.
-    await expect(row(sql)).rejects.toThrow(message);
+    // A count of seconds, milliseconds, microseconds or days past the range, checked as ZetaSQL's
+    // reference implementation does (function.cc TimestampFromIntFunction, DATE_FROM_UNIX_DATE).
+    [
+      'select timestamp_seconds(253402300800) as t',
+      'Input value 253402300800 cannot be converted into a TIMESTAMP, because it would be out of the allowed range between -62135596800000000 to 253402300799999999 (microseconds)',
+    ],
+    ['select timestamp_millis(-62135596800001) as t', 'Input value -62135596800001 cannot be converted'],
+    [
+      'select timestamp_micros(253402300800000000) as t',
+      'Input value 253402300800000000 cannot be converted',
+    ],
+    [
+      'select date_from_unix_date(2932897) as d',
+      'DATE_FROM_UNIX_DATE range is -719162 to 2932896 but saw 2932897',
+    ],
+    // Text parsed past it: a year 0, or an offset past the last midnight UTC (parse_date_time.cc).
+    ["select parse_date('%Y-%m-%d', '0000-12-31') as d", 'Invalid result from parsing function'],
+    ["select parse_datetime('%Y-%m-%d %H', '0000-12-31 10') as d", 'Invalid result from parsing function'],
+    [
+      "select parse_timestamp('%Y-%m-%d %H:%M:%S%Ez', '9999-12-31 23:00:00-05:00') as t",
+      'Invalid result from parsing function',
+    ],
+  ])(
+    'refuses a DATE, DATETIME or TIMESTAMP moved or built past its range with BigQuery words: %s',
+    async (sql, message) => {
+      // data-types.md: DATE and TIMESTAMP range from 0001-01-01 to 9999-12-31 (23:59:59.999999 UTC);
+      // ZetaSQL date_time_util.cc raises "Adding <n> <PART> to date <date> causes overflow" and kin.
+      await expect(row(sql)).rejects.toThrow(message);
+    },
+  );
+
+  it('builds a TIMESTAMP or DATE from a count or text up to the ends of the range, NULL past them under SAFE', async () => {
+    // 253402300799 seconds and 2932896 days after 1970-01-01 are 9999-12-31 23:59:59 and
+    // 9999-12-31, -62135596800 seconds and -719162 days 0001-01-01 (Python's datetime).
+    expect(
+      await row(`select cast(timestamp_seconds(253402300799) as string) as s,
+        cast(timestamp_millis(-62135596800000) as string) as ms,
+        cast(timestamp_micros(253402300799999999) as string) as us,
+        date_from_unix_date(-719162) as first, date_from_unix_date(2932896) as last,
+        parse_date('%Y-%m-%d', '9999-12-31') as parsed,
+        safe.timestamp_seconds(253402300800) as safe_s, safe.date_from_unix_date(-719163) as safe_d,
+        safe.parse_timestamp('%Y-%m-%d %H:%M:%S%Ez', '9999-12-31 23:00:00-05:00') as safe_p,
+        safe.parse_date('%Y-%m-%d', 'no date') as unparsed`),
+    ).toEqual({
+      s: '9999-12-31 23:59:59+00',
+      ms: '0001-01-01 00:00:00+00',
+      us: '9999-12-31 23:59:59.999999+00',
+      first: '0001-01-01',
+      last: '9999-12-31',
+      parsed: '9999-12-31',
+      safe_s: null,
+      safe_d: null,
+      safe_p: null,
+      unparsed: null,
+    });
   });
 
   it('moves a DATE or TIMESTAMP onto the ends of its range, NULL past them under SAFE', async () => {

@@ -4,6 +4,7 @@ import {
   nowParameter,
   quoteString,
   type RuleTable,
+  raise,
   rule,
   unsupported,
 } from './rule.js';
@@ -172,6 +173,37 @@ function timestamp(args: readonly string[], call: FunctionCall): string {
   return `CASE WHEN regexp_matches(CAST(${value} AS VARCHAR), '${offsetSuffix}') THEN CAST(CAST(${value} AS TIMESTAMPTZ) AS TIMESTAMP) ELSE ${civil} END`;
 }
 
+/**
+ * PARSE_TIMESTAMP/DATE/DATETIME(format, text [, zone]): the value parsed, or, past BigQuery's
+ * range (a year 0, or an offset moving 9999-12-31 past midnight UTC, which DuckDB answers), the
+ * error ZetaSQL's ParseTime raises for a time !IsValidTime ("Invalid result from parsing
+ * function", parse_date_time.cc). SAFE. answers NULL for both that and text that does not parse.
+ */
+function parseInRange(kind: RangedKind) {
+  const parsed = parse(kind);
+  return (args: readonly string[], call: FunctionCall): string => {
+    const value = call.safe ? `try(${parsed(args, call)})` : parsed(args, call);
+    return rangeChecked(kind, value, raise(call, "'Invalid result from parsing function'"));
+  };
+}
+
+/**
+ * TIMESTAMP_SECONDS/MILLIS/MICROS: `unit` microseconds a count, past BigQuery's range the error
+ * ZetaSQL's TimestampFromIntFunction raises (reference_impl/function.cc: the count is checked
+ * against kTimestampMin and kTimestampMax, -62135596800000000 and 253402300799999999 microseconds,
+ * divided by the unit), read off the count, so no multiplication overflows first.
+ */
+function timestampFromCount(unit: number) {
+  return ([value]: readonly string[], call: FunctionCall): string => {
+    const count = `CAST(${value} AS BIGINT)`;
+    const low = BigInt('-62135596800000000') / BigInt(unit);
+    const high = BigInt('253402300799999999') / BigInt(unit);
+    const message = `'Input value ' || ${count} || ' cannot be converted into a TIMESTAMP, because it would be out of the allowed range between -62135596800000000 to 253402300799999999 (microseconds)'`;
+    const scaled = unit === 1 ? count : `${count} * ${unit}`;
+    return `CASE WHEN ${count} < ${low} OR ${count} > ${high} THEN ${raise(call, message)} ELSE make_timestamp(${scaled}) END`;
+  };
+}
+
 /** PARSE_TIMESTAMP/DATE/DATETIME/TIME(format, text [, zone]). */
 export function parse(kind: 'timestamp' | 'date' | 'datetime' | 'time') {
   return (args: readonly string[], call: FunctionCall): string => {
@@ -314,18 +346,29 @@ export const timeRules: RuleTable = {
   format_timestamp: rule(2, 3, formatRule('timestamp')),
   format_date: rule(2, 2, formatRule('date')),
   format_datetime: rule(2, 2, formatRule('datetime')),
-  parse_timestamp: rule(2, 3, parse('timestamp')),
-  parse_date: rule(2, 2, parse('date')),
-  parse_datetime: rule(2, 2, parse('datetime')),
+  parse_timestamp: rule(2, 3, parseInRange('timestamp'), { ownSafeForm: true }),
+  parse_date: rule(2, 2, parseInRange('date'), { ownSafeForm: true }),
+  parse_datetime: rule(2, 2, parseInRange('datetime'), { ownSafeForm: true }),
   // UNIX_* round down to whole units (toward the past); DuckDB's epoch_ms truncates toward zero.
   unix_seconds: rule(1, 1, ([value]) => `fdiv(epoch_us(${value}), 1000000)::BIGINT`),
   unix_millis: rule(1, 1, ([value]) => `fdiv(epoch_us(${value}), 1000)::BIGINT`),
   unix_micros: rule(1, 1, ([value]) => `epoch_us(${value})`),
   unix_date: rule(1, 1, ([value]) => `date_diff('day', DATE '1970-01-01', ${value})`),
-  timestamp_seconds: rule(1, 1, ([value]) => `make_timestamp(CAST(${value} AS BIGINT) * 1000000)`),
-  timestamp_millis: rule(1, 1, ([value]) => `make_timestamp(CAST(${value} AS BIGINT) * 1000)`),
-  timestamp_micros: rule(1, 1, ([value]) => `make_timestamp(CAST(${value} AS BIGINT))`),
-  date_from_unix_date: rule(1, 1, ([value]) => `CAST(DATE '1970-01-01' + CAST(${value} AS INTEGER) AS DATE)`),
+  timestamp_seconds: rule(1, 1, timestampFromCount(1000000), { ownSafeForm: true }),
+  timestamp_millis: rule(1, 1, timestampFromCount(1000), { ownSafeForm: true }),
+  timestamp_micros: rule(1, 1, timestampFromCount(1), { ownSafeForm: true }),
+  // Past 0001-01-01 to 9999-12-31 (days -719162 to 2932896), ZetaSQL's words (function.cc).
+  date_from_unix_date: rule(
+    1,
+    1,
+    ([value], call) =>
+      rangeChecked(
+        'date',
+        `CAST(DATE '1970-01-01' + CAST(${value} AS INTEGER) AS DATE)`,
+        raise(call, `'DATE_FROM_UNIX_DATE range is -719162 to 2932896 but saw ' || CAST(${value} AS BIGINT)`),
+      ),
+    { ownSafeForm: true },
+  ),
 };
 
 /**
