@@ -224,7 +224,9 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
       const [field, payload] = variant(node.field);
       const at = 'AtTimeZone' in node.expr ? node.expr.AtTimeZone : undefined;
       refuseStringParameter(at ? at.timestamp : node.expr, field, context);
-      const value = expr(at ? at.timestamp : node.expr);
+      const read = expr(at ? at.timestamp : node.expr);
+      // A DATETIME's parts read off its civil TIMESTAMP, without ICU's calendar (see datetimeOf).
+      const value = !at && valueKind(node.expr, context) === 'datetime' ? civilOf(read) : read;
       const zone = at ? { sql: expr(at.time_zone), literal: stringLiteral(at.time_zone) } : undefined;
       return extract(field, value, zone, field === 'Week' && payload ? String(payload.value) : undefined);
     }

@@ -117,6 +117,7 @@ const coercedArguments: Record<string, Record<number, 'DATE' | 'TIMESTAMP' | 'DA
   datetime_sub: { 0: 'DATETIME' },
   datetime_diff: { 0: 'DATETIME', 1: 'DATETIME' },
   datetime_trunc: { 0: 'DATETIME' },
+  format_datetime: { 1: 'DATETIME' },
 };
 
 /** A STRING literal or parameter's SQL as the type it is coerced to (a TIMESTAMP's text may carry an offset). */

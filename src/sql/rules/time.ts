@@ -229,6 +229,9 @@ function formatRule(kind: 'timestamp' | 'date' | 'datetime') {
   return (args: readonly string[], call: FunctionCall): string => {
     const format = literalArgument(call, 0, 'format string');
     const value = args[1] as string;
+    // A DATETIME (a STRING literal or parameter is cast to one first, function-call.ts) as its
+    // civil TIMESTAMP without ICU's calendar (see datetimeOf).
+    if (kind === 'datetime') return formatTime(format, civilOf(value), {});
     if (kind !== 'timestamp') return formatTime(format, `CAST(${value} AS TIMESTAMP)`, {});
     const zone = zoneArgument(call, 2);
     return formatTime(format, toCivil(value, zone), { instant: value, ...(zone ? { zone } : {}) });
