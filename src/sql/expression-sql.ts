@@ -12,7 +12,7 @@ import { isNumericCombination, numericQuotientSql } from './numeric-division.js'
 import { recordElementType, recordSubscriptSql } from './repeated-records.js';
 import { checkedDivisor } from './rules/math.js';
 import { hasNullElement, quoteString } from './rules/rule.js';
-import { extract, rangeChecked } from './rules/time.js';
+import { civilOf, datetimeOf, extract, rangeChecked } from './rules/time.js';
 import { bytesOfLiteral } from './string-escapes.js';
 import {
   elementOf,
@@ -137,13 +137,15 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
       const operator = binaryOperators[node.op];
       if (!operator) throw unsupported(`operator ${node.op}`);
       const sql = `${expr(node.left)} ${operator} ${expr(node.right)}`;
-      if (isCivilIntervalArithmetic(node, context)) return `CAST(${sql} AS TIMESTAMP_NS)`;
-      const moved = movedKind(node, context);
+      const civil = isCivilIntervalArithmetic(node, context);
+      const moved = civil ? 'datetime' : movedKind(node, context);
+      // A DATE or DATETIME moved as a civil TIMESTAMP (see datetimeOf).
+      const side = (operand: Expr) => ('Interval' in operand ? expr(operand) : civilOf(expr(operand)));
       // As DATE_ADD and TIMESTAMP_ADD (rules/time.ts): past BigQuery's range is an error.
       return moved
         ? rangeChecked(
             moved,
-            sql,
+            civil ? datetimeOf(`${side(node.left)} ${operator} ${side(node.right)}`) : sql,
             `error(${quoteString(`${moved.toUpperCase()} ${operator} ${moved === 'date' ? 'INT64' : 'INTERVAL'} result is out of the ${moved.toUpperCase()} range (0001-01-01 to 9999-12-31)`)})`,
           )
         : sql;
@@ -222,7 +224,9 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
       const [field, payload] = variant(node.field);
       const at = 'AtTimeZone' in node.expr ? node.expr.AtTimeZone : undefined;
       refuseStringParameter(at ? at.timestamp : node.expr, field, context);
-      const value = expr(at ? at.timestamp : node.expr);
+      const read = expr(at ? at.timestamp : node.expr);
+      // A DATETIME's parts read off its civil TIMESTAMP, without ICU's calendar (see datetimeOf).
+      const value = !at && valueKind(node.expr, context) === 'datetime' ? civilOf(read) : read;
       const zone = at ? { sql: expr(at.time_zone), literal: stringLiteral(at.time_zone) } : undefined;
       return extract(field, value, zone, field === 'Week' && payload ? String(payload.value) : undefined);
     }

@@ -117,12 +117,13 @@ const coercedArguments: Record<string, Record<number, 'DATE' | 'TIMESTAMP' | 'DA
   datetime_sub: { 0: 'DATETIME' },
   datetime_diff: { 0: 'DATETIME', 1: 'DATETIME' },
   datetime_trunc: { 0: 'DATETIME' },
+  format_datetime: { 1: 'DATETIME' },
 };
 
 /** A STRING literal or parameter's SQL as the type it is coerced to (a TIMESTAMP's text may carry an offset). */
 function coercedText(sql: string, type: 'DATE' | 'TIMESTAMP' | 'DATETIME'): string {
   if (type === 'DATE') return `CAST(${sql} AS DATE)`;
-  if (type === 'DATETIME') return `CAST(${sql} AS TIMESTAMP_NS)`;
+  if (type === 'DATETIME') return `CAST(${sql} AS TIMESTAMPTZ)`;
   return `CAST(CAST(${sql} AS TIMESTAMPTZ) AS TIMESTAMP)`;
 }
 

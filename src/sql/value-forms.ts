@@ -4,6 +4,7 @@ import { builtStructSql } from './built-structs.js';
 import { unsupported } from './function-rules.js';
 import { roundTripDoubleText } from './rules/json-encoding.js';
 import { quoteString } from './rules/rule.js';
+import { datetimeOf } from './rules/time.js';
 import { isIntegerText, isTextValued, textToInt64Sql } from './string-to-int64.js';
 import { isStructSqlType, type SqlType, unknownType } from './table-schema.js';
 
@@ -29,14 +30,14 @@ export interface FormContext {
   useParameter(name: string): void;
 }
 
-/** BigQuery type names and their DuckDB types (DATETIME is TIMESTAMP_NS: see the datetime rule). */
+/** BigQuery type names and their DuckDB types (DATETIME is TIMESTAMPTZ: see rules/time.ts). */
 const castTypes: Record<string, string> = {
   String: 'VARCHAR',
   Int64: 'BIGINT',
   Float64: 'DOUBLE',
   Bool: 'BOOLEAN',
   Date: 'DATE',
-  Datetime: 'TIMESTAMP_NS',
+  Datetime: 'TIMESTAMPTZ',
   Timestamp: 'TIMESTAMP',
   Time: 'TIME',
   Numeric: 'DECIMAL(38, 9)',
@@ -110,9 +111,14 @@ export function castSql(node: Ast, context: FormContext): string {
   if (!cast) throw unsupported(`${node.kind}`);
   // STRING to BYTES is the text's UTF-8 bytes; DuckDB's CAST to BLOB would read `\x..` escapes.
   if (target === 'BLOB') return `encode(${value})`;
-  if ((target === 'TIMESTAMP' || target === 'TIMESTAMP_NS') && isStringValued(node.expr)) {
-    return `${cast}(${cast}(${value} AS TIMESTAMPTZ) AS ${target})`;
+  if ((target === 'TIMESTAMP' || target === 'TIMESTAMPTZ') && isStringValued(node.expr)) {
+    return target === 'TIMESTAMPTZ'
+      ? `${cast}(${value} AS TIMESTAMPTZ)`
+      : `${cast}(${cast}(${value} AS TIMESTAMPTZ) AS TIMESTAMP)`;
   }
+  // A TIMESTAMP or DATE as a DATETIME without ICU's cast (Studio's `cast(timestamp as datetime)`).
+  const kind = target === 'TIMESTAMPTZ' ? valueKind(node.expr, context) : undefined;
+  if (kind === 'timestamp' || kind === 'date') return datetimeOf(value);
   if (target === 'VARCHAR' && mayPrintUnlikeBigQuery(node.expr, context)) return bigQueryTextSql(value, cast);
   // Text the store holds only as integer text reads as BigQuery reads it, with no check.
   if (target === 'BIGINT' && isIntegerText(node.expr, context.integerText))
@@ -151,7 +157,7 @@ function mayPrintUnlikeBigQuery(expression: Ast, context: FormContext): boolean 
   return (
     stored === undefined ||
     stored.startsWith('DECIMAL') ||
-    ['DOUBLE', 'TIMESTAMP', 'TIMESTAMP_NS', 'TIME'].includes(stored)
+    ['DOUBLE', 'TIMESTAMP', 'TIMESTAMP_NS', 'TIMESTAMP WITH TIME ZONE', 'TIME'].includes(stored)
   );
 }
 
@@ -168,7 +174,7 @@ function mayPrintUnlikeBigQuery(expression: Ast, context: FormContext): boolean 
  *   '2008-12-25 15:30:00+00'), and "the number of subsecond digits produced depends on the
  *   number of trailing zeroes in the subsecond part: the CAST function will truncate zero,
  *   three, or six digits" ('.1' is '.100'); DuckDB trims every trailing zero and writes no offset.
- * - DATETIME (TIMESTAMP_NS here) and TIME: the same zero, three or six digits, no offset (ZetaSQL's
+ * - DATETIME (TIMESTAMPTZ here, whose DuckDB text ends in the session zone's '+00') and TIME: the same zero, three or six digits, no offset (ZetaSQL's
  *   ConvertDatetimeToString and ConvertTimeToString narrow the fraction by its trailing zeros).
  * The translator often cannot tell these types from others (a field of an UNNEST, an
  * expression), so DuckDB's `typeof` picks the branch; every branch only edits DuckDB's text, so
@@ -187,13 +193,35 @@ function bigQueryTextSql(value: string, cast: 'CAST' | 'TRY_CAST', form: 'cast' 
     form === 'format'
       ? `CASE WHEN isnan(${d}) OR isinf(${d}) THEN ${text} WHEN regexp_full_match(${roundTrip}, '-?[0-9]+') THEN ${roundTrip} || '.0' ELSE ${roundTrip} END`
       : `CASE WHEN isnan(${d}) OR isinf(${d}) THEN ${text} WHEN ${d} = 0 THEN '0' ELSE ${roundTrip} END`;
-  const fraction = `regexp_extract(${text}, '\\.([0-9]+)$', 1)`;
-  const civil = `regexp_replace(${text}, '\\.[0-9]+$', '') || CASE WHEN ${fraction} = '' THEN '' ELSE '.' || rpad(${fraction}, CASE WHEN length(${fraction}) <= 3 THEN 3 ELSE 6 END, '0') END`;
+  const civilOf = (text: string) => {
+    const fraction = `regexp_extract(${text}, '\\.([0-9]+)$', 1)`;
+    return `regexp_replace(${text}, '\\.[0-9]+$', '') || CASE WHEN ${fraction} = '' THEN '' ELSE '.' || rpad(${fraction}, CASE WHEN length(${fraction}) <= 3 THEN 3 ELSE 6 END, '0') END`;
+  };
+  const civil = civilOf(text);
   const decimal =
     form === 'format'
       ? `regexp_replace(${text}, '(\\.[0-9]*[1-9])0+$|(\\.0)0*$', '\\1\\2')`
       : `regexp_replace(${text}, '(\\.[0-9]*[1-9])0+$|\\.0+$', '\\1')`;
-  return `list_transform([${value}], v -> CASE WHEN starts_with(typeof(v), 'DECIMAL') THEN ${decimal} ELSE CASE typeof(v) WHEN 'DOUBLE' THEN ${double} WHEN 'TIMESTAMP' THEN ${civil} || '+00' WHEN 'TIMESTAMP_NS' THEN ${civil} WHEN 'TIME' THEN ${civil} ELSE ${text} END END)[1]`;
+  return `list_transform([${value}], v -> CASE WHEN starts_with(typeof(v), 'DECIMAL') THEN ${decimal} ELSE CASE typeof(v) WHEN 'DOUBLE' THEN ${double} WHEN 'TIMESTAMP' THEN ${civil} || '+00' WHEN 'TIMESTAMP WITH TIME ZONE' THEN ${civilOf(`left(${text}, -3)`)} WHEN 'TIMESTAMP_NS' THEN ${civil} WHEN 'TIME' THEN ${civil} WHEN 'INTERVAL' THEN ${intervalTextSql(`CAST(${text} AS INTERVAL)`)} ELSE ${text} END END)[1]`;
+}
+
+/**
+ * BigQuery's text of an INTERVAL (SQL of one): `[-]Y-M D [-]H:M:S[.F]`, the fraction in groups of
+ * three digits (ZetaSQL's IntervalValue::AppendToString; CAST(INTERVAL 3 DAY AS STRING) is
+ * '0-0 3 0:0:0', INTERVAL "1-2 3 4:5:6.789" YEAR TO SECOND '1-2 3 4:5:6.789'), its months, days
+ * and time kept apart as DuckDB keeps them, as a query's INTERVAL column is answered
+ * (backends/duckdb/rows.ts). DuckDB writes '3 days'. Read once, as a lambda's argument `i`, and
+ * its time as `t`, the microseconds signed (DuckDB's date_part splits them into hours, minutes and
+ * microseconds of the minute, each with the time's sign).
+ */
+function intervalTextSql(interval: string): string {
+  const months = `(date_part('year', i) * 12 + date_part('month', i))`;
+  const time = `date_part('hour', i) * 3600000000 + date_part('minute', i) * 60000000 + date_part('microseconds', i)`;
+  const u = 'abs(t)';
+  const fraction = `CASE WHEN ${u} % 1000000 = 0 THEN '' WHEN ${u} % 1000 = 0 THEN '.' || lpad(CAST(${u} % 1000000 // 1000 AS VARCHAR), 3, '0') ELSE '.' || lpad(CAST(${u} % 1000000 AS VARCHAR), 6, '0') END`;
+  const clock = `CASE WHEN t < 0 THEN '-' ELSE '' END || ${u} // 3600000000 || ':' || ${u} // 60000000 % 60 || ':' || ${u} // 1000000 % 60 || ${fraction}`;
+  const yearMonth = `CASE WHEN ${months} < 0 THEN '-' ELSE '' END || abs(${months}) // 12 || '-' || abs(${months}) % 12`;
+  return `list_transform([${interval}], i -> list_transform([${time}], t -> ${yearMonth} || ' ' || date_part('day', i) || ' ' || ${clock})[1])[1]`;
 }
 
 /**
@@ -476,9 +504,12 @@ const functionKinds: Record<string, ValueKind> = {
   parse_timestamp: 'timestamp',
 };
 
+/** DuckDB type names (a cast's, a stored column's) of each kind; a DATETIME is a TIMESTAMPTZ. */
 const columnKinds: Record<string, ValueKind> = {
   DATE: 'date',
   TIMESTAMP_NS: 'datetime',
+  TIMESTAMPTZ: 'datetime',
+  'TIMESTAMP WITH TIME ZONE': 'datetime',
   TIMESTAMP: 'timestamp',
 };
 

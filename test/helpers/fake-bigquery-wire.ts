@@ -90,8 +90,9 @@ function fieldOf(name: string, type: DuckDBType, structs: StructWire): FakeField
 function scalarType(type: DuckDBType): string {
   switch (type.typeId) {
     case DuckDBTypeId.TIMESTAMP:
-    case DuckDBTypeId.TIMESTAMP_TZ:
       return 'TIMESTAMP';
+    // The translator's DATETIME (src/sql/rules/time.ts), and a stored DATETIME column.
+    case DuckDBTypeId.TIMESTAMP_TZ:
     case DuckDBTypeId.TIMESTAMP_NS:
       return 'DATETIME';
     case DuckDBTypeId.TINYINT:
@@ -169,10 +170,11 @@ function encodeValue(
     }));
   }
   if (value === null) return null;
-  if (value instanceof DuckDBTimestampValue || value instanceof DuckDBTimestampTZValue) {
+  if (value instanceof DuckDBTimestampValue) {
     return timestamps === 'int64' ? String(value.micros) : floatSeconds(value.micros);
   }
-  if (value instanceof DuckDBTimestampNanosecondsValue) return civilTime(value.nanos);
+  if (value instanceof DuckDBTimestampTZValue) return civilTime(value.micros);
+  if (value instanceof DuckDBTimestampNanosecondsValue) return civilTime(value.nanos / 1000n);
   // BigQuery writes a NUMERIC's digits without trailing zeros.
   if (value instanceof DuckDBDecimalValue)
     return value
@@ -217,8 +219,7 @@ export function floatSeconds(micros: bigint): string {
 }
 
 /** DATETIME as BigQuery writes it: `YYYY-MM-DDTHH:MM:SS`, `.ffffff` when there is a fraction. */
-function civilTime(nanos: bigint): string {
-  const micros = nanos / 1000n;
+function civilTime(micros: bigint): string {
   const millis = micros / 1000n - (micros % 1000n < 0n ? 1n : 0n);
   const base = new Date(Number(millis)).toISOString().slice(0, 19);
   const fraction = ((micros % 1_000_000n) + 1_000_000n) % 1_000_000n;

@@ -52,6 +52,20 @@ describe('DuckDB results in BigQuery terms', () => {
     expect(columns.map((column) => column.type)).toEqual(['TIMESTAMP', 'DATETIME']);
   });
 
+  it("returns TIMESTAMPTZ, the translator's DATETIME, as BigQuery text over the whole range and before 1970", async () => {
+    const { rows, columns } = await decode(
+      "SELECT TIMESTAMPTZ '9999-12-31 23:59:59.999999' AS top, TIMESTAMPTZ '0001-01-01 00:00:00' AS bottom, TIMESTAMPTZ '1969-12-31 23:59:59.999999' AS before",
+    );
+    expect(rows).toEqual([
+      {
+        top: '9999-12-31T23:59:59.999999',
+        bottom: '0001-01-01T00:00:00',
+        before: '1969-12-31T23:59:59.999999',
+      },
+    ]);
+    expect(columns.map((column) => column.type)).toEqual(['DATETIME', 'DATETIME', 'DATETIME']);
+  });
+
   it('stops at max rows', async () => {
     expect((await decode('SELECT * FROM range(10)')).rows).toHaveLength(10);
     const connection = await database.connect();

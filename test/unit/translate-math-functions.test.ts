@@ -461,6 +461,28 @@ describe('BigQuery conversions and operators on DuckDB', () => {
     });
   });
 
+  it('writes an INTERVAL as text in the canonical Y-M D H:M:S form, as CAST, CONCAT and FORMAT %t do', async () => {
+    // Docs (conversion functions, CAST AS STRING): CAST(INTERVAL 3 DAY AS STRING) is '0-0 3 0:0:0';
+    // (string functions, the %t and %T table) an INTERVAL's %t is '1-2 3 4:5:6.789'. ZetaSQL's
+    // IntervalValue::AppendToString signs the months and the time apart and writes the fraction in
+    // groups of three digits: -14 months are '-1-2 0 0:0:0', 1.5 seconds '0-0 0 0:0:1.500'.
+    expect(
+      await row(`select cast(interval 3 day as string) as a, cast(x as string) as b,
+        format('%t', timestamp '2021-06-01 12:34:56.789' - timestamp '2021-05-31 00:00:00') as c,
+        concat('in ', interval -25 hour) as d, safe_cast(interval -14 month as string) as e,
+        cast(interval 1500 millisecond as string) as f, cast(interval 1 microsecond as string) as g
+        from unnest([interval 3 day]) as x`),
+    ).toEqual({
+      a: '0-0 3 0:0:0',
+      b: '0-0 3 0:0:0',
+      c: '0-0 0 36:34:56.789',
+      d: 'in 0-0 0 -25:0:0',
+      e: '-1-2 0 0:0:0',
+      f: '0-0 0 0:0:1.500',
+      g: '0-0 0 0:0:0.000001',
+    });
+  });
+
   it('ERROR fails the query with its message only where a row evaluates it', async () => {
     // Docs (debugging functions): "Returns an error"; the example IF(x = 'bar', ERROR(...), 'no error')
     // raises only for the row holding 'bar'.

@@ -193,10 +193,74 @@ describe('BigQuery timestamp functions on DuckDB', () => {
       "select timestamp_add(timestamp '9999-12-31', interval x day) as t from unnest([1]) as x",
       'TIMESTAMP_ADD result is out of the TIMESTAMP range',
     ],
-  ])('refuses a DATE or TIMESTAMP moved past its range with BigQuery words: %s', async (sql, message) => {
-    // data-types.md: DATE and TIMESTAMP range from 0001-01-01 to 9999-12-31 (23:59:59.999999 UTC);
-    // ZetaSQL date_time_util.cc raises "Adding <n> <PART> to date <date> causes overflow" and kin.
-    await expect(row(sql)).rejects.toThrow(message);
+    // A DATETIME too (ZetaSQL's MakeAddDatetimeOverflowError, DatetimeValue::DebugString).
+    [
+      "select datetime_add(datetime '9999-12-31 23:00:00', interval 1 day) as d",
+      'Adding 1 DAY to datetime 9999-12-31 23:00:00 causes overflow',
+    ],
+    [
+      "select datetime_sub(datetime '0001-01-01 00:00:00', interval 1 microsecond) as d",
+      'Subtracting 1 MICROSECOND from datetime 0001-01-01 00:00:00 causes overflow',
+    ],
+    [
+      "select datetime '9999-12-31 23:00:00' + interval 1 hour as d",
+      'DATETIME + INTERVAL result is out of the DATETIME range',
+    ],
+    // A count of seconds, milliseconds, microseconds or days past the range, checked as ZetaSQL's
+    // reference implementation does (function.cc TimestampFromIntFunction, DATE_FROM_UNIX_DATE).
+    [
+      'select timestamp_seconds(253402300800) as t',
+      'Input value 253402300800 cannot be converted into a TIMESTAMP, because it would be out of the allowed range between -62135596800000000 to 253402300799999999 (microseconds)',
+    ],
+    ['select timestamp_millis(-62135596800001) as t', 'Input value -62135596800001 cannot be converted'],
+    [
+      'select timestamp_micros(253402300800000000) as t',
+      'Input value 253402300800000000 cannot be converted',
+    ],
+    [
+      'select date_from_unix_date(2932897) as d',
+      'DATE_FROM_UNIX_DATE range is -719162 to 2932896 but saw 2932897',
+    ],
+    // Text parsed past it: a year 0, or an offset past the last midnight UTC (parse_date_time.cc).
+    ["select parse_date('%Y-%m-%d', '0000-12-31') as d", 'Invalid result from parsing function'],
+    ["select parse_datetime('%Y-%m-%d %H', '0000-12-31 10') as d", 'Invalid result from parsing function'],
+    [
+      "select parse_timestamp('%Y-%m-%d %H:%M:%S%Ez', '9999-12-31 23:00:00-05:00') as t",
+      'Invalid result from parsing function',
+    ],
+  ])(
+    'refuses a DATE, DATETIME or TIMESTAMP moved or built past its range with BigQuery words: %s',
+    async (sql, message) => {
+      // data-types.md: DATE and TIMESTAMP range from 0001-01-01 to 9999-12-31 (23:59:59.999999 UTC);
+      // ZetaSQL date_time_util.cc raises "Adding <n> <PART> to date <date> causes overflow" and kin.
+      await expect(row(sql)).rejects.toThrow(message);
+    },
+  );
+
+  it('builds a TIMESTAMP or DATE from a count or text up to the ends of the range, NULL past them under SAFE', async () => {
+    // 253402300799 seconds and 2932896 days after 1970-01-01 are 9999-12-31 23:59:59 and
+    // 9999-12-31, -62135596800 seconds and -719162 days 0001-01-01 (Python's datetime).
+    expect(
+      await row(`select cast(timestamp_seconds(253402300799) as string) as s,
+        cast(timestamp_millis(-62135596800000) as string) as ms,
+        cast(timestamp_micros(253402300799999999) as string) as us,
+        date_from_unix_date(-719162) as first, date_from_unix_date(2932896) as last,
+        parse_date('%Y-%m-%d', '9999-12-31') as parsed,
+        safe.timestamp_seconds(253402300800) as safe_s, safe.date_from_unix_date(-719163) as safe_d,
+        safe.parse_timestamp('%Y-%m-%d %H:%M:%S%Ez', '9999-12-31 23:00:00-05:00') as safe_p,
+        safe.parse_date('%Y-%m-%d', 'no date') as unparsed`),
+    ).toEqual({
+      s: '9999-12-31 23:59:59+00',
+      ms: '0001-01-01 00:00:00+00',
+      us: '9999-12-31 23:59:59.999999+00',
+      first: '0001-01-01',
+      last: '9999-12-31',
+      parsed: '9999-12-31',
+      safe_s: null,
+      safe_d: null,
+      safe_p: null,
+      unparsed: null,
+    });
   });
 
   it('moves a DATE or TIMESTAMP onto the ends of its range, NULL past them under SAFE', async () => {
@@ -299,6 +363,38 @@ describe('BigQuery timestamp functions on DuckDB', () => {
         datetime_diff(datetime '2010-07-07 10:20:00', datetime '2008-12-25 15:30:00', day) as c,
         datetime_trunc(datetime '2008-12-25 15:30:00', day) as d`),
     ).toEqual({ a: '2008-12-25T15:40:00', b: '2008-12-25T15:20:00', c: 559, d: '2008-12-25T00:00:00' });
+  });
+
+  it("reaches every DATETIME of BigQuery's range, 0001-01-01 00:00:00 to 9999-12-31 23:59:59.999999", async () => {
+    // data-types.md: DATETIME ranges over those, to the microsecond. 3652058 is the days from
+    // 0001-01-01 to 9999-12-31 (Python: (date(9999, 12, 31) - date(1, 1, 1)).days).
+    expect(
+      await row(`select datetime '9999-12-31 23:59:59.999999' as top, datetime '0001-01-01 00:00:00' as bottom,
+        datetime(9999, 12, 31, 23, 0, 0) as built, datetime(date '9999-12-31', time '23:59:59') as joined,
+        datetime(timestamp '9999-12-31 22:00:00+00', 'UTC') as of_instant,
+        datetime_add(datetime '9999-12-30 23:00:00', interval 1 day) as added,
+        datetime_sub(datetime '0001-01-02 00:00:00', interval 1 day) as subtracted,
+        datetime_trunc(datetime '9999-12-31 23:59:59.5', hour) as truncated,
+        datetime_diff(datetime '9999-12-31 00:00:00', datetime '0001-01-01 00:00:00', day) as days,
+        cast(datetime '9999-12-31 23:59:59.5' as string) as text,
+        cast('9999-12-31 23:59:59.999999' as datetime) as parsed,
+        safe.datetime_add(datetime '9999-12-31 23:00:00', interval 1 day) as past,
+        to_json_string(datetime '9999-12-31 23:59:59.5') as json`),
+    ).toEqual({
+      top: '9999-12-31T23:59:59.999999',
+      bottom: '0001-01-01T00:00:00',
+      built: '9999-12-31T23:00:00',
+      joined: '9999-12-31T23:59:59',
+      of_instant: '9999-12-31T22:00:00',
+      added: '9999-12-31T23:00:00',
+      subtracted: '0001-01-01T00:00:00',
+      truncated: '9999-12-31T23:00:00',
+      days: 3652058,
+      text: '9999-12-31 23:59:59.500',
+      parsed: '9999-12-31T23:59:59.999999',
+      past: null,
+      json: '"9999-12-31T23:59:59.500"',
+    });
   });
 
   it('EXTRACT numbers DAYOFWEEK from 1 (Sunday), WEEK from the first Sunday, and ISO weeks and years', async () => {

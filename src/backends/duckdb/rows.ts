@@ -9,6 +9,7 @@ import {
   DuckDBStructType,
   DuckDBStructValue,
   DuckDBTimestampNanosecondsValue,
+  DuckDBTimestampTZValue,
   DuckDBTimestampValue,
   type DuckDBType,
   DuckDBTypeId,
@@ -28,8 +29,8 @@ import { bigQueryJsonText } from '../../sql/json-text.js';
  * DuckDB results in BigQuery's terms. The store keeps objects as STRUCTs, but logically every
  * object is a repeated record, so a STRUCT value becomes a one-element array (an absent one an
  * empty array), as BigQuery and Logflare return it; a STRUCT the query built, or an element taken
- * whole (marked, see sql/built-structs.ts), is one object, or null. TIMESTAMP_NS marks BigQuery
- * DATETIME values (see the `datetime` rule of the translator).
+ * whole (marked, see sql/built-structs.ts), is one object, or null. TIMESTAMPTZ marks BigQuery
+ * DATETIME values (see sql/rules/time.ts), as does TIMESTAMP_NS, which a store's DATETIME column is.
  */
 export function decodeRows(
   reader: DuckDBResultReader,
@@ -116,10 +117,10 @@ function columnType(type: DuckDBType, wire: RecordWire): ColumnType {
   if (type.alias === 'JSON') return 'JSON';
   switch (type.typeId) {
     case DuckDBTypeId.TIMESTAMP:
-    case DuckDBTypeId.TIMESTAMP_TZ:
     case DuckDBTypeId.TIMESTAMP_MS:
     case DuckDBTypeId.TIMESTAMP_S:
       return 'TIMESTAMP';
+    case DuckDBTypeId.TIMESTAMP_TZ:
     case DuckDBTypeId.TIMESTAMP_NS:
       return 'DATETIME';
     case DuckDBTypeId.TINYINT:
@@ -175,7 +176,8 @@ function decodeValue(value: DuckDBValue, type: DuckDBType, wire: RecordWire): En
   if (typeof value === 'boolean' || typeof value === 'number') return value;
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value;
   if (value instanceof DuckDBTimestampValue) return Number(value.micros);
-  if (value instanceof DuckDBTimestampNanosecondsValue) return civilTime(value.nanos);
+  if (value instanceof DuckDBTimestampTZValue) return civilTime(value.micros);
+  if (value instanceof DuckDBTimestampNanosecondsValue) return civilTime(value.nanos / 1000n);
   if (value instanceof DuckDBStructValue && type instanceof DuckDBStructType)
     return wire === 'objects' || isMarkedObject(type)
       ? decodeObject(value, type, wire)
@@ -237,11 +239,12 @@ function intervalText({ months, days, micros }: DuckDBIntervalValue): string {
 }
 
 /** BigQuery's JSON form of a DATETIME: `YYYY-MM-DDTHH:MM:SS`, with `.ffffff` only when non-zero. */
-function civilTime(nanos: bigint): string {
-  const micros = nanos / 1000n;
-  const iso = new Date(Number(micros / 1000n)).toISOString().slice(0, 19);
-  const fraction = Number(((micros % 1_000_000n) + 1_000_000n) % 1_000_000n);
-  return fraction === 0 ? iso : `${iso}.${String(fraction).padStart(6, '0')}`;
+function civilTime(micros: bigint): string {
+  // The whole seconds below the value (toward the past, so 1969-12-31T23:59:59.999999 keeps its
+  // second), then the microseconds past them; Date reaches years 0001 to 9999.
+  const fraction = ((micros % 1_000_000n) + 1_000_000n) % 1_000_000n;
+  const iso = new Date(Number((micros - fraction) / 1000n)).toISOString().slice(0, 19);
+  return fraction === 0n ? iso : `${iso}.${String(fraction).padStart(6, '0')}`;
 }
 
 /** A NUMERIC as BigQuery's JSON writes it: exact, without trailing zeros (`1.500000000` → `1.5`). */

@@ -117,7 +117,7 @@ const integerTypes = [
 /**
  * The JSON text of a scalar `v` (a lambda parameter, so read once) of the DuckDB type `type`, which
  * stands for BigQuery's (BIGINT and DuckDB's other integers INT64, DOUBLE FLOAT64, DECIMAL NUMERIC,
- * TIMESTAMP_NS DATETIME). Each branch reads `v` through its text, so each binds for every type.
+ * TIMESTAMPTZ DATETIME, as does a stored TIMESTAMP_NS). Each branch reads `v` through its text, so each binds for every type.
  */
 function scalarBranch(v: string, type: string, pretty: boolean, toJson: boolean): string | undefined {
   const text = `CAST(${v} AS VARCHAR)`;
@@ -141,6 +141,9 @@ function scalarBranch(v: string, type: string, pretty: boolean, toJson: boolean)
   if (type === 'DATE') return `'"' || ${text} || '"'`;
   if (type === 'TIMESTAMP') return `'"' || ${civilJson(text)} || 'Z"'`;
   if (type === 'TIMESTAMP_NS' || type === 'TIME') return `'"' || ${civilJson(text)} || '"'`;
+  // A DATETIME's DuckDB text ends in the session zone's offset, '+00', which it has not.
+  if (type === 'TIMESTAMPTZ' || type === 'TIMESTAMP WITH TIME ZONE')
+    return `'"' || ${civilJson(`left(${text}, -3)`)} || '"'`;
   // A JSON value's text as BigQuery's JSON type writes it: members ordered by key (json-text.ts).
   if (type === 'JSON')
     return pretty
@@ -161,6 +164,7 @@ const runtimeTypes = [
   'DATE',
   'TIMESTAMP',
   'TIMESTAMP_NS',
+  'TIMESTAMP WITH TIME ZONE',
   'TIME',
   'JSON',
 ];
