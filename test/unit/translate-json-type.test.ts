@@ -334,6 +334,63 @@ describe('BigQuery JSON values on DuckDB', () => {
     ).toEqual({ a: '{"b":"c"}', b: '[1,2]', c: '[1,2,[]]', d: 'null', e: '{"x":{"z":[{}]}}' });
   });
 
+  it('JSON_KEYS lists the keys of every object reached as dotted paths, sorted, by mode and depth', async () => {
+    // Expected: GoogleSQL's reference implementation's documented examples (ZetaSQL
+    // zetasql/public/functions/json.h, JsonKeys, Examples 1-5) and its compliance cases
+    // (zetasql/compliance/functions_testlib_json.cc, GetFunctionTestsJsonKeys). The mode is
+    // 'strict' by default and read in any case.
+    expect(
+      await row(`select JSON_KEYS(JSON '{"a":{"b":1}}') as ex1,
+        JSON_KEYS(JSON '{"a":[{"b":1}, {"c":2}]}', mode => 'lax') as ex2,
+        JSON_KEYS(JSON '{"a":[{"b":1}, {"c":2}]}') as ex2a,
+        JSON_KEYS(JSON '{"a":[[{"b":1}]]}', mode => 'lax recursive') as ex3,
+        JSON_KEYS(JSON '{"a":[[{"b":1}]]}', mode => 'lax') as ex3a,
+        JSON_KEYS(JSON '{"a":{"b":1}}', 1) as ex4,
+        JSON_KEYS(JSON '{"a":[{"b":1}]}', 2, mode => 'LAX') as ex5,
+        JSON_KEYS(JSON '{"a.b": {"c\\\\"":1, "d.e":2}}') as escaped,
+        JSON_KEYS(JSON '{"a": {"c":{"d":1, "e":1}, "b":1, "a":{"a":1}}}') as sorted,
+        JSON_KEYS(JSON '{"a": {"c":{"d":1, "e":1}, "b":1, "a":{"a":1}}}', 2) as depth2,
+        JSON_KEYS(JSON '[{"a":1}, {"b":1}, {"c":2}, "d"]', 1, mode => 'lax') as top_array,
+        JSON_KEYS(JSON '{"a": [[{"b":1}, {"b":2}], [[[{"c":2}]]], {"b":{"c":3}}]}', 2, mode => 'lax recursive') as nested,
+        JSON_KEYS(JSON '[1, {"a": 1}, {"c": [{"d":2}, [{"e":3}]]}, [{"b": 2}]]', mode => 'lax') as lax_nested,
+        JSON_KEYS(JSON '[1, [{"a": 1}], [{"c": 1}], [[{"b": 2}]]]') as strict_arrays,
+        JSON_KEYS(JSON 'null') as of_null, JSON_KEYS(JSON '{"a":1}', NULL) as null_depth`),
+    ).toEqual({
+      ex1: ['a', 'a.b'],
+      ex2: ['a', 'a.b', 'a.c'],
+      ex2a: ['a'],
+      ex3: ['a', 'a.b'],
+      ex3a: ['a'],
+      ex4: ['a'],
+      ex5: ['a', 'a.b'],
+      escaped: ['"a.b"', '"a.b"."c\\""', '"a.b"."d.e"'],
+      sorted: ['a', 'a.a', 'a.a.a', 'a.b', 'a.c', 'a.c.d', 'a.c.e'],
+      depth2: ['a', 'a.a', 'a.b', 'a.c'],
+      top_array: ['a', 'b', 'c'],
+      nested: ['a', 'a.b', 'a.c'],
+      lax_nested: ['a', 'c', 'c.d'],
+      strict_arrays: [],
+      of_null: [],
+      null_depth: ['a'],
+    });
+    // A NULL mode gives NULL (answered as [], as BigQuery answers a NULL array); 0 or less as
+    // max_depth, and an unknown mode, are errors even of a NULL value: JsonKeysFunction's words.
+    expect(await row(`select JSON_KEYS(JSON '{"a":1}', mode => NULL) as k`)).toEqual({ k: [] });
+    await expect(row(`select JSON_KEYS(JSON '{"a":1}', 0) as k`)).rejects.toThrow(
+      'max_depth must be positive.',
+    );
+    await expect(row(`select JSON_KEYS(NULL, -1) as k`)).rejects.toThrow('max_depth must be positive.');
+    await expect(row(`select JSON_KEYS(JSON '{"a":1}', x) as k from unnest([-1]) as x`)).rejects.toThrow(
+      'max_depth must be positive.',
+    );
+    await expect(row(`select JSON_KEYS(NULL, 1, mode => 'loose') as k`)).rejects.toThrow(
+      'Invalid JSON mode specified',
+    );
+    expect(() => translationOf(`select JSON_KEYS('{"a":1}') as k`)).toThrow(
+      /JSON_KEYS of a value that is not JSON/,
+    );
+  });
+
   it('keeps a JSON subquery column JSON, so its members can be read outside', async () => {
     expect(
       await rows(`with t as (select PARSE_JSON('{"k": "v1"}') as j union all select PARSE_JSON('{"k": 7}'))
@@ -354,7 +411,11 @@ describe('BigQuery JSON values on DuckDB', () => {
     ],
     ['STRING of a DATETIME', 'select STRING(current_datetime()) as s', /STRING of a DATETIME/],
     ['INT64 of JSON-formatted text', `select INT64('{"a": 1}') as s`, /INT64 of a value that is not JSON/],
-    ['wide_number_mode', `select FLOAT64(JSON '1.5', wide_number_mode => 'exact') as s`, /named arguments/],
+    [
+      'wide_number_mode',
+      `select FLOAT64(JSON '1.5', wide_number_mode => 'exact') as s`,
+      /the named argument wide_number_mode to FLOAT64/,
+    ],
     // BigQuery's JSON is not comparable: "No matching signature for operator = for argument
     // types: JSON, STRING" (as Log Analytics users meet with json_payload.message = '...').
     ['= on a JSON member', `select JSON '{"m": "a"}'.m = 'a' as s`, /operator = on a JSON value/],

@@ -53,7 +53,7 @@ const jsonEscapes: ReadonlyMap<string, string> = new Map([
 ]);
 
 /** JSON's escaping of a text known when the query loads (a field name), as stringJson writes it. */
-function jsonQuoted(text: string): string {
+export function jsonQuoted(text: string): string {
   let out = '"';
   for (const char of text) out += jsonEscapes.get(char) ?? char;
   return `${out}"`;

@@ -2,6 +2,7 @@ import { jsonNumberFault } from '../json-numbers.js';
 import {
   type FunctionCall,
   jsonEditFunctions,
+  jsonKeysFunction,
   jsonNumbersFunction,
   literalArgument,
   quoteString,
@@ -188,7 +189,39 @@ function jsonRemove(args: readonly string[], call: FunctionCall): string {
   return `CAST(${text} AS JSON)`;
 }
 
+/** JSON_KEYS's modes, as ZetaSQL's JsonKeysFunction reads them (in any case). */
+const jsonKeysModes = ['strict', 'lax', 'lax recursive'];
+
+/**
+ * JSON_KEYS(json[, max_depth][, mode => ...]): the keys of every object reached, dotted paths,
+ * deduplicated and sorted (storage/json-keys.ts walks the value as ZetaSQL does). Its checks are
+ * ZetaSQL's JsonKeysFunction's, in its order: a max_depth of 0 or less is an error, an unknown
+ * mode one too, each even for a NULL value; a NULL max_depth means no limit, a NULL mode gives
+ * NULL. The mode must be a literal (BigQuery requires a constant).
+ */
+function jsonKeys(args: readonly string[], call: FunctionCall): string {
+  if (!call.isJson(0) && args[0] !== 'NULL')
+    throw unsupported("JSON_KEYS of a value that is not JSON (BigQuery's JSON_KEYS takes a JSON value)");
+  const mode = call.named.mode;
+  if (mode !== undefined && mode.sql !== 'NULL' && mode.literal === undefined)
+    throw unsupported('JSON_KEYS needs a literal mode');
+  const depth = args[1] ?? 'NULL';
+  const literalDepth = call.numbers[1];
+  const depthCheck =
+    depth === 'NULL' || (literalDepth !== undefined && literalDepth > 0)
+      ? ''
+      : `WHEN (${depth}) <= 0 THEN ${raise(call, "'max_depth must be positive.'")} `;
+  const modeName = mode?.literal?.toLowerCase() ?? 'strict';
+  const keys = !jsonKeysModes.includes(modeName)
+    ? raise(call, "'Invalid JSON mode specified'")
+    : mode?.sql === 'NULL'
+      ? 'NULL'
+      : `${jsonKeysFunction}(CAST(${args[0]} AS VARCHAR), coalesce(CAST(${depth} AS VARCHAR), ''), ${quoteString(modeName)})`;
+  return `CAST(${depthCheck ? `CASE ${depthCheck}ELSE ${keys} END` : keys} AS VARCHAR[])`;
+}
+
 export const jsonValueRules: RuleTable = {
+  json_keys: rule(1, 2, jsonKeys, { ownSafeForm: true, named: ['mode'] }),
   // STRING(json), or STRING(timestamp[, zone]): the TIMESTAMP's text, in the zone when given.
   string: strict("'VARCHAR'", text, 'The provided JSON input is not a string', (args, call) => {
     const kind = call.kinds[0];

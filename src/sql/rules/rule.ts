@@ -32,6 +32,11 @@ export interface FunctionCall {
   readonly asText: (index: number) => string;
   /** The argument's SQL as FORMAT's %t prints it (value-forms.ts formatTextSql). */
   readonly asFormatText: (index: number) => string;
+  /**
+   * The named arguments written (`mode => 'lax'`), by their lower-case names: each one's SQL and,
+   * where it is a string literal, its value. A rule reads only those it lists in `named`.
+   */
+  readonly named: Readonly<Record<string, NamedArgument>>;
   /** Called as `SAFE.name(...)`: NULL where the function would raise an error. */
   readonly safe?: boolean;
   readonly distinct: boolean;
@@ -48,6 +53,11 @@ export type JsonShape =
   | { readonly scalar: string | undefined }
   | { readonly list: JsonShape }
   | { readonly fields: readonly { readonly name: string; readonly shape: JsonShape }[] };
+
+export interface NamedArgument {
+  readonly sql: string;
+  readonly literal: string | undefined;
+}
 
 export interface AggregateClauses {
   readonly ignoreNulls?: boolean;
@@ -73,6 +83,8 @@ export interface FunctionRule {
    * that raises with error(), which rules use to raise BigQuery's own message.
    */
   readonly ownSafeForm?: boolean;
+  /** The named arguments it reads (lower case); a call naming another is refused. */
+  readonly named?: readonly string[];
 }
 
 export type RuleTable = Readonly<Record<string, FunctionRule>>;
@@ -81,7 +93,7 @@ export const rule = (
   min: number,
   max: number,
   translate: (args: readonly string[], call: FunctionCall) => string,
-  options: { windowed?: boolean; clauses?: boolean; ownSafeForm?: boolean } = {},
+  options: { windowed?: boolean; clauses?: boolean; ownSafeForm?: boolean; named?: readonly string[] } = {},
 ): FunctionRule => ({ arity: [min, max], translate, ...options });
 
 /** A rule for a function whose DuckDB namesake (or `duckdbName`) means the same. */
@@ -133,6 +145,12 @@ export const jsonEditFunctions = {
   remove: 'bigquery_json_remove',
   stripNulls: 'bigquery_json_strip_nulls',
 } as const;
+
+/**
+ * The DuckDB function JSON_KEYS is written as: the keys of a JSON value's text as a JSON array
+ * (storage/json-keys.ts), registered on every store the server opens.
+ */
+export const jsonKeysFunction = 'bigquery_json_keys';
 
 /**
  * The DuckDB function REGEXP_EXTRACT_ALL of a pattern that can match empty text is written as:
