@@ -256,7 +256,50 @@ describe('BigQuery JSON values on DuckDB', () => {
       nan: '"NaN"',
       quotes: String.raw`"\"abc\""`,
     });
-    expect(() => translationOf("select TO_JSON(NUMERIC '1.5')")).toThrow(/TO_JSON of a NUMERIC/);
+  });
+
+  it('TO_JSON writes a NUMERIC as an integer or the DOUBLE holding it, and wide numbers as strings when asked', async () => {
+    // Docs (the encodings table, NUMERIC, TO_JSON only): -1 is -1, 0 is 0, 9007199254740993 is
+    // 9007199254740993, 123.56 is 123.56; with stringify_wide_numbers=>TRUE 9007199254740993 is
+    // "9007199254740993" and 123.56 stays 123.56. Docs (TO_JSON): TO_JSON(9007199254740993,
+    // stringify_wide_numbers=>TRUE) is "9007199254740993", and with FALSE 9007199254740993. The
+    // rest as ZetaSQL's to_json.cc (ToJsonFromNumeric) decides: UINT64's largest stays an integer,
+    // 1e20 is the DOUBLE 1e+20, and a value no DOUBLE holds (20 digits) is a string under
+    // stringify_wide_numbers, in JSON_ARRAY's encoding too.
+    expect(
+      await row(`select TO_JSON(NUMERIC '-1') as minus_one, TO_JSON(NUMERIC '0') as zero,
+        TO_JSON(NUMERIC '9007199254740993') as wide, TO_JSON(NUMERIC '123.56') as fraction,
+        TO_JSON(NUMERIC '9007199254740993', stringify_wide_numbers=>TRUE) as wide_on,
+        TO_JSON(NUMERIC '123.56', stringify_wide_numbers=>TRUE) as fraction_on,
+        TO_JSON(9007199254740993, stringify_wide_numbers=>TRUE) as int64_on,
+        TO_JSON(9007199254740993, stringify_wide_numbers=>FALSE) as int64_off,
+        TO_JSON(NUMERIC '18446744073709551615') as uint64_max, TO_JSON(NUMERIC '1e20') as double_held,
+        TO_JSON(STRUCT(NUMERIC '12345678901234567.891' AS x), stringify_wide_numbers=>TRUE) as too_wide_on,
+        JSON_ARRAY(NUMERIC '2.50', CAST(x AS NUMERIC)) as in_array
+        from unnest(['-0.001']) as x`),
+    ).toEqual({
+      minus_one: '-1',
+      zero: '0',
+      wide: '9007199254740993',
+      fraction: '123.56',
+      wide_on: '"9007199254740993"',
+      fraction_on: '123.56',
+      int64_on: '"9007199254740993"',
+      int64_off: '9007199254740993',
+      uint64_max: '18446744073709551615',
+      double_held: '1e+20',
+      too_wide_on: '{"x":"12345678901234567.891"}',
+      in_array: '[2.5,-0.001]',
+    });
+    // "If a numerical value can't be stored in JSON without loss of precision, an error is thrown"
+    // (TO_JSON); the words are ToJsonFromNumeric's. A 16- or 17-digit value a DOUBLE holds is not
+    // translated: the docs write such a DOUBLE two ways.
+    await expect(row(`select TO_JSON(NUMERIC '12345678901234567.891') as j`)).rejects.toThrow(
+      'Failed to convert type NUMERIC to JSON',
+    );
+    await expect(row(`select TO_JSON(NUMERIC '1234567890123456.5') as j`)).rejects.toThrow(
+      'TO_JSON of the NUMERIC 1234567890123456.5 is not translated',
+    );
   });
 
   it('JSON_REMOVE removes what each path matches in turn, as documented', async () => {
