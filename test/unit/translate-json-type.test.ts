@@ -434,6 +434,24 @@ describe('BigQuery JSON values on DuckDB', () => {
     );
   });
 
+  it('UNNESTs an array of JSON values to JSON values, whose members and kinds are read', async () => {
+    // Docs (JSON_TYPE): the kinds of an UNNEST of [JSON '"apple"', JSON '10', JSON '3.14',
+    // JSON 'null', JSON '{"city": "New York", "State": "NY"}', JSON '["apple", "banana"]',
+    // JSON 'false'] are string, number, number, null, object, array, boolean. Docs
+    // (JSON_QUERY_ARRAY): of a JSON value it is ARRAY<JSON>, so its elements are JSON values.
+    expect(
+      await rows(`select JSON_TYPE(json_val) as type from unnest([JSON '"apple"', JSON '10', JSON '3.14',
+        JSON 'null', JSON '{"city": "New York", "State": "NY"}', JSON '["apple", "banana"]', JSON 'false']) as json_val`),
+    ).toEqual(['string', 'number', 'number', 'null', 'object', 'array', 'boolean'].map((type) => ({ type })));
+    expect(
+      await rows(`select STRING(item.sku) as sku, INT64(item.qty) as qty, LAX_INT64(item['qty']) as lax
+        from unnest(JSON_QUERY_ARRAY(JSON '{"items": [{"sku": "a", "qty": 2}, {"sku": "b", "qty": 3}]}', '$.items')) as item`),
+    ).toEqual([
+      { sku: 'a', qty: 2, lax: 2 },
+      { sku: 'b', qty: 3, lax: 3 },
+    ]);
+  });
+
   it('keeps a JSON subquery column JSON, so its members can be read outside', async () => {
     expect(
       await rows(`with t as (select PARSE_JSON('{"k": "v1"}') as j union all select PARSE_JSON('{"k": 7}'))
