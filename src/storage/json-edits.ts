@@ -88,8 +88,57 @@ function setAt(node: JsonNode, steps: readonly (string | number)[], value: JsonN
 }
 
 /**
- * Makes `bigquery_json_set(json, steps, value)`, `bigquery_json_remove(json, steps)` and
- * `bigquery_json_strip_nulls(json)` (VARCHAR) known to
+ * JSON_ARRAY_APPEND and JSON_ARRAY_INSERT of one path and its items (the value's TO_JSON text, or
+ * each element's of an array value), as ZetaSQL's JsonAddArrayElement (json.cc) does: the path is
+ * followed through existing members and elements only (for an insert, all but its last step,
+ * which must be an element index, the place to insert at); an array found there gets the items
+ * (appended, or inserted at the index, the array padded with nulls up to it), a JSON null
+ * becomes such an array, and anything else, or a path that cannot be followed, changes nothing.
+ */
+export function jsonArrayAdd(
+  json: JsonNode,
+  steps: readonly (string | number)[],
+  items: readonly JsonNode[],
+  insertion: boolean,
+): JsonNode {
+  const at = insertion ? steps.at(-1) : undefined;
+  if (insertion && typeof at !== 'number') return json;
+  let target: JsonNode | undefined = json;
+  for (const step of insertion ? steps.slice(0, -1) : steps) target = childAt(target, step);
+  if (target === undefined) return json;
+  const array = isNull(target) ? [] : 'array' in target ? target.array : undefined;
+  if (array === undefined) return json;
+  if (typeof at === 'number') {
+    while (array.length < at) array.push({ scalar: 'null' });
+    array.splice(at, 0, ...items);
+  } else array.push(...items);
+  if (!isNull(target)) return json;
+  // A JSON null is replaced by the array made in its place.
+  return steps.length - (insertion ? 1 : 0) === 0 ? { array } : replaceAt(json, steps, { array }, insertion);
+}
+
+/** The value with the node at the steps (less the last for an insert) replaced by `node`. */
+function replaceAt(
+  json: JsonNode,
+  steps: readonly (string | number)[],
+  node: JsonNode,
+  insertion: boolean,
+): JsonNode {
+  const path = insertion ? steps.slice(0, -1) : steps;
+  const parent = path.slice(0, -1).reduce<JsonNode | undefined>((at, step) => childAt(at, step), json);
+  const last = path.at(-1);
+  if (parent && 'object' in parent && typeof last === 'string') {
+    const member = parent.object.get(last);
+    if (member) parent.object.set(last, { written: member.written, value: node });
+  }
+  if (parent && 'array' in parent && typeof last === 'number') parent.array[last] = node;
+  return json;
+}
+
+/**
+ * Makes `bigquery_json_set(json, steps, value)`, `bigquery_json_remove(json, steps)`,
+ * `bigquery_json_array_append(json, steps, items)` and `bigquery_json_array_insert(json, steps,
+ * items)` (items: a JSON array of what to add) and `bigquery_json_strip_nulls(json)` (VARCHAR) known to
  * the connection's whole DuckDB instance. A text that is not JSON is returned as it is (the
  * translator gives them JSON values only).
  */
@@ -103,6 +152,16 @@ export function registerJsonEdits(connection: DuckDBConnection): void {
     const set = readJson(value);
     return read === undefined || set === undefined ? json : writeJson(jsonSet(read, JSON.parse(steps), set));
   });
+  for (const [name, insertion] of [
+    [jsonEditFunctions.arrayAppend, false],
+    [jsonEditFunctions.arrayInsert, true],
+  ] as const)
+    registerTextFunction(connection, name, (json: string, steps: string, items: string) => {
+      const read = readJson(json);
+      const added = readJson(items);
+      if (read === undefined || added === undefined || !('array' in added)) return json;
+      return writeJson(jsonArrayAdd(read, JSON.parse(steps), added.array, insertion));
+    });
   registerTextFunction(connection, jsonEditFunctions.stripNulls, (json: string) => {
     const value = readJson(json);
     return value === undefined ? json : writeJson(jsonStripNulls(value));

@@ -367,6 +367,62 @@ describe('BigQuery JSON values on DuckDB', () => {
     });
   });
 
+  it('JSON_ARRAY_APPEND appends each pair in turn to the array at its path, as documented', async () => {
+    // Docs (JSON_ARRAY_APPEND), the examples' results in order; then, by its details, a JSON null at
+    // the root becomes an array, a NULL path skips its pair, and a NULL append_each_element gives
+    // the value as it is. An array whose type is not known here is not added one way or the other.
+    expect(
+      await row(`select JSON_ARRAY_APPEND(JSON '["a", "b", "c"]', '$', 1) as a,
+        JSON_ARRAY_APPEND(JSON '["a", "b", "c"]', '$', [1, 2]) as b,
+        JSON_ARRAY_APPEND(JSON '["a", "b", "c"]', '$', [1, 2], append_each_element=>FALSE) as c,
+        JSON_ARRAY_APPEND(JSON '["a", ["b"], "c"]', '$[1]', [1, 2], '$[1][1]', [3, 4], append_each_element=>FALSE) as d,
+        JSON_ARRAY_APPEND(JSON '["a", ["b"], "c"]', '$[1]', [1, 2], '$[1][1]', [3, 4]) as e,
+        JSON_ARRAY_APPEND(JSON '{"a": [1]}', '$.a', 2) as f, JSON_ARRAY_APPEND(JSON '{"a": null}', '$.a', 10) as g,
+        JSON_ARRAY_APPEND(JSON '{"a": 1}', '$.a', 2) as h, JSON_ARRAY_APPEND(JSON '{"a": 1}', '$.b', 2) as i,
+        JSON_ARRAY_APPEND(JSON 'null', '$', 'x') as j, JSON_ARRAY_APPEND(JSON '[1]', NULL, 2, '$', 3) as k,
+        JSON_ARRAY_APPEND(JSON '[1]', '$', 2, append_each_element=>NULL) as m`),
+    ).toEqual({
+      a: '["a","b","c",1]',
+      b: '["a","b","c",1,2]',
+      c: '["a","b","c",[1,2]]',
+      d: '["a",["b",[1,2,[3,4]]],"c"]',
+      e: '["a",["b",1,2],"c"]',
+      f: '{"a":[1,2]}',
+      g: '{"a":[10]}',
+      h: '{"a":1}',
+      i: '{"a":1}',
+      j: '["x"]',
+      k: '[1,3]',
+      m: '[1]',
+    });
+    await expect(row(`select JSON_ARRAY_APPEND(JSON '[1]', '$', IF(FALSE, [5], NULL)) as j`)).rejects.toThrow(
+      'JSON_ARRAY_APPEND of an array whose type is not known when the query loads is not translated',
+    );
+  });
+
+  it('JSON_ARRAY_INSERT inserts at the index its path ends with, padding with nulls, as documented', async () => {
+    // Docs (JSON_ARRAY_INSERT), the examples' results in order.
+    expect(
+      await row(`select JSON_ARRAY_INSERT(JSON '["a", ["b", "c"], "d"]', '$[1]', 1) as a,
+        JSON_ARRAY_INSERT(JSON '["a", ["b", "c"], "d"]', '$[1][0]', 1) as b,
+        JSON_ARRAY_INSERT(JSON '["a", "b", "c"]', '$[1]', [1, 2]) as c,
+        JSON_ARRAY_INSERT(JSON '["a", "b", "c"]', '$[1]', [1, 2], insert_each_element=>FALSE) as d,
+        JSON_ARRAY_INSERT(JSON '["a", "b", "c", "d"]', '$[7]', "e") as e,
+        JSON_ARRAY_INSERT(JSON '{"a": {}}', '$.a[0]', 2) as f, JSON_ARRAY_INSERT(JSON '[1, 2]', '$', 3) as g,
+        JSON_ARRAY_INSERT(JSON '{"a": null}', '$.a[2]', 10) as h, JSON_ARRAY_INSERT(JSON '1', '$[0]', 'r1') as i`),
+    ).toEqual({
+      a: '["a",1,["b","c"],"d"]',
+      b: '["a",[1,"b","c"],"d"]',
+      c: '["a",1,2,"b","c"]',
+      d: '["a",[1,2],"b","c"]',
+      e: '["a","b","c","d",null,null,null,"e"]',
+      f: '{"a":{}}',
+      g: '[1,2]',
+      h: '{"a":[null,null,10]}',
+      i: '1',
+    });
+  });
+
   it('JSON_STRIP_NULLS removes null members and elements at every depth and keeps emptied ones', async () => {
     // Docs (JSON_STRIP_NULLS, include_arrays and remove_empty omitted): {"a": null, "b": "c"} is
     // {"b":"c"}; [1, null, 2, null] is [1,2]; [1, null, 2, null, [null]] is [1,2,[]]; null is null.

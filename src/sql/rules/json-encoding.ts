@@ -368,7 +368,51 @@ function jsonSet(args: readonly string[], call: FunctionCall): string {
   return jsonOf(text);
 }
 
+/**
+ * JSON_ARRAY_APPEND and JSON_ARRAY_INSERT(json, path, value, ...[, append_each_element |
+ * insert_each_element => TRUE | FALSE]): each pair in turn (storage/json-edits.ts), the value's
+ * TO_JSON text added as one item, or an array value's elements each (the default); a NULL path
+ * skips its pair, a NULL array added element by element changes nothing, and a NULL
+ * *_each_element gives the JSON value as it is (the docs' details). The paths must be literals.
+ */
+function jsonArrayAddition(kind: 'append' | 'insert') {
+  const each = `${kind}_each_element`;
+  const udf = kind === 'append' ? jsonEditFunctions.arrayAppend : jsonEditFunctions.arrayInsert;
+  return rule(
+    3,
+    Number.POSITIVE_INFINITY,
+    (args, call) => {
+      const name = call.name.toUpperCase();
+      if (!call.isJson(0)) throw unsupported(`${name} of a value that is not JSON`);
+      if (args.length % 2 === 0) throw unsupported(`${name} with a path without a value`);
+      const written = call.named[each]?.sql;
+      if (written === 'NULL') return args[0] as string;
+      if (written !== undefined && written !== 'TRUE' && written !== 'FALSE')
+        throw unsupported(`${name} with an ${each} that is not the literal TRUE or FALSE`);
+      let text = `CAST(${args[0]} AS VARCHAR)`;
+      for (let i = 1; i < args.length; i += 2) {
+        if (args[i] === 'NULL') continue;
+        const steps = pathSteps(literalArgument(call, i, 'JSONPath'));
+        const value = toJsonText(call, i + 1);
+        const shape = call.shapeOf(i + 1);
+        // A value of a type not known here may be an array (a NULL one among them), which would be
+        // added element by element: it fails the query rather than be added as one item.
+        const single =
+          'scalar' in shape && shape.scalar === undefined && written !== 'FALSE'
+            ? `CASE WHEN typeof(${args[i + 1]}) LIKE '%[]' THEN ${raise(call, quoteString(`${name} of an array whose type is not known when the query loads is not translated`))} ELSE '[' || ${value} || ']' END`
+            : `'[' || ${value} || ']'`;
+        const items = written !== 'FALSE' && 'list' in shape ? value : single;
+        text = `${udf}(${text}, ${quoteString(JSON.stringify(steps))}, ${items})`;
+      }
+      return jsonOf(text);
+    },
+    { named: [each] },
+  );
+}
+
 export const jsonEncodingRules: RuleTable = {
+  json_array_append: jsonArrayAddition('append'),
+  json_array_insert: jsonArrayAddition('insert'),
   json_set: rule(3, Number.POSITIVE_INFINITY, jsonSet),
   // TO_JSON(value[, stringify_wide_numbers => TRUE | FALSE]): a JSON value of the value's TO_JSON
   // encoding.

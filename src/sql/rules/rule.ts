@@ -137,13 +137,16 @@ export const initcapFunctions = {
 export const jsonNumbersFunction = 'bigquery_json_exact_numbers';
 
 /**
- * The DuckDB functions JSON_SET and JSON_REMOVE (of one path, given as its steps) and JSON_STRIP_NULLS are
+ * The DuckDB functions JSON_SET, JSON_REMOVE, JSON_ARRAY_APPEND and JSON_ARRAY_INSERT (of one path,
+ * given as its steps) and JSON_STRIP_NULLS are
  * written as, registered on every store the server opens (storage/json-edits.ts).
  */
 export const jsonEditFunctions = {
   set: 'bigquery_json_set',
   remove: 'bigquery_json_remove',
   stripNulls: 'bigquery_json_strip_nulls',
+  arrayAppend: 'bigquery_json_array_append',
+  arrayInsert: 'bigquery_json_array_insert',
 } as const;
 
 /**
