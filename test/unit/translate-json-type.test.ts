@@ -221,6 +221,19 @@ describe('BigQuery JSON values on DuckDB', () => {
     );
   });
 
+  it('JSON_OBJECT of two ARRAY_AGGs makes an object of each group, as documented', async () => {
+    // Docs (JSON_OBJECT, signature 2): the Fruits example's rows are
+    // {"color":"red","fruit":"apple"} and {"fruit":"banana","ripe":"true"}.
+    expect(
+      await rows(`with Fruits as (select 0 as id, 'color' as json_key, 'red' as json_value
+          union all select 0, 'fruit', 'apple' union all select 1, 'fruit', 'banana' union all select 1, 'ripe', 'true')
+        select JSON_OBJECT(ARRAY_AGG(json_key), ARRAY_AGG(json_value)) as json_data from Fruits group by id order by id`),
+    ).toEqual([
+      { json_data: '{"color":"red","fruit":"apple"}' },
+      { json_data: '{"fruit":"banana","ripe":"true"}' },
+    ]);
+  });
+
   it('JSON_ARRAY and TO_JSON encode values as the TO_JSON column of the JSON encodings table says', async () => {
     // Docs (JSON_ARRAY): JSON_ARRAY(10) is [10]; ([]) [[]]; (10, 'foo', NULL) [10,"foo",null];
     // (STRUCT(10 AS a, 'foo' AS b)) [{"a":10,"b":"foo"}]; (10, ['foo', 'bar'], [20, 30])
