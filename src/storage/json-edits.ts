@@ -34,20 +34,39 @@ function childAt(node: JsonNode | undefined, step: string | number): JsonNode | 
 const isNull = (node: JsonNode) => 'scalar' in node && node.scalar === 'null';
 
 /**
- * JSON_STRIP_NULLS with its defaults (include_arrays TRUE, remove_empty FALSE): every member
- * holding null and every null element removed, at every depth; emptied objects and arrays stay.
+ * JSON_STRIP_NULLS of the value at the steps (all of it for none), as ZetaSQL's JsonStripNulls
+ * (json.cc) and JSONValueRef's CleanupJsonObject/CleanupJsonArray do: depth first, an object's
+ * members holding null removed and an array's null elements where `includeArrays`; under
+ * `removeEmpty`, members and elements left as empty objects removed too, and empty arrays where
+ * `includeArrays`, and the value at the steps becomes null if it is left so. A path that meets
+ * nothing changes nothing.
  */
-export function jsonStripNulls(json: JsonNode): JsonNode {
-  if ('object' in json) {
-    for (const [key, { value }] of json.object)
-      if (isNull(value)) json.object.delete(key);
-      else jsonStripNulls(value);
-  }
-  if ('array' in json) {
-    const kept = json.array.filter((element) => !isNull(element));
-    json.array.splice(0, json.array.length, ...kept.map(jsonStripNulls));
-  }
-  return json;
+export function jsonStripNulls(
+  json: JsonNode,
+  steps: readonly (string | number)[] = [],
+  includeArrays = true,
+  removeEmpty = false,
+): JsonNode {
+  let target: JsonNode | undefined = json;
+  for (const step of steps) target = childAt(target, step);
+  if (target === undefined) return json;
+  const removed = (node: JsonNode) =>
+    isNull(node) ||
+    (removeEmpty && 'object' in node && node.object.size === 0) ||
+    (removeEmpty && includeArrays && 'array' in node && node.array.length === 0);
+  const clean = (node: JsonNode): void => {
+    if ('object' in node) {
+      for (const { value } of node.object.values()) clean(value);
+      for (const [key, { value }] of node.object) if (removed(value)) node.object.delete(key);
+    }
+    if ('array' in node) {
+      for (const element of node.array) clean(element);
+      if (includeArrays) node.array.splice(0, node.array.length, ...node.array.filter((e) => !removed(e)));
+    }
+  };
+  clean(target);
+  if (isNull(target) || !removed(target)) return json;
+  return steps.length === 0 ? { scalar: 'null' } : replaceAt(json, steps, { scalar: 'null' }, false);
 }
 
 /**
@@ -138,7 +157,8 @@ function replaceAt(
 /**
  * Makes `bigquery_json_set(json, steps, value)`, `bigquery_json_remove(json, steps)`,
  * `bigquery_json_array_append(json, steps, items)` and `bigquery_json_array_insert(json, steps,
- * items)` (items: a JSON array of what to add) and `bigquery_json_strip_nulls(json)` (VARCHAR) known to
+ * items)` (items: a JSON array of what to add) and `bigquery_json_strip_nulls(json, steps, 'include_arrays,remove_empty')` (VARCHAR: the options
+ * as `true`/`false`) known to
  * the connection's whole DuckDB instance. A text that is not JSON is returned as it is (the
  * translator gives them JSON values only).
  */
@@ -162,8 +182,14 @@ export function registerJsonEdits(connection: DuckDBConnection): void {
       if (read === undefined || added === undefined || !('array' in added)) return json;
       return writeJson(jsonArrayAdd(read, JSON.parse(steps), added.array, insertion));
     });
-  registerTextFunction(connection, jsonEditFunctions.stripNulls, (json: string) => {
-    const value = readJson(json);
-    return value === undefined ? json : writeJson(jsonStripNulls(value));
-  });
+  registerTextFunction(
+    connection,
+    jsonEditFunctions.stripNulls,
+    (json: string, steps: string, options: string) => {
+      const value = readJson(json);
+      if (value === undefined) return json;
+      const [includeArrays, removeEmpty] = options.split(',').map((option) => option === 'true');
+      return writeJson(jsonStripNulls(value, JSON.parse(steps), includeArrays, removeEmpty));
+    },
+  );
 }

@@ -521,6 +521,44 @@ describe('BigQuery JSON values on DuckDB', () => {
     ]);
   });
 
+  it('JSON_STRIP_NULLS reads a path, include_arrays and remove_empty as documented', async () => {
+    // Docs (JSON_STRIP_NULLS), the examples with the named arguments, in order.
+    expect(
+      await row(`select JSON_STRIP_NULLS(JSON '[1, null, 2, null]', include_arrays=>FALSE) as a,
+        JSON_STRIP_NULLS(JSON '[1, null, 2, null, [null]]', remove_empty=>TRUE) as b,
+        JSON_STRIP_NULLS(JSON '{"a": null}', remove_empty=>TRUE) as c,
+        JSON_STRIP_NULLS(JSON '{"a": [null]}', remove_empty=>TRUE) as d,
+        JSON_STRIP_NULLS(JSON '{"a": {"b": {"c": null}}, "d": [null], "e": [], "f": 1}', include_arrays=>FALSE, remove_empty=>TRUE) as e,
+        JSON_STRIP_NULLS(JSON '{"a": {"b": {"c": null}}, "d": [null], "e": [], "f": 1}', remove_empty=>TRUE) as f`),
+    ).toEqual({
+      a: '[1,null,2,null]',
+      b: '[1,2]',
+      c: 'null',
+      d: 'null',
+      e: '{"d":[null],"e":[],"f":1}',
+      f: '{"f":1}',
+    });
+    // ZetaSQL's compliance cases (functions_testlib_json.cc) with a path; then the docs' details: a
+    // NULL path or option gives the value as it is.
+    const initial = `JSON '{"a": {"b":null, "c":null, "d":[[null], null]}, "e":null}'`;
+    expect(
+      await row(`select JSON_STRIP_NULLS(${initial}, '$.a', include_arrays=>TRUE, remove_empty=>TRUE) as a,
+        JSON_STRIP_NULLS(${initial}, '$.a.d', include_arrays=>TRUE, remove_empty=>FALSE) as d,
+        JSON_STRIP_NULLS(${initial}, '$.a.d', include_arrays=>FALSE, remove_empty=>TRUE) as d_kept,
+        JSON_STRIP_NULLS(${initial}, '$.a[0]') as mismatch,
+        JSON_STRIP_NULLS(JSON '["a", null, 1.1, [], [null], [1, null], {}, {"a":null}, {"b":1, "c":null}]', '$', include_arrays=>FALSE, remove_empty=>TRUE) as in_array,
+        JSON_STRIP_NULLS(JSON '{"a": null}', NULL) as null_path, JSON_STRIP_NULLS(JSON '{"a": null}', remove_empty=>NULL) as null_option`),
+    ).toEqual({
+      a: '{"a":null,"e":null}',
+      d: '{"a":{"b":null,"c":null,"d":[[]]},"e":null}',
+      d_kept: '{"a":{"b":null,"c":null,"d":[[null],null]},"e":null}',
+      mismatch: '{"a":{"b":null,"c":null,"d":[[null],null]},"e":null}',
+      in_array: '["a",null,1.1,[],[null],[1,null],{},{},{"b":1}]',
+      null_path: '{"a":null}',
+      null_option: '{"a":null}',
+    });
+  });
+
   it('keeps a JSON subquery column JSON, so its members can be read outside', async () => {
     expect(
       await rows(`with t as (select PARSE_JSON('{"k": "v1"}') as j union all select PARSE_JSON('{"k": 7}'))

@@ -189,6 +189,27 @@ function jsonRemove(args: readonly string[], call: FunctionCall): string {
   return `CAST(${text} AS JSON)`;
 }
 
+/**
+ * JSON_STRIP_NULLS(json[, path][, include_arrays => ...][, remove_empty => ...]): nulls removed
+ * under the path (storage/json-edits.ts); a NULL path or option gives the value as it is (the
+ * docs' details). The path and options must be literals.
+ */
+function jsonStripNulls(args: readonly string[], call: FunctionCall): string {
+  if (!call.isJson(0)) throw unsupported('JSON_STRIP_NULLS of a value that is not JSON');
+  const option = (name: string, byDefault: boolean): boolean | null => {
+    const written = call.named[name]?.sql;
+    if (written === undefined) return byDefault;
+    if (written === 'NULL') return null;
+    if (written === 'TRUE' || written === 'FALSE') return written === 'TRUE';
+    throw unsupported(`JSON_STRIP_NULLS with an ${name} that is not the literal TRUE or FALSE`);
+  };
+  const includeArrays = option('include_arrays', true);
+  const removeEmpty = option('remove_empty', false);
+  if (args[1] === 'NULL' || includeArrays === null || removeEmpty === null) return args[0] as string;
+  const steps = args.length > 1 ? pathSteps(literalArgument(call, 1, 'JSONPath')) : [];
+  return `CAST(${jsonEditFunctions.stripNulls}(CAST(${args[0]} AS VARCHAR), ${quoteString(JSON.stringify(steps))}, '${includeArrays},${removeEmpty}') AS JSON)`;
+}
+
 /** JSON_KEYS's modes, as ZetaSQL's JsonKeysFunction reads them (in any case). */
 const jsonKeysModes = ['strict', 'lax', 'lax recursive'];
 
@@ -267,10 +288,7 @@ export const jsonValueRules: RuleTable = {
       `CASE json_type(${json}) WHEN 'VARCHAR' THEN 'string' WHEN 'BIGINT' THEN 'number' WHEN 'UBIGINT' THEN 'number' WHEN 'DOUBLE' THEN 'number' WHEN 'BOOLEAN' THEN 'boolean' WHEN 'OBJECT' THEN 'object' WHEN 'ARRAY' THEN 'array' WHEN 'NULL' THEN 'null' END`,
   ),
   json_remove: rule(2, Number.POSITIVE_INFINITY, jsonRemove),
-  // JSON_STRIP_NULLS(json) with its defaults; a path, include_arrays and remove_empty are not translated.
-  json_strip_nulls: ofJson(
-    (json) => `CAST(${jsonEditFunctions.stripNulls}(CAST(${json} AS VARCHAR)) AS JSON)`,
-  ),
+  json_strip_nulls: rule(1, 2, jsonStripNulls, { named: ['include_arrays', 'remove_empty'] }),
   // BigQuery keeps a parsed value in its normal form, as DuckDB's json() does; malformed text is an error on both.
   // Numbers no INT64, UINT64 or DOUBLE holds exactly are BigQuery's error under the default
   // wide_number_mode 'exact' (json-numbers.ts): a literal's are checked here, other text's by
