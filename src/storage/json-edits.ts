@@ -76,7 +76,18 @@ export function jsonStripNulls(
  * that meets a value of another kind (a member of an array, an element of a number) changes
  * nothing. The root path (no steps) replaces the whole value.
  */
-export function jsonSet(json: JsonNode, steps: readonly (string | number)[], value: JsonNode): JsonNode {
+export function jsonSet(
+  json: JsonNode,
+  steps: readonly (string | number)[],
+  value: JsonNode,
+  createIfMissing = true,
+): JsonNode {
+  // create_if_missing => FALSE: only a value the whole path reaches is replaced (ZetaSQL's JsonSet).
+  if (
+    !createIfMissing &&
+    steps.reduce<JsonNode | undefined>((at, step) => childAt(at, step), json) === undefined
+  )
+    return json;
   return setAt(json, steps, value) ?? json;
 }
 
@@ -154,12 +165,17 @@ function replaceAt(
   return json;
 }
 
+/** JSON_ARRAY_APPEND/INSERT of a JSON array of items; anything else adds nothing. */
+const addItems = (json: JsonNode, steps: (string | number)[], items: JsonNode, insertion: boolean) =>
+  'array' in items ? jsonArrayAdd(json, steps, items.array, insertion) : json;
+
 /**
- * Makes `bigquery_json_set(json, steps, value)`, `bigquery_json_remove(json, steps)`,
+ * Makes `bigquery_json_set(json, steps, value)`, `bigquery_json_set_existing(json, steps, value)`
+ * (create_if_missing => FALSE), `bigquery_json_remove(json, steps)`,
  * `bigquery_json_array_append(json, steps, items)` and `bigquery_json_array_insert(json, steps,
- * items)` (items: a JSON array of what to add) and `bigquery_json_strip_nulls(json, steps, 'include_arrays,remove_empty')` (VARCHAR: the options
- * as `true`/`false`) known to
- * the connection's whole DuckDB instance. A text that is not JSON is returned as it is (the
+ * items)` (items: a JSON array of what to add) and `bigquery_json_strip_nulls(json, steps,
+ * 'include_arrays,remove_empty')` (the options as `true`/`false`), all VARCHAR, known to the
+ * connection's whole DuckDB instance. A text that is not JSON is returned as it is (the
  * translator gives them JSON values only).
  */
 export function registerJsonEdits(connection: DuckDBConnection): void {
@@ -167,20 +183,21 @@ export function registerJsonEdits(connection: DuckDBConnection): void {
     const value = readJson(json);
     return value === undefined ? json : writeJson(jsonRemove(value, JSON.parse(steps)));
   });
-  registerTextFunction(connection, jsonEditFunctions.set, (json: string, steps: string, value: string) => {
-    const read = readJson(json);
-    const set = readJson(value);
-    return read === undefined || set === undefined ? json : writeJson(jsonSet(read, JSON.parse(steps), set));
-  });
-  for (const [name, insertion] of [
-    [jsonEditFunctions.arrayAppend, false],
-    [jsonEditFunctions.arrayInsert, true],
-  ] as const)
-    registerTextFunction(connection, name, (json: string, steps: string, items: string) => {
+  // Each of these reads its JSON value, the path's steps and a JSON argument (the value to set,
+  // or the array of items to add), and answers the value as it was where either is not JSON.
+  const edits: [string, (json: JsonNode, steps: (string | number)[], value: JsonNode) => JsonNode][] = [
+    [jsonEditFunctions.set, (json, steps, value) => jsonSet(json, steps, value)],
+    [jsonEditFunctions.replace, (json, steps, value) => jsonSet(json, steps, value, false)],
+    [jsonEditFunctions.arrayAppend, (json, steps, items) => addItems(json, steps, items, false)],
+    [jsonEditFunctions.arrayInsert, (json, steps, items) => addItems(json, steps, items, true)],
+  ];
+  for (const [name, edit] of edits)
+    registerTextFunction(connection, name, (json: string, steps: string, argument: string) => {
       const read = readJson(json);
-      const added = readJson(items);
-      if (read === undefined || added === undefined || !('array' in added)) return json;
-      return writeJson(jsonArrayAdd(read, JSON.parse(steps), added.array, insertion));
+      const value = readJson(argument);
+      return read === undefined || value === undefined
+        ? json
+        : writeJson(edit(read, JSON.parse(steps), value));
     });
   registerTextFunction(
     connection,

@@ -378,6 +378,20 @@ describe('BigQuery JSON values on DuckDB', () => {
       l: '{"b":[null,null,{"d":100}]}',
       m: '{"a":"v1","b":{"c":3,"e":"v2"},"d":[4,null,"v3"]}',
     });
+    // Docs (JSON_SET, create_if_missing => false): $.b of {"a": 1} is left, $.a is set to 999; "If
+    // create_if_missing is SQL NULL, the set operation is ignored"; a JSON null on the way is not
+    // made into what the path needs (ZetaSQL's JsonSet).
+    expect(
+      await row(`select JSON_SET(JSON '{"a": 1}', "$.b", 999, create_if_missing => false) as missing,
+        JSON_SET(JSON '{"a": 1}', "$.a", 999, create_if_missing => false) as existing,
+        JSON_SET(JSON '{"a": 1}', "$.a", 999, create_if_missing => NULL) as null_option,
+        JSON_SET(JSON '{"a": null}', "$.a.b", 999, create_if_missing => false) as under_null`),
+    ).toEqual({
+      missing: '{"a":1}',
+      existing: '{"a":999}',
+      null_option: '{"a":1}',
+      under_null: '{"a":null}',
+    });
   });
 
   it('JSON_ARRAY_APPEND appends each pair in turn to the array at its path, as documented', async () => {

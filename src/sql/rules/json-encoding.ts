@@ -353,17 +353,24 @@ function jsonObjectOfArrays([keys, values]: [string, string], call: FunctionCall
 
 /**
  * JSON_SET(json, path, value, ...): each value's TO_JSON text set at its path in turn
- * (storage/json-edits.ts), with create_if_missing's default TRUE (the named argument is refused);
+ * (storage/json-edits.ts); under create_if_missing => FALSE only what the path already reaches is
+ * replaced, and a NULL create_if_missing leaves the value as it is;
  * a NULL path skips its pair. The paths must be literals.
  */
 function jsonSet(args: readonly string[], call: FunctionCall): string {
   if (!call.isJson(0)) throw unsupported('JSON_SET of a value that is not JSON');
   if (args.length % 2 === 0) throw unsupported('JSON_SET with a path without a value');
+  const create = call.named.create_if_missing?.sql ?? 'TRUE';
+  // "If create_if_missing is SQL NULL, the set operation is ignored."
+  if (create === 'NULL') return args[0] as string;
+  if (create !== 'TRUE' && create !== 'FALSE')
+    throw unsupported('JSON_SET with a create_if_missing that is not the literal TRUE or FALSE');
+  const udf = create === 'TRUE' ? jsonEditFunctions.set : jsonEditFunctions.replace;
   let text = `CAST(${args[0]} AS VARCHAR)`;
   for (let i = 1; i < args.length; i += 2) {
     if (args[i] === 'NULL') continue;
     const steps = pathSteps(literalArgument(call, i, 'JSONPath'));
-    text = `${jsonEditFunctions.set}(${text}, ${quoteString(JSON.stringify(steps))}, ${toJsonText(call, i + 1)})`;
+    text = `${udf}(${text}, ${quoteString(JSON.stringify(steps))}, ${toJsonText(call, i + 1)})`;
   }
   return jsonOf(text);
 }
@@ -413,7 +420,7 @@ function jsonArrayAddition(kind: 'append' | 'insert') {
 export const jsonEncodingRules: RuleTable = {
   json_array_append: jsonArrayAddition('append'),
   json_array_insert: jsonArrayAddition('insert'),
-  json_set: rule(3, Number.POSITIVE_INFINITY, jsonSet),
+  json_set: rule(3, Number.POSITIVE_INFINITY, jsonSet, { named: ['create_if_missing'] }),
   // TO_JSON(value[, stringify_wide_numbers => TRUE | FALSE]): a JSON value of the value's TO_JSON
   // encoding.
   to_json: rule(1, 1, (_args, call) => jsonOf(toJsonText(call, 0, stringifyWideNumbers(call))), {

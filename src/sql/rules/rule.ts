@@ -143,6 +143,7 @@ export const jsonNumbersFunction = 'bigquery_json_exact_numbers';
  */
 export const jsonEditFunctions = {
   set: 'bigquery_json_set',
+  replace: 'bigquery_json_set_existing',
   remove: 'bigquery_json_remove',
   stripNulls: 'bigquery_json_strip_nulls',
   arrayAppend: 'bigquery_json_array_append',
