@@ -62,6 +62,24 @@ describe('BigQuery JSON values on DuckDB', () => {
     });
   });
 
+  it("FLOAT64's wide_number_mode rounds a wide integer, or under 'exact' refuses it, as documented", async () => {
+    // Docs (DOUBLE, BigQuery's FLOAT64): 18446744073709551615 with 'round' (the default) is
+    // 1.8446744073709552e+19; with 'exact' it is an error, as is a mode in another case
+    // ('EXACT'). The words are ZetaSQL's ConvertJsonToDouble's.
+    expect(
+      await row(`select FLOAT64(JSON '18446744073709551615', wide_number_mode=>'round') as rounded,
+        FLOAT64(JSON '9007199254740992', wide_number_mode=>'exact') as exact, FLOAT64(JSON '9.8', wide_number_mode=>'exact') as velocity`),
+    ).toEqual({ rounded: 2 ** 64, exact: 2 ** 53, velocity: 9.8 });
+    await expect(
+      row(`select FLOAT64(JSON '18446744073709551615', wide_number_mode=>'exact') as r`),
+    ).rejects.toThrow(
+      'JSON number: 18446744073709551615 cannot be converted to FLOAT64 without loss of precision',
+    );
+    await expect(row(`select FLOAT64(JSON '123.4', wide_number_mode=>'EXACT') as r`)).rejects.toThrow(
+      'Invalid wide_number_mode: EXACT',
+    );
+  });
+
   it.each([
     ["STRING(JSON '123')", 'The provided JSON input is not a string'],
     ["STRING(JSON 'null')", 'The provided JSON input is not a string'],
@@ -594,9 +612,9 @@ describe('BigQuery JSON values on DuckDB', () => {
     ['STRING of a DATETIME', 'select STRING(current_datetime()) as s', /STRING of a DATETIME/],
     ['INT64 of JSON-formatted text', `select INT64('{"a": 1}') as s`, /INT64 of a value that is not JSON/],
     [
-      'wide_number_mode',
-      `select FLOAT64(JSON '1.5', wide_number_mode => 'exact') as s`,
-      /the named argument wide_number_mode to FLOAT64/,
+      'a named argument a function does not take',
+      `select INT64(JSON '1', wide_number_mode => 'exact') as s`,
+      /the named argument wide_number_mode to INT64/,
     ],
     // BigQuery's JSON is not comparable: "No matching signature for operator = for argument
     // types: JSON, STRING" (as Log Analytics users meet with json_payload.message = '...').

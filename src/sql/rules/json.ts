@@ -147,6 +147,29 @@ function strict(
   );
 }
 
+const float64Number = strict(
+  numberKinds,
+  (json) => `CAST(${text(json)} AS DOUBLE)`,
+  'The provided JSON input is not a number',
+);
+
+/**
+ * FLOAT64(json[, wide_number_mode => 'exact' | 'round']): under 'exact' an integer outside
+ * [-2^53, 2^53] is ZetaSQL's error (ConvertJsonToDouble), where 'round' (the default) rounds it;
+ * the mode is case-sensitive, another one an error (the docs' examples).
+ */
+function float64(args: readonly string[], call: FunctionCall): string {
+  const converted = float64Number.translate(args, call);
+  const mode = call.named.wide_number_mode;
+  if (mode === undefined || mode.literal === 'round') return converted;
+  if (mode.literal === undefined) throw unsupported('FLOAT64 needs a literal wide_number_mode');
+  if (mode.literal !== 'exact')
+    return `CAST(${raise(call, quoteString(`Invalid wide_number_mode: ${mode.literal}`))} AS DOUBLE)`;
+  const json = args[0] as string;
+  const wide = `json_type(${json}) IN ('BIGINT', 'UBIGINT') AND abs(TRY_CAST(${text(json)} AS HUGEINT)) > 9007199254740992`;
+  return `CASE WHEN ${wide} THEN ${raise(call, `'JSON number: ' || ${text(json)} || ' cannot be converted to FLOAT64 without loss of precision'`)} ELSE ${converted} END`;
+}
+
 /** INT64: an integer, or a double with no fractional part inside INT64's range. */
 const int64 = ofJson((json, call) => {
   const number = `CAST(${text(json)} AS DOUBLE)`;
@@ -257,11 +280,7 @@ export const jsonValueRules: RuleTable = {
     (json) => `CAST(${text(json)} AS BOOLEAN)`,
     'The provided JSON input is not a boolean',
   ),
-  float64: strict(
-    numberKinds,
-    (json) => `CAST(${text(json)} AS DOUBLE)`,
-    'The provided JSON input is not a number',
-  ),
+  float64: rule(1, 1, float64, { ownSafeForm: true, named: ['wide_number_mode'] }),
   int64,
   // A string is `true`/`false` in any case; a number is TRUE unless it is 0.
   lax_bool: ofJson(
