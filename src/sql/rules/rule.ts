@@ -137,6 +137,13 @@ export const initcapFunctions = {
 export const jsonNumbersFunction = 'bigquery_json_exact_numbers';
 
 /**
+ * The DuckDB function PARSE_JSON(text, wide_number_mode => 'round') goes through: the text as it
+ * is, or a refusal where a number would be rounded (rules/json.ts roundRefusal), registered with
+ * jsonNumbersFunction.
+ */
+export const jsonRoundNumbersFunction = 'bigquery_json_round_numbers';
+
+/**
  * The DuckDB functions JSON_SET, JSON_REMOVE, JSON_ARRAY_APPEND and JSON_ARRAY_INSERT (of one path,
  * given as its steps) and JSON_STRIP_NULLS are
  * written as, registered on every store the server opens (storage/json-edits.ts).
