@@ -30,12 +30,32 @@ const steps: Array<[RegExp, (match: RegExpExecArray) => string]> = [
 
 const key = (name: string) => `."${name.replaceAll('"', '\\"')}"`;
 
-export function duckdbJsonPath(path: string): string {
+/**
+ * The legacy functions' (JSON_EXTRACT...) bracketed name without quotes, `$[fruits]`: ZetaSQL's
+ * legacy path reads `[` letters, digits, `_` or `-` `]` (json_internal.cc kOffsetLexer), a member
+ * of an object; the standard functions' paths take digits only there. (All digits is an index,
+ * matched before.)
+ */
+const legacyStep: [RegExp, (match: RegExpExecArray) => string] = [
+  /^\[\s*([\p{L}\p{N}_-]+)\s*\]/u,
+  (m) => key(m[1] as string),
+];
+
+/** The legacy JSON functions, whose paths take legacyStep. */
+const legacyFunctions = new Set([
+  'json_extract',
+  'json_extract_scalar',
+  'json_extract_array',
+  'json_extract_string_array',
+]);
+
+export function duckdbJsonPath(path: string, legacy = false): string {
   if (!path.startsWith('$')) throw unsupported(`JSONPath ${path} (it must start with $)`);
   let out = '$';
   let rest = path.slice(1);
+  const forms = legacy ? [...steps, legacyStep] : steps;
   while (rest.length > 0) {
-    const step = steps.map(([pattern, write]) => ({ match: pattern.exec(rest), write })).find((s) => s.match);
+    const step = forms.map(([pattern, write]) => ({ match: pattern.exec(rest), write })).find((s) => s.match);
     if (!step?.match) throw unsupported(`JSONPath ${path} (only keys and array indexes are supported)`);
     out += step.write(step.match);
     rest = rest.slice(step.match[0].length);
@@ -44,7 +64,9 @@ export function duckdbJsonPath(path: string): string {
 }
 
 function path(call: FunctionCall): string {
-  return call.args.length < 2 ? "'$'" : quoteString(duckdbJsonPath(literalArgument(call, 1, 'JSONPath')));
+  return call.args.length < 2
+    ? "'$'"
+    : quoteString(duckdbJsonPath(literalArgument(call, 1, 'JSONPath'), legacyFunctions.has(call.name)));
 }
 
 /**
