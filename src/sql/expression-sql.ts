@@ -425,9 +425,17 @@ export function valueType(expression: Expr, context: TranslationContext): SqlTyp
   if (parts) return context.resolveName(parts).type;
   const node = expression as Ast;
   if (node.Struct) return builtStructType(node.Struct, context);
-  if (node.Array) return structArrayType(node.Array.elem, context);
+  if (node.Array) return jsonArrayType(node.Array.elem, context) ?? structArrayType(node.Array.elem, context);
   if (node.Subquery) return unnestLookupType(node.Subquery, context);
   const call = node.Function;
+  // JSON_QUERY_ARRAY of a JSON value is ARRAY<JSON>: an UNNEST of it gives JSON values, whose
+  // members `item.sku` and conversions `INT64(item.qty)` read as of any JSON value.
+  if (
+    call &&
+    jsonArrayFunctions.has(calledName(node) ?? '') &&
+    isJsonValued(firstArgument(call), context.valueType)
+  )
+    return { list: jsonType };
   if (call && isArrayAgg(call)) {
     const element = call.args.List.args[0]?.Unnamed?.Expr;
     const type = element && valueType(element, context);
@@ -441,6 +449,21 @@ export function valueType(expression: Expr, context: TranslationContext): SqlTyp
   const access = 'CompoundFieldAccess' in expression ? expression.CompoundFieldAccess : undefined;
   if (!access || compoundParts(access.root) === undefined) return undefined;
   return constantRowFieldSql(access, context) === undefined ? accessChain(access, context).type : undefined;
+}
+
+/** The functions that make an ARRAY<JSON> of a JSON value (an ARRAY<STRING> of a STRING). */
+const jsonArrayFunctions = new Set(['json_query_array', 'json_extract_array']);
+
+/** A call's first positional argument, or NULL's AST where it has none. */
+function firstArgument(call: Ast): Ast {
+  return call.args?.List?.args?.[0]?.Unnamed?.Expr ?? { Value: { value: 'Null' } };
+}
+
+/** `[JSON '1', PARSE_JSON(t)]`: an ARRAY<JSON> where every element is a JSON value. */
+function jsonArrayType(elements: readonly Ast[], context: TranslationContext): SqlType | undefined {
+  return elements.length > 0 && elements.every((element) => isJsonValued(element, context.valueType))
+    ? { list: jsonType }
+    : undefined;
 }
 
 /**

@@ -30,13 +30,18 @@ export function functionCallSql(node: Ast, context: FormContext): string {
   // ARRAY(subquery) is DuckDB's ARRAY(subquery) too.
   if (argsKind === 'Subquery' && name === 'array') return `ARRAY(\n${context.query(argList)}\n)`;
   if (argsKind !== 'List') throw unsupported(`${name.toUpperCase()} with this argument form`);
-  const args = (argList.args as Ast[]).map((arg) => {
+  // Named arguments (`mode => 'lax'`) go to the rule by name; a rule refuses those it does not read.
+  const named: Record<string, Ast> = {};
+  const args: (Ast | typeof wildcard)[] = [];
+  for (const arg of argList.args as Ast[]) {
     const [argKind, argNode] = variant(arg);
-    if (argKind !== 'Unnamed') throw unsupported(`named arguments to ${name.toUpperCase()}`);
-    if (argNode === 'Wildcard') return wildcard;
-    if (!argNode.Expr) throw unsupported(`argument form of ${name.toUpperCase()}`);
-    return argNode.Expr;
-  });
+    if (argKind === 'Named' && argNode.arg?.Expr)
+      named[String(argNode.name.value).toLowerCase()] = argNode.arg.Expr;
+    else if (argKind !== 'Unnamed') throw unsupported(`named arguments to ${name.toUpperCase()}`);
+    else if (argNode === 'Wildcard') args.push(wildcard);
+    else if (!argNode.Expr) throw unsupported(`argument form of ${name.toUpperCase()}`);
+    else args.push(argNode.Expr);
+  }
   const clauses: { ignoreNulls?: boolean; orderBy?: string; sortKey?: string; limit?: number } = {};
   let having: [extreme: string, key: Ast] | undefined;
   if (node.null_treatment) clauses.ignoreNulls = node.null_treatment === 'IgnoreNulls';
@@ -56,6 +61,7 @@ export function functionCallSql(node: Ast, context: FormContext): string {
     return callSql(having[0] === 'Max' ? 'max_by' : 'min_by', [args[0] as Ast, having[1]], context);
   if (having) throw unsupported('ANY_VALUE with HAVING and other clauses or OVER');
   return callSql(name, args, context, {
+    named,
     distinct: argList.duplicate_treatment === 'Distinct',
     clauses,
     over: node.over ? windowSql(node.over, context) : undefined,
@@ -143,7 +149,12 @@ export function callSql(
   name: string,
   args: readonly (Ast | typeof wildcard)[],
   context: FormContext,
-  options: { distinct?: boolean; clauses?: AggregateClauses; over?: string | undefined } = {},
+  options: {
+    named?: Readonly<Record<string, Ast>>;
+    distinct?: boolean;
+    clauses?: AggregateClauses;
+    over?: string | undefined;
+  } = {},
 ): string {
   // AVG of a NUMERIC is NUMERIC in BigQuery and DOUBLE in DuckDB: its exact quotient instead.
   const [first] = args;
@@ -240,6 +251,12 @@ export function callSql(
         return arg === undefined || arg === wildcard ? sql : bigQueryTextOf(arg, sql, context);
       },
       asFormatText: (index) => formatTextSql(translated[index] as string),
+      named: Object.fromEntries(
+        Object.entries(options.named ?? {}).map(([key, value]) => [
+          key,
+          { sql: context.expr(value), literal: stringLiteral(value) },
+        ]),
+      ),
       distinct: options.distinct ?? false,
       clauses: options.clauses ?? {},
     },

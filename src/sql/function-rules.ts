@@ -104,6 +104,8 @@ export function translateFunction(call: FunctionCall, over?: string): string {
       `${name.toUpperCase()} with ${call.args.length} argument${call.args.length === 1 ? '' : 's'} (translated with ${count})`,
     );
   }
+  const unread = Object.keys(call.named).find((key) => !found.named?.includes(key));
+  if (unread !== undefined) throw unsupported(`the named argument ${unread} to ${name.toUpperCase()}`);
   const { ignoreNulls, orderBy, limit } = call.clauses;
   if (!found.clauses && (ignoreNulls !== undefined || orderBy !== undefined || limit !== undefined))
     throw unsupported(`${name.toUpperCase()} with IGNORE NULLS, ORDER BY or LIMIT inside`);

@@ -1,5 +1,5 @@
 import { compoundParts } from './ast.js';
-import { type Ast, variant } from './bigquery-ast.js';
+import { type Ast, calledName, variant } from './bigquery-ast.js';
 import { type JsonShape, unsupported } from './rules/rule.js';
 import { isListSqlType, isStructSqlType, type SqlType, unknownType } from './table-schema.js';
 import { castTypeOf, type FormContext } from './value-forms.js';
@@ -29,6 +29,11 @@ export function jsonShapeOf(expression: Ast, context: FormContext): JsonShape {
     const [first] = node.elem as Ast[];
     return { list: first === undefined ? { scalar: undefined } : jsonShapeOf(first, context) };
   }
+  // ARRAY_AGG(x) is an array of x's (JSON_OBJECT(ARRAY_AGG(k), ARRAY_AGG(v)), the docs' way to
+  // make an object of a group's rows).
+  const aggregated =
+    calledName(expression) === 'array_agg' ? node.args?.List?.args?.[0]?.Unnamed?.Expr : undefined;
+  if (aggregated !== undefined) return { list: jsonShapeOf(aggregated, context) };
   // The row of a table, CTE or subquery (`TO_JSON_STRING(t)`): BigQuery writes the columns BigQuery's
   // table or query has, which a stored table's (its table-suffix column, its evolved fields) and a
   // select list's unknown types do not tell. Refused at load rather than failing each call.

@@ -56,7 +56,7 @@ export function writeJson(node: JsonNode): string {
  * The order of two texts' UTF-8 bytes. JavaScript compares UTF-16 code units, which is the same
  * order but where a surrogate (a character past U+FFFF) meets U+E000 to U+FFFF.
  */
-function utf8Order(a: string, b: string): number {
+export function utf8Order(a: string, b: string): number {
   if (/[\ud800-\uffff]/.test(a) || /[\ud800-\uffff]/.test(b))
     return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
   return a < b ? -1 : a > b ? 1 : 0;

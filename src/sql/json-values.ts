@@ -43,7 +43,15 @@ export function jsonSubscriptSql(json: string, subscript: Ast): string {
 const jsonMaking = new Set(['parse_json', 'to_json', 'json_object', 'json_array']);
 
 /** The functions whose result is JSON when their first argument is (JSON_QUERY of JSON is JSON). */
-const jsonPreserving = new Set(['json_query', 'json_extract', 'json_set', 'json_remove', 'json_strip_nulls']);
+const jsonPreserving = new Set([
+  'json_query',
+  'json_extract',
+  'json_set',
+  'json_remove',
+  'json_strip_nulls',
+  'json_array_append',
+  'json_array_insert',
+]);
 
 /**
  * Whether an expression is a BigQuery JSON value, as far as the text and the schema tell:

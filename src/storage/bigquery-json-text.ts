@@ -1,7 +1,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { jsonNumberFault } from '../sql/json-numbers.js';
 import { bigQueryJsonText } from '../sql/json-text.js';
-import { jsonNumbersFunction, jsonTextFunction } from '../sql/rules/rule.js';
+import { roundRefusal } from '../sql/rules/json.js';
+import { jsonNumbersFunction, jsonRoundNumbersFunction, jsonTextFunction } from '../sql/rules/rule.js';
 import { registerTextFunction } from './text-function.js';
 
 /**
@@ -15,12 +16,18 @@ export function registerBigQueryJsonText(connection: DuckDBConnection): void {
 
 /**
  * Makes `bigquery_json_exact_numbers(VARCHAR) → VARCHAR` known to the instance: PARSE_JSON's text
- * as it is, or BigQuery's error for its first number no INT64, UINT64 or DOUBLE holds exactly.
+ * as it is, or BigQuery's error for its first number no INT64, UINT64 or DOUBLE holds exactly; and
+ * `bigquery_json_round_numbers`, the same for wide_number_mode => 'round', refusing such a number.
  */
 export function registerJsonExactNumbers(connection: DuckDBConnection): void {
   registerTextFunction(connection, jsonNumbersFunction, (text) => {
     const fault = jsonNumberFault(text);
     if (fault) throw new Error(fault);
+    return text;
+  });
+  // wide_number_mode => 'round': the same text where no number would be rounded.
+  registerTextFunction(connection, jsonRoundNumbersFunction, (text) => {
+    if (jsonNumberFault(text)) throw new Error(roundRefusal);
     return text;
   });
 }

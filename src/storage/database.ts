@@ -5,6 +5,7 @@ import { makeDataDirectory } from '../data-directory.js';
 import { registerBigQueryJsonText, registerJsonExactNumbers } from './bigquery-json-text.js';
 import { registerFarmFingerprint } from './farm-fingerprint.js';
 import { registerJsonEdits } from './json-edits.js';
+import { registerJsonKeys } from './json-keys.js';
 import { registerRegexpExtractAll } from './regexp-extract-all.js';
 import { registerUnicodeText } from './unicode-text.js';
 
@@ -84,6 +85,7 @@ export async function openDatabase(path: string, options: DatabaseOptions = {}):
   registerBigQueryJsonText(setup);
   registerJsonExactNumbers(setup);
   registerJsonEdits(setup);
+  registerJsonKeys(setup);
   setup.closeSync();
   return {
     path,

@@ -34,20 +34,39 @@ function childAt(node: JsonNode | undefined, step: string | number): JsonNode | 
 const isNull = (node: JsonNode) => 'scalar' in node && node.scalar === 'null';
 
 /**
- * JSON_STRIP_NULLS with its defaults (include_arrays TRUE, remove_empty FALSE): every member
- * holding null and every null element removed, at every depth; emptied objects and arrays stay.
+ * JSON_STRIP_NULLS of the value at the steps (all of it for none), as ZetaSQL's JsonStripNulls
+ * (json.cc) and JSONValueRef's CleanupJsonObject/CleanupJsonArray do: depth first, an object's
+ * members holding null removed and an array's null elements where `includeArrays`; under
+ * `removeEmpty`, members and elements left as empty objects removed too, and empty arrays where
+ * `includeArrays`, and the value at the steps becomes null if it is left so. A path that meets
+ * nothing changes nothing.
  */
-export function jsonStripNulls(json: JsonNode): JsonNode {
-  if ('object' in json) {
-    for (const [key, { value }] of json.object)
-      if (isNull(value)) json.object.delete(key);
-      else jsonStripNulls(value);
-  }
-  if ('array' in json) {
-    const kept = json.array.filter((element) => !isNull(element));
-    json.array.splice(0, json.array.length, ...kept.map(jsonStripNulls));
-  }
-  return json;
+export function jsonStripNulls(
+  json: JsonNode,
+  steps: readonly (string | number)[] = [],
+  includeArrays = true,
+  removeEmpty = false,
+): JsonNode {
+  let target: JsonNode | undefined = json;
+  for (const step of steps) target = childAt(target, step);
+  if (target === undefined) return json;
+  const removed = (node: JsonNode) =>
+    isNull(node) ||
+    (removeEmpty && 'object' in node && node.object.size === 0) ||
+    (removeEmpty && includeArrays && 'array' in node && node.array.length === 0);
+  const clean = (node: JsonNode): void => {
+    if ('object' in node) {
+      for (const { value } of node.object.values()) clean(value);
+      for (const [key, { value }] of node.object) if (removed(value)) node.object.delete(key);
+    }
+    if ('array' in node) {
+      for (const element of node.array) clean(element);
+      if (includeArrays) node.array.splice(0, node.array.length, ...node.array.filter((e) => !removed(e)));
+    }
+  };
+  clean(target);
+  if (isNull(target) || !removed(target)) return json;
+  return steps.length === 0 ? { scalar: 'null' } : replaceAt(json, steps, { scalar: 'null' }, false);
 }
 
 /**
@@ -57,7 +76,18 @@ export function jsonStripNulls(json: JsonNode): JsonNode {
  * that meets a value of another kind (a member of an array, an element of a number) changes
  * nothing. The root path (no steps) replaces the whole value.
  */
-export function jsonSet(json: JsonNode, steps: readonly (string | number)[], value: JsonNode): JsonNode {
+export function jsonSet(
+  json: JsonNode,
+  steps: readonly (string | number)[],
+  value: JsonNode,
+  createIfMissing = true,
+): JsonNode {
+  // create_if_missing => FALSE: only a value the whole path reaches is replaced (ZetaSQL's JsonSet).
+  if (
+    !createIfMissing &&
+    steps.reduce<JsonNode | undefined>((at, step) => childAt(at, step), json) === undefined
+  )
+    return json;
   return setAt(json, steps, value) ?? json;
 }
 
@@ -88,9 +118,64 @@ function setAt(node: JsonNode, steps: readonly (string | number)[], value: JsonN
 }
 
 /**
- * Makes `bigquery_json_set(json, steps, value)`, `bigquery_json_remove(json, steps)` and
- * `bigquery_json_strip_nulls(json)` (VARCHAR) known to
- * the connection's whole DuckDB instance. A text that is not JSON is returned as it is (the
+ * JSON_ARRAY_APPEND and JSON_ARRAY_INSERT of one path and its items (the value's TO_JSON text, or
+ * each element's of an array value), as ZetaSQL's JsonAddArrayElement (json.cc) does: the path is
+ * followed through existing members and elements only (for an insert, all but its last step,
+ * which must be an element index, the place to insert at); an array found there gets the items
+ * (appended, or inserted at the index, the array padded with nulls up to it), a JSON null
+ * becomes such an array, and anything else, or a path that cannot be followed, changes nothing.
+ */
+export function jsonArrayAdd(
+  json: JsonNode,
+  steps: readonly (string | number)[],
+  items: readonly JsonNode[],
+  insertion: boolean,
+): JsonNode {
+  const at = insertion ? steps.at(-1) : undefined;
+  if (insertion && typeof at !== 'number') return json;
+  let target: JsonNode | undefined = json;
+  for (const step of insertion ? steps.slice(0, -1) : steps) target = childAt(target, step);
+  if (target === undefined) return json;
+  const array = isNull(target) ? [] : 'array' in target ? target.array : undefined;
+  if (array === undefined) return json;
+  if (typeof at === 'number') {
+    while (array.length < at) array.push({ scalar: 'null' });
+    array.splice(at, 0, ...items);
+  } else array.push(...items);
+  if (!isNull(target)) return json;
+  // A JSON null is replaced by the array made in its place.
+  return steps.length - (insertion ? 1 : 0) === 0 ? { array } : replaceAt(json, steps, { array }, insertion);
+}
+
+/** The value with the node at the steps (less the last for an insert) replaced by `node`. */
+function replaceAt(
+  json: JsonNode,
+  steps: readonly (string | number)[],
+  node: JsonNode,
+  insertion: boolean,
+): JsonNode {
+  const path = insertion ? steps.slice(0, -1) : steps;
+  const parent = path.slice(0, -1).reduce<JsonNode | undefined>((at, step) => childAt(at, step), json);
+  const last = path.at(-1);
+  if (parent && 'object' in parent && typeof last === 'string') {
+    const member = parent.object.get(last);
+    if (member) parent.object.set(last, { written: member.written, value: node });
+  }
+  if (parent && 'array' in parent && typeof last === 'number') parent.array[last] = node;
+  return json;
+}
+
+/** JSON_ARRAY_APPEND/INSERT of a JSON array of items; anything else adds nothing. */
+const addItems = (json: JsonNode, steps: (string | number)[], items: JsonNode, insertion: boolean) =>
+  'array' in items ? jsonArrayAdd(json, steps, items.array, insertion) : json;
+
+/**
+ * Makes `bigquery_json_set(json, steps, value)`, `bigquery_json_set_existing(json, steps, value)`
+ * (create_if_missing => FALSE), `bigquery_json_remove(json, steps)`,
+ * `bigquery_json_array_append(json, steps, items)` and `bigquery_json_array_insert(json, steps,
+ * items)` (items: a JSON array of what to add) and `bigquery_json_strip_nulls(json, steps,
+ * 'include_arrays,remove_empty')` (the options as `true`/`false`), all VARCHAR, known to the
+ * connection's whole DuckDB instance. A text that is not JSON is returned as it is (the
  * translator gives them JSON values only).
  */
 export function registerJsonEdits(connection: DuckDBConnection): void {
@@ -98,13 +183,30 @@ export function registerJsonEdits(connection: DuckDBConnection): void {
     const value = readJson(json);
     return value === undefined ? json : writeJson(jsonRemove(value, JSON.parse(steps)));
   });
-  registerTextFunction(connection, jsonEditFunctions.set, (json: string, steps: string, value: string) => {
-    const read = readJson(json);
-    const set = readJson(value);
-    return read === undefined || set === undefined ? json : writeJson(jsonSet(read, JSON.parse(steps), set));
-  });
-  registerTextFunction(connection, jsonEditFunctions.stripNulls, (json: string) => {
-    const value = readJson(json);
-    return value === undefined ? json : writeJson(jsonStripNulls(value));
-  });
+  // Each of these reads its JSON value, the path's steps and a JSON argument (the value to set,
+  // or the array of items to add), and answers the value as it was where either is not JSON.
+  const edits: [string, (json: JsonNode, steps: (string | number)[], value: JsonNode) => JsonNode][] = [
+    [jsonEditFunctions.set, (json, steps, value) => jsonSet(json, steps, value)],
+    [jsonEditFunctions.replace, (json, steps, value) => jsonSet(json, steps, value, false)],
+    [jsonEditFunctions.arrayAppend, (json, steps, items) => addItems(json, steps, items, false)],
+    [jsonEditFunctions.arrayInsert, (json, steps, items) => addItems(json, steps, items, true)],
+  ];
+  for (const [name, edit] of edits)
+    registerTextFunction(connection, name, (json: string, steps: string, argument: string) => {
+      const read = readJson(json);
+      const value = readJson(argument);
+      return read === undefined || value === undefined
+        ? json
+        : writeJson(edit(read, JSON.parse(steps), value));
+    });
+  registerTextFunction(
+    connection,
+    jsonEditFunctions.stripNulls,
+    (json: string, steps: string, options: string) => {
+      const value = readJson(json);
+      if (value === undefined) return json;
+      const [includeArrays, removeEmpty] = options.split(',').map((option) => option === 'true');
+      return writeJson(jsonStripNulls(value, JSON.parse(steps), includeArrays, removeEmpty));
+    },
+  );
 }

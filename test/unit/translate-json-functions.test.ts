@@ -44,6 +44,24 @@ describe('BigQuery JSON functions on DuckDB', () => {
     ).toEqual({ a: 'world', b: 'Jakob' });
   });
 
+  it('the legacy functions read a bracketed name without quotes, as documented', async () => {
+    // Docs (JSON_EXTRACT_ARRAY, JSON_EXTRACT_STRING_ARRAY): '$[fruits]' and '$.fruits' give the same
+    // ["apples", "oranges", "grapes"]. The standard functions take digits only in brackets.
+    const doc = `'{"fruits": ["apples", "oranges", "grapes"]}'`;
+    expect(
+      await row(`select JSON_EXTRACT_ARRAY(${doc}, '$[fruits]') as json_array,
+        JSON_EXTRACT_STRING_ARRAY(${doc}, '$[fruits]') as string_array,
+        JSON_EXTRACT_SCALAR('{"a": {"b-c": 5}}', '$[a][ b-c ]') as spaced`),
+    ).toEqual({
+      json_array: ['"apples"', '"oranges"', '"grapes"'],
+      string_array: ['apples', 'oranges', 'grapes'],
+      spaced: '5',
+    });
+    expect(() => translationOf(`select JSON_QUERY(${doc}, '$[fruits]') as j`)).toThrow(
+      /JSONPath \$\[fruits\]/,
+    );
+  });
+
   it('JSON_QUERY and JSON_EXTRACT return JSON text, and SQL NULL for a JSON null', async () => {
     // Docs: JSON_QUERY('{"class": {"students": [{"name": "Jane"}]}}', '$.class') = '{"students":[{"name":"Jane"}]}';
     // JSON_QUERY('{"a.b": {"c": "world"}}', '$."a.b"') = '{"c":"world"}';

@@ -53,7 +53,7 @@ const jsonEscapes: ReadonlyMap<string, string> = new Map([
 ]);
 
 /** JSON's escaping of a text known when the query loads (a field name), as stringJson writes it. */
-function jsonQuoted(text: string): string {
+export function jsonQuoted(text: string): string {
   let out = '"';
   for (const char of text) out += jsonEscapes.get(char) ?? char;
   return `${out}"`;
@@ -101,6 +101,46 @@ function doubleJson(double: string): string {
   return `CASE WHEN isnan(${double}) THEN '"NaN"' WHEN isinf(${double}) THEN CASE WHEN ${double} > 0 THEN '"Infinity"' ELSE '"-Infinity"' END WHEN ${double} = 0 THEN '0' ELSE ${roundTripDoubleText(double)} END`;
 }
 
+/**
+ * Which encoding a value is written in: TO_JSON_STRING's (`text`), TO_JSON's (`json`, also
+ * JSON_OBJECT's, JSON_ARRAY's and JSON_SET's), or TO_JSON's with stringify_wide_numbers => TRUE.
+ */
+type Encoding = 'text' | 'json' | 'stringified';
+
+/**
+ * A NUMERIC as TO_JSON writes it (ZetaSQL's to_json.cc, ToJsonFromNumeric), from DuckDB's `text`
+ * of the DECIMAL and its shortest form `numeric`: an integer within INT64's or UINT64's range as
+ * that integer (quoted past ±2^53 under stringify_wide_numbers, as an INT64 is); otherwise the
+ * DOUBLE that holds it exactly, if one does (the docs: 123.56 is 123.56); otherwise, under
+ * stringify_wide_numbers, its text as a string, and else BigQuery's error ("If a numerical value
+ * can't be stored in JSON without loss of precision, an error is thrown"). A value of up to 15
+ * significant digits is always held by a DOUBLE, whose text (%.15g, as FLOAT64's) is then the
+ * value's own digits; one of 18 or more never is, a DOUBLE's shortest text having at most 17.
+ * One of 16 or 17 digits with a fraction or past UINT64 may be held by a DOUBLE, whose JSON text
+ * BigQuery's docs give in two forms (`9007199254740993` in the encodings table,
+ * `9.007199254740992e+15` in TO_JSON's example): it fails the query, naming it, rather than guess.
+ */
+function numericJson(text: string, numeric: string, stringify: boolean): string {
+  const integer = `CAST(${text} AS DECIMAL(38, 9))`;
+  const inIntegerRange = `NOT contains(${numeric}, '.') AND ${integer} BETWEEN -9223372036854775808 AND 18446744073709551615`;
+  const digits = `length(trim(replace(replace(${numeric}, '-', ''), '.', ''), '0'))`;
+  const quoted = `'"' || ${numeric} || '"'`;
+  const asInteger = stringify
+    ? `CASE WHEN abs(${integer}) > ${lossless} THEN ${quoted} ELSE ${numeric} END`
+    : numeric;
+  const ambiguous = `error('TO_JSON of the NUMERIC ' || ${numeric} || ' is not translated: BigQuery writes it as the DOUBLE that holds it exactly, and its docs write such a DOUBLE of 16 or 17 digits in two ways')`;
+  const tooWide = stringify ? quoted : "error('Failed to convert type NUMERIC to JSON')";
+  return `CASE WHEN ${inIntegerRange} THEN ${asInteger} WHEN ${digits} <= 15 THEN ${doubleJson(`CAST(${text} AS DOUBLE)`)} WHEN ${digits} >= 18 THEN ${tooWide} ELSE ${ambiguous} END`;
+}
+
+/** TO_JSON's stringify_wide_numbers: a literal TRUE or FALSE (FALSE when not given). */
+function stringifyWideNumbers(call: FunctionCall): boolean {
+  const written = call.named.stringify_wide_numbers?.sql;
+  if (written === undefined || written === 'FALSE') return false;
+  if (written === 'TRUE') return true;
+  throw unsupported('TO_JSON with a stringify_wide_numbers that is not the literal TRUE or FALSE');
+}
+
 const integerTypes = [
   'TINYINT',
   'SMALLINT',
@@ -119,20 +159,18 @@ const integerTypes = [
  * stands for BigQuery's (BIGINT and DuckDB's other integers INT64, DOUBLE FLOAT64, DECIMAL NUMERIC,
  * TIMESTAMPTZ DATETIME, as does a stored TIMESTAMP_NS). Each branch reads `v` through its text, so each binds for every type.
  */
-function scalarBranch(v: string, type: string, pretty: boolean, toJson: boolean): string | undefined {
+function scalarBranch(v: string, type: string, pretty: boolean, encoding: Encoding): string | undefined {
   const text = `CAST(${v} AS VARCHAR)`;
-  // TO_JSON keeps every INT64 a number (a JSON value holds it exactly); TO_JSON_STRING quotes the
-  // ones a double cannot hold.
+  // TO_JSON keeps every INT64 a number (a JSON value holds it exactly); TO_JSON_STRING, and TO_JSON
+  // with stringify_wide_numbers, quote the ones a double cannot hold.
   if (integerTypes.includes(type))
-    return toJson
+    return encoding === 'json'
       ? text
       : `CASE WHEN abs(CAST(${text} AS HUGEINT)) > ${lossless} THEN '"' || ${text} || '"' ELSE ${text} END`;
   if (type === 'DOUBLE' || type === 'FLOAT') return doubleJson(`CAST(${text} AS DOUBLE)`);
-  // TO_JSON writes a NUMERIC as an integer, or a double where one holds it, else fails; not
-  // translated.
-  if (type.startsWith('DECIMAL') && toJson) return `error(${quoteString(toJsonNumericRefusal)})`;
   if (type.startsWith('DECIMAL')) {
     const numeric = `CASE WHEN contains(${text}, '.') THEN rtrim(rtrim(${text}, '0'), '.') ELSE ${text} END`;
+    if (encoding !== 'text') return numericJson(text, numeric, encoding === 'stringified');
     return `CASE WHEN contains(${numeric}, '.') OR abs(CAST(${text} AS DECIMAL(38, 9))) > ${lossless} THEN '"' || ${numeric} || '"' ELSE ${numeric} END`;
   }
   if (type === 'BOOLEAN') return text;
@@ -175,12 +213,12 @@ const runtimeTypes = [
  * tell a computed value's type). A STRUCT or ARRAY whose type the translator cannot tell is an
  * error when the query runs, naming it.
  */
-function scalarJson(v: string, type: string | undefined, pretty: boolean, toJson: boolean): string {
-  const known = type === undefined ? undefined : scalarBranch(v, type, pretty, toJson);
+function scalarJson(v: string, type: string | undefined, pretty: boolean, encoding: Encoding): string {
+  const known = type === undefined ? undefined : scalarBranch(v, type, pretty, encoding);
   if (known !== undefined) return `CASE WHEN ${v} IS NULL THEN 'null' ELSE ${known} END`;
   const branches = runtimeTypes.map((name) => {
     const test = name === 'DECIMAL' ? `typeof(${v}) LIKE 'DECIMAL%'` : `typeof(${v}) = '${name}'`;
-    return `WHEN ${test} THEN ${scalarBranch(v, name, pretty, toJson)}`;
+    return `WHEN ${test} THEN ${scalarBranch(v, name, pretty, encoding)}`;
   });
   return `CASE WHEN ${v} IS NULL THEN 'null' ${branches.join(' ')} ELSE error('TO_JSON_STRING of a value of DuckDB type ' || typeof(${v}) || ' is not translated: the translator could not tell its BigQuery type') END`;
 }
@@ -194,7 +232,7 @@ export function jsonTextSql(
   shape: JsonShape,
   pretty: boolean,
   depth = 0,
-  toJson = false,
+  encoding: Encoding = 'text',
 ): string {
   // A level reads its value once: a column, a lambda's argument or a field of one is read where it
   // is used (a field costs little); anything else (a subquery, a call) becomes the argument of a
@@ -202,12 +240,12 @@ export function jsonTextSql(
   const simple = depth > 0 || /^(?:"(?:[^"]|"")*"|\w+)(?:\.(?:"(?:[^"]|"")*"|\w+))*$/.test(value);
   const v = simple ? value : `__json${depth}`;
   const once = (body: string) => (simple ? body : `list_transform([${value}], ${v} -> ${body})[1]`);
-  if ('scalar' in shape) return once(scalarJson(v, shape.scalar, pretty, toJson));
+  if ('scalar' in shape) return once(scalarJson(v, shape.scalar, pretty, encoding));
   const open = (bracket: string) => (pretty ? `'${bracket}' || ${newline(depth + 1)}` : `'${bracket}'`);
   const close = (bracket: string) => (pretty ? `${newline(depth)} || '${bracket}'` : `'${bracket}'`);
   const separator = pretty ? `',' || ${newline(depth + 1)}` : "','";
   if ('list' in shape) {
-    const element = jsonTextSql(`__element${depth}`, shape.list, pretty, depth + 1, toJson);
+    const element = jsonTextSql(`__element${depth}`, shape.list, pretty, depth + 1, encoding);
     const items = `array_to_string(list_transform(${v}, __element${depth} -> ${element}), ${separator})`;
     return once(
       `CASE WHEN ${v} IS NULL THEN 'null' WHEN len(${v}) = 0 THEN '[]' ELSE ${open('[')} || ${items} || ${close(']')} END`,
@@ -218,7 +256,7 @@ export function jsonTextSql(
   const fields = shape.fields.map(({ name, shape: field }, i) => {
     const read =
       name === '' ? `struct_extract_at(${v}, ${i + 1})` : `struct_extract(${v}, ${quoteString(name)})`;
-    return `${quoteString(`${jsonQuoted(name)}${colon}`)} || ${jsonTextSql(read, field, pretty, depth + 1, toJson)}`;
+    return `${quoteString(`${jsonQuoted(name)}${colon}`)} || ${jsonTextSql(read, field, pretty, depth + 1, encoding)}`;
   });
   return once(
     `CASE WHEN ${v} IS NULL THEN 'null' ELSE ${open('{')} || ${fields.join(` || ${separator} || `)} || ${close('}')} END`,
@@ -235,18 +273,18 @@ function holds(shape: JsonShape, is: (type: string | undefined) => boolean): boo
 /** Whether a shape holds a JSON value somewhere (pretty_print of JSON is not translated). */
 const holdsJson = (shape: JsonShape) => holds(shape, (type) => type === 'JSON');
 
-const toJsonNumericRefusal =
-  'TO_JSON of a NUMERIC is not translated (BigQuery writes it as an integer, or as a double only where one holds it exactly)';
-
 /**
- * The JSON text TO_JSON, JSON_OBJECT and JSON_ARRAY make of argument `index` (the "JSON encodings"
- * table's TO_JSON column). A NUMERIC known when the query loads is refused there; one met as a
- * computed value fails the query, naming it.
+ * The JSON text of TO_JSON, JSON_OBJECT, JSON_ARRAY and JSON_SET of argument `index` (the "JSON
+ * encodings" table's TO_JSON column), with stringify_wide_numbers where `stringify`.
  */
-function toJsonText(call: FunctionCall, index: number): string {
-  const shape = call.shapeOf(index);
-  if (holds(shape, (type) => type?.startsWith('DECIMAL') ?? false)) throw unsupported(toJsonNumericRefusal);
-  return jsonTextSql(call.args[index] as string, shape, false, 0, true);
+function toJsonText(call: FunctionCall, index: number, stringify = false): string {
+  return jsonTextSql(
+    call.args[index] as string,
+    call.shapeOf(index),
+    false,
+    0,
+    stringify ? 'stringified' : 'json',
+  );
 }
 
 /**
@@ -308,10 +346,8 @@ function jsonObjectOfArrays([keys, values]: [string, string], call: FunctionCall
     throw unsupported('JSON_OBJECT of a key array and a value that is not an array');
   // Values of a type not known here are written by their DuckDB type as the query runs.
   const valuesShape = 'list' in shape ? shape : { list: { scalar: undefined } };
-  if (holds(valuesShape, (type) => type?.startsWith('DECIMAL') ?? false))
-    throw unsupported(toJsonNumericRefusal);
   const key = `CAST((${keys})[__json_at] AS VARCHAR)`;
-  const value = jsonTextSql(`(${values})[__json_at]`, valuesShape.list, false, 1, true);
+  const value = jsonTextSql(`(${values})[__json_at]`, valuesShape.list, false, 1, 'json');
   const members = `list_transform(range(1, len(${keys}) + 1), __json_at -> ${stringJson(key)} || ':' || ${value})`;
   const fail = (message: string) => `CAST(${raise(call, quoteString(message))} AS VARCHAR)`;
   return jsonOf(
@@ -321,26 +357,79 @@ function jsonObjectOfArrays([keys, values]: [string, string], call: FunctionCall
 
 /**
  * JSON_SET(json, path, value, ...): each value's TO_JSON text set at its path in turn
- * (storage/json-edits.ts), with create_if_missing's default TRUE (the named argument is refused);
+ * (storage/json-edits.ts); under create_if_missing => FALSE only what the path already reaches is
+ * replaced, and a NULL create_if_missing leaves the value as it is;
  * a NULL path skips its pair. The paths must be literals.
  */
 function jsonSet(args: readonly string[], call: FunctionCall): string {
   if (!call.isJson(0)) throw unsupported('JSON_SET of a value that is not JSON');
   if (args.length % 2 === 0) throw unsupported('JSON_SET with a path without a value');
+  const create = call.named.create_if_missing?.sql ?? 'TRUE';
+  // "If create_if_missing is SQL NULL, the set operation is ignored."
+  if (create === 'NULL') return args[0] as string;
+  if (create !== 'TRUE' && create !== 'FALSE')
+    throw unsupported('JSON_SET with a create_if_missing that is not the literal TRUE or FALSE');
+  const udf = create === 'TRUE' ? jsonEditFunctions.set : jsonEditFunctions.replace;
   let text = `CAST(${args[0]} AS VARCHAR)`;
   for (let i = 1; i < args.length; i += 2) {
     if (args[i] === 'NULL') continue;
     const steps = pathSteps(literalArgument(call, i, 'JSONPath'));
-    text = `${jsonEditFunctions.set}(${text}, ${quoteString(JSON.stringify(steps))}, ${toJsonText(call, i + 1)})`;
+    text = `${udf}(${text}, ${quoteString(JSON.stringify(steps))}, ${toJsonText(call, i + 1)})`;
   }
   return jsonOf(text);
 }
 
+/**
+ * JSON_ARRAY_APPEND and JSON_ARRAY_INSERT(json, path, value, ...[, append_each_element |
+ * insert_each_element => TRUE | FALSE]): each pair in turn (storage/json-edits.ts), the value's
+ * TO_JSON text added as one item, or an array value's elements each (the default); a NULL path
+ * skips its pair, a NULL array added element by element changes nothing, and a NULL
+ * *_each_element gives the JSON value as it is (the docs' details). The paths must be literals.
+ */
+function jsonArrayAddition(kind: 'append' | 'insert') {
+  const each = `${kind}_each_element`;
+  const udf = kind === 'append' ? jsonEditFunctions.arrayAppend : jsonEditFunctions.arrayInsert;
+  return rule(
+    3,
+    Number.POSITIVE_INFINITY,
+    (args, call) => {
+      const name = call.name.toUpperCase();
+      if (!call.isJson(0)) throw unsupported(`${name} of a value that is not JSON`);
+      if (args.length % 2 === 0) throw unsupported(`${name} with a path without a value`);
+      const written = call.named[each]?.sql;
+      if (written === 'NULL') return args[0] as string;
+      if (written !== undefined && written !== 'TRUE' && written !== 'FALSE')
+        throw unsupported(`${name} with an ${each} that is not the literal TRUE or FALSE`);
+      let text = `CAST(${args[0]} AS VARCHAR)`;
+      for (let i = 1; i < args.length; i += 2) {
+        if (args[i] === 'NULL') continue;
+        const steps = pathSteps(literalArgument(call, i, 'JSONPath'));
+        const value = toJsonText(call, i + 1);
+        const shape = call.shapeOf(i + 1);
+        // A value of a type not known here may be an array (a NULL one among them), which would be
+        // added element by element: it fails the query rather than be added as one item.
+        const single =
+          'scalar' in shape && shape.scalar === undefined && written !== 'FALSE'
+            ? `CASE WHEN typeof(${args[i + 1]}) LIKE '%[]' THEN ${raise(call, quoteString(`${name} of an array whose type is not known when the query loads is not translated`))} ELSE '[' || ${value} || ']' END`
+            : `'[' || ${value} || ']'`;
+        const items = written !== 'FALSE' && 'list' in shape ? value : single;
+        text = `${udf}(${text}, ${quoteString(JSON.stringify(steps))}, ${items})`;
+      }
+      return jsonOf(text);
+    },
+    { named: [each] },
+  );
+}
+
 export const jsonEncodingRules: RuleTable = {
-  json_set: rule(3, Number.POSITIVE_INFINITY, jsonSet),
-  // TO_JSON(value): a JSON value of the value's TO_JSON encoding; stringify_wide_numbers is not
-  // translated (a named argument is refused).
-  to_json: rule(1, 1, (_args, call) => jsonOf(toJsonText(call, 0))),
+  json_array_append: jsonArrayAddition('append'),
+  json_array_insert: jsonArrayAddition('insert'),
+  json_set: rule(3, Number.POSITIVE_INFINITY, jsonSet, { named: ['create_if_missing'] }),
+  // TO_JSON(value[, stringify_wide_numbers => TRUE | FALSE]): a JSON value of the value's TO_JSON
+  // encoding.
+  to_json: rule(1, 1, (_args, call) => jsonOf(toJsonText(call, 0, stringifyWideNumbers(call))), {
+    named: ['stringify_wide_numbers'],
+  }),
   json_object: rule(0, Number.POSITIVE_INFINITY, jsonObject, { ownSafeForm: true }),
   // JSON_ARRAY(value, ...): the values' TO_JSON texts in order.
   json_array: rule(0, Number.POSITIVE_INFINITY, (args, call) =>

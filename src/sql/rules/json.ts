@@ -2,7 +2,9 @@ import { jsonNumberFault } from '../json-numbers.js';
 import {
   type FunctionCall,
   jsonEditFunctions,
+  jsonKeysFunction,
   jsonNumbersFunction,
+  jsonRoundNumbersFunction,
   literalArgument,
   quoteString,
   type RuleTable,
@@ -28,12 +30,32 @@ const steps: Array<[RegExp, (match: RegExpExecArray) => string]> = [
 
 const key = (name: string) => `."${name.replaceAll('"', '\\"')}"`;
 
-export function duckdbJsonPath(path: string): string {
+/**
+ * The legacy functions' (JSON_EXTRACT...) bracketed name without quotes, `$[fruits]`: ZetaSQL's
+ * legacy path reads `[` letters, digits, `_` or `-` `]` (json_internal.cc kOffsetLexer), a member
+ * of an object; the standard functions' paths take digits only there. (All digits is an index,
+ * matched before.)
+ */
+const legacyStep: [RegExp, (match: RegExpExecArray) => string] = [
+  /^\[\s*([\p{L}\p{N}_-]+)\s*\]/u,
+  (m) => key(m[1] as string),
+];
+
+/** The legacy JSON functions, whose paths take legacyStep. */
+const legacyFunctions = new Set([
+  'json_extract',
+  'json_extract_scalar',
+  'json_extract_array',
+  'json_extract_string_array',
+]);
+
+export function duckdbJsonPath(path: string, legacy = false): string {
   if (!path.startsWith('$')) throw unsupported(`JSONPath ${path} (it must start with $)`);
   let out = '$';
   let rest = path.slice(1);
+  const forms = legacy ? [...steps, legacyStep] : steps;
   while (rest.length > 0) {
-    const step = steps.map(([pattern, write]) => ({ match: pattern.exec(rest), write })).find((s) => s.match);
+    const step = forms.map(([pattern, write]) => ({ match: pattern.exec(rest), write })).find((s) => s.match);
     if (!step?.match) throw unsupported(`JSONPath ${path} (only keys and array indexes are supported)`);
     out += step.write(step.match);
     rest = rest.slice(step.match[0].length);
@@ -42,7 +64,9 @@ export function duckdbJsonPath(path: string): string {
 }
 
 function path(call: FunctionCall): string {
-  return call.args.length < 2 ? "'$'" : quoteString(duckdbJsonPath(literalArgument(call, 1, 'JSONPath')));
+  return call.args.length < 2
+    ? "'$'"
+    : quoteString(duckdbJsonPath(literalArgument(call, 1, 'JSONPath'), legacyFunctions.has(call.name)));
 }
 
 /**
@@ -146,6 +170,29 @@ function strict(
   );
 }
 
+const float64Number = strict(
+  numberKinds,
+  (json) => `CAST(${text(json)} AS DOUBLE)`,
+  'The provided JSON input is not a number',
+);
+
+/**
+ * FLOAT64(json[, wide_number_mode => 'exact' | 'round']): under 'exact' an integer outside
+ * [-2^53, 2^53] is ZetaSQL's error (ConvertJsonToDouble), where 'round' (the default) rounds it;
+ * the mode is case-sensitive, another one an error (the docs' examples).
+ */
+function float64(args: readonly string[], call: FunctionCall): string {
+  const converted = float64Number.translate(args, call);
+  const mode = call.named.wide_number_mode;
+  if (mode === undefined || mode.literal === 'round') return converted;
+  if (mode.literal === undefined) throw unsupported('FLOAT64 needs a literal wide_number_mode');
+  if (mode.literal !== 'exact')
+    return `CAST(${raise(call, quoteString(`Invalid \`wide_number_mode\` specified: ${mode.literal}`))} AS DOUBLE)`;
+  const json = args[0] as string;
+  const wide = `json_type(${json}) IN ('BIGINT', 'UBIGINT') AND abs(TRY_CAST(${text(json)} AS HUGEINT)) > 9007199254740992`;
+  return `CASE WHEN ${wide} THEN ${raise(call, `'JSON number: ' || ${text(json)} || ' cannot be converted to FLOAT64 without loss of precision'`)} ELSE ${converted} END`;
+}
+
 /** INT64: an integer, or a double with no fractional part inside INT64's range. */
 const int64 = ofJson((json, call) => {
   const number = `CAST(${text(json)} AS DOUBLE)`;
@@ -188,7 +235,68 @@ function jsonRemove(args: readonly string[], call: FunctionCall): string {
   return `CAST(${text} AS JSON)`;
 }
 
+/**
+ * JSON_STRIP_NULLS(json[, path][, include_arrays => ...][, remove_empty => ...]): nulls removed
+ * under the path (storage/json-edits.ts); a NULL path or option gives the value as it is (the
+ * docs' details). The path and options must be literals.
+ */
+function jsonStripNulls(args: readonly string[], call: FunctionCall): string {
+  if (!call.isJson(0)) throw unsupported('JSON_STRIP_NULLS of a value that is not JSON');
+  const option = (name: string, byDefault: boolean): boolean | null => {
+    const written = call.named[name]?.sql;
+    if (written === undefined) return byDefault;
+    if (written === 'NULL') return null;
+    if (written === 'TRUE' || written === 'FALSE') return written === 'TRUE';
+    throw unsupported(`JSON_STRIP_NULLS with an ${name} that is not the literal TRUE or FALSE`);
+  };
+  const includeArrays = option('include_arrays', true);
+  const removeEmpty = option('remove_empty', false);
+  if (args[1] === 'NULL' || includeArrays === null || removeEmpty === null) return args[0] as string;
+  const steps = args.length > 1 ? pathSteps(literalArgument(call, 1, 'JSONPath')) : [];
+  return `CAST(${jsonEditFunctions.stripNulls}(CAST(${args[0]} AS VARCHAR), ${quoteString(JSON.stringify(steps))}, '${includeArrays},${removeEmpty}') AS JSON)`;
+}
+
+/**
+ * PARSE_JSON with wide_number_mode => 'round' of a number no DOUBLE holds exactly: BigQuery keeps
+ * the DOUBLE nearest it, whose JSON text its docs show once (`9.223372036854776e+20`), not by a
+ * rule; so it is refused, where the other texts are the same value under 'round' as under 'exact'.
+ */
+export const roundRefusal =
+  "PARSE_JSON with wide_number_mode => 'round' of a number no DOUBLE holds exactly is not translated (how BigQuery writes the rounded number is not documented)";
+
+/** JSON_KEYS's modes, as ZetaSQL's JsonKeysFunction reads them (in any case). */
+const jsonKeysModes = ['strict', 'lax', 'lax recursive'];
+
+/**
+ * JSON_KEYS(json[, max_depth][, mode => ...]): the keys of every object reached, dotted paths,
+ * deduplicated and sorted (storage/json-keys.ts walks the value as ZetaSQL does). Its checks are
+ * ZetaSQL's JsonKeysFunction's, in its order: a max_depth of 0 or less is an error, an unknown
+ * mode one too, each even for a NULL value; a NULL max_depth means no limit, a NULL mode gives
+ * NULL. The mode must be a literal (BigQuery requires a constant).
+ */
+function jsonKeys(args: readonly string[], call: FunctionCall): string {
+  if (!call.isJson(0) && args[0] !== 'NULL')
+    throw unsupported("JSON_KEYS of a value that is not JSON (BigQuery's JSON_KEYS takes a JSON value)");
+  const mode = call.named.mode;
+  if (mode !== undefined && mode.sql !== 'NULL' && mode.literal === undefined)
+    throw unsupported('JSON_KEYS needs a literal mode');
+  const depth = args[1] ?? 'NULL';
+  const literalDepth = call.numbers[1];
+  const depthCheck =
+    depth === 'NULL' || (literalDepth !== undefined && literalDepth > 0)
+      ? ''
+      : `WHEN (${depth}) <= 0 THEN ${raise(call, "'max_depth must be positive.'")} `;
+  const modeName = mode?.literal?.toLowerCase() ?? 'strict';
+  const keys = !jsonKeysModes.includes(modeName)
+    ? raise(call, "'Invalid JSON mode specified'")
+    : mode?.sql === 'NULL'
+      ? 'NULL'
+      : `${jsonKeysFunction}(CAST(${args[0]} AS VARCHAR), coalesce(CAST(${depth} AS VARCHAR), ''), ${quoteString(modeName)})`;
+  return `CAST(${depthCheck ? `CASE ${depthCheck}ELSE ${keys} END` : keys} AS VARCHAR[])`;
+}
+
 export const jsonValueRules: RuleTable = {
+  json_keys: rule(1, 2, jsonKeys, { ownSafeForm: true, named: ['mode'] }),
   // STRING(json), or STRING(timestamp[, zone]): the TIMESTAMP's text, in the zone when given.
   string: strict("'VARCHAR'", text, 'The provided JSON input is not a string', (args, call) => {
     const kind = call.kinds[0];
@@ -203,11 +311,7 @@ export const jsonValueRules: RuleTable = {
     (json) => `CAST(${text(json)} AS BOOLEAN)`,
     'The provided JSON input is not a boolean',
   ),
-  float64: strict(
-    numberKinds,
-    (json) => `CAST(${text(json)} AS DOUBLE)`,
-    'The provided JSON input is not a number',
-  ),
+  float64: rule(1, 1, float64, { ownSafeForm: true, named: ['wide_number_mode'] }),
   int64,
   // A string is `true`/`false` in any case; a number is TRUE unless it is 0.
   lax_bool: ofJson(
@@ -234,10 +338,7 @@ export const jsonValueRules: RuleTable = {
       `CASE json_type(${json}) WHEN 'VARCHAR' THEN 'string' WHEN 'BIGINT' THEN 'number' WHEN 'UBIGINT' THEN 'number' WHEN 'DOUBLE' THEN 'number' WHEN 'BOOLEAN' THEN 'boolean' WHEN 'OBJECT' THEN 'object' WHEN 'ARRAY' THEN 'array' WHEN 'NULL' THEN 'null' END`,
   ),
   json_remove: rule(2, Number.POSITIVE_INFINITY, jsonRemove),
-  // JSON_STRIP_NULLS(json) with its defaults; a path, include_arrays and remove_empty are not translated.
-  json_strip_nulls: ofJson(
-    (json) => `CAST(${jsonEditFunctions.stripNulls}(CAST(${json} AS VARCHAR)) AS JSON)`,
-  ),
+  json_strip_nulls: rule(1, 2, jsonStripNulls, { named: ['include_arrays', 'remove_empty'] }),
   // BigQuery keeps a parsed value in its normal form, as DuckDB's json() does; malformed text is an error on both.
   // Numbers no INT64, UINT64 or DOUBLE holds exactly are BigQuery's error under the default
   // wide_number_mode 'exact' (json-numbers.ts): a literal's are checked here, other text's by
@@ -246,14 +347,22 @@ export const jsonValueRules: RuleTable = {
     1,
     1,
     ([textValue], call) => {
+      const mode = call.named.wide_number_mode;
+      if (mode?.sql === 'NULL') return 'CAST(NULL AS JSON)';
+      if (mode !== undefined && mode.literal === undefined)
+        throw unsupported('PARSE_JSON needs a literal wide_number_mode');
+      const round = mode?.literal === 'round';
+      if (mode !== undefined && !round && mode.literal !== 'exact')
+        return `CAST(${raise(call, quoteString(`Invalid \`wide_number_mode\` specified for PARSE_JSON: ${mode.literal}`))} AS JSON)`;
       const literal = call.literals[0];
       if (literal === undefined) {
-        const checked = `json(${jsonNumbersFunction}(${textValue}))`;
+        const checked = `json(${round ? jsonRoundNumbersFunction : jsonNumbersFunction}(${textValue}))`;
         return call.safe ? `try(${checked})` : checked;
       }
       const fault = jsonNumberFault(literal);
+      if (fault && round) throw unsupported(roundRefusal);
       return fault ? `CAST(${raise(call, quoteString(fault))} AS JSON)` : `json(${textValue})`;
     },
-    { ownSafeForm: true },
+    { ownSafeForm: true, named: ['wide_number_mode'] },
   ),
 };

@@ -32,6 +32,11 @@ export interface FunctionCall {
   readonly asText: (index: number) => string;
   /** The argument's SQL as FORMAT's %t prints it (value-forms.ts formatTextSql). */
   readonly asFormatText: (index: number) => string;
+  /**
+   * The named arguments written (`mode => 'lax'`), by their lower-case names: each one's SQL and,
+   * where it is a string literal, its value. A rule reads only those it lists in `named`.
+   */
+  readonly named: Readonly<Record<string, NamedArgument>>;
   /** Called as `SAFE.name(...)`: NULL where the function would raise an error. */
   readonly safe?: boolean;
   readonly distinct: boolean;
@@ -48,6 +53,11 @@ export type JsonShape =
   | { readonly scalar: string | undefined }
   | { readonly list: JsonShape }
   | { readonly fields: readonly { readonly name: string; readonly shape: JsonShape }[] };
+
+export interface NamedArgument {
+  readonly sql: string;
+  readonly literal: string | undefined;
+}
 
 export interface AggregateClauses {
   readonly ignoreNulls?: boolean;
@@ -73,6 +83,8 @@ export interface FunctionRule {
    * that raises with error(), which rules use to raise BigQuery's own message.
    */
   readonly ownSafeForm?: boolean;
+  /** The named arguments it reads (lower case); a call naming another is refused. */
+  readonly named?: readonly string[];
 }
 
 export type RuleTable = Readonly<Record<string, FunctionRule>>;
@@ -81,7 +93,7 @@ export const rule = (
   min: number,
   max: number,
   translate: (args: readonly string[], call: FunctionCall) => string,
-  options: { windowed?: boolean; clauses?: boolean; ownSafeForm?: boolean } = {},
+  options: { windowed?: boolean; clauses?: boolean; ownSafeForm?: boolean; named?: readonly string[] } = {},
 ): FunctionRule => ({ arity: [min, max], translate, ...options });
 
 /** A rule for a function whose DuckDB namesake (or `duckdbName`) means the same. */
@@ -125,14 +137,31 @@ export const initcapFunctions = {
 export const jsonNumbersFunction = 'bigquery_json_exact_numbers';
 
 /**
- * The DuckDB functions JSON_SET and JSON_REMOVE (of one path, given as its steps) and JSON_STRIP_NULLS are
+ * The DuckDB function PARSE_JSON(text, wide_number_mode => 'round') goes through: the text as it
+ * is, or a refusal where a number would be rounded (rules/json.ts roundRefusal), registered with
+ * jsonNumbersFunction.
+ */
+export const jsonRoundNumbersFunction = 'bigquery_json_round_numbers';
+
+/**
+ * The DuckDB functions JSON_SET, JSON_REMOVE, JSON_ARRAY_APPEND and JSON_ARRAY_INSERT (of one path,
+ * given as its steps) and JSON_STRIP_NULLS are
  * written as, registered on every store the server opens (storage/json-edits.ts).
  */
 export const jsonEditFunctions = {
   set: 'bigquery_json_set',
+  replace: 'bigquery_json_set_existing',
   remove: 'bigquery_json_remove',
   stripNulls: 'bigquery_json_strip_nulls',
+  arrayAppend: 'bigquery_json_array_append',
+  arrayInsert: 'bigquery_json_array_insert',
 } as const;
+
+/**
+ * The DuckDB function JSON_KEYS is written as: the keys of a JSON value's text as a JSON array
+ * (storage/json-keys.ts), registered on every store the server opens.
+ */
+export const jsonKeysFunction = 'bigquery_json_keys';
 
 /**
  * The DuckDB function REGEXP_EXTRACT_ALL of a pattern that can match empty text is written as:
