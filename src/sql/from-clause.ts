@@ -5,15 +5,17 @@ import { type ImpliedFilters, noImpliedFilters, nullRejectedPaths, presenceSql }
 import { quoteString } from './rules/rule.js';
 import { suffixTerms, tableTerms, withoutTerms } from './suffix-prefilter.js';
 import { findTable } from './table-names.js';
-import { isStructSqlType, quoteIdent, type TableSchema } from './table-schema.js';
+import { quoteIdent } from './table-schema.js';
 import { indent, type TranslationContext } from './translation-context.js';
 import type { Column } from './unnest-scope.js';
 import {
+  type ArrayUnnest,
   arrayPathUnnest,
   arrayUnnestSql,
-  type JoinedUnnest,
+  arrayUnnests,
   joinUnnestSql,
   selectListUnnestsSql,
+  unnestNames,
 } from './unnest-sql.js';
 import { atNode, unsupported } from './unsupported.js';
 import { refuseValueTable } from './value-table.js';
@@ -34,8 +36,11 @@ export function fromClauseSql(
   const implied = noImpliedFilters();
   const fromItems: string[] = [];
   // A table joined to nothing but UNNESTs of its arrays takes the WHERE's terms on its own
-  // columns before the join, and the WHERE drops them (suffix-prefilter.ts tableTerms).
-  const unnests = unnestAliases(from);
+  // columns before the join, and the WHERE drops them (suffix-prefilter.ts tableTerms); under a
+  // WHERE the UNNESTs are select-list unnests. Asked once the table is bound, as the arrays'
+  // types decide (tableUnnests), and once for both.
+  let unnests: TableUnnests | undefined;
+  const tableUnnestsOnce = () => (unnests ??= tableUnnests(from, context));
   const moved: Expr[] = [];
   // The FROM items already made part of the first (selectListUnnests).
   let consumed = 0;
@@ -59,9 +64,13 @@ export function fromClauseSql(
         index === 0 && !item.joins.some((join) => /^(Right|Full)/.test(variant(join.join_operator)[0]));
       const first = relationSql(item.relation, context, {
         where: keepsRows ? where : undefined,
-        moved: index === 0 && unnests ? { into: moved, others: unnests } : undefined,
+        moved:
+          index === 0
+            ? { into: moved, others: () => unnestNames(tableUnnestsOnce().joins.map(({ unnest }) => unnest)) }
+            : undefined,
       });
-      const rows = index === 0 && where ? selectListUnnests(first, from, context, select) : undefined;
+      const rows =
+        index === 0 && where ? selectListUnnests(first, tableUnnestsOnce(), context, select) : undefined;
       if (rows !== undefined) {
         consumed = from.length;
         return rows;
@@ -75,6 +84,40 @@ export function fromClauseSql(
 }
 
 /**
+ * The rest of a FROM after its first table (`rangeName`), when it is all UNNESTs of that table's
+ * arrays (unnest-sql.ts arrayUnnests), each with its join's operator (a comma's is CROSS JOIN);
+ * no joins otherwise.
+ */
+interface TableUnnests {
+  readonly rangeName: string;
+  readonly joins: readonly { readonly unnest: ArrayUnnest; readonly operator: unknown }[];
+}
+
+function tableUnnests(from: readonly TableWithJoins[], context: TranslationContext): TableUnnests {
+  const [first, ...rest] = from;
+  const relation = first && 'Table' in first.relation ? first.relation.Table : undefined;
+  if (!first || !relation) return { rangeName: '', joins: [] };
+  const rangeName = relation.alias?.name.value ?? (relation.name.at(-1)?.Identifier.value as string);
+  const none = { rangeName, joins: [] };
+  if (context.scope.lookup(rangeName)?.kind !== 'relation') return none;
+  const joined = [
+    ...first.joins.map((join) => ({ relation: join.relation, operator: join.join_operator as unknown })),
+    ...rest.flatMap((item) => [
+      { relation: item.relation, operator: 'CrossJoin' as unknown },
+      ...item.joins.map((join) => ({ relation: join.relation, operator: join.join_operator as unknown })),
+    ]),
+  ];
+  const written = joined.map(({ relation: joinedRelation }) => unnestOf(joinedRelation, context));
+  if (!written.every((unnest) => unnest !== undefined)) return none;
+  const unnests = arrayUnnests(rangeName, written, context);
+  if (!unnests) return none;
+  return {
+    rangeName,
+    joins: unnests.map((unnest, index) => ({ unnest, operator: joined[index]?.operator })),
+  };
+}
+
+/**
  * A stored table joined to nothing but UNNESTs of its arrays (comma, CROSS or INNER JOIN without
  * a condition, LEFT JOIN ON TRUE), under a WHERE, as select-list unnests (unnest-sql.ts
  * selectListUnnestsSql); undefined where the joins stay lateral. Its subselects' rows carry the
@@ -83,35 +126,22 @@ export function fromClauseSql(
  */
 function selectListUnnests(
   table: string,
-  from: readonly TableWithJoins[],
+  { rangeName, joins: unnests }: TableUnnests,
   context: TranslationContext,
   select: unknown,
 ): string | undefined {
-  const [first, ...rest] = from;
-  const relation = first && 'Table' in first.relation ? first.relation.Table : undefined;
-  if (!first || !relation) return undefined;
-  const rangeName = relation.alias?.name.value ?? (relation.name.at(-1)?.Identifier.value as string);
+  if (unnests.length === 0) return undefined;
   const binding = context.scope.lookup(rangeName);
   if (binding?.kind !== 'relation' || !binding.stored || !binding.columns) return undefined;
   if (namesWholeRow(select, rangeName.toLowerCase())) return undefined;
-  const joins: JoinedUnnest[] = [];
-  const joined = [
-    ...first.joins.map((join) => ({ relation: join.relation, operator: join.join_operator as unknown })),
-    ...rest.flatMap((item) => [
-      { relation: item.relation, operator: 'CrossJoin' as unknown },
-      ...item.joins.map((join) => ({ relation: join.relation, operator: join.join_operator as unknown })),
-    ]),
-  ];
-  if (joined.length === 0) return undefined;
-  for (const { relation: joinedRelation, operator } of joined) {
-    const unnest = unnestOf(joinedRelation, context);
+  const joins = unnests.map(({ unnest, operator }) => {
     const [kind, constraint] = variant(operator as Parameters<typeof variant>[0]);
     const left = kind === 'Left' || kind === 'LeftOuter';
     const plain =
       kind === 'CrossJoin' || ((kind === 'Inner' || kind === 'Join' || left) && isOnTrue(constraint));
-    if (!unnest || !plain) return undefined;
-    joins.push({ unnest, left });
-  }
+    return plain ? { unnest, left } : undefined;
+  });
+  if (!joins.every((join) => join !== undefined)) return undefined;
   return selectListUnnestsSql(table, rangeName, binding.columns, joins, context);
 }
 
@@ -134,27 +164,6 @@ function namesWholeRow(select: unknown, rangeName: string): boolean {
   if (typeof node.Identifier?.value === 'string' && node.Identifier.value.toLowerCase() === rangeName)
     return true;
   return Object.values(node).some((part) => namesWholeRow(part, rangeName));
-}
-
-/**
- * The aliases of the UNNESTs after the first FROM item when all the rest of the FROM is UNNESTs
- * with an alias (comma or CROSS, INNER or LEFT JOIN); undefined otherwise.
- */
-function unnestAliases(from: readonly TableWithJoins[]): Set<string> | undefined {
-  const [first, ...rest] = from;
-  if (!first || !('Table' in first.relation)) return undefined;
-  const relations = [
-    ...first.joins.map((join) => join.relation),
-    ...rest.flatMap((item) => (item.joins.length === 0 ? [item.relation] : [undefined])),
-  ];
-  if (relations.length === 0) return undefined;
-  const aliases = new Set<string>();
-  for (const relation of relations) {
-    const alias = relation && 'UNNEST' in relation ? relation.UNNEST.alias?.name.value : undefined;
-    if (alias === undefined) return undefined;
-    aliases.add(alias.toLowerCase());
-  }
-  return aliases;
 }
 
 /**
@@ -296,8 +305,11 @@ function relationSql(
   }: {
     outer?: boolean;
     where?: Expr | undefined;
-    /** Where to put the WHERE's terms a stored table takes before its UNNESTs (see fromClauseSql). */
-    moved?: { into: Expr[]; others: ReadonlySet<string> } | undefined;
+    /**
+     * Where to put the WHERE's terms a stored table takes before its UNNESTs (see fromClauseSql),
+     * and the names there that are not its columns, asked once it is bound: none, no UNNESTs.
+     */
+    moved?: { into: Expr[]; others: () => ReadonlySet<string> } | undefined;
   } = {},
 ): string {
   const pivot = (relation as Ast).Pivot;
@@ -341,13 +353,8 @@ function relationSql(
       context.scope.bind(rangeName, { kind: 'relation', alias: rangeName, columns, stored: !outer });
       // One table of a wildcard family (`events_20240131`), or its tables under a longer prefix
       // (`events_2024*`): the rows of that suffix, or of the suffixes it starts.
-      // Not a log source (its `metadata` is a repeated record): a subselect there would keep the
-      // engine from reading the query from the source's hourly rollup (rollup-rewrite.ts), which
-      // reads one plain table; and its record UNNEST is field access, not a join to avoid.
-      const taken =
-        moved && where && !hasRepeatedRecord(table)
-          ? tableTerms(where, rangeName, columns, moved.others)
-          : [];
+      const others = moved && where ? moved.others() : undefined;
+      const taken = others?.size ? tableTerms(where, rangeName, columns, others) : [];
       moved?.into.push(...taken);
       const bounds = [
         ...taken,
@@ -388,9 +395,4 @@ function relationSql(
 /** The UNNEST a FROM item stands for, written out or implied by a path; undefined for others. */
 function unnestOf(relation: TableFactor, context: TranslationContext): Unnest | undefined {
   return 'UNNEST' in relation ? relation.UNNEST : arrayPathUnnest(relation, context.scope);
-}
-
-/** Whether a table holds a log source's repeated record (Logflare's layout, TableSchema). */
-function hasRepeatedRecord(table: TableSchema): boolean {
-  return Object.values(table.columns).some((type) => isStructSqlType(type) && type.repeated === true);
 }

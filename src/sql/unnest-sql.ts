@@ -174,24 +174,105 @@ function joinCondition(constraint: JoinConstraint | undefined): Expr | undefined
   return typeof value === 'object' && 'Boolean' in value && value.Boolean === true ? undefined : on;
 }
 
-/** An UNNEST joined to the FROM's table: LEFT keeps a row whose array is empty or NULL. */
+/**
+ * An UNNEST of an array of the FROM's first table, or of an element's array before it
+ * (arrayUnnests): the array as a select-list unnest reads it, and its range variables, the
+ * element and WITH OFFSET's number, bound to that unnest's columns.
+ */
+export interface ArrayUnnest {
+  /** Undefined for an expression or a parameter, which stays a lateral join. */
+  readonly array: string | undefined;
+  readonly element: SelectListColumn;
+  readonly offset?: SelectListColumn | undefined;
+}
+
+/** A range variable of an ArrayUnnest, and the column (`x (element)`) a select-list unnest makes. */
+interface SelectListColumn {
+  readonly alias: string;
+  readonly column: string;
+  readonly binding: Binding & { readonly kind: 'element' };
+}
+
+/**
+ * Whether `unnests`, the rest of a FROM after the table `rangeName` (bound in the scope), are all
+ * UNNESTs of its arrays: each a path (of the table, or of an element before it) whose type is
+ * known to be a list, or an expression or a parameter under an alias (an array or an error, never a
+ * record: joinUnnestSql); undefined, with nothing bound, when one is not. The one test of "a table
+ * joined only to UNNESTs of its arrays": from-clause.ts moves the WHERE's terms on the table's own
+ * columns before them, and under a WHERE writes them as select-list unnests (selectListUnnestsSql).
+ * An UNNEST over a log source's repeated record is field access, no join (joinUnnestSql): not one.
+ */
+export function arrayUnnests(
+  rangeName: string,
+  unnests: readonly Unnest[],
+  context: TranslationContext,
+): ArrayUnnest[] | undefined {
+  const inner = context.within(context.scope.child());
+  const column = (alias: string, name: string, type: SqlType | undefined): SelectListColumn => {
+    const binding = {
+      kind: 'element',
+      alias,
+      type,
+      column: `${quoteIdent(rangeName)}.${quoteIdent(name)}`,
+    } as const;
+    inner.scope.bind(alias, binding);
+    return { alias, column: name, binding };
+  };
+  const found: ArrayUnnest[] = [];
+  for (const unnest of unnests) {
+    const array = unnest.array_exprs[0] as Expr | undefined;
+    if (unnest.with_ordinality || unnest.array_exprs.length !== 1 || !array) return undefined;
+    const parts = compoundParts(array);
+    const path = parts?.[0]?.startsWith('@') ? undefined : parts;
+    // Without an alias an expression's STRUCT fields would be names of their own.
+    const alias = unnest.alias?.name?.value ?? path?.at(-1);
+    if (alias === undefined) return undefined;
+    let target: Resolved | undefined;
+    try {
+      target = path && inner.resolveName(path);
+    } catch {
+      // The lateral join the UNNEST stays refuses it, with its own words.
+      return undefined;
+    }
+    if (path && !isListSqlType(target?.type)) return undefined;
+    const type = target?.type;
+    const offset = unnest.with_offset ? (unnest.with_offset_alias?.value ?? 'offset') : undefined;
+    found.push({
+      array: target?.sql,
+      element: column(alias, `${alias} (element)`, isListSqlType(type) ? type.list : undefined),
+      offset: offset === undefined ? undefined : column(offset, `${offset} (offset)`, 'BIGINT'),
+    });
+  }
+  return found;
+}
+
+/** The range variables of `unnests`: their elements' aliases, and WITH OFFSET's. */
+export function unnestNames(unnests: readonly ArrayUnnest[]): Set<string> {
+  return new Set(
+    unnests.flatMap(({ element, offset }) =>
+      [element, ...(offset ? [offset] : [])].map(({ alias }) => alias.toLowerCase()),
+    ),
+  );
+}
+
+/** An UNNEST of the FROM table's array (arrayUnnests): LEFT keeps a row whose array is empty or NULL. */
 export interface JoinedUnnest {
-  readonly unnest: Unnest;
+  readonly unnest: ArrayUnnest;
   readonly left: boolean;
 }
 
 /**
  * `t [CROSS | LEFT] JOIN UNNEST(t.a) AS x [WITH OFFSET AS o] ...` as select-list unnests, one
  * subselect each, all under t's range name: `(SELECT "t".*, unnest("t"."a") AS "x (element)" FROM
- * t AS "t") AS "t"`, the element read as `"t"."x (element)"`. Each array is a path (of t, or of
- * an element before it) whose type is known to be a list; undefined, with nothing bound, when one
- * is not, or when a column name made would be one of t's. With a filter above a lateral join of
- * unnest(t.a) DuckDB plans a dependent join that hashes every row's whole list to join the elements
- * back; a select-list unnest is one pass (GA4's `WHERE p.key = 'page_location'`: 3.3 s of CPU
- * against 0.16 s over 1M events, same rows). The rows are the same: DuckDB's select-list unnest
- * of an empty or NULL list makes no row, as a CROSS JOIN UNNEST does; for a LEFT join an empty or
- * NULL array is unnested as [NULL], one row with the element and its offset NULL. Two unnests in
- * one select list would run in step, so each has its own subselect, a cross product as BigQuery's.
+ * t AS "t") AS "t"`, the element read as `"t"."x (element)"`. Each array is a path of t's, as
+ * arrayUnnests found them; undefined, with nothing bound, when one is an expression or a parameter,
+ * or when a column name made would be one of t's. With a filter above a lateral join of unnest(t.a) DuckDB plans a dependent join that
+ * hashes every row's whole list to join the elements back; a select-list unnest is one pass
+ * (GA4's `WHERE p.key = 'page_location'`: 3.3 s of CPU against 0.16 s over 1M events, same
+ * rows). The rows are the same: DuckDB's select-list unnest of an empty or NULL list makes no
+ * row, as a CROSS JOIN UNNEST does; for a LEFT join an empty or NULL array is unnested as
+ * [NULL], one row with the element and its offset NULL. Two unnests in one select list would run
+ * in step, so each has its own subselect, a cross product as BigQuery's.
  */
 export function selectListUnnestsSql(
   table: string,
@@ -201,57 +282,26 @@ export function selectListUnnestsSql(
   context: TranslationContext,
 ): string | undefined {
   const range = quoteIdent(rangeName);
+  const paths = joins.flatMap(({ unnest, left }) =>
+    unnest.array === undefined ? [] : [{ unnest, array: unnest.array, left }],
+  );
+  if (paths.length < joins.length) return undefined;
   const names = new Set([...columns.keys()].map((name) => name.toLowerCase()));
-  const bindings: [string, Binding][] = [];
-  const levels: string[] = [];
-  const inner = context.within(context.scope.child());
-  for (const { unnest, left } of joins) {
-    const array = unnest.array_exprs[0] as Expr | undefined;
-    const parts = array && compoundParts(array);
-    if (unnest.with_ordinality || unnest.array_exprs.length !== 1 || !parts || parts[0]?.startsWith('@'))
-      return undefined;
-    const alias = unnest.alias?.name?.value ?? (parts.at(-1) as string);
-    const offset = unnest.with_offset ? (unnest.with_offset_alias?.value ?? 'offset') : undefined;
-    let target: Resolved;
-    try {
-      target = inner.resolveName(parts);
-    } catch {
-      // The lateral join the UNNEST stays refuses it, with its own words.
-      return undefined;
-    }
-    if (!isListSqlType(target.type)) return undefined;
-    const element = `${alias} (element)`;
-    const offsetColumn = `${offset} (offset)`;
-    for (const name of [element, ...(offset === undefined ? [] : [offsetColumn])]) {
-      if (names.has(name.toLowerCase())) return undefined;
-      names.add(name.toLowerCase());
-    }
+  const made = joins.flatMap(({ unnest }) => [unnest.element, ...(unnest.offset ? [unnest.offset] : [])]);
+  for (const { column } of made) {
+    if (names.has(column.toLowerCase())) return undefined;
+    names.add(column.toLowerCase());
+  }
+  const levels = paths.map(({ unnest, array, left }) => {
     // LEFT: an empty or NULL array gives one row, its element and offset NULL.
     const orNull = (list: string) =>
-      left ? `CASE WHEN len(${target.sql}) > 0 THEN ${list} ELSE [NULL] END` : list;
-    const items = [`unnest(${orNull(target.sql)}) AS ${quoteIdent(element)}`];
-    const binding: Binding = {
-      kind: 'element',
-      alias,
-      type: target.type.list,
-      column: `${range}.${quoteIdent(element)}`,
-    };
-    inner.scope.bind(alias, binding);
-    bindings.push([alias, binding]);
-    if (offset !== undefined) {
-      // Unnested beside the elements, in step with them: BigQuery numbers them from 0.
-      items.push(`unnest(${orNull(`range(len(${target.sql}))`)}) AS ${quoteIdent(offsetColumn)}`);
-      const numbered: Binding = {
-        kind: 'element',
-        alias: offset,
-        type: 'BIGINT',
-        column: `${range}.${quoteIdent(offsetColumn)}`,
-      };
-      inner.scope.bind(offset, numbered);
-      bindings.push([offset, numbered]);
-    }
-    levels.push(items.join(', '));
-  }
-  for (const [alias, binding] of bindings) context.scope.bind(alias, binding);
+      left ? `CASE WHEN len(${array}) > 0 THEN ${list} ELSE [NULL] END` : list;
+    const items = [`unnest(${orNull(array)}) AS ${quoteIdent(unnest.element.column)}`];
+    // Unnested beside the elements, in step with them: BigQuery numbers them from 0.
+    if (unnest.offset)
+      items.push(`unnest(${orNull(`range(len(${array}))`)}) AS ${quoteIdent(unnest.offset.column)}`);
+    return items.join(', ');
+  });
+  for (const { alias, binding } of made) context.scope.bind(alias, binding);
   return levels.reduce((from, items) => `(SELECT ${range}.*, ${items} FROM ${from}) AS ${range}`, table);
 }

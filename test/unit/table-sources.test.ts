@@ -261,6 +261,43 @@ describe('naming a table source in saved SQL', () => {
     expect(where).not.toMatch(/IN \('a', 'c'\)/);
   });
 
+  // A name that is both a range variable and a column is the range variable (names.ts resolveName):
+  // `o` below is WITH OFFSET's number, not the table's column `o`, so its term waits for the join.
+  // An UNNEST without an alias is named after its array, and the table's terms move before it too.
+  // Expected rows: the fixture's, by hand.
+  it("asks before the UNNEST joins only the WHERE terms whose names are the table's, not an UNNEST's", async () => {
+    const table: TableSchema = {
+      name: 'ga4_events',
+      columns: { event_name: 'VARCHAR', o: 'BIGINT', event_params: { list: { struct: { key: 'VARCHAR' } } } },
+    };
+    const fixture = [
+      'CREATE TABLE ga4_events (event_name VARCHAR, o BIGINT, event_params STRUCT(key VARCHAR)[])',
+      `INSERT INTO ga4_events VALUES ('a', 0, [{'key': 'k'}, {'key': 'j'}]), ('a', 1, [{'key': 'i'}, {'key': 'h'}]),
+        ('b', 0, [{'key': 'g'}, {'key': 'f'}])`,
+    ];
+    const ask = async (query: string) => {
+      const { sql } = translateToDuckDb(query, { tables: [table] });
+      const moved = sql.match(/FROM \(SELECT \* FROM "ga4_events" AS "\w+" WHERE (.*?)\) AS/)?.[1];
+      return { moved, rows: await run(fixture, sql) };
+    };
+    const offset = await ask(
+      "SELECT p.key FROM ga4_events AS e, UNNEST(event_params) AS p WITH OFFSET AS o WHERE o = 0 AND event_name = 'a' ORDER BY 1",
+    );
+    expect(offset.rows).toEqual([{ key: 'i' }, { key: 'k' }]);
+    expect(offset.moved).toBe(`"event_name" = 'a'`);
+    const unaliased = await ask(
+      "SELECT key FROM ga4_events, UNNEST(event_params) WHERE event_name = 'b' AND key <> 'f' ORDER BY 1",
+    );
+    expect(unaliased.rows).toEqual([{ key: 'g' }]);
+    expect(unaliased.moved).toBe(`"event_name" = 'b'`);
+    // An UNNEST of an expression is of an array too (never a record's fields): the same.
+    const computed = await ask(
+      "SELECT part FROM ga4_events AS e, UNNEST(SPLIT(event_name, '-')) AS part WHERE o = 1 AND part <> 'x'",
+    );
+    expect(computed.rows).toEqual([{ part: 'a' }]);
+    expect(computed.moved).toBe(`"o" = 1`);
+  });
+
   // Under a WHERE, DuckDB plans a lateral join of unnest(t.a) as a dependent join that hashes every
   // row's list; a select-list unnest is one pass. The rows must stay BigQuery's (query syntax,
   // UNNEST operator): CROSS drops a row whose array is empty or NULL, LEFT keeps it with NULLs,

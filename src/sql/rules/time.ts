@@ -54,11 +54,24 @@ type RangedKind = keyof typeof valueRange;
 function inRange(kind: RangedKind, sign: '+' | '-', result: string, call: FunctionCall): string {
   const literal = /^INTERVAL \((-?\d+)\) (\w+)$/.exec(call.args[1] ?? '');
   const message = literal
-    ? `${quoteString(`${sign === '+' ? 'Adding' : 'Subtracting'} ${literal[1]} ${literal[2]} ${sign === '+' ? 'to' : 'from'} ${kind} `)} || ${call.asText(0)} || ' causes overflow'`
+    ? `${quoteString(`${sign === '+' ? 'Adding' : 'Subtracting'} ${literal[1]} ${literal[2]} ${sign === '+' ? 'to' : 'from'} ${kind} `)} || ${movedText(kind, call.args[0] as string)} || ' causes overflow'`
     : quoteString(
         `${call.name.toUpperCase()} result is out of the ${kind.toUpperCase()} range (0001-01-01 to 9999-12-31)`,
       );
   return rangeChecked(kind, result, call.safe ? 'NULL' : `error(${message})`);
+}
+
+/**
+ * The DATE or TIMESTAMP moved, as BigQuery's CAST AS STRING writes it in the overflow message: a
+ * DATE as DuckDB writes it too (0001-01-01); a TIMESTAMP in UTC with `+00`, its fraction cut to
+ * zero, three or six digits by its trailing zeros, as value-forms.ts bigQueryTextSql writes it
+ * for a value of any type in 1.6 KB of SQL (one in each checked call made logs.all's retention
+ * CASE 10 KB; 3 KB now). Read once, as a lambda's argument: it may be a correlated subquery.
+ */
+function movedText(kind: 'date' | 'timestamp', value: string): string {
+  if (kind === 'date') return `CAST(${value} AS VARCHAR)`;
+  const fraction = `CASE WHEN microsecond(v) % 1000000 = 0 THEN '' WHEN microsecond(v) % 1000 = 0 THEN strftime(v, '.%g') ELSE strftime(v, '.%f') END`;
+  return `list_transform([CAST(${value} AS TIMESTAMP)], v -> strftime(v, '%Y-%m-%d %H:%M:%S') || ${fraction} || '+00')[1]`;
 }
 
 /**
