@@ -62,16 +62,18 @@ function inRange(kind: RangedKind, sign: '+' | '-', result: string, call: Functi
 }
 
 /**
- * The DATE or TIMESTAMP moved, as BigQuery's CAST AS STRING writes it in the overflow message: a
- * DATE as DuckDB writes it too (0001-01-01); a TIMESTAMP in UTC with `+00`, its fraction cut to
- * zero, three or six digits by its trailing zeros, as value-forms.ts bigQueryTextSql writes it
- * for a value of any type in 1.6 KB of SQL (one in each checked call made logs.all's retention
- * CASE 10 KB; 3 KB now). Read once, as a lambda's argument: it may be a correlated subquery.
+ * The DATE, DATETIME or TIMESTAMP moved, as BigQuery's CAST AS STRING writes it in the overflow
+ * message: a DATE as DuckDB writes it too (0001-01-01); a DATETIME as its civil time, its fraction
+ * cut to zero, three or six digits by its trailing zeros; a TIMESTAMP the same in UTC with `+00`.
+ * value-forms.ts bigQueryTextSql writes any type so, in 1.6 KB of SQL (one in each checked call
+ * made logs.all's retention CASE 10 KB; 3 KB now). Read once, as a lambda's argument: it may be
+ * a correlated subquery. A DATETIME is a TIMESTAMPTZ at UTC, so its TIMESTAMP is its civil time.
  */
-function movedText(kind: 'date' | 'timestamp', value: string): string {
+function movedText(kind: RangedKind, value: string): string {
   if (kind === 'date') return `CAST(${value} AS VARCHAR)`;
   const fraction = `CASE WHEN microsecond(v) % 1000000 = 0 THEN '' WHEN microsecond(v) % 1000 = 0 THEN strftime(v, '.%g') ELSE strftime(v, '.%f') END`;
-  return `list_transform([CAST(${value} AS TIMESTAMP)], v -> strftime(v, '%Y-%m-%d %H:%M:%S') || ${fraction} || '+00')[1]`;
+  const zone = kind === 'timestamp' ? ` || '+00'` : '';
+  return `list_transform([CAST(${value} AS TIMESTAMP)], v -> strftime(v, '%Y-%m-%d %H:%M:%S') || ${fraction}${zone})[1]`;
 }
 
 /**
