@@ -41,11 +41,14 @@ export function resolveName(parts: readonly string[], context: TranslationContex
         ? { sql: objectSql(elementValue(binding)), type: binding.type }
         : { sql: elementValue(binding), type: binding.type };
     case 'constant': {
-      if (rest.length !== 1) throw unsupported(`${parts.join('.')}: a constant CTE has no records`);
-      const expression = binding.columns.get((rest[0] as string).toLowerCase());
+      const [columnName, ...fields] = rest;
+      if (columnName === undefined) throw unsupported(`${head}: a constant CTE's row taken whole`);
+      const expression = binding.columns.get(columnName.toLowerCase());
       if (!expression) throw unsupported(`${parts.join('.')}: no such column`);
       // The constant's expression names nothing of the FROM clause it is inlined into.
-      return { sql: `(${context.within(new Scope()).expr(expression)})` };
+      const constant = context.within(new Scope());
+      const column = { sql: `(${constant.expr(expression)})`, type: constant.valueType(expression) };
+      return fields.length === 0 ? column : followFields(column, fields, `${head}.${columnName}`);
     }
     case 'relation': {
       // A range variable taken whole is its row as a STRUCT (query syntax, range variables):

@@ -481,6 +481,29 @@ describe('speed rewrites keep the rows', () => {
     expect((await rows(inlined)).map((row) => row.id)).toEqual(['c2']);
   });
 
+  it('keeps a constant CTE joined when the query reads its columns by a bare path, deeper or through *', async () => {
+    // BigQuery reads `s.xs` as the column s of t and its field xs, whether t is a real join or not.
+    const struct = 'with t as (select struct([1, 2] as xs) as s) ';
+    expect(await rows(`${struct}select x from t, unnest(s.xs) as x order by x`)).toEqual([
+      { x: 1 },
+      { x: 2 },
+    ]);
+    expect(await rows(`${struct}select x from t, unnest(t.s.xs) as x order by x`)).toEqual([
+      { x: 1 },
+      { x: 2 },
+    ]);
+    const json = `with t as (select json '{"items": [{"a": 1}, {"a": 2}]}' as payload) `;
+    expect(
+      await rows(
+        `${json}select int64(i.a) as a from t, unnest(json_query_array(payload.items)) as i order by a`,
+      ),
+    ).toEqual([{ a: 1 }, { a: 2 }]);
+    // SELECT * of a join lists the constant's columns too.
+    expect(await rows('with p as (select 1 as a) select * from p, unnest([5]) as x')).toEqual([
+      { a: 1, x: 5 },
+    ]);
+  });
+
   it('writes generate_timestamp_trunc_array with a literal range_step out in full, with the rows of the macro', async () => {
     const units = ['second', 'minute', 'hour', 'day'];
     for (const range of units) {
