@@ -5,6 +5,7 @@ import type { References } from './cte-scopes.js';
 import { refuseJsonKey } from './json-values.js';
 import { bareName } from './names.js';
 import { selectSql } from './select-sql.js';
+import { type OutputTypes, withLeftFieldNames } from './set-operation-types.js';
 import { quoteIdent } from './table-schema.js';
 import { indent, type OutputNames, type QuerySql, type TranslationContext } from './translation-context.js';
 import { type Columns, type Scope, unstored } from './unnest-scope.js';
@@ -110,7 +111,7 @@ const setOperators: Record<string, string> = {
 function setExpression(
   body: SetExpr,
   context: TranslationContext,
-): { sql: string; scope: Scope; columns: Columns; outputs: OutputNames } {
+): { sql: string; scope: Scope; columns: Columns; types: OutputTypes; outputs: OutputNames } {
   const [kind, node] = variant(body);
   switch (kind) {
     case 'Select':
@@ -124,7 +125,13 @@ function setExpression(
           { expr: { Identifier: { value: column.name } }, explicit: true },
         ]),
       );
-      return { sql: `(${inner.sql})`, scope: context.scope, columns: inner.columns, outputs };
+      return {
+        sql: `(${inner.sql})`,
+        scope: context.scope,
+        columns: inner.columns,
+        types: undefined,
+        outputs,
+      };
     }
     case 'SetOperation': {
       const quantifier =
@@ -133,11 +140,13 @@ function setExpression(
         throw unsupported(`${node.op} ${node.set_quantifier}`);
       const left = setExpression(node.left, context);
       const right = setExpression(node.right, context);
+      const renamed = withLeftFieldNames(right.sql, left.types, right.types);
       return {
-        sql: `${left.sql}\n${setOperators[node.op]}${quantifier}\n${right.sql}`,
+        sql: `${left.sql}\n${setOperators[node.op]}${quantifier}\n${renamed === undefined ? right.sql : `(${renamed})`}`,
         scope: left.scope,
         // Named and typed by the left side, but holding the right side's rows too: stored by neither.
         columns: left.columns && unstored(left.columns),
+        types: left.types,
         // After a set operation ORDER BY can only name the result's columns, never an expression.
         outputs: new Map(
           [...left.outputs].map(([name, output]) => [name, { expr: output.expr, explicit: true }]),

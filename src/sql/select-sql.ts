@@ -8,9 +8,16 @@ import { isJsonValued, refuseJsonKey } from './json-values.js';
 import { bareName } from './names.js';
 import { computedNumberType } from './numeric-division.js';
 import { nullRejectedPaths, presenceSql } from './record-presence.js';
+import type { OutputTypes } from './set-operation-types.js';
 import { withSortColumns } from './sort-column.js';
 import { withoutTerms } from './suffix-prefilter.js';
-import { isStructSqlType, quoteIdent, type StructSqlType, unknownType } from './table-schema.js';
+import {
+  isStructSqlType,
+  quoteIdent,
+  type SqlType,
+  type StructSqlType,
+  unknownType,
+} from './table-schema.js';
 import { indent, type OutputNames, type TranslationContext } from './translation-context.js';
 import {
   type Binding,
@@ -33,7 +40,7 @@ import { structValueSql } from './value-forms.js';
 export function selectSql(
   select: Select,
   outer: TranslationContext,
-): { sql: string; scope: Scope; columns: Columns; outputs: OutputNames } {
+): { sql: string; scope: Scope; columns: Columns; types: OutputTypes; outputs: OutputNames } {
   const context = outer.within(outer.scope.child());
   const { fromItems, implied, moved } = fromClauseSql(select.from, context, select.selection, {
     ...select,
@@ -49,6 +56,8 @@ export function selectSql(
     ? new Map([...named].map(([name, output]) => [name, { ...output, explicit: false }]))
     : withSortColumns(select, named, context);
   const columns: Columns = new Map();
+  // Every output column's type in order, the anonymous ones too (a set operation's sides).
+  const types: (SqlType | undefined)[] = [];
   let allKnown = true;
   // BigQuery names the columns of unaliased expressions f0_, f1_, ... in the order they come.
   let anonymous = 0;
@@ -61,7 +70,11 @@ export function selectSql(
         atNode(item, () => {
           const printed = selectItem(item, context, nextAnonymous);
           if (printed.columns === undefined) allKnown = false;
-          for (const column of printed.columns ?? []) columns.set(column.name.toLowerCase(), column);
+          for (const column of printed.columns ?? []) {
+            columns.set(column.name.toLowerCase(), column);
+            types.push(column.type);
+          }
+          if (printed.anonymous) types.push(printed.anonymous.type);
           return printed.sql;
         }),
       );
@@ -93,6 +106,7 @@ export function selectSql(
     sql: lines.join('\n'),
     scope: context.scope,
     columns: allKnown ? (groupsBySets(select) ? unstored(columns) : columns) : undefined,
+    types: allKnown ? types : undefined,
     outputs,
   };
 }
@@ -242,14 +256,20 @@ function selectItem(
   item: SelectItem,
   context: TranslationContext,
   nextAnonymous: () => string,
-): { sql: string; columns: Column[] | undefined } {
+): { sql: string; columns: Column[] | undefined; anonymous?: { type: SqlType | undefined } } {
   const [kind, node] = variant(item);
   switch (kind) {
     case 'UnnamedExpr': {
       const parts = compoundParts(node);
       // An anonymous column: BigQuery's generated name, which no query can refer to.
-      if (!parts)
-        return { sql: `${builtColumn(node, context).sql} AS ${quoteIdent(nextAnonymous())}`, columns: [] };
+      if (!parts) {
+        const built = builtColumn(node, context);
+        return {
+          sql: `${built.sql} AS ${quoteIdent(nextAnonymous())}`,
+          columns: [],
+          anonymous: { type: built.type },
+        };
+      }
       const resolved = context.resolveName(parts);
       // BigQuery names the column after the last part; DuckDB would name a path after its
       // last field, which for a bare UNNEST alias (`select request`) is another name, and a

@@ -248,6 +248,36 @@ describe('BigQuery to DuckDB translation', () => {
     ]);
   });
 
+  it("names a set operation's STRUCT fields by the first query, matched by position", async () => {
+    // The operators docs' IN example (operators.md): the second and third rows' anonymous fields
+    // take the first row's names, {blue color, square shape} and {red color, round shape}.
+    const items = `with Items as (
+      select struct('blue' as color, 'round' as shape) as info union all
+      select struct('blue', 'square') union all
+      select struct('red', 'round'))`;
+    expect(await rows(`${items} select * from Items`)).toEqual([
+      { info: { color: 'blue', shape: 'round' } },
+      { info: { color: 'blue', shape: 'square' } },
+      { info: { color: 'red', shape: 'round' } },
+    ]);
+    // By position, not by name; through arrays and nested STRUCTs.
+    expect(
+      await rows(
+        'with u as (select struct(1 as a, 2 as b) as s union all select struct(3 as b, 4 as a)) select s from u order by s.a',
+      ),
+    ).toEqual([{ s: { a: 1, b: 2 } }, { s: { a: 3, b: 4 } }]);
+    expect(
+      await rows(
+        "select [struct(struct(1 as p) as a, 'x' as b)] as xs union all select [struct(struct(2), 'y')]",
+      ),
+    ).toEqual([{ xs: [{ a: { p: 1 }, b: 'x' }] }, { xs: [{ a: { p: 2 }, b: 'y' }] }]);
+    // The same STRUCT on both sides is one row of a UNION DISTINCT, and none of an EXCEPT.
+    expect(await rows('select struct(1 as a) as s union distinct select struct(1)')).toEqual([
+      { s: { a: 1 } },
+    ]);
+    expect(await rows('select struct(1 as a) as s except distinct select struct(1)')).toEqual([]);
+  });
+
   it('names the fields of STRUCT(a, t.b) after the columns, as BigQuery does', async () => {
     // r2 (12:30:30) is the latest record.
     const result = await rows(
