@@ -218,6 +218,9 @@ function widens(from: DuckDBType, to: DuckDBType): boolean {
     return to.typeId === DuckDBTypeId.DOUBLE || (integerDigits(to) ?? 0) >= 19;
   }
   // A stored DATETIME of the old form: the session zone is UTC, so the cast keeps the civil time.
+  // Replayed from the write-ahead log after a crash, the ALTER casts in UTC too, whatever the
+  // process's TZ (seen on DuckDB 1.5: replayed under TZ=Asia/Tokyo, 2024-01-01 00:00 stayed
+  // 1704067200 s); a `USING make_timestamptz(epoch_us(x))` would not replay at all (internal error).
   if (from.typeId === DuckDBTypeId.TIMESTAMP_NS) return to.typeId === DuckDBTypeId.TIMESTAMP_TZ;
   if (from.typeId === DuckDBTypeId.DECIMAL) {
     if (to.typeId === DuckDBTypeId.DOUBLE) return true;
