@@ -61,9 +61,10 @@ const typeNames: Readonly<Record<string, BigQueryColumnType>> = {
 
 /**
  * BigQuery's scalar types as DuckDB stores them. TIMESTAMP is DuckDB's TIMESTAMP (UTC
- * microseconds, the session zone being UTC); DATETIME is TIMESTAMP_NS, the form the translator
+ * microseconds, the session zone being UTC); DATETIME is TIMESTAMPTZ, the form the translator
  * gives every BigQuery DATETIME (see sql/rules/time.ts), so stored and computed civil times
- * compare and print alike. NUMERIC is DECIMAL(38, 9): BigQuery's NUMERIC is exactly that.
+ * compare and print alike, and it holds BigQuery's whole range (0001 to 9999; TIMESTAMP_NS, stored
+ * before, ends in 2262, short of the `9999-12-31 23:59:59` that closes a slowly changing row). NUMERIC is DECIMAL(38, 9): BigQuery's NUMERIC is exactly that.
  */
 const duckdbScalars: Readonly<Record<Exclude<BigQueryColumnType, 'STRUCT'>, string>> = {
   STRING: 'VARCHAR',
@@ -75,7 +76,7 @@ const duckdbScalars: Readonly<Record<Exclude<BigQueryColumnType, 'STRUCT'>, stri
   BOOL: 'BOOLEAN',
   TIMESTAMP: 'TIMESTAMP',
   DATE: 'DATE',
-  DATETIME: 'TIMESTAMP_NS',
+  DATETIME: 'TIMESTAMPTZ',
   TIME: 'TIME',
   JSON: 'JSON',
 };

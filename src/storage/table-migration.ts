@@ -11,6 +11,9 @@ import { quoteIdent } from '../sql/table-schema.js';
  *   (a REQUIRED field only inside a RECORD that is itself new);
  * - a type is widened: INT64 to NUMERIC, BIGNUMERIC or FLOAT64; NUMERIC or BIGNUMERIC to FLOAT64
  *   or to a decimal with as many integer digits and as many fraction digits or more;
+ * - a DATETIME stored as TIMESTAMP_NS (as querygate stored it before; it ends in 2262) becomes
+ *   the TIMESTAMPTZ it is stored as now (table-columns.ts), every value kept: no change of
+ *   BigQuery's type, only of how the store holds it;
  * - REQUIRED is relaxed to NULLABLE: the store holds no mode (the declaration is checked on
  *   every row written), so nothing in the store changes.
  * Anything else (a column dropped, renamed, moved, narrowed, made REPEATED or not) is refused,
@@ -199,7 +202,11 @@ function compareColumn(
     );
     return;
   }
-  changes.push(`${path}: ${bigQueryTypeOf(stored)} to ${declaredTypeName(column)}`);
+  changes.push(
+    storedElement.typeId === DuckDBTypeId.TIMESTAMP_NS
+      ? `${path}: DATETIME stored as TIMESTAMP_NS (to 2262) to TIMESTAMPTZ (to 9999)`
+      : `${path}: ${bigQueryTypeOf(stored)} to ${declaredTypeName(column)}`,
+  );
 }
 
 /** Whether every value of `from` is a value of `to`, as BigQuery's coercions widen. */
@@ -210,6 +217,11 @@ function widens(from: DuckDBType, to: DuckDBType): boolean {
     // BIGINT's range needs 19 integer digits.
     return to.typeId === DuckDBTypeId.DOUBLE || (integerDigits(to) ?? 0) >= 19;
   }
+  // A stored DATETIME of the old form: the session zone is UTC, so the cast keeps the civil time.
+  // Replayed from the write-ahead log after a crash, the ALTER casts in UTC too, whatever the
+  // process's TZ (seen on DuckDB 1.5: replayed under TZ=Asia/Tokyo, 2024-01-01 00:00 stayed
+  // 1704067200 s); a `USING make_timestamptz(epoch_us(x))` would not replay at all (internal error).
+  if (from.typeId === DuckDBTypeId.TIMESTAMP_NS) return to.typeId === DuckDBTypeId.TIMESTAMP_TZ;
   if (from.typeId === DuckDBTypeId.DECIMAL) {
     if (to.typeId === DuckDBTypeId.DOUBLE) return true;
     return (
@@ -292,6 +304,7 @@ const storedNames: Readonly<Record<string, string>> = {
   TIMESTAMP: 'TIMESTAMP',
   DATE: 'DATE',
   TIMESTAMP_NS: 'DATETIME',
+  'TIMESTAMP WITH TIME ZONE': 'DATETIME',
   TIME: 'TIME',
   JSON: 'JSON',
 };

@@ -1,4 +1,5 @@
 import { duckdbColumnType, type TableColumn } from '../endpoints/table-columns.js';
+import { datetimeOf } from '../sql/rules/time.js';
 import { quoteIdent } from '../sql/table-schema.js';
 
 /**
@@ -69,6 +70,10 @@ export function fromWire(expression: string, column: TableColumn, format: WireFo
       // Through TIMESTAMPTZ, so a zone or offset in the text (` UTC`, `Z`, `+02:00`) is honoured;
       // the session zone is UTC, so the stored TIMESTAMP is UTC, as BigQuery's.
       return `CAST(CAST(${expression} AS TIMESTAMPTZ) AS TIMESTAMP)`;
+    case 'DATETIME':
+      // Read as the civil TIMESTAMP it is (BigQuery's text has no zone; Parquet's is a TIMESTAMP),
+      // then made a TIMESTAMPTZ by its microseconds, without ICU's calendar (see datetimeOf).
+      return datetimeOf(`CAST(${expression} AS TIMESTAMP)`);
     case 'BYTES':
       return format === 'text' ? `from_base64(${expression})` : `CAST(${expression} AS BLOB)`;
     default:

@@ -10,7 +10,8 @@ import { readStoreFile } from '../helpers/store-file.js';
 /**
  * "A crash mid-migration leaves the old or the new table, never neither": a store holding a
  * table source under its first declaration, a changed declaration (a column added, INT64 widened
- * to NUMERIC, a nested field added inside a REPEATED RECORD), and the real server started on it
+ * to NUMERIC, a nested field added inside a REPEATED RECORD, DATETIME columns and fields stored as
+ * TIMESTAMP_NS by an older querygate made TIMESTAMPTZ), and the real server started on it
  * and SIGKILLed at seeded random moments while it migrates at start. After each kill, DuckDB
  * alone must open the file and find the table under one of the two schemas with every row and
  * every value. One clean start first measures the window to aim at: from the moment the backend
@@ -23,10 +24,22 @@ const seed = 20_261_128;
 const rowCount = 200_000;
 const apiKey = 'querygate-migration-crash-key-0123456789';
 
-const oldTypes = ['id BIGINT', 'amount BIGINT', 'tags STRUCT(n BIGINT)[]'];
-const newTypes = ['id BIGINT', 'amount DECIMAL(38,9)', 'tags STRUCT(n BIGINT, k VARCHAR)[]', 'note VARCHAR'];
+const oldTypes = [
+  'id BIGINT',
+  'amount BIGINT',
+  'tags STRUCT(n BIGINT, seen TIMESTAMP_NS)[]',
+  'seen TIMESTAMP_NS',
+];
+const newTypes = [
+  'id BIGINT',
+  'amount DECIMAL(38,9)',
+  'tags STRUCT(n BIGINT, seen TIMESTAMP WITH TIME ZONE, k VARCHAR)[]',
+  'seen TIMESTAMP WITH TIME ZONE',
+  'note VARCHAR',
+];
 
-// What the rows hold, from range() itself: each id once, amount = id * 3, tags [{n: id}].
+// What the rows hold, from range() itself: each id once, amount = id * 3, tags [{n: id, seen}],
+// seen 2024-01-01 00:00:00 UTC plus id microseconds (1704067200000000 + id since the epoch).
 const expectedSums = { rows: rowCount, ids: (rowCount * (rowCount - 1)) / 2 };
 
 const dir = mkdtempSync(join(tmpdir(), 'querygate-migration-crash-'));
@@ -38,8 +51,12 @@ const store = join(dataDir, 'querygate.duckdb');
 async function makePristineStore(): Promise<void> {
   const instance = await DuckDBInstance.create(pristine);
   const connection = await instance.connect();
-  await connection.run('CREATE TABLE visits (id BIGINT, amount BIGINT, tags STRUCT(n BIGINT)[])');
-  await connection.run(`INSERT INTO visits SELECT range, range * 3, [{'n': range}] FROM range(${rowCount})`);
+  await connection.run(
+    'CREATE TABLE visits (id BIGINT, amount BIGINT, tags STRUCT(n BIGINT, seen TIMESTAMP_NS)[], seen TIMESTAMP_NS)',
+  );
+  await connection.run(
+    `INSERT INTO visits SELECT range, range * 3, [{'n': range, 'seen': make_timestamp_ns((1704067200000000 + range) * 1000)}], make_timestamp_ns((1704067200000000 + range) * 1000) FROM range(${rowCount})`,
+  );
   connection.closeSync();
   instance.closeSync();
 }
@@ -55,9 +72,11 @@ function writeQueries(): void {
       mode: 'REPEATED',
       fields: [
         { name: 'n', type: 'INTEGER' },
+        { name: 'seen', type: 'DATETIME' },
         { name: 'k', type: 'STRING' },
       ],
     },
+    { name: 'seen', type: 'DATETIME' },
     { name: 'note', type: 'STRING' },
   ];
   writeFileSync(
@@ -95,20 +114,21 @@ function storedTable() {
       .map(([line]) => String(line));
     const [sums] = (
       await connection.runAndReadAll(
-        `SELECT count(*), sum(id), count(*) FILTER (WHERE amount = id * 3), count(*) FILTER (WHERE tags[1].n = id AND len(tags) = 1) FROM visits`,
+        `SELECT count(*), sum(id), count(*) FILTER (WHERE amount = id * 3), count(*) FILTER (WHERE tags[1].n = id AND len(tags) = 1), count(*) FILTER (WHERE epoch_us(seen) = 1704067200000000 + id AND epoch_us(tags[1].seen) = 1704067200000000 + id) FROM visits`,
       )
     ).getRows();
-    const [rows, ids, amounts, tags] = (sums ?? []).map(Number);
-    return { types, rows, ids, amounts, tags };
+    const [rows, ids, amounts, tags, seen] = (sums ?? []).map(Number);
+    return { types, rows, ids, amounts, tags, seen };
   });
 }
 
 function expectOldOrNew(table: Awaited<ReturnType<typeof storedTable>>, context: string): 'old' | 'new' {
   expect([oldTypes, newTypes], `${context}: the table has neither schema`).toContainEqual(table.types);
   expect({ rows: table.rows, ids: table.ids }, context).toEqual(expectedSums);
-  expect({ amounts: table.amounts, tags: table.tags }, context).toEqual({
+  expect({ amounts: table.amounts, tags: table.tags, seen: table.seen }, context).toEqual({
     amounts: rowCount,
     tags: rowCount,
+    seen: rowCount,
   });
   return table.types.length === oldTypes.length ? 'old' : 'new';
 }

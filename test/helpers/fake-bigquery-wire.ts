@@ -91,7 +91,8 @@ function scalarType(type: DuckDBType): string {
   switch (type.typeId) {
     case DuckDBTypeId.TIMESTAMP:
       return 'TIMESTAMP';
-    // The translator's DATETIME (src/sql/rules/time.ts), and a stored DATETIME column.
+    // The translator's DATETIME and a stored DATETIME column (TIMESTAMPTZ, src/sql/rules/time.ts);
+    // TIMESTAMP_NS, a stored DATETIME before querygate's migration at open.
     case DuckDBTypeId.TIMESTAMP_TZ:
     case DuckDBTypeId.TIMESTAMP_NS:
       return 'DATETIME';

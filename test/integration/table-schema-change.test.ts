@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropTableSource } from '../../src/cli/sources-commands.js';
 import { type Querygate, startQuerygate } from '../../src/server.js';
@@ -257,5 +258,162 @@ describe('a table source whose declaration changes', () => {
     expect(await endpointRows()).toEqual([]);
     await stop();
     expect((await stored()).types.at(-1)).toBe('country BIGINT');
+  });
+});
+
+// A store written before DATETIME columns were TIMESTAMPTZ held them as TIMESTAMP_NS, which ends
+// in 2262: opened now, they are migrated in place, every value kept, and then hold BigQuery's whole
+// DATETIME range (data-types.md: 0001-01-01 00:00:00 to 9999-12-31 23:59:59.999999).
+describe('a store whose DATETIME columns are TIMESTAMP_NS, as querygate stored them before', () => {
+  const spans: Column[] = [
+    { name: 'id', type: 'INTEGER' },
+    { name: 'valid_to', type: 'DATETIME' },
+    {
+      name: 'history',
+      type: 'RECORD',
+      mode: 'REPEATED',
+      fields: [
+        { name: 'at', type: 'DATETIME' },
+        { name: 'note', type: 'STRING' },
+      ],
+    },
+  ];
+  let spansDir: string;
+  let spansApp: Querygate | undefined;
+  const spansStore = () => join(spansDir, 'data', 'querygate.duckdb');
+
+  async function call(endpoint: string): Promise<unknown[]> {
+    const response = await fetch(`${spansApp?.url}/api/endpoints/${endpoint}`, {
+      headers: { 'x-api-key': testApiKey },
+    });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as { result: unknown[] }).result;
+  }
+
+  function endpoint(name: string, sql: string, columns: readonly string[], id: string): void {
+    writeFileSync(join(spansDir, 'queries', `${name}.sql`), `${sql}\n`);
+    writeFileSync(
+      join(spansDir, 'queries', `${name}.yaml`),
+      [
+        `name: ${name}`,
+        `id: ${id}`,
+        'description: Spans of validity.',
+        'maxRows: 100',
+        'cacheSeconds: 0',
+        'warmSeconds: null',
+        'sandboxed: false',
+        'parameters: []',
+        'columns:',
+        ...columns.map((column) => `  ${column}: { description: The ${column}. }`),
+        '',
+      ].join('\n'),
+    );
+  }
+
+  beforeAll(async () => {
+    spansDir = mkdtempSync(join(tmpdir(), 'querygate-stored-datetime-'));
+    mkdirSync(join(spansDir, 'queries'));
+    mkdirSync(join(spansDir, 'data'));
+    writeFileSync(
+      join(spansDir, 'queries', 'sources.yaml'),
+      `sources:\n  - kind: table\n    name: spans\n    columns: ${JSON.stringify(spans)}\n`,
+    );
+    endpoint(
+      'spans.all',
+      'SELECT id, valid_to, history FROM spans ORDER BY id',
+      ['id', 'valid_to', 'history'],
+      '7c2a9e41-5d3b-4f6a-9b8c-1d2e3f4a5b6c',
+    );
+    endpoint(
+      'spans.open',
+      "SELECT DATETIME_TRUNC(valid_to, YEAR) AS year, COUNT(*) AS n FROM spans WHERE valid_to > DATETIME '2100-01-01 00:00:00' GROUP BY year ORDER BY year",
+      ['year', 'n'],
+      '8d3b0f52-6e4c-4a7b-8c9d-2e3f4a5b6c7d',
+    );
+    // The table as the old code made it (table-columns.ts then: DATETIME is TIMESTAMP_NS).
+    const instance = await DuckDBInstance.create(spansStore());
+    const connection = await instance.connect();
+    await connection.run(
+      'CREATE TABLE spans (id BIGINT, valid_to TIMESTAMP_NS, history STRUCT("at" TIMESTAMP_NS, note VARCHAR)[])',
+    );
+    await connection.run(
+      "INSERT INTO spans VALUES (1, TIMESTAMP_NS '2024-02-29 13:45:07.123456', [{'at': TIMESTAMP_NS '1970-01-01 00:00:00', 'note': 'opened'}])",
+    );
+    connection.closeSync();
+    instance.closeSync();
+    spansApp = await startQuerygate(
+      testConfig(join(spansDir, 'data'), { QUERYGATE_QUERIES_DIR: join(spansDir, 'queries') }),
+    );
+  });
+
+  afterAll(async () => {
+    await spansApp?.close();
+    rmSync(spansDir, { recursive: true, force: true });
+  });
+
+  it('opens migrated to TIMESTAMPTZ, keeping the stored row exactly (plain DuckDB), and answers it', async () => {
+    await spansApp?.close();
+    spansApp = undefined;
+    const { types, values } = await readStoreFile(spansStore(), async (connection) => ({
+      types: (
+        await connection.runAndReadAll(
+          `SELECT column_name || ' ' || data_type FROM information_schema.columns WHERE table_name = 'spans' ORDER BY ordinal_position`,
+        )
+      )
+        .getRows()
+        .map(([line]) => String(line)),
+      values: (
+        await connection.runAndReadAll(
+          `SELECT strftime(valid_to AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S.%f') AS valid_to, strftime(history[1].at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S.%f') AS at FROM spans`,
+        )
+      ).getRowObjectsJson(),
+    }));
+    expect(types).toEqual([
+      'id BIGINT',
+      'valid_to TIMESTAMP WITH TIME ZONE',
+      'history STRUCT("at" TIMESTAMP WITH TIME ZONE, note VARCHAR)[]',
+    ]);
+    expect(values).toEqual([{ valid_to: '2024-02-29 13:45:07.123456', at: '1970-01-01 00:00:00.000000' }]);
+    spansApp = await startQuerygate(
+      testConfig(join(spansDir, 'data'), { QUERYGATE_QUERIES_DIR: join(spansDir, 'queries') }),
+    );
+    expect(await call('spans.all')).toEqual([
+      {
+        id: 1,
+        valid_to: '2024-02-29T13:45:07.123456',
+        history: [{ at: '1970-01-01T00:00:00', note: 'opened' }],
+      },
+    ]);
+  });
+
+  it("stores BigQuery's first and last DATETIME, top-level and in a REPEATED RECORD, and answers them exactly", async () => {
+    const response = await fetch(`${spansApp?.url}/api/logs?source_name=spans`, {
+      method: 'POST',
+      headers: { 'x-api-key': testApiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        batch: [
+          {
+            id: '2',
+            valid_to: '9999-12-31T23:59:59.999999',
+            history: [
+              { at: '0001-01-01T00:00:00', note: 'first' },
+              { at: '9999-12-31 23:59:59', note: 'last' },
+            ],
+          },
+        ],
+      }),
+    });
+    expect(response.status).toBe(200);
+    // BigQuery's JSON form of a DATETIME: YYYY-MM-DDTHH:MM:SS, the fraction only when non-zero.
+    expect((await call('spans.all'))[1]).toEqual({
+      id: 2,
+      valid_to: '9999-12-31T23:59:59.999999',
+      history: [
+        { at: '0001-01-01T00:00:00', note: 'first' },
+        { at: '9999-12-31T23:59:59', note: 'last' },
+      ],
+    });
+    // The open span alone is past 2100; its year truncated is 9999-01-01.
+    expect(await call('spans.open')).toEqual([{ year: '9999-01-01T00:00:00', n: 1 }]);
   });
 });

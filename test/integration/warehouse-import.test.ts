@@ -137,7 +137,7 @@ describe('querygate import into a table source', () => {
     ).toEqual([{ differing: 0 }]);
   });
 
-  it('loads a gzipped CSV export of a flat table, and refuses CSV for a table with records', async () => {
+  it('loads a gzipped CSV export of a flat table, DATETIME over its whole range, and refuses CSV for a table with records', async () => {
     const flat = tableSourceSchema.parse({
       kind: 'table',
       name: 'payments',
@@ -147,6 +147,7 @@ describe('querygate import into a table source', () => {
         { name: 'amount', type: 'NUMERIC' },
         { name: 'ok', type: 'BOOL' },
         { name: 'day', type: 'DATE' },
+        { name: 'valid_to', type: 'DATETIME' },
       ],
     });
     const connection = await database.connect();
@@ -156,13 +157,13 @@ describe('querygate import into a table source', () => {
     writeFileSync(
       csv,
       gzipSync(
-        'id,paid_at,amount,ok,day\n9223372036854775807,2024-01-31 23:59:59.999999 UTC,12.345,true,2024-01-31\n2,,,false,\n',
+        'id,paid_at,amount,ok,day,valid_to\n9223372036854775807,2024-01-31 23:59:59.999999 UTC,12.345,true,2024-01-31,9999-12-31T23:59:59.999999\n2,,,false,,0001-01-01T00:00:00\n',
       ),
     );
     expect(await load(flat, [csv])).toBe(2);
     expect(
       await rows(
-        `SELECT CAST(id AS VARCHAR) AS id, CAST(paid_at AS VARCHAR) AS paid_at, CAST(amount AS VARCHAR) AS amount, ok, CAST(day AS VARCHAR) AS day FROM payments ORDER BY ok DESC`,
+        `SELECT CAST(id AS VARCHAR) AS id, CAST(paid_at AS VARCHAR) AS paid_at, CAST(amount AS VARCHAR) AS amount, ok, CAST(day AS VARCHAR) AS day, CAST(valid_to AS VARCHAR) AS valid_to FROM payments ORDER BY ok DESC`,
       ),
     ).toEqual([
       {
@@ -171,8 +172,23 @@ describe('querygate import into a table source', () => {
         amount: '12.345000000',
         ok: true,
         day: '2024-01-31',
+        // BigQuery's last and first DATETIME (data-types.md), TIMESTAMPTZ text in the zone, UTC.
+        valid_to: '9999-12-31 23:59:59.999999+00',
       },
-      { id: '2', paid_at: null, amount: null, ok: false, day: null },
+      { id: '2', paid_at: null, amount: null, ok: false, day: null, valid_to: '0001-01-01 00:00:00+00' },
+    ]);
+    // Parquet holds a DATETIME as a TIMESTAMP (no zone): plain DuckDB writes BigQuery's last one.
+    const parquet = join(dir, 'payments.parquet');
+    const instance = await DuckDBInstance.create(':memory:');
+    const writer = await instance.connect();
+    await writer.run(
+      `COPY (SELECT 3::BIGINT AS id, NULL::TIMESTAMP AS paid_at, NULL::DECIMAL(38, 9) AS amount, NULL::BOOLEAN AS ok, NULL::DATE AS day, TIMESTAMP '9999-12-31 23:59:59.999999' AS valid_to) TO '${parquet}' (FORMAT parquet)`,
+    );
+    writer.closeSync();
+    instance.closeSync();
+    expect(await load(flat, [parquet])).toBe(1);
+    expect(await rows(`SELECT CAST(valid_to AS VARCHAR) AS valid_to FROM payments WHERE id = 3`)).toEqual([
+      { valid_to: '9999-12-31 23:59:59.999999+00' },
     ]);
     await expect(load(fixture.orders, [csv.replace('payments', 'orders')])).rejects.toThrow(/no such file/);
     writeFileSync(join(dir, 'orders.csv'), 'order_id\nx\n');

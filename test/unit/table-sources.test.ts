@@ -73,7 +73,7 @@ describe('declaring a table source', () => {
       'ok BOOLEAN',
       'ts TIMESTAMP',
       'd DATE',
-      'dt TIMESTAMP_NS',
+      'dt TIMESTAMP WITH TIME ZONE',
       'tm TIME',
       'j JSON',
       'tags VARCHAR[]',

@@ -30,7 +30,8 @@ import { bigQueryJsonText } from '../../sql/json-text.js';
  * object is a repeated record, so a STRUCT value becomes a one-element array (an absent one an
  * empty array), as BigQuery and Logflare return it; a STRUCT the query built, or an element taken
  * whole (marked, see sql/built-structs.ts), is one object, or null. TIMESTAMPTZ marks BigQuery
- * DATETIME values (see sql/rules/time.ts), as does TIMESTAMP_NS, which a store's DATETIME column is.
+ * DATETIME values (see sql/rules/time.ts), a stored DATETIME column's too; so does TIMESTAMP_NS,
+ * which a store's DATETIME column was before the migration at open (storage/table-migration.ts).
  */
 export function decodeRows(
   reader: DuckDBResultReader,

@@ -157,7 +157,7 @@ const integerTypes = [
 /**
  * The JSON text of a scalar `v` (a lambda parameter, so read once) of the DuckDB type `type`, which
  * stands for BigQuery's (BIGINT and DuckDB's other integers INT64, DOUBLE FLOAT64, DECIMAL NUMERIC,
- * TIMESTAMPTZ DATETIME, as does a stored TIMESTAMP_NS). Each branch reads `v` through its text, so each binds for every type.
+ * TIMESTAMPTZ DATETIME, stored or computed, as does TIMESTAMP_NS, a store's DATETIME before its migration at open). Each branch reads `v` through its text, so each binds for every type.
  */
 function scalarBranch(v: string, type: string, pretty: boolean, encoding: Encoding): string | undefined {
   const text = `CAST(${v} AS VARCHAR)`;

@@ -17,7 +17,8 @@ import { fromCivil, toCivil, type Zone } from './time-zone.js';
  * DuckDB type that holds a DATETIME's microseconds over its range (0001 to 9999; TIMESTAMP_NS,
  * used before, ends in 2262) and that `typeof` and a result's column type tell from TIMESTAMP,
  * so results print as BigQuery's civil DATETIME; DuckDB reads it in the session zone, UTC, where
- * civil and instant arithmetic agree. A store's DATETIME column is still a TIMESTAMP_NS.
+ * civil and instant arithmetic agree. A store's DATETIME column is a TIMESTAMPTZ too (a store
+ * written before holds TIMESTAMP_NS, migrated at open: storage/table-migration.ts).
  */
 
 /**
