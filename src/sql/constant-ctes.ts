@@ -10,8 +10,8 @@ import { type Ast, variant, visitNodes } from './bigquery-ast.js';
  * Returns, per CTE name (lower case), its columns and their expressions. A CTE whose column names
  * are also written bare anywhere in the query (alone or as the head of a path, `s.field`) is left
  * out: a bare name could mean that column, and only qualified references (`retention.date`) are
- * replaced. None is inlined in a query with `*` or `alias.*` in a select list, which must list
- * the CTE's columns as a join would.
+ * replaced. Nor is one that a SELECT with `*` or `alias.*` reads, which lists the CTE's columns
+ * as a join does (logs.all's `retention` stays inlined under a caller's `select * from edge_logs`).
  */
 export function constantCtes(query: Ast): Map<string, Map<string, Ast>> {
   const constants = new Map<string, Map<string, Ast>>();
@@ -21,16 +21,14 @@ export function constantCtes(query: Ast): Map<string, Map<string, Ast>> {
   }
   if (constants.size === 0) return constants;
   const bare = new Set<string>();
-  let wildcard = false;
+  const starred = new Set<string>();
   visitNodes(query, (node) => {
     const value = node.Identifier?.value ?? node.CompoundIdentifier?.[0]?.value;
     if (typeof value === 'string') bare.add(value.toLowerCase());
-    // A select item (`COUNT(*)`'s argument is the string "Wildcard", no node).
-    if ('Wildcard' in node || 'QualifiedWildcard' in node) wildcard = true;
+    if (node.Select) for (const name of starredTables(node.Select)) starred.add(name);
   });
-  if (wildcard) return new Map();
   for (const [name, columns] of constants) {
-    if ([...columns.keys()].some((column) => bare.has(column))) constants.delete(name);
+    if (starred.has(name) || [...columns.keys()].some((column) => bare.has(column))) constants.delete(name);
   }
   return constants;
 }
@@ -50,4 +48,18 @@ function constantColumns(query: Ast): Map<string, Ast> | undefined {
     columns.set(String(node.alias.value).toLowerCase(), node.expr);
   }
   return columns;
+}
+
+/** The one-part table names in the FROM of a SELECT whose list has `*` or `alias.*` (lower case). */
+function starredTables(select: Ast): string[] {
+  const star = (select.projection as Ast[]).some((item) => 'Wildcard' in item || 'QualifiedWildcard' in item);
+  if (!star) return [];
+  const names: string[] = [];
+  for (const item of select.from as Ast[]) {
+    for (const relation of [item.relation, ...(item.joins as Ast[]).map((join) => join.relation)]) {
+      const parts = relation?.Table?.name as Ast[] | undefined;
+      if (parts?.length === 1) names.push(String(variant(parts[0])[1].value).toLowerCase());
+    }
+  }
+  return names;
 }

@@ -507,6 +507,9 @@ describe('speed rewrites keep the rows', () => {
     const inlined = withBounds + body.replace('%FROM%', 'bounds, `cloudflare.logs.prod` as t');
     const joined = withBounds + body.replace('%FROM%', '`cloudflare.logs.prod` as t cross join bounds');
     expect(translateToDuckDb(inlined, { tables: seedTables }).sql).not.toContain('"bounds"');
+    // A caller's `select *` of another CTE (logs.all's sandbox) leaves it inlined.
+    const starred = `${withBounds}, e as (${body.replace('%FROM%', 'bounds, `cloudflare.logs.prod` as t')}) select * from e`;
+    expect(translateToDuckDb(starred, { tables: seedTables }).sql).not.toContain('"bounds"');
     expect(await rows(inlined)).toEqual(await rows(joined));
     expect((await rows(inlined)).map((row) => row.id)).toEqual(['c2']);
   });
