@@ -695,6 +695,25 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     });
   });
 
+  it('TIME and CAST AS TIME take the time of day of a DATETIME, a literal or a subquery column', async () => {
+    // time_functions.md, TIME: TIME(DATETIME "2008-12-25 15:30:00.000000") = 15:30:00; CAST of a
+    // DATETIME to TIME keeps its time part (conversion_rules.md).
+    expect(
+      await row(`select time(datetime '2008-12-25 15:30:00.000000') as a,
+        cast(datetime '2008-12-25 15:30:00.25' as time) as b, time(t) as c, cast(t as time) as d,
+        cast(tm as time) as e, time(ts) as f
+        from (select datetime '2008-12-25 15:30:00' as t, time '10:00:00' as tm,
+          timestamp '2008-12-25 07:30:00+00' as ts)`),
+    ).toEqual({
+      a: '15:30:00',
+      b: '15:30:00.25',
+      c: '15:30:00',
+      d: '15:30:00',
+      e: '10:00:00',
+      f: '07:30:00',
+    });
+  });
+
   it('reads a STRING literal or parameter as the DATE, TIMESTAMP or DATETIME a date or time function takes', async () => {
     // Conversion rules: a STRING literal and a "STRING parameter" coerce to DATE, DATETIME, TIME
     // and TIMESTAMP, so DATE_SUB(@end_date, INTERVAL 2 DAY) is valid with a STRING parameter; a
