@@ -304,6 +304,43 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     ).toEqual({ y: '10000-0 0 0:0:0', d: '0-0 -3660000 0:0:0', h: '0-0 0 87840000:0:0' });
   });
 
+  it('JUSTIFY_DAYS, JUSTIFY_HOURS and JUSTIFY_INTERVAL carry days into months and hours into days', async () => {
+    // interval_functions.md, JUSTIFY_DAYS: 29 DAY = 0-0 29 0:0:0, -30 DAY = -0-1 0 0:0:0, -65 DAY = -0-2 -5 0:0:0,
+    // 370 DAY = 1-0 10 0:0:0; JUSTIFY_HOURS: 47 HOUR = 0-0 1 23:0:0, -12345 MINUTE = 0-0 -8 -13:45:0;
+    // JUSTIFY_INTERVAL(INTERVAL '29 49:00:00' DAY TO SECOND) = 0-1 1 1:0:0. Parts of mixed signs borrow
+    // (ZetaSQL's interval_value_test.cc: JustifyInterval("1 -1 -1") = "0 28 23", ("-1 0 1") = "0 -29 -23").
+    expect(
+      await row(`select justify_days(interval 29 day) as a, justify_days(interval -30 day) as b,
+        justify_days(interval -65 day) as c, justify_days(interval 370 day) as d,
+        justify_hours(interval 47 hour) as e, justify_hours(interval -12345 minute) as f,
+        justify_interval(interval 29 day + interval 49 hour) as g,
+        justify_interval(interval 1 month - interval 1 day - interval 1 hour) as h,
+        justify_interval(interval -1 month + interval 1 hour) as i`),
+    ).toEqual({
+      a: '0-0 29 0:0:0',
+      b: '-0-1 0 0:0:0',
+      c: '-0-2 -5 0:0:0',
+      d: '1-0 10 0:0:0',
+      e: '0-0 1 23:0:0',
+      f: '0-0 -8 -13:45:0',
+      g: '0-1 1 1:0:0',
+      h: '0-0 28 23:0:0',
+      i: '0-0 -29 -23:0:0',
+    });
+  });
+
+  it('MAKE_INTERVAL builds an INTERVAL from parts by position or by name, the rest 0', async () => {
+    // interval_functions.md, MAKE_INTERVAL: MAKE_INTERVAL(1, 6, 15) = 1-6 15 0:0:0;
+    // MAKE_INTERVAL(hour => 10, second => 20) = 0-0 0 10:0:20; MAKE_INTERVAL(1, minute => 5, day => 2) = 1-0 2 0:5:0.
+    expect(
+      await row(`select make_interval(1, 6, 15) as a, make_interval(hour => 10, second => 20) as b,
+        make_interval(1, minute => 5, day => 2) as c`),
+    ).toEqual({ a: '1-6 15 0:0:0', b: '0-0 0 10:0:20', c: '1-0 2 0:5:0' });
+    await expect(row('select make_interval(day => 3660001) as x')).rejects.toThrow(
+      "Interval field days '3660001' is out of range -3660000 to 3660000",
+    );
+  });
+
   it('DATE_DIFF counts part boundaries, weeks starting on Sunday unless named', async () => {
     // Docs: DATE_DIFF(DATE '2010-07-07', DATE '2008-12-25', DAY) = 559;
     // DATE_DIFF(DATE '2017-10-15', DATE '2017-10-14', DAY) = 1 and WEEK = 1;
