@@ -329,6 +329,40 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     });
   });
 
+  it("reads INTERVAL '<text>' <part> TO <part> literals, each part any count, years and months under one sign", async () => {
+    // interval_functions.md, EXTRACT: INTERVAL '1-2 3 4:5:6.789999' YEAR TO SECOND is 1, 2, 3, 4, 5, 6, 789, 789999
+    // (year to microsecond); '0-13 370 48:61:61' is 1, 1, 370, 49, 2, 1, 0, 0; INTERVAL '10 -12:30' DAY TO MINUTE
+    // has hour -12 and minute -30; INTERVAL '-22-6 10 -12:30' YEAR TO MINUTE has year -22 and month -6.
+    const parts = (i: string) =>
+      row(`select extract(year from i) as y, extract(month from i) as mo, extract(day from i) as d,
+        extract(hour from i) as h, extract(minute from i) as mi, extract(second from i) as s,
+        extract(millisecond from i) as ms, extract(microsecond from i) as us from unnest([${i}]) as i`);
+    expect(await parts("interval '1-2 3 4:5:6.789999' year to second")).toEqual({
+      y: 1,
+      mo: 2,
+      d: 3,
+      h: 4,
+      mi: 5,
+      s: 6,
+      ms: 789,
+      us: 789999,
+    });
+    expect(await parts("interval '0-13 370 48:61:61' year to second")).toEqual({
+      y: 1,
+      mo: 1,
+      d: 370,
+      h: 49,
+      mi: 2,
+      s: 1,
+      ms: 0,
+      us: 0,
+    });
+    expect(await parts("interval '10 -12:30' day to minute")).toMatchObject({ d: 10, h: -12, mi: -30 });
+    expect(await parts("interval '-22-6 10 -12:30' year to minute")).toMatchObject({ y: -22, mo: -6, d: 10 });
+    expect(await parts("interval '-4:5:6.5' hour to second")).toMatchObject({ h: -4, s: -6, ms: -500 });
+    expect(() => translationOf("select interval '1-2 3' year to month")).toThrow(/does not match the range/);
+  });
+
   it('MAKE_INTERVAL builds an INTERVAL from parts by position or by name, the rest 0', async () => {
     // interval_functions.md, MAKE_INTERVAL: MAKE_INTERVAL(1, 6, 15) = 1-6 15 0:0:0;
     // MAKE_INTERVAL(hour => 10, second => 20) = 0-0 0 10:0:20; MAKE_INTERVAL(1, minute => 5, day => 2) = 1-0 2 0:5:0.
