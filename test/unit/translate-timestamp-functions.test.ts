@@ -389,6 +389,17 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     ).toEqual({ a: 559, b: 1, c: 1, d: 3, e: 2, f: 0, g: 1, h: 1 });
   });
 
+  it('DATE_DIFF of TIMESTAMPs counts elapsed parts as TIMESTAMP_DIFF does, of DATETIMEs boundaries as DATETIME_DIFF', async () => {
+    // date_functions.md, DATE_DIFF: "DATE_DIFF(TIMESTAMP, TIMESTAMP, PART) behaves like TIMESTAMP_DIFF(TIMESTAMP,
+    // TIMESTAMP, PART)": two hours apart across midnight is 0 days and 2 hours elapsed. 23:30 to 01:00 crosses
+    // two hour boundaries as DATETIMEs (datetime_functions.md, DATETIME_DIFF counts boundaries).
+    expect(
+      await row(`select date_diff(timestamp '2020-03-02 01:00:00+00', timestamp '2020-03-01 23:00:00+00', day) as d,
+        date_diff(timestamp '2020-03-02 01:00:00+00', timestamp '2020-03-01 23:30:00+00', hour) as h,
+        date_diff(datetime '2020-03-02 01:00:00', datetime '2020-03-01 23:30:00', hour) as dh`),
+    ).toEqual({ d: 0, h: 1, dh: 2 });
+  });
+
   it('DATE_TRUNC truncates to a month, WEEK, WEEK(MONDAY) or ISOYEAR', async () => {
     // Docs: DATE_TRUNC(DATE '2008-12-25', MONTH) = 2008-12-01; DATE_TRUNC(DATE '2017-11-05', WEEK(MONDAY)) = 2017-10-30;
     // DATE_TRUNC('2015-06-15', ISOYEAR) = 2014-12-29.
