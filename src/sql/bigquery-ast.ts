@@ -58,12 +58,16 @@ export function parseBigQuery(sql: string): Ast {
 /**
  * What to write instead of a form BigQuery reads and the parser does not: a typed array of
  * STRUCTs (`ARRAY<STRUCT<x INT64>>[(1)]`, the UNNEST docs' own example), which the parser takes
- * for a typed STRUCT literal missing its `(`.
+ * for a typed STRUCT literal missing its `(`, or a table named `table` left unquoted.
  */
 function parseHint(sql: string): string {
-  return /\bARRAY\s*<\s*STRUCT\s*</i.test(sql)
-    ? ". A typed array of STRUCTs (ARRAY<STRUCT<...>>[...]) is not read by the parser: write its elements typed, [STRUCT<x INT64, y STRING>(1, 'a'), (2, 'b')], or named, [STRUCT(1 AS x, 'a' AS y), (2, 'b')]"
-    : '';
+  if (/\bARRAY\s*<\s*STRUCT\s*</i.test(sql))
+    return ". A typed array of STRUCTs (ARRAY<STRUCT<...>>[...]) is not read by the parser: write its elements typed, [STRUCT<x INT64, y STRING>(1, 'a'), (2, 'b')], or named, [STRUCT(1 AS x, 'a' AS y), (2, 'b')]";
+  // BigQuery does not reserve TABLE, and its date and time docs name a CTE `table`
+  // (`WITH table AS (...) ... FROM table`); the parser reads `FROM table` as a TABLE(...) call.
+  if (/\b(FROM|JOIN)\s+table\b(?!\s*\()/i.test(sql))
+    return '. A table or CTE named table is read by the parser as TABLE(...): quote the name, `table`';
+  return '';
 }
 
 /**

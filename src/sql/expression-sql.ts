@@ -5,6 +5,7 @@ import { builtStructSql, objectSql } from './built-structs.js';
 import { constantRowFieldSql } from './constant-row-field.js';
 import { callSql, functionCallSql } from './function-call.js';
 import { quantileAt } from './function-rules.js';
+import { intervalRangeSql } from './interval-literal.js';
 import { jsonNumberFault } from './json-numbers.js';
 import { isJsonType, isJsonValued, jsonSubscriptSql, jsonType } from './json-values.js';
 import { bareName } from './names.js';
@@ -597,6 +598,8 @@ function datetimeDifferenceSql(node: Payload<'BinaryOp'>, context: TranslationCo
 function intervalSql(node: Payload<'Interval'>, context: TranslationContext): string {
   // The parser gives WEEK as an object ({ Week: undefined }, room for WEEK(<day>)), the other units as names.
   const [unit, weekday] = node.leading_field ? variant(node.leading_field) : [];
+  if (unit && !weekday && node.last_field)
+    return intervalRangeSql(stringLiteral(node.value), unit, variant(node.last_field)[0]);
   if (!unit || !intervalUnits.has(unit) || weekday || node.last_field)
     throw unsupported('this INTERVAL form');
   const value = context.expr(node.value);

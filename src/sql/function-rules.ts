@@ -2,6 +2,7 @@ import { aggregateRules, windowOnly } from './rules/aggregate.js';
 import { arrayRules } from './rules/array.js';
 import { bytesRules } from './rules/bytes.js';
 import { conditionalRules } from './rules/conditional.js';
+import { intervalRules } from './rules/interval.js';
 import { jsonRules, jsonValueRules } from './rules/json.js';
 import { jsonEncodingRules } from './rules/json-encoding.js';
 import { mathRules } from './rules/math.js';
@@ -56,6 +57,7 @@ const rules: Record<string, FunctionRule> = {
   ...regexRules,
   ...timeRules,
   ...timeOfDayRules,
+  ...intervalRules,
   ...jsonRules,
   ...jsonValueRules,
   ...jsonEncodingRules,

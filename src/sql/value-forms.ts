@@ -4,7 +4,7 @@ import { builtStructSql } from './built-structs.js';
 import { unsupported } from './function-rules.js';
 import { roundTripDoubleText } from './rules/json-encoding.js';
 import { quoteString } from './rules/rule.js';
-import { datetimeOf } from './rules/time.js';
+import { civilOf, datetimeOf } from './rules/time.js';
 import { isIntegerText, isTextValued, textToInt64Sql } from './string-to-int64.js';
 import { isStructSqlType, type SqlType, unknownType } from './table-schema.js';
 
@@ -119,6 +119,15 @@ export function castSql(node: Ast, context: FormContext): string {
   // A TIMESTAMP or DATE as a DATETIME without ICU's cast (Studio's `cast(timestamp as datetime)`).
   const kind = target === 'TIMESTAMPTZ' ? valueKind(node.expr, context) : undefined;
   if (kind === 'timestamp' || kind === 'date') return datetimeOf(value);
+  // DuckDB casts no TIMESTAMPTZ (our DATETIME) to TIME: a DATETIME's civil TIMESTAMP casts, and
+  // a value of no known type (a subquery's column: TIME, TIMESTAMP or DATETIME) through TIMETZ,
+  // which DuckDB casts each of them to, in the UTC session.
+  if (target === 'TIME' && !isStringValued(node.expr)) {
+    const known = valueKind(node.expr, context);
+    if (known === 'datetime') return `${cast}(${civilOf(value)} AS TIME)`;
+    if (known === undefined && context.columnType(node.expr) === undefined)
+      return `${cast}(${cast}(${value} AS TIMETZ) AS TIME)`;
+  }
   if (target === 'VARCHAR' && mayPrintUnlikeBigQuery(node.expr, context)) return bigQueryTextSql(value, cast);
   // Text the store holds only as integer text reads as BigQuery reads it, with no check.
   if (target === 'BIGINT' && isIntegerText(node.expr, context.integerText))

@@ -334,6 +334,13 @@ describe('BigQuery STRUCT and SELECT forms on DuckDB', () => {
     ).toThrow(/typed array of STRUCTs .* \[STRUCT<x INT64, y STRING>\(1, 'a'\), \(2, 'b'\)\]/);
   });
 
+  it('says to quote a CTE named table, which the parser reads as TABLE(...)', () => {
+    // date_functions.md, EXTRACT: WITH table AS (SELECT DATE('2017-11-05') AS date) ... FROM table.
+    expect(() => translationOf('with table as (select 1 as x) select x from table')).toThrow(
+      /named table is read by the parser as TABLE\(\.\.\.\): quote the name, `table`/,
+    );
+  });
+
   it.each([
     ['elements of different widths', 'select [struct(1 as a), (2, 3)]'],
     ['one field named two ways', 'select [struct(1 as a), struct(2 as b)]'],

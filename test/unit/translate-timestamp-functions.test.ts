@@ -304,6 +304,77 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     ).toEqual({ y: '10000-0 0 0:0:0', d: '0-0 -3660000 0:0:0', h: '0-0 0 87840000:0:0' });
   });
 
+  it('JUSTIFY_DAYS, JUSTIFY_HOURS and JUSTIFY_INTERVAL carry days into months and hours into days', async () => {
+    // interval_functions.md, JUSTIFY_DAYS: 29 DAY = 0-0 29 0:0:0, -30 DAY = -0-1 0 0:0:0, -65 DAY = -0-2 -5 0:0:0,
+    // 370 DAY = 1-0 10 0:0:0; JUSTIFY_HOURS: 47 HOUR = 0-0 1 23:0:0, -12345 MINUTE = 0-0 -8 -13:45:0;
+    // JUSTIFY_INTERVAL(INTERVAL '29 49:00:00' DAY TO SECOND) = 0-1 1 1:0:0. Parts of mixed signs borrow
+    // (ZetaSQL's interval_value_test.cc: JustifyInterval("1 -1 -1") = "0 28 23", ("-1 0 1") = "0 -29 -23").
+    expect(
+      await row(`select justify_days(interval 29 day) as a, justify_days(interval -30 day) as b,
+        justify_days(interval -65 day) as c, justify_days(interval 370 day) as d,
+        justify_hours(interval 47 hour) as e, justify_hours(interval -12345 minute) as f,
+        justify_interval(interval 29 day + interval 49 hour) as g,
+        justify_interval(interval 1 month - interval 1 day - interval 1 hour) as h,
+        justify_interval(interval -1 month + interval 1 hour) as i`),
+    ).toEqual({
+      a: '0-0 29 0:0:0',
+      b: '-0-1 0 0:0:0',
+      c: '-0-2 -5 0:0:0',
+      d: '1-0 10 0:0:0',
+      e: '0-0 1 23:0:0',
+      f: '0-0 -8 -13:45:0',
+      g: '0-1 1 1:0:0',
+      h: '0-0 28 23:0:0',
+      i: '0-0 -29 -23:0:0',
+    });
+  });
+
+  it("reads INTERVAL '<text>' <part> TO <part> literals, each part any count, years and months under one sign", async () => {
+    // interval_functions.md, EXTRACT: INTERVAL '1-2 3 4:5:6.789999' YEAR TO SECOND is 1, 2, 3, 4, 5, 6, 789, 789999
+    // (year to microsecond); '0-13 370 48:61:61' is 1, 1, 370, 49, 2, 1, 0, 0; INTERVAL '10 -12:30' DAY TO MINUTE
+    // has hour -12 and minute -30; INTERVAL '-22-6 10 -12:30' YEAR TO MINUTE has year -22 and month -6.
+    const parts = (i: string) =>
+      row(`select extract(year from i) as y, extract(month from i) as mo, extract(day from i) as d,
+        extract(hour from i) as h, extract(minute from i) as mi, extract(second from i) as s,
+        extract(millisecond from i) as ms, extract(microsecond from i) as us from unnest([${i}]) as i`);
+    expect(await parts("interval '1-2 3 4:5:6.789999' year to second")).toEqual({
+      y: 1,
+      mo: 2,
+      d: 3,
+      h: 4,
+      mi: 5,
+      s: 6,
+      ms: 789,
+      us: 789999,
+    });
+    expect(await parts("interval '0-13 370 48:61:61' year to second")).toEqual({
+      y: 1,
+      mo: 1,
+      d: 370,
+      h: 49,
+      mi: 2,
+      s: 1,
+      ms: 0,
+      us: 0,
+    });
+    expect(await parts("interval '10 -12:30' day to minute")).toMatchObject({ d: 10, h: -12, mi: -30 });
+    expect(await parts("interval '-22-6 10 -12:30' year to minute")).toMatchObject({ y: -22, mo: -6, d: 10 });
+    expect(await parts("interval '-4:5:6.5' hour to second")).toMatchObject({ h: -4, s: -6, ms: -500 });
+    expect(() => translationOf("select interval '1-2 3' year to month")).toThrow(/does not match the range/);
+  });
+
+  it('MAKE_INTERVAL builds an INTERVAL from parts by position or by name, the rest 0', async () => {
+    // interval_functions.md, MAKE_INTERVAL: MAKE_INTERVAL(1, 6, 15) = 1-6 15 0:0:0;
+    // MAKE_INTERVAL(hour => 10, second => 20) = 0-0 0 10:0:20; MAKE_INTERVAL(1, minute => 5, day => 2) = 1-0 2 0:5:0.
+    expect(
+      await row(`select make_interval(1, 6, 15) as a, make_interval(hour => 10, second => 20) as b,
+        make_interval(1, minute => 5, day => 2) as c`),
+    ).toEqual({ a: '1-6 15 0:0:0', b: '0-0 0 10:0:20', c: '1-0 2 0:5:0' });
+    await expect(row('select make_interval(day => 3660001) as x')).rejects.toThrow(
+      "Interval field days '3660001' is out of range -3660000 to 3660000",
+    );
+  });
+
   it('DATE_DIFF counts part boundaries, weeks starting on Sunday unless named', async () => {
     // Docs: DATE_DIFF(DATE '2010-07-07', DATE '2008-12-25', DAY) = 559;
     // DATE_DIFF(DATE '2017-10-15', DATE '2017-10-14', DAY) = 1 and WEEK = 1;
@@ -316,6 +387,17 @@ describe('BigQuery timestamp functions on DuckDB', () => {
         date_diff(date '2017-12-18', date '2017-12-17', week) as f, date_diff(date '2017-12-18', date '2017-12-17', week(monday)) as g,
         date_diff(date '2017-12-18', date '2017-12-17', isoweek) as h`),
     ).toEqual({ a: 559, b: 1, c: 1, d: 3, e: 2, f: 0, g: 1, h: 1 });
+  });
+
+  it('DATE_DIFF of TIMESTAMPs counts elapsed parts as TIMESTAMP_DIFF does, of DATETIMEs boundaries as DATETIME_DIFF', async () => {
+    // date_functions.md, DATE_DIFF: "DATE_DIFF(TIMESTAMP, TIMESTAMP, PART) behaves like TIMESTAMP_DIFF(TIMESTAMP,
+    // TIMESTAMP, PART)": two hours apart across midnight is 0 days and 2 hours elapsed. 23:30 to 01:00 crosses
+    // two hour boundaries as DATETIMEs (datetime_functions.md, DATETIME_DIFF counts boundaries).
+    expect(
+      await row(`select date_diff(timestamp '2020-03-02 01:00:00+00', timestamp '2020-03-01 23:00:00+00', day) as d,
+        date_diff(timestamp '2020-03-02 01:00:00+00', timestamp '2020-03-01 23:30:00+00', hour) as h,
+        date_diff(datetime '2020-03-02 01:00:00', datetime '2020-03-01 23:30:00', hour) as dh`),
+    ).toEqual({ d: 0, h: 1, dh: 2 });
   });
 
   it('DATE_TRUNC truncates to a month, WEEK, WEEK(MONDAY) or ISOYEAR', async () => {
@@ -692,6 +774,25 @@ describe('BigQuery timestamp functions on DuckDB', () => {
       i: '15:00:00',
       j: '14:23:38',
       k: '12:34:56.789',
+    });
+  });
+
+  it('TIME and CAST AS TIME take the time of day of a DATETIME, a literal or a subquery column', async () => {
+    // time_functions.md, TIME: TIME(DATETIME "2008-12-25 15:30:00.000000") = 15:30:00; CAST of a
+    // DATETIME to TIME keeps its time part (conversion_rules.md).
+    expect(
+      await row(`select time(datetime '2008-12-25 15:30:00.000000') as a,
+        cast(datetime '2008-12-25 15:30:00.25' as time) as b, time(t) as c, cast(t as time) as d,
+        cast(tm as time) as e, time(ts) as f
+        from (select datetime '2008-12-25 15:30:00' as t, time '10:00:00' as tm,
+          timestamp '2008-12-25 07:30:00+00' as ts)`),
+    ).toEqual({
+      a: '15:30:00',
+      b: '15:30:00.25',
+      c: '15:30:00',
+      d: '15:30:00',
+      e: '10:00:00',
+      f: '07:30:00',
     });
   });
 

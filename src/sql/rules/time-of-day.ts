@@ -1,5 +1,5 @@
 import { literalArgument, nowParameter, type RuleTable, rule, unsupported } from './rule.js';
-import { diffParts, parse, zoneArgument } from './time.js';
+import { civilOf, diffParts, parse, zoneArgument } from './time.js';
 import { formatTime } from './time-format.js';
 import { toCivil } from './time-zone.js';
 
@@ -22,7 +22,13 @@ export const timeOfDayRules: RuleTable = {
   // TIME(hour, minute, second), TIME(timestamp [, zone]) or TIME(datetime).
   time: rule(1, 3, (args, call) => {
     if (args.length === 3) return `make_time(${args.join(', ')})`;
-    return `CAST(${toCivil(args[0] as string, zoneArgument(call, 1))} AS TIME)`;
+    const civil = toCivil(args[0] as string, zoneArgument(call, 1));
+    // DuckDB casts no TIMESTAMPTZ (our DATETIME) to TIME: a DATETIME goes through its civil
+    // TIMESTAMP, and a value of no known type (a subquery's column) through TIMETZ, which DuckDB
+    // casts TIMESTAMP and TIMESTAMPTZ to, in the UTC session.
+    if (call.literals[0] !== undefined || call.kinds[0] === 'timestamp') return `CAST(${civil} AS TIME)`;
+    if (call.kinds[0] === 'datetime') return `CAST(${civilOf(civil)} AS TIME)`;
+    return `CAST(CAST(${civil} AS TIMETZ) AS TIME)`;
   }),
   time_add: rule(2, 2, ([time, interval]) => `(${time} + ${interval})`),
   time_sub: rule(2, 2, ([time, interval]) => `(${time} - ${interval})`),

@@ -172,6 +172,16 @@ function boundaryDiff(later: string, earlier: string, part: string | undefined, 
   return `(date_diff('day', ${truncCivil(earlier, part)}, ${truncCivil(later, part)}) // 7)`;
 }
 
+/** TIMESTAMP_DIFF counts whole elapsed parts (truncating toward zero), DuckDB's date_sub. */
+function elapsedDiff(later: string, earlier: string, call: FunctionCall): string {
+  const part = call.parts[2];
+  if (part === undefined || !diffParts.has(part))
+    throw unsupported(
+      `${call.name === 'date_diff' ? 'DATE_DIFF of TIMESTAMPs' : 'TIMESTAMP_DIFF'} by ${(part ?? 'a non-literal part').toUpperCase()}`,
+    );
+  return `date_sub('${part}', ${earlier}, ${later})`;
+}
+
 /** Offsets in a timestamp string, which win over a time zone argument. */
 const offsetSuffix = String.raw`\d:\d\d(:\d\d(\.\d+)?)?\s*([zZ]|[+-]\d{1,2}(:?\d\d)?)$`;
 
@@ -310,16 +320,18 @@ export const timeRules: RuleTable = {
   date_sub: rule(2, 2, (args, call) => inRange('date', '-', `CAST(${args[0]} - ${args[1]} AS DATE)`, call), {
     ownSafeForm: true,
   }),
-  // TIMESTAMP_DIFF counts whole elapsed parts (truncating toward zero), DuckDB's date_sub.
-  timestamp_diff: rule(3, 3, ([later, earlier], call) => {
-    const part = call.parts[2];
-    if (part === undefined || !diffParts.has(part))
-      throw unsupported(`TIMESTAMP_DIFF by ${(part ?? 'a non-literal part').toUpperCase()}`);
-    return `date_sub('${part}', ${earlier}, ${later})`;
-  }),
-  date_diff: rule(3, 3, ([later, earlier], call) =>
-    boundaryDiff(`CAST(${later} AS DATE)`, `CAST(${earlier} AS DATE)`, call.parts[2], call),
+  timestamp_diff: rule(3, 3, ([later, earlier], call) =>
+    elapsedDiff(later as string, earlier as string, call),
   ),
+  // "DATE_DIFF(TIMESTAMP, TIMESTAMP, PART) behaves like TIMESTAMP_DIFF(TIMESTAMP, TIMESTAMP, PART)"
+  // (date_functions.md, DATE_DIFF): the arguments' type, where the text or schema shows it, decides.
+  date_diff: rule(3, 3, ([later, earlier], call) => {
+    const kind = call.kinds[0] ?? call.kinds[1];
+    if (kind === 'timestamp') return elapsedDiff(later as string, earlier as string, call);
+    if (kind === 'datetime')
+      return boundaryDiff(civilOf(later as string), civilOf(earlier as string), call.parts[2], call);
+    return boundaryDiff(`CAST(${later} AS DATE)`, `CAST(${earlier} AS DATE)`, call.parts[2], call);
+  }),
   datetime_diff: rule(3, 3, ([later, earlier], call) =>
     boundaryDiff(civilOf(later as string), civilOf(earlier as string), call.parts[2], call),
   ),
