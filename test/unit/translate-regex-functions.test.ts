@@ -25,6 +25,19 @@ describe('BigQuery regular-expression functions on DuckDB', () => {
     ).toEqual({ user_name: 'foo', hostname: 'example.com', none: null, substr: '123' });
   });
 
+  it('REGEXP_EXTRACT of a group that took no part in the match is NULL, of a group that matched empty text empty', async () => {
+    // ZetaSQL string_functions.md, REGEXP_EXTRACT, examples: REGEXP_EXTRACT('ab', '(z)?b') is NULL
+    // (and '(.)+b' on 'xyztb' is 't'); a group that matched empty text gives ''.
+    expect(
+      await row(`select regexp_extract('ab', '(z)?b') as d, regexp_extract('xyztb', '(.)+b') as c,
+        regexp_extract('ac', 'a(b*)c') as empty, regexp_extract('b', '(a)|b') as other_branch`),
+    ).toEqual({ d: null, c: 't', empty: '', other_branch: null });
+    // An optional group that can also match empty text: '' could be either, so it is refused.
+    expect(() => translationOf("select regexp_extract('b', '(a*)?b') as x")).toThrow(
+      /REGEXP_EXTRACT of a group that may take no part in the match and may match empty text/,
+    );
+  });
+
   it('REGEXP_EXTRACT_ALL returns every match, or every capture of the group', async () => {
     // Docs: REGEXP_EXTRACT_ALL('Try `func(x)` or `func(y)`', '`(.+?)`') = ['func(x)', 'func(y)'].
     expect(

@@ -42,10 +42,27 @@ function groupOf(call: FunctionCall): number {
   return groups;
 }
 
+/**
+ * A match whose group took no part (`(z)?b` on 'ab') is NULL in BigQuery (ZetaSQL's docs:
+ * REGEXP_EXTRACT('ab', '(z)?b') is NULL) and '' in DuckDB, which does not tell it from a group
+ * that matched empty text. A group that cannot match empty text took no part exactly where it
+ * gives '', so '' becomes NULL; a group that can match empty is translated only where every
+ * match passes through it.
+ */
 function extract(args: readonly string[], call: FunctionCall): string {
   if (args.length > 2) throw unsupported(`${call.name.toUpperCase()} with a position or occurrence`);
   const [value, pattern] = args;
-  return `CASE WHEN regexp_matches(${value}, ${pattern}) THEN regexp_extract(${value}, ${pattern}, ${groupOf(call)}) END`;
+  const group = groupOf(call);
+  let extracted = `regexp_extract(${value}, ${pattern}, ${group})`;
+  if (group === 1) {
+    const program = programOf(call.literals[1] as string, call.name.toUpperCase());
+    if (!groupMatchesEmpty(program)) extracted = `nullif(${extracted}, '')`;
+    else if (groupMaySkip(program))
+      throw unsupported(
+        `${call.name.toUpperCase()} of a group that may take no part in the match and may match empty text (NULL and '' are not told apart)`,
+      );
+  }
+  return `CASE WHEN regexp_matches(${value}, ${pattern}) THEN ${extracted} END`;
 }
 
 /** Whether the pattern reads what comes before a match (`^`, `\\A`, `\\b`, `\\B` outside a class). */
@@ -113,6 +130,70 @@ function regexpInstr(args: readonly string[], call: FunctionCall): string {
   return `CASE WHEN ${nulls} THEN NULL ${checks} WHEN (${position}) > length(${value}) THEN 0 ELSE list_transform([substring(${value}, ${position})], __rinstr_text -> ${answer})[1] END`;
 }
 
+interface Program {
+  readonly start: number;
+  readonly inst: ReadonlyArray<{ op: number; out: number; arg: number }>;
+}
+
+/** The pattern's program, as RE2 compiles it (RE2JS's). */
+function programOf(pattern: string, functionName: string): Program {
+  let program: Program | undefined;
+  try {
+    program = (RE2JS.compile(pattern) as unknown as { re2Input: { prog: Program } }).re2Input.prog;
+  } catch (error) {
+    throw unsupported(`${functionName} with a pattern RE2 does not read (${(error as Error).message})`);
+  }
+  if (!program) throw unsupported(`${functionName} with a pattern whose program cannot be read`);
+  return program;
+}
+
+// RE2JS's Inst ops: ALT 1 and ALT_MATCH 2 go on to `out` and `arg`; CAPTURE 3 (arg 2n opens group
+// n, 2n + 1 closes it), EMPTY_WIDTH 4, NOP 7 and the lookbehind marks 12 and 13 to `out`; MATCH 6
+// is the match; FAIL 5 ends the path; the rune instructions (8 to 11) read a character, then `out`.
+const CAPTURE = 3;
+const MATCH = 6;
+
+/**
+ * Whether the program reaches an instruction `isEnd` accepts from `from`, without reading a
+ * character unless `readsCharacters`, and never through one `isBlocked` refuses. Each character
+ * read is taken as readable, so the answer is "may reach".
+ */
+function reaches(
+  program: Program,
+  from: number,
+  isEnd: (op: number, arg: number) => boolean,
+  options: { readsCharacters?: boolean; isBlocked?: (op: number, arg: number) => boolean } = {},
+): boolean {
+  const { readsCharacters = false, isBlocked = () => false } = options;
+  const seen = new Set<number>();
+  const next = [from];
+  for (let at = next.pop(); at !== undefined; at = next.pop()) {
+    const instruction = program.inst[at];
+    if (instruction === undefined || seen.has(at)) continue;
+    seen.add(at);
+    if (isBlocked(instruction.op, instruction.arg)) continue;
+    if (isEnd(instruction.op, instruction.arg)) return true;
+    if (instruction.op === 1 || instruction.op === 2) next.push(instruction.out, instruction.arg);
+    else if ([3, 4, 7, 12, 13].includes(instruction.op)) next.push(instruction.out);
+    else if (readsCharacters && instruction.op >= 8 && instruction.op <= 11) next.push(instruction.out);
+  }
+  return false;
+}
+
+/** Whether the first capturing group can match empty text. */
+function groupMatchesEmpty(program: Program): boolean {
+  const open = program.inst.findIndex((i) => i.op === CAPTURE && i.arg === 2);
+  return open >= 0 && reaches(program, open, (op, arg) => op === CAPTURE && arg === 3);
+}
+
+/** Whether a match may end without entering the first capturing group (`(z)?b`, `(a)|b`). */
+function groupMaySkip(program: Program): boolean {
+  return reaches(program, program.start, (op) => op === MATCH, {
+    readsCharacters: true,
+    isBlocked: (op, arg) => op === CAPTURE && arg === 2,
+  });
+}
+
 /**
  * Whether the pattern can match empty text somewhere: its program (RE2JS's, as RE2 compiles it)
  * reaches its match without reading a character, taking every assertion (`^`, `\\b`, ...) as met.
@@ -120,27 +201,8 @@ function regexpInstr(args: readonly string[], call: FunctionCall): string {
  * the reference implementation's steps (storage/regexp-extract-all.ts).
  */
 function matchesEmptyText(pattern: string): boolean {
-  let program: { start: number; inst: Array<{ op: number; out: number; arg: number }> } | undefined;
-  try {
-    program = (RE2JS.compile(pattern) as unknown as { re2Input: { prog: typeof program } }).re2Input.prog;
-  } catch (error) {
-    throw unsupported(`REGEXP_EXTRACT_ALL with a pattern RE2 does not read (${(error as Error).message})`);
-  }
-  if (!program) throw unsupported('REGEXP_EXTRACT_ALL with a pattern whose program cannot be read');
-  const seen = new Set<number>();
-  const next = [program.start];
-  for (let at = next.pop(); at !== undefined; at = next.pop()) {
-    const instruction = program.inst[at];
-    if (instruction === undefined || seen.has(at)) continue;
-    seen.add(at);
-    // RE2JS's Inst: ALT 1 and ALT_MATCH 2 go on to `out` and `arg`; CAPTURE 3, EMPTY_WIDTH 4, NOP 7
-    // and the lookbehind marks 12 and 13 to `out`; MATCH 6 is the match; FAIL 5 and the rune
-    // instructions (8 to 11) end the path.
-    if (instruction.op === 6) return true;
-    if (instruction.op === 1 || instruction.op === 2) next.push(instruction.out, instruction.arg);
-    else if ([3, 4, 7, 12, 13].includes(instruction.op)) next.push(instruction.out);
-  }
-  return false;
+  const program = programOf(pattern, 'REGEXP_EXTRACT_ALL');
+  return reaches(program, program.start, (op) => op === MATCH);
 }
 
 export const regexRules: RuleTable = {
