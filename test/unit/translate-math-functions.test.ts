@@ -34,6 +34,14 @@ describe('BigQuery math functions on DuckDB', () => {
     ).toEqual({ a: 5, b: 0, c: Number.POSITIVE_INFINITY, d: Number.NEGATIVE_INFINITY, e: Number.NaN });
   });
 
+  it('NaN stays NaN through IEEE_DIVIDE by zero and SIGN', async () => {
+    // ZetaSQL mathematical_functions.md: IEEE_DIVIDE's table, NaN / 0.0 = NaN; SIGN's table, SIGN(NaN) = NaN.
+    expect(
+      await row(`select ieee_divide(cast('nan' as float64), 0.0) as a, sign(cast('nan' as float64)) as b,
+        sign(cast('-inf' as float64)) as c, sign(-3) as d`),
+    ).toEqual({ a: Number.NaN, b: Number.NaN, c: -1, d: -1 });
+  });
+
   it('reads a literal with a point or an exponent as FLOAT64, as BigQuery does, never as an exact decimal', async () => {
     // BigQuery's lexical rules: 1.5 and 1e3 are FLOAT64 literals (NUMERIC needs NUMERIC '1.5'),
     // so 0.1 + 0.2 is the double sum, 0.30000000000000004.

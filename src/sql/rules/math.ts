@@ -22,15 +22,17 @@ export function checkedDivisor(sql: string): string {
  */
 export const mathRules: RuleTable = {
   abs: same(1, 1),
-  sign: same(1, 1),
+  // SIGN(NaN) is NaN in BigQuery (math.h's Sign), 0 in DuckDB.
+  sign: rule(1, 1, ([x]) => `CASE WHEN isnan(${x}) THEN ${x} ELSE sign(${x}) END`),
   // NULL when the divisor is 0, as BigQuery's SAFE_DIVIDE.
   safe_divide: rule(2, 2, ([x, y]) => `CASE WHEN (${y}) <> 0 THEN CAST(${x} AS DOUBLE) / (${y}) END`),
-  // IEEE 754: x/0 is ±inf and 0/0 NaN, which DuckDB's `/` turns into NULL.
+  // IEEE 754: x/0 is ±inf and 0/0 NaN, which DuckDB's `/` turns into NULL; NaN/0 is NaN (DuckDB
+  // holds NaN greater than every number, so it is tested before the sign).
   ieee_divide: rule(
     2,
     2,
     ([x, y]) =>
-      `CASE WHEN (${y}) <> 0 OR isnan(${y}) THEN CAST(${x} AS DOUBLE) / (${y}) WHEN (${x}) > 0 THEN 'Infinity'::DOUBLE WHEN (${x}) < 0 THEN '-Infinity'::DOUBLE WHEN (${x}) = 0 OR isnan(${x}) THEN 'NaN'::DOUBLE END`,
+      `CASE WHEN (${y}) <> 0 OR isnan(${y}) THEN CAST(${x} AS DOUBLE) / (${y}) WHEN isnan(${x}) THEN 'NaN'::DOUBLE WHEN (${x}) > 0 THEN 'Infinity'::DOUBLE WHEN (${x}) < 0 THEN '-Infinity'::DOUBLE WHEN (${x}) = 0 OR isnan(${x}) THEN 'NaN'::DOUBLE END`,
   ),
   safe_multiply: rule(2, 2, ([x, y]) => `try((${x}) * (${y}))`),
   safe_add: rule(2, 2, ([x, y]) => `try((${x}) + (${y}))`),
