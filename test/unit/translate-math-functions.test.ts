@@ -225,6 +225,58 @@ describe('BigQuery math functions on DuckDB', () => {
     expect({ ...result, r: 0 }).toEqual({ a: true, b: true, r: 0, c: 0, d: 1, e: 0, f: 0, g: 0, h: 0, i: 0 });
   });
 
+  it('the hyperbolic and reciprocal trigonometric functions and CBRT, with their documented values at ±inf', async () => {
+    // ZetaSQL mathematical_functions.md examples: COT(1) = 0.64209261593433065, CSC(-1) = -1.188395105778,
+    // SEC(-1) = 1.85081571768, COTH(1) = 1.313035285499, CSCH(-2) = -0.27572056477, SECH(100) =
+    // 7.4401519520417E-44, CBRT(27) = 3.0000000000000004; the tables: SINH(-inf) = -inf, COSH(-inf) = +inf,
+    // TANH(+inf) = 1.0, ACOSH(-inf) = NaN, CSCH(+inf) = 0, COTH(-inf) = -1, SIN(+inf) = NaN.
+    const result =
+      await row(`select cot(1) as cot, csc(-1) as csc, sec(-1) as sec, coth(1) as coth, csch(-2) as csch,
+      sech(100) as sech, cbrt(27) as cbrt, sinh(cast('-inf' as float64)) as sinh, cosh(cast('-inf' as float64)) as cosh,
+      tanh(cast('inf' as float64)) as tanh, acosh(cast('-inf' as float64)) as acosh, csch(cast('inf' as float64)) as csch_inf,
+      coth(cast('-inf' as float64)) as coth_inf, sin(cast('inf' as float64)) as sin_inf, asinh(0) as asinh, atanh(0) as atanh`);
+    const documented = {
+      cot: 0.64209261593433065,
+      csc: -1.188395105778,
+      sec: 1.85081571768,
+      coth: 1.313035285499,
+      csch: -0.27572056477,
+      sech: 7.4401519520417e-44,
+    };
+    for (const [name, value] of Object.entries(documented))
+      expect(Math.abs((result[name] as number) - value) / Math.abs(value), name).toBeLessThan(1e-10);
+    expect({ ...result, ...documented }).toEqual({
+      ...documented,
+      cbrt: 3.0000000000000004,
+      sinh: Number.NEGATIVE_INFINITY,
+      cosh: Number.POSITIVE_INFINITY,
+      tanh: 1,
+      acosh: Number.NaN,
+      csch_inf: 0,
+      coth_inf: -1,
+      sin_inf: Number.NaN,
+      asinh: 0,
+      atanh: 0,
+    });
+  });
+
+  it('a finite argument whose value is not finite is an error, NULL under SAFE.', async () => {
+    // ZetaSQL mathematical_functions.md: COT(0), CSC(0), COTH(0), CSCH(0) and ACOSH(X < 1) are errors, SINH(X)
+    // overflows; the examples' SAFE.COT(0), SAFE.CSC(0), SAFE.COTH(0) and SAFE.CSCH(0) are NULL.
+    await expect(row('select cot(0) as a')).rejects.toThrow(/Floating point error in function: COT\(0\)/);
+    await expect(row('select sinh(1000) as a')).rejects.toThrow(
+      /Floating point overflow in function: SINH\(1000\)/,
+    );
+    await expect(row('select acosh(0.5) as a')).rejects.toThrow(
+      /Floating point error in function: ACOSH\(0.5\)/,
+    );
+    expect(
+      await row(
+        'select safe.cot(0) as a, safe.csc(0) as b, safe.coth(0) as c, safe.csch(0) as d, safe.cot(null) as e',
+      ),
+    ).toEqual({ a: null, b: null, c: null, d: null, e: null });
+  });
+
   it('SAFE_ADD, SAFE_SUBTRACT, SAFE_MULTIPLY and SAFE_NEGATE are NULL on overflow', async () => {
     // Docs: SAFE_ADD(5, 4) = 9; SAFE_SUBTRACT(5, 4) = 1; SAFE_MULTIPLY(20, 4) = 80; SAFE_NEGATE(1) = -1;
     // overflow gives NULL.

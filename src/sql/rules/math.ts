@@ -1,4 +1,4 @@
-import { type RuleTable, rule, same } from './rule.js';
+import { type FunctionCall, type RuleTable, raise, rule, same } from './rule.js';
 
 /**
  * A divisor of `/`, DIV or MOD. BigQuery fails a division by zero ("division by zero", see the
@@ -15,6 +15,31 @@ export function checkedDivisor(sql: string): string {
   if (number) return sql;
   return `(CASE WHEN ${sql} = 0 THEN error('division by zero') ELSE ${sql} END)`;
 }
+
+/**
+ * A FLOAT64 function as ZetaSQL computes it (zetasql/public/functions/math.h): the C library's
+ * value of `of(x)` (x a DOUBLE) for a finite x, an error where that value is not finite
+ * ("Floating point error in function: COT(0)"; "overflow" for SINH and COSH), and for ±inf the C
+ * library's value, `atInfinity` [+inf, -inf], as BigQuery's docs list it (NaN stays NaN).
+ * DuckDB raises its own errors for sin(inf) and answers NaN for acosh(0), so neither end is left
+ * to it.
+ */
+function floatFunction(
+  name: string,
+  of: (x: string) => string,
+  atInfinity: readonly [string, string],
+  failure: 'error' | 'overflow' = 'error',
+): (args: readonly string[], call: FunctionCall) => string {
+  const double = (value: string) => `'${value}'::DOUBLE`;
+  return ([x], call) => {
+    const message = `'Floating point ${failure} in function: ${name}(' || printf('%g', __float_x) || ')'`;
+    const finite = `list_transform([${of('__float_x')}], __float_y -> CASE WHEN isfinite(__float_y) THEN __float_y ELSE ${raise(call, message)} END)[1]`;
+    return `list_transform([CAST(${x} AS DOUBLE)], __float_x -> CASE WHEN __float_x IS NULL OR isnan(__float_x) THEN __float_x WHEN __float_x = 'Infinity'::DOUBLE THEN ${double(atInfinity[0])} WHEN __float_x = '-Infinity'::DOUBLE THEN ${double(atInfinity[1])} ELSE ${finite} END)[1]`;
+  };
+}
+
+const floatRule = (...args: Parameters<typeof floatFunction>) =>
+  rule(1, 1, floatFunction(...args), { ownSafeForm: true });
 
 /**
  * Math functions. `/` is a FLOAT64 division on both engines (DuckDB's `/` no longer divides
@@ -74,11 +99,26 @@ export const mathRules: RuleTable = {
   rand: same(0, 0, 'random'),
   // A random (version 4) UUID as lower-case hex text with hyphens, as BigQuery's GENERATE_UUID.
   generate_uuid: rule(0, 0, () => 'CAST(uuid() AS VARCHAR)'),
-  sin: same(1, 1),
-  cos: same(1, 1),
-  tan: same(1, 1),
-  asin: same(1, 1),
-  acos: same(1, 1),
+  sin: floatRule('SIN', (x) => `sin(${x})`, ['NaN', 'NaN']),
+  cos: floatRule('COS', (x) => `cos(${x})`, ['NaN', 'NaN']),
+  tan: floatRule('TAN', (x) => `tan(${x})`, ['NaN', 'NaN'], 'overflow'),
+  asin: floatRule('ASIN', (x) => `asin(${x})`, ['NaN', 'NaN']),
+  acos: floatRule('ACOS', (x) => `acos(${x})`, ['NaN', 'NaN']),
   atan: same(1, 1),
+  // The reciprocals divide 1 by the function, so an argument where it is 0 (COT(0)) is an error.
+  cot: floatRule('COT', (x) => `1.0 / tan(${x})`, ['NaN', 'NaN']),
+  csc: floatRule('CSC', (x) => `1.0 / sin(${x})`, ['NaN', 'NaN']),
+  sec: floatRule('SEC', (x) => `1.0 / cos(${x})`, ['NaN', 'NaN']),
+  sinh: floatRule('SINH', (x) => `sinh(${x})`, ['Infinity', '-Infinity'], 'overflow'),
+  cosh: floatRule('COSH', (x) => `cosh(${x})`, ['Infinity', 'Infinity'], 'overflow'),
+  tanh: floatRule('TANH', (x) => `tanh(${x})`, ['1', '-1']),
+  coth: floatRule('COTH', (x) => `1.0 / tanh(${x})`, ['1', '-1']),
+  csch: floatRule('CSCH', (x) => `1.0 / sinh(${x})`, ['0', '-0']),
+  // 1/cosh: cosh past the largest DOUBLE is inf, whose reciprocal is 0 (SECH(1000) is 0).
+  sech: floatRule('SECH', (x) => `1.0 / cosh(${x})`, ['0', '0']),
+  asinh: floatRule('ASINH', (x) => `asinh(${x})`, ['Infinity', '-Infinity']),
+  acosh: floatRule('ACOSH', (x) => `acosh(${x})`, ['Infinity', 'NaN']),
+  atanh: floatRule('ATANH', (x) => `atanh(${x})`, ['NaN', 'NaN']),
+  cbrt: floatRule('CBRT', (x) => `cbrt(${x})`, ['Infinity', '-Infinity']),
   atan2: same(2, 2),
 };
