@@ -277,6 +277,24 @@ describe('BigQuery math functions on DuckDB', () => {
     ).toEqual({ a: null, b: null, c: null, d: null, e: null });
   });
 
+  it('COSINE_DISTANCE and EUCLIDEAN_DISTANCE of dense vectors, and the errors distance.cc raises', async () => {
+    // ZetaSQL mathematical_functions.md examples: COSINE_DISTANCE([1.0, 2.0], [3.0, 4.0]) = 0.016130089900092459,
+    // EUCLIDEAN_DISTANCE([1.0, 2.0], [3.0, 4.0]) = 2.828; "If a vector is NULL, NULL is returned"; a zero vector
+    // is an error for the cosine (zetasql/public/functions/distance.cc words the errors).
+    const result =
+      await row(`select cosine_distance([1.0, 2.0], [3.0, 4.0]) as c, euclidean_distance([1.0, 2.0], [3.0, 4.0]) as e,
+      cosine_distance(null, [1.0]) as n, safe.cosine_distance([0.0, 0.0], [1.0, 2.0]) as z`);
+    expect(result.c).toBeCloseTo(0.016130089900092459, 15);
+    expect(result.e).toBeCloseTo(Math.SQRT2 * 2, 15);
+    expect({ n: result.n, z: result.z }).toEqual({ n: null, z: null });
+    await expect(row('select cosine_distance([0.0, 0.0], [1.0, 2.0]) as a')).rejects.toThrow(
+      /Cannot compute cosine distance against zero vector/,
+    );
+    await expect(row('select euclidean_distance([1.0], [1.0, 2.0]) as a')).rejects.toThrow(
+      /Array length mismatch: 1 and 2/,
+    );
+  });
+
   it('SAFE_ADD, SAFE_SUBTRACT, SAFE_MULTIPLY and SAFE_NEGATE are NULL on overflow', async () => {
     // Docs: SAFE_ADD(5, 4) = 9; SAFE_SUBTRACT(5, 4) = 1; SAFE_MULTIPLY(20, 4) = 80; SAFE_NEGATE(1) = -1;
     // overflow gives NULL.

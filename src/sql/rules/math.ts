@@ -1,4 +1,4 @@
-import { type FunctionCall, type RuleTable, raise, rule, same } from './rule.js';
+import { type FunctionCall, type RuleTable, raise, rule, same, unsupported } from './rule.js';
 
 /**
  * A divisor of `/`, DIV or MOD. BigQuery fails a division by zero ("division by zero", see the
@@ -40,6 +40,40 @@ function floatFunction(
 
 const floatRule = (...args: Parameters<typeof floatFunction>) =>
   rule(1, 1, floatFunction(...args), { ownSafeForm: true });
+
+/**
+ * COSINE_DISTANCE and EUCLIDEAN_DISTANCE of two dense vectors (ARRAY<FLOAT64>), with the checks of
+ * ZetaSQL's functions/distance.cc: NULL when a vector is NULL; an error for a NULL element, for
+ * vectors of different lengths and, for the cosine, for a zero vector, whose DuckDB
+ * list_cosine_distance is 2. The cosine is 1 - a·b / (√(a·a) √(b·b)), as distance.cc writes it. A
+ * sparse vector (an ARRAY of dimension-magnitude STRUCTs) is refused.
+ */
+function vectorDistance(name: string, distance: (a: string, b: string) => string) {
+  return rule(
+    2,
+    2,
+    ([a, b], call) => {
+      for (const index of [0, 1]) {
+        const shape = call.shapeOf(index);
+        if ('list' in shape && 'fields' in shape.list)
+          throw unsupported(`${name} of a sparse vector (an ARRAY of dimension-magnitude STRUCTs)`);
+      }
+      const fail = (message: string) => raise(call, message);
+      const nullElement = (v: string) => `list_count(${v}) <> len(${v})`;
+      const checks = [
+        `WHEN ${nullElement('__vec.a')} OR ${nullElement('__vec.b')} THEN ${fail("'NULL array element'")}`,
+        `WHEN len(__vec.a) <> len(__vec.b) THEN ${fail(`'Array length mismatch: ' || len(__vec.a) || ' and ' || len(__vec.b)`)}`,
+        ...(name === 'COSINE_DISTANCE'
+          ? [
+              `WHEN list_dot_product(__vec.a, __vec.a) = 0 OR list_dot_product(__vec.b, __vec.b) = 0 OR len(__vec.a) = 0 THEN ${fail("'Cannot compute cosine distance against zero vector'")}`,
+            ]
+          : []),
+      ];
+      return `list_transform([{'a': CAST(${a} AS DOUBLE[]), 'b': CAST(${b} AS DOUBLE[])}], __vec -> CASE WHEN __vec.a IS NULL OR __vec.b IS NULL THEN NULL ${checks.join(' ')} ELSE ${distance('__vec.a', '__vec.b')} END)[1]`;
+    },
+    { ownSafeForm: true },
+  );
+}
 
 /**
  * Math functions. `/` is a FLOAT64 division on both engines (DuckDB's `/` no longer divides
@@ -121,4 +155,10 @@ export const mathRules: RuleTable = {
   atanh: floatRule('ATANH', (x) => `atanh(${x})`, ['NaN', 'NaN']),
   cbrt: floatRule('CBRT', (x) => `cbrt(${x})`, ['Infinity', '-Infinity']),
   atan2: same(2, 2),
+  cosine_distance: vectorDistance(
+    'COSINE_DISTANCE',
+    (a, b) =>
+      `1 - list_dot_product(${a}, ${b}) / (sqrt(list_dot_product(${a}, ${a})) * sqrt(list_dot_product(${b}, ${b})))`,
+  ),
+  euclidean_distance: vectorDistance('EUCLIDEAN_DISTANCE', (a, b) => `list_distance(${a}, ${b})`),
 };
