@@ -18,6 +18,18 @@ describe('BigQuery string functions on DuckDB', () => {
     ).toEqual({ a: 'x40', b: 'v=0/2.5', c: 'at 2008-12-25 15:30:00.100+00', d: 'n7' });
   });
 
+  it('EDIT_DISTANCE counts code points, and max_distance caps it', async () => {
+    // ZetaSQL string_functions.md, EDIT_DISTANCE examples: ('a', 'b') = 1, ('aa', 'b') = 2, ('aa', 'ba') = 1,
+    // ('abcdefg', 'a', max_distance => 2) = 2; distance.cc compares code points, so 'ä' to 'a' is 1.
+    expect(
+      await row(`select edit_distance('a', 'b') as a, edit_distance('aa', 'b') as b, edit_distance('aa', 'ba') as c,
+        edit_distance('abcdefg', 'a', max_distance => 2) as d, edit_distance('ä', 'a') as e, edit_distance(null, 'a') as f`),
+    ).toEqual({ a: 1, b: 2, c: 1, d: 2, e: 1, f: null });
+    await expect(row("select edit_distance('a', 'b', max_distance => -1) as a")).rejects.toThrow(
+      /Max distance must be non-negative/,
+    );
+  });
+
   it('CONCAT joins its arguments, casting numbers, and is NULL when any argument is NULL', async () => {
     // Docs: CONCAT('T.P.', ' ', 'Bar') = 'T.P. Bar'; CONCAT('Summer', ' ', 1923) = 'Summer 1923'.
     expect(

@@ -1,4 +1,5 @@
 import {
+  editDistanceFunction,
   type FunctionCall,
   hasNullElement,
   initcapFunctions,
@@ -194,6 +195,24 @@ function codePointText(code: string): string {
 }
 
 export const stringRules: RuleTable = {
+  // EDIT_DISTANCE(a, b[, max_distance => n]): the code-point Levenshtein distance, at most n
+  // (distance.cc's CappedLevenshteinDistance); a negative n is an error. BYTES are refused: they
+  // count bytes, which the VARCHAR function does not see.
+  edit_distance: rule(
+    2,
+    2,
+    ([a, b], call) => {
+      for (const index of [0, 1]) {
+        const shape = call.shapeOf(index);
+        if ('scalar' in shape && shape.scalar === 'BLOB') throw unsupported('EDIT_DISTANCE of BYTES');
+      }
+      const distance = `CAST(${editDistanceFunction}(${a}, ${b}) AS BIGINT)`;
+      const most = call.named.max_distance?.sql;
+      if (most === undefined) return distance;
+      return `CASE WHEN (${most}) IS NULL THEN NULL WHEN (${most}) < 0 THEN ${raise(call, "'Max distance must be non-negative'")} ELSE least(${distance}, ${most}) END`;
+    },
+    { named: ['max_distance'], ownSafeForm: true },
+  ),
   // BigQuery's CONCAT is NULL when any argument is; DuckDB's concat() skips NULLs, `||` does not.
   // Each argument goes as CAST AS STRING writes it: BigQuery's CONCAT(40.0) is '40', DuckDB's '40.0'.
   concat: rule(
