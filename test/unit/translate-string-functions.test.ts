@@ -30,6 +30,13 @@ describe('BigQuery string functions on DuckDB', () => {
     );
   });
 
+  it('UNICODE is the code point of the first character, 0 for empty text', async () => {
+    // ZetaSQL string_functions.md, UNICODE example: UNICODE('âbcd') = 226, ('â') = 226, ('') = 0, (NULL) = NULL.
+    expect(
+      await row("select unicode('âbcd') as a, unicode('â') as b, unicode('') as c, unicode(null) as d"),
+    ).toEqual({ a: 226, b: 226, c: 0, d: null });
+  });
+
   it('CONCAT joins its arguments, casting numbers, and is NULL when any argument is NULL', async () => {
     // Docs: CONCAT('T.P.', ' ', 'Bar') = 'T.P. Bar'; CONCAT('Summer', ' ', 1923) = 'Summer 1923'.
     expect(

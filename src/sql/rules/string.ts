@@ -253,6 +253,8 @@ export const stringRules: RuleTable = {
   initcap: rule(1, 2, initcap),
   repeat: same(2, 2),
   ascii: same(1, 1),
+  // The first character's code point; BigQuery's is 0 for '' where DuckDB's unicode() is -1.
+  unicode: rule(1, 1, ([value]) => `CASE WHEN (${value}) = '' THEN 0 ELSE unicode(${value}) END`),
   // NFC, NORMALIZE's default mode, is DuckDB's nfc_normalize; the other modes, and case folding,
   // run in JavaScript (storage/unicode-text.ts).
   normalize: rule(1, 2, ([value], call) => {
