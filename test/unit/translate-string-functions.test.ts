@@ -37,6 +37,22 @@ describe('BigQuery string functions on DuckDB', () => {
     ).toEqual({ a: 226, b: 226, c: 0, d: null });
   });
 
+  it('LEFT, RIGHT, TRIM, LPAD, RPAD and REVERSE of BYTES are refused by name, not left to fail in DuckDB', () => {
+    // BigQuery's forms of BYTES work byte-wise (ZetaSQL string_functions.md: LEFT(b'\xab\xcd\xef\xaa\xbb', 3),
+    // TRIM(b'apple', b'na\xab'), LPAD(b'abc', 10, b'ghd'), REVERSE(b'1a3')); DuckDB's take no BLOB.
+    for (const [name, call] of [
+      ['LEFT', "left(b'abc', 2)"],
+      ['RIGHT', "right(b'abc', 2)"],
+      ['TRIM', "trim(b'apple', b'na')"],
+      ['LTRIM', "ltrim(b'apple', b'a')"],
+      ['RTRIM', "rtrim(b'apple', b'e')"],
+      ['LPAD', "lpad(b'abc', 10, b'ghd')"],
+      ['RPAD', "rpad(b'abc', 10, b'ghd')"],
+      ['REVERSE', "reverse(b'1a3')"],
+    ])
+      expect(() => translationOf(`select ${call} as x`), name).toThrow(`${name} of BYTES`);
+  });
+
   it('CONCAT joins its arguments, casting numbers, and is NULL when any argument is NULL', async () => {
     // Docs: CONCAT('T.P.', ' ', 'Bar') = 'T.P. Bar'; CONCAT('Summer', ' ', 1923) = 'Summer 1923'.
     expect(

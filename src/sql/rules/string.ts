@@ -189,6 +189,18 @@ function isBytes(call: FunctionCall): boolean {
   return 'scalar' in shape && shape.scalar === 'BLOB';
 }
 
+/**
+ * A rule for a text function whose DuckDB form takes no BLOB, so its BYTES form (a byte-wise
+ * LEFT, TRIM, LPAD or REVERSE in BigQuery) is refused by name rather than failing in DuckDB's
+ * binder.
+ */
+function textOnly(name: string, translate: (args: readonly string[]) => string) {
+  return (args: readonly string[], call: FunctionCall): string => {
+    if (isBytes(call)) throw unsupported(`${name} of BYTES`);
+    return translate(args);
+  };
+}
+
 /** The character of a Unicode code point (not NULL), BigQuery's CHR: '' for 0, an error for no character. */
 function codePointText(code: string): string {
   return `(CASE WHEN ${code} = 0 THEN '' WHEN ${code} < 0 OR ${code} > 1114111 OR ${code} BETWEEN 55296 AND 57343 THEN error('Invalid code point: ' || ${code}) ELSE chr(CAST(${code} AS INTEGER)) END)`;
@@ -233,23 +245,55 @@ export const stringRules: RuleTable = {
   substring: rule(2, 3, ([value, position, length], call) =>
     substr(value as string, position as string, length, call),
   ),
-  left: rule(2, 2, ([value, count]) => `left(${value}, ${count})`),
-  right: rule(2, 2, ([value, count]) => `right(${value}, ${count})`),
+  left: rule(
+    2,
+    2,
+    textOnly('LEFT', ([value, count]) => `left(${value}, ${count})`),
+  ),
+  right: rule(
+    2,
+    2,
+    textOnly('RIGHT', ([value, count]) => `right(${value}, ${count})`),
+  ),
   strpos: same(2, 2),
   instr: rule(2, 4, instrFrom, { ownSafeForm: true }),
   starts_with: same(2, 2),
   ends_with: same(2, 2),
   // SPLIT's delimiter defaults to a comma; an empty delimiter splits into characters on both.
   split: rule(1, 2, ([value, delimiter]) => `string_split(${value}, ${delimiter ?? "','"})`),
-  trim: rule(1, 2, (args) => `trim(${args.join(', ')})`),
-  ltrim: rule(1, 2, (args) => `ltrim(${args.join(', ')})`),
-  rtrim: rule(1, 2, (args) => `rtrim(${args.join(', ')})`),
+  trim: rule(
+    1,
+    2,
+    textOnly('TRIM', (args) => `trim(${args.join(', ')})`),
+  ),
+  ltrim: rule(
+    1,
+    2,
+    textOnly('LTRIM', (args) => `ltrim(${args.join(', ')})`),
+  ),
+  rtrim: rule(
+    1,
+    2,
+    textOnly('RTRIM', (args) => `rtrim(${args.join(', ')})`),
+  ),
   // An empty search string replaces nothing on both engines.
   replace: same(3, 3),
   translate: same(3, 3),
-  lpad: rule(2, 3, ([value, length, pad]) => `lpad(${value}, ${length}, ${pad ?? "' '"})`),
-  rpad: rule(2, 3, ([value, length, pad]) => `rpad(${value}, ${length}, ${pad ?? "' '"})`),
-  reverse: same(1, 1),
+  lpad: rule(
+    2,
+    3,
+    textOnly('LPAD', ([value, length, pad]) => `lpad(${value}, ${length}, ${pad ?? "' '"})`),
+  ),
+  rpad: rule(
+    2,
+    3,
+    textOnly('RPAD', ([value, length, pad]) => `rpad(${value}, ${length}, ${pad ?? "' '"})`),
+  ),
+  reverse: rule(
+    1,
+    1,
+    textOnly('REVERSE', ([value]) => `reverse(${value})`),
+  ),
   initcap: rule(1, 2, initcap),
   repeat: same(2, 2),
   ascii: same(1, 1),
