@@ -50,19 +50,53 @@ function groupOf(call: FunctionCall): number {
  * match passes through it.
  */
 function extract(args: readonly string[], call: FunctionCall): string {
-  if (args.length > 2) throw unsupported(`${call.name.toUpperCase()} with a position or occurrence`);
-  const [value, pattern] = args;
+  const name = call.name.toUpperCase();
+  const [value, pattern, position, occurrence] = args as [string, string, string?, string?];
   const group = groupOf(call);
-  let extracted = `regexp_extract(${value}, ${pattern}, ${group})`;
+  const literal = call.literals[1] as string;
+  let taken = (found: string) => found;
   if (group === 1) {
-    const program = programOf(call.literals[1] as string, call.name.toUpperCase());
-    if (!groupMatchesEmpty(program)) extracted = `nullif(${extracted}, '')`;
+    const program = programOf(literal, name);
+    if (!groupMatchesEmpty(program)) taken = (found) => `nullif(${found}, '')`;
     else if (groupMaySkip(program))
       throw unsupported(
-        `${call.name.toUpperCase()} of a group that may take no part in the match and may match empty text (NULL and '' are not told apart)`,
+        `${name} of a group that may take no part in the match and may match empty text (NULL and '' are not told apart)`,
       );
   }
-  return `CASE WHEN regexp_matches(${value}, ${pattern}) THEN ${extracted} END`;
+  if (position === undefined)
+    return `CASE WHEN regexp_matches(${value}, ${pattern}) THEN ${taken(`regexp_extract(${value}, ${pattern}, ${group})`)} END`;
+  return occurrenceFrom(call, [value, position, occurrence ?? '1'], (rest) =>
+    taken(`regexp_extract_all(${rest}, ${pattern}, ${group})[${occurrence ?? '1'}]`),
+  );
+}
+
+/**
+ * REGEXP_EXTRACT(value, regexp, position[, occurrence]): the occurrence-th match of the text from
+ * `position` on, each search starting after the last match (the docs), as DuckDB's
+ * regexp_extract_all steps for a pattern that cannot match empty text; NULL past the end of the
+ * value or past the last match; a position or occurrence below 1 an error (as REGEXP_INSTR). A
+ * pattern that can match empty text (where the steps differ, see matchesEmptyText), one that
+ * looks before the match from a position other than 1 (the cut text would change what it sees)
+ * and BYTES are refused.
+ */
+function occurrenceFrom(
+  call: FunctionCall,
+  [value, position, occurrence]: readonly [string, string, string],
+  nth: (rest: string) => string,
+): string {
+  const name = call.name.toUpperCase();
+  const literal = call.literals[1] as string;
+  const shape = call.shapeOf(0);
+  if ('scalar' in shape && shape.scalar === 'BLOB')
+    throw unsupported(`${name} of BYTES with a position or occurrence`);
+  if (matchesEmptyText(literal, name))
+    throw unsupported(`${name} with a position or occurrence of a pattern that can match empty text`);
+  if (readsBefore(literal) && call.numbers[2] !== 1)
+    throw unsupported(
+      `${name} from a position other than 1 of a pattern with ^, \\A, \\b or \\B (what it sees before the position is not translated)`,
+    );
+  const nulls = [value, position, occurrence].map((arg) => `(${arg}) IS NULL`).join(' OR ');
+  return `CASE WHEN ${nulls} THEN NULL WHEN (${position}) < 1 THEN ${raise(call, "'Position must be positive'")} WHEN (${occurrence}) < 1 THEN ${raise(call, "'Occurrence must be positive'")} WHEN (${position}) > length(${value}) THEN NULL ELSE ${nth(`substring(${value}, ${position})`)} END`;
 }
 
 /** Whether the pattern reads what comes before a match (`^`, `\\A`, `\\b`, `\\B` outside a class). */
@@ -200,8 +234,8 @@ function groupMaySkip(program: Program): boolean {
  * DuckDB's regexp_extract_all answers as BigQuery's only for patterns that cannot; the others run
  * the reference implementation's steps (storage/regexp-extract-all.ts).
  */
-function matchesEmptyText(pattern: string): boolean {
-  const program = programOf(pattern, 'REGEXP_EXTRACT_ALL');
+function matchesEmptyText(pattern: string, functionName = 'REGEXP_EXTRACT_ALL'): boolean {
+  const program = programOf(pattern, functionName);
   return reaches(program, program.start, (op) => op === MATCH);
 }
 
@@ -215,8 +249,8 @@ export const regexRules: RuleTable = {
       ? `contains(${args[0]}, ${args[1]})`
       : `regexp_matches(${args.join(', ')})`;
   }),
-  regexp_extract: rule(2, 4, extract),
-  regexp_substr: rule(2, 4, extract),
+  regexp_extract: rule(2, 4, extract, { ownSafeForm: true }),
+  regexp_substr: rule(2, 4, extract, { ownSafeForm: true }),
   regexp_instr: rule(2, 5, regexpInstr, { ownSafeForm: true }),
   regexp_extract_all: rule(2, 2, ([value, pattern], call) => {
     const group = groupOf(call);
