@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { makeDataDirectory } from '../data-directory.js';
 import { registerBigQueryJsonText, registerJsonExactNumbers } from './bigquery-json-text.js';
+import { registerEditDistance } from './edit-distance.js';
 import { registerFarmFingerprint } from './farm-fingerprint.js';
 import { registerJsonEdits } from './json-edits.js';
 import { registerJsonKeys } from './json-keys.js';
@@ -82,6 +83,7 @@ export async function openDatabase(path: string, options: DatabaseOptions = {}):
   registerFarmFingerprint(setup);
   registerUnicodeText(setup);
   registerRegexpExtractAll(setup);
+  registerEditDistance(setup);
   registerBigQueryJsonText(setup);
   registerJsonExactNumbers(setup);
   registerJsonEdits(setup);

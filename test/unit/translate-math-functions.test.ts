@@ -34,6 +34,14 @@ describe('BigQuery math functions on DuckDB', () => {
     ).toEqual({ a: 5, b: 0, c: Number.POSITIVE_INFINITY, d: Number.NEGATIVE_INFINITY, e: Number.NaN });
   });
 
+  it('NaN stays NaN through IEEE_DIVIDE by zero and SIGN', async () => {
+    // ZetaSQL mathematical_functions.md: IEEE_DIVIDE's table, NaN / 0.0 = NaN; SIGN's table, SIGN(NaN) = NaN.
+    expect(
+      await row(`select ieee_divide(cast('nan' as float64), 0.0) as a, sign(cast('nan' as float64)) as b,
+        sign(cast('-inf' as float64)) as c, sign(-3) as d`),
+    ).toEqual({ a: Number.NaN, b: Number.NaN, c: -1, d: -1 });
+  });
+
   it('reads a literal with a point or an exponent as FLOAT64, as BigQuery does, never as an exact decimal', async () => {
     // BigQuery's lexical rules: 1.5 and 1e3 are FLOAT64 literals (NUMERIC needs NUMERIC '1.5'),
     // so 0.1 + 0.2 is the double sum, 0.30000000000000004.
@@ -215,6 +223,76 @@ describe('BigQuery math functions on DuckDB', () => {
     expect(result.r).toBeGreaterThanOrEqual(0);
     expect(result.r).toBeLessThan(1);
     expect({ ...result, r: 0 }).toEqual({ a: true, b: true, r: 0, c: 0, d: 1, e: 0, f: 0, g: 0, h: 0, i: 0 });
+  });
+
+  it('the hyperbolic and reciprocal trigonometric functions and CBRT, with their documented values at ±inf', async () => {
+    // ZetaSQL mathematical_functions.md examples: COT(1) = 0.64209261593433065, CSC(-1) = -1.188395105778,
+    // SEC(-1) = 1.85081571768, COTH(1) = 1.313035285499, CSCH(-2) = -0.27572056477, SECH(100) =
+    // 7.4401519520417E-44, CBRT(27) = 3.0000000000000004; the tables: SINH(-inf) = -inf, COSH(-inf) = +inf,
+    // TANH(+inf) = 1.0, ACOSH(-inf) = NaN, CSCH(+inf) = 0, COTH(-inf) = -1, SIN(+inf) = NaN.
+    const result =
+      await row(`select cot(1) as cot, csc(-1) as csc, sec(-1) as sec, coth(1) as coth, csch(-2) as csch,
+      sech(100) as sech, cbrt(27) as cbrt, sinh(cast('-inf' as float64)) as sinh, cosh(cast('-inf' as float64)) as cosh,
+      tanh(cast('inf' as float64)) as tanh, acosh(cast('-inf' as float64)) as acosh, csch(cast('inf' as float64)) as csch_inf,
+      coth(cast('-inf' as float64)) as coth_inf, sin(cast('inf' as float64)) as sin_inf, asinh(0) as asinh, atanh(0) as atanh`);
+    const documented = {
+      cot: 0.64209261593433065,
+      csc: -1.188395105778,
+      sec: 1.85081571768,
+      coth: 1.313035285499,
+      csch: -0.27572056477,
+      sech: 7.4401519520417e-44,
+    };
+    for (const [name, value] of Object.entries(documented))
+      expect(Math.abs((result[name] as number) - value) / Math.abs(value), name).toBeLessThan(1e-10);
+    expect({ ...result, ...documented }).toEqual({
+      ...documented,
+      cbrt: 3.0000000000000004,
+      sinh: Number.NEGATIVE_INFINITY,
+      cosh: Number.POSITIVE_INFINITY,
+      tanh: 1,
+      acosh: Number.NaN,
+      csch_inf: 0,
+      coth_inf: -1,
+      sin_inf: Number.NaN,
+      asinh: 0,
+      atanh: 0,
+    });
+  });
+
+  it('a finite argument whose value is not finite is an error, NULL under SAFE.', async () => {
+    // ZetaSQL mathematical_functions.md: COT(0), CSC(0), COTH(0), CSCH(0) and ACOSH(X < 1) are errors, SINH(X)
+    // overflows; the examples' SAFE.COT(0), SAFE.CSC(0), SAFE.COTH(0) and SAFE.CSCH(0) are NULL.
+    await expect(row('select cot(0) as a')).rejects.toThrow(/Floating point error in function: COT\(0\)/);
+    await expect(row('select sinh(1000) as a')).rejects.toThrow(
+      /Floating point overflow in function: SINH\(1000\)/,
+    );
+    await expect(row('select acosh(0.5) as a')).rejects.toThrow(
+      /Floating point error in function: ACOSH\(0.5\)/,
+    );
+    expect(
+      await row(
+        'select safe.cot(0) as a, safe.csc(0) as b, safe.coth(0) as c, safe.csch(0) as d, safe.cot(null) as e',
+      ),
+    ).toEqual({ a: null, b: null, c: null, d: null, e: null });
+  });
+
+  it('COSINE_DISTANCE and EUCLIDEAN_DISTANCE of dense vectors, and the errors distance.cc raises', async () => {
+    // ZetaSQL mathematical_functions.md examples: COSINE_DISTANCE([1.0, 2.0], [3.0, 4.0]) = 0.016130089900092459,
+    // EUCLIDEAN_DISTANCE([1.0, 2.0], [3.0, 4.0]) = 2.828; "If a vector is NULL, NULL is returned"; a zero vector
+    // is an error for the cosine (zetasql/public/functions/distance.cc words the errors).
+    const result =
+      await row(`select cosine_distance([1.0, 2.0], [3.0, 4.0]) as c, euclidean_distance([1.0, 2.0], [3.0, 4.0]) as e,
+      cosine_distance(null, [1.0]) as n, safe.cosine_distance([0.0, 0.0], [1.0, 2.0]) as z`);
+    expect(result.c).toBeCloseTo(0.016130089900092459, 15);
+    expect(result.e).toBeCloseTo(Math.SQRT2 * 2, 15);
+    expect({ n: result.n, z: result.z }).toEqual({ n: null, z: null });
+    await expect(row('select cosine_distance([0.0, 0.0], [1.0, 2.0]) as a')).rejects.toThrow(
+      /Cannot compute cosine distance against zero vector/,
+    );
+    await expect(row('select euclidean_distance([1.0], [1.0, 2.0]) as a')).rejects.toThrow(
+      /Array length mismatch: 1 and 2/,
+    );
   });
 
   it('SAFE_ADD, SAFE_SUBTRACT, SAFE_MULTIPLY and SAFE_NEGATE are NULL on overflow', async () => {

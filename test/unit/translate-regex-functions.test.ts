@@ -25,6 +25,35 @@ describe('BigQuery regular-expression functions on DuckDB', () => {
     ).toEqual({ user_name: 'foo', hostname: 'example.com', none: null, substr: '123' });
   });
 
+  it('REGEXP_EXTRACT of a group that took no part in the match is NULL, of a group that matched empty text empty', async () => {
+    // ZetaSQL string_functions.md, REGEXP_EXTRACT, examples: REGEXP_EXTRACT('ab', '(z)?b') is NULL
+    // (and '(.)+b' on 'xyztb' is 't'); a group that matched empty text gives ''.
+    expect(
+      await row(`select regexp_extract('ab', '(z)?b') as d, regexp_extract('xyztb', '(.)+b') as c,
+        regexp_extract('ac', 'a(b*)c') as empty, regexp_extract('b', '(a)|b') as other_branch`),
+    ).toEqual({ d: null, c: 't', empty: '', other_branch: null });
+    // An optional group that can also match empty text: '' could be either, so it is refused.
+    expect(() => translationOf("select regexp_extract('b', '(a*)?b') as x")).toThrow(
+      /REGEXP_EXTRACT of a group that may take no part in the match and may match empty text/,
+    );
+  });
+
+  it('REGEXP_EXTRACT and REGEXP_SUBSTR from a position take the n-th match after it, NULL past the end', async () => {
+    // ZetaSQL string_functions.md, REGEXP_EXTRACT example table for 'Hello Helloo and Hellooo', 'H?ello+':
+    // (1, 3) = 'Hellooo', (1, 4) = NULL, (2, 1) = 'ello', (3, 1) = 'Helloo', (20, 1) = NULL; and
+    // 'cats&dogs&rabbits', '\w+&': (1, 2) = 'dogs&', (2, 3) = NULL. A position below 1 is an error.
+    const text = "'Hello Helloo and Hellooo'";
+    expect(
+      await row(`select regexp_extract(${text}, 'H?ello+', 1, 3) as a, regexp_extract(${text}, 'H?ello+', 1, 4) as b,
+        regexp_extract(${text}, 'H?ello+', 2, 1) as c, regexp_substr(${text}, 'H?ello+', 3) as d,
+        regexp_extract(${text}, 'H?ello+', 20, 1) as e, regexp_extract('cats&dogs&rabbits', r'\\w+&', 1, 2) as f,
+        regexp_extract('cats&dogs&rabbits', r'\\w+&', 2, 3) as g`),
+    ).toEqual({ a: 'Hellooo', b: null, c: 'ello', d: 'Helloo', e: null, f: 'dogs&', g: null });
+    await expect(row("select regexp_extract('ab', 'b', 0) as a")).rejects.toThrow(
+      /Position must be positive/,
+    );
+  });
+
   it('REGEXP_EXTRACT_ALL returns every match, or every capture of the group', async () => {
     // Docs: REGEXP_EXTRACT_ALL('Try `func(x)` or `func(y)`', '`(.+?)`') = ['func(x)', 'func(y)'].
     expect(
@@ -126,7 +155,14 @@ describe('BigQuery regular-expression functions on DuckDB', () => {
       "select regexp_extract('ab', '(a)(b)')",
     ],
     ['REGEXP_EXTRACT with a pattern that is not a literal', "select regexp_extract('ab', @p)"],
-    ['REGEXP_EXTRACT with an occurrence', "select regexp_extract('ab', 'a', 1, 2)"],
+    [
+      'REGEXP_EXTRACT with an occurrence of a pattern that can match empty text',
+      "select regexp_extract('ab', 'x*', 1, 2)",
+    ],
+    [
+      'REGEXP_EXTRACT from a position past 1 of a pattern that reads before the match',
+      "select regexp_extract('ab', '^b', 2)",
+    ],
   ])('refuses %s', (_what, sql) => {
     expect(() => translationOf(sql)).toThrow(/Cannot translate to DuckDB: REGEXP_EXTRACT/);
   });

@@ -18,6 +18,41 @@ describe('BigQuery string functions on DuckDB', () => {
     ).toEqual({ a: 'x40', b: 'v=0/2.5', c: 'at 2008-12-25 15:30:00.100+00', d: 'n7' });
   });
 
+  it('EDIT_DISTANCE counts code points, and max_distance caps it', async () => {
+    // ZetaSQL string_functions.md, EDIT_DISTANCE examples: ('a', 'b') = 1, ('aa', 'b') = 2, ('aa', 'ba') = 1,
+    // ('abcdefg', 'a', max_distance => 2) = 2; distance.cc compares code points, so 'ä' to 'a' is 1.
+    expect(
+      await row(`select edit_distance('a', 'b') as a, edit_distance('aa', 'b') as b, edit_distance('aa', 'ba') as c,
+        edit_distance('abcdefg', 'a', max_distance => 2) as d, edit_distance('ä', 'a') as e, edit_distance(null, 'a') as f`),
+    ).toEqual({ a: 1, b: 2, c: 1, d: 2, e: 1, f: null });
+    await expect(row("select edit_distance('a', 'b', max_distance => -1) as a")).rejects.toThrow(
+      /Max distance must be non-negative/,
+    );
+  });
+
+  it('UNICODE is the code point of the first character, 0 for empty text', async () => {
+    // ZetaSQL string_functions.md, UNICODE example: UNICODE('âbcd') = 226, ('â') = 226, ('') = 0, (NULL) = NULL.
+    expect(
+      await row("select unicode('âbcd') as a, unicode('â') as b, unicode('') as c, unicode(null) as d"),
+    ).toEqual({ a: 226, b: 226, c: 0, d: null });
+  });
+
+  it('LEFT, RIGHT, TRIM, LPAD, RPAD and REVERSE of BYTES are refused by name, not left to fail in DuckDB', () => {
+    // BigQuery's forms of BYTES work byte-wise (ZetaSQL string_functions.md: LEFT(b'\xab\xcd\xef\xaa\xbb', 3),
+    // TRIM(b'apple', b'na\xab'), LPAD(b'abc', 10, b'ghd'), REVERSE(b'1a3')); DuckDB's take no BLOB.
+    for (const [name, call] of [
+      ['LEFT', "left(b'abc', 2)"],
+      ['RIGHT', "right(b'abc', 2)"],
+      ['TRIM', "trim(b'apple', b'na')"],
+      ['LTRIM', "ltrim(b'apple', b'a')"],
+      ['RTRIM', "rtrim(b'apple', b'e')"],
+      ['LPAD', "lpad(b'abc', 10, b'ghd')"],
+      ['RPAD', "rpad(b'abc', 10, b'ghd')"],
+      ['REVERSE', "reverse(b'1a3')"],
+    ])
+      expect(() => translationOf(`select ${call} as x`), name).toThrow(`${name} of BYTES`);
+  });
+
   it('CONCAT joins its arguments, casting numbers, and is NULL when any argument is NULL', async () => {
     // Docs: CONCAT('T.P.', ' ', 'Bar') = 'T.P. Bar'; CONCAT('Summer', ' ', 1923) = 'Summer 1923'.
     expect(

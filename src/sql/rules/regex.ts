@@ -42,10 +42,61 @@ function groupOf(call: FunctionCall): number {
   return groups;
 }
 
+/**
+ * A match whose group took no part (`(z)?b` on 'ab') is NULL in BigQuery (ZetaSQL's docs:
+ * REGEXP_EXTRACT('ab', '(z)?b') is NULL) and '' in DuckDB, which does not tell it from a group
+ * that matched empty text. A group that cannot match empty text took no part exactly where it
+ * gives '', so '' becomes NULL; a group that can match empty is translated only where every
+ * match passes through it.
+ */
 function extract(args: readonly string[], call: FunctionCall): string {
-  if (args.length > 2) throw unsupported(`${call.name.toUpperCase()} with a position or occurrence`);
-  const [value, pattern] = args;
-  return `CASE WHEN regexp_matches(${value}, ${pattern}) THEN regexp_extract(${value}, ${pattern}, ${groupOf(call)}) END`;
+  const name = call.name.toUpperCase();
+  const [value, pattern, position, occurrence] = args as [string, string, string?, string?];
+  const group = groupOf(call);
+  const literal = call.literals[1] as string;
+  let taken = (found: string) => found;
+  if (group === 1) {
+    const program = programOf(literal, name);
+    if (!groupMatchesEmpty(program)) taken = (found) => `nullif(${found}, '')`;
+    else if (groupMaySkip(program))
+      throw unsupported(
+        `${name} of a group that may take no part in the match and may match empty text (NULL and '' are not told apart)`,
+      );
+  }
+  if (position === undefined)
+    return `CASE WHEN regexp_matches(${value}, ${pattern}) THEN ${taken(`regexp_extract(${value}, ${pattern}, ${group})`)} END`;
+  return occurrenceFrom(call, [value, position, occurrence ?? '1'], (rest) =>
+    taken(`regexp_extract_all(${rest}, ${pattern}, ${group})[${occurrence ?? '1'}]`),
+  );
+}
+
+/**
+ * REGEXP_EXTRACT(value, regexp, position[, occurrence]): the occurrence-th match of the text from
+ * `position` on, each search starting after the last match (the docs), as DuckDB's
+ * regexp_extract_all steps for a pattern that cannot match empty text; NULL past the end of the
+ * value or past the last match; a position or occurrence below 1 an error (as REGEXP_INSTR). A
+ * pattern that can match empty text (where the steps differ, see matchesEmptyText), one that
+ * looks before the match from a position other than 1 (the cut text would change what it sees)
+ * and BYTES are refused.
+ */
+function occurrenceFrom(
+  call: FunctionCall,
+  [value, position, occurrence]: readonly [string, string, string],
+  nth: (rest: string) => string,
+): string {
+  const name = call.name.toUpperCase();
+  const literal = call.literals[1] as string;
+  const shape = call.shapeOf(0);
+  if ('scalar' in shape && shape.scalar === 'BLOB')
+    throw unsupported(`${name} of BYTES with a position or occurrence`);
+  if (matchesEmptyText(literal, name))
+    throw unsupported(`${name} with a position or occurrence of a pattern that can match empty text`);
+  if (readsBefore(literal) && call.numbers[2] !== 1)
+    throw unsupported(
+      `${name} from a position other than 1 of a pattern with ^, \\A, \\b or \\B (what it sees before the position is not translated)`,
+    );
+  const nulls = [value, position, occurrence].map((arg) => `(${arg}) IS NULL`).join(' OR ');
+  return `CASE WHEN ${nulls} THEN NULL WHEN (${position}) < 1 THEN ${raise(call, "'Position must be positive'")} WHEN (${occurrence}) < 1 THEN ${raise(call, "'Occurrence must be positive'")} WHEN (${position}) > length(${value}) THEN NULL ELSE ${nth(`substring(${value}, ${position})`)} END`;
 }
 
 /** Whether the pattern reads what comes before a match (`^`, `\\A`, `\\b`, `\\B` outside a class). */
@@ -113,34 +164,79 @@ function regexpInstr(args: readonly string[], call: FunctionCall): string {
   return `CASE WHEN ${nulls} THEN NULL ${checks} WHEN (${position}) > length(${value}) THEN 0 ELSE list_transform([substring(${value}, ${position})], __rinstr_text -> ${answer})[1] END`;
 }
 
+interface Program {
+  readonly start: number;
+  readonly inst: ReadonlyArray<{ op: number; out: number; arg: number }>;
+}
+
+/** The pattern's program, as RE2 compiles it (RE2JS's). */
+function programOf(pattern: string, functionName: string): Program {
+  let program: Program | undefined;
+  try {
+    program = (RE2JS.compile(pattern) as unknown as { re2Input: { prog: Program } }).re2Input.prog;
+  } catch (error) {
+    throw unsupported(`${functionName} with a pattern RE2 does not read (${(error as Error).message})`);
+  }
+  if (!program) throw unsupported(`${functionName} with a pattern whose program cannot be read`);
+  return program;
+}
+
+// RE2JS's Inst ops: ALT 1 and ALT_MATCH 2 go on to `out` and `arg`; CAPTURE 3 (arg 2n opens group
+// n, 2n + 1 closes it), EMPTY_WIDTH 4, NOP 7 and the lookbehind marks 12 and 13 to `out`; MATCH 6
+// is the match; FAIL 5 ends the path; the rune instructions (8 to 11) read a character, then `out`.
+const CAPTURE = 3;
+const MATCH = 6;
+
+/**
+ * Whether the program reaches an instruction `isEnd` accepts from `from`, without reading a
+ * character unless `readsCharacters`, and never through one `isBlocked` refuses. Each character
+ * read is taken as readable, so the answer is "may reach".
+ */
+function reaches(
+  program: Program,
+  from: number,
+  isEnd: (op: number, arg: number) => boolean,
+  options: { readsCharacters?: boolean; isBlocked?: (op: number, arg: number) => boolean } = {},
+): boolean {
+  const { readsCharacters = false, isBlocked = () => false } = options;
+  const seen = new Set<number>();
+  const next = [from];
+  for (let at = next.pop(); at !== undefined; at = next.pop()) {
+    const instruction = program.inst[at];
+    if (instruction === undefined || seen.has(at)) continue;
+    seen.add(at);
+    if (isBlocked(instruction.op, instruction.arg)) continue;
+    if (isEnd(instruction.op, instruction.arg)) return true;
+    if (instruction.op === 1 || instruction.op === 2) next.push(instruction.out, instruction.arg);
+    else if ([3, 4, 7, 12, 13].includes(instruction.op)) next.push(instruction.out);
+    else if (readsCharacters && instruction.op >= 8 && instruction.op <= 11) next.push(instruction.out);
+  }
+  return false;
+}
+
+/** Whether the first capturing group can match empty text. */
+function groupMatchesEmpty(program: Program): boolean {
+  const open = program.inst.findIndex((i) => i.op === CAPTURE && i.arg === 2);
+  return open >= 0 && reaches(program, open, (op, arg) => op === CAPTURE && arg === 3);
+}
+
+/** Whether a match may end without entering the first capturing group (`(z)?b`, `(a)|b`). */
+function groupMaySkip(program: Program): boolean {
+  return reaches(program, program.start, (op) => op === MATCH, {
+    readsCharacters: true,
+    isBlocked: (op, arg) => op === CAPTURE && arg === 2,
+  });
+}
+
 /**
  * Whether the pattern can match empty text somewhere: its program (RE2JS's, as RE2 compiles it)
  * reaches its match without reading a character, taking every assertion (`^`, `\\b`, ...) as met.
  * DuckDB's regexp_extract_all answers as BigQuery's only for patterns that cannot; the others run
  * the reference implementation's steps (storage/regexp-extract-all.ts).
  */
-function matchesEmptyText(pattern: string): boolean {
-  let program: { start: number; inst: Array<{ op: number; out: number; arg: number }> } | undefined;
-  try {
-    program = (RE2JS.compile(pattern) as unknown as { re2Input: { prog: typeof program } }).re2Input.prog;
-  } catch (error) {
-    throw unsupported(`REGEXP_EXTRACT_ALL with a pattern RE2 does not read (${(error as Error).message})`);
-  }
-  if (!program) throw unsupported('REGEXP_EXTRACT_ALL with a pattern whose program cannot be read');
-  const seen = new Set<number>();
-  const next = [program.start];
-  for (let at = next.pop(); at !== undefined; at = next.pop()) {
-    const instruction = program.inst[at];
-    if (instruction === undefined || seen.has(at)) continue;
-    seen.add(at);
-    // RE2JS's Inst: ALT 1 and ALT_MATCH 2 go on to `out` and `arg`; CAPTURE 3, EMPTY_WIDTH 4, NOP 7
-    // and the lookbehind marks 12 and 13 to `out`; MATCH 6 is the match; FAIL 5 and the rune
-    // instructions (8 to 11) end the path.
-    if (instruction.op === 6) return true;
-    if (instruction.op === 1 || instruction.op === 2) next.push(instruction.out, instruction.arg);
-    else if ([3, 4, 7, 12, 13].includes(instruction.op)) next.push(instruction.out);
-  }
-  return false;
+function matchesEmptyText(pattern: string, functionName = 'REGEXP_EXTRACT_ALL'): boolean {
+  const program = programOf(pattern, functionName);
+  return reaches(program, program.start, (op) => op === MATCH);
 }
 
 export const regexRules: RuleTable = {
@@ -153,8 +249,8 @@ export const regexRules: RuleTable = {
       ? `contains(${args[0]}, ${args[1]})`
       : `regexp_matches(${args.join(', ')})`;
   }),
-  regexp_extract: rule(2, 4, extract),
-  regexp_substr: rule(2, 4, extract),
+  regexp_extract: rule(2, 4, extract, { ownSafeForm: true }),
+  regexp_substr: rule(2, 4, extract, { ownSafeForm: true }),
   regexp_instr: rule(2, 5, regexpInstr, { ownSafeForm: true }),
   regexp_extract_all: rule(2, 2, ([value, pattern], call) => {
     const group = groupOf(call);

@@ -164,6 +164,13 @@ export const jsonEditFunctions = {
 export const jsonKeysFunction = 'bigquery_json_keys';
 
 /**
+ * The DuckDB function EDIT_DISTANCE of two STRINGs is written as (VARCHAR, VARCHAR → VARCHAR, the
+ * distance as text): the Levenshtein distance between their code points, registered on every
+ * store the server opens (storage/edit-distance.ts).
+ */
+export const editDistanceFunction = 'bigquery_edit_distance';
+
+/**
  * The DuckDB function REGEXP_EXTRACT_ALL of a pattern that can match empty text is written as:
  * the reference implementation's steps, registered on every store the server opens
  * (storage/regexp-extract-all.ts).

@@ -1,4 +1,5 @@
 import {
+  editDistanceFunction,
   type FunctionCall,
   hasNullElement,
   initcapFunctions,
@@ -188,12 +189,42 @@ function isBytes(call: FunctionCall): boolean {
   return 'scalar' in shape && shape.scalar === 'BLOB';
 }
 
+/**
+ * A rule for a text function whose DuckDB form takes no BLOB, so its BYTES form (a byte-wise
+ * LEFT, TRIM, LPAD or REVERSE in BigQuery) is refused by name rather than failing in DuckDB's
+ * binder.
+ */
+function textOnly(name: string, translate: (args: readonly string[]) => string) {
+  return (args: readonly string[], call: FunctionCall): string => {
+    if (isBytes(call)) throw unsupported(`${name} of BYTES`);
+    return translate(args);
+  };
+}
+
 /** The character of a Unicode code point (not NULL), BigQuery's CHR: '' for 0, an error for no character. */
 function codePointText(code: string): string {
   return `(CASE WHEN ${code} = 0 THEN '' WHEN ${code} < 0 OR ${code} > 1114111 OR ${code} BETWEEN 55296 AND 57343 THEN error('Invalid code point: ' || ${code}) ELSE chr(CAST(${code} AS INTEGER)) END)`;
 }
 
 export const stringRules: RuleTable = {
+  // EDIT_DISTANCE(a, b[, max_distance => n]): the code-point Levenshtein distance, at most n
+  // (distance.cc's CappedLevenshteinDistance); a negative n is an error. BYTES are refused: they
+  // count bytes, which the VARCHAR function does not see.
+  edit_distance: rule(
+    2,
+    2,
+    ([a, b], call) => {
+      for (const index of [0, 1]) {
+        const shape = call.shapeOf(index);
+        if ('scalar' in shape && shape.scalar === 'BLOB') throw unsupported('EDIT_DISTANCE of BYTES');
+      }
+      const distance = `CAST(${editDistanceFunction}(${a}, ${b}) AS BIGINT)`;
+      const most = call.named.max_distance?.sql;
+      if (most === undefined) return distance;
+      return `CASE WHEN (${most}) IS NULL THEN NULL WHEN (${most}) < 0 THEN ${raise(call, "'Max distance must be non-negative'")} ELSE least(${distance}, ${most}) END`;
+    },
+    { named: ['max_distance'], ownSafeForm: true },
+  ),
   // BigQuery's CONCAT is NULL when any argument is; DuckDB's concat() skips NULLs, `||` does not.
   // Each argument goes as CAST AS STRING writes it: BigQuery's CONCAT(40.0) is '40', DuckDB's '40.0'.
   concat: rule(
@@ -214,26 +245,60 @@ export const stringRules: RuleTable = {
   substring: rule(2, 3, ([value, position, length], call) =>
     substr(value as string, position as string, length, call),
   ),
-  left: rule(2, 2, ([value, count]) => `left(${value}, ${count})`),
-  right: rule(2, 2, ([value, count]) => `right(${value}, ${count})`),
+  left: rule(
+    2,
+    2,
+    textOnly('LEFT', ([value, count]) => `left(${value}, ${count})`),
+  ),
+  right: rule(
+    2,
+    2,
+    textOnly('RIGHT', ([value, count]) => `right(${value}, ${count})`),
+  ),
   strpos: same(2, 2),
   instr: rule(2, 4, instrFrom, { ownSafeForm: true }),
   starts_with: same(2, 2),
   ends_with: same(2, 2),
   // SPLIT's delimiter defaults to a comma; an empty delimiter splits into characters on both.
   split: rule(1, 2, ([value, delimiter]) => `string_split(${value}, ${delimiter ?? "','"})`),
-  trim: rule(1, 2, (args) => `trim(${args.join(', ')})`),
-  ltrim: rule(1, 2, (args) => `ltrim(${args.join(', ')})`),
-  rtrim: rule(1, 2, (args) => `rtrim(${args.join(', ')})`),
+  trim: rule(
+    1,
+    2,
+    textOnly('TRIM', (args) => `trim(${args.join(', ')})`),
+  ),
+  ltrim: rule(
+    1,
+    2,
+    textOnly('LTRIM', (args) => `ltrim(${args.join(', ')})`),
+  ),
+  rtrim: rule(
+    1,
+    2,
+    textOnly('RTRIM', (args) => `rtrim(${args.join(', ')})`),
+  ),
   // An empty search string replaces nothing on both engines.
   replace: same(3, 3),
   translate: same(3, 3),
-  lpad: rule(2, 3, ([value, length, pad]) => `lpad(${value}, ${length}, ${pad ?? "' '"})`),
-  rpad: rule(2, 3, ([value, length, pad]) => `rpad(${value}, ${length}, ${pad ?? "' '"})`),
-  reverse: same(1, 1),
+  lpad: rule(
+    2,
+    3,
+    textOnly('LPAD', ([value, length, pad]) => `lpad(${value}, ${length}, ${pad ?? "' '"})`),
+  ),
+  rpad: rule(
+    2,
+    3,
+    textOnly('RPAD', ([value, length, pad]) => `rpad(${value}, ${length}, ${pad ?? "' '"})`),
+  ),
+  reverse: rule(
+    1,
+    1,
+    textOnly('REVERSE', ([value]) => `reverse(${value})`),
+  ),
   initcap: rule(1, 2, initcap),
   repeat: same(2, 2),
   ascii: same(1, 1),
+  // The first character's code point; BigQuery's is 0 for '' where DuckDB's unicode() is -1.
+  unicode: rule(1, 1, ([value]) => `CASE WHEN (${value}) = '' THEN 0 ELSE unicode(${value}) END`),
   // NFC, NORMALIZE's default mode, is DuckDB's nfc_normalize; the other modes, and case folding,
   // run in JavaScript (storage/unicode-text.ts).
   normalize: rule(1, 2, ([value], call) => {
