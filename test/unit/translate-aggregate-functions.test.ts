@@ -139,6 +139,34 @@ describe('BigQuery aggregate functions on DuckDB', () => {
     expect({ p: pairs.p, s: pairs.s }).toEqual({ p: 0.5, s: 1 });
   });
 
+  it('statistical aggregates are NaN of an infinite input, and CORR of a constant, not NULL or an error', async () => {
+    // Docs (statistical_aggregate_functions, the examples of each): STDDEV_POP, STDDEV_SAMP,
+    // VAR_POP and VAR_SAMP over [10, 14, Infinity] are NaN; COVAR_POP/COVAR_SAMP/CORR with an
+    // Infinity in a pair are NaN; CORR over (0, 0), (0, 0) is NaN; below the least count, NULL.
+    const inf = over("10, 14, cast('Infinity' as float64)");
+    expect(
+      await row(
+        `select stddev_pop(x) as a, stddev_samp(x) as b, var_pop(x) as c, var_samp(x) as d, stddev(x) as e ${inf}`,
+      ),
+    ).toEqual({ a: Number.NaN, b: Number.NaN, c: Number.NaN, d: Number.NaN, e: Number.NaN });
+    const pairs = `from unnest([struct(1.0 as y, 1.0 as x), (2.0, 6.0), (9.0, 3.0), (cast('Infinity' as float64), 3.0)])`;
+    expect(await row(`select covar_pop(y, x) as p, covar_samp(y, x) as s, corr(y, x) as c ${pairs}`)).toEqual(
+      { p: Number.NaN, s: Number.NaN, c: Number.NaN },
+    );
+    expect(
+      await row(`select corr(x, y) as c from (select 0 as x, 0 as y union all select 0 as x, 0 as y)`),
+    ).toEqual({ c: Number.NaN });
+    expect(
+      await row(`select stddev_samp(x) as s, corr(x, x) as c ${over("cast('Infinity' as float64)")}`),
+    ).toEqual({ s: null, c: null });
+    // Under OVER each aggregate of the form takes the window.
+    expect(
+      await rows(
+        `select stddev_samp(x) over (order by x) as s ${over("1.0, 3.0, cast('Infinity' as float64)")}`,
+      ),
+    ).toEqual([{ s: null }, { s: Math.SQRT2 }, { s: Number.NaN }]);
+  });
+
   it('APPROX_COUNT_DISTINCT, APPROX_QUANTILES and APPROX_TOP_COUNT give the exact answers they approximate', async () => {
     // Docs: APPROX_COUNT_DISTINCT over [0, 1, 1, 2, 3, 5] = 5; APPROX_QUANTILES(x, 2) over
     // [1, 1, 1, 4, 5, 6, 7, 8, 9, 10] = [1, 5, 10]; APPROX_TOP_COUNT(x, 2) over

@@ -8,6 +8,30 @@ const aggregate = (min: number, max: number, duckdbName?: string): FunctionRule 
     windowed: true,
   });
 
+/**
+ * STDDEV, VARIANCE, CORR, COVAR and kin (`least` the number of non-NULL inputs, or pairs of them,
+ * an answer needs). The docs: NULL below that count, else NaN where any input read is NaN or
+ * ±inf. DuckDB raises "out of range" of an infinite input and gives NULL of a NaN, so it is fed 0
+ * for a value not finite (the answer is NaN then anyway) and the count decides NULL.
+ */
+const statistical = (arity: 1 | 2, least: number, duckdbName?: string): FunctionRule =>
+  rule(
+    arity,
+    arity,
+    (args, call) => {
+      const over = call.over === undefined ? '' : ` OVER ${call.over}`;
+      const finite = (value: string) => `isfinite(CAST(${value} AS DOUBLE))`;
+      // A NULL stays NULL (NOT NULL is NULL), so the pairs DuckDB skips are the same.
+      const fed = args.map((value) => `CASE WHEN NOT ${finite(value)} THEN 0 ELSE ${value} END`);
+      const read = args.map((value) => `(${value}) IS NOT NULL`).join(' AND ');
+      const count = `count(${distinct(call)}${arity === 1 ? args[0] : '*'})${arity === 1 ? '' : ` FILTER (WHERE ${read})`}${over}`;
+      const notFinite = `bool_or(${read} AND NOT (${args.map(finite).join(' AND ')}))${over}`;
+      const value = `${duckdbName ?? call.name}(${distinct(call)}${fed.join(', ')})${over}`;
+      return `(CASE WHEN ${count} < ${least} THEN NULL WHEN ${notFinite} THEN CAST('NaN' AS DOUBLE) ELSE ${value} END)`;
+    },
+    { windowed: true, ownOver: true },
+  );
+
 /** A window function, valid only with OVER; `IGNORE NULLS` is written inside as DuckDB reads it. */
 const windowFunction = (min: number, max: number): FunctionRule =>
   rule(
@@ -153,15 +177,15 @@ export const aggregateRules: RuleTable = {
   bit_and: aggregate(1, 1),
   bit_or: aggregate(1, 1),
   bit_xor: aggregate(1, 1),
-  stddev: aggregate(1, 1, 'stddev_samp'),
-  stddev_samp: aggregate(1, 1),
-  stddev_pop: aggregate(1, 1),
-  variance: aggregate(1, 1, 'var_samp'),
-  var_samp: aggregate(1, 1),
-  var_pop: aggregate(1, 1),
-  corr: aggregate(2, 2),
-  covar_pop: aggregate(2, 2),
-  covar_samp: aggregate(2, 2),
+  stddev: statistical(1, 2, 'stddev_samp'),
+  stddev_samp: statistical(1, 2),
+  stddev_pop: statistical(1, 1),
+  variance: statistical(1, 2, 'var_samp'),
+  var_samp: statistical(1, 2),
+  var_pop: statistical(1, 1),
+  corr: statistical(2, 2),
+  covar_pop: statistical(2, 1),
+  covar_samp: statistical(2, 2),
   max_by: rule(2, 2, ([x, y]) => valueAtExtreme('max', x, y), { windowed: true }),
   min_by: rule(2, 2, ([x, y]) => valueAtExtreme('min', x, y), { windowed: true }),
   array_concat_agg: rule(1, 1, arrayConcatAgg, { clauses: true }),
