@@ -186,6 +186,21 @@ describe('BigQuery aggregate functions on DuckDB', () => {
       ],
     });
   });
+
+  it('APPROX_TOP_COUNT counts NULL as a value, as BigQuery does', async () => {
+    // Docs (approximate_aggregate_functions, APPROX_TOP_COUNT, NULL handling): over
+    // [NULL, 'pear', 'pear', 'pear', 'apple', NULL] the top 2 are [{pear, 3}, {NULL, 2}].
+    expect(
+      await row(
+        `select approx_top_count(x, 2) as top ${over("NULL, 'pear', 'pear', 'pear', 'apple', NULL")}`,
+      ),
+    ).toEqual({
+      top: [
+        { value: 'pear', count: 3 },
+        { value: null, count: 2 },
+      ],
+    });
+  });
 });
 
 describe('APPROX_QUANTILES bucket counts', () => {

@@ -136,15 +136,19 @@ function approxQuantiles(args: readonly string[], call: FunctionCall): string {
 
 /**
  * APPROX_TOP_COUNT(x, n): the n most frequent values with their counts, most frequent first, as
- * ARRAY<STRUCT<value, count>>. Computed exactly from DuckDB's histogram (which skips NULL values;
- * BigQuery counts NULL as a value).
+ * ARRAY<STRUCT<value, count>>. Computed exactly from DuckDB's histogram, which skips NULL values;
+ * BigQuery counts NULL as a value (the docs: [NULL, 'pear', 'pear', 'pear', 'apple', NULL] gives
+ * [{pear, 3}, {NULL, 2}]), so their count joins the histogram's entries.
  */
 function approxTopCount(args: readonly string[], call: FunctionCall): string {
   const count = call.numbers[1];
   if (count === undefined || !Number.isInteger(count) || count < 1)
     throw unsupported('APPROX_TOP_COUNT needs a literal number');
-  const sorted = `list_sort(list_transform(map_entries(histogram(${args[0]})), e -> {'n': -e.value, 'value': e.key}))`;
-  return `list_transform(${sorted}, e -> {'value': e.value, 'count': -e.n})[1:${count}]`;
+  const [value] = args;
+  const nulls = `count(*) FILTER (WHERE (${value}) IS NULL)`;
+  const counted = `list_transform(map_entries(histogram(${value})), e -> {'n': -CAST(e.value AS BIGINT), 'value': e.key})`;
+  const withNulls = `list_concat(${counted}, CASE WHEN ${nulls} > 0 THEN [{'n': -${nulls}, 'value': NULL}] ELSE [] END)`;
+  return `list_transform(list_sort(${withNulls}), e -> {'value': e.value, 'count': -e.n})[1:${count}]`;
 }
 
 function percentile(
