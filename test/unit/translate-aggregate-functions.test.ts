@@ -159,6 +159,10 @@ describe('BigQuery aggregate functions on DuckDB', () => {
     expect(
       await row(`select stddev_samp(x) as s, corr(x, x) as c ${over("cast('Infinity' as float64)")}`),
     ).toEqual({ s: null, c: null });
+    // Docs (CORR): over (1.0, NULL) and (9.0, 3.0), one pair without a NULL, NULL (DuckDB: NaN).
+    expect(
+      await row(`select corr(y, x) as c from unnest([struct(1.0 as y, null as x), (9.0, 3.0)])`),
+    ).toEqual({ c: null });
     // Under OVER each aggregate of the form takes the window.
     expect(
       await rows(
