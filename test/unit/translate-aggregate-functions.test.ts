@@ -191,6 +191,43 @@ describe('BigQuery aggregate functions on DuckDB', () => {
     });
   });
 
+  it('APPROX_TOP_SUM sums the weights of each value, NULL a value and a NULL weight nothing, largest first', async () => {
+    // Docs (approximate_aggregate_functions, APPROX_TOP_SUM and its NULL handling).
+    const top = (pairs: string) => row(`select approx_top_sum(x, weight, 2) as top from unnest([${pairs}])`);
+    expect(
+      await top(`struct('apple' as x, 3 as weight), ('pear', 2), ('apple', 0), ('banana', 5), ('pear', 4)`),
+    ).toEqual({
+      top: [
+        { value: 'pear', sum: 6 },
+        { value: 'banana', sum: 5 },
+      ],
+    });
+    expect(await top(`struct('apple' as x, null as weight), ('pear', 0), ('pear', null)`)).toEqual({
+      top: [
+        { value: 'pear', sum: 0 },
+        { value: 'apple', sum: null },
+      ],
+    });
+    expect(await top(`struct('apple' as x, 0 as weight), (null, 2)`)).toEqual({
+      top: [
+        { value: null, sum: 2 },
+        { value: 'apple', sum: 0 },
+      ],
+    });
+    // Per group of the query; ZetaSQL's compliance tests: a negative weight is an error.
+    expect(
+      await rows(`select g, approx_top_sum(x, w, 1) as top
+        from unnest([struct(1 as g, 'a' as x, 1.5 as w), (1, 'b', 2.0), (1, 'a', 1.0), (2, 'c', 4.0)])
+        group by g order by g`),
+    ).toEqual([
+      { g: 1, top: [{ value: 'a', sum: 2.5 }] },
+      { g: 2, top: [{ value: 'c', sum: 4 }] },
+    ]);
+    await expect(row(`select approx_top_sum(x, -x, 1) as top ${over('2')}`)).rejects.toThrow(
+      /APPROX_TOP_SUM does not support negative or NaN weights in the second argument; got -2/,
+    );
+  });
+
   it('APPROX_TOP_COUNT counts NULL as a value, as BigQuery does', async () => {
     // Docs (approximate_aggregate_functions, APPROX_TOP_COUNT, NULL handling): over
     // [NULL, 'pear', 'pear', 'pear', 'apple', NULL] the top 2 are [{pear, 3}, {NULL, 2}].

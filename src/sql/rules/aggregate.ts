@@ -151,6 +151,26 @@ function approxTopCount(args: readonly string[], call: FunctionCall): string {
   return `list_transform(list_sort(${withNulls}), e -> {'value': e.value, 'count': -e.n})[1:${count}]`;
 }
 
+/**
+ * APPROX_TOP_SUM(x, weight, n): the n values of the largest weight sums, largest first, as
+ * ARRAY<STRUCT<value, sum>>, computed exactly. NULL is a value like any other, a NULL weight adds
+ * nothing and a value of NULL weights only sums to NULL, last (the docs: [{pear, 0}, {apple, NULL}]);
+ * a negative or NaN weight is ZetaSQL's error. DuckDB has no weighted histogram: the group's
+ * (value, weight) pairs, one list() of the outer query, are unnested and summed by value in a
+ * subquery (linear; a list lambda that reads the whole list per element took the process down).
+ */
+function approxTopSum(args: readonly string[], call: FunctionCall): string {
+  const count = call.numbers[2];
+  if (count === undefined || !Number.isInteger(count) || count < 1 || count > 100_000)
+    throw unsupported('APPROX_TOP_SUM needs a literal number from 1 to 100000');
+  const [value, weight] = args;
+  const pairs = `(SELECT unnest(list({'v': ${value}, 'w': ${weight}})) AS "$pair")`;
+  const sums = `(SELECT "$pair".v AS v, sum("$pair".w) AS s FROM ${pairs} GROUP BY "$pair".v) AS "$sum"`;
+  const top = `(SELECT list({'value': "$sum".v, 'sum': "$sum".s} ORDER BY "$sum".s DESC NULLS LAST)[1:${count}] FROM ${sums})`;
+  const bad = `(${weight}) < 0 OR isnan(CAST(${weight} AS DOUBLE))`;
+  return `(CASE WHEN bool_or(${bad}) THEN error(concat('APPROX_TOP_SUM does not support negative or NaN weights in the second argument; got ', CAST(arg_min(${weight}, CASE WHEN ${bad} THEN 0 END) AS VARCHAR))) ELSE ${top} END)`;
+}
+
 function percentile(
   duckdbName: string,
   value: string | undefined,
@@ -197,6 +217,7 @@ export const aggregateRules: RuleTable = {
   approx_count_distinct: rule(1, 1, ([value]) => `count(DISTINCT ${value})`),
   approx_quantiles: rule(2, 2, approxQuantiles, { clauses: true }),
   approx_top_count: rule(2, 2, approxTopCount),
+  approx_top_sum: rule(3, 3, approxTopSum),
   array_agg: rule(1, 1, arrayAgg, { windowed: true, clauses: true }),
   string_agg: rule(1, 2, stringAgg, { windowed: true, clauses: true }),
   // PERCENTILE_CONT/DISC(x, p) OVER (...) skip NULLs (BigQuery's default) as quantile_cont/disc do.
