@@ -191,6 +191,17 @@ describe('BigQuery aggregate functions on DuckDB', () => {
     });
   });
 
+  it('APPROX_QUANTILES(DISTINCT x, n) takes the quantiles of the distinct values, also under [OFFSET(k)]', async () => {
+    // Docs (approximate_aggregate_functions, APPROX_QUANTILES): DISTINCT over
+    // [1, 1, 1, 4, 5, 6, 7, 8, 9, 10] in 2 buckets is [1, 6, 10]; without DISTINCT, [1, 5, 10].
+    const values = '1, 1, 1, 4, 5, 6, 7, 8, 9, 10';
+    expect(
+      await row(
+        `select approx_quantiles(distinct x, 2) as q, approx_quantiles(distinct x, 2)[offset(1)] as m ${over(values)}`,
+      ),
+    ).toEqual({ q: [1, 6, 10], m: 6 });
+  });
+
   it('APPROX_TOP_SUM sums the weights of each value, NULL a value and a NULL weight nothing, largest first', async () => {
     // Docs (approximate_aggregate_functions, APPROX_TOP_SUM and its NULL handling).
     const top = (pairs: string) => row(`select approx_top_sum(x, weight, 2) as top from unnest([${pairs}])`);

@@ -129,9 +129,9 @@ function approxQuantiles(args: readonly string[], call: FunctionCall): string {
   // fuzzing). BigQuery documents no bound; 100,000 buckets is some 2 MB of text.
   if (buckets > maxQuantileBuckets)
     throw unsupported(`APPROX_QUANTILES with more than ${maxQuantileBuckets} buckets`);
-  if (call.clauses.ignoreNulls === false) throw unsupported('APPROX_QUANTILES with RESPECT NULLS');
   const fractions = Array.from({ length: buckets + 1 }, (_, i) => i / buckets);
-  return `quantile_disc(${args[0]}, [${fractions.join(', ')}])`;
+  if (call.clauses.ignoreNulls === false) throw unsupported('APPROX_QUANTILES with RESPECT NULLS');
+  return `quantile_disc(${distinct(call)}${args[0]}, [${fractions.join(', ')}])`;
 }
 
 /**
