@@ -202,6 +202,21 @@ describe('BigQuery aggregate functions on DuckDB', () => {
     ).toEqual({ q: [1, 6, 10], m: 6 });
   });
 
+  it('APPROX_QUANTILES(x, n RESPECT NULLS) counts NULLs as the lowest values', async () => {
+    // Docs (approximate_aggregate_functions, APPROX_QUANTILES): RESPECT NULLS over
+    // [NULL, NULL, 1, 1, 1, 4, 5, 6, 7, 8, 9, 10] in 2 buckets is [NULL, 4, 10] (an array BigQuery
+    // cannot return whole for its NULL element, so read here by OFFSET).
+    expect(
+      await row(`select approx_quantiles(x, 2 respect nulls)[offset(0)] as lo,
+        approx_quantiles(x, 2 respect nulls)[offset(1)] as m,
+        approx_quantiles(x, 2 respect nulls)[offset(2)] as hi ${over('NULL, NULL, 1, 1, 1, 4, 5, 6, 7, 8, 9, 10')}`),
+    ).toEqual({ lo: null, m: 4, hi: 10 });
+    // Over no rows, NULL (BigQuery returns a NULL array as []).
+    expect(await row(`select approx_quantiles(x, 2 respect nulls) as q ${over('1')} where false`)).toEqual({
+      q: [],
+    });
+  });
+
   it('APPROX_TOP_SUM sums the weights of each value, NULL a value and a NULL weight nothing, largest first', async () => {
     // Docs (approximate_aggregate_functions, APPROX_TOP_SUM and its NULL handling).
     const top = (pairs: string) => row(`select approx_top_sum(x, weight, 2) as top from unnest([${pairs}])`);

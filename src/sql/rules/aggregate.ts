@@ -130,7 +130,14 @@ function approxQuantiles(args: readonly string[], call: FunctionCall): string {
   if (buckets > maxQuantileBuckets)
     throw unsupported(`APPROX_QUANTILES with more than ${maxQuantileBuckets} buckets`);
   const fractions = Array.from({ length: buckets + 1 }, (_, i) => i / buckets);
-  if (call.clauses.ignoreNulls === false) throw unsupported('APPROX_QUANTILES with RESPECT NULLS');
+  if (call.clauses.ignoreNulls === false) {
+    // RESPECT NULLS: NULLs count as the lowest values (the docs: [NULL, NULL, 1, 1, 1, 4, 5, 6,
+    // 7, 8, 9, 10] in 2 buckets is [NULL, 4, 10]). quantile_disc skips them, so the group's sorted
+    // list() is indexed as it indexes, floor(q * (n - 1)), in a subquery that names the list once.
+    const sorted = '"$sorted"';
+    const at = fractions.map((q) => `${sorted}[CAST(floor(${q} * (len(${sorted}) - 1)) AS BIGINT) + 1]`);
+    return `(SELECT CASE WHEN ${sorted} IS NOT NULL THEN [${at.join(', ')}] END FROM (SELECT list_sort(list(${distinct(call)}${args[0]}), 'ASC', 'NULLS FIRST') AS ${sorted}))`;
+  }
   return `quantile_disc(${distinct(call)}${args[0]}, [${fractions.join(', ')}])`;
 }
 
