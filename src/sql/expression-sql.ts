@@ -342,7 +342,13 @@ function fieldAccessSql(node: Payload<'CompoundFieldAccess'>, context: Translati
   const first = chain[0];
   const quantiles = 'Function' in root ? root.Function : undefined;
   const subscript = first && 'Subscript' in first ? first.Subscript : undefined;
-  if (quantiles && variant(quantiles.name[0])[1].value.toLowerCase() === 'approx_quantiles' && subscript) {
+  // Plain only: DISTINCT or RESPECT NULLS change the quantiles, so those take the whole array.
+  const plain =
+    quantiles?.args?.List !== undefined &&
+    !quantiles.args.List.duplicate_treatment &&
+    quantiles.args.List.clauses.length === 0 &&
+    !quantiles.null_treatment;
+  if (plain && variant(quantiles.name[0])[1].value.toLowerCase() === 'approx_quantiles' && subscript) {
     const offset = subscriptOffset(subscript);
     if (offset === undefined || chain.length > 1)
       throw unsupported('APPROX_QUANTILES needs a literal OFFSET');

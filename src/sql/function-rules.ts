@@ -115,12 +115,12 @@ export function translateFunction(call: FunctionCall, over?: string): string {
   if (over === undefined && windowOnly.has(name)) throw unsupported(`${name.toUpperCase()} without OVER`);
   if (over !== undefined && (orderBy !== undefined || limit !== undefined))
     throw unsupported(`${name.toUpperCase()} with ORDER BY or LIMIT inside and OVER`);
-  const sql = found.translate(call.args, { ...call, name, safe });
+  const sql = found.translate(call.args, { ...call, name, safe, over });
   if (safe && !found.ownSafeForm) {
     if (found.windowed) throw unsupported(`SAFE.${name.toUpperCase()}`);
     return `try(${sql})`;
   }
-  return over === undefined ? sql : `${sql} OVER ${over}`;
+  return over === undefined || found.ownOver ? sql : `${sql} OVER ${over}`;
 }
 
 /**

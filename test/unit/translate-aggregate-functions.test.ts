@@ -139,6 +139,38 @@ describe('BigQuery aggregate functions on DuckDB', () => {
     expect({ p: pairs.p, s: pairs.s }).toEqual({ p: 0.5, s: 1 });
   });
 
+  it('statistical aggregates are NaN of an infinite input, and CORR of a constant, not NULL or an error', async () => {
+    // Docs (statistical_aggregate_functions, the examples of each): STDDEV_POP, STDDEV_SAMP,
+    // VAR_POP and VAR_SAMP over [10, 14, Infinity] are NaN; COVAR_POP/COVAR_SAMP/CORR with an
+    // Infinity in a pair are NaN; CORR over (0, 0), (0, 0) is NaN; below the least count, NULL.
+    const inf = over("10, 14, cast('Infinity' as float64)");
+    expect(
+      await row(
+        `select stddev_pop(x) as a, stddev_samp(x) as b, var_pop(x) as c, var_samp(x) as d, stddev(x) as e ${inf}`,
+      ),
+    ).toEqual({ a: Number.NaN, b: Number.NaN, c: Number.NaN, d: Number.NaN, e: Number.NaN });
+    const pairs = `from unnest([struct(1.0 as y, 1.0 as x), (2.0, 6.0), (9.0, 3.0), (cast('Infinity' as float64), 3.0)])`;
+    expect(await row(`select covar_pop(y, x) as p, covar_samp(y, x) as s, corr(y, x) as c ${pairs}`)).toEqual(
+      { p: Number.NaN, s: Number.NaN, c: Number.NaN },
+    );
+    expect(
+      await row(`select corr(x, y) as c from (select 0 as x, 0 as y union all select 0 as x, 0 as y)`),
+    ).toEqual({ c: Number.NaN });
+    expect(
+      await row(`select stddev_samp(x) as s, corr(x, x) as c ${over("cast('Infinity' as float64)")}`),
+    ).toEqual({ s: null, c: null });
+    // Docs (CORR): over (1.0, NULL) and (9.0, 3.0), one pair without a NULL, NULL (DuckDB: NaN).
+    expect(
+      await row(`select corr(y, x) as c from unnest([struct(1.0 as y, null as x), (9.0, 3.0)])`),
+    ).toEqual({ c: null });
+    // Under OVER each aggregate of the form takes the window.
+    expect(
+      await rows(
+        `select stddev_samp(x) over (order by x) as s ${over("1.0, 3.0, cast('Infinity' as float64)")}`,
+      ),
+    ).toEqual([{ s: null }, { s: Math.SQRT2 }, { s: Number.NaN }]);
+  });
+
   it('APPROX_COUNT_DISTINCT, APPROX_QUANTILES and APPROX_TOP_COUNT give the exact answers they approximate', async () => {
     // Docs: APPROX_COUNT_DISTINCT over [0, 1, 1, 2, 3, 5] = 5; APPROX_QUANTILES(x, 2) over
     // [1, 1, 1, 4, 5, 6, 7, 8, 9, 10] = [1, 5, 10]; APPROX_TOP_COUNT(x, 2) over
@@ -155,6 +187,84 @@ describe('BigQuery aggregate functions on DuckDB', () => {
       top: [
         { value: 'pear', count: 3 },
         { value: 'apple', count: 2 },
+      ],
+    });
+  });
+
+  it('APPROX_QUANTILES(DISTINCT x, n) takes the quantiles of the distinct values, also under [OFFSET(k)]', async () => {
+    // Docs (approximate_aggregate_functions, APPROX_QUANTILES): DISTINCT over
+    // [1, 1, 1, 4, 5, 6, 7, 8, 9, 10] in 2 buckets is [1, 6, 10]; without DISTINCT, [1, 5, 10].
+    const values = '1, 1, 1, 4, 5, 6, 7, 8, 9, 10';
+    expect(
+      await row(
+        `select approx_quantiles(distinct x, 2) as q, approx_quantiles(distinct x, 2)[offset(1)] as m ${over(values)}`,
+      ),
+    ).toEqual({ q: [1, 6, 10], m: 6 });
+  });
+
+  it('APPROX_QUANTILES(x, n RESPECT NULLS) counts NULLs as the lowest values', async () => {
+    // Docs (approximate_aggregate_functions, APPROX_QUANTILES): RESPECT NULLS over
+    // [NULL, NULL, 1, 1, 1, 4, 5, 6, 7, 8, 9, 10] in 2 buckets is [NULL, 4, 10] (an array BigQuery
+    // cannot return whole for its NULL element, so read here by OFFSET).
+    expect(
+      await row(`select approx_quantiles(x, 2 respect nulls)[offset(0)] as lo,
+        approx_quantiles(x, 2 respect nulls)[offset(1)] as m,
+        approx_quantiles(x, 2 respect nulls)[offset(2)] as hi ${over('NULL, NULL, 1, 1, 1, 4, 5, 6, 7, 8, 9, 10')}`),
+    ).toEqual({ lo: null, m: 4, hi: 10 });
+    // Over no rows, NULL (BigQuery returns a NULL array as []).
+    expect(await row(`select approx_quantiles(x, 2 respect nulls) as q ${over('1')} where false`)).toEqual({
+      q: [],
+    });
+  });
+
+  it('APPROX_TOP_SUM sums the weights of each value, NULL a value and a NULL weight nothing, largest first', async () => {
+    // Docs (approximate_aggregate_functions, APPROX_TOP_SUM and its NULL handling).
+    const top = (pairs: string) => row(`select approx_top_sum(x, weight, 2) as top from unnest([${pairs}])`);
+    expect(
+      await top(`struct('apple' as x, 3 as weight), ('pear', 2), ('apple', 0), ('banana', 5), ('pear', 4)`),
+    ).toEqual({
+      top: [
+        { value: 'pear', sum: 6 },
+        { value: 'banana', sum: 5 },
+      ],
+    });
+    expect(await top(`struct('apple' as x, null as weight), ('pear', 0), ('pear', null)`)).toEqual({
+      top: [
+        { value: 'pear', sum: 0 },
+        { value: 'apple', sum: null },
+      ],
+    });
+    expect(await top(`struct('apple' as x, 0 as weight), (null, 2)`)).toEqual({
+      top: [
+        { value: null, sum: 2 },
+        { value: 'apple', sum: 0 },
+      ],
+    });
+    // Per group of the query; ZetaSQL's compliance tests: a negative weight is an error.
+    expect(
+      await rows(`select g, approx_top_sum(x, w, 1) as top
+        from unnest([struct(1 as g, 'a' as x, 1.5 as w), (1, 'b', 2.0), (1, 'a', 1.0), (2, 'c', 4.0)])
+        group by g order by g`),
+    ).toEqual([
+      { g: 1, top: [{ value: 'a', sum: 2.5 }] },
+      { g: 2, top: [{ value: 'c', sum: 4 }] },
+    ]);
+    await expect(row(`select approx_top_sum(x, -x, 1) as top ${over('2')}`)).rejects.toThrow(
+      /APPROX_TOP_SUM does not support negative or NaN weights in the second argument; got -2/,
+    );
+  });
+
+  it('APPROX_TOP_COUNT counts NULL as a value, as BigQuery does', async () => {
+    // Docs (approximate_aggregate_functions, APPROX_TOP_COUNT, NULL handling): over
+    // [NULL, 'pear', 'pear', 'pear', 'apple', NULL] the top 2 are [{pear, 3}, {NULL, 2}].
+    expect(
+      await row(
+        `select approx_top_count(x, 2) as top ${over("NULL, 'pear', 'pear', 'pear', 'apple', NULL")}`,
+      ),
+    ).toEqual({
+      top: [
+        { value: 'pear', count: 3 },
+        { value: null, count: 2 },
       ],
     });
   });

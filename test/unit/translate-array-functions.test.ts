@@ -13,6 +13,21 @@ import { micros, translationOf, useTranslatedQueries } from '../helpers/translat
 const { row, rows, scratch } = useTranslatedQueries();
 
 describe('BigQuery arrays on DuckDB', () => {
+  it('ARRAY_TO_STRING joins BYTES into BYTES', async () => {
+    // Docs (array_functions, ARRAY_TO_STRING): [b'prefix', b'middle', b'suffix', b'\\x00'] joined
+    // by b'--' is prefix--middle--suffix--\\x00 (read here as hex); NULL elements are skipped
+    // unless null_text is given, as for STRING.
+    expect(
+      await row(`select to_hex(array_to_string([b'prefix', b'middle', b'suffix', b'\\x00'], b'--')) as h,
+        to_hex(array_to_string([b'a', null, b'b'], b'-')) as skipped,
+        to_hex(array_to_string([b'a', null, b'b'], b'-', b'N')) as filled`),
+    ).toEqual({
+      h: Buffer.from('prefix--middle--suffix--\0').toString('hex'),
+      skipped: Buffer.from('a-b').toString('hex'),
+      filled: Buffer.from('a-N-b').toString('hex'),
+    });
+  });
+
   it('ARRAY_LENGTH, ARRAY_TO_STRING, ARRAY_CONCAT and ARRAY_REVERSE', async () => {
     // Docs: ARRAY_LENGTH(['coffee', NULL, 'milk']) = 3; ARRAY_TO_STRING(['coffee', 'tea', 'milk', NULL], '--', 'MISSING')
     // = 'coffee--tea--milk--MISSING'; ARRAY_TO_STRING(['cake', 'pie', NULL], '--') = 'cake--pie';

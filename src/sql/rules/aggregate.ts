@@ -8,6 +8,30 @@ const aggregate = (min: number, max: number, duckdbName?: string): FunctionRule 
     windowed: true,
   });
 
+/**
+ * STDDEV, VARIANCE, CORR, COVAR and kin (`least` the number of non-NULL inputs, or pairs of them,
+ * an answer needs). The docs: NULL below that count, else NaN where any input read is NaN or
+ * ±inf. DuckDB raises "out of range" of an infinite input and gives NULL of a NaN, so it is fed 0
+ * for a value not finite (the answer is NaN then anyway) and the count decides NULL.
+ */
+const statistical = (arity: 1 | 2, least: number, duckdbName?: string): FunctionRule =>
+  rule(
+    arity,
+    arity,
+    (args, call) => {
+      const over = call.over === undefined ? '' : ` OVER ${call.over}`;
+      const finite = (value: string) => `isfinite(CAST(${value} AS DOUBLE))`;
+      // A NULL stays NULL (NOT NULL is NULL), so the pairs DuckDB skips are the same.
+      const fed = args.map((value) => `CASE WHEN NOT ${finite(value)} THEN 0 ELSE ${value} END`);
+      const read = args.map((value) => `(${value}) IS NOT NULL`).join(' AND ');
+      const count = `count(${distinct(call)}${arity === 1 ? args[0] : '*'})${arity === 1 ? '' : ` FILTER (WHERE ${read})`}${over}`;
+      const notFinite = `bool_or(${read} AND NOT (${args.map(finite).join(' AND ')}))${over}`;
+      const value = `${duckdbName ?? call.name}(${distinct(call)}${fed.join(', ')})${over}`;
+      return `(CASE WHEN ${count} < ${least} THEN NULL WHEN ${notFinite} THEN CAST('NaN' AS DOUBLE) ELSE ${value} END)`;
+    },
+    { windowed: true, ownOver: true },
+  );
+
 /** A window function, valid only with OVER; `IGNORE NULLS` is written inside as DuckDB reads it. */
 const windowFunction = (min: number, max: number): FunctionRule =>
   rule(
@@ -105,22 +129,53 @@ function approxQuantiles(args: readonly string[], call: FunctionCall): string {
   // fuzzing). BigQuery documents no bound; 100,000 buckets is some 2 MB of text.
   if (buckets > maxQuantileBuckets)
     throw unsupported(`APPROX_QUANTILES with more than ${maxQuantileBuckets} buckets`);
-  if (call.clauses.ignoreNulls === false) throw unsupported('APPROX_QUANTILES with RESPECT NULLS');
   const fractions = Array.from({ length: buckets + 1 }, (_, i) => i / buckets);
-  return `quantile_disc(${args[0]}, [${fractions.join(', ')}])`;
+  if (call.clauses.ignoreNulls === false) {
+    // RESPECT NULLS: NULLs count as the lowest values (the docs: [NULL, NULL, 1, 1, 1, 4, 5, 6,
+    // 7, 8, 9, 10] in 2 buckets is [NULL, 4, 10]). quantile_disc skips them, so the group's sorted
+    // list() is indexed as it indexes, floor(q * (n - 1)), in a subquery that names the list once.
+    const sorted = '"$sorted"';
+    const at = fractions.map((q) => `${sorted}[CAST(floor(${q} * (len(${sorted}) - 1)) AS BIGINT) + 1]`);
+    return `(SELECT CASE WHEN ${sorted} IS NOT NULL THEN [${at.join(', ')}] END FROM (SELECT list_sort(list(${distinct(call)}${args[0]}), 'ASC', 'NULLS FIRST') AS ${sorted}))`;
+  }
+  return `quantile_disc(${distinct(call)}${args[0]}, [${fractions.join(', ')}])`;
 }
 
 /**
  * APPROX_TOP_COUNT(x, n): the n most frequent values with their counts, most frequent first, as
- * ARRAY<STRUCT<value, count>>. Computed exactly from DuckDB's histogram (which skips NULL values;
- * BigQuery counts NULL as a value).
+ * ARRAY<STRUCT<value, count>>. Computed exactly from DuckDB's histogram, which skips NULL values;
+ * BigQuery counts NULL as a value (the docs: [NULL, 'pear', 'pear', 'pear', 'apple', NULL] gives
+ * [{pear, 3}, {NULL, 2}]), so their count joins the histogram's entries.
  */
 function approxTopCount(args: readonly string[], call: FunctionCall): string {
   const count = call.numbers[1];
   if (count === undefined || !Number.isInteger(count) || count < 1)
     throw unsupported('APPROX_TOP_COUNT needs a literal number');
-  const sorted = `list_sort(list_transform(map_entries(histogram(${args[0]})), e -> {'n': -e.value, 'value': e.key}))`;
-  return `list_transform(${sorted}, e -> {'value': e.value, 'count': -e.n})[1:${count}]`;
+  const [value] = args;
+  const nulls = `count(*) FILTER (WHERE (${value}) IS NULL)`;
+  const counted = `list_transform(map_entries(histogram(${value})), e -> {'n': -CAST(e.value AS BIGINT), 'value': e.key})`;
+  const withNulls = `list_concat(${counted}, CASE WHEN ${nulls} > 0 THEN [{'n': -${nulls}, 'value': NULL}] ELSE [] END)`;
+  return `list_transform(list_sort(${withNulls}), e -> {'value': e.value, 'count': -e.n})[1:${count}]`;
+}
+
+/**
+ * APPROX_TOP_SUM(x, weight, n): the n values of the largest weight sums, largest first, as
+ * ARRAY<STRUCT<value, sum>>, computed exactly. NULL is a value like any other, a NULL weight adds
+ * nothing and a value of NULL weights only sums to NULL, last (the docs: [{pear, 0}, {apple, NULL}]);
+ * a negative or NaN weight is ZetaSQL's error. DuckDB has no weighted histogram: the group's
+ * (value, weight) pairs, one list() of the outer query, are unnested and summed by value in a
+ * subquery (linear; a list lambda that reads the whole list per element took the process down).
+ */
+function approxTopSum(args: readonly string[], call: FunctionCall): string {
+  const count = call.numbers[2];
+  if (count === undefined || !Number.isInteger(count) || count < 1 || count > 100_000)
+    throw unsupported('APPROX_TOP_SUM needs a literal number from 1 to 100000');
+  const [value, weight] = args;
+  const pairs = `(SELECT unnest(list({'v': ${value}, 'w': ${weight}})) AS "$pair")`;
+  const sums = `(SELECT "$pair".v AS v, sum("$pair".w) AS s FROM ${pairs} GROUP BY "$pair".v) AS "$sum"`;
+  const top = `(SELECT list({'value': "$sum".v, 'sum': "$sum".s} ORDER BY "$sum".s DESC NULLS LAST)[1:${count}] FROM ${sums})`;
+  const bad = `(${weight}) < 0 OR isnan(CAST(${weight} AS DOUBLE))`;
+  return `(CASE WHEN bool_or(${bad}) THEN error(concat('APPROX_TOP_SUM does not support negative or NaN weights in the second argument; got ', CAST(arg_min(${weight}, CASE WHEN ${bad} THEN 0 END) AS VARCHAR))) ELSE ${top} END)`;
 }
 
 function percentile(
@@ -153,15 +208,15 @@ export const aggregateRules: RuleTable = {
   bit_and: aggregate(1, 1),
   bit_or: aggregate(1, 1),
   bit_xor: aggregate(1, 1),
-  stddev: aggregate(1, 1, 'stddev_samp'),
-  stddev_samp: aggregate(1, 1),
-  stddev_pop: aggregate(1, 1),
-  variance: aggregate(1, 1, 'var_samp'),
-  var_samp: aggregate(1, 1),
-  var_pop: aggregate(1, 1),
-  corr: aggregate(2, 2),
-  covar_pop: aggregate(2, 2),
-  covar_samp: aggregate(2, 2),
+  stddev: statistical(1, 2, 'stddev_samp'),
+  stddev_samp: statistical(1, 2),
+  stddev_pop: statistical(1, 1),
+  variance: statistical(1, 2, 'var_samp'),
+  var_samp: statistical(1, 2),
+  var_pop: statistical(1, 1),
+  corr: statistical(2, 2),
+  covar_pop: statistical(2, 1),
+  covar_samp: statistical(2, 2),
   max_by: rule(2, 2, ([x, y]) => valueAtExtreme('max', x, y), { windowed: true }),
   min_by: rule(2, 2, ([x, y]) => valueAtExtreme('min', x, y), { windowed: true }),
   array_concat_agg: rule(1, 1, arrayConcatAgg, { clauses: true }),
@@ -169,6 +224,7 @@ export const aggregateRules: RuleTable = {
   approx_count_distinct: rule(1, 1, ([value]) => `count(DISTINCT ${value})`),
   approx_quantiles: rule(2, 2, approxQuantiles, { clauses: true }),
   approx_top_count: rule(2, 2, approxTopCount),
+  approx_top_sum: rule(3, 3, approxTopSum),
   array_agg: rule(1, 1, arrayAgg, { windowed: true, clauses: true }),
   string_agg: rule(1, 2, stringAgg, { windowed: true, clauses: true }),
   // PERCENTILE_CONT/DISC(x, p) OVER (...) skip NULLs (BigQuery's default) as quantile_cont/disc do.

@@ -7,6 +7,29 @@ function endElement(array: string, call: FunctionCall, end: 'first' | 'last'): s
   return `(CASE WHEN ${array} IS NULL THEN NULL WHEN len(${array}) = 0 THEN error('ARRAY_${end.toUpperCase()} cannot get the ${end} element of an empty array') ELSE ${element} END)`;
 }
 
+/** Whether ARRAY_TO_STRING joins BYTES: its delimiter or its array's elements are BLOBs. */
+function isBytes(call: FunctionCall): boolean {
+  const array = call.shapeOf(0);
+  const delimiter = call.shapeOf(1);
+  return (
+    ('scalar' in delimiter && delimiter.scalar === 'BLOB') ||
+    ('list' in array && 'scalar' in array.list && array.list.scalar === 'BLOB')
+  );
+}
+
+/**
+ * ARRAY_TO_STRING of BYTES, a BYTES value (the docs: [b'prefix', b'middle', b'suffix', b'\x00']
+ * joined by b'--'): DuckDB's array_to_string takes text only, so the BLOBs are joined with ||;
+ * NULL of a NULL array or delimiter, empty bytes of no elements.
+ */
+function bytesToString(array: string, delimiter: string, nullText: string | undefined): string {
+  const elements =
+    nullText === undefined
+      ? `list_filter(${array}, e -> e IS NOT NULL)`
+      : `list_transform(${array}, e -> coalesce(e, ${nullText}))`;
+  return `(CASE WHEN ${array} IS NULL OR ${delimiter} IS NULL THEN NULL WHEN len(${elements}) = 0 THEN ''::BLOB ELSE list_reduce(${elements}, (a, b) -> a || ${delimiter} || b) END)`;
+}
+
 /**
  * Array functions. DuckDB lists are 1-based; the subscripts OFFSET/ORDINAL are rewritten in
  * translate.ts. GENERATE_*_ARRAY are inclusive of both ends on both engines.
@@ -17,10 +40,12 @@ export const arrayRules: RuleTable = {
     call.isRecord(0) ? `(CASE WHEN ${array} IS NULL THEN 0 ELSE 1 END)` : `len(${array})`,
   ),
   // NULL elements are skipped unless null_text is given, on both.
-  array_to_string: rule(2, 3, ([array, delimiter, nullText]) =>
-    nullText === undefined
-      ? `array_to_string(${array}, ${delimiter})`
-      : `array_to_string(list_transform(${array}, e -> coalesce(CAST(e AS VARCHAR), ${nullText})), ${delimiter})`,
+  array_to_string: rule(2, 3, ([array, delimiter, nullText], call) =>
+    isBytes(call)
+      ? bytesToString(array as string, delimiter as string, nullText)
+      : nullText === undefined
+        ? `array_to_string(${array}, ${delimiter})`
+        : `array_to_string(list_transform(${array}, e -> coalesce(CAST(e AS VARCHAR), ${nullText})), ${delimiter})`,
   ),
   // BigQuery's ARRAY_CONCAT is NULL when any argument is; list_concat treats NULL as empty.
   array_concat: rule(1, Number.POSITIVE_INFINITY, (args) =>

@@ -42,6 +42,8 @@ export interface FunctionCall {
   readonly distinct: boolean;
   /** `IGNORE NULLS`, `ORDER BY` and `LIMIT` written inside an aggregate's parentheses. */
   readonly clauses: AggregateClauses;
+  /** What follows OVER (translated), for a rule that writes its own OVER (`ownOver`). */
+  readonly over?: string | undefined;
 }
 
 /**
@@ -85,6 +87,11 @@ export interface FunctionRule {
   readonly ownSafeForm?: boolean;
   /** The named arguments it reads (lower case); a call naming another is refused. */
   readonly named?: readonly string[];
+  /**
+   * Whether it writes `OVER (...)` after each aggregate it makes itself (from `call.over`): a
+   * form of several aggregates cannot take one OVER at its end.
+   */
+  readonly ownOver?: boolean;
 }
 
 export type RuleTable = Readonly<Record<string, FunctionRule>>;
@@ -93,7 +100,13 @@ export const rule = (
   min: number,
   max: number,
   translate: (args: readonly string[], call: FunctionCall) => string,
-  options: { windowed?: boolean; clauses?: boolean; ownSafeForm?: boolean; named?: readonly string[] } = {},
+  options: {
+    windowed?: boolean;
+    clauses?: boolean;
+    ownSafeForm?: boolean;
+    named?: readonly string[];
+    ownOver?: boolean;
+  } = {},
 ): FunctionRule => ({ arity: [min, max], translate, ...options });
 
 /** A rule for a function whose DuckDB namesake (or `duckdbName`) means the same. */
