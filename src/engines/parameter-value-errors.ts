@@ -5,7 +5,8 @@ import type { ParameterValues, SavedQuery } from './query-engine.js';
  * The failures of a run that a value the caller sent can cause, whatever the engine's words:
  * a negative LIMIT or OFFSET, an INT64 overflow, a division by zero, an array position outside
  * the array (numbers), a time zone neither engine knows (text, as `DATETIME(ts, @time_zone)`
- * takes it), JSON text with a number BigQuery's JSON cannot hold (`PARSE_JSON(@doc)`).
+ * takes it), JSON text with a number BigQuery's JSON cannot hold (`PARSE_JSON(@doc)`), a count
+ * of seconds, milliseconds, microseconds or days past the range of times (`TIMESTAMP_SECONDS(@s)`).
  */
 export type ValueFault =
   | 'negative-count'
@@ -14,7 +15,8 @@ export type ValueFault =
   | 'array-index'
   | 'time-zone'
   | 'time-range'
-  | 'json-number';
+  | 'json-number'
+  | 'unix-range';
 
 /** Which failure of a run, in an engine's own terms, is one of these (undefined: none is). */
 export type ValueFaultOf = (error: unknown) => { fault: ValueFault; message: string } | undefined;
@@ -37,6 +39,8 @@ const causes: Readonly<Record<ValueFault, (value: string, message: string) => bo
   // count of 0 moves nothing and makes no INTERVAL too long.
   'time-range': (value) => !/^-?0+$/.test(value),
   // The number is quoted from the text: the parameter whose text holds it.
+  // BigQuery's words quote the count: `Input value 253402300800 cannot be converted into a TIMESTAMP`.
+  'unix-range': (value, message) => new RegExp(`(^|[^\\d])${escaped(value)}($|[^\\d])`).test(message),
   'json-number': (value, message) => {
     const number = /^Input number:? (\S+)/.exec(message)?.[1];
     return number !== undefined && value.includes(number);
@@ -56,6 +60,7 @@ const typesFor: Readonly<Record<ValueFault, ReadonlySet<string>>> = {
   'time-zone': new Set(['STRING']),
   'time-range': new Set(['INT64']),
   'json-number': new Set(['STRING']),
+  'unix-range': new Set(['INT64']),
 };
 
 /**
@@ -99,6 +104,8 @@ const placedFor: Readonly<Record<ValueFault, (name: string) => RegExp>> = {
   'time-zone': (name) => new RegExp(`@${name}\\b`),
   'time-range': (name) => new RegExp(`\\binterval\\s+@${name}\\b`, 'i'),
   'json-number': (name) => new RegExp(`\\bparse_json\\s*\\(\\s*@${name}\\b`, 'i'),
+  'unix-range': (name) =>
+    new RegExp(`\\b(timestamp_(seconds|millis|micros)|date_from_unix_date)\\s*\\(\\s*@${name}\\b`, 'i'),
 };
 
 function escaped(text: string): string {

@@ -137,6 +137,29 @@ describe('typed parameters on DuckDB', () => {
     });
   });
 
+  it.each([
+    // 9999-12-31 23:59:59.999999 UTC is 253402300799 seconds after the epoch (data-types.md,
+    // TIMESTAMP range); 2932896 days is 9999-12-31 (DATE range).
+    ['select timestamp_seconds(@n) as t', '253402300800'],
+    ['select date_from_unix_date(@n) as d', '2932897'],
+  ])('refuses %s of a count past the range of times with 400 naming the parameter', async (sql, value) => {
+    const counting: SavedQuery = {
+      id: '0d4c1a52-5d2b-4c3e-9b56-000000000025',
+      name: 'test.unix_count',
+      sql,
+      maxRows: 1,
+      parameterTypes: { n: 'INT64' },
+    };
+    await expect(engine.run(counting, { n: value }, { now: new Date() })).rejects.toMatchObject({
+      code: 'BAD_PARAMETER',
+      details: { parameter: 'n' },
+      message: expect.stringContaining(value),
+    });
+    // The last count in range answers.
+    const last = String(BigInt(value) - 1n);
+    await expect(engine.run(counting, { n: last }, { now: new Date() })).resolves.toBeDefined();
+  });
+
   // BigQuery has EXTRACT for DATE, DATETIME, TIME, TIMESTAMP and INTERVAL only ("No matching
   // signature for function EXTRACT ... FROM STRING"); DuckDB's binder listed its candidates.
   const extractQuery = (types: SavedQuery['parameterTypes']): SavedQuery => ({

@@ -673,6 +673,13 @@ const duckDbValueFault: ValueFaultOf = (error) => {
       message,
     );
   if (jsonNumber?.[1]) return { fault: 'json-number', message: jsonNumber[1] };
+  // BigQuery's words the translation raises for a count of seconds, milliseconds, microseconds or
+  // days past the range of times (rules/time.ts: TIMESTAMP_SECONDS and the rest, DATE_FROM_UNIX_DATE).
+  const unix =
+    /^Invalid Input Error: (Input value -?\d+ cannot be converted into a TIMESTAMP.*|DATE_FROM_UNIX_DATE range is .* but saw -?\d+)$/.exec(
+      message,
+    );
+  if (unix?.[1]) return { fault: 'unix-range', message: unix[1] };
   return undefined;
 };
 
