@@ -1,4 +1,11 @@
-import { compoundParts, type Expr, type Select, type SelectItem, type WildcardOptions } from './ast.js';
+import {
+  compoundParts,
+  type Expr,
+  type Ident,
+  type Select,
+  type SelectItem,
+  type WildcardOptions,
+} from './ast.js';
 import { variant } from './bigquery-ast.js';
 import { objectMark } from './built-structs.js';
 import { fromClauseSql } from './from-clause.js';
@@ -297,9 +304,12 @@ function selectItem(
     case 'Wildcard': {
       const options = wildcardOptions(node, context);
       const star = starItems(context.scope);
-      if (!star.spread)
+      if (!star.spread) {
+        const joined = context.scope.joinedUsing();
         // EXCEPT and REPLACE change which columns come out, and their types: DuckDB works them out.
-        return { sql: `*${options}`, columns: options ? undefined : star.columns };
+        if (joined.length === 0) return { sql: `*${options}`, columns: options ? undefined : star.columns };
+        return usingColumnsFirst(joined, star.columns, node, context);
+      }
       if (options) throw unsupported('SELECT * with EXCEPT or REPLACE over an UNNEST of STRUCTs');
       return star;
     }
@@ -326,6 +336,47 @@ function selectItem(
     default:
       throw unsupported(`select item ${kind}`);
   }
+}
+
+/**
+ * `SELECT *` over `JOIN ... USING (k)`: BigQuery answers the joined columns first, then the
+ * others in FROM order (query-syntax.md, "USING clause": `SELECT * FROM Roster INNER JOIN
+ * TeamMascot USING (SchoolID)` answers SchoolID, LastName, Mascot); DuckDB's `*` leaves k where
+ * the left table has it. The bare k is the one joined column (COALESCEd in a FULL JOIN) in both.
+ */
+function usingColumnsFirst(
+  joined: readonly string[],
+  columns: Column[] | undefined,
+  options: WildcardOptions,
+  context: TranslationContext,
+): { sql: string; columns: Column[] | undefined } {
+  const isJoined = (name: string) => joined.some((column) => column.toLowerCase() === name.toLowerCase());
+  const except = options.opt_except;
+  const excepted = except ? [except.first_element, ...(except.additional_elements ?? [])] : [];
+  if ((options.opt_replace?.items ?? []).some((item) => isJoined(item.column_name.value)))
+    throw unsupported('SELECT * REPLACE of a JOIN ... USING column');
+  const first = joined.filter(
+    (name) => !excepted.some((other) => other.value.toLowerCase() === name.toLowerCase()),
+  );
+  const [head, ...tail] = [
+    ...joined.map((value) => ({ value })),
+    ...excepted.filter((name) => !isJoined(name.value)),
+  ];
+  const rest = wildcardOptions(
+    { ...options, opt_except: { first_element: head as Ident, additional_elements: tail } },
+    context,
+  );
+  const ordered =
+    columns && excepted.length === 0 && !options.opt_replace
+      ? [
+          ...first.map((name) => columns.find((column) => column.name.toLowerCase() === name.toLowerCase())),
+          ...columns.filter((column) => !isJoined(column.name)),
+        ]
+      : undefined;
+  return {
+    sql: [...first.map(quoteIdent), `*${rest}`].join(', '),
+    columns: ordered?.every((column) => column !== undefined) ? (ordered as Column[]) : undefined,
+  };
 }
 
 /** `* EXCEPT (a, b) REPLACE (expr AS c)`: DuckDB's `* EXCLUDE (...) REPLACE (...)`. */

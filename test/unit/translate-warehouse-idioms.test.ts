@@ -115,6 +115,38 @@ describe('warehouse idioms on DuckDB', () => {
     ]);
   });
 
+  it('answers SELECT * of JOIN ... USING with the joined column first, then the others in FROM order', async () => {
+    // query-syntax.md, "USING clause": SELECT * FROM Roster INNER JOIN TeamMascot USING (SchoolID)
+    // answers SchoolID, LastName, Mascot.
+    const sides = `with Roster as (select 'Adams' as LastName, 50 as SchoolID union all select 'Eisenhower', 77),
+      TeamMascot as (select 50 as SchoolID, 'Jaguars' as Mascot union all select 53, 'Mustangs')`;
+    const joined = await rows(`${sides} select * from Roster inner join TeamMascot using (SchoolID)`);
+    expect(joined.map((row) => Object.entries(row))).toEqual([
+      [
+        ['SchoolID', 50],
+        ['LastName', 'Adams'],
+        ['Mascot', 'Jaguars'],
+      ],
+    ]);
+    const full = await rows(
+      `${sides} select * except (Mascot) from Roster full join TeamMascot using (SchoolID) order by SchoolID`,
+    );
+    expect(full.map((row) => Object.entries(row))).toEqual([
+      [
+        ['SchoolID', 50],
+        ['LastName', 'Adams'],
+      ],
+      [
+        ['SchoolID', 53],
+        ['LastName', null],
+      ],
+      [
+        ['SchoolID', 77],
+        ['LastName', 'Eisenhower'],
+      ],
+    ]);
+  });
+
   it('moves a DATE by INTERVAL n WEEK, seven days each', async () => {
     // Docs (DATE_ADD): WEEK is equivalent to 7 DAYs.
     expect(
