@@ -329,8 +329,17 @@ function selectItem(
         if (options) throw unsupported(`SELECT ${parts[0]}.* with EXCEPT or REPLACE over a record`);
         return structFields(binding.path, binding.type);
       }
+      // `l.location.*`, `payload.*`: the fields of a STRUCT column (query-syntax.md, "SELECT
+      // expression.*"), not a table's columns.
+      if (binding === undefined) {
+        const path: Expr =
+          parts.length === 1
+            ? { Identifier: { value: parts[0] as string } }
+            : { CompoundIdentifier: parts.map((value) => ({ value })) };
+        return builtFields(path, node[1], context);
+      }
       const columns =
-        binding?.kind === 'relation' && binding.columns && !options ? relationColumns(binding) : undefined;
+        binding.kind === 'relation' && binding.columns && !options ? relationColumns(binding) : undefined;
       return { sql: `${parts.map(quoteIdent).join('.')}.*${options}`, columns };
     }
     default:

@@ -550,6 +550,21 @@ describe('speed rewrites keep the rows', () => {
     }
   });
 
+  it('spreads alias.column.* and column.* of a STRUCT column into its fields', async () => {
+    // query-syntax.md, "SELECT expression.*": SELECT l.location.* FROM locations l answers
+    // city and state, one row a location.
+    const locations = `with locations as (select struct("Seattle" as city, "Washington" as state) as location
+      union all select struct("Phoenix" as city, "Arizona" as state) as location) `;
+    const expected = [
+      { city: 'Phoenix', state: 'Arizona' },
+      { city: 'Seattle', state: 'Washington' },
+    ];
+    const byCity = (found: readonly Record<string, unknown>[]) =>
+      [...found].sort((a, b) => String(a.city).localeCompare(String(b.city)));
+    expect(byCity(await rows(`${locations}select l.location.* from locations l`))).toEqual(expected);
+    expect(byCity(await rows(`${locations}select location.* from locations`))).toEqual(expected);
+  });
+
   it('drops CTEs that nothing references, directly or through another CTE', async () => {
     const sql = `with a as (select 1 as x), b as (select x from a), unused as (select * from b), also_unused as (select 2 as y)
       select x from b`;
