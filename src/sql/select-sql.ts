@@ -6,7 +6,7 @@ import {
   type SelectItem,
   type WildcardOptions,
 } from './ast.js';
-import { variant } from './bigquery-ast.js';
+import { type Ast, variant } from './bigquery-ast.js';
 import { objectMark } from './built-structs.js';
 import { fromClauseSql } from './from-clause.js';
 import { windowSql } from './function-call.js';
@@ -208,10 +208,29 @@ function groupingElementSql(expression: Expr, context: TranslationContext, outpu
     return withAliases(expression, context, outputs);
   }
   const set = (list: Expr[]) => {
+    const nested = list.length === 1 ? nestedGrouping(list[0] as Expr) : undefined;
+    if (nested)
+      return `${nested.form}(${nested.items.map((item) => withAliases(item, context, outputs)).join(', ')})`;
     const items = list.map((item) => withAliases(item, context, outputs));
     return items.length === 1 ? (items[0] as string) : `(${items.join(', ')})`;
   };
   return `${form}(${(sets as Expr[][]).map(set).join(', ')})`;
+}
+
+/**
+ * `ROLLUP (a, b)` or `CUBE (a, b)` as one set of GROUPING SETS (query-syntax.md, "Group rows by
+ * GROUPING SETS": the sets they stand for), which the parser reads as a call: DuckDB nests them
+ * as BigQuery does.
+ */
+function nestedGrouping(expression: Expr): { form: string; items: Expr[] } | undefined {
+  const call = (expression as Ast).Function;
+  const name = call?.name?.length === 1 ? String(call.name[0]?.Identifier?.value).toUpperCase() : undefined;
+  const list = call?.args?.List;
+  if ((name !== 'ROLLUP' && name !== 'CUBE') || !list || list.clauses?.length || list.duplicate_treatment)
+    return undefined;
+  if (call.over || call.filter || call.null_treatment) return undefined;
+  const items = (list.args as Ast[]).map((arg) => arg.Unnamed?.Expr as Expr | undefined);
+  return items.every((item) => item !== undefined) ? { form: name, items: items as Expr[] } : undefined;
 }
 
 /** An expression where a bare name may name a SELECT-list column (GROUP BY, HAVING): that wins. */
