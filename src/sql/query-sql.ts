@@ -1,5 +1,5 @@
 import type { OrderByExpr, Query, SetExpr } from './ast.js';
-import { variant } from './bigquery-ast.js';
+import { variant, visitNodes } from './bigquery-ast.js';
 import { constantCtes } from './constant-ctes.js';
 import type { References } from './cte-scopes.js';
 import { refuseJsonKey } from './json-values.js';
@@ -21,10 +21,18 @@ export function querySql(query: Query, context: TranslationContext): QuerySql {
   const ctes: Array<{ name: string; sql: string; uses: References }> = [];
   return context.ctes.withLevel((define) => {
     if (query.with) {
-      if (query.with.recursive) throw unsupported('WITH RECURSIVE');
       for (const [name, columns] of constantCtes(query)) context.ctes.constants.set(name, columns);
       for (const cte of query.with.cte_tables) {
         const name = cte.alias.name.value;
+        if (query.with.recursive) {
+          const base = recursiveBase(cte.query, name);
+          // Its recursive term reads the rows so far, of the base term's columns.
+          if (base)
+            define(
+              name,
+              context.ctes.tracingUse(() => atNode(cte, () => context.queryWithColumns(base))).result.columns,
+            );
+        }
         const { result, uses } = context.ctes.tracingUse(() =>
           atNode(cte, () => context.queryWithColumns(refuseValueTable(cte.query, 'a WITH table'))),
         );
@@ -50,9 +58,32 @@ export function querySql(query: Query, context: TranslationContext): QuerySql {
     // What the kept text references, and only that, is the enclosing query's to know.
     context.ctes.report(uses);
     for (const cte of kept) context.ctes.report(cte.uses);
-    const sql = kept.length > 0 ? `WITH ${kept.map((cte) => cte.sql).join(',\n')}\n${body.sql}` : body.sql;
+    const withKeyword = query.with?.recursive ? 'WITH RECURSIVE' : 'WITH';
+    const sql =
+      kept.length > 0 ? `${withKeyword} ${kept.map((cte) => cte.sql).join(',\n')}\n${body.sql}` : body.sql;
     return { sql, columns: body.columns };
   });
+}
+
+/**
+ * The base term of a recursive CTE of `WITH RECURSIVE` (one whose body reads its own name): BigQuery
+ * has it `base UNION { ALL | DISTINCT } recursive_term` (query-syntax.md, "Recursive CTEs"; DISTINCT
+ * stops when an iteration adds no new row), as DuckDB runs it.
+ * Undefined for a CTE that does not read itself; any other form of one that does is refused.
+ */
+function recursiveBase(query: Query, name: string): Query | undefined {
+  let reads = false;
+  visitNodes(query, (node) => {
+    const parts = node.Table?.name;
+    if (parts?.length === 1 && String(parts[0].Identifier?.value).toLowerCase() === name.toLowerCase())
+      reads = true;
+  });
+  if (!reads) return undefined;
+  const [kind, operation] = variant(query.body);
+  if (kind !== 'SetOperation' || operation.op !== 'Union')
+    throw unsupported(`the recursive CTE ${name} other than base UNION ALL (or DISTINCT) recursive term`);
+  const [leftKind, left] = variant(operation.left);
+  return leftKind === 'Query' ? (left as Query) : { ...query, body: operation.left };
 }
 
 function queryBody(query: Query, context: TranslationContext): QuerySql {

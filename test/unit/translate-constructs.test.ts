@@ -565,6 +565,28 @@ describe('speed rewrites keep the rows', () => {
     expect(byCity(await rows(`${locations}select location.* from locations`))).toEqual(expected);
   });
 
+  it('runs WITH RECURSIVE, its recursive term reading the rows so far until it adds none', async () => {
+    // query-syntax.md, "Examples of allowed recursive CTEs": 1, 3, 5; with a constant CTE
+    // cross joined, 1, 3, 5 each beside p = 2; by UNION DISTINCT, MOD(n + 1, 5) stops at 0..4.
+    expect(
+      await rows(`with recursive T1 as ((select 1 as n) union all (select n + 2 from T1 where n < 4))
+        select * from T1 order by n`),
+    ).toEqual([{ n: 1 }, { n: 3 }, { n: 5 }]);
+    expect(
+      await rows(`with recursive T0 as (select 2 as p),
+        T1 as ((select 1 as n) union all (select T1.n + T0.p from T1 cross join T0 where T1.n < 4))
+        select * from T1 cross join T0 order by n`),
+    ).toEqual([
+      { n: 1, p: 2 },
+      { n: 3, p: 2 },
+      { n: 5, p: 2 },
+    ]);
+    expect(
+      await rows(`with recursive T1 as ((select 0 as n) union distinct (select mod(n + 1, 5) from T1))
+        select * from T1 order by n`),
+    ).toEqual([{ n: 0 }, { n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
+  });
+
   it('drops CTEs that nothing references, directly or through another CTE', async () => {
     const sql = `with a as (select 1 as x), b as (select x from a), unused as (select * from b), also_unused as (select 2 as y)
       select x from b`;
