@@ -86,6 +86,35 @@ function recursiveBase(query: Query, name: string): Query | undefined {
   return leftKind === 'Query' ? (left as Query) : { ...query, body: operation.left };
 }
 
+/**
+ * The right side of `UNION ALL BY NAME` (INTERSECT, EXCEPT DISTINCT BY NAME) with its columns
+ * in the left side's order, so the set operation matches them by position: BigQuery matches
+ * them by name and names and orders the result by the left side (query-syntax.md, "BY NAME or
+ * CORRESPONDING"). Both sides must have the same names, else BigQuery raises an error: the
+ * query is refused, as it is where a side's columns are not known.
+ */
+function inLeftOrder(left: SetSide, right: SetSide): SetSide {
+  const names = (side: SetSide) => [...(side.columns?.values() ?? [])].map((column) => column.name);
+  const [leftNames, rightNames] = [names(left), names(right)];
+  const key = (list: string[]) =>
+    list
+      .map((name) => name.toLowerCase())
+      .sort()
+      .join('\u0000');
+  if (!left.columns || !right.columns || leftNames.length === 0 || key(leftNames) !== key(rightNames))
+    throw unsupported('BY NAME of queries whose columns are not known to be the same names');
+  if (new Set(leftNames.map((name) => name.toLowerCase())).size !== leftNames.length)
+    throw unsupported('BY NAME of a query with two columns of one name');
+  const at = leftNames.map((name) =>
+    rightNames.findIndex((other) => other.toLowerCase() === name.toLowerCase()),
+  );
+  return {
+    ...right,
+    sql: `(SELECT ${at.map((index) => `#${index + 1}`).join(', ')} FROM (${right.sql}))`,
+    types: right.types && at.map((index) => right.types?.[index]),
+  };
+}
+
 function queryBody(query: Query, context: TranslationContext): QuerySql {
   const parts: string[] = [];
   const { sql, scope, columns, outputs } = setExpression(query.body, context);
@@ -139,10 +168,16 @@ const setOperators: Record<string, string> = {
 };
 
 /** A query body; the scope of its SELECT is returned so ORDER BY can see the FROM names. */
-function setExpression(
-  body: SetExpr,
-  context: TranslationContext,
-): { sql: string; scope: Scope; columns: Columns; types: OutputTypes; outputs: OutputNames } {
+/** A side of a set operation, or the whole of one. */
+interface SetSide {
+  sql: string;
+  scope: Scope;
+  columns: Columns;
+  types: OutputTypes;
+  outputs: OutputNames;
+}
+
+function setExpression(body: SetExpr, context: TranslationContext): SetSide {
   const [kind, node] = variant(body);
   switch (kind) {
     case 'Select':
@@ -165,15 +200,17 @@ function setExpression(
       };
     }
     case 'SetOperation': {
-      const quantifier =
-        node.set_quantifier === 'All' ? ' ALL' : node.set_quantifier === 'Distinct' ? '' : null;
-      if (!setOperators[node.op] || quantifier === null)
-        throw unsupported(`${node.op} ${node.set_quantifier}`);
+      const byName = /ByName$/.test(node.set_quantifier);
+      const quantifier = node.set_quantifier.replace(/ByName$/, '');
+      const keyword = quantifier === 'All' ? ' ALL' : quantifier === 'Distinct' ? '' : null;
+      if (!setOperators[node.op] || keyword === null) throw unsupported(`${node.op} ${node.set_quantifier}`);
       const left = setExpression(node.left, context);
-      const right = setExpression(node.right, context);
+      const right = byName
+        ? inLeftOrder(left, setExpression(node.right, context))
+        : setExpression(node.right, context);
       const renamed = withLeftFieldNames(right.sql, left.types, right.types);
       return {
-        sql: `${left.sql}\n${setOperators[node.op]}${quantifier}\n${renamed === undefined ? right.sql : `(${renamed})`}`,
+        sql: `${left.sql}\n${setOperators[node.op]}${keyword}\n${renamed === undefined ? right.sql : `(${renamed})`}`,
         scope: left.scope,
         // Named and typed by the left side, but holding the right side's rows too: stored by neither.
         columns: left.columns && unstored(left.columns),

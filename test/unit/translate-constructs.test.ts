@@ -587,6 +587,25 @@ describe('speed rewrites keep the rows', () => {
     ).toEqual([{ n: 0 }, { n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
   });
 
+  it("matches the columns of UNION ALL BY NAME by name, in the first query's order, and refuses other names", async () => {
+    // query-syntax.md, "UNION": SELECT 1 AS one_digit, 10 AS two_digit UNION ALL BY NAME
+    // SELECT 20 AS two_digit, 2 AS one_digit answers (1, 10) and (2, 20).
+    const result = await rows(`select 1 as one_digit, 10 as two_digit
+      union all by name select 20 as two_digit, 2 as one_digit order by one_digit`);
+    expect(result.map((row) => Object.entries(row))).toEqual([
+      [
+        ['one_digit', 1],
+        ['two_digit', 10],
+      ],
+      [
+        ['one_digit', 2],
+        ['two_digit', 20],
+      ],
+    ]);
+    // BigQuery raises an error when a name is missing from one side.
+    await expect(rows('select 1 as a union all by name select 2 as b')).rejects.toThrow(/BY NAME/);
+  });
+
   it('drops CTEs that nothing references, directly or through another CTE', async () => {
     const sql = `with a as (select 1 as x), b as (select x from a), unused as (select * from b), also_unused as (select 2 as y)
       select x from b`;
