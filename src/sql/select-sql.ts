@@ -277,6 +277,17 @@ function namedByFromClause(scope: TranslationContext['scope'], name: string): bo
   }
 }
 
+/**
+ * The field a field access of a computed value ends in (`ARRAY_AGG(...)[OFFSET(0)].a`,
+ * `STRUCT(...).address.country`): BigQuery names the column after it, as it names a path after
+ * its last part (query-syntax.md, "Implicit aliases"; operators.md, "Field access operator").
+ */
+function lastFieldName(expression: Expr): string | undefined {
+  const chain = (expression as Ast).CompoundFieldAccess?.access_chain as Ast[] | undefined;
+  const last = chain?.at(-1)?.Dot?.Identifier?.value;
+  return typeof last === 'string' ? last : undefined;
+}
+
 /** One select-list item and the output columns it makes (undefined when they are not known). */
 function selectItem(
   item: SelectItem,
@@ -290,6 +301,9 @@ function selectItem(
       // An anonymous column: BigQuery's generated name, which no query can refer to.
       if (!parts) {
         const built = builtColumn(node, context);
+        const field = lastFieldName(node);
+        if (field !== undefined)
+          return { sql: `${built.sql} AS ${quoteIdent(field)}`, columns: [passedOn(field, built)] };
         return {
           sql: `${built.sql} AS ${quoteIdent(nextAnonymous())}`,
           columns: [],

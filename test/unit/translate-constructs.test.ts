@@ -606,6 +606,22 @@ describe('speed rewrites keep the rows', () => {
     await expect(rows('select 1 as a union all by name select 2 as b')).rejects.toThrow(/BY NAME/);
   });
 
+  it('names an unaliased field access of a computed value after its last field', async () => {
+    // operators.md, "Field access operator": SELECT STRUCT(STRUCT('Yonge Street' AS street,
+    // 'Canada' AS country) AS address).address.country answers the column country; a subscript
+    // or other computed value stays anonymous (f0_, ...).
+    const result =
+      await scratch.bigquery(`select struct(struct('Yonge Street' as street, 'Canada' as country) as address).address.country,
+      array_agg(struct(x as a) order by x desc limit 1)[offset(0)].a, [1][offset(0)] from unnest([1, 2]) as x`);
+    expect(result.rows.map((row) => Object.entries(row))).toEqual([
+      [
+        ['country', 'Canada'],
+        ['a', 2],
+        ['f0_', 1],
+      ],
+    ]);
+  });
+
   it('drops CTEs that nothing references, directly or through another CTE', async () => {
     const sql = `with a as (select 1 as x), b as (select x from a), unused as (select * from b), also_unused as (select 2 as y)
       select x from b`;
