@@ -150,7 +150,7 @@ function outputNames(projection: readonly SelectItem[]): OutputNames {
   for (const item of projection) {
     const [kind, node] = variant(item);
     if (kind !== 'UnnamedExpr') continue;
-    const name = compoundParts(node)?.at(-1)?.toLowerCase();
+    const name = (compoundParts(node)?.at(-1) ?? lastFieldName(node))?.toLowerCase();
     if (name !== undefined && !names.has(name)) names.set(name, { expr: node, explicit: false });
   }
   return names;

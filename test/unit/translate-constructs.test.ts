@@ -620,6 +620,14 @@ describe('speed rewrites keep the rows', () => {
         ['f0_', 1],
       ],
     ]);
+    // The name is the column's for ORDER BY too, as a path's last part is.
+    expect(
+      await rows(`select k, array_agg(struct(x * k as a) order by x desc limit 1)[offset(0)].a
+        from unnest([1, 2]) as x, unnest([1, 2]) as k group by k order by a desc`),
+    ).toEqual([
+      { k: 2, a: 4 },
+      { k: 1, a: 2 },
+    ]);
   });
 
   it('drops CTEs that nothing references, directly or through another CTE', async () => {
