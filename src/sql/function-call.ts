@@ -124,6 +124,12 @@ const coercedArguments: Record<string, Record<number, 'DATE' | 'TIMESTAMP' | 'DA
   datetime_diff: { 0: 'DATETIME', 1: 'DATETIME' },
   datetime_trunc: { 0: 'DATETIME' },
   format_datetime: { 1: 'DATETIME' },
+  format_timestamp: { 1: 'TIMESTAMP' },
+  format_date: { 1: 'DATE' },
+  unix_seconds: { 0: 'TIMESTAMP' },
+  unix_millis: { 0: 'TIMESTAMP' },
+  unix_micros: { 0: 'TIMESTAMP' },
+  unix_date: { 0: 'DATE' },
 };
 
 /** A STRING literal or parameter's SQL as the type it is coerced to (a TIMESTAMP's text may carry an offset). */

@@ -1,5 +1,5 @@
 import type { OrderByExpr, Query, SetExpr } from './ast.js';
-import { variant } from './bigquery-ast.js';
+import { variant, visitNodes } from './bigquery-ast.js';
 import { constantCtes } from './constant-ctes.js';
 import type { References } from './cte-scopes.js';
 import { refuseJsonKey } from './json-values.js';
@@ -21,10 +21,18 @@ export function querySql(query: Query, context: TranslationContext): QuerySql {
   const ctes: Array<{ name: string; sql: string; uses: References }> = [];
   return context.ctes.withLevel((define) => {
     if (query.with) {
-      if (query.with.recursive) throw unsupported('WITH RECURSIVE');
       for (const [name, columns] of constantCtes(query)) context.ctes.constants.set(name, columns);
       for (const cte of query.with.cte_tables) {
         const name = cte.alias.name.value;
+        if (query.with.recursive) {
+          const base = recursiveBase(cte.query, name);
+          // Its recursive term reads the rows so far, of the base term's columns.
+          if (base)
+            define(
+              name,
+              context.ctes.tracingUse(() => atNode(cte, () => context.queryWithColumns(base))).result.columns,
+            );
+        }
         const { result, uses } = context.ctes.tracingUse(() =>
           atNode(cte, () => context.queryWithColumns(refuseValueTable(cte.query, 'a WITH table'))),
         );
@@ -50,9 +58,61 @@ export function querySql(query: Query, context: TranslationContext): QuerySql {
     // What the kept text references, and only that, is the enclosing query's to know.
     context.ctes.report(uses);
     for (const cte of kept) context.ctes.report(cte.uses);
-    const sql = kept.length > 0 ? `WITH ${kept.map((cte) => cte.sql).join(',\n')}\n${body.sql}` : body.sql;
+    const withKeyword = query.with?.recursive ? 'WITH RECURSIVE' : 'WITH';
+    const sql =
+      kept.length > 0 ? `${withKeyword} ${kept.map((cte) => cte.sql).join(',\n')}\n${body.sql}` : body.sql;
     return { sql, columns: body.columns };
   });
+}
+
+/**
+ * The base term of a recursive CTE of `WITH RECURSIVE` (one whose body reads its own name): BigQuery
+ * has it `base UNION { ALL | DISTINCT } recursive_term` (query-syntax.md, "Recursive CTEs"; DISTINCT
+ * stops when an iteration adds no new row), as DuckDB runs it.
+ * Undefined for a CTE that does not read itself; any other form of one that does is refused.
+ */
+function recursiveBase(query: Query, name: string): Query | undefined {
+  let reads = false;
+  visitNodes(query, (node) => {
+    const parts = node.Table?.name;
+    if (parts?.length === 1 && String(parts[0].Identifier?.value).toLowerCase() === name.toLowerCase())
+      reads = true;
+  });
+  if (!reads) return undefined;
+  const [kind, operation] = variant(query.body);
+  if (kind !== 'SetOperation' || operation.op !== 'Union')
+    throw unsupported(`the recursive CTE ${name} other than base UNION ALL (or DISTINCT) recursive term`);
+  const [leftKind, left] = variant(operation.left);
+  return leftKind === 'Query' ? (left as Query) : { ...query, body: operation.left };
+}
+
+/**
+ * The right side of `UNION ALL BY NAME` (INTERSECT, EXCEPT DISTINCT BY NAME) with its columns
+ * in the left side's order, so the set operation matches them by position: BigQuery matches
+ * them by name and names and orders the result by the left side (query-syntax.md, "BY NAME or
+ * CORRESPONDING"). Both sides must have the same names, else BigQuery raises an error: the
+ * query is refused, as it is where a side's columns are not known.
+ */
+function inLeftOrder(left: SetSide, right: SetSide): SetSide {
+  const names = (side: SetSide) => [...(side.columns?.values() ?? [])].map((column) => column.name);
+  const [leftNames, rightNames] = [names(left), names(right)];
+  const key = (list: string[]) =>
+    list
+      .map((name) => name.toLowerCase())
+      .sort()
+      .join('\u0000');
+  if (!left.columns || !right.columns || leftNames.length === 0 || key(leftNames) !== key(rightNames))
+    throw unsupported('BY NAME of queries whose columns are not known to be the same names');
+  if (new Set(leftNames.map((name) => name.toLowerCase())).size !== leftNames.length)
+    throw unsupported('BY NAME of a query with two columns of one name');
+  const at = leftNames.map((name) =>
+    rightNames.findIndex((other) => other.toLowerCase() === name.toLowerCase()),
+  );
+  return {
+    ...right,
+    sql: `(SELECT ${at.map((index) => `#${index + 1}`).join(', ')} FROM (${right.sql}))`,
+    types: right.types && at.map((index) => right.types?.[index]),
+  };
 }
 
 function queryBody(query: Query, context: TranslationContext): QuerySql {
@@ -108,10 +168,16 @@ const setOperators: Record<string, string> = {
 };
 
 /** A query body; the scope of its SELECT is returned so ORDER BY can see the FROM names. */
-function setExpression(
-  body: SetExpr,
-  context: TranslationContext,
-): { sql: string; scope: Scope; columns: Columns; types: OutputTypes; outputs: OutputNames } {
+/** A side of a set operation, or the whole of one. */
+interface SetSide {
+  sql: string;
+  scope: Scope;
+  columns: Columns;
+  types: OutputTypes;
+  outputs: OutputNames;
+}
+
+function setExpression(body: SetExpr, context: TranslationContext): SetSide {
   const [kind, node] = variant(body);
   switch (kind) {
     case 'Select':
@@ -134,15 +200,17 @@ function setExpression(
       };
     }
     case 'SetOperation': {
-      const quantifier =
-        node.set_quantifier === 'All' ? ' ALL' : node.set_quantifier === 'Distinct' ? '' : null;
-      if (!setOperators[node.op] || quantifier === null)
-        throw unsupported(`${node.op} ${node.set_quantifier}`);
+      const byName = /ByName$/.test(node.set_quantifier);
+      const quantifier = node.set_quantifier.replace(/ByName$/, '');
+      const keyword = quantifier === 'All' ? ' ALL' : quantifier === 'Distinct' ? '' : null;
+      if (!setOperators[node.op] || keyword === null) throw unsupported(`${node.op} ${node.set_quantifier}`);
       const left = setExpression(node.left, context);
-      const right = setExpression(node.right, context);
+      const right = byName
+        ? inLeftOrder(left, setExpression(node.right, context))
+        : setExpression(node.right, context);
       const renamed = withLeftFieldNames(right.sql, left.types, right.types);
       return {
-        sql: `${left.sql}\n${setOperators[node.op]}${quantifier}\n${renamed === undefined ? right.sql : `(${renamed})`}`,
+        sql: `${left.sql}\n${setOperators[node.op]}${keyword}\n${renamed === undefined ? right.sql : `(${renamed})`}`,
         scope: left.scope,
         // Named and typed by the left side, but holding the right side's rows too: stored by neither.
         columns: left.columns && unstored(left.columns),

@@ -1,5 +1,12 @@
-import { compoundParts, type Expr, type Select, type SelectItem, type WildcardOptions } from './ast.js';
-import { variant } from './bigquery-ast.js';
+import {
+  compoundParts,
+  type Expr,
+  type Ident,
+  type Select,
+  type SelectItem,
+  type WildcardOptions,
+} from './ast.js';
+import { type Ast, variant } from './bigquery-ast.js';
 import { objectMark } from './built-structs.js';
 import { fromClauseSql } from './from-clause.js';
 import { windowSql } from './function-call.js';
@@ -143,7 +150,7 @@ function outputNames(projection: readonly SelectItem[]): OutputNames {
   for (const item of projection) {
     const [kind, node] = variant(item);
     if (kind !== 'UnnamedExpr') continue;
-    const name = compoundParts(node)?.at(-1)?.toLowerCase();
+    const name = (compoundParts(node)?.at(-1) ?? lastFieldName(node))?.toLowerCase();
     if (name !== undefined && !names.has(name)) names.set(name, { expr: node, explicit: false });
   }
   return names;
@@ -201,10 +208,29 @@ function groupingElementSql(expression: Expr, context: TranslationContext, outpu
     return withAliases(expression, context, outputs);
   }
   const set = (list: Expr[]) => {
+    const nested = list.length === 1 ? nestedGrouping(list[0] as Expr) : undefined;
+    if (nested)
+      return `${nested.form}(${nested.items.map((item) => withAliases(item, context, outputs)).join(', ')})`;
     const items = list.map((item) => withAliases(item, context, outputs));
     return items.length === 1 ? (items[0] as string) : `(${items.join(', ')})`;
   };
   return `${form}(${(sets as Expr[][]).map(set).join(', ')})`;
+}
+
+/**
+ * `ROLLUP (a, b)` or `CUBE (a, b)` as one set of GROUPING SETS (query-syntax.md, "Group rows by
+ * GROUPING SETS": the sets they stand for), which the parser reads as a call: DuckDB nests them
+ * as BigQuery does.
+ */
+function nestedGrouping(expression: Expr): { form: string; items: Expr[] } | undefined {
+  const call = (expression as Ast).Function;
+  const name = call?.name?.length === 1 ? String(call.name[0]?.Identifier?.value).toUpperCase() : undefined;
+  const list = call?.args?.List;
+  if ((name !== 'ROLLUP' && name !== 'CUBE') || !list || list.clauses?.length || list.duplicate_treatment)
+    return undefined;
+  if (call.over || call.filter || call.null_treatment) return undefined;
+  const items = (list.args as Ast[]).map((arg) => arg.Unnamed?.Expr as Expr | undefined);
+  return items.every((item) => item !== undefined) ? { form: name, items: items as Expr[] } : undefined;
 }
 
 /** An expression where a bare name may name a SELECT-list column (GROUP BY, HAVING): that wins. */
@@ -251,6 +277,17 @@ function namedByFromClause(scope: TranslationContext['scope'], name: string): bo
   }
 }
 
+/**
+ * The field a field access of a computed value ends in (`ARRAY_AGG(...)[OFFSET(0)].a`,
+ * `STRUCT(...).address.country`): BigQuery names the column after it, as it names a path after
+ * its last part (query-syntax.md, "Implicit aliases"; operators.md, "Field access operator").
+ */
+function lastFieldName(expression: Expr): string | undefined {
+  const chain = (expression as Ast).CompoundFieldAccess?.access_chain as Ast[] | undefined;
+  const last = chain?.at(-1)?.Dot?.Identifier?.value;
+  return typeof last === 'string' ? last : undefined;
+}
+
 /** One select-list item and the output columns it makes (undefined when they are not known). */
 function selectItem(
   item: SelectItem,
@@ -264,6 +301,9 @@ function selectItem(
       // An anonymous column: BigQuery's generated name, which no query can refer to.
       if (!parts) {
         const built = builtColumn(node, context);
+        const field = lastFieldName(node);
+        if (field !== undefined)
+          return { sql: `${built.sql} AS ${quoteIdent(field)}`, columns: [passedOn(field, built)] };
         return {
           sql: `${built.sql} AS ${quoteIdent(nextAnonymous())}`,
           columns: [],
@@ -297,9 +337,12 @@ function selectItem(
     case 'Wildcard': {
       const options = wildcardOptions(node, context);
       const star = starItems(context.scope);
-      if (!star.spread)
+      if (!star.spread) {
+        const joined = context.scope.joinedUsing();
         // EXCEPT and REPLACE change which columns come out, and their types: DuckDB works them out.
-        return { sql: `*${options}`, columns: options ? undefined : star.columns };
+        if (joined.length === 0) return { sql: `*${options}`, columns: options ? undefined : star.columns };
+        return usingColumnsFirst(joined, star.columns, node, context);
+      }
       if (options) throw unsupported('SELECT * with EXCEPT or REPLACE over an UNNEST of STRUCTs');
       return star;
     }
@@ -319,13 +362,63 @@ function selectItem(
         if (options) throw unsupported(`SELECT ${parts[0]}.* with EXCEPT or REPLACE over a record`);
         return structFields(binding.path, binding.type);
       }
+      // `l.location.*`, `payload.*`: the fields of a STRUCT column (query-syntax.md, "SELECT
+      // expression.*"), not a table's columns.
+      if (binding === undefined) {
+        const path: Expr =
+          parts.length === 1
+            ? { Identifier: { value: parts[0] as string } }
+            : { CompoundIdentifier: parts.map((value) => ({ value })) };
+        return builtFields(path, node[1], context);
+      }
       const columns =
-        binding?.kind === 'relation' && binding.columns && !options ? relationColumns(binding) : undefined;
+        binding.kind === 'relation' && binding.columns && !options ? relationColumns(binding) : undefined;
       return { sql: `${parts.map(quoteIdent).join('.')}.*${options}`, columns };
     }
     default:
       throw unsupported(`select item ${kind}`);
   }
+}
+
+/**
+ * `SELECT *` over `JOIN ... USING (k)`: BigQuery answers the joined columns first, then the
+ * others in FROM order (query-syntax.md, "USING clause": `SELECT * FROM Roster INNER JOIN
+ * TeamMascot USING (SchoolID)` answers SchoolID, LastName, Mascot); DuckDB's `*` leaves k where
+ * the left table has it. The bare k is the one joined column (COALESCEd in a FULL JOIN) in both.
+ */
+function usingColumnsFirst(
+  joined: readonly string[],
+  columns: Column[] | undefined,
+  options: WildcardOptions,
+  context: TranslationContext,
+): { sql: string; columns: Column[] | undefined } {
+  const isJoined = (name: string) => joined.some((column) => column.toLowerCase() === name.toLowerCase());
+  const except = options.opt_except;
+  const excepted = except ? [except.first_element, ...(except.additional_elements ?? [])] : [];
+  if ((options.opt_replace?.items ?? []).some((item) => isJoined(item.column_name.value)))
+    throw unsupported('SELECT * REPLACE of a JOIN ... USING column');
+  const first = joined.filter(
+    (name) => !excepted.some((other) => other.value.toLowerCase() === name.toLowerCase()),
+  );
+  const [head, ...tail] = [
+    ...joined.map((value) => ({ value })),
+    ...excepted.filter((name) => !isJoined(name.value)),
+  ];
+  const rest = wildcardOptions(
+    { ...options, opt_except: { first_element: head as Ident, additional_elements: tail } },
+    context,
+  );
+  const ordered =
+    columns && excepted.length === 0 && !options.opt_replace
+      ? [
+          ...first.map((name) => columns.find((column) => column.name.toLowerCase() === name.toLowerCase())),
+          ...columns.filter((column) => !isJoined(column.name)),
+        ]
+      : undefined;
+  return {
+    sql: [...first.map(quoteIdent), `*${rest}`].join(', '),
+    columns: ordered?.every((column) => column !== undefined) ? (ordered as Column[]) : undefined,
+  };
 }
 
 /** `* EXCEPT (a, b) REPLACE (expr AS c)`: DuckDB's `* EXCLUDE (...) REPLACE (...)`. */

@@ -135,7 +135,7 @@ export interface Resolved {
 export class Scope {
   private readonly bindings = new Map<string, Binding>();
   /** The columns a JOIN ... USING (...) of this SELECT made one. */
-  private readonly joinedColumns = new Set<string>();
+  private readonly joinedColumns = new Map<string, string>();
 
   constructor(private readonly parent?: Scope) {}
 
@@ -145,7 +145,13 @@ export class Scope {
 
   /** After `JOIN t USING (a)`, a bare `a` is the one joined column, as in BigQuery and DuckDB. */
   joinUsing(names: readonly string[]): void {
-    for (const name of names) this.joinedColumns.add(name.toLowerCase());
+    for (const name of names)
+      if (!this.joinedColumns.has(name.toLowerCase())) this.joinedColumns.set(name.toLowerCase(), name);
+  }
+
+  /** The columns JOIN ... USING (...) made one, as USING names them. */
+  joinedUsing(): string[] {
+    return [...this.joinedColumns.values()];
   }
 
   lookup(name: string): Binding | undefined {

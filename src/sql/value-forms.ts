@@ -92,6 +92,21 @@ export function typedArraySql(node: Ast, context: FormContext): string | undefin
 }
 
 /**
+ * `CAST(NULL AS ARRAY<INT64>)`, `CAST([] AS ARRAY<STRING>)`: a NULL or empty array of that element
+ * type (data-types.md, "NULLs and the array type"), as a UNION's typed placeholder column needs.
+ * A cast of any other array would cast each element by DuckDB's rules, which are not BigQuery's
+ * for every pair of types (FLOAT64 to STRING, say): refused.
+ */
+function emptyArrayCastSql(node: Ast, elementType: Ast, context: FormContext): string {
+  const element = castTypeOf(elementType);
+  const value = node.expr;
+  const empty = value?.Value?.value === 'Null' || (value?.Array && value.Array.elem.length === 0);
+  if (!element || !empty)
+    throw unsupported('CAST to ARRAY of a value other than NULL or [] or to ARRAY<STRUCT>');
+  return `CAST(${context.expr(value)} AS ${element}[])`;
+}
+
+/**
  * CAST and SAFE_CAST (and typed literals, `DATE '2020-01-01'`). A string cast to TIMESTAMP:
  * BigQuery honours a `Z` or `+hh:mm` offset, DuckDB's cast to TIMESTAMP silently drops it, so
  * parameters and literals go through TIMESTAMPTZ, which applies the offset, and back to the UTC
@@ -99,6 +114,8 @@ export function typedArraySql(node: Ast, context: FormContext): string | undefin
  */
 export function castSql(node: Ast, context: FormContext): string {
   if (node.array) throw unsupported('CAST to an ARRAY type');
+  const arrayOf = node.data_type?.Array?.AngleBracket;
+  if (arrayOf !== undefined) return emptyArrayCastSql(node, arrayOf, context);
   if (node.format) throw unsupported('CAST ... FORMAT');
   const target = duckdbType(node.data_type);
   // BigQuery casts no STRUCT to a scalar ("Invalid cast from STRUCT<...> to STRING"); DuckDB would.

@@ -47,6 +47,24 @@ describe('BigQuery arrays on DuckDB', () => {
     });
   });
 
+  it('casts NULL and [] to a typed ARRAY: a NULL array IS NULL yet is answered [], as BigQuery answers it', async () => {
+    // data-types.md, "NULLs and the array type": the CTE of [] and CAST(NULL AS ARRAY<INT64>)
+    // answers [] for both, numbers IS NULL false and true.
+    expect(
+      await rows(`with Items as (select [] as numbers, "Empty array in query" as description
+        union all select cast(null as array<int64>), "NULL array in query")
+        select numbers, description, numbers is null as numbers_null from Items order by description`),
+    ).toEqual([
+      { numbers: [], description: 'Empty array in query', numbers_null: false },
+      { numbers: [], description: 'NULL array in query', numbers_null: true },
+    ]);
+    expect(
+      await rows(
+        'select array_length(cast([] as array<string>)) as empty, array_length(cast(null as array<string>)) as none',
+      ),
+    ).toEqual([{ empty: 0, none: null }]);
+  });
+
   it('reads elements with OFFSET, ORDINAL, SAFE_OFFSET, SAFE_ORDINAL and a bare 0-based index', async () => {
     // Docs: ['coffee', 'tea', 'milk'][OFFSET(1)] = 'tea'; [ORDINAL(1)] = 'coffee'; [SAFE_OFFSET(3)] = NULL;
     // array[1] is array[OFFSET(1)] = 'tea'. A computed position counts the same way, and one before the

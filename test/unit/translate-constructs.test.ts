@@ -553,6 +553,86 @@ describe('speed rewrites keep the rows', () => {
     }
   });
 
+  it('spreads alias.column.* and column.* of a STRUCT column into its fields', async () => {
+    // query-syntax.md, "SELECT expression.*": SELECT l.location.* FROM locations l answers
+    // city and state, one row a location.
+    const locations = `with locations as (select struct("Seattle" as city, "Washington" as state) as location
+      union all select struct("Phoenix" as city, "Arizona" as state) as location) `;
+    const expected = [
+      { city: 'Phoenix', state: 'Arizona' },
+      { city: 'Seattle', state: 'Washington' },
+    ];
+    const byCity = (found: readonly Record<string, unknown>[]) =>
+      [...found].sort((a, b) => String(a.city).localeCompare(String(b.city)));
+    expect(byCity(await rows(`${locations}select l.location.* from locations l`))).toEqual(expected);
+    expect(byCity(await rows(`${locations}select location.* from locations`))).toEqual(expected);
+  });
+
+  it('runs WITH RECURSIVE, its recursive term reading the rows so far until it adds none', async () => {
+    // query-syntax.md, "Examples of allowed recursive CTEs": 1, 3, 5; with a constant CTE
+    // cross joined, 1, 3, 5 each beside p = 2; by UNION DISTINCT, MOD(n + 1, 5) stops at 0..4.
+    expect(
+      await rows(`with recursive T1 as ((select 1 as n) union all (select n + 2 from T1 where n < 4))
+        select * from T1 order by n`),
+    ).toEqual([{ n: 1 }, { n: 3 }, { n: 5 }]);
+    expect(
+      await rows(`with recursive T0 as (select 2 as p),
+        T1 as ((select 1 as n) union all (select T1.n + T0.p from T1 cross join T0 where T1.n < 4))
+        select * from T1 cross join T0 order by n`),
+    ).toEqual([
+      { n: 1, p: 2 },
+      { n: 3, p: 2 },
+      { n: 5, p: 2 },
+    ]);
+    expect(
+      await rows(`with recursive T1 as ((select 0 as n) union distinct (select mod(n + 1, 5) from T1))
+        select * from T1 order by n`),
+    ).toEqual([{ n: 0 }, { n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
+  });
+
+  it("matches the columns of UNION ALL BY NAME by name, in the first query's order, and refuses other names", async () => {
+    // query-syntax.md, "UNION": SELECT 1 AS one_digit, 10 AS two_digit UNION ALL BY NAME
+    // SELECT 20 AS two_digit, 2 AS one_digit answers (1, 10) and (2, 20).
+    const result = await rows(`select 1 as one_digit, 10 as two_digit
+      union all by name select 20 as two_digit, 2 as one_digit order by one_digit`);
+    expect(result.map((row) => Object.entries(row))).toEqual([
+      [
+        ['one_digit', 1],
+        ['two_digit', 10],
+      ],
+      [
+        ['one_digit', 2],
+        ['two_digit', 20],
+      ],
+    ]);
+    // BigQuery raises an error when a name is missing from one side.
+    await expect(rows('select 1 as a union all by name select 2 as b')).rejects.toThrow(/BY NAME/);
+  });
+
+  it('names an unaliased field access of a computed value after its last field', async () => {
+    // operators.md, "Field access operator": SELECT STRUCT(STRUCT('Yonge Street' AS street,
+    // 'Canada' AS country) AS address).address.country answers the column country; a subscript
+    // or other computed value stays anonymous (f0_, ...).
+    const result =
+      await scratch.bigquery(`select struct(struct('Yonge Street' as street, 'Canada' as country) as address).address.country,
+      array_agg(struct(x as a) order by x desc limit 1)[offset(0)].a, [1][offset(0)] from unnest([1, 2]) as x`);
+    expect(result.rows.map((row) => Object.entries(row))).toEqual([
+      [
+        ['country', 'Canada'],
+        ['a', 2],
+        ['f0_', 1],
+      ],
+    ]);
+    // The name is the column's for ORDER BY too, as a path's last part is.
+    expect(
+      await rows(`select k, array_agg(struct(x * k as a) order by x desc limit 1)[offset(0)].a
+        from unnest([1, 2]) as x, unnest([1, 2]) as k group by k order by a desc`),
+    ).toEqual([
+      { k: 2, a: 4 },
+      { k: 1, a: 2 },
+    ]);
+  });
+
   it('drops CTEs that nothing references, directly or through another CTE', async () => {
     const sql = `with a as (select 1 as x), b as (select x from a), unused as (select * from b), also_unused as (select 2 as y)
       select x from b`;

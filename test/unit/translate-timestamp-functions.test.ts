@@ -820,6 +820,24 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     });
   });
 
+  it('reads a STRING literal as the TIMESTAMP or DATE that FORMAT_TIMESTAMP, FORMAT_DATE and UNIX_* take', async () => {
+    // data-types.md, "Daylight saving time": FORMAT_TIMESTAMP("%c %Z", "2024-03-10 02:30:00
+    // America/Los_Angeles", "UTC") is Sun Mar 10 10:30:00 2024 UTC; UNIX_SECONDS of 2008-12-25
+    // 15:30:00+00 is 1230219000 and UNIX_DATE of 2008-12-25 is 14238 (the functions' docs).
+    expect(
+      await row(`select format_timestamp("%c %Z", "2024-03-10 02:30:00 America/Los_Angeles", "UTC") as a,
+        unix_seconds("2008-12-25 15:30:00+00") as b, unix_millis("2008-12-25 15:30:00+00") as c,
+        unix_micros("2008-12-25 15:30:00+00") as d, unix_date("2008-12-25") as e, format_date("%x", "2008-12-25") as f`),
+    ).toEqual({
+      a: 'Sun Mar 10 10:30:00 2024 UTC',
+      b: 1230219000,
+      c: 1230219000000,
+      d: 1230219000000000,
+      e: 14238,
+      f: '12/25/08',
+    });
+  });
+
   it('a DATE or DATETIME plus or minus an INTERVAL is a DATETIME, a TIMESTAMP stays a TIMESTAMP', async () => {
     // Operators (interval arithmetic): "date_expression + interval_expression = DATETIME",
     // datetime ± interval DATETIME, timestamp ± interval TIMESTAMP; DATE "2021-04-20" + INTERVAL

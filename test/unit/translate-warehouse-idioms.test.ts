@@ -86,6 +86,36 @@ describe('warehouse idioms on DuckDB', () => {
     ]);
   });
 
+  it('groups by ROLLUP and CUBE nested in GROUPING SETS, each the sets it stands for', async () => {
+    // query-syntax.md, "Group rows by GROUPING SETS": GROUPING SETS (product_type,
+    // ROLLUP (product_type, product_name)) adds the rollup's rows to product_type's.
+    const products = `with Products as (select 'shirt' as product_type, 't-shirt' as product_name, 3 as product_count
+      union all select 'shirt', 't-shirt', 8 union all select 'shirt', 'polo', 25 union all select 'pants', 'jeans', 6)`;
+    const query = (
+      nested: string,
+    ) => `${products} select product_type, product_name, sum(product_count) as product_sum
+      from Products group by grouping sets (product_type, ${nested}) order by product_type, product_name, product_sum`;
+    expect(await rows(query('rollup (product_type, product_name)'))).toEqual([
+      { product_type: null, product_name: null, product_sum: 42 },
+      { product_type: 'pants', product_name: null, product_sum: 6 },
+      { product_type: 'pants', product_name: null, product_sum: 6 },
+      { product_type: 'pants', product_name: 'jeans', product_sum: 6 },
+      { product_type: 'shirt', product_name: null, product_sum: 36 },
+      { product_type: 'shirt', product_name: null, product_sum: 36 },
+      { product_type: 'shirt', product_name: 'polo', product_sum: 25 },
+      { product_type: 'shirt', product_name: 't-shirt', product_sum: 11 },
+    ]);
+    // CUBE (product_name): the sets (product_name) and ().
+    expect(await rows(query('cube (product_name)'))).toEqual([
+      { product_type: null, product_name: null, product_sum: 42 },
+      { product_type: null, product_name: 'jeans', product_sum: 6 },
+      { product_type: null, product_name: 'polo', product_sum: 25 },
+      { product_type: null, product_name: 't-shirt', product_sum: 11 },
+      { product_type: 'pants', product_name: null, product_sum: 6 },
+      { product_type: 'shirt', product_name: null, product_sum: 36 },
+    ]);
+  });
+
   it('keeps the unmatched rows of RIGHT JOIN and of both sides of FULL JOIN', async () => {
     const sides = `with a as (select 1 as k, 'a1' as va union all select 2, 'a2'),
       b as (select 2 as k, 'b2' as vb union all select 3, 'b3')`;
@@ -112,6 +142,38 @@ describe('warehouse idioms on DuckDB', () => {
       { k: 1, va: 'a1', vb: null },
       { k: 2, va: 'a2', vb: 'b2' },
       { k: 3, va: null, vb: 'b3' },
+    ]);
+  });
+
+  it('answers SELECT * of JOIN ... USING with the joined column first, then the others in FROM order', async () => {
+    // query-syntax.md, "USING clause": SELECT * FROM Roster INNER JOIN TeamMascot USING (SchoolID)
+    // answers SchoolID, LastName, Mascot.
+    const sides = `with Roster as (select 'Adams' as LastName, 50 as SchoolID union all select 'Eisenhower', 77),
+      TeamMascot as (select 50 as SchoolID, 'Jaguars' as Mascot union all select 53, 'Mustangs')`;
+    const joined = await rows(`${sides} select * from Roster inner join TeamMascot using (SchoolID)`);
+    expect(joined.map((row) => Object.entries(row))).toEqual([
+      [
+        ['SchoolID', 50],
+        ['LastName', 'Adams'],
+        ['Mascot', 'Jaguars'],
+      ],
+    ]);
+    const full = await rows(
+      `${sides} select * except (Mascot) from Roster full join TeamMascot using (SchoolID) order by SchoolID`,
+    );
+    expect(full.map((row) => Object.entries(row))).toEqual([
+      [
+        ['SchoolID', 50],
+        ['LastName', 'Adams'],
+      ],
+      [
+        ['SchoolID', 53],
+        ['LastName', null],
+      ],
+      [
+        ['SchoolID', 77],
+        ['LastName', 'Eisenhower'],
+      ],
     ]);
   });
 
