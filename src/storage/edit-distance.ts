@@ -8,9 +8,18 @@ import { registerTextFunction } from './text-function.js';
  * 'a' is 2) and JavaScript's string libraries count UTF-16 units (an emoji is two), so neither is
  * used. One row of the table at a time: O(length of a × length of b).
  */
+/** About 0.1 s of the loop below. */
+const maxEditCells = 1 << 24;
+
 export function editDistance(a: string, b: string): number {
   const from = Array.from(a);
   const to = Array.from(b);
+  // A registered function runs on the server's one JavaScript thread: two long texts (stored
+  // event messages of megabytes) would hold every other request for minutes.
+  if (from.length * to.length > maxEditCells)
+    throw new Error(
+      `EDIT_DISTANCE of texts of ${from.length} and ${to.length} characters is not computed here: their product is beyond ${maxEditCells}`,
+    );
   let previous = Array.from({ length: to.length + 1 }, (_, j) => j);
   for (let i = 1; i <= from.length; i++) {
     const current = [i];

@@ -30,6 +30,14 @@ describe('BigQuery string functions on DuckDB', () => {
     );
   });
 
+  it('EDIT_DISTANCE of two long texts is refused rather than holding the server for its quadratic loop', async () => {
+    // 4,000 substitutions turn 4,000 a's into 4,000 b's; 5,000 × 5,000 characters is past the bound.
+    expect(await row("select edit_distance(repeat('a', 4000), repeat('b', 4000)) as d")).toEqual({ d: 4000 });
+    await expect(row("select edit_distance(repeat('a', 5000), repeat('b', 5000)) as d")).rejects.toThrow(
+      /EDIT_DISTANCE of texts of 5000 and 5000 characters is not computed here/,
+    );
+  });
+
   it('UNICODE is the code point of the first character, 0 for empty text', async () => {
     // ZetaSQL string_functions.md, UNICODE example: UNICODE('âbcd') = 226, ('â') = 226, ('') = 0, (NULL) = NULL.
     expect(
