@@ -2,7 +2,7 @@ import { compoundParts, type Expr } from './ast.js';
 import { type Ast, calledName, numberLiteral, stringLiteral, variant } from './bigquery-ast.js';
 import { builtStructSql } from './built-structs.js';
 import { unsupported } from './function-rules.js';
-import { roundTripDoubleText } from './rules/json-encoding.js';
+import { civilText, roundTripDoubleText } from './rules/json-encoding.js';
 import { quoteString } from './rules/rule.js';
 import { civilOf, datetimeOf } from './rules/time.js';
 import { isIntegerText, isTextValued, textToInt64Sql } from './string-to-int64.js';
@@ -219,16 +219,12 @@ function bigQueryTextSql(value: string, cast: 'CAST' | 'TRY_CAST', form: 'cast' 
     form === 'format'
       ? `CASE WHEN isnan(${d}) OR isinf(${d}) THEN ${text} WHEN regexp_full_match(${roundTrip}, '-?[0-9]+') THEN ${roundTrip} || '.0' ELSE ${roundTrip} END`
       : `CASE WHEN isnan(${d}) OR isinf(${d}) THEN ${text} WHEN ${d} = 0 THEN '0' ELSE ${roundTrip} END`;
-  const civilOf = (text: string) => {
-    const fraction = `regexp_extract(${text}, '\\.([0-9]+)$', 1)`;
-    return `regexp_replace(${text}, '\\.[0-9]+$', '') || CASE WHEN ${fraction} = '' THEN '' ELSE '.' || rpad(${fraction}, CASE WHEN length(${fraction}) <= 3 THEN 3 ELSE 6 END, '0') END`;
-  };
-  const civil = civilOf(text);
+  const civil = civilText(text);
   const decimal =
     form === 'format'
       ? `regexp_replace(${text}, '(\\.[0-9]*[1-9])0+$|(\\.0)0*$', '\\1\\2')`
       : `regexp_replace(${text}, '(\\.[0-9]*[1-9])0+$|\\.0+$', '\\1')`;
-  return `list_transform([${value}], v -> CASE WHEN starts_with(typeof(v), 'DECIMAL') THEN ${decimal} ELSE CASE typeof(v) WHEN 'DOUBLE' THEN ${double} WHEN 'TIMESTAMP' THEN ${civil} || '+00' WHEN 'TIMESTAMP WITH TIME ZONE' THEN ${civilOf(`left(${text}, -3)`)} WHEN 'TIMESTAMP_NS' THEN ${civil} WHEN 'TIME' THEN ${civil} WHEN 'INTERVAL' THEN ${intervalTextSql(`CAST(${text} AS INTERVAL)`)} ELSE ${text} END END)[1]`;
+  return `list_transform([${value}], v -> CASE WHEN starts_with(typeof(v), 'DECIMAL') THEN ${decimal} ELSE CASE typeof(v) WHEN 'DOUBLE' THEN ${double} WHEN 'TIMESTAMP' THEN ${civil} || '+00' WHEN 'TIMESTAMP WITH TIME ZONE' THEN ${civilText(`left(${text}, -3)`)} WHEN 'TIMESTAMP_NS' THEN ${civil} WHEN 'TIME' THEN ${civil} WHEN 'INTERVAL' THEN ${intervalTextSql(`CAST(${text} AS INTERVAL)`)} ELSE ${text} END END)[1]`;
 }
 
 /**

@@ -77,11 +77,18 @@ function stringJson(text: string): string {
   return `'"' || CASE WHEN regexp_matches(${text}, '${escapedClass}') THEN ${escaped} ELSE ${text} END || '"'`;
 }
 
-/** TIMESTAMP, DATETIME and TIME text with 0, 3 or 6 fractional digits, from DuckDB's text. */
-function civilJson(text: string): string {
+/**
+ * TIMESTAMP, DATETIME and TIME text as BigQuery writes it, from DuckDB's text: its fraction with
+ * 0, 3 or 6 digits (DuckDB writes as many as it needs).
+ */
+export function civilText(text: string): string {
   const fraction = `regexp_extract(${text}, '\\.([0-9]+)$', 1)`;
-  const padded = `CASE WHEN ${fraction} = '' THEN '' ELSE '.' || rpad(${fraction}, CASE WHEN length(${fraction}) <= 3 THEN 3 ELSE 6 END, '0') END`;
-  return `replace(regexp_replace(${text}, '\\.[0-9]+$', ''), ' ', 'T') || ${padded}`;
+  return `regexp_replace(${text}, '\\.[0-9]+$', '') || CASE WHEN ${fraction} = '' THEN '' ELSE '.' || rpad(${fraction}, CASE WHEN length(${fraction}) <= 3 THEN 3 ELSE 6 END, '0') END`;
+}
+
+/** The same in JSON's form: `T` between the date and the time. */
+function civilJson(text: string): string {
+  return `replace(${civilText(text)}, ' ', 'T')`;
 }
 
 const lossless = '9007199254740992';
