@@ -4,7 +4,7 @@ import type { preParsingHookHandler } from 'fastify';
 import { presentedApiKey } from '../http/api-keys.js';
 import type { BodyTaker, EarlyAnswer, RequestHandler, ServedRequest } from '../http/early-answer.js';
 import type { FastOperations } from './fast-operation.js';
-import type { ReplayableRequest, ResponseReplay } from './response-replay.js';
+import type { KeptShelf, ReplayableRequest, ResponseReplay } from './response-replay.js';
 import { createReplayRecording, keepRecorded, type ReplayRecording } from './use-response-replay.js';
 import { graphqlPath } from './yoga.js';
 
@@ -16,6 +16,8 @@ interface Reading {
   readonly res: ServerResponse;
   readonly route: RequestHandler;
   readonly head: string;
+  /** Where kept answers to requests of its head and body length stand, if any does. */
+  readonly shelf: KeptShelf | undefined;
   /** The one chunk a small body comes in, or the chunks of a larger one. */
   body: Buffer | Buffer[] | undefined;
   /** The body read, for the route (see `bodyReadEarly`). */
@@ -63,9 +65,9 @@ export function replayedAnswers(replay: ResponseReplay, options: EarlyAnswersOpt
     else read.body = [read.body, chunk];
   };
   function answer(req: ServedRequest, state: Reading) {
-    const { res, route, head, body: read } = state;
+    const { res, route, head, shelf, body: read } = state;
     const body = read === undefined ? Buffer.alloc(0) : Array.isArray(read) ? Buffer.concat(read) : read;
-    const kept = replay.find(head, body);
+    const kept = shelf === undefined ? undefined : replay.findOn(shelf, body);
     if (kept !== undefined) {
       res.writeHead(kept.status, kept.head);
       res.end(kept.body);
@@ -100,16 +102,15 @@ export function replayedAnswers(replay: ResponseReplay, options: EarlyAnswersOpt
     // Only a body that may be answered here is read: any other (an executed operation's, its
     // variables varying, before any is remembered) is left to Fastify unread rather than read twice.
     const length = Number(req.headers['content-length']);
-    if (
-      !replay.mayKeepBodyOf(head, length) &&
-      !(fast !== undefined && length <= maxBodyBytes && fast.remembers())
-    )
+    const shelf = replay.shelfOf(head, length);
+    if (shelf === undefined && !(fast !== undefined && length <= maxBodyBytes && fast.remembers()))
       return false;
     if (scopeOf(req.socket, presentedApiKey(req, undefined)) !== 'all') return false;
     (req as ReadRequest).earlyState = {
       res,
       route,
       head,
+      shelf,
       body: undefined,
       readBody: undefined,
       sightedEarly: undefined,

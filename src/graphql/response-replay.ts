@@ -48,30 +48,26 @@ interface Replay extends KeptAnswer, ShelvedRequest {
 }
 
 /**
- * An endpoint call a kept answer was made of, as `resolver.reuse` reads it on every replay: its
- * key and its counters worked out once (the key, the same string each time, is hashed once), its
- * result held weakly so that a replay never keeps an evicted result alive.
- */
-/**
  * `resolver.reuse` of kept calls (all or nothing: each must still be the fresh cached result),
- * each counted, when `counting`, as an answer that started when the reuse did. The counter is
- * made once, not per answer.
+ * each counted, when `counting`, as a hit answered in the instant it was asked (a latency of 0,
+ * as no clock is read for it: a clock reading costs about as much as the rest of the reuse). The
+ * counter is made once, not per answer.
  */
 export function keptCallsReuser(
   resolver: Resolver,
   counting: boolean,
 ): (calls: readonly KeptReplayCall[]) => boolean {
-  let startedAt = 0;
   const countReused = counting
-    ? (call: ReusedCall, cache: CacheOutcome) =>
-        (call as KeptReplayCall).counts?.answered('graphql', cache, startedAt)
+    ? (call: ReusedCall, cache: CacheOutcome) => (call as KeptReplayCall).counts?.answered('graphql', cache)
     : undefined;
-  return (calls) => {
-    startedAt = performance.now();
-    return resolver.reuse(calls, countReused);
-  };
+  return (calls) => resolver.reuse(calls, countReused);
 }
 
+/**
+ * An endpoint call a kept answer was made of, as `resolver.reuse` reads it on every replay: its
+ * key and its counters worked out once (the key, the same string each time, is hashed once), its
+ * result held weakly so that a replay never keeps an evicted result alive.
+ */
 export class KeptReplayCall implements ReusedCall {
   readonly key: string;
   readonly #result: WeakRef<QueryResult>;
@@ -167,15 +163,18 @@ export function createResponseReplay(options: ResponseReplayOptions) {
     headOf: (req: ReplayableRequest): string | undefined => replayableHead(req, maxRequestBytes, heads),
 
     /**
-     * Whether some kept answer is to a request of this head with a body of this many bytes: a
-     * request of another length cannot be one of them, so the face need not read its body early
-     * to look (replayed-answers.ts).
+     * Where kept answers to requests of this head with a body of this many bytes stand, if any
+     * does: a request of another length cannot be one of them, so the face need not read its body
+     * early to look, and once it has, looks only there (replayed-answers.ts, `findOn`).
      */
-    mayKeepBodyOf: (head: string, bodyBytes: number): boolean =>
-      keptShelves.shelf(head, bodyBytes) !== undefined,
+    shelfOf: (head: string, bodyBytes: number): KeptShelf | undefined => keptShelves.shelf(head, bodyBytes),
 
     /** The kept answer to a request (its head and body) to send again, while every result it was made of is fresh. */
     find: (head: string, body: Buffer): KeptAnswer | undefined => answer(keptShelves.find(head, body)),
+
+    /** The same on the shelf `shelfOf` gave for the request's head and body length. */
+    findOn: (shelf: KeptShelf, body: Buffer): KeptAnswer | undefined =>
+      answer(keptShelves.findOn(shelf, body)),
 
     /**
      * Whether the answer to a request with this key is worth keeping: true when the same request
@@ -234,6 +233,9 @@ export function createResponseReplay(options: ResponseReplayOptions) {
 }
 
 export type ResponseReplay = ReturnType<typeof createResponseReplay>;
+
+/** Kept answers to requests of one head and body length (`ResponseReplay.shelfOf`). */
+export type KeptShelf = readonly Replay[];
 
 /**
  * The key of everything but the body that yoga's answer depends on, or undefined when the

@@ -37,8 +37,12 @@ export interface MetricsSources {
  * the `performance.now()` at which the call reached its face (REST) or its operation first asked for it (GraphQL).
  */
 export interface EndpointMetrics {
-  /** A call answered with a result (HTTP 200), and how the resolver layer got it. */
-  answered(face: Face, cache: CacheOutcome, startedAt: number): void;
+  /**
+   * A call answered with a result (HTTP 200), and how the resolver layer got it. Without
+   * `startedAt`, answered in the instant it was asked (the calls of an answer kept or
+   * remembered, see `keptCallsReuser`): its latency is 0, and no clock is read.
+   */
+  answered(face: Face, cache: CacheOutcome, startedAt?: number): void;
   /**
    * A call answered with an error: counted under the HTTP status REST gives its code (also for a
    * GraphQL field error, whose response is a 200) with cache `none`, and as a refusal when the
@@ -310,7 +314,7 @@ export function createMetrics(sources: MetricsSources = {}): Metrics {
       warmFailed: 0,
       answered(face, cacheOutcome, startedAt) {
         counts.results[face][cacheOutcome] += 1;
-        counts.latency[face].observe(secondsSince(startedAt));
+        counts.latency[face].observe(startedAt === undefined ? 0 : secondsSince(startedAt));
       },
       failed(face, error, startedAt) {
         add(counts.errors, `${face} ${statusOf(error)}`);

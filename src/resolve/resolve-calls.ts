@@ -113,17 +113,28 @@ export function reuseAnswers(
   reused?: (call: ReusedCall, cache: CacheOutcome) => void,
 ): boolean {
   const requestedAt = layer.nowMs();
-  // A caller that cannot reuse every answer runs the calls, which count then. Two passes over
-  // the calls rather than a list of their entries: a replay makes nothing per request.
-  for (const { endpoint, params, result, key } of calls) {
-    if (endpoint.cacheSeconds <= 0 || result === undefined) return false;
-    const entry = layer.cache.peek(key ?? canonicalKey(endpoint, params));
-    if (entry?.result !== result || !isFresh(entry, requestedAt)) return false;
-  }
+  const { cache } = layer;
+  // A caller that cannot reuse every answer runs the calls, which count then. So several calls
+  // are all looked at before any is counted; one call (most operations' answers) is looked up
+  // once. Nothing is made per request: a replay's whole cost is a few lookups.
+  if (calls.length > 1)
+    for (const call of calls) if (reusableEntry(cache.peek, call, requestedAt) === undefined) return false;
   for (const call of calls) {
-    const entry = layer.cache.get(call.key ?? canonicalKey(call.endpoint, call.params)) as CacheEntry;
+    const entry = reusableEntry(cache.get, call, requestedAt);
+    if (entry === undefined) return false;
     layer.countHit(entry, requestedAt);
     reused?.(call, entry.warmFailed ? 'stale' : 'hit');
   }
   return true;
+}
+
+/** The cached entry `lookup` finds for a call, while it holds the call's result and is fresh. */
+function reusableEntry(
+  lookup: (key: string) => CacheEntry | undefined,
+  { endpoint, params, result, key }: ReusedCall,
+  requestedAt: number,
+): CacheEntry | undefined {
+  if (endpoint.cacheSeconds <= 0 || result === undefined) return undefined;
+  const entry = lookup(key ?? canonicalKey(endpoint, params));
+  return entry?.result === result && isFresh(entry, requestedAt) ? entry : undefined;
 }
