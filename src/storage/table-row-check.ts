@@ -15,9 +15,17 @@ export interface RowProblem {
 
 const int64Min = -(2n ** 63n);
 const int64Max = 2n ** 63n - 1n;
-const datePattern = /^\d{4}-\d{1,2}-\d{1,2}$/;
-const timePattern = /^\d{1,2}:\d{2}:\d{2}(?:\.\d{1,9})?$/;
-const dateTimePattern = /^\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)?$/;
+/**
+ * BigQuery's text of its civil types, as its exports write them and its load jobs take them: no
+ * zone or offset (a DATETIME is no instant). Also checked in SQL as files are read (table-wire.ts),
+ * where DuckDB's casts would take more (an offset, or a time after a DATE) and store another value.
+ */
+export const civilTextPatterns = {
+  DATE: /^\d{4}-\d{1,2}-\d{1,2}$/,
+  DATETIME: /^\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)?$/,
+  TIME: /^\d{1,2}:\d{2}:\d{2}(?:\.\d{1,9})?$/,
+} as const;
+const { DATE: datePattern, DATETIME: dateTimePattern, TIME: timePattern } = civilTextPatterns;
 // A TIMESTAMP in text: a civil date-time, then optionally a zone (` UTC`, `Z`, `+02:00`).
 const timestampPattern =
   /^\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)?(?:\s*(?:Z|UTC|[+-]\d{2}(?::?\d{2})?))?$/i;

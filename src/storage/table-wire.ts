@@ -1,6 +1,7 @@
 import { duckdbColumnType, type TableColumn } from '../endpoints/table-columns.js';
 import { datetimeOf } from '../sql/rules/time.js';
 import { quoteIdent } from '../sql/table-schema.js';
+import { civilTextPatterns } from './table-row-check.js';
 
 /**
  * How rows as BigQuery exports them become rows of a table source's DuckDB table, in SQL, so
@@ -73,7 +74,10 @@ export function fromWire(expression: string, column: TableColumn, format: WireFo
     case 'DATETIME':
       // Read as the civil TIMESTAMP it is (BigQuery's text has no zone; Parquet's is a TIMESTAMP),
       // then made a TIMESTAMPTZ by its microseconds, without ICU's calendar (see datetimeOf).
-      return datetimeOf(`CAST(${expression} AS TIMESTAMP)`);
+      return datetimeOf(`CAST(${civilText(expression, column, format)} AS TIMESTAMP)`);
+    case 'DATE':
+    case 'TIME':
+      return `CAST(${civilText(expression, column, format)} AS ${stored})`;
     case 'BYTES':
       return format === 'text' ? `from_base64(${expression})` : `CAST(${expression} AS BLOB)`;
     default:
@@ -81,6 +85,19 @@ export function fromWire(expression: string, column: TableColumn, format: WireFo
         ? expression
         : `CAST(${expression} AS ${stored})`;
   }
+}
+
+/**
+ * A DATE, DATETIME or TIME read as text, refused unless it is BigQuery's text of the type: DuckDB's
+ * casts take an offset (`2024-01-31 10:00:00+02:00`, shifted or dropped) or a DATE with a time of
+ * day, and would store a value BigQuery's load job refuses. The import's row check then names the
+ * line (table-import.ts); a CSV's refusal carries this message.
+ */
+function civilText(expression: string, column: TableColumn, format: WireFormat): string {
+  if (format !== 'text') return expression;
+  const type = column.type as keyof typeof civilTextPatterns;
+  const refused = `'${column.name.replaceAll("'", "''")}: ' || ${expression} || ' is not BigQuery''s ${type} text'`;
+  return `CASE WHEN ${expression} IS NULL OR regexp_full_match(${expression}, '${civilTextPatterns[type].source}') THEN ${expression} ELSE error(${refused}) END`;
 }
 
 /** `SELECT <converted columns> FROM <from>`: the rows of `from` as the table stores them. */

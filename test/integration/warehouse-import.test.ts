@@ -194,6 +194,50 @@ describe('querygate import into a table source', () => {
     writeFileSync(join(dir, 'orders.csv'), 'order_id\nx\n');
     await expect(load(fixture.orders, [join(dir, 'orders.csv')])).rejects.toThrow(/CSV cannot hold/);
   });
+
+  it('refuses DATE, DATETIME and TIME text with an offset or more than the type holds, naming the line or the value, and stores none of it', async () => {
+    // BigQuery's civil types have no zone: its load jobs refuse `+02:00` on a DATETIME, which
+    // DuckDB's cast would drop or shift by, and a time of day on a DATE, which the cast drops.
+    const civil = tableSourceSchema.parse({
+      kind: 'table',
+      name: 'civil_times',
+      columns: [
+        { name: 'day', type: 'DATE' },
+        { name: 'seen_at', type: 'DATETIME' },
+        { name: 'opens', type: 'TIME' },
+      ],
+    });
+    const connection = await database.connect();
+    await ensureWarehouseTables(connection, [civil]);
+    connection.closeSync();
+    const good = { day: '2024-01-31', seen_at: '2024-01-31T10:00:00', opens: '09:30:00' };
+    const cases: [Partial<typeof good>, string][] = [
+      [{ seen_at: '2024-01-31T10:00:00+02:00' }, 'seen_at expected a DATETIME'],
+      [{ seen_at: '2024-01-31 10:00:00 UTC' }, 'seen_at expected a DATETIME'],
+      [{ day: '2024-01-31 10:00:00' }, 'day expected a DATE'],
+      [{ opens: '09:30:00+01' }, 'opens expected a TIME'],
+    ];
+    for (const [change, named] of cases) {
+      const ndjson = join(dir, 'civil.ndjson');
+      writeFileSync(ndjson, `${JSON.stringify(good)}\n${JSON.stringify({ ...good, ...change })}\n`);
+      await expect(load(civil, [ndjson])).rejects.toThrow(`line 2: ${named}`);
+      const [[column, value]] = Object.entries(change) as [[string, string]];
+      const csv = join(dir, 'civil.csv');
+      const line = (row: Record<string, string>) => `${row.day},${row.seen_at},${row.opens}`;
+      writeFileSync(csv, `day,seen_at,opens\n${line(good)}\n${line({ ...good, ...change })}\n`);
+      await expect(load(civil, [csv])).rejects.toThrow(`${column}: ${value} is not BigQuery's`);
+    }
+    expect(await rows('SELECT count(*)::INTEGER AS n FROM civil_times')).toEqual([{ n: 0 }]);
+    // The same text without the offset loads, as it reads.
+    const ndjson = join(dir, 'civil.ndjson');
+    writeFileSync(ndjson, `${JSON.stringify(good)}\n`);
+    expect(await load(civil, [ndjson])).toBe(1);
+    expect(
+      await rows(
+        'SELECT CAST(day AS VARCHAR) AS day, CAST(seen_at AS VARCHAR) AS seen_at, CAST(opens AS VARCHAR) AS opens FROM civil_times',
+      ),
+    ).toEqual([{ day: '2024-01-31', seen_at: '2024-01-31 10:00:00+00', opens: '09:30:00' }]);
+  });
 });
 
 describe('HTTP ingestion into a table source', () => {
