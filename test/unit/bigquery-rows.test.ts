@@ -22,6 +22,13 @@ describe('decoding BigQuery wire rows', () => {
     expect(timestampMicros('0.0')).toBe(0);
   });
 
+  it('reads TIMESTAMP microseconds past 2^53 exactly, to the last one BigQuery holds', () => {
+    // 9999-12-31 23:59:59.999999 UTC, the end of BigQuery's range, in both of its wire forms.
+    const last = BigInt(Date.UTC(9999, 11, 31, 23, 59, 59)) * 1000n + 999999n;
+    expect(timestampMicros(String(last))).toBe(last);
+    expect(timestampMicros('2.53402300799999999E11')).toBe(last);
+  });
+
   it('writes DATETIME as YYYY-MM-DDTHH:MM:SS with six fraction digits only when there is a fraction', () => {
     expect(civilDateTime('2026-03-10T00:00:00')).toBe('2026-03-10T00:00:00');
     expect(civilDateTime('2026-03-10 00:00:00.000000')).toBe('2026-03-10T00:00:00');

@@ -117,6 +117,17 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     ).toEqual({ us: '9007199254740993', plus: '9007199254740993' });
   });
 
+  it('answers a TIMESTAMP past 2^53 microseconds (after 2255) exactly, to the last microsecond BigQuery holds', async () => {
+    // BigQuery's TIMESTAMP range ends at 9999-12-31 23:59:59.999999 UTC (data-types.md); a JS
+    // number holds microseconds exactly only to 2^53, so the value comes back as a bigint there.
+    const last = BigInt(Date.UTC(9999, 11, 31, 23, 59, 59)) * 1000n + 999999n;
+    const past = BigInt(Date.UTC(2300, 0, 1)) * 1000n + 1n;
+    expect(
+      await row(`select timestamp '9999-12-31 23:59:59.999999+00' as last,
+        timestamp '2300-01-01 00:00:00.000001+00' as past, timestamp '2024-01-01 00:00:00.000001+00' as near`),
+    ).toEqual({ last, past, near: Date.UTC(2024, 0, 1) * 1000 + 1 });
+  });
+
   it('TIMESTAMP_DIFF counts whole elapsed parts, negative when the first is earlier', async () => {
     // Docs: TIMESTAMP_DIFF(TIMESTAMP '2010-07-07 10:20:00+00', TIMESTAMP '2008-12-25 15:30:00+00', HOUR) = 13410;
     // TIMESTAMP_DIFF(TIMESTAMP '2018-08-14', TIMESTAMP '2018-10-14', DAY) = -61;

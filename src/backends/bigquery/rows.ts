@@ -180,10 +180,11 @@ function integer(text: string): number | bigint {
  * Integer microseconds of a TIMESTAMP cell. With `formatOptions.useInt64Timestamp` (the client
  * library asks for it) the cell already holds them; otherwise it holds seconds as a decimal
  * float, often in E notation (`1.700000000123456E9`). That text is read digit by digit, not
- * through a double, which would lose the last microseconds of present-day times.
+ * through a double, which would lose the last microseconds of present-day times. A number while
+ * it holds them exactly (to 2^53, the year 2255), a bigint past it, as the DuckDB engine answers.
  */
-export function timestampMicros(text: string): number {
-  if (/^-?\d+$/.test(text)) return Number(text);
+export function timestampMicros(text: string): number | bigint {
+  if (/^-?\d+$/.test(text)) return integer(text);
   const match = /^(-?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
   if (!match) throw new Error(`Not a BigQuery TIMESTAMP value: ${text}`);
   const [, sign, whole = '', fraction = '', exponent = '0'] = match;
@@ -196,7 +197,7 @@ export function timestampMicros(text: string): number {
   let micros = BigInt(integral === '' ? '0' : integral);
   // BigQuery keeps microseconds; a longer fraction would only come from float noise: round it.
   if (rest !== '' && Number(rest[0]) >= 5) micros += 1n;
-  return Number(sign === '-' ? -micros : micros);
+  return integer(String(sign === '-' ? -micros : micros));
 }
 
 /** BigQuery's DATETIME as `YYYY-MM-DDTHH:MM:SS`, with `.ffffff` only when the fraction is not zero. */

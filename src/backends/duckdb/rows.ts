@@ -175,8 +175,10 @@ function decodeValue(value: DuckDBValue, type: DuckDBType, wire: RecordWire): En
   // of duplicate keys (sql/json-text.ts).
   if (typeof value === 'string') return type.alias === 'JSON' ? bigQueryJsonText(value) : value;
   if (typeof value === 'boolean' || typeof value === 'number') return value;
-  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value;
-  if (value instanceof DuckDBTimestampValue) return Number(value.micros);
+  if (typeof value === 'bigint') return exactInteger(value);
+  // Microseconds since the epoch, Logflare's form: a number up to 2^53 µs (the year 2255), exact
+  // digits past it (years to 9999), as INT64 is.
+  if (value instanceof DuckDBTimestampValue) return exactInteger(value.micros);
   if (value instanceof DuckDBTimestampTZValue) return civilTime(value.micros);
   if (value instanceof DuckDBTimestampNanosecondsValue) return civilTime(value.nanos / 1000n);
   if (value instanceof DuckDBStructValue && type instanceof DuckDBStructType)
@@ -198,6 +200,12 @@ function decodeValue(value: DuckDBValue, type: DuckDBType, wire: RecordWire): En
   if (value instanceof DuckDBBlobValue) return Buffer.from(value.bytes).toString('base64');
   if (value instanceof DuckDBIntervalValue) return intervalText(value);
   return String(value);
+}
+
+/** A JS number while it holds the integer exactly, else the bigint, which the faces write whole. */
+function exactInteger(value: bigint): number | bigint {
+  const number = Number(value);
+  return Number.isSafeInteger(number) ? number : value;
 }
 
 /** A STRUCT the query built or an element taken whole: one object on every wire (see built-structs.ts). */
