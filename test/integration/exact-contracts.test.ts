@@ -110,7 +110,10 @@ cross join unnest(t.metadata) as m
 where t.project = @project
 `;
 
-/** Each check of checkout.checked and BigQuery's words for it (ZetaSQL's, and ERROR's own message). */
+/**
+ * Each check of checkout.checked and its message: ERROR's own, and ZetaSQL's words as the
+ * translation raises them (BigQuery's division also names its operands: `division by zero: 1250 / 0`).
+ */
 const failedChecks = [
   ['error', 'no checkout for shop'],
   ['divide', 'division by zero'],
