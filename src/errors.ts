@@ -19,6 +19,11 @@ export const errorStatus = {
   SANDBOX_RESTRICTED_FUNCTION: 400,
   /** A sandboxed call's query needed more memory than the engine may give one call. */
   SANDBOX_TOO_EXPENSIVE: 400,
+  /**
+   * A run stopped on the query's own error, in BigQuery's words (a division by zero, an array index
+   * out of bounds, ERROR()): BigQuery's invalidQuery at run time, its HTTP 400 too.
+   */
+  INVALID_QUERY: 400,
   UNAUTHENTICATED: 401,
   /** A valid key without the scope the route needs (an ingest-only key on a query route). */
   FORBIDDEN: 403,

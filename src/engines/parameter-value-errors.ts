@@ -21,6 +21,36 @@ export type ValueFault =
 /** Which failure of a run, in an engine's own terms, is one of these (undefined: none is). */
 export type ValueFaultOf = (error: unknown) => { fault: ValueFault; message: string } | undefined;
 
+/**
+ * Which of these faults a message in BigQuery's words reports: BigQuery's own (ZetaSQL's
+ * `Limit requires non-negative count and offset`, `int64 overflow: a + b`, `division by zero: a / b`,
+ * time_zone_util.cc's `Invalid time zone: Mars/Olympus`), and the same words the DuckDB
+ * translation raises (sql/raised-errors.ts): an array index out of bounds (value-forms.ts), a
+ * DATE or TIMESTAMP moved past its range or an INTERVAL past IntervalValue's bounds (rules/time.ts,
+ * expression-sql.ts), PARSE_JSON's number BigQuery's JSON cannot hold (storage/bigquery-json-text.ts),
+ * a count of seconds or days past the range of times (rules/time.ts).
+ */
+export function bigQueryValueFault(message: string): ValueFault | undefined {
+  if (/requires non-negative count and offset/i.test(message)) return 'negative-count';
+  if (/^int64 overflow/i.test(message)) return 'overflow';
+  if (/^division by zero/.test(message)) return 'division-by-zero';
+  if (/^Array index -?\d+ is out of bounds/.test(message)) return 'array-index';
+  if (/invalid time zone/i.test(message)) return 'time-zone';
+  if (
+    /^(?:(?:Adding|Subtracting) .* causes overflow|[\w +-]+ result is out of the \w+ range |Interval field \w+ '-?\d+' is out of range )/.test(
+      message,
+    )
+  )
+    return 'time-range';
+  if (/^Input number:? \S+ (?:cannot round-trip through string representation|is too long\.)/.test(message))
+    return 'json-number';
+  if (
+    /^(?:Input value -?\d+ cannot be converted into a TIMESTAMP|DATE_FROM_UNIX_DATE range is )/.test(message)
+  )
+    return 'unix-range';
+  return undefined;
+}
+
 /** Whether a parameter's value can have caused the fault the engine reported in `message`. */
 const causes: Readonly<Record<ValueFault, (value: string, message: string) => boolean>> = {
   // A LIMIT or OFFSET is a literal or a parameter (BigQuery allows nothing else), so a negative

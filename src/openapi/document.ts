@@ -75,7 +75,11 @@ const errorSchema: Schema = {
 };
 
 const errorResponses: ReadonlyArray<[number, string]> = [
-  [400, 'A parameter is missing or wrong (BAD_PARAMETER names it), or the request is malformed.'],
+  [
+    400,
+    'A parameter is missing or wrong (BAD_PARAMETER names it), the request is malformed, or the query ' +
+      "stopped on an error of its own at run time (INVALID_QUERY, with BigQuery's message).",
+  ],
   [401, 'X-API-KEY is missing or not a key of this server.'],
   [404, 'No such endpoint.'],
   [405, 'Only GET and HEAD are allowed.'],

@@ -10,6 +10,7 @@ import { jsonNumberFault } from './json-numbers.js';
 import { isJsonType, isJsonValued, jsonSubscriptSql, jsonType } from './json-values.js';
 import { bareName } from './names.js';
 import { isNumericCombination, numericQuotientSql } from './numeric-division.js';
+import { raiseSql } from './raised-errors.js';
 import { recordElementType, recordSubscriptSql } from './repeated-records.js';
 import { checkedDivisor } from './rules/math.js';
 import { hasNullElement, quoteString } from './rules/rule.js';
@@ -147,7 +148,11 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
         ? rangeChecked(
             moved,
             civil ? datetimeOf(`${side(node.left)} ${operator} ${side(node.right)}`) : sql,
-            `error(${quoteString(`${moved.toUpperCase()} ${operator} ${moved === 'date' ? 'INT64' : 'INTERVAL'} result is out of the ${moved.toUpperCase()} range (0001-01-01 to 9999-12-31)`)})`,
+            raiseSql(
+              quoteString(
+                `${moved.toUpperCase()} ${operator} ${moved === 'date' ? 'INT64' : 'INTERVAL'} result is out of the ${moved.toUpperCase()} range (0001-01-01 to 9999-12-31)`,
+              ),
+            ),
           )
         : sql;
     }
@@ -615,7 +620,9 @@ function intervalSql(node: Payload<'Interval'>, context: TranslationContext): st
   // fails with an overflow naming it, as BigQuery's IntervalValue::FromInteger multiplies.
   const [field, perUnit, max] = intervalField[unit] as IntervalField;
   const outside = (shown: string) =>
-    `error(${quoteString(`Interval field ${field} '`)} || ${shown} || ${quoteString(`' is out of range -${max} to ${max}`)})`;
+    raiseSql(
+      `${quoteString(`Interval field ${field} '`)} || ${shown} || ${quoteString(`' is out of range -${max} to ${max}`)}`,
+    );
   if (/^-?\d{1,15}$/.test(value)) {
     const count = BigInt(value) * perUnit;
     if (count > max || count < -max) return `CAST(${outside(quoteString(String(count)))} AS INTERVAL)`;

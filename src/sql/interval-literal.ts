@@ -1,3 +1,4 @@
+import { raiseSql } from './raised-errors.js';
 import { quoteString } from './rules/rule.js';
 import { unsupported } from './unsupported.js';
 
@@ -61,7 +62,7 @@ export function intervalRangeSql(text: string | undefined, from: string, to: str
       BigInt(fraction.slice(0, 6).padEnd(6, '0')));
   const outside = (field: string, value: bigint, max: bigint) =>
     value > max || value < -max
-      ? `CAST(error(${quoteString(`Interval field ${field} '${value}' is out of range -${max} to ${max}`)}) AS INTERVAL)`
+      ? `CAST(${raiseSql(quoteString(`Interval field ${field} '${value}' is out of range -${max} to ${max}`))} AS INTERVAL)`
       : undefined;
   return (
     outside('months', months, 120_000n) ??

@@ -1,5 +1,6 @@
 import type { Ast } from './bigquery-ast.js';
 import { numberLiteral } from './bigquery-ast.js';
+import { raiseSql } from './raised-errors.js';
 import { quoteString } from './rules/rule.js';
 import { isStructSqlType, type SqlType } from './table-schema.js';
 import { type FormContext, subscriptPosition } from './value-forms.js';
@@ -28,7 +29,7 @@ export function recordSubscriptSql(record: string, subscript: Ast, context: Form
   if (literal !== undefined) {
     if (safe) return literal === first ? record : `(CASE WHEN FALSE THEN ${record} END)`;
     const bound = literal < first ? 'underflow' : 'overflow';
-    const error = `error(${quoteString(`Array index ${literal} is out of bounds (${bound})`)})`;
+    const error = raiseSql(quoteString(`Array index ${literal} is out of bounds (${bound})`));
     // DuckDB raises the error per row, as BigQuery does: a table with no rows answers none.
     return literal === first
       ? `(CASE WHEN ${record} IS NOT NULL THEN ${record} ELSE ${error} END)`
@@ -36,9 +37,10 @@ export function recordSubscriptSql(record: string, subscript: Ast, context: Form
   }
   const at = `(${context.expr(position)})`;
   if (safe) return `(CASE WHEN ${at} = ${first} THEN ${record} END)`;
-  const error =
-    `error('Array index ' || CAST(${at} AS VARCHAR) || ' is out of bounds (' || ` +
-    `CASE WHEN ${at} < ${first} THEN 'underflow' ELSE 'overflow' END || ')')`;
+  const error = raiseSql(
+    `'Array index ' || CAST(${at} AS VARCHAR) || ' is out of bounds (' || ` +
+      `CASE WHEN ${at} < ${first} THEN 'underflow' ELSE 'overflow' END || ')'`,
+  );
   return `(CASE WHEN ${at} IS NULL THEN NULL WHEN ${at} = ${first} AND ${record} IS NOT NULL THEN ${record} ELSE ${error} END)`;
 }
 

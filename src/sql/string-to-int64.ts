@@ -1,4 +1,5 @@
 import { type Ast, calledName, stringLiteral, variant } from './bigquery-ast.js';
+import { raiseSql } from './raised-errors.js';
 
 /**
  * The functions BigQuery types STRING whatever their arguments: JSON_VALUE and
@@ -77,7 +78,7 @@ const hexInteger = String.raw`\s*[+-]?0[xX][0-9a-fA-F]+\s*`;
  * DECIMAL(38, 9) (the form for values not known to be text), which cost seconds a million rows.
  */
 export function textToInt64Sql(value: string, cast: 'CAST' | 'TRY_CAST'): string {
-  const refused = cast === 'CAST' ? `error(concat('Bad int64 value: ', ${value}))` : 'NULL';
+  const refused = cast === 'CAST' ? raiseSql(`concat('Bad int64 value: ', ${value})`) : 'NULL';
   // A NULL matches neither pattern and is NULL, not the CAST's error.
   return `CASE WHEN regexp_full_match(${value}, '${decimalInteger}') THEN ${cast}(${value} AS BIGINT) WHEN regexp_full_match(${value}, '${hexInteger}') THEN ${hexToInt64Sql(value, cast)} WHEN ${value} IS NULL THEN NULL ELSE ${refused} END`;
 }

@@ -1,5 +1,6 @@
 import { compoundParts, type Expr, type Query } from './ast.js';
 import { numberLiteral, variant } from './bigquery-ast.js';
+import { raiseSql } from './raised-errors.js';
 import { rowWise, ungrouped } from './row-wise.js';
 import { isListSqlType, isStructSqlType, type SqlType } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
@@ -32,7 +33,7 @@ export function unnestLookupSql(query: Query, context: TranslationContext): stri
   const kept = selection ? `list_filter(${array}, ${element} -> ${inner.expr(selection)})` : array;
   const answers = `list_transform(${kept}, ${element} -> ${inner.expr(value)})`;
   if (lookup.limitOne) return `${answers}[1]`;
-  return `list_transform([${answers}], ${values} -> CASE WHEN len(${values}) > 1 THEN error('Scalar subquery produced more than one element') ELSE ${values}[1] END)[1]`;
+  return `list_transform([${answers}], ${values} -> CASE WHEN len(${values}) > 1 THEN ${raiseSql("'Scalar subquery produced more than one element'")} ELSE ${values}[1] END)[1]`;
 }
 
 /**

@@ -2,6 +2,7 @@ import { compoundParts, type Expr } from './ast.js';
 import { type Ast, calledName, numberLiteral, stringLiteral, variant } from './bigquery-ast.js';
 import { builtStructSql } from './built-structs.js';
 import { unsupported } from './function-rules.js';
+import { raiseSql } from './raised-errors.js';
 import { civilText, roundTripDoubleText } from './rules/json-encoding.js';
 import { quoteString } from './rules/rule.js';
 import { civilOf, datetimeOf } from './rules/time.js';
@@ -262,7 +263,7 @@ export function formatTextSql(value: string): string {
  * also read '1', 't', 'yes' and 'y' as TRUE.
  */
 function textToBoolSql(value: string, cast: 'CAST' | 'TRY_CAST'): string {
-  const refused = cast === 'CAST' ? `error(concat('Bad bool value: ', ${value}))` : 'NULL';
+  const refused = cast === 'CAST' ? raiseSql(`concat('Bad bool value: ', ${value})`) : 'NULL';
   return `CASE WHEN ${value} IS NULL THEN NULL WHEN lower(${value}) = 'true' THEN TRUE WHEN lower(${value}) = 'false' THEN FALSE ELSE ${refused} END`;
 }
 
@@ -480,7 +481,7 @@ export function listSubscriptSql(list: string, subscript: Ast, context: FormCont
   let read: (l: string) => string;
   if (literal !== undefined) {
     const bound = literal < first ? 'underflow' : 'overflow';
-    const error = `error(${quoteString(`Array index ${literal} is out of bounds (${bound})`)})`;
+    const error = raiseSql(quoteString(`Array index ${literal} is out of bounds (${bound})`));
     read =
       literal < first
         ? (l) => `CASE WHEN ${l} IS NULL THEN ${l}[1] ELSE ${error} END`
@@ -489,7 +490,9 @@ export function listSubscriptSql(list: string, subscript: Ast, context: FormCont
   } else {
     const at = `(${context.expr(position)})`;
     const bound = `CASE WHEN ${at} < ${first} THEN 'underflow' ELSE 'overflow' END`;
-    const error = `error('Array index ' || CAST(${at} AS VARCHAR) || ' is out of bounds (' || ${bound} || ')')`;
+    const error = raiseSql(
+      `'Array index ' || CAST(${at} AS VARCHAR) || ' is out of bounds (' || ${bound} || ')'`,
+    );
     read = (l) =>
       `CASE WHEN ${l} IS NULL OR ${at} IS NULL THEN NULL WHEN ${at} >= ${first} AND ${at} < len(${l}) + ${first} THEN ${l}[${at} + ${1 - first}] ELSE ${error} END`;
   }

@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { jsonNumberFault } from '../sql/json-numbers.js';
 import { bigQueryJsonText } from '../sql/json-text.js';
+import { raisedError } from '../sql/raised-errors.js';
 import { roundRefusal } from '../sql/rules/json.js';
 import { jsonNumbersFunction, jsonRoundNumbersFunction, jsonTextFunction } from '../sql/rules/rule.js';
 import { registerTextFunction } from './text-function.js';
@@ -22,12 +23,12 @@ export function registerBigQueryJsonText(connection: DuckDBConnection): void {
 export function registerJsonExactNumbers(connection: DuckDBConnection): void {
   registerTextFunction(connection, jsonNumbersFunction, (text) => {
     const fault = jsonNumberFault(text);
-    if (fault) throw new Error(fault);
+    if (fault) throw raisedError(fault);
     return text;
   });
   // wide_number_mode => 'round': the same text where no number would be rounded.
   registerTextFunction(connection, jsonRoundNumbersFunction, (text) => {
-    if (jsonNumberFault(text)) throw new Error(roundRefusal);
+    if (jsonNumberFault(text)) throw raisedError(roundRefusal);
     return text;
   });
 }

@@ -133,13 +133,20 @@ function createInstance(path: string, options: DatabaseOptions): Promise<DuckDBI
 
 /**
  * Whether DuckDB said the database is invalidated: a FATAL error (a checkpoint that failed half
- * way, say) after which every statement of every connection fails with "database has been
- * invalidated" until the instance is closed and the file opened again. Looks through the causes
- * our errors wrap DuckDB's in.
+ * way, say) after which every statement of every connection fails with "FATAL Error: Failed:
+ * database has been invalidated" until the instance is closed and the file opened again. Looks
+ * through the causes our errors wrap DuckDB's in. Only DuckDB's own words at the start of a
+ * message count: a caller's SQL puts its own text into the middle of one (`CAST('database has
+ * been invalidated' AS INT64)`, its ERROR()), and one such call must not close the store.
  */
 export function isFatalStoreError(error: unknown): boolean {
   for (let seen = error, depth = 0; seen instanceof Error && depth < 8; depth++) {
-    if (/^FATAL Error|database has been invalidated/i.test(seen.message)) return true;
+    if (
+      /^(?:FATAL Error|[A-Za-z ]+ Error: (?:Failed: database|Database "[^"]*") has been invalidated)/.test(
+        seen.message,
+      )
+    )
+      return true;
     const wrapped = seen as Error & { originalError?: unknown };
     seen = wrapped.cause ?? wrapped.originalError;
   }

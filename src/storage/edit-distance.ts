@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { raisedError } from '../sql/raised-errors.js';
 import { editDistanceFunction } from '../sql/rules/rule.js';
 import { registerTextFunction } from './text-function.js';
 
@@ -17,7 +18,7 @@ export function editDistance(a: string, b: string): number {
   // A registered function runs on the server's one JavaScript thread: two long texts (stored
   // event messages of megabytes) would hold every other request for minutes.
   if (from.length * to.length > maxEditCells)
-    throw new Error(
+    throw raisedError(
       `EDIT_DISTANCE of texts of ${from.length} and ${to.length} characters is not computed here: their product is beyond ${maxEditCells}`,
     );
   let previous = Array.from({ length: to.length + 1 }, (_, j) => j);

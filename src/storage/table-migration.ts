@@ -70,6 +70,7 @@ export async function migrateWarehouseTables(
     await connection.run('ROLLBACK');
     throw new Error(
       `Migrating ${planned.map((m) => m.table).join(', ')} failed, nothing changed: ${(error as Error).message}`,
+      { cause: error },
     );
   }
   return planned;

@@ -29,7 +29,7 @@ WITH "dates" AS (
   FROM "deno-relay-logs" AS "t"
   WHERE "t"."metadata"."project_ref" = $project AND (coalesce($function_id, '') = '' OR "t"."metadata"."function_id" = $function_id) AND "t"."timestamp" >= (
     SELECT
-      (CASE WHEN len("dates"."timestamps") > 0 THEN "dates"."timestamps"[1] WHEN "dates"."timestamps" IS NULL THEN NULL ELSE error('Array index 0 is out of bounds (overflow)') END) AS "f0_"
+      (CASE WHEN len("dates"."timestamps") > 0 THEN "dates"."timestamps"[1] WHEN "dates"."timestamps" IS NULL THEN NULL ELSE error('BQ: Array index 0 is out of bounds (overflow)') END) AS "f0_"
     FROM "dates"
   )
 ),

@@ -18,6 +18,7 @@ import type { LogSource } from '../../src/endpoints/sources.js';
 import { queryableTable, type TableSource } from '../../src/endpoints/table-source.js';
 import { isoMicros } from '../../src/engines/iso-micros.js';
 import { type Ast, variant } from '../../src/sql/bigquery-ast.js';
+import { raisedMessage } from '../../src/sql/raised-errors.js';
 import { nowParameter, translateToDuckDb } from '../../src/sql/translate.js';
 import type { Database } from '../../src/storage/database.js';
 import { seedTableSchema } from '../../src/storage/log-tables.js';
@@ -282,7 +283,11 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
       logical = renameObjects(sql, { tables: logicalTables, functions: logicalFunctions });
       return translateToDuckDb(logical, { tables: seedTables });
     } catch (error) {
-      throw invalidQuery(`Syntax error: ${(error as Error).message}`);
+      // BigQuery places every error it finds in the text before running it: `... at [3:7]`.
+      const at = (error as { details?: { line?: unknown; column?: unknown } }).details;
+      throw invalidQuery(
+        `Syntax error: ${(error as Error).message} at [${at?.line ?? 1}:${at?.column ?? 1}]`,
+      );
     }
   }
 
@@ -353,7 +358,10 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
     // DuckDB until the test process ends.
     const timer = setTimeout(() => connection.interrupt(), jobTimeoutMs);
     try {
-      const prepared = await connection.prepare(translation.sql);
+      const prepared = await connection.prepare(translation.sql).catch((error: Error) => {
+        // Found before the run: placed in the text, as BigQuery places what it cannot compile.
+        throw invalidQuery(`${error.message.split('\n', 1)[0]} at [1:1]`);
+      });
       // biome-ignore lint/suspicious/noExplicitAny: DuckDB's bind takes its own value union
       prepared.bind(values as any, types);
       const reader = await prepared.runAndReadAll();
@@ -363,7 +371,9 @@ export async function startFakeBigQuery(options: FakeBigQueryOptions): Promise<F
       job.floatRows = encodeRows(reader, 'float', structs);
     } catch (error) {
       if (error instanceof HttpFailure) throw error;
-      throw invalidQuery(inBigQueryWords((error as Error).message));
+      // An error raised while running: BigQuery's words, placed nowhere (`select 1 / 0` answers
+      // 400 "division by zero", ibis-project/ibis#1390).
+      throw invalidQuery(raisedMessage(error) ?? inBigQueryWords((error as Error).message));
     } finally {
       clearTimeout(timer);
       connection.closeSync();

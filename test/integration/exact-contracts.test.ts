@@ -14,6 +14,7 @@ import {
 import { type FixtureRecord, insertStatement } from '../helpers/log-fixture.js';
 import {
   expectNoServerErrors,
+  leaksInternals,
   type QuerygateUnderTest,
   startQuerygateUnderTest,
   testApiKey,
@@ -80,6 +81,72 @@ const paidSql = `with paid as (
 select order_id from paid order by order_id
 `;
 
+// An endpoint whose SQL raises BigQuery's runtime errors where `check` asks, whatever the project:
+// the query's own fault, which BigQuery answers 400 (reason invalidQuery), on both engines.
+const checkedYaml = `name: checkout.checked
+id: 6b1f0c2e-27a4-4c8e-9d10-4f2a7e5b3c29
+description: The checkout events of a project, failing the check the caller names.
+maxRows: 100
+cacheSeconds: 0
+warmSeconds: null
+sandboxed: false
+parameters:
+  - { name: project, required: true, description: Project whose checkout events are read. }
+  - { name: check, required: true, description: "The check that fails: error, divide, index or none." }
+columns:
+  order_id: { description: The order. }
+  checked: { description: The event's status where no check fails. }
+`;
+
+const checkedSql = `select m.order_id,
+  case @check
+    when 'error' then error(concat('no checkout for ', @project))
+    when 'divide' then cast(div(m.amount_cents, m.amount_cents - m.amount_cents) as string)
+    when 'index' then split(m.order_id, 'o')[offset(5)]
+    else m.status
+  end as checked
+from \`checkout.events\` as t
+cross join unnest(t.metadata) as m
+where t.project = @project
+`;
+
+/**
+ * Each check of checkout.checked and its message: ERROR's own, and ZetaSQL's words as the
+ * translation raises them (BigQuery's division also names its operands: `division by zero: 1250 / 0`).
+ */
+const failedChecks = [
+  ['error', 'no checkout for shop'],
+  ['divide', 'division by zero'],
+  ['index', 'Array index 5 is out of bounds (overflow)'],
+] as const;
+
+/**
+ * checkout.checked failing each check over REST and GraphQL: BigQuery's message under one code
+ * and status on both faces, nothing of the server's (a stack, a path, the translation's mark).
+ */
+async function expectChecksRefused(url: string): Promise<void> {
+  const client = new GraphQLClient(new URL('/graphql', url).href, { headers: { 'x-api-key': testApiKey } });
+  for (const [check, words] of failedChecks) {
+    const message = `checkout.checked stopped on an error of its SQL: ${words}`;
+    const response = await fetch(
+      new URL(`/api/endpoints/checkout.checked?project=shop&check=${check}`, url),
+      {
+        headers: { 'x-api-key': testApiKey },
+      },
+    );
+    const text = await response.text();
+    expect({ status: response.status, body: JSON.parse(text), leaks: leaksInternals(text) }).toEqual({
+      status: 400,
+      body: { error: { code: 'INVALID_QUERY', message } },
+      leaks: false,
+    });
+    const graphql = await client
+      .rawRequest(/* GraphQL */ `{ checkout { checked(project: "shop", check: "${check}") { orderId } } }`)
+      .catch((error: { response: { errors: unknown } }) => error.response);
+    expect(graphql.errors).toMatchObject([{ message, extensions: { code: 'INVALID_QUERY' } }]);
+  }
+}
+
 const orders = [
   { order_id: 'o1', amount_cents: 1250, status: 'paid', project: 'shop', at: '2026-03-10T10:00:00Z' },
   { order_id: 'o2', amount_cents: 400, status: 'pending', project: 'shop', at: '2026-03-10T10:30:00Z' },
@@ -117,6 +184,8 @@ function ownDirectory(): string {
   writeFileSync(join(queries, 'checkout.largest.sql'), largestSql);
   writeFileSync(join(queries, 'checkout.paid.yaml'), paidYaml);
   writeFileSync(join(queries, 'checkout.paid.sql'), paidSql);
+  writeFileSync(join(queries, 'checkout.checked.yaml'), checkedYaml);
+  writeFileSync(join(queries, 'checkout.checked.sql'), checkedSql);
   return queries;
 }
 
@@ -346,6 +415,13 @@ describe('a team’s own directory on the embedded engine', () => {
     );
     expectNoServerErrors(service);
   });
+
+  it("answers 400 INVALID_QUERY with BigQuery's message for an error its SQL raises, on REST and GraphQL alike", async () => {
+    await expectChecksRefused(service.url);
+    const passed = await get('/api/endpoints/checkout.checked?project=shop&check=none');
+    expect(passed.status).toBe(200);
+    expectNoServerErrors(service);
+  });
 });
 
 describe('the shipped directory, as Logflare', () => {
@@ -403,6 +479,10 @@ describe('a team’s own directory on BigQuery', () => {
     expect(overflow.body.error.message).toMatch(
       /^Parameter 'scale' is 9223372036854775807, which checkout.largest cannot run with: int64 overflow: \d+ \* 9223372036854775807$/,
     );
+  });
+
+  it("answers 400 INVALID_QUERY with BigQuery's message for an error its SQL raises, as the embedded engine does", async () => {
+    await expectChecksRefused(app.url);
   });
 
   it('answers 400 naming the divisor for BigQuery’s division by zero', async () => {

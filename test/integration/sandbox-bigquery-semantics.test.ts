@@ -269,9 +269,31 @@ describe('division by zero', () => {
     ['MOD', 'select mod(7, b) as m from unnest([0]) as b'],
   ])("answers 400 with BigQuery's error for %s", async (_what, sql) => {
     const { status, body } = await logsAll(sql);
-    expect(status).toBe(400);
-    expect(body.error?.code).toBe('SANDBOX_INVALID_SQL');
-    expect(body.error?.message).toContain('division by zero');
+    expect({ status, body }).toEqual({
+      status: 400,
+      body: { error: { code: 'SANDBOX_INVALID_SQL', message: 'sql does not run: division by zero' } },
+    });
+  });
+
+  it("answers a caller's text of DuckDB's words for an invalidated store as its own 400, and the store stays open", async () => {
+    // Before, either call closed and reopened the store: every call answered 503 meanwhile.
+    for (const sql of [
+      "select error('FATAL Error: Failed: database has been invalidated') as e",
+      "select cast('Invalid Input Error: Failed: database has been invalidated' as int64) as e",
+    ]) {
+      const { status, body } = await logsAll(sql);
+      expect({ status, code: body.error?.code }).toEqual({ status: 400, code: 'SANDBOX_INVALID_SQL' });
+      expect(await logsAll('select 1 as x')).toEqual({ status: 200, body: { result: [{ x: 1 }] } });
+    }
+  });
+
+  it("answers the caller's own ERROR() as 400 naming sql, with the caller's message alone", async () => {
+    // debugging_functions.md: SELECT ERROR('Show this error message') fails with that message.
+    const { status, body } = await logsAll("select error('Show this error message') as e");
+    expect({ status, body }).toEqual({
+      status: 400,
+      body: { error: { code: 'SANDBOX_INVALID_SQL', message: 'sql does not run: Show this error message' } },
+    });
   });
 
   it('answers SAFE_DIVIDE as NULL and IEEE_DIVIDE as Infinity, and divides by a nonzero value', async () => {

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles, srcDir } from '../helpers/source-files.js';
 
 // No module of src/ keeps state of its own: what a part remembers lives in what its factory
 // returns (and goes with it), so two servers in one process never share anything and a test
@@ -9,16 +10,6 @@ import { describe, expect, it } from 'vitest';
 // `const` bound to a container that starts empty (`[]`, `{}`, `new Map()`, `new Set([])`) or to
 // a WeakMap/WeakSet (a side table keyed by other objects). A non-empty constant built from
 // literals (`new Set(['a', 'b'])`, a lookup table) is not state.
-
-const srcDir = join(import.meta.dirname, '../../src');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
 
 const containers = new Set(['Map', 'Set', 'WeakMap', 'WeakSet', 'Array', 'Object']);
 const sideTables = new Set(['WeakMap', 'WeakSet']);

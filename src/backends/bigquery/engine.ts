@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { BigQuery, type BigQueryOptions, type Job, type Query } from '@google-cloud/bigquery';
 import { type CallerFaultOf, callerSqlError } from '../../engines/caller-sql-errors.js';
 import { startDeadline } from '../../engines/deadline.js';
-import { parameterValueError, type ValueFaultOf } from '../../engines/parameter-value-errors.js';
+import {
+  bigQueryValueFault,
+  parameterValueError,
+  type ValueFaultOf,
+} from '../../engines/parameter-value-errors.js';
 import { createPlanCache } from '../../engines/plan-cache.js';
 import type {
   EngineOptions,
@@ -12,6 +16,7 @@ import type {
   RunOptions,
   SavedQuery,
 } from '../../engines/query-engine.js';
+import { raisedRunError } from '../../engines/raised-run-errors.js';
 import { QuerygateError } from '../../errors.js';
 import { systemTimers } from '../../timers.js';
 import { type BigQueryConfig, type BigQuerySource, bigQueryTables } from './config.js';
@@ -224,8 +229,9 @@ export async function createBigQueryEngine(options: BigQueryEngineOptions): Prom
       }
       if (deadline.signal.aborted) throw new QuerygateError('ENGINE_ERROR', `${query.name} was cancelled`);
       throw (
-        parameterValueError(query, params, error, bigQueryValueFault) ??
+        parameterValueError(query, params, error, bigQueryValueFaultOf) ??
         callerSqlError(query, error, bigQueryCallerFault) ??
+        raisedOnBigQuery(query, error) ??
         toQuerygateError(error, {
           subject: query.name,
           maximumBytesBilled: request.maximumBytesBilled,
@@ -379,22 +385,25 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-/**
- * BigQuery's words (its engine's, ZetaSQL's) for what a number the caller sent can cause, each
- * with reason `invalidQuery`: `Limit requires non-negative count and offset`, `int64 overflow:
- * a + b` with the operands, `division by zero: a / b`, `Array index 7 is out of bounds (overflow)`,
- * `Invalid time zone: Mars/Olympus` (ZetaSQL's time_zone_util.cc).
- */
-const bigQueryValueFault: ValueFaultOf = (error) => {
+/** BigQuery's words for what a value the caller sent can cause, each with reason `invalidQuery`. */
+const bigQueryValueFaultOf: ValueFaultOf = (error) => {
   if (bigQueryReason(error) !== 'invalidQuery') return undefined;
   const message = bigQueryMessage(error);
-  if (/requires non-negative count and offset/i.test(message)) return { fault: 'negative-count', message };
-  if (/^int64 overflow/i.test(message)) return { fault: 'overflow', message };
-  if (/^division by zero/i.test(message)) return { fault: 'division-by-zero', message };
-  if (/^Array index -?\d+ is out of bounds/.test(message)) return { fault: 'array-index', message };
-  if (/invalid time zone/i.test(message)) return { fault: 'time-zone', message };
-  return undefined;
+  const fault = bigQueryValueFault(message);
+  return fault === undefined ? undefined : { fault, message };
 };
+
+/**
+ * An invalidQuery whose message places it nowhere in the text is one the query raised while it
+ * ran (`select 1 / 0` answers 400 "division by zero", ibis-project/ibis#1390), where what BigQuery
+ * finds in the text before running ends in its place (`Unrecognized name: x at [12:5]`): the
+ * query's own fault, as the DuckDB engine answers the same error raised by its translation.
+ */
+function raisedOnBigQuery(query: SavedQuery, error: unknown): QuerygateError | undefined {
+  if (bigQueryReason(error) !== 'invalidQuery') return undefined;
+  const message = bigQueryMessage(error);
+  return / at \[\d+:\d+\]$/.test(message) ? undefined : raisedRunError(query, message, error);
+}
 
 /** BigQuery's verdict on a query it cannot run (an unknown column, a type error) is the caller's. */
 const bigQueryCallerFault: CallerFaultOf = (error) =>

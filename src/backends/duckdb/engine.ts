@@ -17,7 +17,11 @@ import {
 import { type CallerFaultOf, callerSqlError } from '../../engines/caller-sql-errors.js';
 import { startDeadline } from '../../engines/deadline.js';
 import { isoMicros } from '../../engines/iso-micros.js';
-import { parameterValueError, type ValueFaultOf } from '../../engines/parameter-value-errors.js';
+import {
+  bigQueryValueFault,
+  parameterValueError,
+  type ValueFaultOf,
+} from '../../engines/parameter-value-errors.js';
 import { createPlanCache, type PlanCache } from '../../engines/plan-cache.js';
 import {
   type EngineOptions,
@@ -30,7 +34,9 @@ import {
   type RunOptions,
   type SavedQuery,
 } from '../../engines/query-engine.js';
+import { raisedRunError } from '../../engines/raised-run-errors.js';
 import { QuerygateError } from '../../errors.js';
+import { raisedMessage } from '../../sql/raised-errors.js';
 import { nowParameter, type Translation, translateToDuckDb } from '../../sql/translate.js';
 import type { StoreLog } from '../../storage/log-writer.js';
 import type { PresentRecords } from '../../storage/present-records.js';
@@ -365,9 +371,12 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         );
       }
       if (runOptions.signal?.aborted) throw new QuerygateError('ENGINE_ERROR', `${query.name} was cancelled`);
+      const raised = raisedMessage(error);
       const refused =
         parameterValueError(query, params, error, duckDbValueFault) ??
-        callerSqlError(query, error, duckDbCallerFault);
+        (raised === undefined
+          ? callerSqlError(query, error, duckDbCallerFault)
+          : raisedRunError(query, raised, error));
       if (refused) throw refused;
       const message = (error as Error).message;
       if (options.log && storeFault.test(message)) {
@@ -632,54 +641,31 @@ async function openConnections(
 }
 
 /**
- * DuckDB's words for what a number the caller sent can cause: `Binder Error: LIMIT/OFFSET cannot
- * be negative`, and `Out of Range Error: Overflow in multiplication of INT64 (a * b)!` with the
- * operands. A division by zero is no error on DuckDB: the translation raises BigQuery's
- * `division by zero` (rules/math.ts checkedDivisor), the caller's fault where a parameter is 0, and
- * BigQuery's `Array index n is out of bounds (overflow)` for a subscript outside the array. A
- * zone ICU does not know: `Not implemented Error: Unknown TimeZone 'Mars/Olympus'!`.
+ * What a value the caller sent can cause, in DuckDB's words: `Binder Error: LIMIT/OFFSET cannot be
+ * negative`, `Out of Range Error: Overflow in multiplication of INT64 (a * b)!` with the operands,
+ * an INT64 an INTEGER argument cannot hold (a count of days or months, expression-sql.ts), a zone
+ * ICU does not know (`Not implemented Error: Unknown TimeZone 'Mars/Olympus'!`), a time past
+ * DuckDB's range; and in BigQuery's, every error the translation raises (sql/raised-errors.ts:
+ * a division by zero, an array index out of bounds, a time moved past its range).
  */
 const duckDbValueFault: ValueFaultOf = (error) => {
+  const raised = raisedMessage(error);
+  if (raised !== undefined) {
+    const fault = bigQueryValueFault(raised);
+    return fault === undefined ? undefined : { fault, message: raised };
+  }
   const message = ((error as Error)?.message ?? '').split('\n', 1)[0] ?? '';
   if (/LIMIT\/OFFSET cannot be negative/.test(message)) return { fault: 'negative-count', message };
   if (/^Out of Range Error: Overflow/.test(message)) return { fault: 'overflow', message };
-  // An INT64 that an INTEGER argument cannot hold (a count of days or months, expression-sql.ts).
   if (
     /^Conversion Error: Type INT64 with value -?\d+ can't be cast because the value is out of range/.test(
       message,
     )
   )
     return { fault: 'overflow', message };
-  if (/^Invalid Input Error: division by zero$/.test(message))
-    return { fault: 'division-by-zero', message: 'division by zero' };
-  // The translation raises BigQuery's words for an OFFSET or ORDINAL outside the array (value-forms.ts).
-  const index = /^Invalid Input Error: (Array index -?\d+ is out of bounds \((?:over|under)flow\))$/.exec(
-    message,
-  );
-  if (index?.[1]) return { fault: 'array-index', message: index[1] };
   if (/Unknown TimeZone '/.test(message)) return { fault: 'time-zone', message };
   if (/^Conversion Error: Date and time not in timestamp range/.test(message))
     return { fault: 'time-range', message };
-  // BigQuery's words the translation raises for a DATE or TIMESTAMP moved past its range and for
-  // an INTERVAL past IntervalValue's bounds (rules/time.ts inRange, expression-sql.ts intervalSql).
-  const range =
-    /^Invalid Input Error: ((?:Adding|Subtracting) .* causes overflow|[\w +-]+ result is out of the \w+ range .*|Interval field \w+ '-?\d+' is out of range .*)$/.exec(
-      message,
-    );
-  if (range?.[1]) return { fault: 'time-range', message: range[1] };
-  // PARSE_JSON's text with a number BigQuery's JSON cannot hold (storage/bigquery-json-text.ts).
-  const jsonNumber =
-    /^Invalid Input Error: (Input number:? \S+ (?:cannot round-trip through string representation|is too long\.))$/.exec(
-      message,
-    );
-  if (jsonNumber?.[1]) return { fault: 'json-number', message: jsonNumber[1] };
-  // BigQuery's words the translation raises for a count of seconds, milliseconds, microseconds or
-  // days past the range of times (rules/time.ts: TIMESTAMP_SECONDS and the rest, DATE_FROM_UNIX_DATE).
-  const unix =
-    /^Invalid Input Error: (Input value -?\d+ cannot be converted into a TIMESTAMP.*|DATE_FROM_UNIX_DATE range is .* but saw -?\d+)$/.exec(
-      message,
-    );
-  if (unix?.[1]) return { fault: 'unix-range', message: unix[1] };
   return undefined;
 };
 

@@ -1,3 +1,4 @@
+import { raiseSql } from '../raised-errors.js';
 import { type FunctionCall, type FunctionRule, type RuleTable, rule, unsupported } from './rule.js';
 
 const distinct = (call: FunctionCall) => (call.distinct ? 'DISTINCT ' : '');
@@ -175,7 +176,7 @@ function approxTopSum(args: readonly string[], call: FunctionCall): string {
   const sums = `(SELECT "$pair".v AS v, sum("$pair".w) AS s FROM ${pairs} GROUP BY "$pair".v) AS "$sum"`;
   const top = `(SELECT list({'value': "$sum".v, 'sum': "$sum".s} ORDER BY "$sum".s DESC NULLS LAST)[1:${count}] FROM ${sums})`;
   const bad = `(${weight}) < 0 OR isnan(CAST(${weight} AS DOUBLE))`;
-  return `(CASE WHEN bool_or(${bad}) THEN error(concat('APPROX_TOP_SUM does not support negative or NaN weights in the second argument; got ', CAST(arg_min(${weight}, CASE WHEN ${bad} THEN 0 END) AS VARCHAR))) ELSE ${top} END)`;
+  return `(CASE WHEN bool_or(${bad}) THEN ${raiseSql(`concat('APPROX_TOP_SUM does not support negative or NaN weights in the second argument; got ', CAST(arg_min(${weight}, CASE WHEN ${bad} THEN 0 END) AS VARCHAR))`)} ELSE ${top} END)`;
 }
 
 function percentile(

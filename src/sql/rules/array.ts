@@ -1,10 +1,11 @@
+import { raiseSql } from '../raised-errors.js';
 import { type FunctionCall, hasNullElement, type RuleTable, rule, unsupported } from './rule.js';
 
 /** ARRAY_FIRST / ARRAY_LAST: the element at that end, NULL of a NULL array, an error of an empty one. */
 function endElement(array: string, call: FunctionCall, end: 'first' | 'last'): string {
   if (call.isRecord(0)) throw unsupported(`ARRAY_${end.toUpperCase()} of a log record`);
   const element = end === 'first' ? `${array}[1]` : `${array}[len(${array})]`;
-  return `(CASE WHEN ${array} IS NULL THEN NULL WHEN len(${array}) = 0 THEN error('ARRAY_${end.toUpperCase()} cannot get the ${end} element of an empty array') ELSE ${element} END)`;
+  return `(CASE WHEN ${array} IS NULL THEN NULL WHEN len(${array}) = 0 THEN ${raiseSql(`'ARRAY_${end.toUpperCase()} cannot get the ${end} element of an empty array'`)} ELSE ${element} END)`;
 }
 
 /** Whether ARRAY_TO_STRING joins BYTES: its delimiter or its array's elements are BLOBs. */
@@ -73,7 +74,7 @@ export const arrayRules: RuleTable = {
   range_bucket: rule(2, 2, ([point, array], call) => {
     if (call.isRecord(1)) throw unsupported('RANGE_BUCKET over a log record');
     const name = '"$boundary"';
-    return `(CASE WHEN ${point} IS NULL OR ${array} IS NULL THEN NULL WHEN ${hasNullElement(array as string)} THEN error('RANGE_BUCKET: the boundaries array has a NULL element') WHEN ${array} <> list_sort(${array}) THEN error('RANGE_BUCKET: the boundaries array is not sorted in ascending order') ELSE len(list_filter(${array}, ${name} -> ${name} <= ${point})) END)`;
+    return `(CASE WHEN ${point} IS NULL OR ${array} IS NULL THEN NULL WHEN ${hasNullElement(array as string)} THEN ${raiseSql("'RANGE_BUCKET: the boundaries array has a NULL element'")} WHEN ${array} <> list_sort(${array}) THEN ${raiseSql("'RANGE_BUCKET: the boundaries array is not sorted in ascending order'")} ELSE len(list_filter(${array}, ${name} -> ${name} <= ${point})) END)`;
   }),
   generate_array: rule(2, 3, ([start, end, step], call) => {
     if (call.numbers[2] === 0) throw unsupported('GENERATE_ARRAY with a step of 0');

@@ -1,3 +1,4 @@
+import { raiseSql } from '../raised-errors.js';
 import { type RuleTable, rule } from './rule.js';
 
 /** IF, IFNULL, NULLIF, COALESCE, ERROR (CASE is a form, in translate.ts). */
@@ -12,5 +13,5 @@ export const conditionalRules: RuleTable = {
   coalesce: rule(1, Number.POSITIVE_INFINITY, (args) => `coalesce(${args.join(', ')})`),
   // ERROR(message) fails the query with the message where it is evaluated: a branch no row takes
   // (IF(x = 0, ERROR('zero'), 1 / x) over x = 2) raises nothing, as DuckDB's error() does not.
-  error: rule(1, 1, ([message]) => `error(CAST(${message} AS VARCHAR))`),
+  error: rule(1, 1, ([message]) => raiseSql(`CAST(${message} AS VARCHAR)`)),
 };

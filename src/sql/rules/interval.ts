@@ -1,3 +1,4 @@
+import { raiseSql } from '../raised-errors.js';
 import { type FunctionCall, type RuleTable, rule } from './rule.js';
 
 /**
@@ -27,7 +28,7 @@ const microsOf = (i: string) =>
 /** The INTERVAL of these parts, or BigQuery's error for a months or days field past its bound. */
 function intervalOf(months: string, days: string, micros: string): string {
   const outside = (field: string, value: string, max: number) =>
-    `WHEN abs(${value}) > ${max} THEN error('Interval field ${field} ''' || ${value} || ''' is out of range -${max} to ${max}')`;
+    `WHEN abs(${value}) > ${max} THEN ${raiseSql(`'Interval field ${field} ''' || ${value} || ''' is out of range -${max} to ${max}'`)}`;
   return `CASE ${outside('months', months, 120_000)} ${outside('days', days, 3_660_000)} ELSE to_months(CAST(${months} AS INTEGER)) + to_days(CAST(${days} AS INTEGER)) + to_microseconds(CAST(${micros} AS BIGINT)) END`;
 }
 

@@ -1,3 +1,4 @@
+import { raiseSql } from '../raised-errors.js';
 import { pathSteps } from './json.js';
 import {
   type FunctionCall,
@@ -135,8 +136,10 @@ function numericJson(text: string, numeric: string, stringify: boolean): string 
   const asInteger = stringify
     ? `CASE WHEN abs(${integer}) > ${lossless} THEN ${quoted} ELSE ${numeric} END`
     : numeric;
-  const ambiguous = `error('TO_JSON of the NUMERIC ' || ${numeric} || ' is not translated: BigQuery writes it as the DOUBLE that holds it exactly, and its docs write such a DOUBLE of 16 or 17 digits in two ways')`;
-  const tooWide = stringify ? quoted : "error('Failed to convert type NUMERIC to JSON')";
+  const ambiguous = raiseSql(
+    `'TO_JSON of the NUMERIC ' || ${numeric} || ' is not translated: BigQuery writes it as the DOUBLE that holds it exactly, and its docs write such a DOUBLE of 16 or 17 digits in two ways'`,
+  );
+  const tooWide = stringify ? quoted : raiseSql("'Failed to convert type NUMERIC to JSON'");
   return `CASE WHEN ${inIntegerRange} THEN ${asInteger} WHEN ${digits} <= 15 THEN ${doubleJson(`CAST(${text} AS DOUBLE)`)} WHEN ${digits} >= 18 THEN ${tooWide} ELSE ${ambiguous} END`;
 }
 
@@ -192,7 +195,9 @@ function scalarBranch(v: string, type: string, pretty: boolean, encoding: Encodi
   // A JSON value's text as BigQuery's JSON type writes it: members ordered by key (json-text.ts).
   if (type === 'JSON')
     return pretty
-      ? `error('TO_JSON_STRING with pretty_print of a JSON value is not translated: how BigQuery lays out a JSON value is not documented')`
+      ? raiseSql(
+          "'TO_JSON_STRING with pretty_print of a JSON value is not translated: how BigQuery lays out a JSON value is not documented'",
+        )
       : `${jsonTextFunction}(${text})`;
   return undefined;
 }
@@ -227,7 +232,7 @@ function scalarJson(v: string, type: string | undefined, pretty: boolean, encodi
     const test = name === 'DECIMAL' ? `typeof(${v}) LIKE 'DECIMAL%'` : `typeof(${v}) = '${name}'`;
     return `WHEN ${test} THEN ${scalarBranch(v, name, pretty, encoding)}`;
   });
-  return `CASE WHEN ${v} IS NULL THEN 'null' ${branches.join(' ')} ELSE error('TO_JSON_STRING of a value of DuckDB type ' || typeof(${v}) || ' is not translated: the translator could not tell its BigQuery type') END`;
+  return `CASE WHEN ${v} IS NULL THEN 'null' ${branches.join(' ')} ELSE ${raiseSql(`'TO_JSON_STRING of a value of DuckDB type ' || typeof(${v}) || ' is not translated: the translator could not tell its BigQuery type'`)} END`;
 }
 
 /** The indent of pretty_print at a depth, and what comes before an element or field there. */

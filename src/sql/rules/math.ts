@@ -1,3 +1,4 @@
+import { raiseSql } from '../raised-errors.js';
 import { type FunctionCall, type RuleTable, raise, rule, same, unsupported } from './rule.js';
 
 /**
@@ -13,7 +14,7 @@ export function checkedDivisor(sql: string): string {
   const written = /^(?:([\d.]+(?:[eE][+-]?\d+)?)|CAST\(([\d.]+(?:[eE][+-]?\d+)?) AS DOUBLE\))$/.exec(sql);
   const number = written && Number(written[1] ?? written[2]);
   if (number) return sql;
-  return `(CASE WHEN ${sql} = 0 THEN error('division by zero') ELSE ${sql} END)`;
+  return `(CASE WHEN ${sql} = 0 THEN ${raiseSql("'division by zero'")} ELSE ${sql} END)`;
 }
 
 /**

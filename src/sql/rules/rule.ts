@@ -1,3 +1,4 @@
+import { raiseSql } from '../raised-errors.js';
 import { unsupported } from '../unsupported.js';
 
 /**
@@ -226,7 +227,7 @@ export function hasNullElement(list: string): string {
  * error(), so a rule that raises writes its SAFE. form itself (`ownSafeForm`).
  */
 export const raise = (call: FunctionCall, message: string): string =>
-  call.safe ? 'NULL' : `error(${message})`;
+  call.safe ? 'NULL' : raiseSql(message);
 
 /** A literal argument a rule needs to decide its DuckDB form, or a refusal naming it. */
 export function literalArgument(call: FunctionCall, index: number, what: string): string {

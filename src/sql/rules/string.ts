@@ -1,3 +1,4 @@
+import { raiseSql } from '../raised-errors.js';
 import {
   editDistanceFunction,
   type FunctionCall,
@@ -145,7 +146,11 @@ function containsSubstr(args: readonly string[], call: FunctionCall): string {
   const text =
     shape.scalar === undefined || shape.scalar === 'VARCHAR' ? args[0] : `CAST(${call.asText(0)} AS VARCHAR)`;
   // Not BigQuery's error but the translation's limit: SAFE. does not turn it into NULL.
-  const refused = `error(${quoteString('CONTAINS_SUBSTR of text with characters outside ASCII is not translated (NFKC normalization and case folding)')})`;
+  const refused = raiseSql(
+    quoteString(
+      'CONTAINS_SUBSTR of text with characters outside ASCII is not translated (NFKC normalization and case folding)',
+    ),
+  );
   return `list_transform([${text}], __substr_text -> CASE WHEN __substr_text IS NULL THEN NULL WHEN regexp_matches(__substr_text, '[^\\x00-\\x7f]') THEN ${refused} ELSE contains(lower(__substr_text), ${quoteString(search.toLowerCase())}) END)[1]`;
 }
 
@@ -203,7 +208,7 @@ function textOnly(name: string, translate: (args: readonly string[]) => string) 
 
 /** The character of a Unicode code point (not NULL), BigQuery's CHR: '' for 0, an error for no character. */
 function codePointText(code: string): string {
-  return `(CASE WHEN ${code} = 0 THEN '' WHEN ${code} < 0 OR ${code} > 1114111 OR ${code} BETWEEN 55296 AND 57343 THEN error('Invalid code point: ' || ${code}) ELSE chr(CAST(${code} AS INTEGER)) END)`;
+  return `(CASE WHEN ${code} = 0 THEN '' WHEN ${code} < 0 OR ${code} > 1114111 OR ${code} BETWEEN 55296 AND 57343 THEN ${raiseSql(`'Invalid code point: ' || ${code}`)} ELSE chr(CAST(${code} AS INTEGER)) END)`;
 }
 
 export const stringRules: RuleTable = {

@@ -59,7 +59,7 @@ function inRange(kind: RangedKind, sign: '+' | '-', result: string, call: Functi
     : quoteString(
         `${call.name.toUpperCase()} result is out of the ${kind.toUpperCase()} range (0001-01-01 to 9999-12-31)`,
       );
-  return rangeChecked(kind, result, call.safe ? 'NULL' : `error(${message})`);
+  return rangeChecked(kind, result, raise(call, message));
 }
 
 /**
