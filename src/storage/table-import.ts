@@ -6,6 +6,7 @@ import { createGunzip } from 'node:zlib';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { TableFileFormat, TableSource } from '../endpoints/table-source.js';
 import { QuerygateError } from '../errors.js';
+import { raisedMessage } from '../sql/raised-errors.js';
 import { quoteIdent } from '../sql/table-schema.js';
 import { checkTableRow } from './table-row-check.js';
 import { selectFromWire, wireType } from './table-wire.js';
@@ -186,7 +187,8 @@ async function refusal(
   format: ImportFormat,
   error: unknown,
 ): Promise<QuerygateError> {
-  const message = (error as Error).message.split('\n')[0] ?? 'refused';
+  // A value the reader's SQL refused in BigQuery's words (table-wire.ts) is told in them alone.
+  const message = (raisedMessage(error) ?? (error as Error).message).split('\n')[0] ?? 'refused';
   if (format === 'ndjson') {
     const bad = await firstBadLine(source, file).catch(() => undefined);
     if (bad)

@@ -1,4 +1,5 @@
 import { duckdbColumnType, type TableColumn } from '../endpoints/table-columns.js';
+import { raiseSql } from '../sql/raised-errors.js';
 import { datetimeOf } from '../sql/rules/time.js';
 import { quoteIdent } from '../sql/table-schema.js';
 import { civilTextPatterns } from './table-row-check.js';
@@ -97,7 +98,7 @@ function civilText(expression: string, column: TableColumn, format: WireFormat):
   if (format !== 'text') return expression;
   const type = column.type as keyof typeof civilTextPatterns;
   const refused = `'${column.name.replaceAll("'", "''")}: ' || ${expression} || ' is not BigQuery''s ${type} text'`;
-  return `CASE WHEN ${expression} IS NULL OR regexp_full_match(${expression}, '${civilTextPatterns[type].source}') THEN ${expression} ELSE error(${refused}) END`;
+  return `CASE WHEN ${expression} IS NULL OR regexp_full_match(${expression}, '${civilTextPatterns[type].source}') THEN ${expression} ELSE ${raiseSql(refused)} END`;
 }
 
 /** `SELECT <converted columns> FROM <from>`: the rows of `from` as the table stores them. */

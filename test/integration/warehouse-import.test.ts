@@ -225,7 +225,7 @@ describe('querygate import into a table source', () => {
       const csv = join(dir, 'civil.csv');
       const line = (row: Record<string, string>) => `${row.day},${row.seen_at},${row.opens}`;
       writeFileSync(csv, `day,seen_at,opens\n${line(good)}\n${line({ ...good, ...change })}\n`);
-      await expect(load(civil, [csv])).rejects.toThrow(`${column}: ${value} is not BigQuery's`);
+      await expect(load(civil, [csv])).rejects.toThrow(`${csv}: ${column}: ${value} is not BigQuery's`);
     }
     expect(await rows('SELECT count(*)::INTEGER AS n FROM civil_times')).toEqual([{ n: 0 }]);
     // The same text without the offset loads, as it reads.
