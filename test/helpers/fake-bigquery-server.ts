@@ -14,6 +14,7 @@ import type { BigQueryOptions } from '@google-cloud/bigquery';
 import { parse } from '@guanmingchiu/sqlparser-ts';
 import { renameObjects } from '../../src/backends/bigquery/qualify.js';
 import { readTableSchemas } from '../../src/backends/duckdb/table-schemas.js';
+import { inBigQueryWords } from '../../src/backends/duckdb/value-errors.js';
 import type { LogSource } from '../../src/endpoints/sources.js';
 import { queryableTable, type TableSource } from '../../src/endpoints/table-source.js';
 import { isoMicros } from '../../src/engines/iso-micros.js';
@@ -200,20 +201,6 @@ const parameterTypes = {
 } as const;
 
 const dryRunValues = { INT64: '0', FLOAT64: '0', BOOL: 'false', TIMESTAMP: '1970-01-01T00:00:00Z' } as const;
-
-/**
- * DuckDB's words for a run that fails on a value, in BigQuery's: its engine (ZetaSQL) says
- * `Limit requires non-negative count and offset`, `int64 overflow: a + b` and (time_zone_util.cc)
- * `Invalid time zone: Mars/Olympus`, reason invalidQuery.
- */
-function inBigQueryWords(message: string): string {
-  if (/LIMIT\/OFFSET cannot be negative/.test(message)) return 'Limit requires non-negative count and offset';
-  const zone = /Unknown TimeZone '([^']*)'/.exec(message);
-  if (zone) return `Invalid time zone: ${zone[1]}`;
-  const overflow = /Overflow in \w+ of INT64 \((-?\d+) ([-+*]) (-?\d+)\)/.exec(message);
-  if (overflow) return `int64 overflow: ${overflow[1]} ${overflow[2]} ${overflow[3]}`;
-  return message;
-}
 
 const invalidQuery = (message: string) => new HttpFailure(400, { reason: 'invalidQuery', message });
 

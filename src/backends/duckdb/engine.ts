@@ -17,11 +17,7 @@ import {
 import { type CallerFaultOf, callerSqlError } from '../../engines/caller-sql-errors.js';
 import { startDeadline } from '../../engines/deadline.js';
 import { isoMicros } from '../../engines/iso-micros.js';
-import {
-  bigQueryValueFault,
-  parameterValueError,
-  type ValueFaultOf,
-} from '../../engines/parameter-value-errors.js';
+import { parameterValueError } from '../../engines/parameter-value-errors.js';
 import { createPlanCache, type PlanCache } from '../../engines/plan-cache.js';
 import {
   type EngineOptions,
@@ -48,6 +44,7 @@ import { createMemoryCeiling, type StopReason } from './memory-ceiling.js';
 import { type DuckDbFunctions, readDuckDbFunctions, readFromRollup } from './rollup-rewrite.js';
 import { decodeRows, describeColumns, NullArrayElement, type RecordWire } from './rows.js';
 import { type QueryableTable, readTableSchemas } from './table-schemas.js';
+import { duckDbValueFault } from './value-errors.js';
 
 /**
  * The DuckDB file the engine reads: anything that hands out connections to it. The store
@@ -371,7 +368,10 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
         );
       }
       if (runOptions.signal?.aborted) throw new QuerygateError('ENGINE_ERROR', `${query.name} was cancelled`);
-      const raised = raisedMessage(error);
+      // A value's fault no parameter explains is the query's own, as BigQuery answers it (400):
+      // raised by the translation, or DuckDB's own for the data (an INT64 overflow, a zone column).
+      const valueFault = duckDbValueFault(error);
+      const raised = raisedMessage(error) ?? valueFault?.message;
       const refused =
         parameterValueError(query, params, error, duckDbValueFault) ??
         (raised === undefined
@@ -639,35 +639,6 @@ async function openConnections(
   }
   return opened;
 }
-
-/**
- * What a value the caller sent can cause, in DuckDB's words: `Binder Error: LIMIT/OFFSET cannot be
- * negative`, `Out of Range Error: Overflow in multiplication of INT64 (a * b)!` with the operands,
- * an INT64 an INTEGER argument cannot hold (a count of days or months, expression-sql.ts), a zone
- * ICU does not know (`Not implemented Error: Unknown TimeZone 'Mars/Olympus'!`), a time past
- * DuckDB's range; and in BigQuery's, every error the translation raises (sql/raised-errors.ts:
- * a division by zero, an array index out of bounds, a time moved past its range).
- */
-const duckDbValueFault: ValueFaultOf = (error) => {
-  const raised = raisedMessage(error);
-  if (raised !== undefined) {
-    const fault = bigQueryValueFault(raised);
-    return fault === undefined ? undefined : { fault, message: raised };
-  }
-  const message = ((error as Error)?.message ?? '').split('\n', 1)[0] ?? '';
-  if (/LIMIT\/OFFSET cannot be negative/.test(message)) return { fault: 'negative-count', message };
-  if (/^Out of Range Error: Overflow/.test(message)) return { fault: 'overflow', message };
-  if (
-    /^Conversion Error: Type INT64 with value -?\d+ can't be cast because the value is out of range/.test(
-      message,
-    )
-  )
-    return { fault: 'overflow', message };
-  if (/Unknown TimeZone '/.test(message)) return { fault: 'time-zone', message };
-  if (/^Conversion Error: Date and time not in timestamp range/.test(message))
-    return { fault: 'time-range', message };
-  return undefined;
-};
 
 /**
  * DuckDB's failures of the store rather than of a query: a file it could not read or write (its
