@@ -141,11 +141,18 @@ export function createResponseReplay(options: ResponseReplayOptions) {
 
   const reuse = keptCallsReuser(resolver, metrics !== undefined);
 
+  // The kept answer last made the most recent: until another is (answered or kept), it still is,
+  // so a client repeating one request (a dashboard polling it) costs no bump of the LRU.
+  let mostRecent: Replay | undefined;
+
   /** The kept answer to send again, while every result it was made of is fresh. */
   const answer = (replay: Replay | undefined): KeptAnswer | undefined => {
     if (replay === undefined) return undefined;
     if (!reuse(replay.calls)) return undefined;
-    replays.get(replay);
+    if (replay !== mostRecent) {
+      replays.get(replay);
+      mostRecent = replay;
+    }
     return replay;
   };
 
@@ -194,6 +201,7 @@ export function createResponseReplay(options: ResponseReplayOptions) {
      */
     clear(): void {
       replays.clear();
+      mostRecent = undefined;
       sighted.clear();
       keptShelves.clear();
     },
@@ -225,6 +233,7 @@ export function createResponseReplay(options: ResponseReplayOptions) {
         ),
       };
       replays.set(replay, true);
+      mostRecent = undefined;
       if (!replays.has(replay)) return;
       const replaced = keptShelves.add(replay);
       if (replaced !== undefined) replays.delete(replaced);
