@@ -6,7 +6,8 @@ import type { ParameterValues, SavedQuery } from './query-engine.js';
  * a negative LIMIT or OFFSET, an INT64 overflow, a division by zero, an array position outside
  * the array (numbers), a time zone neither engine knows (text, as `DATETIME(ts, @time_zone)`
  * takes it), JSON text with a number BigQuery's JSON cannot hold (`PARSE_JSON(@doc)`), a count
- * of seconds, milliseconds, microseconds or days past the range of times (`TIMESTAMP_SECONDS(@s)`).
+ * of seconds, milliseconds, microseconds or days past the range of times (`TIMESTAMP_SECONDS(@s)`),
+ * a string a CAST cannot read as its type (`CAST(@s AS INT64)`, `Bad int64 value: abc`).
  */
 export type ValueFault =
   | 'negative-count'
@@ -16,7 +17,8 @@ export type ValueFault =
   | 'time-zone'
   | 'time-range'
   | 'json-number'
-  | 'unix-range';
+  | 'unix-range'
+  | 'unread-string';
 
 /** Which failure of a run, in an engine's own terms, is one of these (undefined: none is). */
 export type ValueFaultOf = (error: unknown) => { fault: ValueFault; message: string } | undefined;
@@ -48,6 +50,10 @@ export function bigQueryValueFault(message: string): ValueFault | undefined {
     /^(?:Input value -?\d+ cannot be converted into a TIMESTAMP|DATE_FROM_UNIX_DATE range is )/.test(message)
   )
     return 'unix-range';
+  if (
+    /^(?:Bad \w+ value: |Invalid (?:NUMERIC|BIGNUMERIC) value: |Invalid (?:date|timestamp): ')/.test(message)
+  )
+    return 'unread-string';
   return undefined;
 }
 
@@ -75,6 +81,9 @@ const causes: Readonly<Record<ValueFault, (value: string, message: string) => bo
     const number = /^Input number:? (\S+)/.exec(message)?.[1];
     return number !== undefined && value.includes(number);
   },
+  // Both engines quote the text a CAST could not read: `Bad int64 value: abc`.
+  'unread-string': (value, message) =>
+    value !== '' && (message.endsWith(`: ${value}`) || message.endsWith(`: '${value}'`)),
 };
 
 /** The faults blamed on a parameter only where the SQL uses it where the fault arises. */
@@ -91,6 +100,7 @@ const typesFor: Readonly<Record<ValueFault, ReadonlySet<string>>> = {
   'time-range': new Set(['INT64']),
   'json-number': new Set(['STRING']),
   'unix-range': new Set(['INT64']),
+  'unread-string': new Set(['STRING']),
 };
 
 /**
@@ -136,6 +146,7 @@ const placedFor: Readonly<Record<ValueFault, (name: string) => RegExp>> = {
   'json-number': (name) => new RegExp(`\\bparse_json\\s*\\(\\s*@${name}\\b`, 'i'),
   'unix-range': (name) =>
     new RegExp(`\\b(timestamp_(seconds|millis|micros)|date_from_unix_date)\\s*\\(\\s*@${name}\\b`, 'i'),
+  'unread-string': (name) => new RegExp(`\\b(safe_)?cast\\s*\\(\\s*@${name}\\b`, 'i'),
 };
 
 function escaped(text: string): string {

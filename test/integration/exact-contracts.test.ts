@@ -92,7 +92,7 @@ warmSeconds: null
 sandboxed: false
 parameters:
   - { name: project, required: true, description: Project whose checkout events are read. }
-  - { name: check, required: true, description: "The check that fails: error, divide, index, overflow or none." }
+  - { name: check, required: true, description: "The check that fails: error, divide, index, overflow, double or none." }
 columns:
   order_id: { description: The order. }
   checked: { description: The event's status where no check fails. }
@@ -104,6 +104,7 @@ const checkedSql = `select m.order_id,
     when 'divide' then cast(div(m.amount_cents, m.amount_cents - m.amount_cents) as string)
     when 'index' then split(m.order_id, 'o')[offset(5)]
     when 'overflow' then cast((m.amount_cents - m.amount_cents + 2) * 9223372036854775807 as string)
+    when 'double' then cast(cast(concat(substr(m.order_id, 1, 0), 'abc') as float64) as string)
     else m.status
   end as checked
 from \`checkout.events\` as t
@@ -121,6 +122,8 @@ const failedChecks = [
   ['index', 'Array index 5 is out of bounds (overflow)'],
   // An INT64 overflow of the data, which DuckDB reports in its own words, told in ZetaSQL's.
   ['overflow', 'int64 overflow: 2 * 9223372036854775807'],
+  // Text of the data a CAST cannot read, which DuckDB reports in its own words, told in ZetaSQL's.
+  ['double', 'Bad double value: abc'],
 ] as const;
 
 /**

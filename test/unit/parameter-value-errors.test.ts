@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { duckDbValueFault } from '../../src/backends/duckdb/value-errors.js';
 import {
   parameterValueError,
   type ValueFault,
@@ -113,6 +114,40 @@ describe('a run that fails on a value the caller sent', () => {
     });
     // A number is never a time zone, even when its digits are in the message.
     expect(refused({ top: '5' }, 'time-zone', "Unknown TimeZone '5'!")).toBeUndefined();
+  });
+
+  it('names the text parameter a CAST could not read, in the words of either engine', () => {
+    const casting = { ...query, sql: 'select cast(@label as date) as d, cast(@zone as int64) as z from t' };
+    const blamed = (params: Record<string, string>, message: string) =>
+      parameterValueError(casting, params, new Error(message), duckDbValueFault)?.details?.parameter;
+    // DuckDB's own words, and BigQuery's (convert_string.cc, date_time_util.cc).
+    expect(
+      blamed(
+        { label: '2024-01-01', zone: 'abc' },
+        'Conversion Error: Could not convert string "abc" to DECIMAL(38,9)',
+      ),
+    ).toBe('zone');
+    expect(
+      blamed(
+        { label: 'soon', zone: '5' },
+        'Conversion Error: invalid date field format: "soon", expected format is (YYYY-MM-DD) when casting from source column x',
+      ),
+    ).toBe('label');
+    expect(
+      parameterValueError(
+        casting,
+        { label: 'x', zone: 'abc' },
+        new Error('Bad int64 value: abc'),
+        (error) => ({
+          fault: 'unread-string',
+          message: (error as Error).message,
+        }),
+      )?.message,
+    ).toBe("Parameter 'zone' is abc, which test.query cannot run with: Bad int64 value: abc");
+    // Text of the data: no parameter's value is the one quoted.
+    expect(
+      blamed({ label: 'x', zone: 'y' }, "Conversion Error: Could not convert string 'abc' to DOUBLE"),
+    ).toBe(undefined);
   });
 
   it('names no parameter, leaving the engine error as it is, when no value explains the fault', () => {

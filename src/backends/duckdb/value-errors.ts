@@ -4,7 +4,9 @@ import { raisedMessage } from '../../sql/raised-errors.js';
 /**
  * DuckDB's own words for a run that fails on a value, in BigQuery's, where BigQuery has words for
  * the same failure: ZetaSQL's `Limit requires non-negative count and offset`, `int64 overflow:
- * a * b`, and time_zone_util.cc's `Invalid time zone: Mars/Olympus`. Other messages as they are.
+ * a * b`, time_zone_util.cc's `Invalid time zone: Mars/Olympus`, and a string CAST cannot read
+ * (convert_string.cc's `Bad int64 value: abc`, `Invalid NUMERIC value: abc`, date_time_util.cc's
+ * `Invalid date: 'abc'`). Other messages as they are.
  */
 export function inBigQueryWords(message: string): string {
   if (/LIMIT\/OFFSET cannot be negative/.test(message)) return 'Limit requires non-negative count and offset';
@@ -12,8 +14,27 @@ export function inBigQueryWords(message: string): string {
   if (zone) return `Invalid time zone: ${zone[1]}`;
   const overflow = /Overflow in \w+ of INT64 \((-?\d+) ([-+*]) (-?\d+)\)/.exec(message);
   if (overflow) return `int64 overflow: ${overflow[1]} ${overflow[2]} ${overflow[3]}`;
+  const unread = /^Conversion Error: Could not convert string (["'])(.*)\1 to (\w+)/.exec(message);
+  const words = unread?.[3] === undefined ? undefined : unreadStringWords[unread[3]];
+  if (unread && words) return words(unread[2] as string);
+  // A CAST to INT64 goes through NUMERIC (to round as BigQuery does), which may not fit INT64.
+  const wide = /^Conversion Error: Failed to cast decimal value (-?\d+) to type INT64/.exec(message);
+  if (wide) return `Bad int64 value: ${wide[1]}`;
+  const civil = /^Conversion Error: invalid (date|timestamp) field format: "(.*)", expected format/.exec(
+    message,
+  );
+  if (civil) return `Invalid ${civil[1]}: '${civil[2]}'`;
   return message;
 }
+
+/** ZetaSQL's words for a string its CAST to the DuckDB type cannot read (convert_string.cc). */
+const unreadStringWords: Readonly<Record<string, (text: string) => string>> = {
+  INT64: (text) => `Bad int64 value: ${text}`,
+  DOUBLE: (text) => `Bad double value: ${text}`,
+  BOOL: (text) => `Bad bool value: ${text}`,
+  // The translation casts a string to INT64 through NUMERIC (expression-sql.ts).
+  DECIMAL: (text) => `Invalid NUMERIC value: ${text}`,
+};
 
 /**
  * What a value can cause, from a DuckDB run's error: every error the translation raises in
