@@ -7,6 +7,7 @@ import { jsonRules, jsonValueRules } from './rules/json.js';
 import { jsonEncodingRules } from './rules/json-encoding.js';
 import { mathRules } from './rules/math.js';
 import { netRules } from './rules/net.js';
+import { parseNumericRules } from './rules/parse-numeric.js';
 import { regexRules } from './rules/regex.js';
 import { type FunctionCall, type FunctionRule, nowParameter, rule, unsupported } from './rules/rule.js';
 import { stringRules } from './rules/string.js';
@@ -62,6 +63,7 @@ const rules: Record<string, FunctionRule> = {
   ...jsonValueRules,
   ...jsonEncodingRules,
   ...netRules,
+  ...parseNumericRules,
   ...mathRules,
   ...conditionalRules,
   ...aggregateRules,

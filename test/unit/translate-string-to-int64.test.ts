@@ -93,3 +93,68 @@ describe('CAST of a STRING to INT64 on DuckDB', () => {
     expect(float.sql).toContain('DECIMAL(38, 9)');
   });
 });
+
+// PARSE_NUMERIC's documented examples and ZetaSQL's compliance cases
+// (zetasql/compliance/functions_testlib_numeric.cc, GetFunctionTestsParseNumeric), as NUMERIC text.
+describe('PARSE_NUMERIC on DuckDB', () => {
+  it('reads blanks, a sign before or after, commas among the integer digits and an exponent', async () => {
+    const cases: [string, string][] = [
+      ['123.45', '123.45'],
+      ['12.34E27', '12340000000000000000000000000'],
+      ['1.0123456789', '1.012345679'],
+      ['  -  12.34 ', '-12.34'],
+      ['12.34e-1-', '-1.234'],
+      [' 1,2,3,.45e+10 + ', '1234500000000'],
+      [' 1,2.3e-10 + ', '0.000000001'],
+      [' ,1,2,34. + ', '1234'],
+      [' .1234 ', '0.1234'],
+      [' + \t\v .1 \r\n\f ', '0.1'],
+      [' ,,,,1 ', '1'],
+      [' 1,,,2 ', '12'],
+      [' 1e+28 ', '10000000000000000000000000000'],
+      [' 1e-30 ', '0'],
+      ['- 12,34567,89.0', '-123456789'],
+      [' 0,.12 -', '-0.12'],
+    ];
+    const select = cases
+      .map(
+        ([text], i) => `cast(parse_numeric(${JSON.stringify(text).replaceAll('"', "'")}) as string) as c${i}`,
+      )
+      .join(', ');
+    expect(await row(`select ${select}, parse_numeric(null) as none`)).toEqual({
+      ...Object.fromEntries(cases.map(([, parsed], i) => [`c${i}`, parsed])),
+      none: null,
+    });
+  });
+
+  it('fails malformed text or a value past NUMERIC, and SAFE.PARSE_NUMERIC is NULL for it', async () => {
+    const malformed = [
+      ' . ',
+      ' $ 12.34  ',
+      ' 1 2.34  ',
+      ' 1e2,3  ',
+      ' 1.2.3  ',
+      ' 1..2  ',
+      ' 1.2,3  ',
+      ' ,,,.123 ',
+      '.e1',
+      'e1',
+      '1 e+28',
+      '1 . 10',
+      ' - 12.3 -',
+      '  -- 1',
+      '1 ++  ',
+      ' 1 + 2  ',
+      ' + 12 + ',
+      ' 1e--10 ',
+      ' 1e2.3 ',
+      ' 1e+29 ',
+    ];
+    for (const text of malformed)
+      await expect(row(`select parse_numeric('${text}') as n`)).rejects.toThrow(
+        'Invalid input to PARSE_NUMERIC',
+      );
+    const safe = malformed.map((text, i) => `safe.parse_numeric('${text}') as s${i}`).join(', ');
+    expect(Object.values(await row(`select ${safe}`))).toEqual(malformed.map(() => null));
+  });
+});
