@@ -57,6 +57,14 @@ describe('BigQuery to DuckDB translation', () => {
     ]);
   });
 
+  it('passes over a name the SELECT list gives a column itself when naming anonymous columns', async () => {
+    // `SELECT 1, 2 AS f0_, 3`: f0_ is the alias's, so the anonymous columns take f1_ and f2_ and
+    // all three values are answered.
+    const result = await scratch.bigquery('select 1, 2 as F0_, 3', {}, now);
+    expect(result.columns.map((column) => column.name)).toEqual(['f1_', 'F0_', 'f2_']);
+    expect(result.rows).toEqual([{ f1_: 1, F0_: 2, f2_: 3 }]);
+  });
+
   it('reads a field of a one-row CTE by position, dates[0] and dates[ORDINAL(2)], as BigQuery subscripts a row', async () => {
     // Logflare's usage.api-counts filters with `f0.timestamp >= dates[0]`, dates a one-row CTE.
     expect(
