@@ -177,6 +177,18 @@ interface SetSide {
   outputs: OutputNames;
 }
 
+/**
+ * The inputs a chain of one set operation (`a UNION ALL b UNION ALL c`) has up to `side`, as
+ * BigQuery numbers the queries of its messages (`query 3`); another operation, or one in
+ * parentheses, is one input.
+ */
+function setInputs(side: SetExpr, operation: { op: string; set_quantifier: string }): number {
+  const [kind, node] = variant(side);
+  if (kind !== 'SetOperation' || node.op !== operation.op || node.set_quantifier !== operation.set_quantifier)
+    return 1;
+  return setInputs(node.left, operation) + setInputs(node.right, operation);
+}
+
 function setExpression(body: SetExpr, context: TranslationContext): SetSide {
   const [kind, node] = variant(body);
   switch (kind) {
@@ -208,7 +220,10 @@ function setExpression(body: SetExpr, context: TranslationContext): SetSide {
       const right = byName
         ? inLeftOrder(left, setExpression(node.right, context))
         : setExpression(node.right, context);
-      const renamed = withLeftFieldNames(right.sql, left.types, right.types);
+      const renamed = withLeftFieldNames({ ...right, body: byName ? undefined : node.right }, left.types, {
+        sql: `${setOperators[node.op]} ${quantifier === 'All' ? 'ALL' : 'DISTINCT'}`,
+        rightIndex: setInputs(node.left, node) + 1,
+      });
       return {
         sql: `${left.sql}\n${setOperators[node.op]}${keyword}\n${renamed === undefined ? right.sql : `(${renamed})`}`,
         scope: left.scope,

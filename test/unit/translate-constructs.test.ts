@@ -286,6 +286,32 @@ describe('BigQuery to DuckDB translation', () => {
     expect(await rows('select struct(1 as a) as s except distinct select struct(1)')).toEqual([]);
   });
 
+  it("refuses a set operation of STRUCTs of other field counts, or of other column counts, in BigQuery's words", () => {
+    // BigQuery coerces the right side's STRUCT to the left's by position, and refuses one of more or
+    // fewer fields: "Column 1 in UNION ALL has incompatible types: ..." (zetasql
+    // set_operation_resolver_base.cc); a side of another column count: "Queries in UNION ALL have
+    // mismatched column count; query 1 has 2 columns, query 2 has 1 column" (resolver_query.cc,
+    // CheckSameColumnNumber), queries numbered along a chain of one operation.
+    const refusal = (sql: string) => () => translateToDuckDb(sql, { tables: seedTables });
+    expect(
+      refusal('select struct(1 as a, 2 as b) as s union all select struct(3 as a, 4 as b, 5 as c)'),
+    ).toThrow('Column 1 in UNION ALL has incompatible types: STRUCT<a, b>, STRUCT<a, b, c>');
+    expect(
+      refusal(
+        "select 0 as n, struct('blue' as color, 'round' as shape) as info union all select 1, struct('red')",
+      ),
+    ).toThrow('Column 2 in UNION ALL has incompatible types: STRUCT<color, shape>, STRUCT of 1 field');
+    expect(refusal('select [struct(1 as a)] as xs union distinct select [struct(1 as a, 2 as b)]')).toThrow(
+      'Column 1 in UNION DISTINCT has incompatible types: ARRAY<STRUCT<a>>, ARRAY<STRUCT<a, b>>',
+    );
+    expect(refusal('select 1, 2 union all select 3')).toThrow(
+      'Queries in UNION ALL have mismatched column count; query 1 has 2 columns, query 2 has 1 column',
+    );
+    expect(refusal('select 1 union all select 2 union all select 3, 4')).toThrow(
+      'Queries in UNION ALL have mismatched column count; query 1 has 1 column, query 3 has 2 columns',
+    );
+  });
+
   it('names the fields of STRUCT(a, t.b) after the columns, as BigQuery does', async () => {
     // r2 (12:30:30) is the latest record.
     const result = await rows(
