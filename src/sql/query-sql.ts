@@ -118,10 +118,23 @@ function inLeftOrder(left: SetSide, right: SetSide): SetSide {
 function queryBody(query: Query, context: TranslationContext): QuerySql {
   const parts: string[] = [];
   const { sql, scope, columns, outputs } = setExpression(query.body, context);
-  const inScope = context.within(scope);
-  parts.push(sql);
-  if (query.order_by) {
-    const [kind, items] = variant(query.order_by.kind);
+  const orderBy = query.order_by && variant(query.order_by.kind);
+  // After a set operation ORDER BY reads the result's columns, in an expression too (`ORDER BY
+  // s.b`, s a STRUCT column), as BigQuery does; DuckDB orders a set operation only by its column
+  // names, so the result is read as a subquery's rows, its columns named by the left side.
+  const readsResult =
+    variant(query.body)[0] === 'SetOperation' &&
+    orderBy?.[0] === 'Expressions' &&
+    orderBy[1].some((item: OrderByExpr) => !outputs.has(bareName(item.expr)?.value.toLowerCase() ?? ''));
+  let inScope = context.within(scope);
+  if (readsResult) {
+    const result = context.scope.child();
+    result.bind(setResult, { kind: 'relation', alias: setResult, columns, qualified: true });
+    inScope = context.within(result);
+  }
+  parts.push(readsResult ? `SELECT * FROM (\n${indent(sql)}\n) AS ${quoteIdent(setResult)}` : sql);
+  if (orderBy) {
+    const [kind, items] = orderBy;
     if (kind !== 'Expressions') throw unsupported('ORDER BY ALL');
     parts.push(
       `ORDER BY ${items.map((item) => atNode(item, () => orderItemSql(item, inScope, outputs))).join(', ')}`,
@@ -160,6 +173,9 @@ export function orderItemSql(item: OrderByExpr, context: TranslationContext, out
       : (output.sortsAs ?? (output.explicit ? quoteIdent(name) : context.expr(output.expr)));
   return `${sql}${direction}${nulls}`;
 }
+
+/** The name of a set operation's result read as a subquery's rows (queryBody). */
+const setResult = '$set';
 
 const setOperators: Record<string, string> = {
   Union: 'UNION',
@@ -230,7 +246,7 @@ function setExpression(body: SetExpr, context: TranslationContext): SetSide {
         // Named and typed by the left side, but holding the right side's rows too: stored by neither.
         columns: left.columns && unstored(left.columns),
         types: left.types,
-        // After a set operation ORDER BY can only name the result's columns, never an expression.
+        // After a set operation ORDER BY names the result's columns (an expression of them: queryBody).
         outputs: new Map(
           [...left.outputs].map(([name, output]) => [name, { expr: output.expr, explicit: true }]),
         ),

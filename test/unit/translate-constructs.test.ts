@@ -312,6 +312,20 @@ describe('BigQuery to DuckDB translation', () => {
     );
   });
 
+  it("orders a set operation's rows by a field of its STRUCT column and by an expression of its columns", async () => {
+    // BigQuery's ORDER BY after UNION ALL reads the result's columns, in expressions too: s.b is
+    // 2 in the first row and 0 in the second, so the second comes first; -n puts 5 before 1.
+    expect(
+      await rows(
+        "select struct(1 as a, 2 as b) as s, 'x' as t union all select struct(3, 0), 'y' order by s.b",
+      ),
+    ).toEqual([
+      { s: { a: 3, b: 0 }, t: 'y' },
+      { s: { a: 1, b: 2 }, t: 'x' },
+    ]);
+    expect(await rows('select 1 as n union all select 5 order by -n limit 1')).toEqual([{ n: 5 }]);
+  });
+
   it('names the fields of STRUCT(a, t.b) after the columns, as BigQuery does', async () => {
     // r2 (12:30:30) is the latest record.
     const result = await rows(
