@@ -44,6 +44,17 @@ describe('SQL that reads none of the endpoint tables', () => {
     });
   });
 
+  it("answers a caller's typed array of STRUCTs, which the parser reads only rewritten", async () => {
+    // The UNNEST docs' example: ARRAY<STRUCT<x INT64, y STRING>>[(1, 'foo'), (3, 'bar')].
+    const elements = "unnest(ARRAY<STRUCT<x INT64, y STRING>>[(1, 'foo'), (3, 'bar')])";
+    const answer = await logsAll(`select e.x, e.y from ${elements} as e order by e.x`);
+    expect(answer.status).toBe(200);
+    expect(answer.body.result).toEqual([
+      { x: 1, y: 'foo' },
+      { x: 3, y: 'bar' },
+    ]);
+  });
+
   it("answers a caller's own WITH under a set operation", async () => {
     // UNION ALL has no order of its own: compared as a set of rows.
     const { status, body } = await logsAll('with t as (select 1 as a) select a from t union all select 2');
