@@ -4,11 +4,12 @@ import { constantCtes } from './constant-ctes.js';
 import type { References } from './cte-scopes.js';
 import { refuseJsonKey } from './json-values.js';
 import { bareName } from './names.js';
+import { depthColumn, internalName, withIterationLimit } from './recursion-limit.js';
 import { selectSql } from './select-sql.js';
 import { type OutputTypes, withLeftFieldNames } from './set-operation-types.js';
 import { quoteIdent } from './table-schema.js';
 import { indent, type OutputNames, type QuerySql, type TranslationContext } from './translation-context.js';
-import { type Columns, type Scope, unstored } from './unnest-scope.js';
+import { type Column, type Columns, type Scope, unstored } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
 import { refuseValueTable } from './value-table.js';
 
@@ -24,14 +25,41 @@ export function querySql(query: Query, context: TranslationContext): QuerySql {
       for (const [name, columns] of constantCtes(query)) context.ctes.constants.set(name, columns);
       for (const cte of query.with.cte_tables) {
         const name = cte.alias.name.value;
+        let limited: Query | undefined;
         if (query.with.recursive) {
           const base = recursiveBase(cte.query, name);
-          // Its recursive term reads the rows so far, of the base term's columns.
-          if (base)
-            define(
-              name,
-              context.ctes.tracingUse(() => atNode(cte, () => context.queryWithColumns(base))).result.columns,
-            );
+          limited = base && withIterationLimit(cte.query, name);
+          // Its recursive term reads the rows so far, of the base term's columns (and their
+          // iteration, when it is printed with BigQuery's iteration limit).
+          if (base) {
+            const baseColumns = context.ctes.tracingUse(() =>
+              atNode(cte, () => context.queryWithColumns(base)),
+            ).result.columns;
+            define(name, baseColumns);
+            if (limited && baseColumns) define(internalName(name), withDepth(baseColumns));
+            else limited = undefined;
+          }
+        }
+        if (limited) {
+          const internal = internalName(name);
+          const { result, uses } = context.ctes.tracingUse(() =>
+            atNode(cte, () => context.queryWithColumns(limited as Query)),
+          );
+          ctes.push({
+            name: internal.toLowerCase(),
+            sql: `${quoteIdent(internal)} AS (\n${indent(result.sql)}\n)`,
+            uses,
+          });
+          // The CTE's own name reads its rows without their iteration.
+          ctes.push({
+            name: name.toLowerCase(),
+            sql: `${quoteIdent(name)} AS (\n  SELECT * EXCLUDE (${quoteIdent(depthColumn)}) FROM ${quoteIdent(internal)}\n)`,
+            uses: { ctes: new Set([internal.toLowerCase()]), parameters: new Set() },
+          });
+          const columns = result.columns && new Map(result.columns);
+          columns?.delete(depthColumn.toLowerCase());
+          define(name, columns);
+          continue;
         }
         const { result, uses } = context.ctes.tracingUse(() =>
           atNode(cte, () => context.queryWithColumns(refuseValueTable(cte.query, 'a WITH table'))),
@@ -63,6 +91,11 @@ export function querySql(query: Query, context: TranslationContext): QuerySql {
       kept.length > 0 ? `${withKeyword} ${kept.map((cte) => cte.sql).join(',\n')}\n${body.sql}` : body.sql;
     return { sql, columns: body.columns };
   });
+}
+
+/** A recursive CTE's base columns with the iteration of each row (recursion-limit.ts). */
+function withDepth(columns: Map<string, Column>): Columns {
+  return new Map([...columns, [depthColumn.toLowerCase(), { name: depthColumn, type: 'BIGINT' }]]);
 }
 
 /**

@@ -638,6 +638,25 @@ describe('speed rewrites keep the rows', () => {
     ).toEqual([{ n: 0 }, { n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
   });
 
+  it('fails a recursive CTE that has not terminated after 500 iterations, as BigQuery does', async () => {
+    // query-syntax.md, "Recursive CTEs": "If recursion doesn't terminate, the query fails after
+    // reaching 500 iterations"; the base term is the first, and the recursive-ctes guide's split
+    // CTEs run `WHERE iteration < 500` from 1: 500 rows, the iteration that adds none uncounted.
+    expect(
+      await rows(`with recursive t as (select 1 as n union all select r.n + 1 from t as r where r.n < 500)
+        select count(*) as c, max(n) as m from t`),
+    ).toEqual([{ c: 500, m: 500 }]);
+    const limit = /Recursive CTE t did not terminate within 500 iterations/;
+    await expect(
+      rows(
+        'with recursive t as (select 1 as n union all select n + 1 from t where n < 501) select count(*) as c from t',
+      ),
+    ).rejects.toThrow(limit);
+    await expect(
+      rows('with recursive t as (select 1 as n union all select n + 1 from t) select count(*) as c from t'),
+    ).rejects.toThrow(limit);
+  });
+
   it("matches the columns of UNION ALL BY NAME by name, in the first query's order, and refuses other names", async () => {
     // query-syntax.md, "UNION": SELECT 1 AS one_digit, 10 AS two_digit UNION ALL BY NAME
     // SELECT 20 AS two_digit, 2 AS one_digit answers (1, 10) and (2, 20).
