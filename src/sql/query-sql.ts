@@ -269,10 +269,14 @@ function setExpression(body: SetExpr, context: TranslationContext): SetSide {
       const right = byName
         ? inLeftOrder(left, setExpression(node.right, context))
         : setExpression(node.right, context);
-      const renamed = withLeftFieldNames({ ...right, body: byName ? undefined : node.right }, left.types, {
-        sql: `${setOperators[node.op]} ${quantifier === 'All' ? 'ALL' : 'DISTINCT'}`,
-        rightIndex: setInputs(node.left, node) + 1,
-      });
+      const renamed = withLeftFieldNames(
+        { ...right, body: byName ? undefined : node.right },
+        { ...left, body: node.left },
+        {
+          sql: `${setOperators[node.op]} ${quantifier === 'All' ? 'ALL' : 'DISTINCT'}`,
+          rightIndex: setInputs(node.left, node) + 1,
+        },
+      );
       return {
         sql: `${left.sql}\n${setOperators[node.op]}${keyword}\n${renamed === undefined ? right.sql : `(${renamed})`}`,
         scope: left.scope,

@@ -36,10 +36,10 @@ export type OutputTypes = readonly (SqlType | undefined)[] | undefined;
  */
 export function withLeftFieldNames(
   right: { readonly sql: string; readonly types: OutputTypes; readonly body?: SetExpr | undefined },
-  leftTypes: OutputTypes,
+  left: { readonly types: OutputTypes; readonly body?: SetExpr | undefined },
   operation: { readonly sql: string; readonly rightIndex: number },
 ): string | undefined {
-  const rightTypes = right.types;
+  const [leftTypes, rightTypes] = [left.types, right.types];
   if (leftTypes && rightTypes && leftTypes.length !== rightTypes.length) {
     const count = (n: number) => `${n} column${n === 1 ? '' : 's'}`;
     throw bigQueryRefusal(
@@ -47,22 +47,33 @@ export function withLeftFieldNames(
       `Queries in ${operation.sql} have mismatched column count; query 1 has ${count(leftTypes.length)}, query ${operation.rightIndex} has ${count(rightTypes.length)}`,
     );
   }
+  const leftArities = left.body && writtenArities(left.body);
+  const rightArities = right.body && writtenArities(right.body);
+  const incompatible = (index: number) => () => {
+    const types = [
+      typeText(leftTypes?.[index], leftArities?.[index]),
+      typeText(rightTypes?.[index], rightArities?.[index]),
+    ];
+    return bigQueryRefusal(
+      `${operation.sql} of STRUCTs of other field counts`,
+      `Column ${index + 1} in ${operation.sql} has incompatible types: ${types.join(', ')}`,
+    );
+  };
+  // A STRUCT column's field count, from its type or as the SELECT list writes it.
+  const arity = (type: SqlType | undefined, written: number | undefined) =>
+    isStructSqlType(type) && !type.repeated ? Object.keys(type.struct).length : written;
+  const columns = Math.max(leftArities?.length ?? 0, leftTypes?.length ?? 0);
+  for (let index = 0; index < columns; index++) {
+    const leftArity = arity(leftTypes?.[index], leftArities?.[index]);
+    const rightArity = arity(rightTypes?.[index], rightArities?.[index]);
+    if (leftArity !== undefined && rightArity !== undefined && leftArity !== rightArity)
+      throw incompatible(index)();
+  }
   if (!leftTypes) return undefined;
-  const arities = right.body && writtenArities(right.body);
   let renamed = false;
   const items = leftTypes.map((leftType, index) => {
     const value = `(#${index + 1})`;
-    const incompatible = () => {
-      const types = [typeText(leftType), typeText(rightTypes?.[index], arities?.[index])];
-      return bigQueryRefusal(
-        `${operation.sql} of STRUCTs of other field counts`,
-        `Column ${index + 1} in ${operation.sql} has incompatible types: ${types.join(', ')}`,
-      );
-    };
-    const written = arities?.[index];
-    if (written !== undefined && isStructSqlType(leftType) && Object.keys(leftType.struct).length !== written)
-      throw incompatible();
-    const coerced = renamedTo(value, rightTypes?.[index], leftType, 0, incompatible);
+    const coerced = renamedTo(value, rightTypes?.[index], leftType, 0, incompatible(index));
     renamed ||= coerced !== undefined;
     return coerced ?? value;
   });

@@ -304,6 +304,10 @@ describe('BigQuery to DuckDB translation', () => {
     expect(refusal('select [struct(1 as a)] as xs union distinct select [struct(1 as a, 2 as b)]')).toThrow(
       'Column 1 in UNION DISTINCT has incompatible types: ARRAY<STRUCT<a>>, ARRAY<STRUCT<a, b>>',
     );
+    // Of two tuples, whose fields have no names or types the translator knows, by their counts.
+    expect(refusal('select (1, 2) as s union all select (1, 2, 3)')).toThrow(
+      'Column 1 in UNION ALL has incompatible types: STRUCT of 2 fields, STRUCT of 3 fields',
+    );
     expect(refusal('select 1, 2 union all select 3')).toThrow(
       'Queries in UNION ALL have mismatched column count; query 1 has 2 columns, query 2 has 1 column',
     );
