@@ -28,7 +28,7 @@ export type OutputTypes = readonly (SqlType | undefined)[] | undefined;
  * have the same names; the rest of the side is read as it is. A field of a right side whose type
  * is not known (an anonymous field's STRUCT) is read by its position (`struct_extract_at`; a
  * built STRUCT's mark comes after its fields). A STRUCT of other arity than the left's (of a
- * known type, or a STRUCT or tuple the right side writes in its SELECT list) is refused with
+ * known type, or a STRUCT or tuple either side writes in its SELECT list) is refused with
  * BigQuery's words, as is a side of another column count (BigQuery checks the count first:
  * zetasql/analyzer/resolver_query.cc, CheckSameColumnNumber; set_operation_resolver_base.cc).
  * Undefined when nothing is rebuilt, or when the left side's column types are not all known:
