@@ -3,6 +3,7 @@ import { init, parse } from '@guanmingchiu/sqlparser-ts';
 import { QuerygateError } from '../errors.js';
 import { readStringEscapes } from './string-escapes.js';
 import { inlineTempFunctions } from './temp-functions.js';
+import { withTypedStructArrayHeader } from './typed-struct-array-header.js';
 
 /**
  * The JSON AST of sqlparser-rs (the parser Logflare uses), through its WASM build. Its shape is
@@ -56,13 +57,10 @@ export function parseBigQuery(sql: string): Ast {
 }
 
 /**
- * What to write instead of a form BigQuery reads and the parser does not: a typed array of
- * STRUCTs (`ARRAY<STRUCT<x INT64>>[(1)]`, the UNNEST docs' own example), which the parser takes
- * for a typed STRUCT literal missing its `(`, or a table named `table` left unquoted.
+ * What to write instead of a form BigQuery reads and the parser does not: a table named `table`
+ * left unquoted.
  */
 function parseHint(sql: string): string {
-  if (/\bARRAY\s*<\s*STRUCT\s*</i.test(sql))
-    return ". A typed array of STRUCTs (ARRAY<STRUCT<...>>[...]) is not read by the parser: write its elements typed, [STRUCT<x INT64, y STRING>(1, 'a'), (2, 'b')], or named, [STRUCT(1 AS x, 'a' AS y), (2, 'b')]";
   // BigQuery does not reserve TABLE, and its date and time docs name a CTE `table`
   // (`WITH table AS (...) ... FROM table`); the parser reads `FROM table` as a TABLE(...) call.
   if (/\b(FROM|JOIN)\s+table\b(?!\s*\()/i.test(sql))
@@ -103,9 +101,32 @@ export function parseSavedStatements(sql: string): Ast[] {
 
 /** sqlparser's statements of `sql`, with the quoted strings' values as BigQuery reads their escapes. */
 export function parseStatements(sql: string): Ast[] {
-  const statements = parse(sql, 'bigquery') as Ast[];
-  readStringEscapes(sql, statements);
-  return statements;
+  return parsedAs(sql).statements;
+}
+
+/**
+ * The text as the parser reads it: `sql` with each typed array of STRUCTs rewritten in place
+ * (typed-struct-array-header.ts), for what hands the text to the parser's printer.
+ */
+export function parserText(sql: string): string {
+  return /\bARRAY\s*<\s*STRUCT\s*</i.test(sql) ? parsedAs(sql).text : sql;
+}
+
+function parsedAs(sql: string): { statements: Ast[]; text: string } {
+  let text = sql;
+  // Each typed array of STRUCTs the parser stops at is rewritten in place (typed-struct-array-header.ts),
+  // at most as many times as the text has `ARRAY<`; any other error is the text's.
+  for (let left = sql.match(/\bARRAY\s*</gi)?.length ?? 0; ; left--) {
+    try {
+      const statements = parse(text, 'bigquery') as Ast[];
+      readStringEscapes(text, statements);
+      return { statements, text };
+    } catch (error) {
+      const rewritten = left > 0 ? withTypedStructArrayHeader(text, (error as Error).message) : undefined;
+      if (rewritten === undefined) throw error;
+      text = rewritten;
+    }
+  }
 }
 
 /**

@@ -25,6 +25,7 @@ import {
   unknownType,
 } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
+import { typedStructArray } from './typed-struct-arrays.js';
 import { unnestLookupSql, unnestLookupType } from './unnest-lookup.js';
 import { followFields, type Resolved } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
@@ -128,6 +129,13 @@ function expressionAt(expression: Expr, context: TranslationContext): string {
       if (node.op === 'BitwiseXor') return `xor(${expr(node.left)}, ${expr(node.right)})`;
       const typedArray = typedArraySql(node, context);
       if (typedArray !== undefined) return typedArray;
+      const structArray = typedStructArray(expression);
+      if (structArray) {
+        const { elements, empty } = structArray;
+        // An empty one of the declared element type: DuckDB types `[]` as a list of NULLs.
+        if (elements.length === 0) return `${expr({ Array: { elem: [empty], named: false } })}[1:0]`;
+        return expr({ Array: { elem: elements, named: false } });
+      }
       if (node.op === 'Divide') {
         const divisor = checkedDivisor(expr(node.right));
         if (isNumericCombination(node.left, node.right, context.columnType))
@@ -438,6 +446,8 @@ export function valueType(expression: Expr, context: TranslationContext): SqlTyp
   const node = expression as Ast;
   if (node.Struct) return builtStructType(node.Struct, context);
   if (node.Array) return jsonArrayType(node.Array.elem, context) ?? structArrayType(node.Array.elem, context);
+  const structArray = typedStructArray(node);
+  if (structArray) return structArrayType([structArray.empty], context);
   if (node.Subquery) return unnestLookupType(node.Subquery, context);
   const call = node.Function;
   // JSON_QUERY_ARRAY of a JSON value is ARRAY<JSON>: an UNNEST of it gives JSON values, whose

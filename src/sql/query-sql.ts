@@ -4,11 +4,12 @@ import { constantCtes } from './constant-ctes.js';
 import type { References } from './cte-scopes.js';
 import { refuseJsonKey } from './json-values.js';
 import { bareName } from './names.js';
+import { depthColumn, internalName, withIterationLimit } from './recursion-limit.js';
 import { selectSql } from './select-sql.js';
 import { type OutputTypes, withLeftFieldNames } from './set-operation-types.js';
 import { quoteIdent } from './table-schema.js';
 import { indent, type OutputNames, type QuerySql, type TranslationContext } from './translation-context.js';
-import { type Columns, type Scope, unstored } from './unnest-scope.js';
+import { type Column, type Columns, type Scope, unstored } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
 import { refuseValueTable } from './value-table.js';
 
@@ -24,14 +25,41 @@ export function querySql(query: Query, context: TranslationContext): QuerySql {
       for (const [name, columns] of constantCtes(query)) context.ctes.constants.set(name, columns);
       for (const cte of query.with.cte_tables) {
         const name = cte.alias.name.value;
+        let limited: Query | undefined;
         if (query.with.recursive) {
           const base = recursiveBase(cte.query, name);
-          // Its recursive term reads the rows so far, of the base term's columns.
-          if (base)
-            define(
-              name,
-              context.ctes.tracingUse(() => atNode(cte, () => context.queryWithColumns(base))).result.columns,
-            );
+          limited = base && withIterationLimit(cte.query, name);
+          // Its recursive term reads the rows so far, of the base term's columns (and their
+          // iteration, when it is printed with BigQuery's iteration limit).
+          if (base) {
+            const baseColumns = context.ctes.tracingUse(() =>
+              atNode(cte, () => context.queryWithColumns(base)),
+            ).result.columns;
+            define(name, baseColumns);
+            if (limited && baseColumns) define(internalName(name), withDepth(baseColumns));
+            else limited = undefined;
+          }
+        }
+        if (limited) {
+          const internal = internalName(name);
+          const { result, uses } = context.ctes.tracingUse(() =>
+            atNode(cte, () => context.queryWithColumns(limited as Query)),
+          );
+          ctes.push({
+            name: internal.toLowerCase(),
+            sql: `${quoteIdent(internal)} AS (\n${indent(result.sql)}\n)`,
+            uses,
+          });
+          // The CTE's own name reads its rows without their iteration.
+          ctes.push({
+            name: name.toLowerCase(),
+            sql: `${quoteIdent(name)} AS (\n  SELECT * EXCLUDE (${quoteIdent(depthColumn)}) FROM ${quoteIdent(internal)}\n)`,
+            uses: { ctes: new Set([internal.toLowerCase()]), parameters: new Set() },
+          });
+          const columns = result.columns && new Map(result.columns);
+          columns?.delete(depthColumn.toLowerCase());
+          define(name, columns);
+          continue;
         }
         const { result, uses } = context.ctes.tracingUse(() =>
           atNode(cte, () => context.queryWithColumns(refuseValueTable(cte.query, 'a WITH table'))),
@@ -63,6 +91,11 @@ export function querySql(query: Query, context: TranslationContext): QuerySql {
       kept.length > 0 ? `${withKeyword} ${kept.map((cte) => cte.sql).join(',\n')}\n${body.sql}` : body.sql;
     return { sql, columns: body.columns };
   });
+}
+
+/** A recursive CTE's base columns with the iteration of each row (recursion-limit.ts). */
+function withDepth(columns: Map<string, Column>): Columns {
+  return new Map([...columns, [depthColumn.toLowerCase(), { name: depthColumn, type: 'BIGINT' }]]);
 }
 
 /**
@@ -118,10 +151,23 @@ function inLeftOrder(left: SetSide, right: SetSide): SetSide {
 function queryBody(query: Query, context: TranslationContext): QuerySql {
   const parts: string[] = [];
   const { sql, scope, columns, outputs } = setExpression(query.body, context);
-  const inScope = context.within(scope);
-  parts.push(sql);
-  if (query.order_by) {
-    const [kind, items] = variant(query.order_by.kind);
+  const orderBy = query.order_by && variant(query.order_by.kind);
+  // After a set operation ORDER BY reads the result's columns, in an expression too (`ORDER BY
+  // s.b`, s a STRUCT column), as BigQuery does; DuckDB orders a set operation only by its column
+  // names, so the result is read as a subquery's rows, its columns named by the left side.
+  const readsResult =
+    variant(query.body)[0] === 'SetOperation' &&
+    orderBy?.[0] === 'Expressions' &&
+    orderBy[1].some((item: OrderByExpr) => !outputs.has(bareName(item.expr)?.value.toLowerCase() ?? ''));
+  let inScope = context.within(scope);
+  if (readsResult) {
+    const result = context.scope.child();
+    result.bind(setResult, { kind: 'relation', alias: setResult, columns, qualified: true });
+    inScope = context.within(result);
+  }
+  parts.push(readsResult ? `SELECT * FROM (\n${indent(sql)}\n) AS ${quoteIdent(setResult)}` : sql);
+  if (orderBy) {
+    const [kind, items] = orderBy;
     if (kind !== 'Expressions') throw unsupported('ORDER BY ALL');
     parts.push(
       `ORDER BY ${items.map((item) => atNode(item, () => orderItemSql(item, inScope, outputs))).join(', ')}`,
@@ -161,6 +207,9 @@ export function orderItemSql(item: OrderByExpr, context: TranslationContext, out
   return `${sql}${direction}${nulls}`;
 }
 
+/** The name of a set operation's result read as a subquery's rows (queryBody). */
+const setResult = '$set';
+
 const setOperators: Record<string, string> = {
   Union: 'UNION',
   Intersect: 'INTERSECT',
@@ -175,6 +224,18 @@ interface SetSide {
   columns: Columns;
   types: OutputTypes;
   outputs: OutputNames;
+}
+
+/**
+ * The inputs a chain of one set operation (`a UNION ALL b UNION ALL c`) has up to `side`, as
+ * BigQuery numbers the queries of its messages (`query 3`); another operation, or one in
+ * parentheses, is one input.
+ */
+function setInputs(side: SetExpr, operation: { op: string; set_quantifier: string }): number {
+  const [kind, node] = variant(side);
+  if (kind !== 'SetOperation' || node.op !== operation.op || node.set_quantifier !== operation.set_quantifier)
+    return 1;
+  return setInputs(node.left, operation) + setInputs(node.right, operation);
 }
 
 function setExpression(body: SetExpr, context: TranslationContext): SetSide {
@@ -208,14 +269,21 @@ function setExpression(body: SetExpr, context: TranslationContext): SetSide {
       const right = byName
         ? inLeftOrder(left, setExpression(node.right, context))
         : setExpression(node.right, context);
-      const renamed = withLeftFieldNames(right.sql, left.types, right.types);
+      const renamed = withLeftFieldNames(
+        { ...right, body: byName ? undefined : node.right },
+        { ...left, body: node.left },
+        {
+          sql: `${setOperators[node.op]} ${quantifier === 'All' ? 'ALL' : 'DISTINCT'}`,
+          rightIndex: setInputs(node.left, node) + 1,
+        },
+      );
       return {
         sql: `${left.sql}\n${setOperators[node.op]}${keyword}\n${renamed === undefined ? right.sql : `(${renamed})`}`,
         scope: left.scope,
         // Named and typed by the left side, but holding the right side's rows too: stored by neither.
         columns: left.columns && unstored(left.columns),
         types: left.types,
-        // After a set operation ORDER BY can only name the result's columns, never an expression.
+        // After a set operation ORDER BY names the result's columns (an expression of them: queryBody).
         outputs: new Map(
           [...left.outputs].map(([name, output]) => [name, { expr: output.expr, explicit: true }]),
         ),

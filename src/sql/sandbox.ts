@@ -1,6 +1,13 @@
 import { format } from '@guanmingchiu/sqlparser-ts';
 import { QuerygateError } from '../errors.js';
-import { type Ast, parseBigQuery, parseStatements, queryParameters, withoutSpans } from './bigquery-ast.js';
+import {
+  type Ast,
+  parseBigQuery,
+  parserText,
+  parseStatements,
+  queryParameters,
+  withoutSpans,
+} from './bigquery-ast.js';
 import { checkCallerQuery, cteNames, sandboxRefusal } from './sandbox-checks.js';
 import { createLocator } from './source-position.js';
 
@@ -124,7 +131,8 @@ export function sandboxSql(savedSql: string, callerSql: string, declared: Readon
  * backslash is keyed by its whole tree too, whose values are BigQuery's (string-escapes.ts).
  */
 function normalize(callerSql: string, caller: Ast): string {
-  const printed = format(callerSql, 'bigquery');
+  // A typed array of STRUCTs is printed as the parser read it (typed-struct-array-header.ts).
+  const printed = format(parserText(callerSql), 'bigquery');
   return callerSql.includes('\\') ? `${printed}\n-- ${withoutSpans(caller)}` : printed;
 }
 

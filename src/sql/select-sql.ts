@@ -66,9 +66,13 @@ export function selectSql(
   // Every output column's type in order, the anonymous ones too (a set operation's sides).
   const types: (SqlType | undefined)[] = [];
   let allKnown = true;
-  // BigQuery names the columns of unaliased expressions f0_, f1_, ... in the order they come.
+  // BigQuery names the columns of unaliased expressions f0_, f1_, ... in the order they come; a
+  // name the list gives a column itself is passed over, so that no two columns share a name.
   let anonymous = 0;
-  const nextAnonymous = () => `f${anonymous++}_`;
+  const nextAnonymous = () => {
+    while (named.has(`f${anonymous}_`)) anonymous++;
+    return `f${anonymous++}_`;
+  };
   // A value table's one column has no name a query could use: its columns stay unknown.
   if (select.value_table_mode) allKnown = false;
   const projection = select.value_table_mode

@@ -44,6 +44,17 @@ describe('SQL that reads none of the endpoint tables', () => {
     });
   });
 
+  it("answers a caller's typed array of STRUCTs, which the parser reads only rewritten", async () => {
+    // The UNNEST docs' example: ARRAY<STRUCT<x INT64, y STRING>>[(1, 'foo'), (3, 'bar')].
+    const elements = "unnest(ARRAY<STRUCT<x INT64, y STRING>>[(1, 'foo'), (3, 'bar')])";
+    const answer = await logsAll(`select e.x, e.y from ${elements} as e order by e.x`);
+    expect(answer.status).toBe(200);
+    expect(answer.body.result).toEqual([
+      { x: 1, y: 'foo' },
+      { x: 3, y: 'bar' },
+    ]);
+  });
+
   it("answers a caller's own WITH under a set operation", async () => {
     // UNION ALL has no order of its own: compared as a set of rows.
     const { status, body } = await logsAll('with t as (select 1 as a) select a from t union all select 2');
@@ -260,6 +271,20 @@ describe('arrays with a NULL element in the result', () => {
 // BigQuery's `/`, DIV and MOD fail on a zero divisor ("division by zero", operators and
 // mathematical functions docs), whatever the type; SAFE_DIVIDE answers NULL and IEEE_DIVIDE the
 // IEEE 754 value. DuckDB answers NULL for all three.
+// A row is an object keyed by column name: of two columns of one name one would be lost. BigQuery
+// refuses such a result where each column must have a name of its own ("Duplicate column names in
+// the result are not supported. Found duplicate(s): ..."), names compared ignoring case.
+describe('two result columns of one name', () => {
+  it("answers 400 with BigQuery's message, never one of the columns alone", async () => {
+    const refused = await logsAll('select 1 as a, 2 as A, 3 as b');
+    expect(refused.status).toBe(400);
+    expect(refused.body.error?.code).toBe('SANDBOX_INVALID_SQL');
+    expect(refused.body.error?.message).toContain(
+      'Duplicate column names in the result are not supported. Found duplicate(s): A',
+    );
+  });
+});
+
 describe('division by zero', () => {
   it.each([
     ['an INT64 column', 'select 1 / b as r from unnest([2, 0]) as b'],

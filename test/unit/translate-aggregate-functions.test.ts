@@ -352,6 +352,33 @@ describe('BigQuery window functions and QUALIFY on DuckDB', () => {
     ).toEqual({ a: 'a', b: 'b', c: 'c' });
   });
 
+  it('PERCENTILE_CONT and PERCENTILE_DISC with RESPECT NULLS count the NULLs as the lowest values', async () => {
+    // navigation_functions.md: over [0, 3, NULL, 1, 2], PERCENTILE_CONT(x, p RESPECT NULLS) OVER ()
+    // is NULL at 0, 0 at 0.01 (between the NULL and 0: the value), 1 at 0.5, 2.6 at 0.9 and 3 at 1;
+    // over ['c', NULL, 'b', 'a'], PERCENTILE_DISC RESPECT NULLS is NULL at 0, 'a' at 0.5, 'c' at 1.
+    const cont = await row(`select percentile_cont(x, 0 respect nulls) over () as p0,
+      percentile_cont(x, 0.01 respect nulls) over () as p1, percentile_cont(x, 0.5 respect nulls) over () as p50,
+      percentile_cont(x, 0.9 respect nulls) over () as p90, percentile_cont(x, 1 respect nulls) over () as p100
+      ${over('0, 3, null, 1, 2')}`);
+    expect(cont.p90).toBeCloseTo(2.6, 12);
+    expect({ ...cont, p90: undefined }).toEqual({ p0: null, p1: 0, p50: 1, p90: undefined, p100: 3 });
+    expect(
+      await row(`select percentile_disc(x, 0 respect nulls) over () as a, percentile_disc(x, 0.5 respect nulls) over () as b,
+        percentile_disc(x, 1 respect nulls) over () as c ${over("'c', null, 'b', 'a'")}`),
+    ).toEqual({ a: null, b: 'a', c: 'c' });
+    // Per partition, by hand: [NULL, NULL, 5] at 0.5 is position 1, the second NULL (NULL); at 0.75
+    // position 1.5, between the last NULL and 5 (5); [1, 2] at 0.5 is 1.5.
+    expect(
+      await rows(`select g, percentile_cont(v, 0.5 respect nulls) over (partition by g) as m,
+        percentile_cont(v, 0.75 respect nulls) over (partition by g) as q
+        from unnest([struct('a' as g, cast(null as int64) as v), ('a', null), ('a', 5), ('b', 1), ('b', 2)])
+        qualify row_number() over (partition by g) = 1 order by g`),
+    ).toEqual([
+      { g: 'a', m: null, q: 5 },
+      { g: 'b', m: 1.5, q: 1.75 },
+    ]);
+  });
+
   it('reads named windows from the WINDOW clause, alone or with a frame added', async () => {
     // Docs (named windows): LAST_VALUE(item) OVER (item_window) with WINDOW item_window AS (PARTITION BY
     // category ORDER BY purchases ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING) over Produce gives

@@ -273,6 +273,34 @@ describe('BigQuery arrays on DuckDB', () => {
     expect(await rows('select x from unnest(ARRAY<INT64>[]) as x')).toEqual([]);
   });
 
+  it('reads typed arrays of STRUCTs ARRAY<STRUCT<...>>[...], each element cast to the declared fields', async () => {
+    // query-syntax.md, "SELECT expression.*": ARRAY<STRUCT<city STRING, state STRING>>[("Seattle",
+    // "Washington"), ("Phoenix", "Arizona")], its first element's fields Seattle, Washington.
+    const locations = `WITH locations AS
+  (SELECT ARRAY<STRUCT<city STRING, state STRING>>[("Seattle", "Washington"),
+    ("Phoenix", "Arizona")] AS location)`;
+    expect(await rows(`${locations}\nSELECT l.LOCATION[offset(0)].*\nFROM locations l`)).toEqual([
+      { city: 'Seattle', state: 'Washington' },
+    ]);
+    // A STRUCT(...) element takes the declared names too, its values the declared types
+    // (1 as FLOAT64 is 1.0; the type is DuckDB's DOUBLE); an empty one is of the declared type.
+    // The text after the header keeps its place: the escape \x41 is read where it is written.
+    const sql = `select ARRAY<STRUCT<x FLOAT64>>[STRUCT(1)] as a, array_length(ARRAY< STRUCT<x INT64> > []) as n,
+        ARRAY<STRUCT<y STRING>>[('a\\x41')] as t,
+        (select sum(e.x + 1) from unnest(ARRAY<STRUCT<x INT64, y STRING>>[(1, 'foo'), (3, 'bar')]) as e) as s`;
+    expect(await rows(sql)).toEqual([{ a: [{ x: 1 }], n: 0, t: [{ y: 'aA' }], s: 6 }]);
+    expect(translationOf(sql).sql).toContain('CAST(1 AS DOUBLE)');
+    expect(await rows('select e.x from unnest(ARRAY<STRUCT<x INT64>>[]) as e')).toEqual([]);
+    // A refusal after the header is placed where it is written (ARRAY<GEOGRAPHY> at column 42).
+    expect(() => translationOf('select ARRAY<STRUCT<x INT64>>[(1)] as a, ARRAY<GEOGRAPHY>[] as g')).toThrow(
+      /line 1, column 42/,
+    );
+    // A value of another count than the declared fields is refused, as BigQuery refuses it.
+    expect(() => translationOf('select ARRAY<STRUCT<x INT64>>[(1, 2)] as e')).toThrow(
+      /different number of values/,
+    );
+  });
+
   it('leaves a comparison of quoted `ARRAY` as a comparison, and refuses ARRAY<T> of an unknown type', async () => {
     expect(await rows('select (`array` < 5) > false as c from (select 1 as `array`)')).toEqual([{ c: true }]);
     expect(() => translationOf('select ARRAY<GEOGRAPHY>[] as g')).toThrow(/ARRAY<GEOGRAPHY>\[\.\.\.\]/);
@@ -358,13 +386,6 @@ describe('BigQuery STRUCT and SELECT forms on DuckDB', () => {
       { x: 2, v: 2, w: 'b' },
     ]);
     expect(() => translationOf('select struct(1, 2).*')).toThrow(/whose fields are not known/);
-  });
-
-  it('says how to write a typed array of STRUCTs, which the parser cannot read', () => {
-    // The UNNEST docs' own example: sqlparser reads STRUCT<...> there as a literal missing its `(`.
-    expect(() =>
-      translationOf("select * from unnest(array<struct<x int64, y string>>[(1, 'foo'), (3, 'bar')])"),
-    ).toThrow(/typed array of STRUCTs .* \[STRUCT<x INT64, y STRING>\(1, 'a'\), \(2, 'b'\)\]/);
   });
 
   it('says to quote a CTE named table, which the parser reads as TABLE(...)', () => {

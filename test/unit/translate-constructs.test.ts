@@ -57,6 +57,14 @@ describe('BigQuery to DuckDB translation', () => {
     ]);
   });
 
+  it('passes over a name the SELECT list gives a column itself when naming anonymous columns', async () => {
+    // `SELECT 1, 2 AS f0_, 3`: f0_ is the alias's, so the anonymous columns take f1_ and f2_ and
+    // all three values are answered.
+    const result = await scratch.bigquery('select 1, 2 as F0_, 3', {}, now);
+    expect(result.columns.map((column) => column.name)).toEqual(['f1_', 'F0_', 'f2_']);
+    expect(result.rows).toEqual([{ f1_: 1, F0_: 2, f2_: 3 }]);
+  });
+
   it('reads a field of a one-row CTE by position, dates[0] and dates[ORDINAL(2)], as BigQuery subscripts a row', async () => {
     // Logflare's usage.api-counts filters with `f0.timestamp >= dates[0]`, dates a one-row CTE.
     expect(
@@ -276,6 +284,50 @@ describe('BigQuery to DuckDB translation', () => {
       { s: { a: 1 } },
     ]);
     expect(await rows('select struct(1 as a) as s except distinct select struct(1)')).toEqual([]);
+  });
+
+  it("refuses a set operation of STRUCTs of other field counts, or of other column counts, in BigQuery's words", () => {
+    // BigQuery coerces the right side's STRUCT to the left's by position, and refuses one of more or
+    // fewer fields: "Column 1 in UNION ALL has incompatible types: ..." (zetasql
+    // set_operation_resolver_base.cc); a side of another column count: "Queries in UNION ALL have
+    // mismatched column count; query 1 has 2 columns, query 2 has 1 column" (resolver_query.cc,
+    // CheckSameColumnNumber), queries numbered along a chain of one operation.
+    const refusal = (sql: string) => () => translateToDuckDb(sql, { tables: seedTables });
+    expect(
+      refusal('select struct(1 as a, 2 as b) as s union all select struct(3 as a, 4 as b, 5 as c)'),
+    ).toThrow('Column 1 in UNION ALL has incompatible types: STRUCT<a, b>, STRUCT<a, b, c>');
+    expect(
+      refusal(
+        "select 0 as n, struct('blue' as color, 'round' as shape) as info union all select 1, struct('red')",
+      ),
+    ).toThrow('Column 2 in UNION ALL has incompatible types: STRUCT<color, shape>, STRUCT of 1 field');
+    expect(refusal('select [struct(1 as a)] as xs union distinct select [struct(1 as a, 2 as b)]')).toThrow(
+      'Column 1 in UNION DISTINCT has incompatible types: ARRAY<STRUCT<a>>, ARRAY<STRUCT<a, b>>',
+    );
+    // Of two tuples, whose fields have no names or types the translator knows, by their counts.
+    expect(refusal('select (1, 2) as s union all select (1, 2, 3)')).toThrow(
+      'Column 1 in UNION ALL has incompatible types: STRUCT of 2 fields, STRUCT of 3 fields',
+    );
+    expect(refusal('select 1, 2 union all select 3')).toThrow(
+      'Queries in UNION ALL have mismatched column count; query 1 has 2 columns, query 2 has 1 column',
+    );
+    expect(refusal('select 1 union all select 2 union all select 3, 4')).toThrow(
+      'Queries in UNION ALL have mismatched column count; query 1 has 1 column, query 3 has 2 columns',
+    );
+  });
+
+  it("orders a set operation's rows by a field of its STRUCT column and by an expression of its columns", async () => {
+    // BigQuery's ORDER BY after UNION ALL reads the result's columns, in expressions too: s.b is
+    // 2 in the first row and 0 in the second, so the second comes first; -n puts 5 before 1.
+    expect(
+      await rows(
+        "select struct(1 as a, 2 as b) as s, 'x' as t union all select struct(3, 0), 'y' order by s.b",
+      ),
+    ).toEqual([
+      { s: { a: 3, b: 0 }, t: 'y' },
+      { s: { a: 1, b: 2 }, t: 'x' },
+    ]);
+    expect(await rows('select 1 as n union all select 5 order by -n limit 1')).toEqual([{ n: 5 }]);
   });
 
   it('names the fields of STRUCT(a, t.b) after the columns, as BigQuery does', async () => {
@@ -588,6 +640,25 @@ describe('speed rewrites keep the rows', () => {
       await rows(`with recursive T1 as ((select 0 as n) union distinct (select mod(n + 1, 5) from T1))
         select * from T1 order by n`),
     ).toEqual([{ n: 0 }, { n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
+  });
+
+  it('fails a recursive CTE that has not terminated after 500 iterations, as BigQuery does', async () => {
+    // query-syntax.md, "Recursive CTEs": "If recursion doesn't terminate, the query fails after
+    // reaching 500 iterations"; the base term is the first, and the recursive-ctes guide's split
+    // CTEs run `WHERE iteration < 500` from 1: 500 rows, the iteration that adds none uncounted.
+    expect(
+      await rows(`with recursive t as (select 1 as n union all select r.n + 1 from t as r where r.n < 500)
+        select count(*) as c, max(n) as m from t`),
+    ).toEqual([{ c: 500, m: 500 }]);
+    const limit = /Recursive CTE t did not terminate within 500 iterations/;
+    await expect(
+      rows(
+        'with recursive t as (select 1 as n union all select n + 1 from t where n < 501) select count(*) as c from t',
+      ),
+    ).rejects.toThrow(limit);
+    await expect(
+      rows('with recursive t as (select 1 as n union all select n + 1 from t) select count(*) as c from t'),
+    ).rejects.toThrow(limit);
   });
 
   it("matches the columns of UNION ALL BY NAME by name, in the first query's order, and refuses other names", async () => {

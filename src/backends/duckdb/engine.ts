@@ -42,7 +42,13 @@ import { createConnectionPool, type PoolLease } from './connection-pool.js';
 import { type DuckDbLockdown, lockDownDuckDb } from './lockdown.js';
 import { createMemoryCeiling, type StopReason } from './memory-ceiling.js';
 import { type DuckDbFunctions, readDuckDbFunctions, readFromRollup } from './rollup-rewrite.js';
-import { decodeRows, describeColumns, NullArrayElement, type RecordWire } from './rows.js';
+import {
+  DuplicateColumnNames,
+  decodeRows,
+  describeColumns,
+  NullArrayElement,
+  type RecordWire,
+} from './rows.js';
 import { type QueryableTable, readTableSchemas } from './table-schemas.js';
 import { duckDbValueFault } from './value-errors.js';
 
@@ -665,7 +671,7 @@ function isOutOfMemory(error: unknown): boolean {
 
 /** DuckDB's words for a caller's query it cannot bind or run, and for one past its memory. */
 const duckDbCallerFault: CallerFaultOf = (error, message) => {
-  if (error instanceof NullArrayElement) return 'invalid';
+  if (error instanceof NullArrayElement || error instanceof DuplicateColumnNames) return 'invalid';
   if (/out of memory/i.test(message)) return 'too-expensive';
   // Not implemented: what the caller asked of a value DuckDB has no support for, such as an
   // unknown time zone name (BigQuery refuses it too, "Invalid time zone").

@@ -41,6 +41,7 @@ export function decodeRows(
   const names = reader.columnNames();
   const types = reader.columnTypes();
   const kept = resultColumns(names);
+  refuseDuplicateNames(kept.map((i) => names[i] as string));
   const columns: ResultColumn[] = kept.map((i) => ({
     name: names[i] as string,
     type: columnType(types[i] as DuckDBType, wire),
@@ -73,6 +74,25 @@ export class NullArrayElement extends Error {
   constructor(column: string) {
     super(`Array cannot have a null element; error in writing field ${column}`);
   }
+}
+
+/**
+ * A row is an object keyed by column name, so of two result columns of one name the second would
+ * silently replace the first. BigQuery refuses such a result where it must name each column
+ * (a destination table) with these words; a saved query is refused at load for it
+ * (endpoints/snapshot.ts, shapeOf), and a caller's SQL gets them. Names compare as BigQuery's do,
+ * ignoring case.
+ */
+export class DuplicateColumnNames extends Error {
+  constructor(names: readonly string[]) {
+    super(`Duplicate column names in the result are not supported. Found duplicate(s): ${names.join(', ')}`);
+  }
+}
+
+function refuseDuplicateNames(names: readonly string[]): void {
+  const seen = new Set<string>();
+  const twice = names.filter((name) => seen.has(name.toLowerCase()) || !seen.add(name.toLowerCase()));
+  if (twice.length > 0) throw new DuplicateColumnNames([...new Set(twice)]);
 }
 
 /**

@@ -180,15 +180,36 @@ function approxTopSum(args: readonly string[], call: FunctionCall): string {
 }
 
 function percentile(
-  duckdbName: string,
+  duckdbName: 'quantile_cont' | 'quantile_disc',
   value: string | undefined,
   fraction: string | undefined,
   call: FunctionCall,
 ): string {
-  if (call.clauses.ignoreNulls === false) throw unsupported(`${call.name.toUpperCase()} with RESPECT NULLS`);
   if (call.clauses.orderBy !== undefined || call.clauses.limit !== undefined)
     throw unsupported(`${call.name.toUpperCase()} with ORDER BY or LIMIT inside`);
-  return `${duckdbName}(${value}, ${fraction})`;
+  // Only with OVER (windowOnly), which BigQuery allows a PARTITION BY alone: the whole partition.
+  const over = ` OVER ${call.over}`;
+  if (call.clauses.ignoreNulls !== false) return `${duckdbName}(${value}, ${fraction})${over}`;
+  // RESPECT NULLS (navigation_functions.md; zetasql/public/functions/percentile.h): the NULLs are
+  // the lowest of the partition's N values. DISC takes the value at 0-based ceil(N * p) - 1 (0 at
+  // p = 0), as quantile_disc indexes; ordered as a STRUCT whose first field is false for a NULL,
+  // the NULLs come first, and the value picked is NULL where one of them is.
+  if (duckdbName === 'quantile_disc')
+    return `struct_extract(quantile_disc({'n': (${value}) IS NOT NULL, 'v': ${value}}, ${fraction})${over}, 'v')`;
+  // CONT interpolates at (N - 1) * p between the values at its floor and ceiling: where both are
+  // values (the floor past the k NULLs) as quantile_cont does over the values with the NULLs as
+  // -infinity, which neither position reaches; between the last NULL and the least value, that
+  // value ("interpolation between a NULL value and a non-NULL value returns the non-NULL value");
+  // else NULL. In FLOAT64, the type BigQuery answers of INT64 and FLOAT64; of a NUMERIC (its
+  // NUMERIC interpolation) it is refused.
+  if (value?.endsWith(' AS DECIMAL(38, 9))'))
+    throw unsupported('PERCENTILE_CONT of a NUMERIC with RESPECT NULLS');
+  const count = `count(*)${over}`;
+  const nulls = `(${count} - count(${value})${over})`;
+  const position = `((${count} - 1) * CAST(${fraction} AS DOUBLE))`;
+  const floor = `floor(${position})`;
+  const lowest = `CAST('-infinity' AS DOUBLE)`;
+  return `(CASE WHEN ${floor} >= ${nulls} THEN quantile_cont(coalesce(CAST(${value} AS DOUBLE), ${lowest}), ${fraction})${over} WHEN ${floor} = ${nulls} - 1 AND ${position} > ${floor} THEN CAST(min(${value})${over} AS DOUBLE) END)`;
 }
 
 export const aggregateRules: RuleTable = {
@@ -228,7 +249,8 @@ export const aggregateRules: RuleTable = {
   approx_top_sum: rule(3, 3, approxTopSum),
   array_agg: rule(1, 1, arrayAgg, { windowed: true, clauses: true }),
   string_agg: rule(1, 2, stringAgg, { windowed: true, clauses: true }),
-  // PERCENTILE_CONT/DISC(x, p) OVER (...) skip NULLs (BigQuery's default) as quantile_cont/disc do.
+  // PERCENTILE_CONT/DISC(x, p) OVER (...) skip NULLs (BigQuery's default) as quantile_cont/disc do;
+  // RESPECT NULLS counts them as the lowest values (percentile).
   percentile_cont: rule(
     2,
     2,
@@ -236,6 +258,7 @@ export const aggregateRules: RuleTable = {
     {
       windowed: true,
       clauses: true,
+      ownOver: true,
     },
   ),
   percentile_disc: rule(
@@ -245,6 +268,7 @@ export const aggregateRules: RuleTable = {
     {
       windowed: true,
       clauses: true,
+      ownOver: true,
     },
   ),
   row_number: windowFunction(0, 0),
