@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   authRecords,
@@ -296,6 +298,45 @@ order by
   timestamp desc;
 `;
     expect(await logsAll(sql, range)).toEqual({ status: 200, body: { result: [] } });
+  });
+});
+
+describe('the unified logs page (UnifiedLogs.queries.bq.ts at 051c828)', () => {
+  it('lists the newest 50 of all six log types: Kong’s lines as edge, postgrest or storage by path', async () => {
+    const sql = readFileSync(join(__dirname, '../fixtures/studio-sql/unified-logs-bq-all-types.sql'), 'utf8');
+    const { status, body } = await logsAll(sql, range);
+    expect(status).toBe(200);
+    // Relay lines carry no request, so their cross join drops them (as BigQuery's does); auth lines
+    // carry no request_id and there are no Postgres lines: only Kong's lines remain.
+    const level = (code: number) =>
+      code >= 200 && code <= 299
+        ? 'success'
+        : code >= 400 && code <= 499
+          ? 'warning'
+          : code >= 500
+            ? 'error'
+            : 'success';
+    const logType = (path: string) =>
+      path.includes('/rest/') ? 'postgrest' : path.includes('/storage/') ? 'storage' : 'edge';
+    const expected = projectEdge
+      .filter(inRange)
+      .sort((a, b) => b.ms - a.ms || (a.id < b.id ? 1 : -1))
+      .slice(0, 50)
+      .map((r) => ({
+        id: r.id,
+        source_id: null,
+        timestamp: r.ms * 1000,
+        log_type: logType(r.path),
+        status: String(r.status),
+        level: level(r.status),
+        pathname: r.path,
+        event_message: null,
+        method: 'GET',
+        log_count: null,
+        logs: null,
+      }));
+    expect(new Set(expected.map((row) => row.log_type)).size).toBe(3);
+    expect(body.result).toEqual(expected);
   });
 });
 
