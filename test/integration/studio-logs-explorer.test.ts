@@ -340,6 +340,35 @@ describe('the unified logs page (UnifiedLogs.queries.bq.ts at 051c828)', () => {
   });
 });
 
+describe('a unified-logs row’s detail (ServiceFlow.sql.ts at 165dd41)', () => {
+  it('answers a PostgREST request’s fields, NULL where Kong’s line has none, and the raw line', async () => {
+    const record = projectEdge.find((r) => inRange(r) && r.path.includes('/rest/'));
+    if (!record) throw new Error('the fixture has no REST request in the range');
+    const sql = readFileSync(join(__dirname, '../fixtures/studio-sql/service-flow-postgrest.sql'), 'utf8');
+    const { status, body } = await logsAll(sql.replace("'LOG_ID'", `'${record.id}'`), range);
+    expect(status).toBe(200);
+    expect(body.result).toHaveLength(1);
+    const row = body.result?.[0] ?? {};
+    const level = record.status >= 500 ? 'error' : record.status >= 400 ? 'warning' : 'success';
+    const present = {
+      id: record.id,
+      timestamp: record.ms * 1000,
+      log_type: 'postgrest',
+      status: String(record.status),
+      level,
+      request_path: record.path,
+      request_method: 'GET',
+      headers_user_agent: 'curl/8',
+    };
+    expect(Object.fromEntries(Object.entries(row).filter(([, value]) => value !== null))).toEqual({
+      ...present,
+      raw_log_data: expect.objectContaining({ id: record.id, event_message: record.event_message }),
+    });
+    // Every other column of Studio’s select list is there, NULL: id and 62 aliased, 63 in all.
+    expect(Object.keys(row)).toHaveLength(63);
+  });
+});
+
 describe('SQL self-hosted Supabase cannot run either', () => {
   it('refuses a table that is none of the CTEs (pg_cron_logs, a platform-only source) with a 400', async () => {
     const { status } = await logsAll('select id, timestamp from pg_cron_logs limit 10', range);
