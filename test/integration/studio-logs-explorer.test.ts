@@ -299,6 +299,33 @@ order by
 `;
     expect(await logsAll(sql, range)).toEqual({ status: 200, body: { result: [] } });
   });
+
+  // The Edge Functions report's API charts: SHARED_API_REPORT_SQL with filterBy 'functions', which
+  // reads function_edge_logs filtered by REGEXP_CONTAINS(request.path, '/functions')
+  // (SharedAPIReport.constants.ts at 574f741; its whitespace folded here). Vector's relay lines carry
+  // no request, so no rows.
+  it('Edge function report, API charts over function_edge_logs: total requests, slow routes, traffic', async () => {
+    const joins = `cross join unnest(metadata) as m
+          cross join unnest(m.response) as response
+          cross join unnest(m.request) as request
+          cross join unnest(request.headers) as headers`;
+    const where = "WHERE REGEXP_CONTAINS(request.path, '/functions')";
+    const queries = [
+      `select cast(timestamp_trunc(t.timestamp, hour) as datetime) as timestamp, count(t.id) as count
+        FROM function_edge_logs t ${joins} ${where} GROUP BY timestamp ORDER BY timestamp ASC`,
+      `select request.path as path, request.method as method, request.search as search,
+          response.status_code as status_code, count(t.id) as count, avg(response.origin_time) as avg
+        from function_edge_logs t ${joins} ${where}
+        group by request.path, request.method, request.search, response.status_code order by avg desc limit 10`,
+      `select cast(timestamp_trunc(t.timestamp, hour) as datetime) as timestamp,
+          coalesce(safe_divide(sum(cast(coalesce(headers.content_length, "0") as int64)), 1000000), 0) as ingress_mb,
+          coalesce(safe_divide(sum(cast(coalesce(resp_headers.content_length, "0") as int64)), 1000000), 0) as egress_mb,
+        FROM function_edge_logs t ${joins} cross join unnest(response.headers) as resp_headers ${where}
+        GROUP BY timestamp ORDER BY timestamp ASC`,
+    ];
+    for (const sql of queries)
+      expect(await logsAll(sql, range)).toEqual({ status: 200, body: { result: [] } });
+  });
 });
 
 describe('the unified logs page (UnifiedLogs.queries.bq.ts at 051c828)', () => {
