@@ -329,22 +329,24 @@ order by
 });
 
 describe('the unified logs page (UnifiedLogs.queries.bq.ts at 051c828)', () => {
+  // Studio's CASE on a Kong line's status, and the branch its path puts it in.
+  const level = (code: number) =>
+    code >= 200 && code <= 299
+      ? 'success'
+      : code >= 400 && code <= 499
+        ? 'warning'
+        : code >= 500
+          ? 'error'
+          : 'success';
+  const logType = (path: string) =>
+    path.includes('/rest/') ? 'postgrest' : path.includes('/storage/') ? 'storage' : 'edge';
+
   it('lists the newest 50 of all six log types: Kong’s lines as edge, postgrest or storage by path', async () => {
     const sql = readFileSync(join(__dirname, '../fixtures/studio-sql/unified-logs-bq-all-types.sql'), 'utf8');
     const { status, body } = await logsAll(sql, range);
     expect(status).toBe(200);
     // Relay lines carry no request, so their cross join drops them (as BigQuery's does); auth lines
     // carry no request_id and there are no Postgres lines: only Kong's lines remain.
-    const level = (code: number) =>
-      code >= 200 && code <= 299
-        ? 'success'
-        : code >= 400 && code <= 499
-          ? 'warning'
-          : code >= 500
-            ? 'error'
-            : 'success';
-    const logType = (path: string) =>
-      path.includes('/rest/') ? 'postgrest' : path.includes('/storage/') ? 'storage' : 'edge';
     const expected = projectEdge
       .filter(inRange)
       .sort((a, b) => b.ms - a.ms || (a.id < b.id ? 1 : -1))
@@ -364,6 +366,49 @@ describe('the unified logs page (UnifiedLogs.queries.bq.ts at 051c828)', () => {
       }));
     expect(new Set(expected.map((row) => row.log_type)).size).toBe(3);
     expect(body.result).toEqual(expected);
+  });
+  it('counts the range by log type, level, method, status and matching path for the filter bar', async () => {
+    const sql = readFileSync(join(__dirname, '../fixtures/studio-sql/unified-logs-bq-counts.sql'), 'utf8');
+    const { status, body } = await logsAll(sql, range);
+    expect(status).toBe(200);
+    const rows = projectEdge.filter(inRange);
+    const tally = (dimension: string, values: string[]) =>
+      [...new Set(values)].map((value) => ({
+        dimension,
+        value,
+        count: values.filter((v) => v === value).length,
+      }));
+    const counted = (dimension: string, keys: string[], values: string[]) =>
+      keys.map((value) => ({ dimension, value, count: values.filter((v) => v === value).length }));
+    const expected = [
+      { dimension: 'total', value: 'all', count: rows.length },
+      ...counted(
+        'log_type',
+        ['edge', 'postgrest', 'storage', 'postgres', 'edge function', 'auth'],
+        rows.map((r) => logType(r.path)),
+      ),
+      ...counted(
+        'level',
+        ['success', 'warning', 'error'],
+        rows.map((r) => level(r.status)),
+      ),
+      ...tally(
+        'method',
+        rows.map(() => 'GET'),
+      ),
+      ...tally(
+        'status',
+        rows.map((r) => String(r.status)),
+      ),
+      ...tally(
+        'pathname',
+        rows.map((r) => r.path).filter((path) => path.includes('auth')),
+      ),
+    ];
+    // The facets are GROUP BYs without ORDER BY, so their rows come in no set order.
+    const key = (row: Record<string, unknown>) => `${row.dimension}|${row.value}|${row.count}`;
+    expect(body.result?.map(key).sort()).toEqual(expected.map(key).sort());
+    expect(rows.some((r) => !r.path.includes('auth'))).toBe(true);
   });
 });
 
