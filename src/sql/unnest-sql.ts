@@ -1,5 +1,5 @@
 import { compoundParts, type Expr, type JoinConstraint, type TableFactor, type Unnest } from './ast.js';
-import { type Ast, numberLiteral } from './bigquery-ast.js';
+import { type Ast, calledName, numberLiteral } from './bigquery-ast.js';
 import type { ImpliedFilters } from './record-presence.js';
 import {
   elementOf,
@@ -102,8 +102,28 @@ export function arrayPathUnnest(relation: TableFactor, scope: Scope): Unnest | u
 function unnestTarget(array: Expr, context: TranslationContext): Resolved {
   const parts = compoundParts(array);
   if (parts) return context.resolveName(parts);
+  const record = recordOrEmpty(array, context);
+  if (record) return record;
   const type = context.valueType(array as Ast);
   return { sql: context.expr(array), type: isListSqlType(type) ? type : undefined };
+}
+
+/**
+ * `UNNEST(COALESCE(record, []))` (or IFNULL): BigQuery's guard against a NULL repeated record,
+ * which Studio's unified logs write for the gateway's JWT records (ServiceFlow.sql.ts). UNNEST of
+ * a NULL array already yields no rows, so it is the record's own UNNEST; the store keeps the
+ * record as a STRUCT, which DuckDB cannot COALESCE with an empty list.
+ */
+function recordOrEmpty(array: Expr, context: TranslationContext): Resolved | undefined {
+  const name = calledName(array as Ast);
+  if (name !== 'coalesce' && name !== 'ifnull') return undefined;
+  const args = ((array as Ast).Function.args?.List?.args ?? []).map((arg: Ast) => arg?.Unnamed?.Expr as Ast);
+  const [first, second] = args;
+  if (args.length !== 2 || !first || second?.Array?.elem?.length !== 0) return undefined;
+  const parts = compoundParts(first as Expr);
+  if (!parts) return undefined;
+  const resolved = context.resolveName(parts);
+  return isStructSqlType(resolved.type) ? resolved : undefined;
 }
 
 /** `WITH OFFSET [AS o]`: binds the offset column (an INT64) and returns its name. */

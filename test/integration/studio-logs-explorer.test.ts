@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   authRecords,
@@ -296,6 +298,146 @@ order by
   timestamp desc;
 `;
     expect(await logsAll(sql, range)).toEqual({ status: 200, body: { result: [] } });
+  });
+
+  // The Edge Functions report's API charts: SHARED_API_REPORT_SQL with filterBy 'functions', which
+  // reads function_edge_logs filtered by REGEXP_CONTAINS(request.path, '/functions')
+  // (SharedAPIReport.constants.ts at 574f741; its whitespace folded here). Vector's relay lines carry
+  // no request, so no rows.
+  it('Edge function report, API charts over function_edge_logs: total requests, slow routes, traffic', async () => {
+    const joins = `cross join unnest(metadata) as m
+          cross join unnest(m.response) as response
+          cross join unnest(m.request) as request
+          cross join unnest(request.headers) as headers`;
+    const where = "WHERE REGEXP_CONTAINS(request.path, '/functions')";
+    const queries = [
+      `select cast(timestamp_trunc(t.timestamp, hour) as datetime) as timestamp, count(t.id) as count
+        FROM function_edge_logs t ${joins} ${where} GROUP BY timestamp ORDER BY timestamp ASC`,
+      `select request.path as path, request.method as method, request.search as search,
+          response.status_code as status_code, count(t.id) as count, avg(response.origin_time) as avg
+        from function_edge_logs t ${joins} ${where}
+        group by request.path, request.method, request.search, response.status_code order by avg desc limit 10`,
+      `select cast(timestamp_trunc(t.timestamp, hour) as datetime) as timestamp,
+          coalesce(safe_divide(sum(cast(coalesce(headers.content_length, "0") as int64)), 1000000), 0) as ingress_mb,
+          coalesce(safe_divide(sum(cast(coalesce(resp_headers.content_length, "0") as int64)), 1000000), 0) as egress_mb,
+        FROM function_edge_logs t ${joins} cross join unnest(response.headers) as resp_headers ${where}
+        GROUP BY timestamp ORDER BY timestamp ASC`,
+    ];
+    for (const sql of queries)
+      expect(await logsAll(sql, range)).toEqual({ status: 200, body: { result: [] } });
+  });
+});
+
+describe('the unified logs page (UnifiedLogs.queries.bq.ts at 051c828)', () => {
+  // Studio's CASE on a Kong line's status, and the branch its path puts it in.
+  const level = (code: number) =>
+    code >= 200 && code <= 299
+      ? 'success'
+      : code >= 400 && code <= 499
+        ? 'warning'
+        : code >= 500
+          ? 'error'
+          : 'success';
+  const logType = (path: string) =>
+    path.includes('/rest/') ? 'postgrest' : path.includes('/storage/') ? 'storage' : 'edge';
+
+  it('lists the newest 50 of all six log types: Kong’s lines as edge, postgrest or storage by path', async () => {
+    const sql = readFileSync(join(__dirname, '../fixtures/studio-sql/unified-logs-bq-all-types.sql'), 'utf8');
+    const { status, body } = await logsAll(sql, range);
+    expect(status).toBe(200);
+    // Relay lines carry no request, so their cross join drops them (as BigQuery's does); auth lines
+    // carry no request_id and there are no Postgres lines: only Kong's lines remain.
+    const expected = projectEdge
+      .filter(inRange)
+      .sort((a, b) => b.ms - a.ms || (a.id < b.id ? 1 : -1))
+      .slice(0, 50)
+      .map((r) => ({
+        id: r.id,
+        source_id: null,
+        timestamp: r.ms * 1000,
+        log_type: logType(r.path),
+        status: String(r.status),
+        level: level(r.status),
+        pathname: r.path,
+        event_message: null,
+        method: 'GET',
+        log_count: null,
+        logs: null,
+      }));
+    expect(new Set(expected.map((row) => row.log_type)).size).toBe(3);
+    expect(body.result).toEqual(expected);
+  });
+  it('counts the range by log type, level, method, status and matching path for the filter bar', async () => {
+    const sql = readFileSync(join(__dirname, '../fixtures/studio-sql/unified-logs-bq-counts.sql'), 'utf8');
+    const { status, body } = await logsAll(sql, range);
+    expect(status).toBe(200);
+    const rows = projectEdge.filter(inRange);
+    const tally = (dimension: string, values: string[]) =>
+      [...new Set(values)].map((value) => ({
+        dimension,
+        value,
+        count: values.filter((v) => v === value).length,
+      }));
+    const counted = (dimension: string, keys: string[], values: string[]) =>
+      keys.map((value) => ({ dimension, value, count: values.filter((v) => v === value).length }));
+    const expected = [
+      { dimension: 'total', value: 'all', count: rows.length },
+      ...counted(
+        'log_type',
+        ['edge', 'postgrest', 'storage', 'postgres', 'edge function', 'auth'],
+        rows.map((r) => logType(r.path)),
+      ),
+      ...counted(
+        'level',
+        ['success', 'warning', 'error'],
+        rows.map((r) => level(r.status)),
+      ),
+      ...tally(
+        'method',
+        rows.map(() => 'GET'),
+      ),
+      ...tally(
+        'status',
+        rows.map((r) => String(r.status)),
+      ),
+      ...tally(
+        'pathname',
+        rows.map((r) => r.path).filter((path) => path.includes('auth')),
+      ),
+    ];
+    // The facets are GROUP BYs without ORDER BY, so their rows come in no set order.
+    const key = (row: Record<string, unknown>) => `${row.dimension}|${row.value}|${row.count}`;
+    expect(body.result?.map(key).sort()).toEqual(expected.map(key).sort());
+    expect(rows.some((r) => !r.path.includes('auth'))).toBe(true);
+  });
+});
+
+describe('a unified-logs row’s detail (ServiceFlow.sql.ts at 165dd41)', () => {
+  it('answers a PostgREST request’s fields, NULL where Kong’s line has none, and the raw line', async () => {
+    const record = projectEdge.find((r) => inRange(r) && r.path.includes('/rest/'));
+    if (!record) throw new Error('the fixture has no REST request in the range');
+    const sql = readFileSync(join(__dirname, '../fixtures/studio-sql/service-flow-postgrest.sql'), 'utf8');
+    const { status, body } = await logsAll(sql.replace("'LOG_ID'", `'${record.id}'`), range);
+    expect(status).toBe(200);
+    expect(body.result).toHaveLength(1);
+    const row = body.result?.[0] ?? {};
+    const level = record.status >= 500 ? 'error' : record.status >= 400 ? 'warning' : 'success';
+    const present = {
+      id: record.id,
+      timestamp: record.ms * 1000,
+      log_type: 'postgrest',
+      status: String(record.status),
+      level,
+      request_path: record.path,
+      request_method: 'GET',
+      headers_user_agent: 'curl/8',
+    };
+    expect(Object.fromEntries(Object.entries(row).filter(([, value]) => value !== null))).toEqual({
+      ...present,
+      raw_log_data: expect.objectContaining({ id: record.id, event_message: record.event_message }),
+    });
+    // Every other column of Studio’s select list is there, NULL: id and 62 aliased, 63 in all.
+    expect(Object.keys(row)).toHaveLength(63);
   });
 });
 

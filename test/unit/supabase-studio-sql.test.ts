@@ -149,4 +149,21 @@ describe('the unified logs page on a fresh supabase/ store', () => {
     const sql = readFileSync(join(__dirname, '../fixtures/studio-sql/unified-logs-page.sql'), 'utf8');
     expect((await scratch.bigquery(sql)).rows).toEqual([]);
   });
+
+  // The newer page (UnifiedLogs.queries.bq.ts at 051c828) joins a function's event logs to its
+  // relay line by metadata.request_id, which Vector's lines never carry: declared, it finds NULLs.
+  // A row's detail (ServiceFlow.sql.ts at 165dd41) reads the gateway's key and JWT records through
+  // UNNEST(COALESCE(record, [])) and every field of a request, Postgres line or function call.
+  it.each(['postgrest', 'edge-function', 'postgres'])(
+    'runs the %s row detail, answering no rows',
+    async (kind) => {
+      const sql = readFileSync(join(__dirname, `../fixtures/studio-sql/service-flow-${kind}.sql`), 'utf8');
+      expect((await scratch.bigquery(sql.replace("'LOG_ID'", "'no-such-id'"))).rows).toEqual([]);
+    },
+  );
+
+  it('runs the newer page with all six log types, answering no rows', async () => {
+    const sql = readFileSync(join(__dirname, '../fixtures/studio-sql/unified-logs-bq-all-types.sql'), 'utf8');
+    expect((await scratch.bigquery(sql)).rows).toEqual([]);
+  });
 });

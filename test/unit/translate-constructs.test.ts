@@ -120,6 +120,21 @@ describe('BigQuery to DuckDB translation', () => {
     ]);
   });
 
+  // UNNEST of a NULL array yields no rows, as of an empty one, so COALESCE(record, []) (Studio's
+  // ServiceFlow.sql.ts guard) unnests the record: r3's NULL response gives the LEFT JOIN's NULL row.
+  it('unnests COALESCE(record, []) and IFNULL(record, []) as the record itself', async () => {
+    for (const guard of ['coalesce', 'ifnull']) {
+      const result = await rows(
+        `select t.id, r.status_code from \`deno-relay-logs\` as t cross join unnest(t.metadata) as m left join unnest(${guard}(m.response, [])) as r order by t.id`,
+      );
+      expect(result).toEqual([
+        { id: 'r1', status_code: 200 },
+        { id: 'r2', status_code: 404 },
+        { id: 'r3', status_code: null },
+      ]);
+    }
+  });
+
   // BigQuery joins an UNNEST of the row's own array without ON: LEFT JOIN keeps a row whose
   // array is empty (its element NULL), a plain JOIN drops it, as CROSS JOIN does.
   it('reads LEFT JOIN UNNEST and JOIN UNNEST without ON as BigQuery does', async () => {
