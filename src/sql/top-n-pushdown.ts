@@ -24,8 +24,9 @@ import { isListSqlType, isStructSqlType, type SqlType, type TableSchema } from '
  * keeps 50 rows, and runs out of memory at 3M edge records. Three rules, on the parsed query
  * before translation (a new AST; the one parsed is not changed):
  *
- * - **Through a projection.** `SELECT a, b AS c FROM u ORDER BY c LIMIT n` over a CTE read once or a
- *   subquery whose body is a UNION ALL: the same ORDER BY and LIMIT on that UNION ALL too.
+ * - **Through a projection.** `SELECT a, b AS c FROM u [WHERE p] ORDER BY c LIMIT n` over a CTE read
+ *   once or a subquery whose body is a UNION ALL: the same ORDER BY and LIMIT on that UNION ALL
+ *   too, with p in each branch's WHERE (Studio's unified logs page filtered by log type or level).
  * - **Into UNION ALL.** The top n of a UNION ALL is among the top n of each branch, so each SELECT
  *   branch gets the ORDER BY (by its own name for the column at the same place) and LIMIT too.
  * - **Before a LEFT JOIN to one row per key.** `FROM t CROSS JOIN UNNEST(t.record) AS r ... LEFT
@@ -71,15 +72,19 @@ interface TopN {
 function pushInQuery(query: Query, statement: Statement): Query {
   const topN = topNOf(query);
   const target = topN && projectionTarget(query, topN, statement);
-  const limited = (inner: Query, items: readonly OrderByExpr[]) =>
-    pushInQuery({ ...inner, order_by: orderBy(items), limit_clause: (topN as TopN).limit }, statement);
+  // The UNION ALL the top n is taken from, with the outer WHERE in each branch where there is one.
+  const inner = target && (target.filter ? filteredBranches(target.inner, target.filter) : target.inner);
+  const limited = (items: readonly OrderByExpr[]) =>
+    pushInQuery(
+      { ...(inner as Query), order_by: orderBy(items), limit_clause: (topN as TopN).limit },
+      statement,
+    );
   const ctes = query.with?.cte_tables.map((cte) => {
-    const read = target?.cte !== undefined && target.cte === lower(cte.alias.name.value);
-    return { ...cte, query: read ? limited(cte.query, target.items) : pushInQuery(cte.query, statement) };
+    const read = inner && target?.cte !== undefined && target.cte === lower(cte.alias.name.value);
+    return { ...cte, query: read ? limited(target.items) : pushInQuery(cte.query, statement) };
   });
   let body = query.body;
-  if (target && target.cte === undefined)
-    body = withDerived(body, (subquery) => limited(subquery, target.items));
+  if (inner && target && target.cte === undefined) body = withDerived(body, () => limited(target.items));
   if (topN) body = intoUnionAll(body, topN, statement) ?? body;
   const pushed: Query = {
     ...query,
@@ -106,20 +111,21 @@ function orderBy(items: readonly OrderByExpr[]): Query['order_by'] {
 }
 
 /**
- * `SELECT <columns> FROM u ORDER BY ... LIMIT n` where u is a CTE read once in the statement or a
- * subquery, and its body a UNION ALL without ORDER BY or LIMIT: the CTE's name (none for a
- * subquery) and the ORDER BY items in u's column names. Columns only, so the projection is one row
- * per row of u.
+ * `SELECT <columns> FROM u [WHERE ...] ORDER BY ... LIMIT n` where u is a CTE read once in the
+ * statement or a subquery, and its body a UNION ALL without ORDER BY or LIMIT: the CTE's name
+ * (none for a subquery), its query, the ORDER BY items in u's column names, and the WHERE (row by
+ * row, see `filteredBranches`) with the name u's columns are qualified by. Columns only, so the
+ * projection is one row per row of u.
  */
 function projectionTarget(
   query: Query,
   topN: TopN,
   statement: Statement,
-): { cte?: string; items: OrderByExpr[] } | undefined {
+): { cte?: string; inner: Query; items: OrderByExpr[]; filter?: Filter } | undefined {
   const select = plainSelect(query.body);
   const [from] = select?.from ?? [];
-  if (!select || !from || select.from.length > 1 || from.joins.length > 0 || select.selection)
-    return undefined;
+  if (!select || !from || select.from.length > 1 || from.joins.length > 0) return undefined;
+  if (select.selection && !rowWise([select.selection])) return undefined;
   const columns = new Map<string, string>();
   for (const item of select.projection) {
     const [kind, node] = variant(item);
@@ -142,12 +148,102 @@ function projectionTarget(
   }
   const [kind, relation] = variant(from.relation);
   const unordered = (inner: Query) => isUnionAll(inner.body) && !inner.order_by && !inner.limit_clause;
-  if (kind === 'Derived') return unordered(relation.subquery) ? { items } : undefined;
+  const alias: string | undefined = relation.alias?.name?.value;
+  const filterAs = (qualifier: string) =>
+    select.selection ? { filter: { expr: select.selection, qualifier: lower(qualifier) } } : {};
+  if (kind === 'Derived')
+    return unordered(relation.subquery)
+      ? { inner: relation.subquery, items, ...filterAs(alias ?? '') }
+      : undefined;
   if (kind !== 'Table' || relation.name.length !== 1) return undefined;
   const name = lower(relation.name[0]?.Identifier.value ?? '');
   const cte = query.with?.cte_tables.find((candidate) => lower(candidate.alias.name.value) === name);
   const readOnce = statement.tableReads.get(name) === 1;
-  return cte && readOnce && unordered(cte.query) ? { cte: name, items } : undefined;
+  return cte && readOnce && unordered(cte.query)
+    ? { cte: name, inner: cte.query, items, ...filterAs(alias ?? name) }
+    : undefined;
+}
+
+/** A WHERE over u's rows and the name (lower case; '' for none) its columns may be qualified by. */
+interface Filter {
+  readonly expr: Expr;
+  readonly qualifier: string;
+}
+
+/**
+ * The UNION ALL `inner` with `filter` in each branch's WHERE, each of u's columns it names replaced
+ * by the expression the branch writes at that column's place (by place, as UNION ALL lines its
+ * branches up): `SELECT e AS c FROM t WHERE w` then `WHERE p(c)` keeps the rows `SELECT e AS c FROM t
+ * WHERE w AND p(e)` keeps, for a branch that acts on one row at a time (no GROUP BY, DISTINCT,
+ * window or subquery in its columns). So the top n can then be taken in each branch (Studio's
+ * unified logs page filtered by log type or level). Undefined when a branch is not such a SELECT or
+ * the WHERE names anything but u's columns; the query is then left as written.
+ */
+function filteredBranches(inner: Query, filter: Filter): Query | undefined {
+  const first = leftmostSelect(inner.body);
+  const names = first && outputNamesByPlace(first);
+  if (!names) return undefined;
+  const branch = (expr: SetExpr): SetExpr | undefined => {
+    if (isUnionAll(expr)) {
+      const operation = (expr as { SetOperation: Ast }).SetOperation;
+      const left = branch(operation.left);
+      const right = left && branch(operation.right);
+      return right && { SetOperation: { ...operation, left, right } };
+    }
+    const select = plainSelect(expr);
+    if (!select || select.projection.length !== names.length || !rowWise(select.projection)) return undefined;
+    const columns = select.projection.map((item) => {
+      const [kind, node] = variant(item);
+      return kind === 'UnnamedExpr' ? node : kind === 'ExprWithAlias' ? node.expr : undefined;
+    });
+    if (columns.some((column) => column === undefined)) return undefined;
+    const columnOf = (name: string) => {
+      const place = names.indexOf(lower(name));
+      return place < 0 || names.lastIndexOf(lower(name)) !== place ? undefined : columns[place];
+    };
+    const condition = withColumns(filter, columnOf);
+    if (condition === undefined) return undefined;
+    const selection = select.selection
+      ? { BinaryOp: { left: { Nested: select.selection }, op: 'And', right: { Nested: condition } } }
+      : condition;
+    return { Select: { ...select, selection } as Select };
+  };
+  const body = branch(inner.body);
+  return body && { ...inner, body };
+}
+
+/**
+ * `filter`'s expression with each column of u it names (`c`, or `u.c` by its qualifier) replaced by
+ * `columnOf(c)` in parentheses; undefined when it names anything else. Function names and query
+ * parameters are no columns and are kept.
+ */
+function withColumns(filter: Filter, columnOf: (name: string) => Ast | undefined): Expr | undefined {
+  let foreign = false;
+  const copy = (node: Ast): Ast => {
+    if (Array.isArray(node)) return node.map(copy);
+    if (node === null || typeof node !== 'object') return node;
+    // A query parameter (`@kind`) is the same value in every branch.
+    if (node.Identifier && Object.keys(node).length === 1 && !String(node.Identifier.value).startsWith('@')) {
+      const column = columnOf(node.Identifier.value);
+      if (column === undefined) foreign = true;
+      return { Nested: structuredClone(column) };
+    }
+    if (node.CompoundIdentifier && Object.keys(node).length === 1) {
+      const [qualifier, name, ...rest] = node.CompoundIdentifier as { value: string }[];
+      const column =
+        rest.length === 0 && name && lower(qualifier?.value ?? '') === filter.qualifier
+          ? columnOf(name.value)
+          : undefined;
+      if (column === undefined) foreign = true;
+      return { Nested: structuredClone(column) };
+    }
+    const copied: Record<string, Ast> = {};
+    for (const [key, value] of Object.entries(node as Record<string, Ast>))
+      copied[key] = key === 'Function' ? { ...value, args: copy(value.args) } : copy(value);
+    return copied;
+  };
+  const expr = copy(filter.expr);
+  return foreign ? undefined : (expr as Expr);
 }
 
 /** A SELECT with nothing that acts on more than one row: no GROUP BY, HAVING, DISTINCT, QUALIFY, WINDOW. */

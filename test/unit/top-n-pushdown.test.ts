@@ -216,6 +216,35 @@ describe('ORDER BY ... LIMIT into the branches of a UNION ALL', () => {
     expect(await rows(sql)).toEqual(await rows(`SELECT * FROM ${unionPlain} ORDER BY ${order} LIMIT 6`));
   });
 
+  it.each([
+    ['a column each branch writes as a literal', "kind = 'other'"],
+    ['columns qualified by the CTE, in an OR', "u.kind = 'request' OR u.id IN ('o005', 'o014')"],
+    ['a column a branch names otherwise', "id NOT IN ('r012', 'o014') AND timestamp IS NOT NULL"],
+  ])(
+    'keeps the rows of a query that filters the union on %s, the WHERE taken into each branch',
+    async (_, where) => {
+      const sql = translated(
+        `${union} SELECT id, timestamp, kind FROM u WHERE ${where} ORDER BY timestamp DESC, id LIMIT 3`,
+      );
+      expect(limits(sql)).toBe(4);
+      expect(await rows(sql)).toEqual(
+        await rows(
+          `SELECT * FROM ${unionPlain} WHERE ${where.replaceAll('u.', '')} ORDER BY timestamp DESC, id LIMIT 3`,
+        ),
+      );
+    },
+  );
+
+  it('takes a WHERE with a query parameter into each branch too', () => {
+    expect(
+      limits(
+        translated(
+          `${union} SELECT id, timestamp FROM u WHERE kind = @kind ORDER BY timestamp DESC, id LIMIT 3`,
+        ),
+      ),
+    ).toBe(4);
+  });
+
   it('answers the rows plain DuckDB answers when the union is the query itself', async () => {
     const sql = translated(
       `SELECT id, size FROM other UNION ALL SELECT id, NULL AS size FROM requests ORDER BY size DESC, id LIMIT 4`,
@@ -242,8 +271,8 @@ describe('ORDER BY ... LIMIT into the branches of a UNION ALL', () => {
       `${union} SELECT id FROM u WHERE id IN (SELECT id FROM u) ORDER BY timestamp LIMIT 3`,
     ],
     [
-      'the query filters the CTE',
-      `${union} SELECT id, timestamp FROM u WHERE kind = 'other' ORDER BY timestamp LIMIT 3`,
+      "the WHERE names something other than the CTE's columns",
+      `${union} SELECT id, timestamp FROM u WHERE u.kind.x IS NULL ORDER BY timestamp LIMIT 3`,
     ],
     ['there is an OFFSET', `${union} SELECT id, timestamp FROM u ORDER BY timestamp, id LIMIT 3 OFFSET 2`],
     [
@@ -372,6 +401,35 @@ describe("Studio's unified logs page", () => {
       ]),
     ).toEqual(expected.map((row) => [row.id, row.log_type, String(row.n)]));
     expect(answer.filter((row) => row.log_type === 'edge function').length).toBeGreaterThan(0);
+  });
+
+  it(`answers its newest 50 rows filtered by log type under memory_limit ${memoryLimit}, as Studio's filter bar asks`, async () => {
+    // The filter as the newer page writes it (UnifiedLogs.queries.bq.ts): a WHERE on the CTE.
+    const bigQuery = readFileSync(
+      join(packageRoot, 'test/fixtures/studio-sql/unified-logs-page.sql'),
+      'utf8',
+    ).replace('FROM unified_logs', "FROM unified_logs WHERE `log_type` IN ('edge function', 'postgres')");
+    const sql = translateToDuckDb(bigQuery, { tables: pageTables }).sql;
+    const asWritten = translateToDuckDb(`${bigQuery} OFFSET 0`, { tables: pageTables }).sql;
+    await expect(page.run(asWritten)).rejects.toThrow(/Out of Memory/);
+
+    const answer = (await page.runAndReadAll(sql)).getRowObjectsJson();
+    const expected = (
+      await page.runAndReadAll(`
+        SELECT u.id, u.log_type, (SELECT count(*) FROM p_function AS l WHERE l.metadata.execution_id = u.execution_id) AS n
+        FROM (
+          SELECT id, timestamp, 'postgres' AS log_type, NULL AS execution_id FROM p_postgres
+          UNION ALL SELECT id, timestamp, 'edge function', metadata.execution_id FROM p_function_edge
+        ) AS u ORDER BY u.timestamp DESC, u.id DESC LIMIT 50`)
+    ).getRowObjectsJson();
+    expect(
+      answer.map((row) => [
+        row.id,
+        row.log_type,
+        row.log_type === 'edge function' ? String(row.log_count) : '0',
+      ]),
+    ).toEqual(expected.map((row) => [row.id, row.log_type, String(row.n)]));
+    expect(new Set(answer.map((row) => row.log_type))).toEqual(new Set(['edge function', 'postgres']));
   });
 });
 
