@@ -372,65 +372,51 @@ describe("Studio's unified logs page", () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it(`answers its newest 50 rows under memory_limit ${memoryLimit}, where the page as written runs out of memory`, async () => {
-    const bigQuery = readFileSync(
-      join(packageRoot, 'test/fixtures/studio-sql/unified-logs-page.sql'),
-      'utf8',
-    );
-    const sql = translateToDuckDb(bigQuery, { tables: pageTables }).sql;
-    // The same page with OFFSET 0, which the rules leave as written: the fixture is large enough.
-    const asWritten = translateToDuckDb(`${bigQuery} OFFSET 0`, { tables: pageTables }).sql;
-    await expect(page.run(asWritten)).rejects.toThrow(/Out of Memory/);
+  // The page's branches as plain DuckDB reads them, by log type.
+  const branches: Record<string, string> = {
+    postgrest: `SELECT id, timestamp, 'postgrest' AS log_type, NULL AS execution_id FROM p_edge WHERE metadata.request.path LIKE '%/rest/%'`,
+    postgres: `SELECT id, timestamp, 'postgres' AS log_type, NULL AS execution_id FROM p_postgres`,
+    'edge function': `SELECT id, timestamp, 'edge function' AS log_type, metadata.execution_id FROM p_function_edge`,
+    storage: `SELECT id, timestamp, 'storage' AS log_type, NULL AS execution_id FROM p_edge WHERE metadata.request.path LIKE '%/storage/%'`,
+  };
 
-    const answer = (await page.runAndReadAll(sql)).getRowObjectsJson();
-    const expected = (
-      await page.runAndReadAll(`
-        SELECT u.id, u.log_type, (SELECT count(*) FROM p_function AS l WHERE l.metadata.execution_id = u.execution_id) AS n
-        FROM (
-          SELECT id, timestamp, 'postgrest' AS log_type, NULL AS execution_id FROM p_edge WHERE metadata.request.path LIKE '%/rest/%'
-          UNION ALL SELECT id, timestamp, 'postgres', NULL FROM p_postgres
-          UNION ALL SELECT id, timestamp, 'edge function', metadata.execution_id FROM p_function_edge
-          UNION ALL SELECT id, timestamp, 'storage', NULL FROM p_edge WHERE metadata.request.path LIKE '%/storage/%'
-        ) AS u ORDER BY u.timestamp DESC, u.id DESC LIMIT 50`)
-    ).getRowObjectsJson();
-    expect(
-      answer.map((row) => [
-        row.id,
-        row.log_type,
-        row.log_type === 'edge function' ? String(row.log_count) : '0',
-      ]),
-    ).toEqual(expected.map((row) => [row.id, row.log_type, String(row.n)]));
-    expect(answer.filter((row) => row.log_type === 'edge function').length).toBeGreaterThan(0);
-  });
-
-  it(`answers its newest 50 rows filtered by log type under memory_limit ${memoryLimit}, as Studio's filter bar asks`, async () => {
+  it.each([
+    ['as written, unfiltered', '', ['postgrest', 'postgres', 'edge function', 'storage']],
     // The filter as the newer page writes it (UnifiedLogs.queries.bq.ts): a WHERE on the CTE.
-    const bigQuery = readFileSync(
-      join(packageRoot, 'test/fixtures/studio-sql/unified-logs-page.sql'),
-      'utf8',
-    ).replace('FROM unified_logs', "FROM unified_logs WHERE `log_type` IN ('edge function', 'postgres')");
-    const sql = translateToDuckDb(bigQuery, { tables: pageTables }).sql;
-    const asWritten = translateToDuckDb(`${bigQuery} OFFSET 0`, { tables: pageTables }).sql;
-    await expect(page.run(asWritten)).rejects.toThrow(/Out of Memory/);
+    [
+      'filtered by log type, as the filter bar asks',
+      "WHERE `log_type` IN ('edge function', 'postgres')",
+      ['edge function', 'postgres'],
+    ],
+  ])(
+    `answers its newest 50 rows %s, under memory_limit ${memoryLimit} where the page as written runs out of memory`,
+    async (_, where, types) => {
+      const bigQuery = readFileSync(
+        join(packageRoot, 'test/fixtures/studio-sql/unified-logs-page.sql'),
+        'utf8',
+      ).replace('FROM unified_logs', `FROM unified_logs ${where}`);
+      const sql = translateToDuckDb(bigQuery, { tables: pageTables }).sql;
+      // The same page with OFFSET 0, which the rules leave as written: the fixture is large enough.
+      const asWritten = translateToDuckDb(`${bigQuery} OFFSET 0`, { tables: pageTables }).sql;
+      await expect(page.run(asWritten)).rejects.toThrow(/Out of Memory/);
 
-    const answer = (await page.runAndReadAll(sql)).getRowObjectsJson();
-    const expected = (
-      await page.runAndReadAll(`
+      const answer = (await page.runAndReadAll(sql)).getRowObjectsJson();
+      const union = types.map((type) => branches[type]).join(' UNION ALL ');
+      const expected = (
+        await page.runAndReadAll(`
         SELECT u.id, u.log_type, (SELECT count(*) FROM p_function AS l WHERE l.metadata.execution_id = u.execution_id) AS n
-        FROM (
-          SELECT id, timestamp, 'postgres' AS log_type, NULL AS execution_id FROM p_postgres
-          UNION ALL SELECT id, timestamp, 'edge function', metadata.execution_id FROM p_function_edge
-        ) AS u ORDER BY u.timestamp DESC, u.id DESC LIMIT 50`)
-    ).getRowObjectsJson();
-    expect(
-      answer.map((row) => [
-        row.id,
-        row.log_type,
-        row.log_type === 'edge function' ? String(row.log_count) : '0',
-      ]),
-    ).toEqual(expected.map((row) => [row.id, row.log_type, String(row.n)]));
-    expect(new Set(answer.map((row) => row.log_type))).toEqual(new Set(['edge function', 'postgres']));
-  });
+        FROM (${union}) AS u ORDER BY u.timestamp DESC, u.id DESC LIMIT 50`)
+      ).getRowObjectsJson();
+      expect(
+        answer.map((row) => [
+          row.id,
+          row.log_type,
+          row.log_type === 'edge function' ? String(row.log_count) : '0',
+        ]),
+      ).toEqual(expected.map((row) => [row.id, row.log_type, String(row.n)]));
+      expect(answer.filter((row) => row.log_type === 'edge function').length).toBeGreaterThan(0);
+    },
+  );
 });
 
 function edgeMetadata() {
