@@ -6,7 +6,8 @@ import type { ParameterValues, SavedQuery } from './query-engine.js';
  * a negative LIMIT or OFFSET, an INT64 overflow, a division by zero, an array position outside
  * the array (numbers), a time zone neither engine knows (text, as `DATETIME(ts, @time_zone)`
  * takes it), JSON text with a number BigQuery's JSON cannot hold (`PARSE_JSON(@doc)`), a count
- * of seconds, milliseconds, microseconds or days past the range of times (`TIMESTAMP_SECONDS(@s)`).
+ * of seconds, milliseconds, microseconds or days past the range of times (`TIMESTAMP_SECONDS(@s)`),
+ * text that is no IP address (`NET.IP_FROM_STRING(@ip)`).
  */
 export type ValueFault =
   | 'negative-count'
@@ -16,7 +17,8 @@ export type ValueFault =
   | 'time-zone'
   | 'time-range'
   | 'json-number'
-  | 'unix-range';
+  | 'unix-range'
+  | 'ip-address';
 
 /** Which failure of a run, in an engine's own terms, is one of these (undefined: none is). */
 export type ValueFaultOf = (error: unknown) => { fault: ValueFault; message: string } | undefined;
@@ -41,6 +43,8 @@ const causes: Readonly<Record<ValueFault, (value: string, message: string) => bo
   // The number is quoted from the text: the parameter whose text holds it.
   // BigQuery's words quote the count: `Input value 253402300800 cannot be converted into a TIMESTAMP`.
   'unix-range': (value, message) => new RegExp(`(^|[^\\d])${escaped(value)}($|[^\\d])`).test(message),
+  // BigQuery's words end with the text: `NET.IP_FROM_STRING() encountered an unparseable IP-address: 1.2.3`.
+  'ip-address': (value, message) => message.endsWith(`unparseable IP-address: ${value}`),
   'json-number': (value, message) => {
     const number = /^Input number:? (\S+)/.exec(message)?.[1];
     return number !== undefined && value.includes(number);
@@ -61,6 +65,7 @@ const typesFor: Readonly<Record<ValueFault, ReadonlySet<string>>> = {
   'time-range': new Set(['INT64']),
   'json-number': new Set(['STRING']),
   'unix-range': new Set(['INT64']),
+  'ip-address': new Set(['STRING']),
 };
 
 /**
@@ -104,6 +109,7 @@ const placedFor: Readonly<Record<ValueFault, (name: string) => RegExp>> = {
   'time-zone': (name) => new RegExp(`@${name}\\b`),
   'time-range': (name) => new RegExp(`\\binterval\\s+@${name}\\b`, 'i'),
   'json-number': (name) => new RegExp(`\\bparse_json\\s*\\(\\s*@${name}\\b`, 'i'),
+  'ip-address': (name) => new RegExp(`\\bip_from_string\\s*\\(\\s*@${name}\\b`, 'i'),
   'unix-range': (name) =>
     new RegExp(`\\b(timestamp_(seconds|millis|micros)|date_from_unix_date)\\s*\\(\\s*@${name}\\b`, 'i'),
 };

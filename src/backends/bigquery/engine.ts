@@ -383,7 +383,7 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
  * BigQuery's words (its engine's, ZetaSQL's) for what a number the caller sent can cause, each
  * with reason `invalidQuery`: `Limit requires non-negative count and offset`, `int64 overflow:
  * a + b` with the operands, `division by zero: a / b`, `Array index 7 is out of bounds (overflow)`,
- * `Invalid time zone: Mars/Olympus` (ZetaSQL's time_zone_util.cc).
+ * `Invalid time zone: Mars/Olympus` (ZetaSQL's time_zone_util.cc), text NET.IP_FROM_STRING cannot read.
  */
 const bigQueryValueFault: ValueFaultOf = (error) => {
   if (bigQueryReason(error) !== 'invalidQuery') return undefined;
@@ -393,6 +393,8 @@ const bigQueryValueFault: ValueFaultOf = (error) => {
   if (/^division by zero/i.test(message)) return { fault: 'division-by-zero', message };
   if (/^Array index -?\d+ is out of bounds/.test(message)) return { fault: 'array-index', message };
   if (/invalid time zone/i.test(message)) return { fault: 'time-zone', message };
+  // ZetaSQL's net.cc: `NET.IP_FROM_STRING() encountered an unparseable IP-address: <text>`.
+  if (/encountered an unparseable IP-address: /.test(message)) return { fault: 'ip-address', message };
   return undefined;
 };
 

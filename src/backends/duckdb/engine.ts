@@ -680,6 +680,9 @@ const duckDbValueFault: ValueFaultOf = (error) => {
       message,
     );
   if (unix?.[1]) return { fault: 'unix-range', message: unix[1] };
+  // BigQuery's words the translation raises for text that is no IP address (rules/net.ts).
+  const address = /NET\.IP_FROM_STRING\(\) encountered an unparseable IP-address: .*$/.exec(message);
+  if (address) return { fault: 'ip-address', message: address[0] };
   return undefined;
 };
 
