@@ -76,11 +76,12 @@ function earlierOfRepeated(civil: string, zone: string): string {
 
 /**
  * `body` of `value`, which it reads more than once: written out there where `value` is of
- * literals and parameters only, so DuckDB folds the whole into a constant (a filter on it prunes
- * the scan); else bound once, as a lambda's argument, so a column's conversions run once a row.
+ * literals and parameters only (no quoted column, subquery or `__` lambda argument), so DuckDB
+ * folds the whole into a constant (a filter on it prunes the scan); else bound once, as a
+ * lambda's argument, so a column's conversions run once a row.
  */
 export function once(value: string, name: string, body: (value: string) => string): string {
-  if (!/"|\(\s*SELECT\b|timezone\(|strptime\(|__/i.test(value)) return body(value);
+  if (!/"|\(\s*SELECT\b|__/i.test(value)) return body(value);
   return `list_transform([${value}], ${name} -> ${body(name)})[1]`;
 }
 
