@@ -7,7 +7,8 @@ import type { ParameterValues, SavedQuery } from './query-engine.js';
  * the array (numbers), a time zone neither engine knows (text, as `DATETIME(ts, @time_zone)`
  * takes it), JSON text with a number BigQuery's JSON cannot hold (`PARSE_JSON(@doc)`), a count
  * of seconds, milliseconds, microseconds or days past the range of times (`TIMESTAMP_SECONDS(@s)`),
- * a string a CAST cannot read as its type (`CAST(@s AS INT64)`, `Bad int64 value: abc`).
+ * a string a CAST cannot read as its type (`CAST(@s AS INT64)`, `Bad int64 value: abc`),
+ * text that is no IP address (`NET.IP_FROM_STRING(@ip)`).
  */
 export type ValueFault =
   | 'negative-count'
@@ -18,7 +19,8 @@ export type ValueFault =
   | 'time-range'
   | 'json-number'
   | 'unix-range'
-  | 'unread-string';
+  | 'unread-string'
+  | 'ip-address';
 
 /** Which failure of a run, in an engine's own terms, is one of these (undefined: none is). */
 export type ValueFaultOf = (error: unknown) => { fault: ValueFault; message: string } | undefined;
@@ -54,6 +56,8 @@ export function bigQueryValueFault(message: string): ValueFault | undefined {
     /^(?:Bad \w+ value: |Invalid (?:NUMERIC|BIGNUMERIC) value: |Invalid (?:date|timestamp): ')/.test(message)
   )
     return 'unread-string';
+  // ZetaSQL's net.cc: `NET.IP_FROM_STRING() encountered an unparseable IP-address: <text>`.
+  if (/encountered an unparseable IP-address: /.test(message)) return 'ip-address';
   return undefined;
 }
 
@@ -77,6 +81,8 @@ const causes: Readonly<Record<ValueFault, (value: string, message: string) => bo
   // The number is quoted from the text: the parameter whose text holds it.
   // BigQuery's words quote the count: `Input value 253402300800 cannot be converted into a TIMESTAMP`.
   'unix-range': (value, message) => new RegExp(`(^|[^\\d])${escaped(value)}($|[^\\d])`).test(message),
+  // BigQuery's words end with the text: `NET.IP_FROM_STRING() encountered an unparseable IP-address: 1.2.3`.
+  'ip-address': (value, message) => message.endsWith(`unparseable IP-address: ${value}`),
   'json-number': (value, message) => {
     const number = /^Input number:? (\S+)/.exec(message)?.[1];
     return number !== undefined && value.includes(number);
@@ -101,6 +107,7 @@ const typesFor: Readonly<Record<ValueFault, ReadonlySet<string>>> = {
   'json-number': new Set(['STRING']),
   'unix-range': new Set(['INT64']),
   'unread-string': new Set(['STRING']),
+  'ip-address': new Set(['STRING']),
 };
 
 /**
@@ -144,6 +151,7 @@ const placedFor: Readonly<Record<ValueFault, (name: string) => RegExp>> = {
   'time-zone': (name) => new RegExp(`@${name}\\b`),
   'time-range': (name) => new RegExp(`\\binterval\\s+@${name}\\b`, 'i'),
   'json-number': (name) => new RegExp(`\\bparse_json\\s*\\(\\s*@${name}\\b`, 'i'),
+  'ip-address': (name) => new RegExp(`\\bip_from_string\\s*\\(\\s*@${name}\\b`, 'i'),
   'unix-range': (name) =>
     new RegExp(`\\b(timestamp_(seconds|millis|micros)|date_from_unix_date)\\s*\\(\\s*@${name}\\b`, 'i'),
   'unread-string': (name) => new RegExp(`\\b(safe_)?cast\\s*\\(\\s*@${name}\\b`, 'i'),

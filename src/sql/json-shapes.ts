@@ -58,7 +58,18 @@ function literalType(expression: Ast): string | undefined {
 }
 
 /** The functions that return BYTES, whose DuckDB forms are BLOBs. */
-const bytesFunctions = new Set(['from_base64', 'from_hex', 'md5', 'sha1', 'sha256']);
+const bytesFunctions = new Set([
+  'from_base64',
+  'from_hex',
+  'md5',
+  'sha1',
+  'sha256',
+  'net.ip_from_string',
+  'net.safe_ip_from_string',
+  'net.ip_net_mask',
+  'net.ip_trunc',
+  'net.ipv4_from_int64',
+]);
 
 /** A BYTES literal (`b'...'`), a CAST to BYTES or a function returning BYTES. */
 function isBytesValued(expression: Ast): boolean {

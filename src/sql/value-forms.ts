@@ -6,6 +6,7 @@ import { raiseSql } from './raised-errors.js';
 import { civilText, roundTripDoubleText } from './rules/json-encoding.js';
 import { quoteString } from './rules/rule.js';
 import { civilOf, datetimeOf } from './rules/time.js';
+import { fromCivil, type Zone } from './rules/time-zone.js';
 import { isIntegerText, isTextValued, textToInt64Sql } from './string-to-int64.js';
 import { isStructSqlType, type SqlType, unknownType } from './table-schema.js';
 
@@ -108,6 +109,23 @@ function emptyArrayCastSql(node: Ast, elementType: Ast, context: FormContext): s
 }
 
 /**
+ * A TIMESTAMP literal's civil time and the zone it names in its text (`2023-11-05 01:30:00
+ * America/New_York`): read as BigQuery reads a civil time in a zone (fromCivil, the earlier of a
+ * repeated one), where DuckDB's cast would take ICU's later instant.
+ */
+function zoneNamedIn(text: string | undefined): { civil: string; zone: Zone } | undefined {
+  const match =
+    /^(\d{4}-\d{1,2}-\d{1,2}(?:[ Tt]\d{1,2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)?)\s+([A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)+)$/.exec(
+      text ?? '',
+    );
+  if (!match) return undefined;
+  return {
+    civil: (match[1] as string).replace(/[Tt]/, ' '),
+    zone: { sql: quoteString(match[2] as string), literal: match[2] },
+  };
+}
+
+/**
  * CAST and SAFE_CAST (and typed literals, `DATE '2020-01-01'`). A string cast to TIMESTAMP:
  * BigQuery honours a `Z` or `+hh:mm` offset, DuckDB's cast to TIMESTAMP silently drops it, so
  * parameters and literals go through TIMESTAMPTZ, which applies the offset, and back to the UTC
@@ -130,6 +148,8 @@ export function castSql(node: Ast, context: FormContext): string {
   // STRING to BYTES is the text's UTF-8 bytes; DuckDB's CAST to BLOB would read `\x..` escapes.
   if (target === 'BLOB') return `encode(${value})`;
   if ((target === 'TIMESTAMP' || target === 'TIMESTAMPTZ') && isStringValued(node.expr)) {
+    const named = target === 'TIMESTAMP' ? zoneNamedIn(stringLiteral(node.expr)) : undefined;
+    if (named) return fromCivil(`${cast}('${named.civil}' AS TIMESTAMP)`, named.zone);
     return target === 'TIMESTAMPTZ'
       ? `${cast}(${value} AS TIMESTAMPTZ)`
       : `${cast}(${cast}(${value} AS TIMESTAMPTZ) AS TIMESTAMP)`;

@@ -274,6 +274,14 @@ const cases: Case[] = [
       ORDER BY percentile`,
   },
   {
+    // 203.0.113.9's /30 is 203.0.113.8 to .11 (the fixture's clients are 203.0.113.1 to .12).
+    endpoint: 'lb.clients-in-subnet',
+    params: () => ({ ip: '203.0.113.9', prefix: '30' }),
+    oracle: () => `
+      SELECT '203.0.113.9' AS asked, '203.0.113.8' AS subnet, count(*) AS requests
+      FROM requests WHERE httpRequest.remoteIp IN ('203.0.113.8', '203.0.113.9', '203.0.113.10', '203.0.113.11')`,
+  },
+  {
     endpoint: 'logs.top-error-producers',
     params: () => ({ now: fixture.now }),
     oracle: () => `
@@ -543,6 +551,24 @@ describe('Cloud Logging export queries on GraphQL and OpenAPI', () => {
         )[0]?.n,
       ),
     );
+  });
+
+  it('answers 400 naming ip when NET.IP_FROM_STRING(@ip) cannot read it, in BigQuery’s words', async () => {
+    // glibc's inet_pton, which BigQuery's NET.IP_FROM_STRING calls, refuses an octet with a
+    // leading zero; net.cc's error quotes the text.
+    const response = await server.get('/api/endpoints/lb.clients-in-subnet', {
+      ip: '203.0.113.09',
+      prefix: '30',
+    });
+    expect(response.status, response.text).toBe(400);
+    expect(response.body).toEqual({
+      error: {
+        code: 'BAD_PARAMETER',
+        message: expect.stringMatching(
+          /^Parameter 'ip' is 203\.0\.113\.09, .*: NET\.IP_FROM_STRING\(\) encountered an unparseable IP-address: 203\.0\.113\.09$/,
+        ),
+      },
+    });
   });
 
   it('refuses at load the SQL DuckDB cannot answer as BigQuery does, naming SEARCH', async () => {

@@ -160,6 +160,82 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     });
   });
 
+  it('reads a civil time the clock repeats as the earlier instant and one it skips with the offset before, as BigQuery does', async () => {
+    // BigQuery takes absl's TimeZone::At(civil).pre (ZetaSQL date_time_util.cc): the civil time
+    // read with the offset in force before the change. New York went back from 02:00 EDT (-4) to
+    // 01:00 EST (-5) on 2023-11-05, so 01:30 is 05:30 UTC (not 06:30); it went forward from 02:00
+    // EST to 03:00 EDT on 2023-03-12, so the skipped 02:30 is read at -5: 07:30 UTC. Berlin went
+    // back from 03:00 CEST (+2) on 2023-10-29 (02:30 is 00:30 UTC); Havana from 01:00 CDT (-4) to
+    // midnight CST on 2023-11-05, so that day's midnight is 04:00 UTC; Santiago from midnight -03
+    // to 23:00 -04 on 2023-04-01 (23:30 is 02:30 UTC); Lord Howe by half an hour, from 02:00 +11
+    // to 01:30 +10:30 on 2023-04-02 (01:45 is 14:45 UTC the day before). Times either side stay.
+    expect(
+      await row(
+        `select timestamp('2023-11-05 01:30:00', 'America/New_York') as fold,
+        timestamp(datetime '2023-11-05 01:30:00', 'America/New_York') as datetime_fold,
+        timestamp(@civil, 'America/New_York') as parameter_fold,
+        timestamp '2023-11-05 01:30:00 America/New_York' as literal_fold,
+        cast('2023-11-05 01:30:00 America/New_York' as timestamp) as cast_fold,
+        parse_timestamp('%Y-%m-%d %H:%M', '2023-11-05 01:59', 'America/New_York') as parsed_fold,
+        timestamp('2023-11-05 00:59:59', 'America/New_York') as before_fold,
+        timestamp('2023-11-05 02:00:00', 'America/New_York') as after_fold,
+        timestamp('2023-03-12 02:30:00', 'America/New_York') as gap,
+        timestamp('2023-10-29 02:30:00', 'Europe/Berlin') as berlin,
+        timestamp(date '2023-11-05', 'America/Havana') as havana_midnight,
+        timestamp('2023-04-01 23:30:00', 'America/Santiago') as santiago,
+        timestamp('2023-04-02 01:45:00', 'Australia/Lord_Howe') as lord_howe,
+        timestamp(datetime '2008-12-25 15:30:00', 'America/Los_Angeles') as winter,
+        (select timestamp(d, 'America/Los_Angeles') from (select datetime '2008-12-25 15:30:00' as d)) as computed`,
+        { civil: '2023-11-05 01:30:00' },
+      ),
+    ).toEqual({
+      fold: micros('2023-11-05T05:30:00Z'),
+      datetime_fold: micros('2023-11-05T05:30:00Z'),
+      parameter_fold: micros('2023-11-05T05:30:00Z'),
+      literal_fold: micros('2023-11-05T05:30:00Z'),
+      cast_fold: micros('2023-11-05T05:30:00Z'),
+      parsed_fold: micros('2023-11-05T05:59:00Z'),
+      before_fold: micros('2023-11-05T04:59:59Z'),
+      after_fold: micros('2023-11-05T07:00:00Z'),
+      gap: micros('2023-03-12T07:30:00Z'),
+      berlin: micros('2023-10-29T00:30:00Z'),
+      havana_midnight: micros('2023-11-05T04:00:00Z'),
+      santiago: micros('2023-04-02T02:30:00Z'),
+      lord_howe: micros('2023-04-01T14:45:00Z'),
+      // TIMESTAMP(DATETIME, zone) reads the civil time in the zone: 15:30 PST is 23:30 UTC.
+      winter: micros('2008-12-25T23:30:00Z'),
+      computed: micros('2008-12-25T23:30:00Z'),
+    });
+  });
+
+  it('TIMESTAMP_TRUNC takes HOUR and smaller parts off the instant, across the hour the clock repeats', async () => {
+    // ZetaSQL's compliance tests (functions_testlib_timestamp.cc): Los Angeles went back at
+    // 2016-11-06 09:00 UTC; 08:01:01.1234, 09:01:01.1234 (the second 01:01) and 10:01:01.1234 UTC
+    // truncate by HOUR to 08:00, 09:00 and 10:00 UTC, by SECOND and MILLISECOND in place, and by
+    // DAY to that day's midnight, 07:00 UTC; in Pacific/Chatham 1491055500 (the second 02:50 of
+    // 2017-04-02, +12:45) truncates by HOUR to 1491052500.
+    const at = (iso: string) => `timestamp '${iso}'`;
+    expect(
+      await row(`select timestamp_trunc(${at('2016-11-06 08:01:01.1234+00')}, hour, 'America/Los_Angeles') as first_hour,
+        timestamp_trunc(${at('2016-11-06 09:01:01.1234+00')}, hour, 'America/Los_Angeles') as second_hour,
+        timestamp_trunc(${at('2016-11-06 10:01:01.1234+00')}, hour, 'America/Los_Angeles') as after_hour,
+        timestamp_trunc(${at('2016-11-06 09:01:01.1234+00')}, second, 'America/Los_Angeles') as second,
+        timestamp_trunc(${at('2016-11-06 09:01:01.1234+00')}, millisecond, 'America/Los_Angeles') as milli,
+        timestamp_trunc(${at('2016-11-06 09:01:01.1234+00')}, day, 'America/Los_Angeles') as day,
+        date_trunc(${at('2016-11-06 09:01:01.1234+00')}, hour, 'America/Los_Angeles') as date_trunc_hour,
+        timestamp_trunc(timestamp_seconds(1491055500), hour, 'Pacific/Chatham') as chatham`),
+    ).toEqual({
+      first_hour: micros('2016-11-06T08:00:00Z'),
+      second_hour: micros('2016-11-06T09:00:00Z'),
+      after_hour: micros('2016-11-06T10:00:00Z'),
+      second: micros('2016-11-06T09:01:01Z'),
+      milli: micros('2016-11-06T09:01:01.123Z'),
+      day: micros('2016-11-06T07:00:00Z'),
+      date_trunc_hour: micros('2016-11-06T09:00:00Z'),
+      chatham: 1491052500 * 1_000_000,
+    });
+  });
+
   it('DATE_ADD and DATE_SUB move by days and clamp month arithmetic to the last day', async () => {
     // Docs: DATE_ADD(DATE '2008-12-25', INTERVAL 5 DAY) = 2008-12-30; DATE_SUB(DATE '2008-12-25', INTERVAL 5 DAY) = 2008-12-20;
     // "If the resulting month has fewer days than the original date's day, then the resulting date

@@ -31,12 +31,58 @@ export function toCivil(instant: string, zone: Zone | undefined): string {
   return `timezone(${zone.sql}, CAST(${instant} AS TIMESTAMPTZ))`;
 }
 
-/** The instant (UTC TIMESTAMP) at which `zone` shows the civil time `civil`. */
-export function fromCivil(civil: string, zone: Zone | undefined): string {
+/**
+ * The instant (UTC TIMESTAMP) at which `zone` shows the civil time `civil`, as BigQuery takes it:
+ * absl's `TimeZone::At(civil).pre` (ZetaSQL's date_time_util.cc), the civil time read with the
+ * offset in force before a change of offset. A civil time the change skips (spring forward) is
+ * so read by ICU's `timezone()` too; one it repeats (fall back) ICU reads as the later instant,
+ * where BigQuery takes the earlier: `TIMESTAMP('2023-11-05 01:30:00', 'America/New_York')` is
+ * 05:30 UTC (EDT), not 06:30 (EST). `repeated: 'later'` keeps ICU's reading, a conversion cheaper
+ * by half (see earlierOfRepeated), for a caller that accepts it.
+ */
+export function fromCivil(
+  civil: string,
+  zone: Zone | undefined,
+  repeated: 'earlier' | 'later' = 'earlier',
+): string {
   if (zone === undefined || isUtc(zone)) return civil;
   const offset = zone.literal === undefined ? undefined : offsetMinutes(zone.literal);
   if (offset !== undefined) return `(${civil} - INTERVAL (${offset}) MINUTE)`;
-  return `CAST(timezone(${zone.sql}, CAST(${civil} AS TIMESTAMP)) AS TIMESTAMP)`;
+  if (repeated === 'later') return `CAST(timezone(${zone.sql}, CAST(${civil} AS TIMESTAMP)) AS TIMESTAMP)`;
+  return earlierOfRepeated(`CAST(${civil} AS TIMESTAMP)`, zone.sql);
+}
+
+/**
+ * The instant ICU gives for the civil time `civil` in the named zone `zone`, or, where that civil
+ * time is repeated, the earlier one: the civil time less the offset in force a day before ICU's
+ * instant, where that offset was greater (the clock has gone back since) and the zone showed the
+ * civil time at it. The zone's offset a day before costs one more ICU conversion a value; the
+ * check of the earlier instant runs only in the day after a change of offset.
+ *
+ * A civil time of literals and parameters is written out where it is used, so DuckDB folds the
+ * whole into a constant (a filter on it prunes the scan); any other is bound once in a lambda.
+ */
+function earlierOfRepeated(civil: string, zone: string): string {
+  const body = (c: string, t: string) => {
+    const dayBefore = `(${t} - INTERVAL 1 DAY)`;
+    const offsetBefore = `(epoch_us(timezone(${zone}, CAST(${dayBefore} AS TIMESTAMPTZ))) - epoch_us(${dayBefore}))`;
+    const earlier = `make_timestamp(epoch_us(${c}) - ${offsetBefore})`;
+    const shown = `timezone(${zone}, CAST(${earlier} AS TIMESTAMPTZ))`;
+    return `CASE WHEN ${offsetBefore} > epoch_us(${c}) - epoch_us(${t}) THEN CASE WHEN ${shown} = ${c} THEN ${earlier} ELSE ${t} END ELSE ${t} END`;
+  };
+  const instant = (c: string) => `CAST(timezone(${zone}, ${c}) AS TIMESTAMP)`;
+  return once(civil, '__civil', (c) => once(instant(c), '__instant', (t) => body(c, t)));
+}
+
+/**
+ * `body` of `value`, which it reads more than once: written out there where `value` is of
+ * literals and parameters only (no quoted column, subquery or `__` lambda argument), so DuckDB
+ * folds the whole into a constant (a filter on it prunes the scan); else bound once, as a
+ * lambda's argument, so a column's conversions run once a row.
+ */
+export function once(value: string, name: string, body: (value: string) => string): string {
+  if (!/"|\(\s*SELECT\b|__/i.test(value)) return body(value);
+  return `list_transform([${value}], ${name} -> ${body(name)})[1]`;
 }
 
 /** Whether the zone's offset is known when translating: UTC or a fixed offset ('+05:30'), no name. */
