@@ -5,6 +5,7 @@ import {
   type Select,
   type SelectItem,
   type WildcardOptions,
+  withoutParentheses,
 } from './ast.js';
 import { type Ast, variant } from './bigquery-ast.js';
 import { objectMark } from './built-structs.js';
@@ -150,8 +151,9 @@ function outputNames(projection: readonly SelectItem[]): OutputNames {
   for (const item of projection) {
     const [kind, node] = variant(item);
     if (kind !== 'UnnamedExpr') continue;
-    const name = (compoundParts(node)?.at(-1) ?? lastFieldName(node))?.toLowerCase();
-    if (name !== undefined && !names.has(name)) names.set(name, { expr: node, explicit: false });
+    const expr = withoutParentheses(node);
+    const name = (compoundParts(expr)?.at(-1) ?? lastFieldName(expr))?.toLowerCase();
+    if (name !== undefined && !names.has(name)) names.set(name, { expr, explicit: false });
   }
   return names;
 }
@@ -288,6 +290,37 @@ function lastFieldName(expression: Expr): string | undefined {
   return typeof last === 'string' ? last : undefined;
 }
 
+/** The output column of an unaliased select-list item: named by its path, or f0_, f1_, ... */
+function unnamedItem(
+  node: Expr,
+  context: TranslationContext,
+  nextAnonymous: () => string,
+): { sql: string; columns: Column[] | undefined; anonymous?: { type: SqlType | undefined } } {
+  const parts = compoundParts(node);
+  // An anonymous column: BigQuery's generated name, which no query can refer to.
+  if (!parts) {
+    const built = builtColumn(node, context);
+    const field = lastFieldName(node);
+    if (field !== undefined)
+      return { sql: `${built.sql} AS ${quoteIdent(field)}`, columns: [passedOn(field, built)] };
+    return {
+      sql: `${built.sql} AS ${quoteIdent(nextAnonymous())}`,
+      columns: [],
+      anonymous: { type: built.type },
+    };
+  }
+  const resolved = context.resolveName(parts);
+  // BigQuery names the column after the last part; DuckDB would name a path after its
+  // last field, which for a bare UNNEST alias (`select request`) is another name, and a
+  // field of a computed value (an element taken whole, objectSql) after the whole text.
+  const name = parts.at(-1) as string;
+  const sql =
+    resolved.sql.endsWith(quoteIdent(name)) && !resolved.sql.includes('(')
+      ? resolved.sql
+      : `${resolved.sql} AS ${quoteIdent(name)}`;
+  return { sql, columns: [passedOn(name, resolved)] };
+}
+
 /** One select-list item and the output columns it makes (undefined when they are not known). */
 function selectItem(
   item: SelectItem,
@@ -297,29 +330,8 @@ function selectItem(
   const [kind, node] = variant(item);
   switch (kind) {
     case 'UnnamedExpr': {
-      const parts = compoundParts(node);
-      // An anonymous column: BigQuery's generated name, which no query can refer to.
-      if (!parts) {
-        const built = builtColumn(node, context);
-        const field = lastFieldName(node);
-        if (field !== undefined)
-          return { sql: `${built.sql} AS ${quoteIdent(field)}`, columns: [passedOn(field, built)] };
-        return {
-          sql: `${built.sql} AS ${quoteIdent(nextAnonymous())}`,
-          columns: [],
-          anonymous: { type: built.type },
-        };
-      }
-      const resolved = context.resolveName(parts);
-      // BigQuery names the column after the last part; DuckDB would name a path after its
-      // last field, which for a bare UNNEST alias (`select request`) is another name, and a
-      // field of a computed value (an element taken whole, objectSql) after the whole text.
-      const name = parts.at(-1) as string;
-      const sql =
-        resolved.sql.endsWith(quoteIdent(name)) && !resolved.sql.includes('(')
-          ? resolved.sql
-          : `${resolved.sql} AS ${quoteIdent(name)}`;
-      return { sql, columns: [passedOn(name, resolved)] };
+      // Named as the expression inside its parentheses is (withoutParentheses).
+      return unnamedItem(withoutParentheses(node), context, nextAnonymous);
     }
     case 'ExprWithAlias': {
       // The decoder leaves a column of that name out of the result (rows.ts, resultColumns).
