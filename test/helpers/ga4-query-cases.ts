@@ -431,6 +431,21 @@ export const ga4QueryCases: readonly WarehouseCase[] = [
       GROUP BY t1.user_pseudo_id HAVING count(*) >= 2 ORDER BY sessions DESC, t1.user_pseudo_id`,
   },
   {
+    endpoint: 'ga4.session-sources',
+    params: { start_suffix: '20240330', end_suffix: '20240401' },
+    types: { source: 'STRING', medium: 'STRING', sessions: 'INT64' },
+    ordered: true,
+    // A session's first event carrying a source, its source and medium; (direct) / (none) when none does.
+    oracle: () => `WITH s AS (
+        SELECT user_pseudo_id, ${sessionId} AS session_id,
+          arg_min({'source': ${stringParam('source')}, 'medium': ${stringParam('medium')}}, event_timestamp)
+            FILTER (WHERE ${stringParam('source')} IS NOT NULL) AS first_touch
+        FROM events_all GROUP BY 1, 2)
+      SELECT coalesce(first_touch.source, '(direct)') AS source, coalesce(first_touch.medium, '(none)') AS medium,
+        count(*) AS sessions
+      FROM s GROUP BY 1, 2 ORDER BY sessions DESC, source`,
+  },
+  {
     endpoint: 'ga4.page-hosts',
     params: { first_day: '20240330', last_day: '20240401' },
     types: { host: 'STRING', events: 'INT64' },
