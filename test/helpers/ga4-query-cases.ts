@@ -446,6 +446,24 @@ export const ga4QueryCases: readonly WarehouseCase[] = [
       FROM s GROUP BY 1, 2 ORDER BY sessions DESC, source`,
   },
   {
+    endpoint: 'ga4.latest-sessions',
+    params: { start_suffix: '20240330', end_suffix: '20240401' },
+    types: { user_pseudo_id: 'STRING', ga_session_id: 'INT64', ga_session_number: 'INT64' },
+    ordered: true,
+    oracle: () => `SELECT user_pseudo_id, arg_max(${sessionId}, event_timestamp) AS ga_session_id,
+        arg_max(${intParam('ga_session_number')}, event_timestamp) AS ga_session_number
+      FROM events_all GROUP BY 1 ORDER BY 1`,
+  },
+  {
+    endpoint: 'ga4.newest-events',
+    params: { day: '20240331' },
+    types: { user_pseudo_id: 'STRING', event_name: 'STRING', event_timestamp: 'INT64', country: 'STRING' },
+    ordered: true,
+    oracle: () => `SELECT user_pseudo_id, arg_max(event_name, event_timestamp) AS event_name,
+        max(event_timestamp) AS event_timestamp, arg_max(geo.country, event_timestamp) AS country
+      FROM events_20240331 GROUP BY 1 ORDER BY 1`,
+  },
+  {
     endpoint: 'ga4.page-hosts',
     params: { first_day: '20240330', last_day: '20240401' },
     types: { host: 'STRING', events: 'INT64' },
