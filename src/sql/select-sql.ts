@@ -72,11 +72,19 @@ export function selectSql(
   const nextAnonymous = () => `f${anonymous++}_`;
   // A value table's one column has no name a query could use: its columns stay unknown.
   if (select.value_table_mode) allKnown = false;
+  // The fields `expression.*` spreads: ORDER BY may name them, as it names any output column.
+  const spread = new Map<string, { expr: Expr; explicit: boolean }>();
   const projection = select.value_table_mode
     ? [valueTableSql(select, context)]
     : select.projection.map((item) =>
         atNode(item, () => {
           const printed = selectItem(item, context, nextAnonymous);
+          if (printed.spread)
+            for (const column of printed.columns ?? [])
+              spread.set(column.name.toLowerCase(), {
+                expr: { Identifier: { value: column.name } },
+                explicit: true,
+              });
           if (printed.columns === undefined) allKnown = false;
           for (const column of printed.columns ?? []) {
             columns.set(column.name.toLowerCase(), column);
@@ -115,7 +123,7 @@ export function selectSql(
     scope: context.scope,
     columns: allKnown ? (groupsBySets(select) ? unstored(columns) : columns) : undefined,
     types: allKnown ? types : undefined,
-    outputs,
+    outputs: spread.size === 0 ? outputs : new Map([...spread, ...outputs]),
   };
 }
 
@@ -326,7 +334,13 @@ function selectItem(
   item: SelectItem,
   context: TranslationContext,
   nextAnonymous: () => string,
-): { sql: string; columns: Column[] | undefined; anonymous?: { type: SqlType | undefined } } {
+): {
+  sql: string;
+  columns: Column[] | undefined;
+  anonymous?: { type: SqlType | undefined };
+  /** The columns are the fields of a STRUCT value, spread by `expression.*`. */
+  spread?: boolean;
+} {
   const [kind, node] = variant(item);
   switch (kind) {
     case 'UnnamedExpr': {
@@ -360,7 +374,7 @@ function selectItem(
     }
     case 'QualifiedWildcard': {
       // `STRUCT(1 AS a).*`, `(SELECT AS STRUCT ...).*`: the fields of a STRUCT the query builds.
-      if ('Expr' in node[0]) return builtFields(node[0].Expr as Expr, node[1], context);
+      if ('Expr' in node[0]) return { ...builtFields(node[0].Expr as Expr, node[1], context), spread: true };
       const [, name] = variant(node[0]);
       const parts = name.map((part) => part.Identifier.value);
       const binding = parts.length === 1 ? context.scope.lookup(parts[0] as string) : undefined;
@@ -368,11 +382,11 @@ function selectItem(
       if (binding?.kind === 'element' && isStructSqlType(binding.type)) {
         if (options)
           throw unsupported(`SELECT ${parts[0]}.* with EXCEPT or REPLACE over an UNNEST of STRUCTs`);
-        return structFields(elementPath(binding), binding.type);
+        return { ...structFields(elementPath(binding), binding.type), spread: true };
       }
       if (binding?.kind === 'object') {
         if (options) throw unsupported(`SELECT ${parts[0]}.* with EXCEPT or REPLACE over a record`);
-        return structFields(binding.path, binding.type);
+        return { ...structFields(binding.path, binding.type), spread: true };
       }
       // `l.location.*`, `payload.*`: the fields of a STRUCT column (query-syntax.md, "SELECT
       // expression.*"), not a table's columns.
@@ -381,7 +395,7 @@ function selectItem(
           parts.length === 1
             ? { Identifier: { value: parts[0] as string } }
             : { CompoundIdentifier: parts.map((value) => ({ value })) };
-        return builtFields(path, node[1], context);
+        return { ...builtFields(path, node[1], context), spread: true };
       }
       const columns =
         binding.kind === 'relation' && binding.columns && !options ? relationColumns(binding) : undefined;
