@@ -25,7 +25,7 @@ import {
   unknownType,
 } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
-import { unnestLookupSql, unnestLookupType } from './unnest-lookup.js';
+import { arraySubqueryType, unnestLookupSql, unnestLookupType } from './unnest-lookup.js';
 import { followFields, type Resolved } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
 import {
@@ -436,6 +436,8 @@ export function valueType(expression: Expr, context: TranslationContext): SqlTyp
   if (node.Array) return jsonArrayType(node.Array.elem, context) ?? structArrayType(node.Array.elem, context);
   if (node.Subquery) return unnestLookupType(node.Subquery, context);
   const call = node.Function;
+  if (call?.args?.Subquery && calledName(node) === 'array')
+    return arraySubqueryType(call.args.Subquery, context);
   // JSON_QUERY_ARRAY of a JSON value is ARRAY<JSON>: an UNNEST of it gives JSON values, whose
   // members `item.sku` and conversions `INT64(item.qty)` read as of any JSON value.
   if (

@@ -464,6 +464,19 @@ export const ga4QueryCases: readonly WarehouseCase[] = [
       FROM events_20240331 GROUP BY 1 ORDER BY 1`,
   },
   {
+    endpoint: 'ga4.purchase-items-json',
+    params: { day: '20240331' },
+    types: { transaction_id: 'STRING', items_json: 'STRING' },
+    ordered: true,
+    // BigQuery's JSON of each item: the fields in order, INT64 as a number, the prices (89.9,
+    // 120, 12.5, 19.99) as their shortest round-trip text, whole ones without a fraction.
+    oracle: () => `SELECT ecommerce.transaction_id AS transaction_id,
+        '[' || array_to_string(list_transform(list_sort([{'id': i.item_id, 'q': i.quantity, 'p': i.price} FOR i IN items]),
+          x -> '{"item_id":"' || x.id || '","quantity":' || x.q || ',"price":' ||
+            CASE WHEN x.p = floor(x.p) THEN CAST(CAST(x.p AS BIGINT) AS VARCHAR) ELSE CAST(x.p AS VARCHAR) END || '}'), ',') || ']' AS items_json
+      FROM events_20240331 WHERE event_name = 'purchase' ORDER BY 1`,
+  },
+  {
     endpoint: 'ga4.page-hosts',
     params: { first_day: '20240330', last_day: '20240401' },
     types: { host: 'STRING', events: 'INT64' },
