@@ -237,6 +237,15 @@ export type Payload<K extends string> = Expr extends infer E
 /** One step after the root of `a.b[OFFSET(1)]`. */
 export type AccessExpr = { readonly Dot: Expr } | { readonly Subscript: Ast };
 
+/**
+ * The expression inside any parentheses around it: `(a.b)` is `a.b`. BigQuery's parser keeps no
+ * node for parentheses (ZetaSQL's ASTExpression only marks itself `parenthesized`), so an
+ * unaliased `SELECT DISTINCT(x.ip)` is named `ip` as `SELECT x.ip` is; sqlparser-rs wraps it.
+ */
+export function withoutParentheses(expression: Expr): Expr {
+  return 'Nested' in expression ? withoutParentheses(expression.Nested) : expression;
+}
+
 /** The parts of a name (`a`, `a.b.c`), or undefined when the expression is not a name. */
 export function compoundParts(expression: Expr): string[] | undefined {
   if ('Identifier' in expression) return [expression.Identifier.value];

@@ -93,10 +93,29 @@ export function parseSavedStatements(sql: string): Ast[] {
   if (!last?.Query || leading.some((statement) => !statement?.CreateFunction)) {
     throw new QuerygateError(
       'BAD_REQUEST',
-      'A saved query must be exactly one SELECT statement (optionally after CREATE TEMP FUNCTION statements)',
+      `A saved query must be exactly one SELECT statement (optionally after CREATE TEMP FUNCTION statements)${scriptVariablesHint(statements)}`,
     );
   }
   return statements;
+}
+
+/**
+ * What to write instead of a script's variables: Google's GA4 sample queries declare their date
+ * range and items with `DECLARE x ... DEFAULT ...` (developers.google.com/analytics/bigquery);
+ * a saved query takes them as parameters.
+ */
+function scriptVariablesHint(statements: readonly Ast[]): string {
+  const names = statements.flatMap((statement): string[] => {
+    if (statement?.Declare)
+      return (statement.Declare.stmts as Ast[]).flatMap((declared) =>
+        (declared.names as Ast[]).map((name) => String(name.value)),
+      );
+    const variables = statement?.Set?.SingleAssignment?.variable as Ast[] | undefined;
+    return (variables ?? []).map((variable) => String(variant(variable)[1].value));
+  });
+  if (names.length === 0) return '';
+  const unique = [...new Set(names)];
+  return `. BigQuery scripting variables (DECLARE or SET ${unique.join(', ')}) are not read: make each a query parameter, written @${unique[0]} in the query and declared in the endpoint's contract (querygate query --param ${unique[0]}=...)`;
 }
 
 /** sqlparser's statements of `sql`, with the quoted strings' values as BigQuery reads their escapes. */

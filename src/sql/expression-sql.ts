@@ -8,7 +8,7 @@ import { quantileAt } from './function-rules.js';
 import { intervalRangeSql } from './interval-literal.js';
 import { jsonNumberFault } from './json-numbers.js';
 import { isJsonType, isJsonValued, jsonSubscriptSql, jsonType } from './json-values.js';
-import { bareName } from './names.js';
+import { bareName, computedRowType } from './names.js';
 import { isNumericCombination, numericQuotientSql } from './numeric-division.js';
 import { raiseSql } from './raised-errors.js';
 import { recordElementType, recordSubscriptSql } from './repeated-records.js';
@@ -22,11 +22,12 @@ import {
   isStructSqlType,
   quoteIdent,
   type SqlType,
+  structField,
   unknownType,
 } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
 import { typedStructArray } from './typed-struct-arrays.js';
-import { unnestLookupSql, unnestLookupType } from './unnest-lookup.js';
+import { arraySubqueryType, unnestLookupSql, unnestLookupType } from './unnest-lookup.js';
 import { followFields, type Resolved } from './unnest-scope.js';
 import { atNode, unsupported } from './unsupported.js';
 import {
@@ -450,6 +451,8 @@ export function valueType(expression: Expr, context: TranslationContext): SqlTyp
   if (structArray) return structArrayType([structArray.empty], context);
   if (node.Subquery) return unnestLookupType(node.Subquery, context);
   const call = node.Function;
+  if (call?.args?.Subquery && calledName(node) === 'array')
+    return arraySubqueryType(call.args.Subquery, context);
   // JSON_QUERY_ARRAY of a JSON value is ARRAY<JSON>: an UNNEST of it gives JSON values, whose
   // members `item.sku` and conversions `INT64(item.qty)` read as of any JSON value.
   if (
@@ -460,17 +463,40 @@ export function valueType(expression: Expr, context: TranslationContext): SqlTyp
     return { list: jsonType };
   if (call && isArrayAgg(call)) {
     const element = call.args.List.args[0]?.Unnamed?.Expr;
-    const type = element && valueType(element, context);
+    const row = element && bareName(element);
+    const type = element && ((row && computedRowType(row.value, context)) ?? valueType(element, context));
     return type === undefined ? undefined : { list: type };
   }
   const passed = passedOnType(node, context);
   if (passed !== undefined) return passed;
   // (A chain of accesses is typed below, by following it.)
   if (!('CompoundFieldAccess' in expression) && isJsonValued(expression, context.valueType)) return jsonType;
-  // Only a chain from a name has a known type; a computed root is not translated a second time.
+  // A chain from a name is followed as it is translated; a computed root is not translated a
+  // second time: its type is followed through the chain instead.
   const access = 'CompoundFieldAccess' in expression ? expression.CompoundFieldAccess : undefined;
-  if (!access || compoundParts(access.root) === undefined) return undefined;
+  if (!access) return undefined;
+  if (compoundParts(access.root) === undefined) return computedAccessType(access, context);
   return constantRowFieldSql(access, context) === undefined ? accessChain(access, context).type : undefined;
+}
+
+/**
+ * The type reached by subscripts and field accesses from a computed value whose type is known:
+ * `ARRAY_AGG(STRUCT(...) ORDER BY t DESC LIMIT 1)[OFFSET(0)]` is that STRUCT, so the common
+ * "newest row" idiom `ARRAY_AGG(t ORDER BY ... LIMIT 1)[OFFSET(0)].*` has known fields.
+ */
+function computedAccessType(
+  access: Payload<'CompoundFieldAccess'>,
+  context: TranslationContext,
+): SqlType | undefined {
+  let type = valueType(access.root, context);
+  for (const step of access.access_chain) {
+    const field = 'Dot' in step ? bareName(step.Dot) : undefined;
+    if ('Subscript' in step) type = isListSqlType(type) ? type.list : undefined;
+    else if (field && isStructSqlType(type) && !type.repeated) type = structField(type, field.value)?.type;
+    else type = undefined;
+    if (type === undefined) return undefined;
+  }
+  return type;
 }
 
 /** The functions that make an ARRAY<JSON> of a JSON value (an ARRAY<STRING> of a STRING). */

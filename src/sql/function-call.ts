@@ -45,6 +45,11 @@ export function functionCallSql(node: Ast, context: FormContext): string {
   const clauses: { ignoreNulls?: boolean; orderBy?: string; sortKey?: string; limit?: number } = {};
   let having: [extreme: string, key: Ast] | undefined;
   if (node.null_treatment) clauses.ignoreNulls = node.null_treatment === 'IgnoreNulls';
+  const hoisted = argumentNullTreatment(args.at(-1));
+  if (hoisted) {
+    args[args.length - 1] = hoisted.arg;
+    clauses.ignoreNulls = hoisted.ignoreNulls;
+  }
   for (const clause of argList.clauses as Ast[]) {
     const [clauseKind, payload] = variant(clause);
     const limit = clauseKind === 'Limit' ? numberLiteral(payload) : undefined;
@@ -66,6 +71,25 @@ export function functionCallSql(node: Ast, context: FormContext): string {
     clauses,
     over: node.over ? windowSql(node.over, context) : undefined,
   });
+}
+
+/**
+ * The IGNORE or RESPECT NULLS the parser gave a call that is the last argument: it reads
+ * `ARRAY_AGG(IF(c, x, NULL) IGNORE NULLS ORDER BY t LIMIT 1)` as IF(...) IGNORE NULLS, as it
+ * would `FIRST_VALUE(x) IGNORE NULLS OVER (...)`. BigQuery writes NULL handling only inside an
+ * aggregate's parentheses, after its arguments: there it is the aggregate's. The argument comes
+ * back without it.
+ */
+function argumentNullTreatment(
+  arg: Ast | typeof wildcard | undefined,
+): { arg: Ast; ignoreNulls: boolean } | undefined {
+  if (arg === undefined || arg === wildcard) return undefined;
+  const call = (arg as Ast).Function;
+  if (!call?.null_treatment || call.over) return undefined;
+  return {
+    arg: { Function: { ...call, null_treatment: null } },
+    ignoreNulls: call.null_treatment === 'IgnoreNulls',
+  };
 }
 
 /**

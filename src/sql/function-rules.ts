@@ -81,6 +81,11 @@ const publicSuffixes =
 const refusedFunctions: Record<string, string> = {
   'net.public_suffix': publicSuffixes,
   'net.reg_domain': publicSuffixes,
+  // Google's Log Analytics samples filter with it (SEARCH(json_payload.message, "`request
+  // complete`")); its answer rests on the text analyzer's tokens, delimiters and query rules
+  // (https://cloud.google.com/bigquery/docs/reference/standard-sql/search_functions).
+  search:
+    "has no DuckDB rule (BigQuery's token search through its text analyzer): compare the field searched instead, e.g. JSON_VALUE(json_payload.message) = 'request complete', or REGEXP_CONTAINS(LOWER(JSON_VALUE(labels.app)), r'\\bfrontend\\b') for a word",
 };
 
 /** The BigQuery function names that have a rule, for the coverage table's test. */

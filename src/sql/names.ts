@@ -1,7 +1,7 @@
 import type { Expr, Ident } from './ast.js';
 import { objectSql } from './built-structs.js';
 import { recordElementType } from './repeated-records.js';
-import { isStructSqlType, quoteIdent } from './table-schema.js';
+import { isListSqlType, isStructSqlType, quoteIdent, type SqlType, unknownType } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
 import {
   columnSql,
@@ -73,6 +73,21 @@ export function resolveName(parts: readonly string[], context: TranslationContex
   if (column === 'unknown') throw unsupported(`no column or field named ${head} in the tables of this query`);
   if (column === undefined) return { sql: parts.map(quoteIdent).join('.') };
   return followFields(column, rest, head);
+}
+
+/**
+ * The row of a range variable as a STRUCT type (`ARRAY_AGG(t ORDER BY ts DESC LIMIT 1)` collects
+ * such rows), where its columns are known (a subquery's or a CTE's); a row holding a stored
+ * record, which the store keeps in its own form (repeated-records.ts), is left undefined.
+ */
+export function computedRowType(name: string, context: TranslationContext): SqlType | undefined {
+  const binding = context.scope.lookup(name);
+  if (binding?.kind !== 'relation' || !binding.columns) return undefined;
+  const columns = [...binding.columns.values()].filter((column) => !column.pseudo);
+  const storedRecord = (column: (typeof columns)[number]) =>
+    storedColumn(binding, column).stored && (isStructSqlType(column.type) || isListSqlType(column.type));
+  if (columns.some(storedRecord)) return undefined;
+  return { struct: Object.fromEntries(columns.map((column) => [column.name, column.type ?? unknownType])) };
 }
 
 /** The name of a bare identifier (`a`, `@p`), or undefined for any other expression. */

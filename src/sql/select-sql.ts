@@ -5,6 +5,7 @@ import {
   type Select,
   type SelectItem,
   type WildcardOptions,
+  withoutParentheses,
 } from './ast.js';
 import { type Ast, variant } from './bigquery-ast.js';
 import { objectMark } from './built-structs.js';
@@ -75,11 +76,19 @@ export function selectSql(
   };
   // A value table's one column has no name a query could use: its columns stay unknown.
   if (select.value_table_mode) allKnown = false;
+  // The fields `expression.*` spreads: ORDER BY may name them, as it names any output column.
+  const spread = new Map<string, { expr: Expr; explicit: boolean }>();
   const projection = select.value_table_mode
     ? [valueTableSql(select, context)]
     : select.projection.map((item) =>
         atNode(item, () => {
           const printed = selectItem(item, context, nextAnonymous);
+          if (printed.spread)
+            for (const column of printed.columns ?? [])
+              spread.set(column.name.toLowerCase(), {
+                expr: { Identifier: { value: column.name } },
+                explicit: true,
+              });
           if (printed.columns === undefined) allKnown = false;
           for (const column of printed.columns ?? []) {
             columns.set(column.name.toLowerCase(), column);
@@ -118,7 +127,7 @@ export function selectSql(
     scope: context.scope,
     columns: allKnown ? (groupsBySets(select) ? unstored(columns) : columns) : undefined,
     types: allKnown ? types : undefined,
-    outputs,
+    outputs: spread.size === 0 ? outputs : new Map([...spread, ...outputs]),
   };
 }
 
@@ -154,8 +163,9 @@ function outputNames(projection: readonly SelectItem[]): OutputNames {
   for (const item of projection) {
     const [kind, node] = variant(item);
     if (kind !== 'UnnamedExpr') continue;
-    const name = (compoundParts(node)?.at(-1) ?? lastFieldName(node))?.toLowerCase();
-    if (name !== undefined && !names.has(name)) names.set(name, { expr: node, explicit: false });
+    const expr = withoutParentheses(node);
+    const name = (compoundParts(expr)?.at(-1) ?? lastFieldName(expr))?.toLowerCase();
+    if (name !== undefined && !names.has(name)) names.set(name, { expr, explicit: false });
   }
   return names;
 }
@@ -292,38 +302,54 @@ function lastFieldName(expression: Expr): string | undefined {
   return typeof last === 'string' ? last : undefined;
 }
 
+/** The output column of an unaliased select-list item: named by its path, or f0_, f1_, ... */
+function unnamedItem(
+  node: Expr,
+  context: TranslationContext,
+  nextAnonymous: () => string,
+): { sql: string; columns: Column[] | undefined; anonymous?: { type: SqlType | undefined } } {
+  const parts = compoundParts(node);
+  // An anonymous column: BigQuery's generated name, which no query can refer to.
+  if (!parts) {
+    const built = builtColumn(node, context);
+    const field = lastFieldName(node);
+    if (field !== undefined)
+      return { sql: `${built.sql} AS ${quoteIdent(field)}`, columns: [passedOn(field, built)] };
+    return {
+      sql: `${built.sql} AS ${quoteIdent(nextAnonymous())}`,
+      columns: [],
+      anonymous: { type: built.type },
+    };
+  }
+  const resolved = context.resolveName(parts);
+  // BigQuery names the column after the last part; DuckDB would name a path after its
+  // last field, which for a bare UNNEST alias (`select request`) is another name, and a
+  // field of a computed value (an element taken whole, objectSql) after the whole text.
+  const name = parts.at(-1) as string;
+  const sql =
+    resolved.sql.endsWith(quoteIdent(name)) && !resolved.sql.includes('(')
+      ? resolved.sql
+      : `${resolved.sql} AS ${quoteIdent(name)}`;
+  return { sql, columns: [passedOn(name, resolved)] };
+}
+
 /** One select-list item and the output columns it makes (undefined when they are not known). */
 function selectItem(
   item: SelectItem,
   context: TranslationContext,
   nextAnonymous: () => string,
-): { sql: string; columns: Column[] | undefined; anonymous?: { type: SqlType | undefined } } {
+): {
+  sql: string;
+  columns: Column[] | undefined;
+  anonymous?: { type: SqlType | undefined };
+  /** The columns are the fields of a STRUCT value, spread by `expression.*`. */
+  spread?: boolean;
+} {
   const [kind, node] = variant(item);
   switch (kind) {
     case 'UnnamedExpr': {
-      const parts = compoundParts(node);
-      // An anonymous column: BigQuery's generated name, which no query can refer to.
-      if (!parts) {
-        const built = builtColumn(node, context);
-        const field = lastFieldName(node);
-        if (field !== undefined)
-          return { sql: `${built.sql} AS ${quoteIdent(field)}`, columns: [passedOn(field, built)] };
-        return {
-          sql: `${built.sql} AS ${quoteIdent(nextAnonymous())}`,
-          columns: [],
-          anonymous: { type: built.type },
-        };
-      }
-      const resolved = context.resolveName(parts);
-      // BigQuery names the column after the last part; DuckDB would name a path after its
-      // last field, which for a bare UNNEST alias (`select request`) is another name, and a
-      // field of a computed value (an element taken whole, objectSql) after the whole text.
-      const name = parts.at(-1) as string;
-      const sql =
-        resolved.sql.endsWith(quoteIdent(name)) && !resolved.sql.includes('(')
-          ? resolved.sql
-          : `${resolved.sql} AS ${quoteIdent(name)}`;
-      return { sql, columns: [passedOn(name, resolved)] };
+      // Named as the expression inside its parentheses is (withoutParentheses).
+      return unnamedItem(withoutParentheses(node), context, nextAnonymous);
     }
     case 'ExprWithAlias': {
       // The decoder leaves a column of that name out of the result (rows.ts, resultColumns).
@@ -352,7 +378,7 @@ function selectItem(
     }
     case 'QualifiedWildcard': {
       // `STRUCT(1 AS a).*`, `(SELECT AS STRUCT ...).*`: the fields of a STRUCT the query builds.
-      if ('Expr' in node[0]) return builtFields(node[0].Expr as Expr, node[1], context);
+      if ('Expr' in node[0]) return { ...builtFields(node[0].Expr as Expr, node[1], context), spread: true };
       const [, name] = variant(node[0]);
       const parts = name.map((part) => part.Identifier.value);
       const binding = parts.length === 1 ? context.scope.lookup(parts[0] as string) : undefined;
@@ -360,11 +386,11 @@ function selectItem(
       if (binding?.kind === 'element' && isStructSqlType(binding.type)) {
         if (options)
           throw unsupported(`SELECT ${parts[0]}.* with EXCEPT or REPLACE over an UNNEST of STRUCTs`);
-        return structFields(elementPath(binding), binding.type);
+        return { ...structFields(elementPath(binding), binding.type), spread: true };
       }
       if (binding?.kind === 'object') {
         if (options) throw unsupported(`SELECT ${parts[0]}.* with EXCEPT or REPLACE over a record`);
-        return structFields(binding.path, binding.type);
+        return { ...structFields(binding.path, binding.type), spread: true };
       }
       // `l.location.*`, `payload.*`: the fields of a STRUCT column (query-syntax.md, "SELECT
       // expression.*"), not a table's columns.
@@ -373,7 +399,7 @@ function selectItem(
           parts.length === 1
             ? { Identifier: { value: parts[0] as string } }
             : { CompoundIdentifier: parts.map((value) => ({ value })) };
-        return builtFields(path, node[1], context);
+        return { ...builtFields(path, node[1], context), spread: true };
       }
       const columns =
         binding.kind === 'relation' && binding.columns && !options ? relationColumns(binding) : undefined;

@@ -1,8 +1,8 @@
-import { compoundParts, type Expr, type Query } from './ast.js';
+import { compoundParts, type Expr, type Query, type Select } from './ast.js';
 import { numberLiteral, variant } from './bigquery-ast.js';
 import { raiseSql } from './raised-errors.js';
 import { rowWise, ungrouped } from './row-wise.js';
-import { isListSqlType, isStructSqlType, type SqlType } from './table-schema.js';
+import { isListSqlType, isStructSqlType, type SqlType, unknownType } from './table-schema.js';
 import type { TranslationContext } from './translation-context.js';
 import { arrayPathUnnest } from './unnest-sql.js';
 
@@ -57,29 +57,72 @@ function lookupOf(
   const select = 'Select' in query.body ? query.body.Select : undefined;
   if (!select || select.value_table_mode || !ungrouped(select)) return undefined;
   const [item, ...moreItems] = select.projection;
+  if (!item || moreItems.length > 0) return undefined;
+  const value: Expr | undefined =
+    'UnnamedExpr' in item ? item.UnnamedExpr : 'ExprWithAlias' in item ? item.ExprWithAlias.expr : undefined;
+  if (!value || !rowWise(select.selection ? [value, select.selection] : [value])) return undefined;
+  const scoped = elementScope(select, context);
+  if (!scoped) return undefined;
+  return { ...scoped, value, selection: select.selection, limitOne };
+}
+
+/**
+ * The array of a SELECT whose one FROM item is `UNNEST(path) [AS alias]` over an array of known
+ * STRUCTs, and a scope where the alias (BigQuery names an UNNEST without one after its path's
+ * last part) stands for the lambdas' element, its fields bare names as in the subquery.
+ */
+function elementScope(
+  select: Select,
+  context: TranslationContext,
+): { array: string; inner: TranslationContext } | undefined {
   const [from, ...moreFrom] = select.from;
-  if (!item || moreItems.length > 0 || !from || moreFrom.length > 0 || from.joins.length > 0)
-    return undefined;
+  if (!from || moreFrom.length > 0 || from.joins.length > 0) return undefined;
   const unnest =
     'UNNEST' in from.relation ? from.relation.UNNEST : arrayPathUnnest(from.relation, context.scope);
   if (!unnest || unnest.with_offset || unnest.with_ordinality || unnest.array_exprs.length !== 1)
     return undefined;
-  const value: Expr | undefined =
-    'UnnamedExpr' in item ? item.UnnamedExpr : 'ExprWithAlias' in item ? item.ExprWithAlias.expr : undefined;
-  if (!value || !rowWise(select.selection ? [value, select.selection] : [value])) return undefined;
   const parts = compoundParts(unnest.array_exprs[0] as Expr);
   if (!parts) return undefined;
   const array = context.resolveName(parts);
   if (!isListSqlType(array.type) || !isStructSqlType(array.type.list)) return undefined;
-  // The alias (BigQuery names an UNNEST without one after its path's last part) stands for the
-  // lambda's element, its fields bare names as in the subquery.
   const scope = context.scope.child();
   scope.bind(unnest.alias?.name?.value ?? (parts.at(-1) as string), {
     kind: 'object',
     path: element,
     type: array.type.list,
   });
-  return { array: array.sql, inner: context.within(scope), value, selection: select.selection, limitOne };
+  return { array: array.sql, inner: context.within(scope) };
+}
+
+/**
+ * The type of `ARRAY(SELECT AS STRUCT a, b AS c FROM UNNEST(items) ...)` or `ARRAY(SELECT x FROM
+ * UNNEST(items) ...)` over an array of known STRUCTs: an ARRAY of the STRUCT of its items, or of
+ * its one item, typed where they are, so that TO_JSON_STRING of it knows what it writes.
+ */
+export function arraySubqueryType(query: Query, context: TranslationContext): SqlType | undefined {
+  const select = 'Select' in query.body ? query.body.Select : undefined;
+  if (query.with || !select || !ungrouped(select)) return undefined;
+  const scoped = elementScope(select, context);
+  if (!scoped) return undefined;
+  const items = select.projection.map((item) =>
+    'UnnamedExpr' in item
+      ? { name: compoundParts(item.UnnamedExpr)?.at(-1), expr: item.UnnamedExpr }
+      : 'ExprWithAlias' in item
+        ? { name: item.ExprWithAlias.alias.value as string | undefined, expr: item.ExprWithAlias.expr }
+        : undefined,
+  );
+  const [only] = items;
+  if (!select.value_table_mode && items.length === 1 && only) {
+    const type = scoped.inner.valueType(only.expr);
+    return type === undefined ? undefined : { list: type };
+  }
+  if (select.value_table_mode !== 'AsStruct') return undefined;
+  const struct: Record<string, SqlType> = {};
+  for (const item of items) {
+    if (item?.name === undefined) return undefined;
+    struct[item.name] = scoped.inner.valueType(item.expr) ?? unknownType;
+  }
+  return { list: { struct } };
 }
 
 /** Of a query with a LIMIT: true for `LIMIT 1` alone, undefined for any other. */

@@ -1,4 +1,4 @@
-import { compoundParts, type Expr } from './ast.js';
+import { compoundParts, type Expr, withoutParentheses } from './ast.js';
 import { type Ast, calledName, numberLiteral, stringLiteral, variant } from './bigquery-ast.js';
 import { builtStructSql } from './built-structs.js';
 import { unsupported } from './function-rules.js';
@@ -327,7 +327,7 @@ export function structValueSql(
   context: FormContext,
 ): string {
   const named = fields.map((field, i) => ({
-    name: field.name ?? compoundParts(field.expr)?.at(-1) ?? anonymousField(i),
+    name: field.name ?? compoundParts(withoutParentheses(field.expr))?.at(-1) ?? anonymousField(i),
     expr: field.expr,
   }));
   const names = new Set(named.map((field) => field.name.toLowerCase()));

@@ -431,6 +431,52 @@ export const ga4QueryCases: readonly WarehouseCase[] = [
       GROUP BY t1.user_pseudo_id HAVING count(*) >= 2 ORDER BY sessions DESC, t1.user_pseudo_id`,
   },
   {
+    endpoint: 'ga4.session-sources',
+    params: { start_suffix: '20240330', end_suffix: '20240401' },
+    types: { source: 'STRING', medium: 'STRING', sessions: 'INT64' },
+    ordered: true,
+    // A session's first event carrying a source, its source and medium; (direct) / (none) when none does.
+    oracle: () => `WITH s AS (
+        SELECT user_pseudo_id, ${sessionId} AS session_id,
+          arg_min({'source': ${stringParam('source')}, 'medium': ${stringParam('medium')}}, event_timestamp)
+            FILTER (WHERE ${stringParam('source')} IS NOT NULL) AS first_touch
+        FROM events_all GROUP BY 1, 2)
+      SELECT coalesce(first_touch.source, '(direct)') AS source, coalesce(first_touch.medium, '(none)') AS medium,
+        count(*) AS sessions
+      FROM s GROUP BY 1, 2 ORDER BY sessions DESC, source`,
+  },
+  {
+    endpoint: 'ga4.latest-sessions',
+    params: { start_suffix: '20240330', end_suffix: '20240401' },
+    types: { user_pseudo_id: 'STRING', ga_session_id: 'INT64', ga_session_number: 'INT64' },
+    ordered: true,
+    oracle: () => `SELECT user_pseudo_id, arg_max(${sessionId}, event_timestamp) AS ga_session_id,
+        arg_max(${intParam('ga_session_number')}, event_timestamp) AS ga_session_number
+      FROM events_all GROUP BY 1 ORDER BY 1`,
+  },
+  {
+    endpoint: 'ga4.newest-events',
+    params: { day: '20240331' },
+    types: { user_pseudo_id: 'STRING', event_name: 'STRING', event_timestamp: 'INT64', country: 'STRING' },
+    ordered: true,
+    oracle: () => `SELECT user_pseudo_id, arg_max(event_name, event_timestamp) AS event_name,
+        max(event_timestamp) AS event_timestamp, arg_max(geo.country, event_timestamp) AS country
+      FROM events_20240331 GROUP BY 1 ORDER BY 1`,
+  },
+  {
+    endpoint: 'ga4.purchase-items-json',
+    params: { day: '20240331' },
+    types: { transaction_id: 'STRING', items_json: 'STRING' },
+    ordered: true,
+    // BigQuery's JSON of each item: the fields in order, INT64 as a number, the prices (89.9,
+    // 120, 12.5, 19.99) as their shortest round-trip text, whole ones without a fraction.
+    oracle: () => `SELECT ecommerce.transaction_id AS transaction_id,
+        '[' || array_to_string(list_transform(list_sort([{'id': i.item_id, 'q': i.quantity, 'p': i.price} FOR i IN items]),
+          x -> '{"item_id":"' || x.id || '","quantity":' || x.q || ',"price":' ||
+            CASE WHEN x.p = floor(x.p) THEN CAST(CAST(x.p AS BIGINT) AS VARCHAR) ELSE CAST(x.p AS VARCHAR) END || '}'), ',') || ']' AS items_json
+      FROM events_20240331 WHERE event_name = 'purchase' ORDER BY 1`,
+  },
+  {
     endpoint: 'ga4.page-hosts',
     params: { first_day: '20240330', last_day: '20240401' },
     types: { host: 'STRING', events: 'INT64' },

@@ -223,6 +223,15 @@ describe('GA4 queries from outside, on the embedded engine', () => {
       refused?: { endpoint: string; file: string; reason: string }[];
     };
     expect(health.refused).toEqual([
+      // Google's scripted date range (refused as it is read, before the others): its DECLAREd
+      // variables named, and what to write instead.
+      expect.objectContaining({
+        endpoint: 'ga4.scripted-range',
+        file: 'ga4.scripted-range.sql',
+        reason: expect.stringContaining(
+          'BigQuery scripting variables (DECLARE or SET start_date, end_date) are not read: make each a query parameter, written @start_date',
+        ),
+      }),
       // Two result columns of one name: BigQuery answers both, a REST row or GraphQL type cannot.
       expect.objectContaining({
         endpoint: 'ga4.first-last-sources',

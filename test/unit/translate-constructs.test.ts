@@ -55,6 +55,16 @@ describe('BigQuery to DuckDB translation', () => {
     expect(result.rows).toEqual([
       { f0_: 1, id: 'r1', function_id: 'f1', f1_: 2, last_id: 'r1', f2_: 'R1', f3_: 1 },
     ]);
+    // Parentheses make no node in BigQuery's parser (ZetaSQL's ASTExpression is only marked
+    // `parenthesized`): Google's Log Analytics sample `SELECT distinct(http_request.remote_ip)`
+    // answers a column remote_ip.
+    const parenthesized = await scratch.bigquery(
+      `select distinct(t.id), (m.function_id), (1 + 1)
+       from \`deno-relay-logs\` as t cross join unnest(t.metadata) as m order by id limit 1`,
+      {},
+      now,
+    );
+    expect(parenthesized.columns.map((column) => column.name)).toEqual(['id', 'function_id', 'f0_']);
   });
 
   it('passes over a name the SELECT list gives a column itself when naming anonymous columns', async () => {
