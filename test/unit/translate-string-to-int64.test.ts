@@ -127,6 +127,15 @@ describe('PARSE_NUMERIC on DuckDB', () => {
     });
   });
 
+  it("answers a NUMERIC on the log sources' wire as the number its decimal text reads as", async () => {
+    // 123.45e10 is 1234500000000 exactly; 0.1 * 3 is exactly 0.3 as a NUMERIC.
+    expect(
+      await row(
+        `select parse_numeric(' 1,2,3,.45e+10 + ') as c, parse_numeric('0.1') * 3 as d, parse_numeric('-0.000000001') as e`,
+      ),
+    ).toEqual({ c: 1234500000000, d: 0.3, e: -1e-9 });
+  });
+
   it('fails malformed text or a value past NUMERIC, and SAFE.PARSE_NUMERIC is NULL for it', async () => {
     const malformed = [
       ' . ',

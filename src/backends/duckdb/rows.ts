@@ -215,7 +215,9 @@ function decodeValue(value: DuckDBValue, type: DuckDBType, wire: RecordWire): En
     );
   }
   if (value instanceof DuckDBDecimalValue)
-    return wire === 'objects' ? decimalText(value.toString()) : Number(value.value) / 10 ** value.scale;
+    // The number its exact decimal text reads as: dividing the unscaled integer by 10^scale rounds
+    // twice (1234500000000 came out 1234499999999.9998).
+    return wire === 'objects' ? decimalText(value.toString()) : Number(value.toString());
   // BYTES are base64 in BigQuery's JSON, as Logflare passes them on.
   if (value instanceof DuckDBBlobValue) return Buffer.from(value.bytes).toString('base64');
   if (value instanceof DuckDBIntervalValue) return intervalText(value);
