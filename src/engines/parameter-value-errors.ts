@@ -7,7 +7,9 @@ import type { ParameterValues, SavedQuery } from './query-engine.js';
  * the array (numbers), a time zone neither engine knows (text, as `DATETIME(ts, @time_zone)`
  * takes it), JSON text with a number BigQuery's JSON cannot hold (`PARSE_JSON(@doc)`), a count
  * of seconds, milliseconds, microseconds or days past the range of times (`TIMESTAMP_SECONDS(@s)`),
- * a string a CAST cannot read as its type (`CAST(@s AS INT64)`, `Bad int64 value: abc`).
+ * a string a CAST cannot read as its type (`CAST(@s AS INT64)`, `Bad int64 value: abc`), text
+ * PARSE_DATE's format does not read (`PARSE_DATE('%Y-%m-%d', @day)`), a pattern RE2 cannot
+ * compile (`REGEXP_CONTAINS(x, @pattern)`).
  */
 export type ValueFault =
   | 'negative-count'
@@ -18,7 +20,9 @@ export type ValueFault =
   | 'time-range'
   | 'json-number'
   | 'unix-range'
-  | 'unread-string';
+  | 'unread-string'
+  | 'unparsed-time'
+  | 'bad-pattern';
 
 /** Which failure of a run, in an engine's own terms, is one of these (undefined: none is). */
 export type ValueFaultOf = (error: unknown) => { fault: ValueFault; message: string } | undefined;
@@ -54,6 +58,8 @@ export function bigQueryValueFault(message: string): ValueFault | undefined {
     /^(?:Bad \w+ value: |Invalid (?:NUMERIC|BIGNUMERIC) value: |Invalid (?:date|timestamp): ')/.test(message)
   )
     return 'unread-string';
+  if (/^Failed to parse input string "/.test(message)) return 'unparsed-time';
+  if (/^Cannot parse regular expression: /.test(message)) return 'bad-pattern';
   return undefined;
 }
 
@@ -84,10 +90,14 @@ const causes: Readonly<Record<ValueFault, (value: string, message: string) => bo
   // Both engines quote the text a CAST could not read: `Bad int64 value: abc`.
   'unread-string': (value, message) =>
     value !== '' && (message.endsWith(`: ${value}`) || message.endsWith(`: '${value}'`)),
+  // ZetaSQL quotes the text PARSE_DATE (or its kin) could not read.
+  'unparsed-time': (value, message) => message.endsWith(`"${value}"`),
+  // RE2 quotes only the part of the pattern it stopped at: the parameter the SQL reads as a pattern.
+  'bad-pattern': (value) => value !== '',
 };
 
 /** The faults blamed on a parameter only where the SQL uses it where the fault arises. */
-const placementOnly = new Set<ValueFault>(['time-range']);
+const placementOnly = new Set<ValueFault>(['time-range', 'bad-pattern']);
 
 const numericTypes = new Set(['INT64', 'FLOAT64']);
 /** The parameter types whose values can cause each fault. */
@@ -101,6 +111,8 @@ const typesFor: Readonly<Record<ValueFault, ReadonlySet<string>>> = {
   'json-number': new Set(['STRING']),
   'unix-range': new Set(['INT64']),
   'unread-string': new Set(['STRING']),
+  'unparsed-time': new Set(['STRING']),
+  'bad-pattern': new Set(['STRING']),
 };
 
 /**
@@ -147,6 +159,9 @@ const placedFor: Readonly<Record<ValueFault, (name: string) => RegExp>> = {
   'unix-range': (name) =>
     new RegExp(`\\b(timestamp_(seconds|millis|micros)|date_from_unix_date)\\s*\\(\\s*@${name}\\b`, 'i'),
   'unread-string': (name) => new RegExp(`\\b(safe_)?cast\\s*\\(\\s*@${name}\\b`, 'i'),
+  'unparsed-time': (name) =>
+    new RegExp(`\\bparse_(date|datetime|timestamp|time)\\s*\\([^(),]*,\\s*@${name}\\b`, 'i'),
+  'bad-pattern': (name) => new RegExp(`\\bregexp_\\w+\\s*\\([^(),]*,\\s*@${name}\\b`, 'i'),
 };
 
 function escaped(text: string): string {

@@ -116,6 +116,34 @@ describe('a run that fails on a value the caller sent', () => {
     expect(refused({ top: '5' }, 'time-zone', "Unknown TimeZone '5'!")).toBeUndefined();
   });
 
+  it('names the text parameter PARSE_DATE could not read, or read as a pattern RE2 cannot compile', () => {
+    const parsing = {
+      ...query,
+      sql: "select parse_date('%Y-%m-%d', @day) as d, regexp_contains(name, @pattern) as p from t",
+    };
+    const blamed = (params: Record<string, string>, message: string) =>
+      parameterValueError(parsing, params, new Error(message), duckDbValueFault)?.details?.parameter;
+    // DuckDB's own words, told in ZetaSQL's (`Failed to parse input string "nope"`, regexp.cc's
+    // `Cannot parse regular expression: missing ): (`).
+    expect(
+      blamed(
+        { day: 'nope', pattern: 'a' },
+        'Invalid Input Error: Could not parse string "nope" according to format specifier "%Y-%m-%d"',
+      ),
+    ).toBe('day');
+    expect(blamed({ day: '2024-01-01', pattern: '(' }, 'Invalid Input Error: missing ): (')).toBe('pattern');
+    // A pattern that is not a parameter's: no parameter is blamed.
+    const column = { ...parsing, sql: 'select regexp_contains(name, pattern) as p from t where day = @day' };
+    expect(
+      parameterValueError(
+        column,
+        { day: '(' },
+        new Error('Invalid Input Error: missing ): ('),
+        duckDbValueFault,
+      ),
+    ).toBeUndefined();
+  });
+
   it('names the text parameter a CAST could not read, in the words of either engine', () => {
     const casting = { ...query, sql: 'select cast(@label as date) as d, cast(@zone as int64) as z from t' };
     const blamed = (params: Record<string, string>, message: string) =>
