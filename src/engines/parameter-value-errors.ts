@@ -43,7 +43,7 @@ export function bigQueryValueFault(message: string): ValueFault | undefined {
   if (/^Array index -?\d+ is out of bounds/.test(message)) return 'array-index';
   if (/invalid time zone/i.test(message)) return 'time-zone';
   if (
-    /^(?:(?:Adding|Subtracting) .* causes overflow|[\w +-]+ result is out of the \w+ range |Interval field \w+ '-?\d+' is out of range )/.test(
+    /^(?:(?:Adding|Subtracting) .* causes overflow|Input calculates to invalid (?:date|time|datetime): |[\w +-]+ result is out of the \w+ range |Interval field \w+ '-?\d+' is out of range )/.test(
       message,
     )
   )

@@ -144,6 +144,18 @@ describe('a run that fails on a value the caller sent', () => {
     ).toBeUndefined();
   });
 
+  it("tells DuckDB's error for a DATE or TIME of parts that do not exist in ZetaSQL words, the query's own", () => {
+    // date_time_util.cc's ConstructDate and ConstructTime: `Input calculates to invalid date: 2020-02-30`.
+    const fault = (message: string) => duckDbValueFault(new Error(message));
+    expect(fault('Conversion Error: Date out of range: 2020-2-30')).toEqual({
+      fault: 'time-range',
+      message: 'Input calculates to invalid date: 2020-02-30',
+    });
+    expect(fault('Conversion Error: Time out of range: 25:0:0.0')?.message).toBe(
+      'Input calculates to invalid time: 25:00:00',
+    );
+  });
+
   it('names the text parameter a CAST could not read, in the words of either engine', () => {
     const casting = { ...query, sql: 'select cast(@label as date) as d, cast(@zone as int64) as z from t' };
     const blamed = (params: Record<string, string>, message: string) =>

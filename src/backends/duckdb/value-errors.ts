@@ -24,6 +24,16 @@ export function inBigQueryWords(message: string): string {
     message,
   );
   if (civil) return `Invalid ${civil[1]}: '${civil[2]}'`;
+  // DATE(year, month, day) and TIME(hour, minute, second) of a day or time that does not exist
+  // (rules/time.ts): ZetaSQL's ConstructDate and ConstructTime words, their numbers padded.
+  const made = /^Conversion Error: (Date|Time) out of range: (-?\d+)([-:])(\d+)[-:](\d+)(?:\.\d+)?$/.exec(
+    message,
+  );
+  if (made) {
+    const [, kind, a, separator, b, c] = made as unknown as [string, string, string, string, string, string];
+    const first = kind === 'Date' ? a.padStart(4, '0') : a.padStart(2, '0');
+    return `Input calculates to invalid ${kind.toLowerCase()}: ${[first, b.padStart(2, '0'), c.padStart(2, '0')].join(separator)}`;
+  }
   // PARSE_DATE, PARSE_DATETIME, PARSE_TIMESTAMP, PARSE_TIME run strptime (rules/time-format.ts);
   // ZetaSQL's words for text its format does not read (compliance testdata date.test).
   const unparsed = /^Invalid Input Error: Could not parse string "(.*)" according to format specifier "/.exec(
