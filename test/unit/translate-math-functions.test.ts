@@ -270,6 +270,18 @@ describe('BigQuery math functions on DuckDB', () => {
     await expect(row('select acosh(0.5) as a')).rejects.toThrow(
       /Floating point error in function: ACOSH\(0.5\)/,
     );
+    // ASIN and ACOS outside [-1, 1] (DuckDB raised its own words) and EXP past FLOAT64 (DuckDB:
+    // Infinity) are errors too (math.h's CheckFloatingPointError).
+    await expect(row('select asin(2.0) as a')).rejects.toThrow('Floating point error in function: ASIN(2)');
+    await expect(row('select acos(-1.5) as a')).rejects.toThrow(
+      'Floating point error in function: ACOS(-1.5)',
+    );
+    await expect(row('select exp(1000) as a')).rejects.toThrow('Floating point error in function: EXP(1000)');
+    expect(await row('select safe.acos(2) as a, safe.exp(1000) as b, exp(0) as c')).toEqual({
+      a: null,
+      b: null,
+      c: 1,
+    });
     expect(
       await row(
         'select safe.cot(0) as a, safe.csc(0) as b, safe.coth(0) as c, safe.csch(0) as d, safe.cot(null) as e',

@@ -171,7 +171,14 @@ export const mathRules: RuleTable = {
   ),
   pow: power('POW'),
   power: power('POW'),
-  exp: same(1, 1),
+  // EXP past FLOAT64 (EXP(710)) is ZetaSQL's error, where DuckDB answers Infinity.
+  exp: domainChecked(
+    1,
+    1,
+    ([x]) => `exp(${x})`,
+    ([x]) => `(NOT isfinite(exp(${x})) AND isfinite(${x}))`,
+    floatingPointError('EXP'),
+  ),
   ln: logarithm('LN', 'ln'),
   // LOG(x) is the natural logarithm in BigQuery and the base-10 one in DuckDB. LOG(x, base) is
   // ln(x) / ln(base), which ZetaSQL fails where it is not finite: x or base 0 or below, base 1.
@@ -212,8 +219,15 @@ export const mathRules: RuleTable = {
   sin: floatRule('SIN', (x) => `sin(${x})`, ['NaN', 'NaN']),
   cos: floatRule('COS', (x) => `cos(${x})`, ['NaN', 'NaN']),
   tan: floatRule('TAN', (x) => `tan(${x})`, ['NaN', 'NaN'], 'overflow'),
-  asin: floatRule('ASIN', (x) => `asin(${x})`, ['NaN', 'NaN']),
-  acos: floatRule('ACOS', (x) => `acos(${x})`, ['NaN', 'NaN']),
+  // DuckDB raises its own words outside [-1, 1], where the C library's NaN is ZetaSQL's error.
+  asin: floatRule('ASIN', (x) => `CASE WHEN abs(${x}) > 1 THEN 'NaN'::DOUBLE ELSE asin(${x}) END`, [
+    'NaN',
+    'NaN',
+  ]),
+  acos: floatRule('ACOS', (x) => `CASE WHEN abs(${x}) > 1 THEN 'NaN'::DOUBLE ELSE acos(${x}) END`, [
+    'NaN',
+    'NaN',
+  ]),
   atan: same(1, 1),
   // The reciprocals divide 1 by the function, so an argument where it is 0 (COT(0)) is an error.
   cot: floatRule('COT', (x) => `1.0 / tan(${x})`, ['NaN', 'NaN']),
