@@ -285,15 +285,27 @@ export const stringRules: RuleTable = {
     ([value, position, length], call) => substr(value as string, position as string, length, call),
     { ownSafeForm: true },
   ),
+  // A negative count is BigQuery's error (string.cc); DuckDB's left() counts from the other end.
   left: rule(
     2,
     2,
-    textOnly('LEFT', ([value, count]) => `left(${value}, ${count})`),
+    textOnly(
+      'LEFT',
+      ([value, count], call) =>
+        `left(${value}, ${nonNegative(count as string, call.numbers[1], call, "'Second argument in LEFT() cannot be negative'")})`,
+    ),
+    { ownSafeForm: true },
   ),
+  // A negative count is BigQuery's error (string.cc); DuckDB's right() counts from the other end.
   right: rule(
     2,
     2,
-    textOnly('RIGHT', ([value, count]) => `right(${value}, ${count})`),
+    textOnly(
+      'RIGHT',
+      ([value, count], call) =>
+        `right(${value}, ${nonNegative(count as string, call.numbers[1], call, "'Second argument in RIGHT() cannot be negative'")})`,
+    ),
+    { ownSafeForm: true },
   ),
   strpos: same(2, 2),
   instr: rule(2, 4, instrFrom, { ownSafeForm: true }),
