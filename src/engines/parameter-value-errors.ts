@@ -7,8 +7,9 @@ import type { ParameterValues, SavedQuery } from './query-engine.js';
  * the array (numbers), a time zone neither engine knows (text, as `DATETIME(ts, @time_zone)`
  * takes it), JSON text with a number BigQuery's JSON cannot hold (`PARSE_JSON(@doc)`), a count
  * of seconds, milliseconds, microseconds or days past the range of times (`TIMESTAMP_SECONDS(@s)`),
- * a string a CAST cannot read as its type (`CAST(@s AS INT64)`, `Bad int64 value: abc`),
- * text that is no IP address (`NET.IP_FROM_STRING(@ip)`).
+ * a string a CAST cannot read as its type (`CAST(@s AS INT64)`, `Bad int64 value: abc`), text
+ * PARSE_DATE's format does not read (`PARSE_DATE('%Y-%m-%d', @day)`), a pattern RE2 cannot
+ * compile (`REGEXP_CONTAINS(x, @pattern)`), text that is no IP address (`NET.IP_FROM_STRING(@ip)`).
  */
 export type ValueFault =
   | 'negative-count'
@@ -20,7 +21,9 @@ export type ValueFault =
   | 'json-number'
   | 'unix-range'
   | 'unread-string'
-  | 'ip-address';
+  | 'ip-address'
+  | 'unparsed-time'
+  | 'bad-pattern';
 
 /** Which failure of a run, in an engine's own terms, is one of these (undefined: none is). */
 export type ValueFaultOf = (error: unknown) => { fault: ValueFault; message: string } | undefined;
@@ -41,7 +44,7 @@ export function bigQueryValueFault(message: string): ValueFault | undefined {
   if (/^Array index -?\d+ is out of bounds/.test(message)) return 'array-index';
   if (/invalid time zone/i.test(message)) return 'time-zone';
   if (
-    /^(?:(?:Adding|Subtracting) .* causes overflow|[\w +-]+ result is out of the \w+ range |Interval field \w+ '-?\d+' is out of range )/.test(
+    /^(?:(?:Adding|Subtracting) .* causes overflow|Input calculates to invalid (?:date|time|datetime): |[\w +-]+ result is out of the \w+ range |Interval field \w+ '-?\d+' is out of range )/.test(
       message,
     )
   )
@@ -58,6 +61,8 @@ export function bigQueryValueFault(message: string): ValueFault | undefined {
     return 'unread-string';
   // ZetaSQL's net.cc: `NET.IP_FROM_STRING() encountered an unparseable IP-address: <text>`.
   if (/encountered an unparseable IP-address: /.test(message)) return 'ip-address';
+  if (/^Failed to parse input string "/.test(message)) return 'unparsed-time';
+  if (/^Cannot parse regular expression: /.test(message)) return 'bad-pattern';
   return undefined;
 }
 
@@ -90,10 +95,14 @@ const causes: Readonly<Record<ValueFault, (value: string, message: string) => bo
   // Both engines quote the text a CAST could not read: `Bad int64 value: abc`.
   'unread-string': (value, message) =>
     value !== '' && (message.endsWith(`: ${value}`) || message.endsWith(`: '${value}'`)),
+  // ZetaSQL quotes the text PARSE_DATE (or its kin) could not read.
+  'unparsed-time': (value, message) => message.endsWith(`"${value}"`),
+  // RE2 quotes only the part of the pattern it stopped at: the parameter the SQL reads as a pattern.
+  'bad-pattern': (value) => value !== '',
 };
 
 /** The faults blamed on a parameter only where the SQL uses it where the fault arises. */
-const placementOnly = new Set<ValueFault>(['time-range']);
+const placementOnly = new Set<ValueFault>(['time-range', 'bad-pattern']);
 
 const numericTypes = new Set(['INT64', 'FLOAT64']);
 /** The parameter types whose values can cause each fault. */
@@ -108,6 +117,8 @@ const typesFor: Readonly<Record<ValueFault, ReadonlySet<string>>> = {
   'unix-range': new Set(['INT64']),
   'unread-string': new Set(['STRING']),
   'ip-address': new Set(['STRING']),
+  'unparsed-time': new Set(['STRING']),
+  'bad-pattern': new Set(['STRING']),
 };
 
 /**
@@ -155,6 +166,9 @@ const placedFor: Readonly<Record<ValueFault, (name: string) => RegExp>> = {
   'unix-range': (name) =>
     new RegExp(`\\b(timestamp_(seconds|millis|micros)|date_from_unix_date)\\s*\\(\\s*@${name}\\b`, 'i'),
   'unread-string': (name) => new RegExp(`\\b(safe_)?cast\\s*\\(\\s*@${name}\\b`, 'i'),
+  'unparsed-time': (name) =>
+    new RegExp(`\\bparse_(date|datetime|timestamp|time)\\s*\\([^(),]*,\\s*@${name}\\b`, 'i'),
+  'bad-pattern': (name) => new RegExp(`\\bregexp_\\w+\\s*\\([^(),]*,\\s*@${name}\\b`, 'i'),
 };
 
 function escaped(text: string): string {

@@ -92,7 +92,7 @@ warmSeconds: null
 sandboxed: false
 parameters:
   - { name: project, required: true, description: Project whose checkout events are read. }
-  - { name: check, required: true, description: "The check that fails: error, divide, index, overflow, double or none." }
+  - { name: check, required: true, description: "The check that fails: error, divide, index, overflow, double, parse, pattern or none." }
 columns:
   order_id: { description: The order. }
   checked: { description: The event's status where no check fails. }
@@ -105,6 +105,8 @@ const checkedSql = `select m.order_id,
     when 'index' then split(m.order_id, 'o')[offset(5)]
     when 'overflow' then cast((m.amount_cents - m.amount_cents + 2) * 9223372036854775807 as string)
     when 'double' then cast(cast(concat(substr(m.order_id, 1, 0), 'abc') as float64) as string)
+    when 'parse' then cast(parse_date('%Y-%m-%d', concat(substr(m.order_id, 1, 0), 'nope')) as string)
+    when 'pattern' then cast(regexp_contains(m.order_id, concat(substr(m.order_id, 1, 0), 'a**')) as string)
     else m.status
   end as checked
 from \`checkout.events\` as t
@@ -124,6 +126,10 @@ const failedChecks = [
   ['overflow', 'int64 overflow: 2 * 9223372036854775807'],
   // Text of the data a CAST cannot read, which DuckDB reports in its own words, told in ZetaSQL's.
   ['double', 'Bad double value: abc'],
+  // Text of the data PARSE_DATE's format does not read (ZetaSQL compliance testdata date.test), and
+  // a pattern of the data RE2 cannot compile (regexp.cc puts RE2's error after its words).
+  ['parse', 'Failed to parse input string "nope"'],
+  ['pattern', 'Cannot parse regular expression: bad repetition operator: **'],
 ] as const;
 
 /**

@@ -116,6 +116,46 @@ describe('a run that fails on a value the caller sent', () => {
     expect(refused({ top: '5' }, 'time-zone', "Unknown TimeZone '5'!")).toBeUndefined();
   });
 
+  it('names the text parameter PARSE_DATE could not read, or read as a pattern RE2 cannot compile', () => {
+    const parsing = {
+      ...query,
+      sql: "select parse_date('%Y-%m-%d', @day) as d, regexp_contains(name, @pattern) as p from t",
+    };
+    const blamed = (params: Record<string, string>, message: string) =>
+      parameterValueError(parsing, params, new Error(message), duckDbValueFault)?.details?.parameter;
+    // DuckDB's own words, told in ZetaSQL's (`Failed to parse input string "nope"`, regexp.cc's
+    // `Cannot parse regular expression: missing ): (`).
+    expect(
+      blamed(
+        { day: 'nope', pattern: 'a' },
+        'Invalid Input Error: Could not parse string "nope" according to format specifier "%Y-%m-%d"',
+      ),
+    ).toBe('day');
+    expect(blamed({ day: '2024-01-01', pattern: '(' }, 'Invalid Input Error: missing ): (')).toBe('pattern');
+    // A pattern that is not a parameter's: no parameter is blamed.
+    const column = { ...parsing, sql: 'select regexp_contains(name, pattern) as p from t where day = @day' };
+    expect(
+      parameterValueError(
+        column,
+        { day: '(' },
+        new Error('Invalid Input Error: missing ): ('),
+        duckDbValueFault,
+      ),
+    ).toBeUndefined();
+  });
+
+  it("tells DuckDB's error for a DATE or TIME of parts that do not exist in ZetaSQL words, the query's own", () => {
+    // date_time_util.cc's ConstructDate and ConstructTime: `Input calculates to invalid date: 2020-02-30`.
+    const fault = (message: string) => duckDbValueFault(new Error(message));
+    expect(fault('Conversion Error: Date out of range: 2020-2-30')).toEqual({
+      fault: 'time-range',
+      message: 'Input calculates to invalid date: 2020-02-30',
+    });
+    expect(fault('Conversion Error: Time out of range: 25:0:0.0')?.message).toBe(
+      'Input calculates to invalid time: 25:00:00',
+    );
+  });
+
   it('names the text parameter a CAST could not read, in the words of either engine', () => {
     const casting = { ...query, sql: 'select cast(@label as date) as d, cast(@zone as int64) as z from t' };
     const blamed = (params: Record<string, string>, message: string) =>

@@ -270,11 +270,62 @@ describe('BigQuery math functions on DuckDB', () => {
     await expect(row('select acosh(0.5) as a')).rejects.toThrow(
       /Floating point error in function: ACOSH\(0.5\)/,
     );
+    // ASIN and ACOS outside [-1, 1] (DuckDB raised its own words) and EXP past FLOAT64 (DuckDB:
+    // Infinity) are errors too (math.h's CheckFloatingPointError).
+    await expect(row('select asin(2.0) as a')).rejects.toThrow('Floating point error in function: ASIN(2)');
+    await expect(row('select acos(-1.5) as a')).rejects.toThrow(
+      'Floating point error in function: ACOS(-1.5)',
+    );
+    await expect(row('select exp(1000) as a')).rejects.toThrow('Floating point error in function: EXP(1000)');
+    expect(await row('select safe.acos(2) as a, safe.exp(1000) as b, exp(0) as c')).toEqual({
+      a: null,
+      b: null,
+      c: 1,
+    });
     expect(
       await row(
         'select safe.cot(0) as a, safe.csc(0) as b, safe.coth(0) as c, safe.csch(0) as d, safe.cot(null) as e',
       ),
     ).toEqual({ a: null, b: null, c: null, d: null, e: null });
+  });
+
+  it('SQRT, LN, LOG, LOG10 and POW outside their domain fail in ZetaSQL words, NULL under SAFE.', async () => {
+    // mathematical_functions.md: SQRT(X < 0), LN(X <= 0), LOG10(X <= 0), LOG(X, Y) for X <= 0, Y <= 0
+    // or Y = 1, and POW whose result is not finite (POW(0, -1), a negative base with a fractional
+    // exponent, an overflow) are errors. Words: compliance testdata (apply_lambda.test `Argument to
+    // SQRT cannot be negative: -1`) and math.h's CheckFloatingPointError (%g numbers).
+    const failures = [
+      ['sqrt(-1.0)', 'Argument to SQRT cannot be negative: -1'],
+      ['ln(0.0)', 'Floating point error in function: LN(0)'],
+      ['log10(-2.5)', 'Floating point error in function: LOG10(-2.5)'],
+      ['log(-1.0, 10)', 'Floating point error in function: LOG(-1, 10)'],
+      ['log(10, 1)', 'Floating point error in function: LOG(10, 1)'],
+      ['log(8, 0)', 'Floating point error in function: LOG(8, 0)'],
+      ['pow(0.0, -1)', 'Floating point error in function: POW(0, -1)'],
+      ['power(-8.0, 0.5)', 'Floating point error in function: POW(-8, 0.5)'],
+      ['pow(10, 400)', 'Floating point error in function: POW(10, 400)'],
+    ] as const;
+    for (const [call, words] of failures)
+      await expect(row(`select ${call} as x`), call).rejects.toThrow(words);
+    await expect(row('select sqrt(x) as x from unnest([4.0, -2.5]) as x')).rejects.toThrow(
+      'Argument to SQRT cannot be negative: -2.5',
+    );
+    expect(
+      await row(`select safe.sqrt(-1.0) as a, safe.ln(0) as b, safe.log(10, 1) as c, safe.pow(0, -1) as d,
+        safe.log10(0) as e, sqrt(16) as f, log(100, 10) as g, pow(2, 10) as h, ln(1) as i,
+        pow(cast('inf' as float64), 2) as j`),
+    ).toEqual({
+      a: null,
+      b: null,
+      c: null,
+      d: null,
+      e: null,
+      f: 4,
+      g: 2,
+      h: 1024,
+      i: 0,
+      j: Number.POSITIVE_INFINITY,
+    });
   });
 
   it('COSINE_DISTANCE and EUCLIDEAN_DISTANCE of dense vectors, and the errors distance.cc raises', async () => {

@@ -30,6 +30,30 @@ describe('BigQuery string functions on DuckDB', () => {
     );
   });
 
+  it('REPEAT, LPAD, RPAD, SUBSTR, LEFT and RIGHT refuse a negative count in ZetaSQL words, and SAFE. answers NULL', async () => {
+    // string_functions.md: REPEAT, LPAD/RPAD, SUBSTR, LEFT and RIGHT return an error for a negative count or
+    // length; the words are ZetaSQL's (public/functions/string.cc). A count from the data is
+    // checked per row, and a NULL count is NULL.
+    const refusals = [
+      ["repeat('a', -1)", 'Second argument (repeat count) for REPEAT cannot be negative'],
+      ["lpad('a', -1)", 'Second argument (output size) for LPAD/RPAD cannot be negative'],
+      ["rpad('a', -1, 'x')", 'Second argument (output size) for LPAD/RPAD cannot be negative'],
+      ["substr('abc', 1, -1)", 'Third argument in SUBSTR() cannot be negative'],
+      ["left('abc', -1)", 'Second argument in LEFT() cannot be negative'],
+      ["right('abc', -1)", 'Second argument in RIGHT() cannot be negative'],
+    ] as const;
+    for (const [call, words] of refusals)
+      await expect(row(`select ${call} as x`), call).rejects.toThrow(words);
+    await expect(row("select repeat('a', n) as x from unnest([2, -1]) as n")).rejects.toThrow(
+      /REPEAT cannot be negative/,
+    );
+    expect(
+      await row(`select safe.repeat('a', -1) as a, safe.lpad('a', -1) as b, safe.rpad('a', -1) as c, safe.left('a', -1) as d,
+        repeat('ab', 2) as e, lpad('a', 3, '0') as f,
+        substr('abc', 2, n) as g from unnest([cast(null as int64)]) as n`),
+    ).toEqual({ a: null, b: null, c: null, d: null, e: 'abab', f: '00a', g: null });
+  });
+
   it('EDIT_DISTANCE of two long texts is refused rather than holding the server for its quadratic loop', async () => {
     // 4,000 substitutions turn 4,000 a's into 4,000 b's; 5,000 × 5,000 characters is past the bound.
     expect(await row("select edit_distance(repeat('a', 4000), repeat('b', 4000)) as d")).toEqual({ d: 4000 });

@@ -56,6 +56,25 @@ describe('BigQuery timestamp functions on DuckDB', () => {
     ).toEqual({ a: '2016-12-25', b: '2016-12-25', c: '2016-12-24' });
   });
 
+  it('DATE and DATETIME of a year outside 1 to 9999 fail in ZetaSQL words, NULL under SAFE.', async () => {
+    // date_functions.md: DATE(year, month, day) builds a DATE in 0001-01-01 to 9999-12-31; the words
+    // are date_time_util.cc's ConstructDate and ConstructDatetime (`%04d-%02d-%02d`, the hour `%04d`).
+    await expect(row('select date(10000, 1, 1) as x')).rejects.toThrow(
+      'Input calculates to invalid date: 10000-01-01',
+    );
+    await expect(row('select date(y, 1, 1) as x from unnest([2020, 0]) as y')).rejects.toThrow(
+      'Input calculates to invalid date: 0000-01-01',
+    );
+    await expect(row('select datetime(10000, 1, 2, 3, 4, 5) as x')).rejects.toThrow(
+      'Input calculates to invalid datetime: 10000-01-02 0003:04:05',
+    );
+    expect(
+      await row(
+        'select safe.date(10000, 1, 1) as a, safe.datetime(0, 1, 1, 0, 0, 0) as b, safe.date(2020, 2, 30) as c',
+      ),
+    ).toEqual({ a: null, b: null, c: null });
+  });
+
   it('DATETIME builds a civil time from parts or from a TIMESTAMP in a time zone', async () => {
     // Docs: DATETIME(2008, 12, 25, 05, 30, 00) = 2008-12-25T05:30:00;
     // DATETIME(TIMESTAMP '2008-12-25 05:30:00+00', 'America/Los_Angeles') = 2008-12-24T21:30:00.

@@ -24,8 +24,32 @@ export function inBigQueryWords(message: string): string {
     message,
   );
   if (civil) return `Invalid ${civil[1]}: '${civil[2]}'`;
+  // DATE(year, month, day) and TIME(hour, minute, second) of a day or time that does not exist
+  // (rules/time.ts): ZetaSQL's ConstructDate and ConstructTime words, their numbers padded.
+  const made = /^Conversion Error: (Date|Time) out of range: (-?\d+)([-:])(\d+)[-:](\d+)(?:\.\d+)?$/.exec(
+    message,
+  );
+  if (made) {
+    const [, kind, a, separator, b, c] = made as unknown as [string, string, string, string, string, string];
+    const first = kind === 'Date' ? a.padStart(4, '0') : a.padStart(2, '0');
+    return `Input calculates to invalid ${kind.toLowerCase()}: ${[first, b.padStart(2, '0'), c.padStart(2, '0')].join(separator)}`;
+  }
+  // PARSE_DATE, PARSE_DATETIME, PARSE_TIMESTAMP, PARSE_TIME run strptime (rules/time-format.ts);
+  // ZetaSQL's words for text its format does not read (compliance testdata date.test).
+  const unparsed = /^Invalid Input Error: Could not parse string "(.*)" according to format specifier "/.exec(
+    message,
+  );
+  if (unparsed) return `Failed to parse input string "${unparsed[1]}"`;
+  // A pattern from the data or a parameter RE2 cannot compile: DuckDB gives RE2's error text
+  // alone, which ZetaSQL's regexp.cc puts after its own words.
+  const pattern = re2Error.exec(message);
+  if (pattern) return `Cannot parse regular expression: ${pattern[1]}`;
   return message;
 }
+
+/** RE2's error texts (re2.cc's CodeText), with the part of the pattern they quote. */
+const re2Error =
+  /^Invalid Input Error: ((?:missing \]|missing \)|unexpected \)|invalid escape sequence|invalid character class(?: range)?|trailing \\|no argument for repetition operator|invalid repetition size|bad repetition operator|invalid perl operator|invalid UTF-8|invalid named capture group|pattern too large - compile failed)(?:: .*)?)$/;
 
 /** ZetaSQL's words for a string its CAST to the DuckDB type cannot read (convert_string.cc). */
 const unreadStringWords: Readonly<Record<string, (text: string) => string>> = {

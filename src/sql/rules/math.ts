@@ -39,8 +39,62 @@ function floatFunction(
   };
 }
 
+/**
+ * SQRT, LN, LOG10, LOG and POW where ZetaSQL fails them (math.h): a finite argument whose result
+ * is not finite is `Floating point error in function: LN(0)` (its %g numbers), a negative SQRT
+ * `Argument to SQRT cannot be negative: -1`; NULL under SAFE. DuckDB raises its own words for the
+ * logarithms' and SQRT's and answers Infinity or NaN for LOG's base 1 and POW's, so `outside`
+ * (the arguments' SQL, each a DOUBLE) tells the failing rows in a CASE, which DuckDB folds away
+ * for literal arguments; `words` is the message's SQL for those rows.
+ */
+function domainChecked(
+  min: number,
+  max: number,
+  of: (args: readonly string[]) => string,
+  outside: (args: readonly string[]) => string,
+  words: (args: readonly string[]) => string,
+) {
+  return rule(
+    min,
+    max,
+    (args, call) => {
+      const doubles = args.map((arg) => `CAST(${arg} AS DOUBLE)`);
+      return `(CASE WHEN ${outside(doubles)} THEN ${raise(call, words(doubles))} ELSE ${of(args)} END)`;
+    },
+    { ownSafeForm: true },
+  );
+}
+
+/** `Floating point error in function: NAME(a, b)`, the numbers as ZetaSQL's StrCat writes them (%g). */
+const floatingPointError = (name: string) => (args: readonly string[]) =>
+  `'Floating point error in function: ${name}(' || ${args.map((arg) => `printf('%g', ${arg})`).join(" || ', ' || ")} || ')'`;
+
+/** A logarithm of one argument, which ZetaSQL fails for zero and below (log of them is not finite). */
+const logarithm = (name: string, of: string) =>
+  domainChecked(
+    1,
+    1,
+    ([x]) => `${of}(${x})`,
+    ([x]) => `${x} <= 0`,
+    floatingPointError(name),
+  );
+
 const floatRule = (...args: Parameters<typeof floatFunction>) =>
   rule(1, 1, floatFunction(...args), { ownSafeForm: true });
+
+/**
+ * POW(x, y): ZetaSQL fails a result that is not finite for finite arguments (POW(0, -1) is
+ * infinite, POW(-8, 0.5) NaN, POW(10, 400) past FLOAT64), where DuckDB answers them.
+ */
+function power(name: string) {
+  return domainChecked(
+    2,
+    2,
+    ([x, y]) => `pow(${x}, ${y})`,
+    ([x, y]) => `(NOT isfinite(pow(${x}, ${y})) AND isfinite(${x}) AND isfinite(${y}))`,
+    floatingPointError(name),
+  );
+}
 
 /**
  * COSINE_DISTANCE and EUCLIDEAN_DISTANCE of two dense vectors (ARRAY<FLOAT64>), with the checks of
@@ -108,14 +162,42 @@ export const mathRules: RuleTable = {
   ceil: same(1, 1),
   ceiling: same(1, 1, 'ceil'),
   floor: same(1, 1),
-  sqrt: same(1, 1),
-  pow: same(2, 2),
-  power: same(2, 2, 'pow'),
-  exp: same(1, 1),
-  ln: same(1, 1),
-  // LOG(x) is the natural logarithm in BigQuery and the base-10 one in DuckDB.
-  log: rule(1, 2, ([x, base]) => (base === undefined ? `ln(${x})` : `(ln(${x}) / ln(${base}))`)),
-  log10: same(1, 1),
+  sqrt: domainChecked(
+    1,
+    1,
+    ([x]) => `sqrt(${x})`,
+    ([x]) => `${x} < 0`,
+    ([x]) => `'Argument to SQRT cannot be negative: ' || printf('%g', ${x})`,
+  ),
+  pow: power('POW'),
+  power: power('POW'),
+  // EXP past FLOAT64 (EXP(710)) is ZetaSQL's error, where DuckDB answers Infinity.
+  exp: domainChecked(
+    1,
+    1,
+    ([x]) => `exp(${x})`,
+    ([x]) => `(NOT isfinite(exp(${x})) AND isfinite(${x}))`,
+    floatingPointError('EXP'),
+  ),
+  ln: logarithm('LN', 'ln'),
+  // LOG(x) is the natural logarithm in BigQuery and the base-10 one in DuckDB. LOG(x, base) is
+  // ln(x) / ln(base), which ZetaSQL fails where it is not finite: x or base 0 or below, base 1.
+  log: rule(
+    1,
+    2,
+    (args, call) =>
+      args.length === 1
+        ? logarithm('LN', 'ln').translate(args, call)
+        : domainChecked(
+            2,
+            2,
+            ([x, base]) => `(ln(${x}) / ln(${base}))`,
+            ([x, base]) => `(${x} <= 0 OR ${base} <= 0 OR ${base} = 1)`,
+            floatingPointError('LOG'),
+          ).translate(args, call),
+    { ownSafeForm: true },
+  ),
+  log10: logarithm('LOG10', 'log10'),
   // GREATEST/LEAST are NULL when any argument is; DuckDB's skip NULLs.
   greatest: rule(
     1,
@@ -137,8 +219,15 @@ export const mathRules: RuleTable = {
   sin: floatRule('SIN', (x) => `sin(${x})`, ['NaN', 'NaN']),
   cos: floatRule('COS', (x) => `cos(${x})`, ['NaN', 'NaN']),
   tan: floatRule('TAN', (x) => `tan(${x})`, ['NaN', 'NaN'], 'overflow'),
-  asin: floatRule('ASIN', (x) => `asin(${x})`, ['NaN', 'NaN']),
-  acos: floatRule('ACOS', (x) => `acos(${x})`, ['NaN', 'NaN']),
+  // DuckDB raises its own words outside [-1, 1], where the C library's NaN is ZetaSQL's error.
+  asin: floatRule('ASIN', (x) => `CASE WHEN abs(${x}) > 1 THEN 'NaN'::DOUBLE ELSE asin(${x}) END`, [
+    'NaN',
+    'NaN',
+  ]),
+  acos: floatRule('ACOS', (x) => `CASE WHEN abs(${x}) > 1 THEN 'NaN'::DOUBLE ELSE acos(${x}) END`, [
+    'NaN',
+    'NaN',
+  ]),
   atan: same(1, 1),
   // The reciprocals divide 1 by the function, so an argument where it is 0 (COT(0)) is an error.
   cot: floatRule('COT', (x) => `1.0 / tan(${x})`, ['NaN', 'NaN']),

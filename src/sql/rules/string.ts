@@ -29,9 +29,28 @@ export function substr(
     literal !== undefined && literal > 0
       ? position
       : `CASE WHEN (${position}) > 0 THEN (${position}) WHEN (${position}) = 0 THEN 1 ELSE greatest(length(${value}) + (${position}) + 1, 1) END`;
-  // A negative length is an error in BigQuery; DuckDB's substring would count backwards.
-  const count = length === undefined ? undefined : `CASE WHEN (${length}) >= 0 THEN (${length}) END`;
+  // A negative length is BigQuery's error (string.cc); DuckDB's substring would count backwards.
+  const count =
+    length === undefined
+      ? undefined
+      : nonNegative(length, call?.numbers[2], call, "'Third argument in SUBSTR() cannot be negative'");
   return count === undefined ? `substring(${value}, ${start})` : `substring(${value}, ${start}, ${count})`;
+}
+
+/**
+ * A count BigQuery refuses when negative (string.cc's `... cannot be negative`), raising its
+ * `message` (NULL under SAFE.); a literal count that is not negative is taken as it is, so the
+ * common `LPAD(x, 10, '0')` costs no check per row.
+ */
+function nonNegative(
+  count: string,
+  literal: number | undefined,
+  call: FunctionCall | undefined,
+  message: string,
+) {
+  if (literal !== undefined && literal >= 0) return count;
+  const failure = call === undefined ? raiseSql(message) : raise(call, message);
+  return `CASE WHEN (${count}) < 0 THEN ${failure} ELSE (${count}) END`;
 }
 
 /**
@@ -199,11 +218,21 @@ function isBytes(call: FunctionCall): boolean {
  * LEFT, TRIM, LPAD or REVERSE in BigQuery) is refused by name rather than failing in DuckDB's
  * binder.
  */
-function textOnly(name: string, translate: (args: readonly string[]) => string) {
+function textOnly(name: string, translate: (args: readonly string[], call: FunctionCall) => string) {
   return (args: readonly string[], call: FunctionCall): string => {
     if (isBytes(call)) throw unsupported(`${name} of BYTES`);
-    return translate(args);
+    return translate(args, call);
   };
+}
+
+/** LPAD's and RPAD's output size: a negative one is BigQuery's error (string.cc); DuckDB's answers ''. */
+function padLength(length: string, call: FunctionCall): string {
+  return nonNegative(
+    length,
+    call.numbers[1],
+    call,
+    "'Second argument (output size) for LPAD/RPAD cannot be negative'",
+  );
 }
 
 /** The character of a Unicode code point (not NULL), BigQuery's CHR: '' for 0, an error for no character. */
@@ -244,21 +273,39 @@ export const stringRules: RuleTable = {
   byte_length: rule(1, 1, ([value], call) => (isBytes(call) ? `octet_length(${value})` : `strlen(${value})`)),
   lower: rule(1, 1, ([value], call) => caseMapped('lower', value as string, call)),
   upper: rule(1, 1, ([value], call) => caseMapped('upper', value as string, call)),
-  substr: rule(2, 3, ([value, position, length], call) =>
-    substr(value as string, position as string, length, call),
+  substr: rule(
+    2,
+    3,
+    ([value, position, length], call) => substr(value as string, position as string, length, call),
+    { ownSafeForm: true },
   ),
-  substring: rule(2, 3, ([value, position, length], call) =>
-    substr(value as string, position as string, length, call),
+  substring: rule(
+    2,
+    3,
+    ([value, position, length], call) => substr(value as string, position as string, length, call),
+    { ownSafeForm: true },
   ),
+  // A negative count is BigQuery's error (string.cc); DuckDB's left() counts from the other end.
   left: rule(
     2,
     2,
-    textOnly('LEFT', ([value, count]) => `left(${value}, ${count})`),
+    textOnly(
+      'LEFT',
+      ([value, count], call) =>
+        `left(${value}, ${nonNegative(count as string, call.numbers[1], call, "'Second argument in LEFT() cannot be negative'")})`,
+    ),
+    { ownSafeForm: true },
   ),
+  // A negative count is BigQuery's error (string.cc); DuckDB's right() counts from the other end.
   right: rule(
     2,
     2,
-    textOnly('RIGHT', ([value, count]) => `right(${value}, ${count})`),
+    textOnly(
+      'RIGHT',
+      ([value, count], call) =>
+        `right(${value}, ${nonNegative(count as string, call.numbers[1], call, "'Second argument in RIGHT() cannot be negative'")})`,
+    ),
+    { ownSafeForm: true },
   ),
   strpos: same(2, 2),
   instr: rule(2, 4, instrFrom, { ownSafeForm: true }),
@@ -287,12 +334,20 @@ export const stringRules: RuleTable = {
   lpad: rule(
     2,
     3,
-    textOnly('LPAD', ([value, length, pad]) => `lpad(${value}, ${length}, ${pad ?? "' '"})`),
+    textOnly(
+      'LPAD',
+      ([value, length, pad], call) => `lpad(${value}, ${padLength(length as string, call)}, ${pad ?? "' '"})`,
+    ),
+    { ownSafeForm: true },
   ),
   rpad: rule(
     2,
     3,
-    textOnly('RPAD', ([value, length, pad]) => `rpad(${value}, ${length}, ${pad ?? "' '"})`),
+    textOnly(
+      'RPAD',
+      ([value, length, pad], call) => `rpad(${value}, ${padLength(length as string, call)}, ${pad ?? "' '"})`,
+    ),
+    { ownSafeForm: true },
   ),
   reverse: rule(
     1,
@@ -300,7 +355,14 @@ export const stringRules: RuleTable = {
     textOnly('REVERSE', ([value]) => `reverse(${value})`),
   ),
   initcap: rule(1, 2, initcap),
-  repeat: same(2, 2),
+  // A negative count is BigQuery's error (string.cc); DuckDB's repeat answers ''.
+  repeat: rule(
+    2,
+    2,
+    ([value, count], call) =>
+      `repeat(${value}, ${nonNegative(count as string, call.numbers[1], call, "'Second argument (repeat count) for REPEAT cannot be negative'")})`,
+    { ownSafeForm: true },
+  ),
   ascii: same(1, 1),
   // The first character's code point; BigQuery's is 0 for '' where DuckDB's unicode() is -1.
   unicode: rule(1, 1, ([value]) => `CASE WHEN (${value}) = '' THEN 0 ELSE unicode(${value}) END`),

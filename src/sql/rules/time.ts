@@ -295,6 +295,26 @@ function formatRule(kind: 'timestamp' | 'date' | 'datetime') {
   };
 }
 
+/**
+ * DATE(year, month, day) or DATETIME(year, ..., second) as `made`, failing a year outside 1 to
+ * 9999 in ZetaSQL's words (date_time_util.cc's ConstructDate and ConstructDatetime: `Input
+ * calculates to invalid date: 10000-01-01`), where DuckDB makes year 10000 or 0; NULL under SAFE.
+ * A literal year inside the range is not checked per row. DuckDB's own error for a month or day
+ * (or hour) that does not exist is told in the same words (backends/duckdb/value-errors.ts).
+ */
+function constructed(
+  args: readonly string[],
+  call: FunctionCall,
+  kind: 'date' | 'datetime',
+  made: string,
+): string {
+  const year = call.numbers[0];
+  if (year !== undefined && year >= 1 && year <= 9999) return made;
+  const shape = kind === 'date' ? '%04d-%02d-%02d' : '%04d-%02d-%02d %04d:%02d:%02d';
+  const words = `printf('Input calculates to invalid ${kind}: ${shape}', ${args.join(', ')})`;
+  return `CASE WHEN (${args[0]}) < 1 OR (${args[0]}) > 9999 THEN ${raise(call, words)} ELSE ${made} END`;
+}
+
 export const timeRules: RuleTable = {
   current_timestamp: rule(0, 0, () => nowParameter),
   current_date: rule(0, 1, (_args, call) => `CAST(${toCivil(nowParameter, zoneArgument(call, 0))} AS DATE)`),
@@ -302,14 +322,15 @@ export const timeRules: RuleTable = {
   timestamp: rule(1, 2, timestamp),
   // DATE(timestamp[, zone]), DATE(datetime), DATE(year, month, day).
   date: rule(1, 3, (args, call) => {
-    if (args.length === 3) return `make_date(${args.join(', ')})`;
+    if (args.length === 3) return constructed(args, call, 'date', `make_date(${args.join(', ')})`);
     if (args.length === 2) return `CAST(${toCivil(args[0] as string, zoneArgument(call, 1))} AS DATE)`;
     return `CAST(${args[0]} AS DATE)`;
   }),
   // DATETIME(timestamp[, zone]), DATETIME(date[, time]) or DATETIME(year, month, day, hour,
   // minute, second).
   datetime: rule(1, 6, (args, call) => {
-    if (args.length === 6) return datetimeOf(`make_timestamp(${args.join(', ')})`);
+    if (args.length === 6)
+      return datetimeOf(constructed(args, call, 'datetime', `make_timestamp(${args.join(', ')})`));
     if (args.length > 2) throw unsupported('DATETIME takes 1, 2 or 6 arguments');
     // The second argument is a TIME after a DATE and a zone after a TIMESTAMP: told by the
     // first argument's type, or the second's, where the text or the store's schema says it.
