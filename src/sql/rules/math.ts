@@ -33,7 +33,7 @@ function floatFunction(
 ): (args: readonly string[], call: FunctionCall) => string {
   const double = (value: string) => `'${value}'::DOUBLE`;
   return ([x], call) => {
-    const message = `'Floating point ${failure} in function: ${name}(' || printf('%g', __float_x) || ')'`;
+    const message = floatingPointError(name, failure)(['__float_x']);
     const finite = `list_transform([${of('__float_x')}], __float_y -> CASE WHEN isfinite(__float_y) THEN __float_y ELSE ${raise(call, message)} END)[1]`;
     return `list_transform([CAST(${x} AS DOUBLE)], __float_x -> CASE WHEN __float_x IS NULL OR isnan(__float_x) THEN __float_x WHEN __float_x = 'Infinity'::DOUBLE THEN ${double(atInfinity[0])} WHEN __float_x = '-Infinity'::DOUBLE THEN ${double(atInfinity[1])} ELSE ${finite} END)[1]`;
   };
@@ -65,9 +65,14 @@ function domainChecked(
   );
 }
 
-/** `Floating point error in function: NAME(a, b)`, the numbers as ZetaSQL's StrCat writes them (%g). */
-const floatingPointError = (name: string) => (args: readonly string[]) =>
-  `'Floating point error in function: ${name}(' || ${args.map((arg) => `printf('%g', ${arg})`).join(" || ', ' || ")} || ')'`;
+/**
+ * `Floating point error in function: NAME(a, b)` (`overflow` in place of `error` for SINH and
+ * COSH), the numbers as ZetaSQL's StrCat writes them (%g).
+ */
+function floatingPointError(name: string, failure: 'error' | 'overflow' = 'error') {
+  return (args: readonly string[]) =>
+    `'Floating point ${failure} in function: ${name}(' || ${args.map((arg) => `printf('%g', ${arg})`).join(" || ', ' || ")} || ')'`;
+}
 
 /** A logarithm of one argument, which ZetaSQL fails for zero and below (log of them is not finite). */
 const logarithm = (name: string, of: string) =>
