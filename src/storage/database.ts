@@ -57,7 +57,7 @@ export interface DatabaseOptions {
  * global time zone is UTC so TIMESTAMPTZ conversions and date_trunc mean what BigQuery means.
  *
  * The store always opens: when DuckDB fails while replaying the write-ahead log (a DuckDB bug
- * with some DDL, see changeColumnTypeStatement), the WAL is renamed to
+ * with some DDL, see changeColumnTypeStatements), the WAL is renamed to
  * `<file>.wal.unreplayable-<ms>` (kept for inspection, never deleted) and the file opens as of its
  * last checkpoint. Any other failure to open (a lock held by another process, say) is thrown.
  */

@@ -20,11 +20,10 @@ import {
   type StoredRecord,
 } from './log-batch.js';
 import { checkLogEvents, type LogEvent } from './log-event.js';
-import { ensureLogTables } from './log-tables.js';
+import { ensureLogTables, metadataTypeChange } from './log-tables.js';
 import type { PresentRecordsKeeper } from './present-records.js';
 import { expiredBefore, type RetentionPolicy } from './retention-policy.js';
 import type { BatchRollup, RollupsKeeper } from './rollups.js';
-import { changeColumnTypeStatement } from './schema-change.js';
 import {
   countFields,
   defaultSchemaLimits,
@@ -95,7 +94,7 @@ export interface LogWriterOptions {
   /**
    * Runs a schema change whose estimated memory (see schemaChangeBytes) is above
    * `aloneAboveBytes` with nothing else using DuckDB: the backend holds queries off (answering
-   * 503 with Retry-After) and waits for those running, then runs `work`, the change's ALTER,
+   * 503 with Retry-After) and waits for those running, then runs `work`, the change's copy,
    * INSERT, COMMIT and CHECKPOINT. Beside readers such a change and its checkpoint ran out of
    * DuckDB's memory, and a checkpoint out of memory invalidates the database (issue 32).
    * @default changes run beside queries
@@ -258,7 +257,7 @@ interface PreparedBatch {
 
 /**
  * The one writer of a database's log tables. Writes, schema changes and retention's deletes run
- * one at a time on a single connection, so a batch's ALTER and INSERT share one transaction and
+ * one at a time on a single connection, so a batch's schema change and INSERT share one transaction and
  * the schema the writer has in memory is always the one committed. Use one writer per database.
  *
  * Durability: an acknowledged record survives kill -9 at any moment, and the store always opens.
@@ -266,7 +265,7 @@ interface PreparedBatch {
  * source's next commit with every request acknowledged while DuckDB was busy, so a request's
  * answer waits for no INSERT and COMMIT (the longest part of its path) unless maxBacklog waits
  * already. A group the journal failed to take is refused and never committed. The schema
- * changes it makes are ones DuckDB can replay from its WAL (changeColumnTypeStatement); should a
+ * changes it makes are ones DuckDB can replay from its WAL (changeColumnTypeStatements); should a
  * WAL still fail to replay, database.ts sets it aside and this writer restores every
  * acknowledged record from the ingest journal at open.
  *
@@ -405,7 +404,7 @@ export function createLogWriter(db: Database, options: LogWriterOptions): LogWri
       // Left behind only if a process died mid-batch: the file lock makes this writer the only one.
       if (!inMemory && options.tempDir === undefined) await removeLeftoverBatches(batchFiles);
       const connection = await db.connect();
-      const types = await ensureLogTables(connection, options.sources);
+      const types = await ensureLogTables(connection, options.sources, options.log);
       for (const [table, type] of types) await options.presentRecords?.seed(connection, table, type);
       await options.rollups?.open(connection, types);
       const journal = inMemory ? undefined : await openIngestJournal(`${db.path}.journal`);
@@ -809,12 +808,15 @@ async function deleteOlderRecords(
 }
 
 /**
- * What DuckDB's memory a change of `table`'s `metadata` to `type` takes, estimated: ALTER ... TYPE
- * rewrites every field of the column (not only the new ones) in every row group, and holds the
- * new column uncompressed in memory until the checkpoint after it compresses and writes it.
- * Measured on DuckDB 1.5 with 16 KiB blocks: 30,000 rows to 505 fields took 79 MB (5.3 bytes
- * per row and field); 500,000 rows to 105 fields filled a 256 MB limit and spilled. So: rows ×
- * (fields + 1) × 8 bytes, for the table's `rows` as the writer counts them (WriterState.rows).
+ * What DuckDB's memory a change of `table`'s `metadata` to `type` takes, estimated as the
+ * ALTER ... TYPE of the time took it: it rewrote every field of the column in every row group
+ * and held the new column uncompressed until the checkpoint after it. Measured on DuckDB 1.5
+ * with 16 KiB blocks: 30,000 rows to 505 fields took 79 MB (5.3 bytes per row and field);
+ * 500,000 rows to 105 fields filled a 256 MB limit and spilled. So: rows × (fields + 1) × 8
+ * bytes, for the table's `rows` as the writer counts them (WriterState.rows). The table copy that
+ * replaced the ALTER (schema-change.ts) writes compressed row groups as it goes and takes less
+ * (10M edge records: 686 MiB of process RSS under a 256 MB limit), so the estimate errs towards
+ * running a change alone.
  */
 export function schemaChangeBytes(rows: number, type: StructType): number {
   return rows * (countFields(type) + 1) * bytesPerRowAndField;
@@ -869,7 +871,7 @@ async function insertBatch(
         ? readJsonBatch(rollupFile, rollup.json.length, rollup.columns)
         : '';
     await runInTransaction(connection, [
-      ...(batch.alterTo ? [changeColumnTypeStatement(source.name, 'metadata', batch.alterTo)] : []),
+      ...(batch.alterTo ? metadataTypeChange(source, batch.alterTo) : []),
       insertFromJsonStatement(source, batch.type, file, records.length),
       ...(rollup?.statements(rows) ?? []),
       ...batch.kept,

@@ -9,7 +9,7 @@ import {
 
 /**
  * Schema changes as DuckDB applies them: what an evolved `metadata` type adds to the stored one,
- * and the one DDL statement the store uses to get there (see schema-evolution.ts for how the
+ * and the statements the store uses to get there (see schema-evolution.ts for how the
  * type evolves, schema-pacing.ts for when a change is made).
  */
 
@@ -40,20 +40,47 @@ function collectAdditions(before: FieldType, after: FieldType, path: string[], o
 }
 
 /**
- * `ALTER TABLE "t" ALTER "metadata" TYPE STRUCT(...)`: the whole column to an evolved type, the
- * one form of schema change the writer uses. DuckDB casts STRUCT to STRUCT by field name (inside
- * lists too), so a superset keeps every value; the ALTER rewrites the column (measured ~0.25-0.5 s
- * per million rows, plus the same again at the next checkpoint), which the field cap bounds to a
- * few hundred times per source over its life.
+ * The statements, to run in one transaction, that give `table`'s `column` an evolved type: the
+ * table copied with the column cast (`CREATE TABLE ... AS SELECT`), the old one dropped, the copy
+ * renamed. DuckDB casts STRUCT to STRUCT by field name (inside lists too), so a superset keeps
+ * every value, and the copy keeps the rows' order, so the timestamp's zone maps still skip.
  *
- * Never `ALTER TABLE "t" ADD COLUMN "metadata"."new_field" ...` (or RENAME of a nested field),
- * though it is cheaper: on @duckdb/node-api 1.5.x its write-ahead-log record cannot be replayed.
- * Replay binds the nested-field change through the AlterBinder, whose function lookup asks for a
- * default database that does not exist yet while the WAL is replayed ("Calling
- * DatabaseManager::GetDefaultDatabase with no default database set"), so after a kill -9 before
- * the next checkpoint the file never opens again (duckdb/duckdb#18259, #20543, #22044 are the
- * same failure for other DDL). ALTER ... TYPE replays cleanly; test/crash proves it.
+ * Not `ALTER TABLE "t" ALTER "metadata" TYPE ...`, which did the same cast in place: it holds the
+ * rewritten column uncompressed in memory (spilling under the memory limit) until a checkpoint
+ * compresses it, and queries read that copy meanwhile. On 10M edge records with one field added
+ * (256 MB limit, the 2-core machine): the ALTER took 42-180 s, the checkpoint after it 134-270 s,
+ * a scan of one field 1.27 s until then (0.07 s after), peak RSS 0.9-1.4 GiB; the copy takes 39 s,
+ * its checkpoint 0.5 s, peak RSS 686 MiB. A store opened after sources.yaml declared new fields
+ * ran the ALTER before serving, and Studio's reports ran 5-15 times slower until the next
+ * checkpoint, hours later on a quiet source.
+ *
+ * Never `ALTER TABLE "t" ADD COLUMN "metadata"."new_field" ...` (or RENAME of a nested field):
+ * it is no cheaper (38-230 s on the same store) and on @duckdb/node-api 1.5.x its write-ahead-log
+ * record cannot be replayed. Replay binds the nested-field change through the AlterBinder, whose
+ * function lookup asks for a default database that does not exist yet while the WAL is replayed
+ * ("Calling DatabaseManager::GetDefaultDatabase with no default database set"), so after a kill -9
+ * before the next checkpoint the file never opens again (duckdb/duckdb#18259, #20543, #22044 are
+ * the same failure for other DDL). CREATE TABLE AS, DROP and a table's RENAME replay cleanly;
+ * test/crash proves it.
  */
-export function changeColumnTypeStatement(table: string, column: string, type: FieldType): string {
-  return `ALTER TABLE ${quoteIdent(table)} ALTER ${quoteIdent(column)} TYPE ${duckdbType(type)}`;
+export function changeColumnTypeStatements(
+  table: string,
+  columns: readonly string[],
+  column: string,
+  type: FieldType,
+): string[] {
+  const copy = quoteIdent(rewriteTable);
+  const selected = columns.map((name) =>
+    name === column
+      ? `CAST(${quoteIdent(name)} AS ${duckdbType(type)}) AS ${quoteIdent(name)}`
+      : quoteIdent(name),
+  );
+  return [
+    `CREATE TABLE ${copy} AS SELECT ${selected.join(', ')} FROM ${quoteIdent(table)}`,
+    `DROP TABLE ${quoteIdent(table)}`,
+    `ALTER TABLE ${copy} RENAME TO ${quoteIdent(table)}`,
+  ];
 }
+
+/** The copy's name while a change runs; never a source's (those begin with a letter or digit). */
+const rewriteTable = '_querygate_rewrite';

@@ -12,20 +12,21 @@ import {
 } from './schema-evolution.js';
 
 /**
- * When a source's `metadata` column changes type. Every change is an `ALTER ... TYPE` that
- * rewrites the whole column, and DuckDB keeps the old column in memory until the next
- * checkpoint: a client sending a new field with every request would make one rewrite per
- * request (measured: 1,993 MiB RSS in 20 s on the demo store). So a source changes its schema at
- * most once per interval. A field that arrives before its source may change again is stored in
- * `_extra` under its path (as a field beyond the cap is), and is remembered: the first batch of
- * that source after the interval promotes every field remembered since, in one change. From then
- * on its values are typed; the values stored in between stay in `_extra`, never lost, but the
- * saved SQL reads them as NULL through `metadata` (README "Schema evolution").
+ * When a source's `metadata` column changes type. Every change copies the whole table with the
+ * column cast (schema-change.ts), and DuckDB keeps the old one until the next checkpoint: a
+ * client sending a new field with every request would make one rewrite per request (measured,
+ * with the ALTER ... TYPE of the time: 1,993 MiB RSS in 20 s on the demo store). So a source
+ * changes its schema at most once per interval. A field that arrives before its source may
+ * change again is stored in `_extra` under its path (as a field beyond the cap is), and is
+ * remembered: the first batch of that source after the interval promotes every field remembered
+ * since, in one change. From then on its values are typed; the values stored in between stay in
+ * `_extra`, never lost, but the saved SQL reads them as NULL through `metadata` (README "Schema
+ * evolution").
  */
 export interface SchemaPacing {
   /**
    * Fits a batch to the source's type as of the batches fitted before it: the records to insert
-   * and the type to store them under (`stored` itself, or an evolved type the writer must ALTER
+   * and the type to store them under (`stored` itself, or an evolved type the writer must change
    * the column to first). What it decides counts from now: requests are fitted as they arrive,
    * beside the commits of the ones before them (log-writer.ts), and commit in the order fitted.
    */

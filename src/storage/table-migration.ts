@@ -238,7 +238,7 @@ function widens(from: DuckDBType, to: DuckDBType): boolean {
  * One statement per top-level column: ADD COLUMN for a new one, ALTER ... TYPE for one whose
  * type changed inside (DuckDB casts STRUCT to STRUCT by field name, inside lists too, so added
  * fields are NULL and every value is kept). Never `ADD COLUMN "s"."field"`: its write-ahead-log
- * record cannot be replayed on DuckDB 1.5 (see changeColumnTypeStatement in schema-change.ts).
+ * record cannot be replayed on DuckDB 1.5 (see changeColumnTypeStatements in schema-change.ts).
  */
 function migrationOf(
   source: TableSource,

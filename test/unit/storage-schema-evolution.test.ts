@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StructType } from '../../src/endpoints/field-type.js';
-import { changeColumnTypeStatement, fieldAdditions } from '../../src/storage/schema-change.js';
+import { fieldAdditions } from '../../src/storage/schema-change.js';
 import {
   countFields,
   inferFieldType,
@@ -227,17 +227,5 @@ describe('withMissingFields', () => {
       { path: ['timings'], type: edge.struct.timings },
     ]);
     expect(withMissingFields(edge, edge)).toBe(edge);
-  });
-});
-
-describe('changeColumnTypeStatement', () => {
-  it('spells the whole evolved column type with quoted names, lists of structs included', () => {
-    expect(
-      changeColumnTypeStatement('cloudflare.logs.prod', 'metadata', {
-        struct: { timings: { list: { struct: { 'say "hi"': 'VARCHAR' } } }, n: 'BIGINT' },
-      }),
-    ).toBe(
-      'ALTER TABLE "cloudflare.logs.prod" ALTER "metadata" TYPE STRUCT("timings" STRUCT("say ""hi""" VARCHAR)[], "n" BIGINT)',
-    );
   });
 });
