@@ -39,7 +39,12 @@ export type ValueFaultOf = (error: unknown) => { fault: ValueFault; message: str
  */
 export function bigQueryValueFault(message: string): ValueFault | undefined {
   if (/requires non-negative count and offset/i.test(message)) return 'negative-count';
-  if (/^int64 overflow/i.test(message)) return 'overflow';
+  if (
+    /^(?:(?:int64|numeric) (?:overflow|out of range: )|Illegal conversion of non-finite floating point number to )/i.test(
+      message,
+    )
+  )
+    return 'overflow';
   if (/^division by zero/.test(message)) return 'division-by-zero';
   if (/^Array index -?\d+ is out of bounds/.test(message)) return 'array-index';
   if (/invalid time zone/i.test(message)) return 'time-zone';
@@ -56,7 +61,9 @@ export function bigQueryValueFault(message: string): ValueFault | undefined {
   )
     return 'unix-range';
   if (
-    /^(?:Bad \w+ value: |Invalid (?:NUMERIC|BIGNUMERIC) value: |Invalid (?:date|timestamp): ')/.test(message)
+    /^(?:Bad \w+ value: |Invalid (?:NUMERIC|BIGNUMERIC) value: |Invalid (?:date|timestamp): '|Failed to decode invalid (?:base64|hexadecimal) string)/.test(
+      message,
+    )
   )
     return 'unread-string';
   // ZetaSQL's net.cc: `NET.IP_FROM_STRING() encountered an unparseable IP-address: <text>`.

@@ -173,13 +173,15 @@ export function castSql(node: Ast, context: FormContext): string {
   if (target === 'BIGINT' && isTextValued(node.expr, context.columnType)) return textToInt64Sql(value, cast);
   if (target === 'BOOLEAN' && isTextValued(node.expr, context.columnType)) return textToBoolSql(value, cast);
   // FLOAT64 to INT64 rounds halfway cases away from zero in BigQuery and to even in DuckDB;
-  // through DECIMAL, DuckDB rounds them away from zero too. Integers cast directly.
+  // through DECIMAL, DuckDB rounds them away from zero too. Integers cast directly. The scale is
+  // one more than NUMERIC's, so DuckDB's error of this cast (`... to DECIMAL(38,10)`) is told
+  // from a CAST AS NUMERIC's in BigQuery's words (backends/duckdb/value-errors.ts).
   if (
     target === 'BIGINT' &&
     !isStringValued(node.expr) &&
     !/^\d+$/.test(node.expr.Value?.value?.Number?.[0])
   ) {
-    return `${cast}(${cast}(${value} AS DECIMAL(38, 9)) AS BIGINT)`;
+    return `${cast}(${cast}(${value} AS DECIMAL(38, 10)) AS BIGINT)`;
   }
   return `${cast}(${value} AS ${target})`;
 }

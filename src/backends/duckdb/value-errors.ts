@@ -14,12 +14,36 @@ export function inBigQueryWords(message: string): string {
   if (zone) return `Invalid time zone: ${zone[1]}`;
   const overflow = /Overflow in \w+ of INT64 \((-?\d+) ([-+*]) (-?\d+)\)/.exec(message);
   if (overflow) return `int64 overflow: ${overflow[1]} ${overflow[2]} ${overflow[3]}`;
-  const unread = /^Conversion Error: Could not convert string (["'])(.*)\1 to (\w+)/.exec(message);
+  const unread = /^Conversion Error: Could not convert string (["'])(.*)\1 to (\w+(?:\(\d+,\d+\))?)/.exec(
+    message,
+  );
   const words = unread?.[3] === undefined ? undefined : unreadStringWords[unread[3]];
   if (unread && words) return words(unread[2] as string);
   // A CAST to INT64 goes through NUMERIC (to round as BigQuery does), which may not fit INT64.
   const wide = /^Conversion Error: Failed to cast decimal value (-?\d+) to type INT64/.exec(message);
   if (wide) return `Bad int64 value: ${wide[1]}`;
+  // A FLOAT64 no DECIMAL holds: past 1e28 or not finite, cast to INT64 (its detour's scale is
+  // 10, value-forms.ts) or to NUMERIC (scale 9). ZetaSQL's words (convert.h, numeric_value.cc)
+  // write the number as a C++ stream does, in six significant digits.
+  const huge =
+    /^Conversion Error: Could not cast value (-?(?:\d+\.\d+|inf|nan)) to DECIMAL\(38,(9|10)\)/.exec(message);
+  if (huge) {
+    const [, text, scale] = huge as unknown as [string, string, string];
+    const target = scale === '10' ? 'int64' : 'numeric';
+    if (/inf|nan/.test(text))
+      return `Illegal conversion of non-finite floating point number to ${target === 'int64' ? 'an integer' : 'numeric'}: ${text.replace('-nan', 'nan')}`;
+    return `${target} out of range: ${sixDigits(Number(text))}`;
+  }
+  // ABS and negation of INT64's least value: ZetaSQL's UnaryMinus (arithmetics.h), the only
+  // INT64 whose negation overflows, which DuckDB's words for negation do not name.
+  const absolute = /^Out of Range Error: Overflow on abs\((-\d+)\)/.exec(message);
+  if (absolute) return `int64 overflow: -${absolute[1]}`;
+  if (/^Out of Range Error: Overflow in negation of numeric value/.test(message))
+    return 'int64 overflow: --9223372036854775808';
+  // FROM_BASE64 of text that is no base64 (ZetaSQL's FromBase64, string.cc; FROM_HEX is checked
+  // in its translation, rules/bytes.ts, since ZetaSQL's words name the offset DuckDB's do not).
+  if (/^Conversion Error: Could not decode string ".*" as base64/.test(message))
+    return 'Failed to decode invalid base64 string';
   const civil = /^Conversion Error: invalid (date|timestamp) field format: "(.*)", expected format/.exec(
     message,
   );
@@ -47,6 +71,15 @@ export function inBigQueryWords(message: string): string {
   return message;
 }
 
+/** A number as absl::StrCat writes a double: %g, six significant digits, `1e+300`. */
+function sixDigits(value: number): string {
+  const [mantissa, exponent] = value.toPrecision(6).split('e') as [string, string | undefined];
+  const trimmed = mantissa.includes('.') ? mantissa.replace(/\.?0+$/, '') : mantissa;
+  if (exponent === undefined) return trimmed;
+  const power = Number(exponent);
+  return `${trimmed}e${power < 0 ? '-' : '+'}${String(Math.abs(power)).padStart(2, '0')}`;
+}
+
 /** RE2's error texts (re2.cc's CodeText), with the part of the pattern they quote. */
 const re2Error =
   /^Invalid Input Error: ((?:missing \]|missing \)|unexpected \)|invalid escape sequence|invalid character class(?: range)?|trailing \\|no argument for repetition operator|invalid repetition size|bad repetition operator|invalid perl operator|invalid UTF-8|invalid named capture group|pattern too large - compile failed)(?:: .*)?)$/;
@@ -56,8 +89,9 @@ const unreadStringWords: Readonly<Record<string, (text: string) => string>> = {
   INT64: (text) => `Bad int64 value: ${text}`,
   DOUBLE: (text) => `Bad double value: ${text}`,
   BOOL: (text) => `Bad bool value: ${text}`,
-  // The translation casts a string to INT64 through NUMERIC (expression-sql.ts).
-  DECIMAL: (text) => `Invalid NUMERIC value: ${text}`,
+  'DECIMAL(38,9)': (text) => `Invalid NUMERIC value: ${text}`,
+  // A value of a type the translation does not know, cast to INT64 (value-forms.ts).
+  'DECIMAL(38,10)': (text) => `Bad int64 value: ${text}`,
 };
 
 /**

@@ -1,4 +1,4 @@
-import { farmFingerprintFunction, type RuleTable, rule } from './rule.js';
+import { farmFingerprintFunction, type RuleTable, raise, rule } from './rule.js';
 
 /**
  * BYTES functions. BYTES are BLOBs here and come back base64-encoded, as BigQuery's REST API
@@ -18,7 +18,16 @@ export const bytesRules: RuleTable = {
     return `${farmFingerprintFunction}(${text ? `encode(${value})` : value})`;
   }),
   to_hex: rule(1, 1, ([value]) => `lower(hex(${value}))`),
-  from_hex: rule(1, 1, ([value]) => `unhex(${value})`),
+  // ZetaSQL's FromHex (string.cc) names the offset of the first character that is no hex digit
+  // and the whole text, where DuckDB's unhex names the character alone; an odd count of digits
+  // reads as if led by a 0 in both.
+  from_hex: rule(
+    1,
+    1,
+    ([value], call) =>
+      `list_transform([${value}], __hex -> CASE WHEN regexp_matches(__hex, '[^0-9a-fA-F]') THEN ${raise(call, `'Failed to decode invalid hexadecimal string due to character at offset ' || length(regexp_extract(__hex, '^[0-9a-fA-F]*')) || ': ' || __hex`)} ELSE unhex(__hex) END)[1]`,
+    { ownSafeForm: true },
+  ),
   to_base64: rule(1, 1, ([value]) => `to_base64(${value})`),
   from_base64: rule(1, 1, ([value]) => `from_base64(${value})`),
   // The set bits of an INT64 in two's complement (64 bits, whatever integer type DuckDB gave the
