@@ -224,6 +224,16 @@ export function stringLiteral(expression: Ast): string | undefined {
   return /String/.test(kind) && typeof payload === 'string' ? payload : undefined;
 }
 
+/** An integer literal's value (`3`, `-3`; not `3.0` or `3e0`, which are FLOAT64), else undefined. */
+export function integerLiteral(expression: Ast): number | undefined {
+  const number = expression?.Value?.value?.Number?.[0];
+  if (number !== undefined) return /^\d+$/.test(String(number)) ? Number(number) : undefined;
+  const negated = expression?.UnaryOp;
+  if (negated?.op !== 'Minus') return undefined;
+  const inner = integerLiteral(negated.expr);
+  return inner === undefined ? undefined : -inner;
+}
+
 /** The value of a number literal, a negated one included, or undefined. */
 export function numberLiteral(expression: Ast): number | undefined {
   const number = expression?.Value?.value?.Number?.[0];

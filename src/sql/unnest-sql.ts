@@ -1,5 +1,5 @@
 import { compoundParts, type Expr, type JoinConstraint, type TableFactor, type Unnest } from './ast.js';
-import { type Ast, calledName, numberLiteral } from './bigquery-ast.js';
+import { type Ast, calledName, integerLiteral } from './bigquery-ast.js';
 import type { ImpliedFilters } from './record-presence.js';
 import {
   elementOf,
@@ -165,14 +165,18 @@ function unnestElements(array: string, alias: string, offset: string | undefined
   return `LATERAL (SELECT unnest(${array}) AS ${name}, generate_subscripts(${array}, 1) - 1 AS ${offsetName}) AS ${name}(${name}, ${offsetName})`;
 }
 
-/** `GENERATE_ARRAY` of integer literals, which the generate_series table function makes alike. */
+/**
+ * `GENERATE_ARRAY` of integer literals and a step other than 0 (an error, rules/array.ts), which
+ * the generate_series table function makes alike.
+ */
 function isIntegerSeries(array: Expr): boolean {
   const call = (array as Ast).Function;
   const name =
     Array.isArray(call?.name) && call.name.length === 1 ? call.name[0]?.Identifier?.value : undefined;
   if (String(name).toLowerCase() !== 'generate_array') return false;
   const args: Ast[] = call.args?.List?.args ?? [];
-  return args.every((arg) => Number.isInteger(numberLiteral(arg?.Unnamed?.Expr)));
+  const numbers = args.map((arg) => integerLiteral(arg?.Unnamed?.Expr));
+  return numbers.every((value) => value !== undefined) && numbers[2] !== 0;
 }
 
 /** The element type of a LIST type; undefined when the type is not known to be one. */

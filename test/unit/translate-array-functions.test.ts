@@ -192,6 +192,63 @@ describe('BigQuery arrays on DuckDB', () => {
     ).toEqual({ a: [1, 2, 3, 4, 5], b: [0, 3, 6, 9], c: [10, 7, 4, 1], d: [4], e: [] });
   });
 
+  it('GENERATE_ARRAY of FLOAT64 and NUMERIC values: start plus k steps, while not past the end', async () => {
+    // Docs: GENERATE_ARRAY takes INT64, NUMERIC, BIGNUMERIC and FLOAT64. Values as ZetaSQL makes a
+    // FLOAT64 series (generate_array.h: start + k * step, never the previous element plus step),
+    // computed here in plain JavaScript doubles.
+    const series = (start: number, end: number, step: number) => {
+      const values: number[] = [];
+      for (let k = 0; start + k * step <= end; k++) values.push(start + k * step);
+      return values;
+    };
+    expect(
+      await row(`select generate_array(1, 2, 0.5) as a, generate_array(0.1, 0.5, 0.1) as b,
+        generate_array(2.0, 2.0, 1) as c, generate_array(1.5, 0.0, -0.5) as d, generate_array(0.0, 1.0, -1) as e`),
+    ).toEqual({ a: series(1, 2, 0.5), b: series(0.1, 0.5, 0.1), c: [2], d: [1.5, 1, 0.5, 0], e: [] });
+    expect(
+      await row('select generate_array(x, 1.5, 0.5) as a from unnest([cast(0.5 as numeric)]) as x'),
+    ).toEqual({
+      a: [0.5, 1, 1.5],
+    });
+    expect(await rows('select x from unnest(generate_array(0, 1, 0.25)) as x order by x')).toEqual(
+      series(0, 1, 0.25).map((x) => ({ x })),
+    );
+  });
+
+  it('every GENERATE_*_ARRAY fails on a step of 0 (and GENERATE_ARRAY on NaN or an infinite step), NULL under SAFE.', async () => {
+    // Docs: "This function returns an error if step_expression is set to 0, or if any input is NaN";
+    // words from ZetaSQL's generate_array.h.
+    const failures = [
+      ['select generate_array(1, 5, 0) as a', 'Sequence step cannot be 0.'],
+      ['select generate_array(1, 5, x) as a from unnest([0]) as x', 'Sequence step cannot be 0.'],
+      ['select x from unnest(generate_array(1, 5, 0)) as x', 'Sequence step cannot be 0.'],
+      [
+        "select generate_date_array('2020-01-01', '2020-01-05', interval x day) as a from unnest([0]) as x",
+        'Sequence step cannot be 0.',
+      ],
+      [
+        "select generate_timestamp_array('2020-01-01', '2020-01-05', interval x hour) as a from unnest([0]) as x",
+        'Sequence step cannot be 0.',
+      ],
+      [
+        "select generate_array(0, 1, cast('nan' as float64)) as a",
+        'Sequence start, end, and step cannot be NaN.',
+      ],
+      ["select generate_array(0, 1, cast('inf' as float64)) as a", 'Sequence step cannot be +/-inf.'],
+    ] as const;
+    for (const [sql, words] of failures)
+      await expect(row(sql), sql).rejects.toMatchObject({
+        code: 'INVALID_QUERY',
+        message: expect.stringContaining(words),
+      });
+    // A NULL array is answered [], as BigQuery answers it.
+    expect(
+      await row(
+        "select safe.generate_array(1, 5, 0) as a, safe.generate_date_array('2020-01-01', '2020-01-05', interval 0 day) as b",
+      ),
+    ).toEqual({ a: [], b: [] });
+  });
+
   it('UNNEST(GENERATE_ARRAY(...)) in FROM makes the same rows, read as rows rather than built as one array', async () => {
     // The documented arrays above, one row per element: (0, 10, 3) = 0, 3, 6, 9; (10, 0, -3) = 10, 7, 4, 1.
     expect(await rows('select x from unnest(generate_array(0, 10, 3)) as x order by x')).toEqual(

@@ -1,11 +1,39 @@
 import { raiseSql } from '../raised-errors.js';
-import { type FunctionCall, hasNullElement, type RuleTable, rule, unsupported } from './rule.js';
+import { type FunctionCall, hasNullElement, type RuleTable, raise, rule, unsupported } from './rule.js';
 
 /** ARRAY_FIRST / ARRAY_LAST: the element at that end, NULL of a NULL array, an error of an empty one. */
 function endElement(array: string, call: FunctionCall, end: 'first' | 'last'): string {
   if (call.isRecord(0)) throw unsupported(`ARRAY_${end.toUpperCase()} of a log record`);
   const element = end === 'first' ? `${array}[1]` : `${array}[len(${array})]`;
   return `(CASE WHEN ${array} IS NULL THEN NULL WHEN len(${array}) = 0 THEN ${raiseSql(`'ARRAY_${end.toUpperCase()} cannot get the ${end} element of an empty array'`)} ELSE ${element} END)`;
+}
+
+/** ZetaSQL's words for a sequence's step of 0 (generate_array.h), for every GENERATE_*_ARRAY. */
+const zeroStep = "'Sequence step cannot be 0.'";
+
+/**
+ * Whether GENERATE_ARRAY's arguments may be FLOAT64 or NUMERIC, which DuckDB's generate_series
+ * does not take: unless each is known to be an INT64 (or is the default step).
+ */
+function isFractional(call: FunctionCall): boolean {
+  return [0, 1, 2].some((index) => {
+    if (index >= call.args.length) return false;
+    const shape = call.shapeOf(index);
+    return !('scalar' in shape && (shape.scalar === 'BIGINT' || shape.scalar === 'INTEGER'));
+  });
+}
+
+/**
+ * GENERATE_ARRAY of FLOAT64 or NUMERIC values as ZetaSQL makes them (generate_array.h): from
+ * `start`, the k-th element `start + k * step` (not the previous one plus `step`, which gathers
+ * error), while it is not past `end`; none where the step leads away from `end`; `[start]` where
+ * start = end; NaN anywhere and an infinite step are errors.
+ */
+function fractionalSeries(start: string, end: string, step: string, call: FunctionCall): string {
+  const double = (value: string) => `CAST(${value} AS DOUBLE)`;
+  const count = `greatest(CAST(floor((${end} - ${start}) / (${step})) AS BIGINT) + 2, 0)`;
+  const elements = `list_filter(list_transform(range(0, ${count}), __k -> ${start} + __k * (${step})), __v -> CASE WHEN ${start} < ${end} THEN (${step}) > 0 AND __v <= ${end} ELSE (${step}) < 0 AND __v >= ${end} END)`;
+  return `(CASE WHEN isnan(${double(start)}) OR isnan(${double(end)}) OR isnan(${double(step)}) THEN ${raise(call, "'Sequence start, end, and step cannot be NaN.'")} WHEN isinf(${double(step)}) THEN ${raise(call, "'Sequence step cannot be +/-inf.'")} WHEN ${start} = ${end} THEN [${start}] ELSE ${elements} END)`;
 }
 
 /** Whether ARRAY_TO_STRING joins BYTES: its delimiter or its array's elements are BLOBs. */
@@ -76,19 +104,37 @@ export const arrayRules: RuleTable = {
     const name = '"$boundary"';
     return `(CASE WHEN ${point} IS NULL OR ${array} IS NULL THEN NULL WHEN ${hasNullElement(array as string)} THEN ${raiseSql("'RANGE_BUCKET: the boundaries array has a NULL element'")} WHEN ${array} <> list_sort(${array}) THEN ${raiseSql("'RANGE_BUCKET: the boundaries array is not sorted in ascending order'")} ELSE len(list_filter(${array}, ${name} -> ${name} <= ${point})) END)`;
   }),
-  generate_array: rule(2, 3, ([start, end, step], call) => {
-    if (call.numbers[2] === 0) throw unsupported('GENERATE_ARRAY with a step of 0');
-    return `generate_series(${start}, ${end}, ${step ?? '1'})`;
-  }),
+  // A step of 0 is ZetaSQL's error (generate_array.h), not DuckDB's empty list.
+  generate_array: rule(
+    2,
+    3,
+    ([start, end, step = '1'], call) => {
+      // Integer literals and a step other than 0: the series alone, which unnest-sql.ts reads as
+      // DuckDB's table function in FROM.
+      const integers = call.args.every((arg) => /^[-()]*\d+\)*$/.test(arg));
+      if (integers && call.numbers[2] !== 0) return `generate_series(${start}, ${end}, ${step})`;
+      const series = isFractional(call)
+        ? fractionalSeries(start as string, end as string, step, call)
+        : `generate_series(${start}, ${end}, ${step})`;
+      return `(CASE WHEN (${step}) = 0 THEN ${raise(call, zeroStep)} ELSE ${series} END)`;
+    },
+    { ownSafeForm: true },
+  ),
   generate_date_array: rule(
     2,
     3,
-    ([start, end, step]) =>
-      `CAST(generate_series(CAST(${start} AS DATE), CAST(${end} AS DATE), ${step ?? 'INTERVAL 1 DAY'}) AS DATE[])`,
+    ([start, end, step = 'INTERVAL 1 DAY'], call) =>
+      `(CASE WHEN (${step}) = INTERVAL 0 DAY THEN ${raise(call, zeroStep)} ELSE CAST(generate_series(CAST(${start} AS DATE), CAST(${end} AS DATE), ${step}) AS DATE[]) END)`,
+    { ownSafeForm: true },
   ),
-  generate_timestamp_array: rule(3, 3, ([start, end, step]) => {
-    // Strings are read as TIMESTAMP(...) reads them, offsets included.
-    const instant = (value: string | undefined) => `CAST(CAST(${value} AS TIMESTAMPTZ) AS TIMESTAMP)`;
-    return `generate_series(${instant(start)}, ${instant(end)}, ${step})`;
-  }),
+  generate_timestamp_array: rule(
+    3,
+    3,
+    ([start, end, step], call) => {
+      // Strings are read as TIMESTAMP(...) reads them, offsets included.
+      const instant = (value: string | undefined) => `CAST(CAST(${value} AS TIMESTAMPTZ) AS TIMESTAMP)`;
+      return `(CASE WHEN (${step}) = INTERVAL 0 DAY THEN ${raise(call, zeroStep)} ELSE generate_series(${instant(start)}, ${instant(end)}, ${step}) END)`;
+    },
+    { ownSafeForm: true },
+  ),
 };
