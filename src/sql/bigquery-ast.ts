@@ -1,6 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { init, parse } from '@guanmingchiu/sqlparser-ts';
 import { QuerygateError } from '../errors.js';
+import { safeKeywordCalls, withQuotedSafeKeyword } from './safe-keyword-calls.js';
 import { readStringEscapes } from './string-escapes.js';
 import { inlineTempFunctions } from './temp-functions.js';
 import { withTypedStructArrayHeader } from './typed-struct-array-header.js';
@@ -124,24 +125,31 @@ export function parseStatements(sql: string): Ast[] {
 }
 
 /**
- * The text as the parser reads it: `sql` with each typed array of STRUCTs rewritten in place
- * (typed-struct-array-header.ts), for what hands the text to the parser's printer.
+ * The text as the parser reads it: `sql` with each typed array of STRUCTs and each SAFE. call of a
+ * keyword's name rewritten in place (typed-struct-array-header.ts, safe-keyword-calls.ts), for
+ * what hands the text to the parser's printer.
  */
 export function parserText(sql: string): string {
-  return /\bARRAY\s*<\s*STRUCT\s*</i.test(sql) ? parsedAs(sql).text : sql;
+  return /\bARRAY\s*<\s*STRUCT\s*</i.test(sql) || safeKeywordCalls(sql) > 0 ? parsedAs(sql).text : sql;
 }
 
 function parsedAs(sql: string): { statements: Ast[]; text: string } {
   let text = sql;
-  // Each typed array of STRUCTs the parser stops at is rewritten in place (typed-struct-array-header.ts),
-  // at most as many times as the text has `ARRAY<`; any other error is the text's.
-  for (let left = sql.match(/\bARRAY\s*</gi)?.length ?? 0; ; left--) {
+  // Each typed array of STRUCTs (typed-struct-array-header.ts) and each SAFE. call of a name the
+  // parser takes for a keyword (safe-keyword-calls.ts) it stops at is rewritten in place, at most
+  // as many times as the text has `ARRAY<` and such calls; any other error is the text's.
+  const rewrites = (sql.match(/\bARRAY\s*</gi)?.length ?? 0) + safeKeywordCalls(sql);
+  for (let left = rewrites; ; left--) {
     try {
       const statements = parse(text, 'bigquery') as Ast[];
       readStringEscapes(text, statements);
       return { statements, text };
     } catch (error) {
-      const rewritten = left > 0 ? withTypedStructArrayHeader(text, (error as Error).message) : undefined;
+      const message = (error as Error).message;
+      const rewritten =
+        left > 0
+          ? (withTypedStructArrayHeader(text, message) ?? withQuotedSafeKeyword(text, message))
+          : undefined;
       if (rewritten === undefined) throw error;
       text = rewritten;
     }

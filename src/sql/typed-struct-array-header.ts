@@ -1,3 +1,5 @@
+import { parserStop } from './parser-stop.js';
+
 /**
  * BigQuery's typed array of STRUCTs, `ARRAY<STRUCT<x INT64, y STRING>>[(1, 'foo'), (3, 'bar')]`
  * (the UNNEST docs' own example), which sqlparser cannot read: it reads `ARRAY<INT64>[1, 2]` as
@@ -12,16 +14,15 @@
  * is not ordered, nor of a type an ARRAY compares with): `typedStructArray` reads it back.
  */
 export function withTypedStructArrayHeader(sql: string, parseError: string): string | undefined {
-  const at = /(?:unmatched > in STRUCT literal|Expected: \(, found: >) at Line: (\d+), Column: (\d+)$/.exec(
-    parseError,
+  const stop = parserStop(
+    sql,
+    /(?:unmatched > in STRUCT literal|Expected: \(, found: >) at Line: (\d+), Column: (\d+)$/.exec(
+      parseError,
+    ),
   );
-  if (!at) return undefined;
-  const lines = sql.split('\n');
-  const lineIndex = Number(at[1]) - 1;
-  const line = lines[lineIndex];
-  if (line === undefined) return undefined;
-  // sqlparser counts columns in characters (code points); a JavaScript string in UTF-16 units.
-  let position = [...line].slice(0, Number(at[2]) - 1).join('').length;
+  if (!stop) return undefined;
+  const { lines, lineIndex, line } = stop;
+  let { position } = stop;
   if (line[position] === '>') {
     position++;
     while (line[position] === ' ' || line[position] === '\t') position++;

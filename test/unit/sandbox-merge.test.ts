@@ -55,6 +55,13 @@ select y from b order by y limit 2`);
     expect(lines[merged.callerLineOffset - 1]).toBe('b as (select y from u),');
   });
 
+  it('merges a caller SELECT calling SAFE.SUBSTR, a name the parser takes for a keyword', () => {
+    const merged = sandboxSql(saved, 'select safe.substr(y, 2) as z from b', new Set(['p']));
+    expect(merged.sql.split('\n').at(-1)).toBe('select safe.substr(y, 2) as z from b');
+    const other = sandboxSql(saved, 'select safe.substr(y, 3) as z from b', new Set(['p']));
+    expect(merged.normalized).not.toBe(other.normalized);
+  });
+
   it('normalises spacing, comments and keyword case, but not what the query means', () => {
     const one = sandboxSql(saved, 'SELECT x FROM a WHERE x > 1', new Set()).normalized;
     expect(sandboxSql(saved, 'select   x\nfrom a -- note\nwhere x>1', new Set()).normalized).toBe(one);
