@@ -61,7 +61,7 @@ export function bigQueryValueFault(message: string): ValueFault | undefined {
   )
     return 'unix-range';
   if (
-    /^(?:Bad \w+ value: |Invalid (?:NUMERIC|BIGNUMERIC) value: |Invalid (?:date|timestamp): '|Failed to decode invalid (?:base64|hexadecimal) string)/.test(
+    /^(?:Bad \w+ value: |Invalid (?:NUMERIC|BIGNUMERIC) value: |Invalid (?:date|timestamp): '|Failed to decode invalid (?:base64|hexadecimal) string|Invalid input to PARSE_JSON: )/.test(
       message,
     )
   )

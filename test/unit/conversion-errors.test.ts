@@ -3,8 +3,8 @@ import { useTranslatedQueries } from '../helpers/translated-row.js';
 
 // Expected words are ZetaSQL's, from its source (zetasql/public/functions/convert.h and
 // convert.cc, numeric_value.cc, arithmetics.h with util.cc's UnaryOverflowMessage, string.cc's
-// FromHex and FromBase64), the numbers as a C++ stream writes a double (six significant digits);
-// inputs and results of FROM_HEX and FROM_BASE64 from the compliance tests (functions_testlib_2.cc)
+// FromHex and FromBase64, reference_impl's PARSE_JSON), the numbers as a C++ stream writes a
+// double (six significant digits); inputs and results of FROM_HEX and FROM_BASE64 from the compliance tests (functions_testlib_2.cc)
 // and BigQuery's string functions page (an odd count of hex digits reads as if led by a 0).
 const { row } = useTranslatedQueries();
 
@@ -86,6 +86,16 @@ describe('values a conversion cannot take fail as the query’s fault, in ZetaSQ
         "select safe.from_hex(x) as a, from_hex('0AF') as b, to_hex(from_hex('0123456789abcdef55aa')) as c, from_hex('') as d from unnest(['123g321']) as x",
       ),
     ).toEqual({ a: null, b: Buffer.from([0x00, 0xaf]).toString('base64'), c: '0123456789abcdef55aa', d: '' });
+  });
+
+  it('PARSE_JSON of text that is no JSON fails under ZetaSQL’s leading words; NULL under SAFE.', async () => {
+    // zetasql/reference_impl/functions/json.cc: "Invalid input to PARSE_JSON: " and its parser's
+    // reason, which DuckDB's parser gives in its own words.
+    await expect(row("select parse_json(x) as j from unnest(['{bad']) as x")).rejects.toMatchObject({
+      code: 'INVALID_QUERY',
+      message: expect.stringMatching(/: Invalid input to PARSE_JSON: \S/),
+    });
+    expect(await row("select safe.parse_json(x) as j from unnest(['{bad']) as x")).toEqual({ j: null });
   });
 
   it('FROM_BASE64 of text that is no base64 fails; NULL under SAFE.', async () => {

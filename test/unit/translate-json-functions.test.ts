@@ -90,6 +90,22 @@ describe('BigQuery JSON functions on DuckDB', () => {
     ).toEqual({ a: ['"apples"', '"oranges"', '"grapes"'], b: ['1', '2', '3'] });
   });
 
+  it('the JSON functions of a STRING that is not JSON answer NULL, as log lines of plain text need', async () => {
+    // ZetaSQL's compliance tests (functions_testlib_json.cc): JSON_QUERY('{"a": ', '$') is NULL;
+    // its extractors answer NULL where the text does not parse ("Parse-failed OR no-match-found
+    // OR null-Value", json_internal.h). A source's lines mix JSON and plain text.
+    const lines = `unnest(['{"a": ', '{"a": {"b": ["1"]}}', 'connection received: host=10.0.0.1']) as x with offset as i`;
+    expect(
+      await rows(`select json_value(x, '$.a.b[0]') as v, json_extract_scalar(x, '$.a.b[0]') as s,
+        json_query(x, '$.a') as q, json_extract(x, '$.a') as e, json_query_array(x, '$.a.b') as qa,
+        json_extract_array(x, '$.a.b') as ea, json_value_array(x, '$.a.b') as va from ${lines} order by i`),
+    ).toEqual([
+      { v: null, s: null, q: null, e: null, qa: [], ea: [], va: [] },
+      { v: '1', s: '1', q: '{"b":["1"]}', e: '{"b":["1"]}', qa: ['"1"'], ea: ['"1"'], va: ['1'] },
+      { v: null, s: null, q: null, e: null, qa: [], ea: [], va: [] },
+    ]);
+  });
+
   it.each([
     ['a wildcard JSONPath', "select json_value('{}', '$.a[*]')"],
     ['a JSONPath that is not a literal', "select json_value('{}', @path)"],

@@ -40,6 +40,10 @@ export function inBigQueryWords(message: string): string {
   if (absolute) return `int64 overflow: -${absolute[1]}`;
   if (/^Out of Range Error: Overflow in negation of numeric value/.test(message))
     return 'int64 overflow: --9223372036854775808';
+  // PARSE_JSON of text that is no JSON (the extractors of a STRING answer NULL, rules/json.ts):
+  // ZetaSQL's words lead its parser's reason, which DuckDB's parser words in its own way.
+  const json = /^Invalid Input Error: Malformed JSON at byte (\d+) of input: (.*?)\.\s+Input: /.exec(message);
+  if (json) return `Invalid input to PARSE_JSON: ${json[2]} at byte ${json[1]}`;
   // FROM_BASE64 of text that is no base64 (ZetaSQL's FromBase64, string.cc; FROM_HEX is checked
   // in its translation, rules/bytes.ts, since ZetaSQL's words name the offset DuckDB's do not).
   if (/^Conversion Error: Could not decode string ".*" as base64/.test(message))

@@ -70,12 +70,26 @@ function path(call: FunctionCall): string {
 }
 
 /**
+ * Of a STRING that is not JSON, the extraction functions answer NULL in ZetaSQL ("Parse-failed OR
+ * no-match-found OR null-Value", json_internal.h; compliance: JSON_QUERY('{"a": ', '$') is NULL),
+ * where DuckDB's fail the query. DuckDB's try() runs the vectorised form and goes row by row only
+ * where it fails, so text that is JSON costs nothing more; it goes around the extraction itself,
+ * since around a nullif() of it DuckDB 1.5 lets the error through. (ZetaSQL's parser also answers
+ * a match it reached before the text goes wrong; that value is NULL here.)
+ */
+const lenient = (call: FunctionCall, sql: string) => (call.isJson(0) ? sql : `try(${sql})`);
+
+/**
  * JSON_VALUE: the scalar at the path as text; NULL for an object, an array, null, or nothing.
  * DuckDB's json_value gives the scalar as JSON (NULL for an object or array) from one parse of
  * the text; reading that small value as a string unquotes it. (json_type then
  * json_extract_string parsed the whole text twice per row and path.)
  */
-const value = rule(1, 2, ([json], call) => `json_extract_string(json_value(${json}, ${path(call)}), '$')`);
+const value = rule(
+  1,
+  2,
+  ([json], call) => `json_extract_string(${lenient(call, `json_value(${json}, ${path(call)})`)}, '$')`,
+);
 
 /**
  * JSON_QUERY: the value at the path as JSON text; a JSON null is SQL NULL for string input. Of a
@@ -84,7 +98,7 @@ const value = rule(1, 2, ([json], call) => `json_extract_string(json_value(${jso
 const query = rule(1, 2, ([json], call) =>
   call.isJson(0)
     ? `json_extract(${json}, ${path(call)})`
-    : `nullif(CAST(json_extract(${json}, ${path(call)}) AS VARCHAR), 'null')`,
+    : `nullif(CAST(${lenient(call, `json_extract(${json}, ${path(call)})`)} AS VARCHAR), 'null')`,
 );
 
 /**
@@ -93,7 +107,7 @@ const query = rule(1, 2, ([json], call) =>
  * DuckDB's cast to JSON[] fails).
  */
 const arrayAt = (json: string, call: FunctionCall, body: string) =>
-  `list_transform([json_extract(${json}, ${path(call)})], a -> CASE WHEN json_type(a) = 'ARRAY' THEN ${body} END)[1]`;
+  `list_transform([${lenient(call, `json_extract(${json}, ${path(call)})`)}], a -> CASE WHEN json_type(a) = 'ARRAY' THEN ${body} END)[1]`;
 
 /** JSON_QUERY_ARRAY: the array's elements as JSON texts, or as JSON values of a JSON value. */
 const queryArray = rule(1, 2, ([json], call) =>
