@@ -6,7 +6,7 @@ import { useTranslatedQueries } from '../helpers/translated-row.js';
 // FromHex and FromBase64, reference_impl's PARSE_JSON), the numbers as a C++ stream writes a
 // double (six significant digits); inputs and results of FROM_HEX and FROM_BASE64 from the compliance tests (functions_testlib_2.cc)
 // and BigQuery's string functions page (an odd count of hex digits reads as if led by a 0).
-const { row } = useTranslatedQueries();
+const { row, rows } = useTranslatedQueries();
 
 /** The query fails as the query's fault (400 INVALID_QUERY) with these words. */
 async function expectRefused(sql: string, words: string): Promise<void> {
@@ -98,13 +98,20 @@ describe('values a conversion cannot take fail as the query’s fault, in ZetaSQ
     expect(await row("select safe.parse_json(x) as j from unnest(['{bad']) as x")).toEqual({ j: null });
   });
 
-  it('FROM_BASE64 of text that is no base64 fails; NULL under SAFE.', async () => {
-    await expectRefused(
-      "select from_base64(x) from unnest(['====']) as x",
-      'Failed to decode invalid base64 string',
-    );
+  it('FROM_BASE64 reads base64 as absl does: padding whole or left out, blanks skipped; other text fails', async () => {
+    // ZetaSQL's FromBase64 is absl::Base64Unescape: "If padding is included, it must be correct",
+    // and "always accepting 0 equals signs is an Abseil extension", as is '.' for '='. Compliance
+    // pairs: 'abcABC' is YWJjQUJD, ' ' is IA==, '====' fails; 'a' is YQ== (TO_BASE64's padding).
+    const bytes = (text: string) => Buffer.from(text, 'latin1').toString('base64');
     expect(
-      await row("select safe.from_base64(x) as a, from_base64('YWJjQUJD') as b from unnest(['====']) as x"),
-    ).toEqual({ a: null, b: Buffer.from('abcABC').toString('base64') });
+      await rows(`select from_base64(x) as b from unnest(['YWJjQUJD', 'IA==', 'YQ==', 'YQ', 'YQ..', 'Y Q = =', 'YWJjQUJD\n', ''])
+        as x with offset as i order by i`),
+    ).toEqual(['abcABC', ' ', 'a', 'a', 'a', 'a', 'abcABC', ''].map((text) => ({ b: bytes(text) })));
+    for (const text of ['====', 'Y', 'YQ=', 'YWJj=', '@@@'])
+      await expectRefused(
+        `select from_base64(x) from unnest(['${text}']) as x`,
+        'Failed to decode invalid base64 string',
+      );
+    expect(await row("select safe.from_base64(x) as a from unnest(['====']) as x")).toEqual({ a: null });
   });
 });

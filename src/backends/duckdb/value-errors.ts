@@ -44,10 +44,6 @@ export function inBigQueryWords(message: string): string {
   // ZetaSQL's words lead its parser's reason, which DuckDB's parser words in its own way.
   const json = /^Invalid Input Error: Malformed JSON at byte (\d+) of input: (.*?)\.\s+Input: /.exec(message);
   if (json) return `Invalid input to PARSE_JSON: ${json[2]} at byte ${json[1]}`;
-  // FROM_BASE64 of text that is no base64 (ZetaSQL's FromBase64, string.cc; FROM_HEX is checked
-  // in its translation, rules/bytes.ts, since ZetaSQL's words name the offset DuckDB's do not).
-  if (/^Conversion Error: Could not decode string ".*" as base64/.test(message))
-    return 'Failed to decode invalid base64 string';
   const civil = /^Conversion Error: invalid (date|timestamp) field format: "(.*)", expected format/.exec(
     message,
   );

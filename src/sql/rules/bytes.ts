@@ -29,7 +29,21 @@ export const bytesRules: RuleTable = {
     { ownSafeForm: true },
   ),
   to_base64: rule(1, 1, ([value]) => `to_base64(${value})`),
-  from_base64: rule(1, 1, ([value]) => `from_base64(${value})`),
+  // ZetaSQL's FromBase64 is absl's Base64Unescape (string.cc): blanks anywhere are skipped, the
+  // padding may be left out (a JWT's segments have none) or written with '.', but where written
+  // it must be whole. DuckDB's from_base64 takes only padded text, so the text is made so first.
+  from_base64: rule(
+    1,
+    1,
+    ([value], call) => {
+      const data = `rtrim(__b64, '=.')`;
+      const tail = `(length(${data}) % 4)`;
+      const pads = `(length(__b64) - length(${data}))`;
+      const whole = `(${pads} = 0 OR ${pads} = CASE ${tail} WHEN 2 THEN 2 WHEN 3 THEN 1 ELSE 0 END)`;
+      return `list_transform([regexp_replace(${value}, '[\t\n\x0B\f\r ]', '', 'g')], __b64 -> CASE WHEN __b64 IS NULL THEN NULL WHEN regexp_full_match(__b64, '[A-Za-z0-9+/]*[=.]*') AND ${tail} <> 1 AND ${whole} THEN from_base64(${data} || repeat('=', (4 - ${tail}) % 4)) ELSE ${raise(call, "'Failed to decode invalid base64 string'")} END)[1]`;
+    },
+    { ownSafeForm: true },
+  ),
   // The set bits of an INT64 in two's complement (64 bits, whatever integer type DuckDB gave the
   // value), or of BYTES; DuckDB's BIT cast fails for empty bytes, which have none.
   bit_count: rule(1, 1, ([value], call) => {
