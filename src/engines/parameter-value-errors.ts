@@ -23,7 +23,8 @@ export type ValueFault =
   | 'unread-string'
   | 'ip-address'
   | 'unparsed-time'
-  | 'bad-pattern';
+  | 'bad-pattern'
+  | 'unwritable-result';
 
 /** Which failure of a run, in an engine's own terms, is one of these (undefined: none is). */
 export type ValueFaultOf = (error: unknown) => { fault: ValueFault; message: string } | undefined;
@@ -70,6 +71,10 @@ export function bigQueryValueFault(message: string): ValueFault | undefined {
   if (/encountered an unparseable IP-address: /.test(message)) return 'ip-address';
   if (/^Failed to parse input string "/.test(message)) return 'unparsed-time';
   if (/^Cannot parse regular expression: /.test(message)) return 'bad-pattern';
+  // A result BigQuery fails to write: an array with a NULL element (REGEXP_EXTRACT_ALL of a group
+  // that took no part, ARRAY_AGG over a NULL), or two columns of one name.
+  if (/^(?:Array cannot have a null element; |Duplicate column names in the result )/.test(message))
+    return 'unwritable-result';
   return undefined;
 }
 
@@ -106,6 +111,8 @@ const causes: Readonly<Record<ValueFault, (value: string, message: string) => bo
   'unparsed-time': (value, message) => message.endsWith(`"${value}"`),
   // RE2 quotes only the part of the pattern it stopped at: the parameter the SQL reads as a pattern.
   'bad-pattern': (value) => value !== '',
+  // The query's result, not one value sent.
+  'unwritable-result': () => false,
 };
 
 /** The faults blamed on a parameter only where the SQL uses it where the fault arises. */
@@ -126,6 +133,7 @@ const typesFor: Readonly<Record<ValueFault, ReadonlySet<string>>> = {
   'ip-address': new Set(['STRING']),
   'unparsed-time': new Set(['STRING']),
   'bad-pattern': new Set(['STRING']),
+  'unwritable-result': new Set(),
 };
 
 /**
@@ -176,6 +184,8 @@ const placedFor: Readonly<Record<ValueFault, (name: string) => RegExp>> = {
   'unparsed-time': (name) =>
     new RegExp(`\\bparse_(date|datetime|timestamp|time)\\s*\\([^(),]*,\\s*@${name}\\b`, 'i'),
   'bad-pattern': (name) => new RegExp(`\\bregexp_\\w+\\s*\\([^(),]*,\\s*@${name}\\b`, 'i'),
+  // No parameter's place: the fault is the result's.
+  'unwritable-result': () => /$^/,
 };
 
 function escaped(text: string): string {

@@ -54,6 +54,28 @@ describe('values a conversion cannot take fail as the query’s fault, in ZetaSQ
     );
   });
 
+  it('text of a day or hour that does not exist, cast to DATE or TIMESTAMP', async () => {
+    // cast_functions.md: a STRING cast to DATE or TIMESTAMP must be a valid date or time; ZetaSQL's
+    // words quote the text (date_time_util.cc, "Invalid date: '...'", "Invalid timestamp: '...'").
+    await expectRefused(
+      "select cast(x as date) from unnest(['2021-02-30']) as x",
+      "Invalid date: '2021-02-30'",
+    );
+    await expectRefused(
+      "select cast(x as timestamp) from unnest(['2021-02-01 25:00:00']) as x",
+      "Invalid timestamp: '2021-02-01 25:00:00'",
+    );
+  });
+
+  it('a result BigQuery cannot write: an array holding a NULL', async () => {
+    // REGEXP_EXTRACT_ALL of a group that took no part gives a NULL element, and BigQuery fails the
+    // query where it writes it: "Array cannot have a null element; error in writing field f0_".
+    await expectRefused(
+      "select regexp_extract_all(x, r'a(b)?') from unnest(['aab']) as x",
+      'Array cannot have a null element; error in writing field f0_',
+    );
+  });
+
   it('ABS and negation of INT64’s least value overflow', async () => {
     await expectRefused(
       'select abs(x) from unnest([-9223372036854775808]) as x',

@@ -64,6 +64,39 @@ describe('BigQuery string functions on DuckDB', () => {
     ).toEqual({ a: 'bc', b: null, c: 'bc', d: 'y', e: 2, f: -2, g: 'safe.substr(x' });
   });
 
+  it('REPEAT, LPAD and RPAD fail past 1 MB of output, and LPAD/RPAD on an empty pattern, as ZetaSQL does', async () => {
+    // string.cc: kMaxOutputSize is 1 << 20 bytes; "Output of REPEAT exceeds max allowed output size of
+    // 1MB", the same for LPAD/RPAD, and "Third argument (pad pattern) for LPAD/RPAD cannot be empty".
+    // Before, DuckDB built the text: REPEAT('ab', 100000000) ran out of memory (502).
+    const refusals = [
+      [
+        "repeat(x, 100000000) from unnest(['ab']) as x",
+        'Output of REPEAT exceeds max allowed output size of 1MB',
+      ],
+      [
+        "repeat(x, 524289) from unnest(['ab']) as x",
+        'Output of REPEAT exceeds max allowed output size of 1MB',
+      ],
+      [
+        "lpad(x, 1048577) from unnest(['a']) as x",
+        'Output of LPAD/RPAD exceeds max allowed output size of 1MB',
+      ],
+      [
+        "rpad(x, 3, p) from unnest(['a']) as x, unnest(['']) as p",
+        'Third argument (pad pattern) for LPAD/RPAD cannot be empty',
+      ],
+    ] as const;
+    for (const [call, words] of refusals)
+      await expect(row(`select ${call}`), call).rejects.toMatchObject({
+        code: 'INVALID_QUERY',
+        message: expect.stringContaining(words),
+      });
+    expect(
+      await row(`select length(repeat(x, 524288)) as a, length(repeat('', 100000000)) as b, length(lpad(x, 1048576)) as c,
+        safe.repeat(x, 100000000) as d, safe.lpad(x, 3, '') as e from unnest(['ab']) as x`),
+    ).toEqual({ a: 1048576, b: 0, c: 1048576, d: null, e: null });
+  });
+
   it('EDIT_DISTANCE of two long texts is refused rather than holding the server for its quadratic loop', async () => {
     // 4,000 substitutions turn 4,000 a's into 4,000 b's; 5,000 × 5,000 characters is past the bound.
     expect(await row("select edit_distance(repeat('a', 4000), repeat('b', 4000)) as d")).toEqual({ d: 4000 });

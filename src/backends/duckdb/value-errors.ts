@@ -44,10 +44,12 @@ export function inBigQueryWords(message: string): string {
   // ZetaSQL's words lead its parser's reason, which DuckDB's parser words in its own way.
   const json = /^Invalid Input Error: Malformed JSON at byte (\d+) of input: (.*?)\.\s+Input: /.exec(message);
   if (json) return `Invalid input to PARSE_JSON: ${json[2]} at byte ${json[1]}`;
-  const civil = /^Conversion Error: invalid (date|timestamp) field format: "(.*)", expected format/.exec(
-    message,
-  );
-  if (civil) return `Invalid ${civil[1]}: '${civil[2]}'`;
+  // Text that is no date or time, or one of a day or hour that does not exist ('2021-02-30').
+  const civil =
+    /^Conversion Error: (?:invalid (date|timestamp) field format: "(.*)", expected format|(date|timestamp) field value out of range: "(.*)")/.exec(
+      message,
+    );
+  if (civil) return `Invalid ${civil[1] ?? civil[3]}: '${civil[2] ?? civil[4]}'`;
   // DATE(year, month, day) and TIME(hour, minute, second) of a day or time that does not exist
   // (rules/time.ts): ZetaSQL's ConstructDate and ConstructTime words, their numbers padded.
   const made = /^Conversion Error: (Date|Time) out of range: (-?\d+)([-:])(\d+)[-:](\d+)(?:\.\d+)?$/.exec(

@@ -226,13 +226,25 @@ function textOnly(name: string, translate: (args: readonly string[], call: Funct
 }
 
 /** LPAD's and RPAD's output size: a negative one is BigQuery's error (string.cc); DuckDB's answers ''. */
+/**
+ * ZetaSQL's kMaxOutputSize (string.cc): what LPAD, RPAD and REPEAT may answer, 1 MB, past which
+ * they fail; DuckDB would build the text (REPEAT('ab', 100000000) ran out of memory, 502).
+ */
+const maxOutputBytes = 1 << 20;
+
+/** LPAD/RPAD's output size, failing as VerifyPadInputs does (string.cc): negative, then past 1 MB. */
 function padLength(length: string, call: FunctionCall): string {
-  return nonNegative(
-    length,
-    call.numbers[1],
-    call,
-    "'Second argument (output size) for LPAD/RPAD cannot be negative'",
-  );
+  const literal = call.numbers[1];
+  if (literal !== undefined && literal >= 0 && literal <= maxOutputBytes) return length;
+  return `CASE WHEN (${length}) < 0 THEN ${raise(call, "'Second argument (output size) for LPAD/RPAD cannot be negative'")} WHEN (${length}) > ${maxOutputBytes} THEN ${raise(call, "'Output of LPAD/RPAD exceeds max allowed output size of 1MB'")} ELSE (${length}) END`;
+}
+
+/** LPAD/RPAD's pad pattern, which may not be empty (string.cc VerifyPadInputs); a space by default. */
+function padPattern(pattern: string | undefined, call: FunctionCall): string {
+  if (pattern === undefined) return "' '";
+  const literal = call.literals[2];
+  if (literal !== undefined && literal !== '') return pattern;
+  return `CASE WHEN octet_length(CAST(${pattern} AS BLOB)) = 0 THEN ${raise(call, "'Third argument (pad pattern) for LPAD/RPAD cannot be empty'")} ELSE ${pattern} END`;
 }
 
 /** The character of a Unicode code point (not NULL), BigQuery's CHR: '' for 0, an error for no character. */
@@ -336,7 +348,8 @@ export const stringRules: RuleTable = {
     3,
     textOnly(
       'LPAD',
-      ([value, length, pad], call) => `lpad(${value}, ${padLength(length as string, call)}, ${pad ?? "' '"})`,
+      ([value, length, pad], call) =>
+        `lpad(${value}, ${padLength(length as string, call)}, ${padPattern(pad, call)})`,
     ),
     { ownSafeForm: true },
   ),
@@ -345,7 +358,8 @@ export const stringRules: RuleTable = {
     3,
     textOnly(
       'RPAD',
-      ([value, length, pad], call) => `rpad(${value}, ${padLength(length as string, call)}, ${pad ?? "' '"})`,
+      ([value, length, pad], call) =>
+        `rpad(${value}, ${padLength(length as string, call)}, ${padPattern(pad, call)})`,
     ),
     { ownSafeForm: true },
   ),
@@ -355,12 +369,24 @@ export const stringRules: RuleTable = {
     textOnly('REVERSE', ([value]) => `reverse(${value})`),
   ),
   initcap: rule(1, 2, initcap),
-  // A negative count is BigQuery's error (string.cc); DuckDB's repeat answers ''.
+  // A negative count is BigQuery's error (string.cc); DuckDB's repeat answers ''. So is an
+  // output past 1 MB (bytes: its text's or BYTES' length times the count).
   repeat: rule(
     2,
     2,
-    ([value, count], call) =>
-      `repeat(${value}, ${nonNegative(count as string, call.numbers[1], call, "'Second argument (repeat count) for REPEAT cannot be negative'")})`,
+    ([value, count], call) => {
+      const checked = nonNegative(
+        count as string,
+        call.numbers[1],
+        call,
+        "'Second argument (repeat count) for REPEAT cannot be negative'",
+      );
+      const shape = call.shapeOf(0);
+      const bytes =
+        'scalar' in shape && shape.scalar === 'BLOB' ? `octet_length(${value})` : `strlen(${value})`;
+      const tooLong = `(${count}) > 0 AND ${bytes} > 0 AND ((${count}) > ${maxOutputBytes} OR ${bytes} > ${maxOutputBytes} // (${count}))`;
+      return `(CASE WHEN ${tooLong} THEN ${raise(call, "'Output of REPEAT exceeds max allowed output size of 1MB'")} ELSE repeat(${value}, ${checked}) END)`;
+    },
     { ownSafeForm: true },
   ),
   ascii: same(1, 1),
