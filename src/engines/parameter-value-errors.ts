@@ -24,7 +24,7 @@ export type ValueFault =
   | 'ip-address'
   | 'unparsed-time'
   | 'bad-pattern'
-  | 'unwritable-result';
+  | 'query-only';
 
 /** Which failure of a run, in an engine's own terms, is one of these (undefined: none is). */
 export type ValueFaultOf = (error: unknown) => { fault: ValueFault; message: string } | undefined;
@@ -71,10 +71,15 @@ export function bigQueryValueFault(message: string): ValueFault | undefined {
   if (/encountered an unparseable IP-address: /.test(message)) return 'ip-address';
   if (/^Failed to parse input string "/.test(message)) return 'unparsed-time';
   if (/^Cannot parse regular expression: /.test(message)) return 'bad-pattern';
-  // A result BigQuery fails to write: an array with a NULL element (REGEXP_EXTRACT_ALL of a group
-  // that took no part, ARRAY_AGG over a NULL), or two columns of one name.
-  if (/^(?:Array cannot have a null element; |Duplicate column names in the result )/.test(message))
-    return 'unwritable-result';
+  // The query's own, blamed on no parameter: a result BigQuery fails to write (an array with a
+  // NULL element, as REGEXP_EXTRACT_ALL of a group that took no part gives; two columns of one
+  // name), NTILE's count of buckets or a percentile out of its range.
+  if (
+    /^(?:Array cannot have a null element; |Duplicate column names in the result |The N value \(number of buckets\) for the NTILE function must be positive|Percentile argument must be in \[0, 1\])/.test(
+      message,
+    )
+  )
+    return 'query-only';
   return undefined;
 }
 
@@ -111,8 +116,8 @@ const causes: Readonly<Record<ValueFault, (value: string, message: string) => bo
   'unparsed-time': (value, message) => message.endsWith(`"${value}"`),
   // RE2 quotes only the part of the pattern it stopped at: the parameter the SQL reads as a pattern.
   'bad-pattern': (value) => value !== '',
-  // The query's result, not one value sent.
-  'unwritable-result': () => false,
+  // The query's own: no value sent is blamed.
+  'query-only': () => false,
 };
 
 /** The faults blamed on a parameter only where the SQL uses it where the fault arises. */
@@ -133,7 +138,7 @@ const typesFor: Readonly<Record<ValueFault, ReadonlySet<string>>> = {
   'ip-address': new Set(['STRING']),
   'unparsed-time': new Set(['STRING']),
   'bad-pattern': new Set(['STRING']),
-  'unwritable-result': new Set(),
+  'query-only': new Set(),
 };
 
 /**
@@ -184,8 +189,8 @@ const placedFor: Readonly<Record<ValueFault, (name: string) => RegExp>> = {
   'unparsed-time': (name) =>
     new RegExp(`\\bparse_(date|datetime|timestamp|time)\\s*\\([^(),]*,\\s*@${name}\\b`, 'i'),
   'bad-pattern': (name) => new RegExp(`\\bregexp_\\w+\\s*\\([^(),]*,\\s*@${name}\\b`, 'i'),
-  // No parameter's place: the fault is the result's.
-  'unwritable-result': () => /$^/,
+  // No parameter's place: the fault is the query's own.
+  'query-only': () => /$^/,
 };
 
 function escaped(text: string): string {

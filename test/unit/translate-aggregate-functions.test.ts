@@ -336,6 +336,31 @@ describe('BigQuery window functions and QUALIFY on DuckDB', () => {
     ]);
   });
 
+  it('a percentile outside [0, 1] and NTILE of no buckets fail as the query’s fault, in ZetaSQL’s words', async () => {
+    // zetasql/public/functions/percentile.h: "Percentile argument must be in [0, 1]; got 1.5";
+    // reference_impl's NtileFunction: "The N value (number of buckets) for the NTILE function must be
+    // positive". DuckDB refused the first in its binder's words and read -0.5 as counted from the top.
+    const failures = [
+      [
+        'select percentile_cont(x, 1.5) over () as p from unnest([1, 2]) as x',
+        'Percentile argument must be in [0, 1]; got 1.5',
+      ],
+      [
+        'select percentile_disc(x, -0.5) over () as p from unnest([1, 2]) as x',
+        'Percentile argument must be in [0, 1]; got -0.5',
+      ],
+      [
+        'select ntile(n) over (order by x) as t from unnest([1, 2]) as x, unnest([0]) as n',
+        'The N value (number of buckets) for the NTILE function must be positive',
+      ],
+    ] as const;
+    for (const [sql, words] of failures)
+      await expect(row(sql), sql).rejects.toMatchObject({
+        code: 'INVALID_QUERY',
+        message: expect.stringContaining(words),
+      });
+  });
+
   it('PERCENTILE_CONT interpolates and PERCENTILE_DISC picks a value, skipping NULLs', async () => {
     // Docs: over [0, 3, NULL, 1, 2], PERCENTILE_CONT(x, 0) OVER () = 0, (x, 0.01) = 0.03, (x, 0.5) = 1.5,
     // (x, 0.9) = 2.7, (x, 1) = 3; over ['c', NULL, 'b', 'a'], PERCENTILE_DISC(x, 0) = 'a', (x, 0.5) = 'b', (x, 1) = 'c'.

@@ -40,6 +40,9 @@ export function inBigQueryWords(message: string): string {
   if (absolute) return `int64 overflow: -${absolute[1]}`;
   if (/^Out of Range Error: Overflow in negation of numeric value/.test(message))
     return 'int64 overflow: --9223372036854775808';
+  // NTILE of a count of buckets that is not positive (ZetaSQL's NtileFunction, function.cc).
+  if (/^Invalid Input Error: Argument for ntile must be greater than zero/.test(message))
+    return 'The N value (number of buckets) for the NTILE function must be positive';
   // PARSE_JSON of text that is no JSON (the extractors of a STRING answer NULL, rules/json.ts):
   // ZetaSQL's words lead its parser's reason, which DuckDB's parser words in its own way.
   const json = /^Invalid Input Error: Malformed JSON at byte (\d+) of input: (.*?)\.\s+Input: /.exec(message);

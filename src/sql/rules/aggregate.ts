@@ -187,6 +187,11 @@ function percentile(
 ): string {
   if (call.clauses.orderBy !== undefined || call.clauses.limit !== undefined)
     throw unsupported(`${call.name.toUpperCase()} with ORDER BY or LIMIT inside`);
+  // A literal percentile outside [0, 1] is ZetaSQL's error (percentile.h), where DuckDB's binder
+  // refuses it in its own words (or, below 0, reads it as counted from the top).
+  const literal = call.numbers[1];
+  if (literal !== undefined && !(literal >= 0 && literal <= 1))
+    return `CAST(${raiseSql(`'Percentile argument must be in [0, 1]; got ' || printf('%g', ${literal}::DOUBLE)`)} AS DOUBLE)`;
   // Only with OVER (windowOnly), which BigQuery allows a PARTITION BY alone: the whole partition.
   const over = ` OVER ${call.over}`;
   if (call.clauses.ignoreNulls !== false) return `${duckdbName}(${value}, ${fraction})${over}`;
