@@ -73,6 +73,16 @@ describe('BigQuery aggregate functions on DuckDB', () => {
     ).toEqual({ a: [-2, -2, 1, 1, 3], b: [-2, 1] });
   });
 
+  it('STRING_AGG takes its delimiter as a literal or a query parameter, and refuses one from the data as BigQuery does', async () => {
+    // ZetaSQL's STRING_AGG signature: "Resolution will verify that the second argument must be a literal".
+    expect(await row("select string_agg(x, @d) as s from unnest(['a', 'b']) as x", { d: '-' })).toEqual({
+      s: 'a-b',
+    });
+    expect(() =>
+      translationOf("select string_agg(x, y) as s from unnest(['a']) as x, unnest(['-']) as y"),
+    ).toThrow(/STRING_AGG's delimiter unless it is a literal or a query parameter/);
+  });
+
   it('STRING_AGG joins with a comma by default, skips NULLs, and takes a delimiter, ORDER BY and LIMIT', async () => {
     // Docs, over ['apple', NULL, 'pear', 'banana', 'pear']: STRING_AGG(fruit, ' & ' ORDER BY LENGTH(fruit)) =
     // 'pear & pear & apple & banana'; STRING_AGG(DISTINCT fruit ... ORDER BY fruit) lists each once;

@@ -103,6 +103,12 @@ function arrayConcatAgg(args: readonly string[], call: FunctionCall): string {
  */
 function stringAgg(args: readonly string[], call: FunctionCall): string {
   const [value, delimiter = "','"] = args;
+  // ZetaSQL's resolver takes only a literal (or a query parameter) there; DuckDB's binder refused
+  // another value in its words (502).
+  if (args.length > 1 && call.literals[1] === undefined && !/^\$\w+$/.test(delimiter))
+    throw unsupported(
+      "STRING_AGG's delimiter unless it is a literal or a query parameter, as BigQuery requires",
+    );
   if (call.clauses.limit === undefined && call.clauses.sortKey === undefined) {
     // Under OVER (no sort key), DuckDB's own ordered form.
     const order = call.clauses.orderBy ? ` ORDER BY ${call.clauses.orderBy}` : '';
