@@ -69,8 +69,9 @@ export async function ensureLogTables(
     const stored = await readMetadataType(connection, source);
     const wanted = withMissingFields(stored, source.metadata);
     if (wanted !== stored) {
-      // A copy of the table: seconds per million rows, before the store serves. Said, so a slow start is explained.
-      // As the SQL names them: a list's records have no step of their own.
+      // A copy of the table (schema-change.ts), some 4 s per million rows before the store serves:
+      // logged, so a slow first start after an upgrade is explained. Fields are named as the SQL
+      // names them, a list's records without a step of their own.
       const fields = fieldAdditions(stored, wanted).map((addition) =>
         ['metadata', ...addition.path.filter((step) => step !== 'element')].join('.'),
       );
