@@ -376,10 +376,11 @@ export async function createDuckDbEngine(options: DuckDbEngineOptions): Promise<
       if (runOptions.signal?.aborted) throw new QuerygateError('ENGINE_ERROR', `${query.name} was cancelled`);
       // A value's fault no parameter explains is the query's own, as BigQuery answers it (400):
       // raised by the translation, or DuckDB's own for the data (an INT64 overflow, a zone column).
+      // Told once, for both.
       const valueFault = duckDbValueFault(error);
       const raised = raisedMessage(error) ?? valueFault?.message;
       const refused =
-        parameterValueError(query, params, error, duckDbValueFault) ??
+        parameterValueError(query, params, error, () => valueFault) ??
         (raised === undefined
           ? callerSqlError(query, error, duckDbCallerFault)
           : raisedRunError(query, raised, error));
